@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "c10/util/Exception.h"
+#include "passes/exception_message.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/serialization/import.h"
 
@@ -16,14 +16,6 @@ std::string FirstLine(const std::string& message) {
   return message.substr(0, message.find('\n'));
 }
 
-// c10::Error::what() carries a C++ backtrace; what_without_backtrace() does not.
-std::string MessageOf(const std::exception& e) {
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {
-    return c10_error->what_without_backtrace();
-  }
-  return e.what();
-}
-
 }  // namespace
 
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) {
@@ -33,7 +25,7 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) 
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a loadable TorchScript archive: ",
-                     FirstLine(MessageOf(e))));
+                     FirstLine(ExceptionMessage(e))));
   }
 }
 
@@ -66,7 +58,7 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
     graph->lint();
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
-        absl::StrCat("malformed graph IR: ", MessageOf(e)));
+        absl::StrCat("malformed graph IR: ", ExceptionMessage(e)));
   }
   return graph;
 }
@@ -82,7 +74,7 @@ absl::StatusOr<torch::jit::Module> ModuleFromSource(
     return module;
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
-        absl::StrCat("cannot compile TorchScript source: ", MessageOf(e)));
+        absl::StrCat("cannot compile TorchScript source: ", ExceptionMessage(e)));
   }
 }
 

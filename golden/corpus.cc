@@ -1,0 +1,381 @@
+#include "golden/corpus.h"
+
+#include "ATen/CPUGeneratorImpl.h"
+#include "absl/strings/str_cat.h"
+#include "passes/load.h"
+
+namespace static_runtime {
+namespace corpus {
+
+InputRng::InputRng(uint64_t seed)
+    : generator_(at::detail::createCPUGenerator(seed)) {}
+
+at::Tensor InputRng::Normal(at::IntArrayRef shape) {
+  return at::randn(shape, generator_);
+}
+
+at::Tensor InputRng::Integers(int64_t low, int64_t high, at::IntArrayRef shape) {
+  return at::randint(low, high, shape, generator_);
+}
+
+namespace {
+
+using Inputs = std::vector<c10::IValue>;
+
+std::vector<Model> MakeModels() {
+  std::vector<Model> models;
+  auto add = [&models](Model model) { models.push_back(std::move(model)); };
+
+  add({"mlp",
+       R"(
+def forward(self, x):
+    h = torch.relu(torch.linear(x, self.w1, self.b1))
+    h = torch.gelu(torch.linear(h, self.w2, self.b2))
+    return torch.linear(h, self.w3)
+)",
+       {{"w1", {32, 16}}, {"b1", {32}}, {"w2", {32, 32}}, {"b2", {32}}, {"w3", {4, 32}}},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({4 * size, 16})}; }});
+
+  add({"conv_bn_residual",
+       R"(
+def forward(self, x):
+    y = torch.conv2d(x, self.conv_w, self.conv_b, [1, 1], [1, 1])
+    y = torch.batch_norm(y, self.bn_w, self.bn_b, self.bn_mean, self.bn_var, False, 0.1, 1e-5, False)
+    y = torch.relu(y) + x
+    y = torch.max_pool2d(y, [2, 2])
+    y = torch.adaptive_avg_pool2d(y, [1, 1])
+    return torch.flatten(y, 1)
+)",
+       {{"conv_w", {3, 3, 3, 3}}, {"conv_b", {3}}, {"bn_w", {3}}, {"bn_b", {3}},
+        {"bn_mean", {3}}, {"bn_var", {3}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3, 4 * size, 4 * size})};
+       }});
+
+  add({"cat_list",
+       R"(
+def forward(self, x, y):
+    z = torch.cat([x, torch.relu(y), x * 2.0], 1)
+    return torch.cat([z, z], 0).sum(1)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3}), rng.Normal({size, 2 * size})};
+       }});
+
+  add({"stack_list",
+       R"(
+def forward(self, x, y):
+    s = torch.stack([x, y, x + y], 0)
+    return torch.stack([s.sum(0), s.mean(0)], 1)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 5}), rng.Normal({size, 5})};
+       }});
+
+  add({"split_unpack",
+       R"(
+def forward(self, x):
+    a, b = x.split(3, 1)
+    c, d, e = x.split_with_sizes([1, 2, 3], 1)
+    return a * b + torch.cat([c, d], 1) - e
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2 * size, 6})}; }});
+
+  add({"chunk_unbind",
+       R"(
+def forward(self, x):
+    i, f, g, o = x.chunk(4, 1)
+    p, q = x.unbind(0)
+    return torch.sigmoid(i) * torch.tanh(g) + f * o, p - q
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2, 4 * size})}; }});
+
+  add({"views_chain",
+       R"(
+def forward(self, x):
+    y = x.reshape(-1, 4).transpose(0, 1).unsqueeze(0)
+    z = y.squeeze(0).permute(1, 0).flatten()
+    w = z.view(-1, 2).t().expand(3, 2, -1)
+    n = x.narrow(0, 0, 1).select(1, 0)
+    return w.sum(0) + 1.0, n.sum()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2 * size, 4})}; }});
+
+  add({"view_of_input_returned",
+       R"(
+def forward(self, x):
+    return x.view(-1), x.transpose(0, 1), x.reshape(2, -1).relu()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2, 3 * size})}; }});
+
+  add({"inplace_mutation",
+       R"(
+def forward(self, x):
+    y = x.clone()
+    y.add_(1.0)
+    y.relu_()
+    z = y * 2.0
+    z.mul_(y)
+    return z
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 7})}; }});
+
+  add({"if_branch",
+       R"(
+def forward(self, x):
+    if bool(x.sum() > 0):
+        y = x.relu() * 2.0
+    else:
+        y = x.sigmoid() - 1.0
+    return y + x
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+
+  add({"loop_input_trip_count",
+       R"(
+def forward(self, x, n: int):
+    for i in range(n):
+        x = x * 0.5 + float(i)
+    return x
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4}), c10::IValue(static_cast<int64_t>(size + 2))};
+       }});
+
+  add({"while_loop",
+       R"(
+def forward(self, x):
+    steps = 0
+    while bool(x.abs().max() > 0.1) and steps < 50:
+        x = x * 0.5
+        steps += 1
+    return x, steps
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 2})}; }});
+
+  add({"dict_input",
+       R"(
+def forward(self, features: Dict[str, Tensor]):
+    a = features["dense"]
+    b = features["extra"]
+    return torch.relu(a @ self.w) + b.sum(1, keepdim=True)
+)",
+       {{"w", {8, 4}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         c10::Dict<std::string, at::Tensor> features;
+         features.insert("dense", rng.Normal({size, 8}));
+         features.insert("extra", rng.Normal({size, 3}));
+         features.insert("unused", rng.Normal({1}));
+         return {features};
+       }});
+
+  add({"ads_ranking",
+       R"(
+def forward(self, dense, indices, offsets):
+    sparse = torch.embedding_bag(self.table, indices, offsets, False, 0, False, None, False)[0]
+    d = torch.relu(torch.linear(dense, self.dense_w, self.dense_b))
+    interaction = torch.bmm(torch.stack([d, sparse], 1), torch.stack([d, sparse], 1).transpose(1, 2))
+    flat = interaction.flatten(1)
+    return torch.sigmoid(torch.linear(torch.cat([d, flat], 1), self.top_w))
+)",
+       {{"table", {50, 8}}, {"dense_w", {8, 6}}, {"dense_b", {8}}, {"top_w", {1, 12}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         const int64_t batch = 2 * size;
+         at::Tensor offsets = at::arange(batch, at::kLong) * 3;
+         return {rng.Normal({batch, 6}), rng.Integers(0, 50, {3 * batch}), offsets};
+       }});
+
+  add({"to_dtype",
+       R"(
+def forward(self, x):
+    # dtype codes: 7 = float64, 6 = float32 (torch.float64 needs Python).
+    d = x.to(7) * 2.0
+    f = d.to(6)
+    same = x.to(6)
+    return f + same, d.to(x)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+
+  add({"noop_slices",
+       R"(
+def forward(self, x, xs: List[int]):
+    ys = xs[:]
+    return x[:] + x[0:], x[:, 1:], len(ys)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3}), c10::List<int64_t>({1, 2, size})};
+       }});
+
+  add({"containers_out",
+       R"(
+def forward(self, x, y):
+    d: Dict[str, Tensor] = {"sum": x + y, "diff": x - y}
+    return (x * y, [x, y.relu()], d)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 2}), rng.Normal({size, 2})};
+       }});
+
+  add({"returns_input_and_constant",
+       R"(
+def forward(self, x, y):
+    return x, 3, y, x
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size}), rng.Normal({2})};
+       }});
+
+  add({"returns_input_directly",
+       R"(
+def forward(self, x):
+    return x
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 2})}; }});
+
+  add({"attention_block",
+       R"(
+def forward(self, x, mask):
+    q = torch.linear(x, self.wq)
+    k = torch.linear(x, self.wk)
+    v = torch.linear(x, self.wv)
+    scores = torch.matmul(q, k.transpose(-2, -1)) / 2.0
+    scores = scores.masked_fill(mask, -10000.0)
+    attn = torch.softmax(scores, -1)
+    h = torch.matmul(attn, v) + x
+    return torch.layer_norm(h, [4], self.ln_w, self.ln_b, 1e-5)
+)",
+       {{"wq", {4, 4}}, {"wk", {4, 4}}, {"wv", {4, 4}}, {"ln_w", {4}}, {"ln_b", {4}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         const int64_t seq = 3 * size;
+         at::Tensor mask = rng.Normal({2, seq, seq}) > 1.0;
+         return {rng.Normal({2, seq, 4}), mask};
+       }});
+
+  add({"lstm_cell_loop",
+       R"(
+def forward(self, xs):
+    h = torch.zeros([xs.size(1), 4])
+    c = torch.zeros([xs.size(1), 4])
+    outputs: List[Tensor] = []
+    for t in range(xs.size(0)):
+        gates = torch.mm(xs[t], self.w_ih) + torch.mm(h, self.w_hh) + self.bias
+        i, f, g, o = gates.chunk(4, 1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+        outputs.append(h)
+    return torch.stack(outputs, 0), (h, c)
+)",
+       {{"w_ih", {3, 16}}, {"w_hh", {4, 16}}, {"bias", {16}}},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2 + size, 2, 3})}; }});
+
+  add({"if_raises",
+       R"(
+def forward(self, x):
+    assert bool(x.abs().sum() < 1.0e9), "input too large"
+    return x.exp()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 2})}; }});
+
+  add({"int_and_bool_tensors",
+       R"(
+def forward(self, x, labels):
+    positive = x > 0
+    counts = positive.sum(1)
+    best = torch.argmax(x, 1)
+    masked = x.masked_fill(positive.logical_not(), 0.0)
+    return counts + labels, best == labels, masked, positive.any()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 5}), rng.Integers(0, 5, {size})};
+       }});
+
+  add({"scalar_outputs",
+       R"(
+def forward(self, x):
+    n = x.size(0) * 2
+    m = float(x.sum()) / 2.0
+    return n, m, x.dim() == 2, x.numel()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+
+  add({"kwargs_defaults",
+       R"(
+def forward(self, x, scale: float = 2.0, bias: Optional[Tensor] = None):
+    y = x * scale
+    if bias is not None:
+        y = y + bias
+    return y
+)",
+       {},
+       // Every argument is passed: the JIT interpreter does not fill defaults.
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3}), c10::IValue(0.5), rng.Normal({3})};
+       }});
+
+  add({"submodule_call",
+       R"(
+def helper(self, x):
+    return torch.tanh(x) * self.scale
+
+def forward(self, x):
+    return self.helper(x) + self.helper(x * 2.0)
+)",
+       {{"scale", {3}}},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+
+  return models;
+}
+
+}  // namespace
+
+const std::vector<Model>& Models() {
+  static const auto* const kModels = new std::vector<Model>(MakeModels());
+  return *kModels;
+}
+
+const Model& ModelNamed(const std::string& name) {
+  for (const Model& model : Models()) {
+    if (model.name == name) return model;
+  }
+  TORCH_CHECK(false, "no corpus model named ", name);
+}
+
+absl::StatusOr<torch::jit::Module> Build(const Model& model) {
+  InputRng rng(/*seed=*/0);
+  std::vector<NamedTensor> parameters;
+  for (const auto& [name, shape] : model.parameters) {
+    at::Tensor value = rng.Normal(shape) * 0.5;
+    // Variances must be positive.
+    if (name == "bn_var") value = value.abs() + 0.5;
+    parameters.emplace_back(name, value);
+  }
+  absl::StatusOr<torch::jit::Module> module =
+      ModuleFromSource(model.source, parameters);
+  if (!module.ok()) {
+    return absl::Status(module.status().code(),
+                        absl::StrCat("corpus model '", model.name,
+                                     "': ", module.status().message()));
+  }
+  return module;
+}
+
+}  // namespace corpus
+}  // namespace static_runtime

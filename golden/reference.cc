@@ -1,0 +1,172 @@
+#include "golden/reference.h"
+
+#include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
+#include "torch/csrc/jit/runtime/interpreter.h"
+
+namespace static_runtime {
+namespace reference {
+namespace {
+
+std::string Shape(const at::Tensor& t) { return c10::str(t.sizes()); }
+
+absl::Status Difference(const std::string& path, const std::string& what) {
+  return absl::FailedPreconditionError(absl::StrCat(path, ": ", what));
+}
+
+absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
+                            const at::Tensor& actual) {
+  if (expected.defined() != actual.defined()) {
+    return Difference(path, "one tensor is undefined");
+  }
+  if (!expected.defined()) return absl::OkStatus();
+  if (expected.scalar_type() != actual.scalar_type()) {
+    return Difference(path, absl::StrCat("dtype ", c10::toString(expected.scalar_type()),
+                                         " vs ", c10::toString(actual.scalar_type())));
+  }
+  if (!expected.sizes().equals(actual.sizes())) {
+    return Difference(path, absl::StrCat("shape ", Shape(expected), " vs ", Shape(actual)));
+  }
+  if (expected.numel() == 0) return absl::OkStatus();
+  at::Tensor e = expected.contiguous().flatten();
+  at::Tensor a = actual.contiguous().flatten();
+  at::Tensor mismatch;
+  if (at::isFloatingType(e.scalar_type())) {
+    const double rtol = e.scalar_type() == at::kDouble ? 1e-7 : 1e-4;
+    const double atol = e.scalar_type() == at::kDouble ? 1e-9 : 1e-5;
+    mismatch = at::logical_not(at::isclose(e, a, rtol, atol, /*equal_nan=*/true));
+  } else {
+    mismatch = at::ne(e, a);
+  }
+  if (!mismatch.any().item<bool>()) return absl::OkStatus();
+  const int64_t index = mismatch.nonzero()[0][0].item<int64_t>();
+  return Difference(path, absl::StrCat("value at flat index ", index, " of shape ",
+                                       Shape(expected), ": ",
+                                       c10::str(e[index].item()), " vs ",
+                                       c10::str(a[index].item())));
+}
+
+absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
+                       const c10::IValue& actual) {
+  if (expected.tagKind() != actual.tagKind()) {
+    return Difference(path, absl::StrCat("kind ", expected.tagKind(), " vs ",
+                                         actual.tagKind()));
+  }
+  if (expected.isTensor()) {
+    return CompareTensors(path, expected.toTensor(), actual.toTensor());
+  }
+  if (expected.isTuple() || expected.isList()) {
+    const std::vector<c10::IValue> e =
+        expected.isTuple() ? expected.toTupleRef().elements().vec()
+                           : expected.toListRef().vec();
+    const std::vector<c10::IValue> a =
+        actual.isTuple() ? actual.toTupleRef().elements().vec()
+                         : actual.toListRef().vec();
+    if (e.size() != a.size()) {
+      return Difference(path, absl::StrCat("length ", e.size(), " vs ", a.size()));
+    }
+    for (size_t i = 0; i < e.size(); ++i) {
+      absl::Status status = CompareAt(absl::StrCat(path, "[", i, "]"), e[i], a[i]);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  if (expected.isGenericDict()) {
+    const c10::impl::GenericDict e = expected.toGenericDict();
+    const c10::impl::GenericDict a = actual.toGenericDict();
+    if (e.size() != a.size()) {
+      return Difference(path, absl::StrCat("dict size ", e.size(), " vs ", a.size()));
+    }
+    for (const auto& entry : e) {
+      auto found = a.find(entry.key());
+      const std::string key_path = absl::StrCat(path, "[", c10::str(entry.key()), "]");
+      if (found == a.end()) return Difference(key_path, "key missing");
+      absl::Status status = CompareAt(key_path, entry.value(), found->value());
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  if (expected.isDouble()) {
+    const double e = expected.toDouble(), a = actual.toDouble();
+    if (std::abs(e - a) <= 1e-6 * std::max(1.0, std::abs(e))) return absl::OkStatus();
+    return Difference(path, absl::StrCat(e, " vs ", a));
+  }
+  if (expected != actual) {
+    return Difference(path, absl::StrCat(c10::str(expected), " vs ", c10::str(actual)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
+                           std::vector<c10::IValue> inputs) {
+  torch::jit::Code code(graph, "reference");
+  torch::jit::InterpreterState state(code);
+  torch::jit::Stack stack = std::move(inputs);
+  state.run(stack);
+  if (stack.size() == 1) return stack.front();
+  return c10::ivalue::Tuple::create(std::move(stack));
+}
+
+absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual) {
+  return CompareAt("output", expected, actual);
+}
+
+c10::IValue DeepCopy(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const at::Tensor& t = value.toTensor();
+    return t.defined() ? c10::IValue(t.clone()) : value;
+  }
+  if (value.isTuple()) {
+    std::vector<c10::IValue> elements;
+    for (const auto& e : value.toTupleRef().elements()) elements.push_back(DeepCopy(e));
+    return c10::ivalue::Tuple::create(std::move(elements));
+  }
+  if (value.isList()) {
+    c10::impl::GenericList list(value.toList().elementType());
+    for (const auto& e : value.toListRef()) list.push_back(DeepCopy(e));
+    return list;
+  }
+  if (value.isGenericDict()) {
+    const c10::impl::GenericDict dict = value.toGenericDict();
+    c10::impl::GenericDict copy(dict.keyType(), dict.valueType());
+    for (const auto& entry : dict) copy.insert(entry.key(), DeepCopy(entry.value()));
+    return copy;
+  }
+  return value;
+}
+
+bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b) {
+  if (a.isTensor() && b.isTensor()) {
+    const at::Tensor& x = a.toTensor();
+    const at::Tensor& y = b.toTensor();
+    if (x.defined() != y.defined()) return false;
+    return !x.defined() || (x.scalar_type() == y.scalar_type() &&
+                            x.sizes().equals(y.sizes()) && at::equal(x, y));
+  }
+  if (a.tagKind() != b.tagKind()) return false;
+  if (a.isTuple() || a.isList()) {
+    const auto x = a.isTuple() ? a.toTupleRef().elements().vec() : a.toListRef().vec();
+    const auto y = b.isTuple() ? b.toTupleRef().elements().vec() : b.toListRef().vec();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!ExactlyEqual(x[i], y[i])) return false;
+    }
+    return true;
+  }
+  if (a.isGenericDict()) {
+    const auto x = a.toGenericDict();
+    const auto y = b.toGenericDict();
+    if (x.size() != y.size()) return false;
+    for (const auto& entry : x) {
+      auto found = y.find(entry.key());
+      if (found == y.end() || !ExactlyEqual(entry.value(), found->value())) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+}  // namespace reference
+}  // namespace static_runtime

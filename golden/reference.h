@@ -1,0 +1,40 @@
+// The reference the static runtime must agree with: running a graph on the
+// TorchScript JIT interpreter, and comparing two output structures (container
+// kinds, lengths, dict keys, dtypes, shapes, values with dtype-aware
+// tolerances) with a message that names the first difference.
+#ifndef STATIC_RUNTIME_GOLDEN_REFERENCE_H_
+#define STATIC_RUNTIME_GOLDEN_REFERENCE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/status.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace reference {
+
+// Runs `graph` on the JIT interpreter (no graph optimizations) and returns
+// its outputs: one IValue, or a tuple when the graph has several outputs.
+c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
+                           std::vector<c10::IValue> inputs);
+
+// OK when `actual` matches `expected`; otherwise the first difference, with
+// its path (e.g. "output[1]['key'][0]: value at index 3: 1.5 vs 1.7").
+// Floating point values match within rtol/atol that depend on the dtype;
+// integers and bools must be equal.
+absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual);
+
+// A deep copy: tensors cloned, containers rebuilt. For checking that inputs
+// were not modified by a run.
+c10::IValue DeepCopy(const c10::IValue& value);
+
+// Exact equality (bitwise values) of two structures, for "not modified" checks.
+bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b);
+
+}  // namespace reference
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_GOLDEN_REFERENCE_H_

@@ -1,0 +1,88 @@
+#include "passes/check_static_runnable.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "passes/graph_util.h"
+#include "torch/csrc/jit/ir/alias_analysis.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Node;
+
+// Where `node` came from: "file:line:col `<source line>`" (or "line N
+// `<source line>`" when the source has no file name), or "<unknown source>".
+std::string SourceOf(const Node* node) {
+  const torch::jit::SourceRange& range = node->sourceRange();
+  if (!range.source()) return "<unknown source>";
+  const auto& source = range.source();
+  const size_t line = source->lineno_for_offset(range.start());
+  const std::string text = source->get_line(line).str();
+  std::string where = absl::StrCat("line ", line + 1);
+  if (auto file_line_col = range.file_line_col()) {
+    const auto& [file, file_line, col] = *file_line_col;
+    where = absl::StrCat(file, ":", file_line, ":", col);
+  }
+  return absl::StrCat(where, " `", absl::StripAsciiWhitespace(text), "`");
+}
+
+// Why `node` cannot run on the static runtime, or "" if it can.
+std::string ProblemWith(const Node* node) {
+  switch (node->kind()) {
+    case c10::prim::CallFunction:
+    case c10::prim::CallMethod:
+      return "call left after inlining (the callee could not be inlined)";
+    case c10::prim::GetAttr:
+    case c10::prim::SetAttr:
+      return absl::StrCat("attribute access on a module ('", node->s(c10::attr::name),
+                          "'): the module is not frozen");
+    case c10::prim::fork:
+    case c10::aten::wait:
+      return "unsupported node kind: asynchronous execution";
+    case c10::prim::CreateObject:
+      return "unsupported node kind: creates a TorchScript object";
+    case c10::prim::PythonOp:
+      return "unsupported node kind: calls into Python";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+absl::Status CheckStaticRunnable(const std::shared_ptr<torch::jit::Graph>& graph) {
+  std::vector<std::string> problems;
+  // Nodes are numbered in program order, sub-block nodes included.
+  std::vector<Node*> nodes = AllNodes(graph->block());
+  auto report = [&](size_t index, const std::string& reason) {
+    problems.push_back(absl::StrCat("node #", index, " ",
+                                    nodes[index]->kind().toQualString(), " at ",
+                                    SourceOf(nodes[index]), ": ", reason));
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string reason = ProblemWith(nodes[i]);
+    if (!reason.empty()) report(i, reason);
+  }
+  if (problems.empty()) {
+    // Alias analysis needs a graph free of the problems above.
+    torch::jit::AliasDb alias_db(graph);
+    for (torch::jit::Value* input : graph->inputs()) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (alias_db.writesToAlias(nodes[i], {input})) {
+          report(i, absl::StrCat("mutates graph input %", input->debugName(),
+                                    " in place, which cannot be removed"));
+        }
+      }
+    }
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "graph is not statically runnable (", problems.size(), " problem",
+      problems.size() == 1 ? "" : "s", "):\n  ", absl::StrJoin(problems, "\n  ")));
+}
+
+}  // namespace static_runtime

@@ -1,0 +1,48 @@
+#include "passes/copy_variants.h"
+
+#include <utility>
+#include <vector>
+
+#include "passes/graph_util.h"
+#include "passes/operators.h"
+#include "torch/csrc/jit/ir/alias_analysis.h"
+
+namespace static_runtime {
+namespace {
+
+const ops::CopyVariant* FindCopyVariant(const torch::jit::Node* node) {
+  for (const ops::CopyVariant& variant : ops::CopyVariants()) {
+    if (IsOverload(node, variant.view_op, variant.view_overload)) return &variant;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool UseCopyVariants(const std::shared_ptr<torch::jit::Graph>& graph) {
+  ops::EnsureOperatorsRegistered();
+  torch::jit::AliasDb alias_db(graph);
+  std::vector<std::pair<torch::jit::Node*, const ops::CopyVariant*>> rewrites;
+  for (torch::jit::Node* node : AllNodes(graph->block())) {
+    const ops::CopyVariant* variant = FindCopyVariant(node);
+    if (variant == nullptr) continue;
+    torch::jit::Value* view = node->output();
+    if (alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(view) ||
+        alias_db.mayContainAlias(view, graph->outputs())) {
+      continue;
+    }
+    rewrites.emplace_back(node, variant);
+  }
+  for (const auto& [node, variant] : rewrites) {
+    torch::jit::Node* copy = graph->create(
+        c10::Symbol::fromQualString(variant->copy_op), node->inputs(), 1);
+    copy->insertBefore(node);
+    copy->copyMetadata(node);
+    copy->output()->copyMetadata(node->output());
+    node->output()->replaceAllUsesWith(copy->output());
+    node->destroy();
+  }
+  return !rewrites.empty();
+}
+
+}  // namespace static_runtime

@@ -1,0 +1,20 @@
+// UseCopyVariants: a view op (reshape, flatten, permute, transpose, narrow,
+// squeeze, unsqueeze, expand, select, ...; see ops::CopyVariants()) becomes its
+// copying twin `static_runtime::copy_<op>` when alias analysis proves nobody
+// can observe the aliasing: neither the input nor the view is ever written,
+// and the view does not escape through the graph's outputs.
+#ifndef STATIC_RUNTIME_PASSES_COPY_VARIANTS_H_
+#define STATIC_RUNTIME_PASSES_COPY_VARIANTS_H_
+
+#include <memory>
+
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+// Returns true if the graph changed.
+bool UseCopyVariants(const std::shared_ptr<torch::jit::Graph>& graph);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_PASSES_COPY_VARIANTS_H_

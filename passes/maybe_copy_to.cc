@@ -1,0 +1,29 @@
+#include "passes/maybe_copy_to.h"
+
+#include "passes/graph_util.h"
+#include "passes/operators.h"
+
+namespace static_runtime {
+
+bool UseMaybeCopyTo(const std::shared_ptr<torch::jit::Graph>& graph) {
+  ops::EnsureOperatorsRegistered();
+  bool changed = false;
+  for (torch::jit::Node* node : AllNodes(graph->block())) {
+    if (!IsOverload(node, "aten::to", "dtype") &&
+        !IsOverload(node, "aten::to", "other") &&
+        !IsOverload(node, "aten::to", "prim_dtype")) {
+      continue;
+    }
+    torch::jit::Node* maybe_copy =
+        graph->create(ops::kMaybeCopyTo, node->inputs(), 1);
+    maybe_copy->insertBefore(node);
+    maybe_copy->copyMetadata(node);
+    maybe_copy->output()->copyMetadata(node->output());
+    node->output()->replaceAllUsesWith(maybe_copy->output());
+    node->destroy();
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace static_runtime

@@ -1,0 +1,227 @@
+#include "passes/operators.h"
+
+#include <mutex>
+
+#include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
+#include "c10/util/Exception.h"
+#include "torch/csrc/jit/ir/ir.h"
+#include "torch/csrc/jit/runtime/operator.h"
+
+namespace static_runtime {
+namespace ops {
+
+using c10::AliasAnalysisKind;
+using torch::jit::Node;
+using torch::jit::Operation;
+using torch::jit::Operator;
+using torch::jit::Stack;
+
+const c10::Symbol kVariadicCat =
+    c10::Symbol::fromQualString("static_runtime::variadic_cat");
+const c10::Symbol kVariadicStack =
+    c10::Symbol::fromQualString("static_runtime::variadic_stack");
+const c10::Symbol kSplitUnpacked =
+    c10::Symbol::fromQualString("static_runtime::split_unpacked");
+const c10::Symbol kSplitWithSizesUnpacked =
+    c10::Symbol::fromQualString("static_runtime::split_with_sizes_unpacked");
+const c10::Symbol kChunkUnpacked =
+    c10::Symbol::fromQualString("static_runtime::chunk_unpacked");
+const c10::Symbol kUnbindUnpacked =
+    c10::Symbol::fromQualString("static_runtime::unbind_unpacked");
+const c10::Symbol kUnpackDict =
+    c10::Symbol::fromQualString("static_runtime::unpack_dict");
+const c10::Symbol kOwnedRef =
+    c10::Symbol::fromQualString("static_runtime::owned_ref");
+const c10::Symbol kMaybeCopyTo =
+    c10::Symbol::fromQualString("static_runtime::maybe_copy_to");
+
+const std::vector<CopyVariant>& CopyVariants() {
+  static const auto* const kVariants = new std::vector<CopyVariant>{
+      {"aten::reshape", "", "static_runtime::copy_reshape"},
+      {"aten::view", "", "static_runtime::copy_view"},
+      {"aten::flatten", "using_ints", "static_runtime::copy_flatten"},
+      {"aten::permute", "", "static_runtime::copy_permute"},
+      {"aten::transpose", "int", "static_runtime::copy_transpose"},
+      {"aten::t", "", "static_runtime::copy_t"},
+      {"aten::narrow", "", "static_runtime::copy_narrow"},
+      {"aten::squeeze", "", "static_runtime::copy_squeeze"},
+      {"aten::squeeze", "dim", "static_runtime::copy_squeeze"},
+      {"aten::unsqueeze", "", "static_runtime::copy_unsqueeze"},
+      {"aten::expand", "", "static_runtime::copy_expand"},
+      {"aten::expand_as", "", "static_runtime::copy_expand_as"},
+      {"aten::reshape_as", "", "static_runtime::copy_reshape_as"},
+      {"aten::view_as", "", "static_runtime::copy_view_as"},
+      {"aten::select", "int", "static_runtime::copy_select"},
+  };
+  return *kVariants;
+}
+
+namespace {
+
+// The JIT operator registered for exactly `name`.`overload`.
+std::shared_ptr<Operator> FindJitOperator(const std::string& name,
+                                          const std::string& overload) {
+  for (const auto& op :
+       torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name))) {
+    if (op->schema().overload_name() == overload) return op;
+  }
+  TORCH_CHECK(false, "static_runtime: operator ", name, ".", overload,
+              " is not registered with the JIT");
+}
+
+// `argument` without its alias annotation: the copy owns its result.
+c10::Argument WithoutAlias(const c10::Argument& argument) {
+  return c10::Argument(argument.name(), argument.type(), argument.N(),
+                       argument.default_value(), argument.kwarg_only());
+}
+
+std::vector<c10::Argument> WithoutAlias(
+    const std::vector<c10::Argument>& arguments) {
+  std::vector<c10::Argument> result;
+  result.reserve(arguments.size());
+  for (const auto& argument : arguments) result.push_back(WithoutAlias(argument));
+  return result;
+}
+
+// The copying twin of a view op: runs the view op, then materializes it.
+Operator MakeCopyVariant(const CopyVariant& variant) {
+  std::shared_ptr<Operator> view_op =
+      FindJitOperator(variant.view_op, variant.view_overload);
+  const c10::FunctionSchema& view_schema = view_op->schema();
+  Operation view = view_op->getOperation();
+  return Operator(
+      variant.copy_op, variant.view_overload,
+      WithoutAlias(view_schema.arguments()), WithoutAlias(view_schema.returns()),
+      [view](Stack& stack) mutable {
+        view(stack);
+        at::Tensor result = torch::jit::pop(stack).toTensor();
+        torch::jit::push(stack, result.clone(at::MemoryFormat::Contiguous));
+      },
+      AliasAnalysisKind::FROM_SCHEMA);
+}
+
+// Pops the arguments of `node` (the last one is `dim`) and returns them.
+std::pair<std::vector<at::Tensor>, int64_t> PopTensorsAndDim(const Node* node,
+                                                             Stack& stack) {
+  const size_t num_tensors = node->inputs().size() - 1;
+  const int64_t dim = torch::jit::pop(stack).toInt();
+  std::vector<at::Tensor> tensors;
+  tensors.reserve(num_tensors);
+  for (const c10::IValue& value : torch::jit::last(stack, num_tensors)) {
+    tensors.push_back(value.toTensor());
+  }
+  torch::jit::drop(stack, num_tensors);
+  return {std::move(tensors), dim};
+}
+
+// Runs a list-producing aten op on the stack and pushes copies of its elements
+// as separate outputs, checking that there are as many as the node unpacks.
+Operation UnpackedListOp(const std::string& name, const std::string& overload,
+                         const Node* node) {
+  Operation list_op = FindJitOperator(name, overload)->getOperation();
+  const size_t expected = node->outputs().size();
+  return [list_op, expected, name](Stack& stack) mutable {
+    list_op(stack);
+    c10::List<at::Tensor> parts = torch::jit::pop(stack).toTensorList();
+    TORCH_CHECK(parts.size() == expected, name, " produced ", parts.size(),
+                " tensors but the graph unpacks ", expected);
+    for (const at::Tensor& part : parts) {
+      torch::jit::push(stack, part.clone(at::MemoryFormat::Contiguous));
+    }
+  };
+}
+
+void RegisterAll() {
+  std::vector<Operator> operators;
+  operators.emplace_back(
+      "static_runtime::variadic_cat(...) -> Tensor",
+      torch::jit::OperationCreator([](const Node* node) -> Operation {
+        return [node](Stack& stack) {
+          auto [tensors, dim] = PopTensorsAndDim(node, stack);
+          torch::jit::push(stack, at::cat(tensors, dim));
+        };
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back(
+      "static_runtime::variadic_stack(...) -> Tensor",
+      torch::jit::OperationCreator([](const Node* node) -> Operation {
+        return [node](Stack& stack) {
+          auto [tensors, dim] = PopTensorsAndDim(node, stack);
+          torch::jit::push(stack, at::stack(tensors, dim));
+        };
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  // The outputs are fresh copies (FuseListUnpack only fuses when no one writes
+  // to the input or the parts, so copies and views are indistinguishable).
+  // An OperationCreator is a plain function pointer, hence one lambda each.
+  operators.emplace_back(
+      "static_runtime::split_unpacked(...) -> ...",
+      torch::jit::OperationCreator([](const Node* node) {
+        return UnpackedListOp("aten::split", "Tensor", node);
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back(
+      "static_runtime::split_with_sizes_unpacked(...) -> ...",
+      torch::jit::OperationCreator([](const Node* node) {
+        return UnpackedListOp("aten::split_with_sizes", "", node);
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back(
+      "static_runtime::chunk_unpacked(...) -> ...",
+      torch::jit::OperationCreator([](const Node* node) {
+        return UnpackedListOp("aten::chunk", "", node);
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back(
+      "static_runtime::unbind_unpacked(...) -> ...",
+      torch::jit::OperationCreator([](const Node* node) {
+        return UnpackedListOp("aten::unbind", "int", node);
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  // The outputs are the dict's values (never written: HoistDictLookups checks),
+  // produced by a native node, so the runtime never plans their memory.
+  operators.emplace_back(
+      "static_runtime::unpack_dict(...) -> ...",
+      torch::jit::OperationCreator([](const Node* node) -> Operation {
+        const size_t num_keys = node->inputs().size() - 1;
+        return [num_keys](Stack& stack) {
+          std::vector<c10::IValue> keys = torch::jit::pop(stack, num_keys);
+          c10::impl::GenericDict dict = torch::jit::pop(stack).toGenericDict();
+          for (const c10::IValue& key : keys) {
+            auto found = dict.find(key);
+            TORCH_CHECK(found != dict.end(), "KeyError: ", key);
+            torch::jit::push(stack, found->value());
+          }
+        };
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  operators.emplace_back("static_runtime::owned_ref(t(a) x) -> t(a)",
+                         Operation([](Stack& stack) {}),
+                         AliasAnalysisKind::FROM_SCHEMA);
+
+  for (const char* overload : {"dtype", "other", "prim_dtype"}) {
+    std::shared_ptr<Operator> to = FindJitOperator("aten::to", overload);
+    operators.emplace_back(kMaybeCopyTo.toQualString(), overload,
+                           to->schema().arguments(), to->schema().returns(),
+                           to->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
+  }
+
+  for (const CopyVariant& variant : CopyVariants()) {
+    operators.push_back(MakeCopyVariant(variant));
+  }
+  for (Operator& op : operators) torch::jit::registerOperator(std::move(op));
+}
+
+}  // namespace
+
+void EnsureOperatorsRegistered() {
+  static std::once_flag once;
+  std::call_once(once, RegisterAll);
+}
+
+}  // namespace ops
+}  // namespace static_runtime

@@ -1,0 +1,53 @@
+// Options shared by graph preparation (passes/) and the runtime (runtime/),
+// mirroring PyTorch Static Runtime's StaticModuleOptions, plus one switch per
+// runtime-specific rewrite. ValidateOptions() rejects invalid combinations with
+// a message naming the option.
+#ifndef STATIC_RUNTIME_PASSES_OPTIONS_H_
+#define STATIC_RUNTIME_PASSES_OPTIONS_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/status.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+// A graph-level fusion pass run at the start of preparation with the sample
+// inputs (PyTorch's slot for TensorExpr fusion).
+using FusionHook = std::function<void(std::shared_ptr<torch::jit::Graph>&,
+                                      const std::vector<c10::IValue>&)>;
+
+struct Options {
+  // Bind nodes to out-variant kernels that write into runtime-owned tensors.
+  bool enable_out_variant = true;
+  // Plan intermediate tensors into one reused arena (needs out variants).
+  bool optimize_memory = true;
+  // Also plan output tensors; the caller releases them explicitly.
+  bool manage_output_tensors = false;
+  // Replace view ops whose aliasing nobody observes by copying ops.
+  bool use_copy_variants = true;
+  // Replace aten::to by a variant that copies into runtime-owned memory.
+  bool use_maybe_copy_variants = true;
+  // Run `fusion_hook` (when given sample inputs) before the other passes.
+  bool enable_tensorexpr_fusion = false;
+  FusionHook fusion_hook;
+
+  // Runtime-specific rewrites (all on by default).
+  bool use_variadic_ops = true;       // cat/stack of a list -> variadic node
+  bool fuse_list_unpack = true;       // split/chunk/unbind + ListUnpack
+  bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
+};
+
+// Checks that the combination of options is supported.
+absl::Status ValidateOptions(const Options& options);
+
+// One line listing every option and its value, for logs.
+std::string DescribeOptions(const Options& options);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_PASSES_OPTIONS_H_

@@ -1,0 +1,173 @@
+#include "passes/prepare.h"
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+#include "passes/check_static_runnable.h"
+#include "passes/copy_variants.h"
+#include "passes/eliminate_noop_slice.h"
+#include "passes/exception_message.h"
+#include "passes/force_non_empty_outputs.h"
+#include "passes/fuse_list_unpack.h"
+#include "passes/hoist_dict_lookups.h"
+#include "passes/load.h"
+#include "passes/maybe_copy_to.h"
+#include "passes/operators.h"
+#include "passes/owned_refs.h"
+#include "passes/variadic_ops.h"
+#include "torch/csrc/jit/passes/canonicalize.h"
+#include "torch/csrc/jit/passes/constant_propagation.h"
+#include "torch/csrc/jit/passes/dead_code_elimination.h"
+#include "torch/csrc/jit/passes/freeze_module.h"
+#include "torch/csrc/jit/passes/inliner.h"
+#include "torch/csrc/jit/passes/remove_mutation.h"
+
+namespace static_runtime {
+namespace {
+
+// A schema whose arguments are the graph's inputs.
+c10::FunctionSchema SchemaFromGraph(const torch::jit::Graph& graph) {
+  std::vector<c10::Argument> arguments;
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const torch::jit::Value* input = graph.inputs()[i];
+    std::string name =
+        input->hasDebugName() ? input->debugName() : absl::StrCat("input_", i);
+    arguments.emplace_back(std::move(name), input->type());
+  }
+  std::vector<c10::Argument> returns;
+  for (const torch::jit::Value* output : graph.outputs()) {
+    returns.emplace_back("", output->type());
+  }
+  return c10::FunctionSchema("forward", "", std::move(arguments),
+                             std::move(returns));
+}
+
+// Optimizes, rewrites and checks `graph` (owned by the caller).
+absl::StatusOr<PreparedGraph> PrepareOwnedGraph(
+    std::shared_ptr<torch::jit::Graph> graph, c10::FunctionSchema schema,
+    const Options& options, const std::vector<c10::IValue>& sample_inputs) {
+  try {
+    OptimizeGraph(graph, options, sample_inputs);
+    ApplyRuntimeRewrites(graph, options);
+    CreateOwnedRefs(graph);
+    ForceNonEmptyOutputs(graph);
+    graph->lint();
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        absl::StrCat("graph preparation failed: ", ExceptionMessage(e)));
+  }
+  absl::Status runnable = CheckStaticRunnable(graph);
+  if (!runnable.ok()) return runnable;
+  return PreparedGraph{std::move(graph), std::move(schema)};
+}
+
+}  // namespace
+
+void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
+                   const Options& options,
+                   const std::vector<c10::IValue>& sample_inputs) {
+  if (options.enable_tensorexpr_fusion) {
+    if (sample_inputs.empty()) {
+      LOG(INFO) << "static_runtime: fusion skipped: no sample inputs given";
+    } else if (options.fusion_hook) {
+      options.fusion_hook(graph, sample_inputs);
+    }
+  }
+  torch::jit::Inline(*graph);
+  torch::jit::ConstantPropagation(graph);
+  graph = torch::jit::Canonicalize(graph);
+  torch::jit::ConstantPropagation(graph);
+  torch::jit::RemoveTensorMutation(graph);
+  torch::jit::ConstantPropagation(graph);
+  EliminateNoOpSlice(graph);
+  torch::jit::EliminateDeadCode(graph);
+}
+
+void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
+                          const Options& options) {
+  ops::EnsureOperatorsRegistered();
+  if (options.use_variadic_ops) UseVariadicOps(graph);
+  if (options.fuse_list_unpack) FuseListUnpack(graph);
+  if (options.use_copy_variants) UseCopyVariants(graph);
+  if (options.use_maybe_copy_variants) UseMaybeCopyTo(graph);
+  if (options.hoist_dict_lookups) HoistDictLookups(graph);
+  torch::jit::EliminateDeadCode(graph);
+}
+
+absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
+                                            bool is_frozen) {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::vector<c10::Argument> arguments;
+  std::vector<c10::Argument> returns;
+  try {
+    torch::jit::Module copy = module.clone();
+    if (!is_frozen) {
+      copy.eval();
+      copy = torch::jit::freeze_module(copy);
+    }
+    c10::optional<torch::jit::Method> forward = copy.find_method("forward");
+    if (!forward) {
+      return absl::InvalidArgumentError("module has no forward method");
+    }
+    graph = forward->graph()->copy();
+    const c10::FunctionSchema& schema = forward->function().getSchema();
+    arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
+    returns = schema.returns();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot freeze module: ", ExceptionMessage(e)));
+  }
+  if (graph->inputs().empty()) {
+    return absl::InvalidArgumentError("forward's graph has no self input");
+  }
+  // `self` is unused once the module is frozen; a module claimed frozen that
+  // is not keeps its GetAttr nodes, which CheckStaticRunnable reports.
+  if (!graph->inputs()[0]->hasUses()) {
+    graph->eraseInput(0);
+  } else {
+    arguments.insert(arguments.begin(),
+                     c10::Argument("self", graph->inputs()[0]->type()));
+  }
+  return PreparedGraph{
+      std::move(graph),
+      c10::FunctionSchema("forward", "", std::move(arguments), std::move(returns))};
+}
+
+absl::StatusOr<PreparedGraph> PrepareModule(
+    const torch::jit::Module& module, bool is_frozen, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return valid;
+  VLOG(1) << "static_runtime: preparing module with "
+            << DescribeOptions(options);
+  absl::StatusOr<PreparedGraph> frozen = FrozenForward(module, is_frozen);
+  if (!frozen.ok()) return frozen.status();
+  return PrepareOwnedGraph(std::move(frozen->graph), std::move(frozen->schema),
+                           options, sample_inputs);
+}
+
+absl::StatusOr<PreparedGraph> PrepareGraph(
+    const std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return valid;
+  std::shared_ptr<torch::jit::Graph> copy = graph->copy();
+  return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), options, sample_inputs);
+}
+
+absl::StatusOr<PreparedGraph> PrepareIR(
+    absl::string_view ir, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
+  absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph = ParseGraphIR(ir);
+  if (!graph.ok()) return graph.status();
+  return PrepareGraph(*graph, options, sample_inputs);
+}
+
+absl::StatusOr<PreparedGraph> PrepareFile(
+    const std::string& path, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
+  absl::StatusOr<torch::jit::Module> module = LoadModuleFromFile(path);
+  if (!module.ok()) return module.status();
+  return PrepareModule(*module, /*is_frozen=*/false, options, sample_inputs);
+}
+
+}  // namespace static_runtime

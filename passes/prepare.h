@@ -1,0 +1,73 @@
+// The preparation pipeline: turns a Module, a Graph, IR text or a `.pt` file
+// into a flat, optimized graph that passed CheckStaticRunnable, plus the input
+// schema the runtime checks arguments against. Never mutates the caller's
+// module or graph. Errors (bad options, unloadable input, a graph that is not
+// statically runnable) come back as a Status naming the option or node.
+//
+// Order (as in PyTorch's Static Runtime):
+//   [module: clone, eval, freeze unless frozen, take forward, drop self]
+//   fusion hook (only with sample inputs), Inline, ConstantPropagation,
+//   Canonicalize, ConstantPropagation, RemoveTensorMutation,
+//   ConstantPropagation, EliminateNoOpSlice, EliminateDeadCode,
+//   runtime rewrites (variadic ops, list-unpack fusion, copy variants,
+//   maybe-copy, dict lookup hoisting; each behind its option),
+//   CreateOwnedRefs, ForceNonEmptyOutputs, CheckStaticRunnable.
+#ifndef STATIC_RUNTIME_PASSES_PREPARE_H_
+#define STATIC_RUNTIME_PASSES_PREPARE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/core/function_schema.h"
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "passes/options.h"
+#include "torch/csrc/jit/api/module.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+struct PreparedGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  // The inputs the graph expects (no `self`): names, types, defaults.
+  c10::FunctionSchema schema;
+};
+
+// `module.forward` of a clone of `module` (put in eval mode and frozen unless
+// `is_frozen`), with the unused `self` input dropped, before any optimization.
+absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
+                                            bool is_frozen);
+
+// `module.forward`, frozen first unless `is_frozen`.
+absl::StatusOr<PreparedGraph> PrepareModule(
+    const torch::jit::Module& module, bool is_frozen, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs = {});
+
+// A copy of `graph`; the schema is derived from the graph's inputs.
+absl::StatusOr<PreparedGraph> PrepareGraph(
+    const std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs = {});
+
+// Graph IR text (see ParseGraphIR).
+absl::StatusOr<PreparedGraph> PrepareIR(
+    absl::string_view ir, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs = {});
+
+// A TorchScript archive saved with torch.jit.save (frozen or not).
+absl::StatusOr<PreparedGraph> PrepareFile(
+    const std::string& path, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs = {});
+
+// The module-independent part: the optimization pipeline and the runtime
+// rewrites, in place, without the final check. Exposed for tests.
+void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
+                   const Options& options,
+                   const std::vector<c10::IValue>& sample_inputs);
+void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
+                          const Options& options);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_PASSES_PREPARE_H_

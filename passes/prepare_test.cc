@@ -1,0 +1,211 @@
+// Entry points, options and negative tests of the preparation pipeline: every
+// kind of static-runnability failure and every invalid option combination
+// gives a Status whose message names the node or the option.
+#include "passes/prepare.h"
+
+#include "ATen/ATen.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/check_static_runnable.h"
+#include "passes/load.h"
+
+namespace static_runtime {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr char kAddIR[] = R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %z : Tensor = aten::add(%x, %y, %one)
+  return (%z)
+)IR";
+
+TEST(OptionsTest, DefaultsAreValid) { EXPECT_TRUE(ValidateOptions(Options()).ok()); }
+
+TEST(OptionsTest, InvalidCombinationsNameTheOption) {
+  Options memory_without_out;
+  memory_without_out.enable_out_variant = false;
+  EXPECT_THAT(std::string(ValidateOptions(memory_without_out).message()),
+              HasSubstr("optimize_memory=true needs enable_out_variant=true"));
+
+  Options outputs_without_out;
+  outputs_without_out.enable_out_variant = false;
+  outputs_without_out.optimize_memory = false;
+  outputs_without_out.manage_output_tensors = true;
+  EXPECT_THAT(std::string(ValidateOptions(outputs_without_out).message()),
+              HasSubstr("manage_output_tensors=true needs enable_out_variant"));
+
+  Options outputs_without_memory;
+  outputs_without_memory.optimize_memory = false;
+  outputs_without_memory.manage_output_tensors = true;
+  EXPECT_THAT(std::string(ValidateOptions(outputs_without_memory).message()),
+              HasSubstr("manage_output_tensors=true needs optimize_memory"));
+
+  Options fusion_without_hook;
+  fusion_without_hook.enable_tensorexpr_fusion = true;
+  EXPECT_THAT(std::string(ValidateOptions(fusion_without_hook).message()),
+              HasSubstr("enable_tensorexpr_fusion=true needs a fusion_hook"));
+
+  // The entry points refuse invalid options before doing anything.
+  absl::StatusOr<PreparedGraph> prepared = PrepareIR(kAddIR, memory_without_out);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(PrepareTest, FusionHookRunsOnlyWithSampleInputs) {
+  int calls = 0;
+  Options options;
+  options.enable_tensorexpr_fusion = true;
+  options.fusion_hook = [&calls](std::shared_ptr<torch::jit::Graph>&,
+                                 const std::vector<c10::IValue>& samples) {
+    EXPECT_EQ(samples.size(), 2u);
+    ++calls;
+  };
+  ASSERT_TRUE(PrepareIR(kAddIR, options).ok());
+  EXPECT_EQ(calls, 0);
+  ASSERT_TRUE(PrepareIR(kAddIR, options, {at::ones({2}), at::ones({2})}).ok());
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(PrepareTest, GraphEntryPointNeverMutatesTheCallersGraph) {
+  absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph = ParseGraphIR(R"IR(
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %t : Tensor = aten::transpose(%x, %zero, %one)
+  %r : Tensor = aten::relu(%t)
+  return (%r, %x)
+)IR");
+  ASSERT_TRUE(graph.ok());
+  const std::string before = (*graph)->toString();
+  absl::StatusOr<PreparedGraph> prepared = PrepareGraph(*graph, Options());
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_EQ((*graph)->toString(), before);
+  EXPECT_NE(prepared->graph->toString(), before);
+  ASSERT_EQ(prepared->schema.arguments().size(), 1u);
+  EXPECT_EQ(prepared->schema.arguments()[0].name(), "x");
+}
+
+TEST(PrepareTest, ModuleSchemaDropsSelfAndKeepsDefaults) {
+  auto module = ModuleFromSource(R"(
+def forward(self, x, scale: float = 2.0):
+    return x * scale * self.w
+)",
+                                 {{"w", at::ones({3})}});
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<PreparedGraph> prepared =
+      PrepareModule(*module, /*is_frozen=*/false, Options());
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const auto& arguments = prepared->schema.arguments();
+  ASSERT_EQ(arguments.size(), 2u);
+  EXPECT_EQ(arguments[0].name(), "x");
+  EXPECT_EQ(arguments[1].name(), "scale");
+  ASSERT_TRUE(arguments[1].default_value().has_value());
+  EXPECT_EQ(arguments[1].default_value()->toDouble(), 2.0);
+  EXPECT_EQ(prepared->graph->inputs().size(), 2u);
+}
+
+TEST(CheckTest, UnfrozenModuleAttributeAccessNamesTheNode) {
+  auto module = ModuleFromSource("def forward(self, x):\n    return x * self.w\n",
+                                 {{"w", at::ones({3})}});
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<PreparedGraph> prepared =
+      PrepareModule(*module, /*is_frozen=*/true, Options());
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(prepared.status().message()),
+              AllOf(HasSubstr("prim::GetAttr"), HasSubstr("'w'"),
+                    HasSubstr("not frozen")));
+}
+
+TEST(CheckTest, InputMutationNamesTheNodeAndInput) {
+  auto module = ModuleFromSource(
+      "def forward(self, x):\n    x.add_(1.0)\n    return x.relu()\n");
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<PreparedGraph> prepared =
+      PrepareModule(*module, /*is_frozen=*/false, Options());
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_THAT(std::string(prepared.status().message()),
+              AllOf(HasSubstr("aten::add_"), HasSubstr("mutates graph input %x"),
+                    HasSubstr("x.add_(1.0)")));
+}
+
+TEST(CheckTest, CallsForkAndPythonOpsAreAllReported) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::Value* x = graph->addInput("x");
+  x->setType(c10::TensorType::get());
+  torch::jit::Node* call = graph->appendNode(
+      graph->create(c10::prim::CallFunction, {x}, 1));
+  torch::jit::Node* method = graph->appendNode(
+      graph->create(c10::prim::CallMethod, {call->output()}, 1));
+  method->s_(c10::attr::name, "helper");
+  torch::jit::Node* fork =
+      graph->appendNode(graph->create(c10::prim::fork, {method->output()}, 1));
+  graph->appendNode(graph->create(c10::prim::PythonOp, {fork->output()}, 1));
+  graph->registerOutput(x);
+
+  absl::Status status = CheckStaticRunnable(graph);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()),
+              AllOf(HasSubstr("(4 problems)"),
+                    HasSubstr("node #0 prim::CallFunction"),
+                    HasSubstr("call left after inlining"),
+                    HasSubstr("node #1 prim::CallMethod"),
+                    HasSubstr("node #2 prim::fork"),
+                    HasSubstr("asynchronous execution"),
+                    HasSubstr("node #3 prim::PythonOp"),
+                    HasSubstr("calls into Python")));
+}
+
+TEST(CheckTest, ControlFlowIsAllowed) {
+  auto module = ModuleFromSource(R"(
+def forward(self, x, n: int):
+    for i in range(n):
+        if i % 2 == 0:
+            x = x + 1.0
+    return x
+)");
+  ASSERT_TRUE(module.ok());
+  EXPECT_TRUE(PrepareModule(*module, false, Options()).ok());
+}
+
+TEST(PrepareTest, BadInputsGiveClearErrors) {
+  absl::StatusOr<PreparedGraph> missing = PrepareFile("/no/such/model.pt", Options());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+
+  absl::StatusOr<PreparedGraph> malformed = PrepareIR("graph(%x : Tensor):\n  return (%y)\n", Options());
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_THAT(std::string(malformed.status().message()), HasSubstr("malformed graph IR"));
+}
+
+TEST(PrepareTest, RewritesFollowTheirOptions) {
+  constexpr char kIR[] = R"IR(
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %t : Tensor = aten::transpose(%x, %zero, %one)
+  %list : Tensor[] = prim::ListConstruct(%t, %t)
+  %c : Tensor = aten::cat(%list, %zero)
+  return (%c)
+)IR";
+  absl::StatusOr<PreparedGraph> all_on = PrepareIR(kIR, Options());
+  ASSERT_TRUE(all_on.ok());
+  const std::string on = all_on->graph->toString();
+  EXPECT_THAT(on, AllOf(HasSubstr("static_runtime::variadic_cat"),
+                        HasSubstr("static_runtime::copy_transpose")));
+
+  Options off;
+  off.use_variadic_ops = false;
+  off.use_copy_variants = false;
+  absl::StatusOr<PreparedGraph> all_off = PrepareIR(kIR, off);
+  ASSERT_TRUE(all_off.ok());
+  const std::string text = all_off->graph->toString();
+  EXPECT_THAT(text, AllOf(HasSubstr("aten::cat"), HasSubstr("aten::transpose")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("static_runtime::")));
+}
+
+}  // namespace
+}  // namespace static_runtime

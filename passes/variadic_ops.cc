@@ -1,0 +1,43 @@
+#include "passes/variadic_ops.h"
+
+#include <vector>
+
+#include "passes/graph_util.h"
+#include "passes/operators.h"
+
+namespace static_runtime {
+
+bool UseVariadicOps(const std::shared_ptr<torch::jit::Graph>& graph) {
+  ops::EnsureOperatorsRegistered();
+  bool changed = false;
+  for (torch::jit::Node* node : AllNodes(graph->block())) {
+    c10::Symbol variadic;
+    if (IsOverload(node, "aten::cat", "")) {
+      variadic = ops::kVariadicCat;
+    } else if (IsOverload(node, "aten::stack", "")) {
+      variadic = ops::kVariadicStack;
+    } else {
+      continue;
+    }
+    torch::jit::Value* list = node->input(0);
+    if (list->node()->kind() != c10::prim::ListConstruct ||
+        list->uses().size() != 1) {
+      continue;
+    }
+    std::vector<torch::jit::Value*> inputs(list->node()->inputs().begin(),
+                                           list->node()->inputs().end());
+    inputs.push_back(node->input(1));
+    torch::jit::Node* replacement = graph->create(variadic, inputs, 1);
+    replacement->insertBefore(node);
+    replacement->copyMetadata(node);
+    replacement->output()->copyMetadata(node->output());
+    node->output()->replaceAllUsesWith(replacement->output());
+    torch::jit::Node* list_node = list->node();
+    node->destroy();
+    list_node->destroy();
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace static_runtime
