@@ -3,6 +3,8 @@
 // gives a Status whose message names the node or the option.
 #include "passes/prepare.h"
 
+#include <cstdlib>
+
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -169,6 +171,19 @@ def forward(self, x, n: int):
 )");
   ASSERT_TRUE(module.ok());
   EXPECT_TRUE(PrepareModule(*module, false, Options()).ok());
+}
+
+TEST(PrepareTest, SavedArchiveIsFrozenAndPrepared) {
+  auto module = ModuleFromSource("def forward(self, x):\n    return (x * self.w).relu()\n",
+                                 {{"w", at::ones({3})}});
+  ASSERT_TRUE(module.ok());
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/m.pt";
+  module->save(path);
+  absl::StatusOr<PreparedGraph> prepared = PrepareFile(path, Options());
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_EQ(prepared->graph->inputs().size(), 1u);
+  EXPECT_EQ(prepared->graph->toString().find("prim::GetAttr"), std::string::npos);
 }
 
 TEST(PrepareTest, BadInputsGiveClearErrors) {
