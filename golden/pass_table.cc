@@ -52,6 +52,13 @@ const std::vector<NamedPass>& Passes() {
   return *kPasses;
 }
 
+const NamedPass* FindPass(const std::string& name) {
+  for (const NamedPass& pass : Passes()) {
+    if (pass.name == name) return &pass;
+  }
+  return nullptr;
+}
+
 std::string GoldenText(torch::jit::Graph& graph) {
   return graph.toString(/*print_source_locations=*/false);
 }

@@ -23,6 +23,9 @@ struct NamedPass {
 
 const std::vector<NamedPass>& Passes();
 
+// The pass called `name`, or nullptr.
+const NamedPass* FindPass(const std::string& name);
+
 // The canonical text form of a graph used in golden files.
 std::string GoldenText(torch::jit::Graph& graph);
 

@@ -12,13 +12,6 @@ namespace static_runtime {
 namespace golden {
 namespace {
 
-const NamedPass* FindPass(const std::string& name) {
-  for (const NamedPass& pass : Passes()) {
-    if (pass.name == name) return &pass;
-  }
-  return nullptr;
-}
-
 TEST(PassesGoldenTest, EveryCaseMatchesItsExpectedGraph) {
   absl::StatusOr<std::vector<GoldenCase>> cases = ListGoldenCases("golden/passes");
   ASSERT_TRUE(cases.ok()) << cases.status();

@@ -37,10 +37,9 @@ const std::vector<GraphPtr>& BaseGraphs() {
 }
 
 const golden::NamedPass& PassNamed(const std::string& name) {
-  for (const golden::NamedPass& pass : golden::Passes()) {
-    if (pass.name == name) return pass;
-  }
-  TORCH_CHECK(false, "no pass ", name);
+  const golden::NamedPass* pass = golden::FindPass(name);
+  TORCH_CHECK(pass != nullptr, "no pass ", name);
+  return *pass;
 }
 
 // The property: for a random model, size and seed, the pass keeps outputs.

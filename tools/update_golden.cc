@@ -31,10 +31,7 @@ int main(int argc, char** argv) {
   }
   int changed = 0;
   for (const GoldenCase& golden_case : *cases) {
-    const NamedPass* pass = nullptr;
-    for (const NamedPass& candidate : Passes()) {
-      if (candidate.name == golden_case.pass) pass = &candidate;
-    }
+    const NamedPass* pass = FindPass(golden_case.pass);
     if (pass == nullptr) {
       std::cerr << "update_golden: no pass named '" << golden_case.pass << "'\n";
       return 1;
