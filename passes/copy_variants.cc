@@ -34,13 +34,8 @@ bool UseCopyVariants(const std::shared_ptr<torch::jit::Graph>& graph) {
     rewrites.emplace_back(node, variant);
   }
   for (const auto& [node, variant] : rewrites) {
-    torch::jit::Node* copy = graph->create(
-        c10::Symbol::fromQualString(variant->copy_op), node->inputs(), 1);
-    copy->insertBefore(node);
-    copy->copyMetadata(node);
-    copy->output()->copyMetadata(node->output());
-    node->output()->replaceAllUsesWith(copy->output());
-    node->destroy();
+    ReplaceNode(node, c10::Symbol::fromQualString(variant->copy_op),
+                node->inputs());
   }
   return !rewrites.empty();
 }

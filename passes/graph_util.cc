@@ -25,4 +25,15 @@ bool IsOverload(const torch::jit::Node* node, const char* name,
   return schema != nullptr && schema->overload_name() == overload;
 }
 
+torch::jit::Node* ReplaceNode(torch::jit::Node* node, c10::Symbol kind,
+                              at::ArrayRef<torch::jit::Value*> inputs) {
+  torch::jit::Node* replacement = node->owningGraph()->create(kind, inputs, 1);
+  replacement->insertBefore(node);
+  replacement->copyMetadata(node);
+  replacement->output()->copyMetadata(node->output());
+  node->output()->replaceAllUsesWith(replacement->output());
+  node->destroy();
+  return replacement;
+}
+
 }  // namespace static_runtime

@@ -1,5 +1,6 @@
 // Small helpers shared by the passes: walking every node of a graph (including
-// sub-blocks) and matching a node against an operator overload.
+// sub-blocks), matching a node against an operator overload, and replacing a
+// node by one of another kind.
 #ifndef STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
 #define STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
 
@@ -18,6 +19,12 @@ std::vector<torch::jit::Node*> AllNodes(torch::jit::Block* block);
 // True if `node` runs exactly the overload `name`.`overload` ("" = default).
 bool IsOverload(const torch::jit::Node* node, const char* name,
                 const char* overload);
+
+// Replaces the single-output `node` by a new node of kind `kind` with `inputs`,
+// inserted at the same place, carrying over source range and output metadata,
+// and destroys `node`. Returns the new node.
+torch::jit::Node* ReplaceNode(torch::jit::Node* node, c10::Symbol kind,
+                              at::ArrayRef<torch::jit::Value*> inputs);
 
 }  // namespace static_runtime
 

@@ -14,13 +14,7 @@ bool UseMaybeCopyTo(const std::shared_ptr<torch::jit::Graph>& graph) {
         !IsOverload(node, "aten::to", "prim_dtype")) {
       continue;
     }
-    torch::jit::Node* maybe_copy =
-        graph->create(ops::kMaybeCopyTo, node->inputs(), 1);
-    maybe_copy->insertBefore(node);
-    maybe_copy->copyMetadata(node);
-    maybe_copy->output()->copyMetadata(node->output());
-    node->output()->replaceAllUsesWith(maybe_copy->output());
-    node->destroy();
+    ReplaceNode(node, ops::kMaybeCopyTo, node->inputs());
     changed = true;
   }
   return changed;

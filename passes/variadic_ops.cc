@@ -27,13 +27,8 @@ bool UseVariadicOps(const std::shared_ptr<torch::jit::Graph>& graph) {
     std::vector<torch::jit::Value*> inputs(list->node()->inputs().begin(),
                                            list->node()->inputs().end());
     inputs.push_back(node->input(1));
-    torch::jit::Node* replacement = graph->create(variadic, inputs, 1);
-    replacement->insertBefore(node);
-    replacement->copyMetadata(node);
-    replacement->output()->copyMetadata(node->output());
-    node->output()->replaceAllUsesWith(replacement->output());
     torch::jit::Node* list_node = list->node();
-    node->destroy();
+    ReplaceNode(node, variadic, inputs);
     list_node->destroy();
     changed = true;
   }
