@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
 #include "passes/graph_util.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 
@@ -13,22 +12,6 @@ namespace static_runtime {
 namespace {
 
 using torch::jit::Node;
-
-// Where `node` came from: "file:line:col `<source line>`" (or "line N
-// `<source line>`" when the source has no file name), or "<unknown source>".
-std::string SourceOf(const Node* node) {
-  const torch::jit::SourceRange& range = node->sourceRange();
-  if (!range.source()) return "<unknown source>";
-  const auto& source = range.source();
-  const size_t line = source->lineno_for_offset(range.start());
-  const std::string text = source->get_line(line).str();
-  std::string where = absl::StrCat("line ", line + 1);
-  if (auto file_line_col = range.file_line_col()) {
-    const auto& [file, file_line, col] = *file_line_col;
-    where = absl::StrCat(file, ":", file_line, ":", col);
-  }
-  return absl::StrCat(where, " `", absl::StripAsciiWhitespace(text), "`");
-}
 
 // Why `node` cannot run on the static runtime, or "" if it can.
 std::string ProblemWith(const Node* node) {

@@ -1,5 +1,8 @@
 #include "passes/graph_util.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
 namespace static_runtime {
 namespace {
 
@@ -34,6 +37,20 @@ torch::jit::Node* ReplaceNode(torch::jit::Node* node, c10::Symbol kind,
   node->output()->replaceAllUsesWith(replacement->output());
   node->destroy();
   return replacement;
+}
+
+std::string SourceOf(const torch::jit::Node* node) {
+  const torch::jit::SourceRange& range = node->sourceRange();
+  if (!range.source()) return "<unknown source>";
+  const auto& source = range.source();
+  const size_t line = source->lineno_for_offset(range.start());
+  const std::string text = source->get_line(line).str();
+  std::string where = absl::StrCat("line ", line + 1);
+  if (auto file_line_col = range.file_line_col()) {
+    const auto& [file, file_line, col] = *file_line_col;
+    where = absl::StrCat(file, ":", file_line, ":", col);
+  }
+  return absl::StrCat(where, " `", absl::StripAsciiWhitespace(text), "`");
 }
 
 }  // namespace static_runtime

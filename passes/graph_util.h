@@ -1,9 +1,10 @@
 // Small helpers shared by the passes: walking every node of a graph (including
-// sub-blocks), matching a node against an operator overload, and replacing a
-// node by one of another kind.
+// sub-blocks), matching a node against an operator overload, replacing a node
+// by one of another kind, and naming where a node came from in the source.
 #ifndef STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
 #define STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
 
+#include <string>
 #include <vector>
 
 #include "torch/csrc/jit/ir/ir.h"
@@ -25,6 +26,10 @@ bool IsOverload(const torch::jit::Node* node, const char* name,
 // and destroys `node`. Returns the new node.
 torch::jit::Node* ReplaceNode(torch::jit::Node* node, c10::Symbol kind,
                               at::ArrayRef<torch::jit::Value*> inputs);
+
+// Where `node` came from: "file:line:col `<source line>`" (or "line N
+// `<source line>`" when the source has no file name), or "<unknown source>".
+std::string SourceOf(const torch::jit::Node* node);
 
 }  // namespace static_runtime
 

@@ -1,0 +1,95 @@
+#include "ops/fallback.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "passes/exception_message.h"
+#include "torch/csrc/jit/runtime/interpreter.h"
+#include "torch/csrc/jit/runtime/operator.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Stack;
+
+// One stack per thread, reused across calls so a call does not allocate it.
+Stack& ThreadStack() {
+  thread_local Stack stack;
+  return stack;
+}
+
+void PushInputs(const NodeIO& io, Stack& stack) {
+  stack.clear();
+  stack.reserve(io.num_inputs());
+  for (size_t i = 0; i < io.num_inputs(); ++i) stack.push_back(io.Input(i));
+}
+
+void PopOutputs(NodeIO& io, Stack& stack) {
+  TORCH_CHECK(stack.size() == io.num_outputs(), "the JIT produced ",
+              stack.size(), " values for ", io.num_outputs(), " outputs");
+  for (size_t i = 0; i < io.num_outputs(); ++i) {
+    io.Output(i) = std::move(stack[i]);
+  }
+  stack.clear();
+}
+
+// `node` alone in a graph of its own, with the same input and output types.
+std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  std::unordered_map<const torch::jit::Value*, torch::jit::Value*> inputs;
+  for (const torch::jit::Value* input : node->inputs()) {
+    if (inputs.count(input) == 0) {
+      inputs[input] = graph->addInput()->setType(input->type());
+    }
+  }
+  torch::jit::Node* clone = graph->createClone(
+      const_cast<torch::jit::Node*>(node),
+      [&inputs](torch::jit::Value* v) { return inputs.at(v); });
+  graph->insertNode(clone);
+  for (torch::jit::Value* output : clone->outputs()) graph->registerOutput(output);
+  return graph;
+}
+
+}  // namespace
+
+absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
+  if (!node->blocks().empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        node->kind().toQualString(), " has sub-blocks and no kernel"));
+  }
+  try {
+    if (const torch::jit::Operator* op = node->maybeOperator()) {
+      torch::jit::Operation operation = op->getOperation(node);
+      return Kernel([operation](NodeIO& io) mutable {
+        Stack& stack = ThreadStack();
+        PushInputs(io, stack);
+        operation(stack);
+        PopOutputs(io, stack);
+      });
+    }
+    // The single-node graph takes each distinct input once.
+    std::vector<size_t> distinct_inputs;
+    for (size_t i = 0; i < node->inputs().size(); ++i) {
+      bool seen = false;
+      for (size_t j = 0; j < i; ++j) seen = seen || node->input(j) == node->input(i);
+      if (!seen) distinct_inputs.push_back(i);
+    }
+    auto code = std::make_shared<torch::jit::Code>(
+        SingleNodeGraph(node), std::string(node->kind().toQualString()));
+    return Kernel([code, distinct_inputs](NodeIO& io) {
+      Stack stack;
+      stack.reserve(distinct_inputs.size());
+      for (size_t i : distinct_inputs) stack.push_back(io.Input(i));
+      torch::jit::InterpreterState(*code).run(stack);
+      PopOutputs(io, stack);
+    });
+  } catch (const std::exception& e) {
+    return absl::UnimplementedError(
+        absl::StrCat("the JIT cannot run ", node->kind().toQualString(),
+                     " on its own: ", ExceptionMessage(e)));
+  }
+}
+
+}  // namespace static_runtime

@@ -1,0 +1,22 @@
+// The fallback kernel: runs a node with the TorchScript JIT's own
+// implementation. A node with a registered JIT operator calls that operator's
+// Operation on a stack; a special node without one (tuple/dict construction,
+// isinstance, ...) runs as a one-node graph on the JIT interpreter. Correct
+// for every node the JIT can run, but boxed: every input and output goes
+// through a stack.
+#ifndef STATIC_RUNTIME_OPS_FALLBACK_H_
+#define STATIC_RUNTIME_OPS_FALLBACK_H_
+
+#include "absl/status/statusor.h"
+#include "ops/registry.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+// An error when the JIT cannot run `node` on its own (a node with blocks, or
+// one the interpreter rejects).
+absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_FALLBACK_H_

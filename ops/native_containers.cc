@@ -1,0 +1,145 @@
+// Native kernels for lists, tuples and dicts: construction, unpacking,
+// indexing, len and append. Each reads and writes the value slots directly.
+#include "ATen/core/ivalue.h"
+#include "absl/strings/str_cat.h"
+#include "ops/registry.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Node;
+
+void Register(absl::string_view op, KernelFactory factory) {
+  KernelRegistry::Global().Register(op, KernelKind::kNative, std::move(factory));
+}
+
+// A factory for kernels that do not depend on the node.
+KernelFactory Always(Kernel kernel) {
+  return [kernel](const Node*) { return kernel; };
+}
+
+Kernel ListConstruct(const Node* node) {
+  c10::TypePtr element_type =
+      node->output()->type()->expectRef<c10::ListType>().getElementType();
+  return [element_type](NodeIO& io) {
+    c10::impl::GenericList list(element_type);
+    list.reserve(io.num_inputs());
+    for (size_t i = 0; i < io.num_inputs(); ++i) list.push_back(io.Input(i));
+    io.Output(0) = std::move(list);
+  };
+}
+
+Kernel TupleConstruct(const Node* node) {
+  auto tuple_type = node->output()->type()->cast<c10::TupleType>();
+  const bool named = tuple_type != nullptr && tuple_type->schema() != nullptr;
+  return [named, tuple_type](NodeIO& io) {
+    std::vector<c10::IValue> elements;
+    elements.reserve(io.num_inputs());
+    for (size_t i = 0; i < io.num_inputs(); ++i) elements.push_back(io.Input(i));
+    io.Output(0) = named ? c10::ivalue::Tuple::createNamed(std::move(elements), tuple_type)
+                         : c10::ivalue::Tuple::create(std::move(elements));
+  };
+}
+
+Kernel DictConstruct(const Node* node) {
+  const auto& dict_type = node->output()->type()->expectRef<c10::DictType>();
+  c10::TypePtr key_type = dict_type.getKeyType();
+  c10::TypePtr value_type = dict_type.getValueType();
+  return [key_type, value_type](NodeIO& io) {
+    c10::impl::GenericDict dict(key_type, value_type);
+    dict.reserve(io.num_inputs() / 2);
+    for (size_t i = 0; i + 1 < io.num_inputs(); i += 2) {
+      dict.insert_or_assign(io.Input(i), io.Input(i + 1));
+    }
+    io.Output(0) = std::move(dict);
+  };
+}
+
+void CheckUnpackCount(size_t actual, size_t expected, const char* what) {
+  TORCH_CHECK(actual == expected, "cannot unpack a ", what, " of ", actual,
+              " elements into ", expected, " values");
+}
+
+void ListUnpack(NodeIO& io) {
+  const c10::IValue& input = io.Input(0);
+  if (input.isTensorList()) {
+    // A list of tensors keeps them unboxed.
+    c10::List<at::Tensor> list = input.toTensorList();
+    CheckUnpackCount(list.size(), io.num_outputs(), "list");
+    for (size_t i = 0; i < io.num_outputs(); ++i) io.Output(i) = list.get(i);
+    return;
+  }
+  c10::ArrayRef<c10::IValue> elements = input.toListRef();
+  CheckUnpackCount(elements.size(), io.num_outputs(), "list");
+  for (size_t i = 0; i < io.num_outputs(); ++i) io.Output(i) = elements[i];
+}
+
+void TupleUnpack(NodeIO& io) {
+  const auto& elements = io.Input(0).toTupleRef().elements();
+  CheckUnpackCount(elements.size(), io.num_outputs(), "tuple");
+  for (size_t i = 0; i < io.num_outputs(); ++i) io.Output(i) = elements[i];
+}
+
+int64_t NormalizeIndex(int64_t index, size_t size, const char* what) {
+  const int64_t n = static_cast<int64_t>(size);
+  const int64_t normalized = index < 0 ? index + n : index;
+  TORCH_CHECK_INDEX(normalized >= 0 && normalized < n, what,
+                    " index out of range: ", index, " for size ", n);
+  return normalized;
+}
+
+void TupleIndex(NodeIO& io) {
+  const auto& elements = io.Input(0).toTupleRef().elements();
+  io.Output(0) = elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "tuple")];
+}
+
+void ListGetItem(NodeIO& io) {
+  c10::ArrayRef<c10::IValue> elements = io.Input(0).toListRef();
+  io.Output(0) = elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "list")];
+}
+
+void DictGetItem(NodeIO& io) {
+  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
+  auto found = dict.find(io.Input(1));
+  TORCH_CHECK(found != dict.end(), "KeyError: ", io.Input(1));
+  io.Output(0) = found->value();
+}
+
+void ListAppend(NodeIO& io) {
+  c10::impl::GenericList list = io.Input(0).toList();
+  list.push_back(io.Input(1));
+  io.Output(0) = std::move(list);
+}
+
+void ListLen(NodeIO& io) {
+  io.Output(0) = static_cast<int64_t>(io.Input(0).toListRef().size());
+}
+
+void DictLen(NodeIO& io) {
+  io.Output(0) = static_cast<int64_t>(io.Input(0).toGenericDict().size());
+}
+
+const bool kRegistered = [] {
+  Register("prim::ListConstruct", ListConstruct);
+  Register("prim::TupleConstruct", TupleConstruct);
+  Register("prim::DictConstruct", DictConstruct);
+  Register("prim::ListUnpack", Always(ListUnpack));
+  Register("prim::TupleUnpack", Always(TupleUnpack));
+  Register("prim::TupleIndex", Always(TupleIndex));
+  Register("aten::__getitem__.t(t[](a) list, int idx) -> t(*)", Always(ListGetItem));
+  for (const char* key : {"str", "int", "bool", "float", "Tensor"}) {
+    Register(absl::StrCat("aten::__getitem__.Dict_", key, "(Dict(", key, ", t) self, ",
+                          key, " key) -> t(*)")
+                 ,
+             Always(DictGetItem));
+    Register(absl::StrCat("aten::len.Dict_", key, "(Dict(", key, ", t) self) -> int"),
+             Always(DictLen));
+  }
+  Register("aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)", Always(ListAppend));
+  Register("aten::len.t(t[] a) -> int", Always(ListLen));
+  Register("aten::len.any(Any[] a) -> int", Always(ListLen));
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

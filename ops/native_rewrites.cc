@@ -1,0 +1,207 @@
+// Native kernels for the `static_runtime::` operators that preparation
+// introduces (passes/operators.h): variadic cat/stack, fused list unpacking,
+// dict unpacking, owned references, maybe-copying `to`, and the copying twins
+// of view ops. Same results as their JIT registrations, without a stack.
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "ATen/ATen.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "ops/registry.h"
+#include "passes/operators.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Node;
+
+void Register(absl::string_view op, KernelFactory factory) {
+  KernelRegistry::Global().Register(op, KernelKind::kNative, std::move(factory));
+}
+
+KernelFactory Always(Kernel kernel) {
+  return [kernel](const Node*) { return kernel; };
+}
+
+// The node's overload name ("" for the default one); "?" without a schema.
+std::string OverloadOf(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  return schema == nullptr ? "?" : schema->overload_name();
+}
+
+// Inputs 0..n-2 are tensors, the last one is `dim`.
+using TensorVector = absl::InlinedVector<at::Tensor, 8>;
+TensorVector TensorsBeforeDim(const NodeIO& io) {
+  TensorVector tensors;
+  for (size_t i = 0; i + 1 < io.num_inputs(); ++i) {
+    tensors.push_back(io.Input(i).toTensor());
+  }
+  return tensors;
+}
+
+void VariadicCat(NodeIO& io) {
+  io.Output(0) = at::cat(TensorsBeforeDim(io), io.Input(io.num_inputs() - 1).toInt());
+}
+
+void VariadicStack(NodeIO& io) {
+  io.Output(0) = at::stack(TensorsBeforeDim(io), io.Input(io.num_inputs() - 1).toInt());
+}
+
+// Copies each part of a split into its own output.
+void OutputParts(const std::vector<at::Tensor>& parts, NodeIO& io, const char* op) {
+  TORCH_CHECK(parts.size() == io.num_outputs(), op, " produced ", parts.size(),
+              " tensors but the graph unpacks ", io.num_outputs());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    io.Output(i) = parts[i].clone(at::MemoryFormat::Contiguous);
+  }
+}
+
+void SplitUnpacked(NodeIO& io) {
+  OutputParts(at::split(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toInt()),
+              io, "split");
+}
+
+void SplitWithSizesUnpacked(NodeIO& io) {
+  OutputParts(at::split_with_sizes(io.Input(0).toTensor(), io.Input(1).toIntVector(),
+                                   io.Input(2).toInt()),
+              io, "split_with_sizes");
+}
+
+void ChunkUnpacked(NodeIO& io) {
+  OutputParts(at::chunk(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toInt()),
+              io, "chunk");
+}
+
+void UnbindUnpacked(NodeIO& io) {
+  OutputParts(at::unbind(io.Input(0).toTensor(), io.Input(1).toInt()), io, "unbind");
+}
+
+void UnpackDict(NodeIO& io) {
+  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
+  for (size_t i = 1; i < io.num_inputs(); ++i) {
+    auto found = dict.find(io.Input(i));
+    TORCH_CHECK(found != dict.end(), "KeyError: ", io.Input(i));
+    io.Output(i - 1) = found->value();
+  }
+}
+
+c10::optional<at::MemoryFormat> MemoryFormatArg(const c10::IValue& value) {
+  if (value.isNone()) return c10::nullopt;
+  return value.toMemoryFormat();
+}
+
+Kernel MaybeCopyTo(const Node* node) {
+  const std::string overload = OverloadOf(node);
+  if (overload == "dtype") {
+    return [](NodeIO& io) {
+      io.Output(0) = io.Input(0).toTensor().to(
+          io.Input(1).toScalarType(), io.Input(2).toBool(), io.Input(3).toBool(),
+          MemoryFormatArg(io.Input(4)));
+    };
+  }
+  if (overload == "other") {
+    return [](NodeIO& io) {
+      io.Output(0) = io.Input(0).toTensor().to(io.Input(1).toTensor(), io.Input(2).toBool(),
+                                               io.Input(3).toBool(),
+                                               MemoryFormatArg(io.Input(4)));
+    };
+  }
+  if (overload == "prim_dtype") {
+    return [](NodeIO& io) {
+      const at::Tensor& self = io.Input(0).toTensor();
+      const bool copy = io.Input(3).toBool();
+      if (io.Input(1).isNone() && !copy) {
+        io.Output(0) = self;
+        return;
+      }
+      const at::ScalarType dtype = io.Input(1).isNone()
+                                       ? self.scalar_type()
+                                       : static_cast<at::ScalarType>(io.Input(1).toInt());
+      io.Output(0) = self.to(dtype, io.Input(2).toBool(), copy);
+    };
+  }
+  return nullptr;
+}
+
+// The view each copy variant materializes, keyed by "<copy op>.<overload>".
+using ViewFn = std::function<at::Tensor(const NodeIO&)>;
+const absl::flat_hash_map<std::string, ViewFn>& Views() {
+  static const auto* const kViews = new absl::flat_hash_map<std::string, ViewFn>{
+      {"copy_reshape.",
+       [](const NodeIO& io) { return io.Input(0).toTensor().reshape(io.Input(1).toIntVector()); }},
+      {"copy_view.",
+       [](const NodeIO& io) { return io.Input(0).toTensor().view(io.Input(1).toIntVector()); }},
+      {"copy_flatten.using_ints",
+       [](const NodeIO& io) {
+         return io.Input(0).toTensor().flatten(io.Input(1).toInt(), io.Input(2).toInt());
+       }},
+      {"copy_permute.",
+       [](const NodeIO& io) { return io.Input(0).toTensor().permute(io.Input(1).toIntVector()); }},
+      {"copy_transpose.int",
+       [](const NodeIO& io) {
+         return io.Input(0).toTensor().transpose(io.Input(1).toInt(), io.Input(2).toInt());
+       }},
+      {"copy_t.", [](const NodeIO& io) { return io.Input(0).toTensor().t(); }},
+      {"copy_narrow.",
+       [](const NodeIO& io) {
+         return io.Input(0).toTensor().narrow(io.Input(1).toInt(), io.Input(2).toInt(),
+                                              io.Input(3).toInt());
+       }},
+      {"copy_squeeze.", [](const NodeIO& io) { return io.Input(0).toTensor().squeeze(); }},
+      {"copy_squeeze.dim",
+       [](const NodeIO& io) { return io.Input(0).toTensor().squeeze(io.Input(1).toInt()); }},
+      {"copy_unsqueeze.",
+       [](const NodeIO& io) { return io.Input(0).toTensor().unsqueeze(io.Input(1).toInt()); }},
+      {"copy_expand.",
+       [](const NodeIO& io) {
+         return io.Input(0).toTensor().expand(io.Input(1).toIntVector(), io.Input(2).toBool());
+       }},
+      {"copy_expand_as.",
+       [](const NodeIO& io) { return io.Input(0).toTensor().expand_as(io.Input(1).toTensor()); }},
+      {"copy_reshape_as.",
+       [](const NodeIO& io) { return io.Input(0).toTensor().reshape_as(io.Input(1).toTensor()); }},
+      {"copy_view_as.",
+       [](const NodeIO& io) { return io.Input(0).toTensor().view_as(io.Input(1).toTensor()); }},
+      {"copy_select.int",
+       [](const NodeIO& io) {
+         return io.Input(0).toTensor().select(io.Input(1).toInt(), io.Input(2).toInt());
+       }},
+  };
+  return *kViews;
+}
+
+Kernel CopyVariant(const Node* node) {
+  auto found = Views().find(absl::StrCat(node->kind().toUnqualString(), ".", OverloadOf(node)));
+  if (found == Views().end()) return nullptr;
+  const ViewFn& view = found->second;
+  return [&view](NodeIO& io) {
+    io.Output(0) = view(io).clone(at::MemoryFormat::Contiguous);
+  };
+}
+
+const bool kRegistered = [] {
+  // Names, not the ops:: symbols: those are globals of another translation
+  // unit and may not be initialized yet during static initialization.
+  Register("static_runtime::variadic_cat", Always(VariadicCat));
+  Register("static_runtime::variadic_stack", Always(VariadicStack));
+  Register("static_runtime::split_unpacked", Always(SplitUnpacked));
+  Register("static_runtime::split_with_sizes_unpacked", Always(SplitWithSizesUnpacked));
+  Register("static_runtime::chunk_unpacked", Always(ChunkUnpacked));
+  Register("static_runtime::unbind_unpacked", Always(UnbindUnpacked));
+  Register("static_runtime::unpack_dict", Always(UnpackDict));
+  Register("static_runtime::owned_ref",
+           Always([](NodeIO& io) { io.Output(0) = io.Input(0); }));
+  Register("static_runtime::maybe_copy_to", MaybeCopyTo);
+  absl::flat_hash_map<std::string, bool> registered_kinds;
+  for (const ops::CopyVariant& variant : ops::CopyVariants()) {
+    if (!registered_kinds.emplace(variant.copy_op, true).second) continue;
+    Register(variant.copy_op, CopyVariant);
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,186 @@
+// Native kernels for the scalar glue of real models: tensor metadata (size,
+// dim, numel, len, dtype, device), conversions (Int, Float, Bool,
+// NumToTensor), identity tests, int/float arithmetic and comparisons,
+// Uninitialized and RaiseException. Semantics follow the JIT's own operators
+// (Python's rules for floor division and modulo).
+#include <cmath>
+#include <stdexcept>
+
+#include "ATen/ATen.h"
+#include "ATen/ScalarOps.h"
+#include "absl/strings/str_cat.h"
+#include "ops/registry.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Node;
+
+void Register(absl::string_view op, Kernel kernel) {
+  KernelRegistry::Global().Register(
+      op, KernelKind::kNative, [kernel](const Node*) { return kernel; });
+}
+
+const char* TypeName(int64_t) { return "int"; }
+const char* TypeName(double) { return "float"; }
+const char* TypeName(bool) { return "bool"; }
+
+// Registers `name.<overload>(A a, B b) -> R` for a binary function `f`.
+template <typename A, typename B, typename R, typename F>
+void RegisterBinary(const char* name, const char* overload, F f) {
+  const char* separator = *overload == '\0' ? "" : ".";
+  Register(absl::StrCat(name, separator, overload, "(", TypeName(A()), " a, ",
+                        TypeName(B()), " b) -> ", TypeName(R())),
+           [f](NodeIO& io) {
+             io.Output(0) = static_cast<R>(
+                 f(io.Input(0).to<A>(), io.Input(1).to<B>()));
+           });
+}
+
+// Registers the .int, .float, .int_float and .float_int overloads; `R` is
+// the result for two ints (float results for mixed operands are implied).
+template <typename IntResult, typename FloatResult, typename F>
+void RegisterNumeric(const char* name, F f) {
+  RegisterBinary<int64_t, int64_t, IntResult>(name, "int", f);
+  RegisterBinary<double, double, FloatResult>(name, "float", f);
+  RegisterBinary<int64_t, double, FloatResult>(name, "int_float", f);
+  RegisterBinary<double, int64_t, FloatResult>(name, "float_int", f);
+}
+
+int64_t FloorDivide(int64_t a, int64_t b) {
+  TORCH_CHECK(b != 0, "ZeroDivisionError: integer division or modulo by zero");
+  int64_t quotient = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0))) --quotient;
+  return quotient;
+}
+
+int64_t PythonModulo(int64_t a, int64_t b) {
+  TORCH_CHECK(b != 0, "ZeroDivisionError: integer division or modulo by zero");
+  return (b + (a % b)) % b;
+}
+
+void RegisterArithmetic() {
+  RegisterNumeric<int64_t, double>("aten::add", [](auto a, auto b) { return a + b; });
+  RegisterNumeric<int64_t, double>("aten::sub", [](auto a, auto b) { return a - b; });
+  RegisterNumeric<int64_t, double>("aten::mul", [](auto a, auto b) { return a * b; });
+  RegisterBinary<int64_t, int64_t, double>("aten::div", "int", [](int64_t a, int64_t b) {
+    return static_cast<double>(a) / static_cast<double>(b);
+  });
+  RegisterBinary<double, double, double>("aten::div", "float",
+                                         [](double a, double b) { return a / b; });
+  RegisterBinary<int64_t, int64_t, int64_t>("aten::floordiv", "int", FloorDivide);
+  RegisterBinary<int64_t, int64_t, int64_t>("aten::remainder", "int", PythonModulo);
+  RegisterBinary<int64_t, int64_t, int64_t>(
+      "prim::max", "int", [](int64_t a, int64_t b) { return std::max(a, b); });
+  RegisterBinary<int64_t, int64_t, int64_t>(
+      "prim::min", "int", [](int64_t a, int64_t b) { return std::min(a, b); });
+  Register("aten::neg.int(int a) -> int",
+           [](NodeIO& io) { io.Output(0) = -io.Input(0).toInt(); });
+  Register("aten::neg.float(float a) -> float",
+           [](NodeIO& io) { io.Output(0) = -io.Input(0).toDouble(); });
+}
+
+void RegisterComparisons() {
+  RegisterNumeric<bool, bool>("aten::eq", [](auto a, auto b) { return a == b; });
+  RegisterNumeric<bool, bool>("aten::ne", [](auto a, auto b) { return a != b; });
+  RegisterNumeric<bool, bool>("aten::lt", [](auto a, auto b) { return a < b; });
+  RegisterNumeric<bool, bool>("aten::gt", [](auto a, auto b) { return a > b; });
+  RegisterNumeric<bool, bool>("aten::le", [](auto a, auto b) { return a <= b; });
+  RegisterNumeric<bool, bool>("aten::ge", [](auto a, auto b) { return a >= b; });
+  RegisterBinary<bool, bool, bool>("aten::eq", "bool", [](bool a, bool b) { return a == b; });
+  RegisterBinary<bool, bool, bool>("aten::ne", "bool", [](bool a, bool b) { return a != b; });
+  RegisterBinary<bool, bool, bool>("aten::__and__", "bool",
+                                   [](bool a, bool b) { return a && b; });
+  RegisterBinary<bool, bool, bool>("aten::__or__", "bool",
+                                   [](bool a, bool b) { return a || b; });
+  Register("aten::__not__(bool self) -> bool",
+           [](NodeIO& io) { io.Output(0) = !io.Input(0).toBool(); });
+  Register("aten::__is__(t1 self, t2 obj) -> bool",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).is(io.Input(1)); });
+  Register("aten::__isnot__(t1 self, t2 obj) -> bool",
+           [](NodeIO& io) { io.Output(0) = !io.Input(0).is(io.Input(1)); });
+}
+
+void RegisterTensorMetadata() {
+  Register("aten::size(Tensor self) -> int[]", [](NodeIO& io) {
+    io.Output(0) = c10::List<int64_t>(io.Input(0).toTensor().sizes());
+  });
+  Register("aten::size.int(Tensor self, int dim) -> int", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toTensor().size(io.Input(1).toInt());
+  });
+  Register("aten::dim(Tensor self) -> int",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().dim(); });
+  Register("aten::numel(Tensor self) -> int",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().numel(); });
+  Register("aten::len.Tensor(Tensor t) -> int", [](NodeIO& io) {
+    const at::Tensor& t = io.Input(0).toTensor();
+    TORCH_CHECK(t.dim() > 0, "len() of a 0-d tensor");
+    io.Output(0) = t.sizes()[0];
+  });
+  Register("prim::dtype(Tensor a) -> int", [](NodeIO& io) {
+    io.Output(0) = static_cast<int64_t>(io.Input(0).toTensor().scalar_type());
+  });
+  Register("prim::device(Tensor a) -> Device",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().device(); });
+}
+
+void RegisterConversions() {
+  Register("aten::Int.Tensor(Tensor a) -> int",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item<int64_t>(); });
+  Register("aten::Int.bool(bool a) -> int", [](NodeIO& io) {
+    io.Output(0) = static_cast<int64_t>(io.Input(0).toBool());
+  });
+  Register("aten::Int.float(float a) -> int", [](NodeIO& io) {
+    io.Output(0) = static_cast<int64_t>(io.Input(0).toDouble());
+  });
+  Register("aten::Int.Scalar(Scalar a) -> int", [](NodeIO& io) {
+    const c10::IValue& a = io.Input(0);
+    io.Output(0) = a.isInt() ? a.toInt() : static_cast<int64_t>(a.toScalar().toDouble());
+  });
+  Register("aten::Float.Scalar(Scalar a) -> float", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toScalar().toDouble();
+  });
+  Register("aten::Float.Tensor(Tensor a) -> float",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item<double>(); });
+  Register("aten::Float.int(int a) -> float", [](NodeIO& io) {
+    io.Output(0) = static_cast<double>(io.Input(0).toInt());
+  });
+  Register("aten::Float.bool(bool a) -> float", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toBool() ? 1.0 : 0.0;
+  });
+  Register("aten::Bool.Tensor(Tensor a) -> bool",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_nonzero(); });
+  Register("aten::Bool.int(int a) -> bool",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toInt() != 0; });
+  Register("aten::Bool.float(float a) -> bool",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toDouble() != 0.0; });
+  Register("prim::NumToTensor.Scalar(Scalar a) -> Tensor", [](NodeIO& io) {
+    io.Output(0) = at::scalar_to_tensor(io.Input(0).toScalar());
+  });
+  Register("prim::NumToTensor.bool(bool a) -> Tensor", [](NodeIO& io) {
+    io.Output(0) = at::scalar_to_tensor(io.Input(0).toBool());
+  });
+}
+
+void RegisterSpecial() {
+  Register("prim::Uninitialized() -> Any",
+           [](NodeIO& io) { io.Output(0) = c10::IValue::uninitialized(); });
+  // The model's own error: the runtime adds which node raised it.
+  Register("prim::RaiseException(str msg, str? cls=None) -> ()", [](NodeIO& io) {
+    const c10::IValue& cls = io.Input(1);
+    throw std::runtime_error(absl::StrCat(
+        cls.isNone() ? "Exception" : cls.toStringRef(), ": ", io.Input(0).toStringRef()));
+  });
+}
+
+const bool kRegistered = [] {
+  RegisterArithmetic();
+  RegisterComparisons();
+  RegisterTensorMetadata();
+  RegisterConversions();
+  RegisterSpecial();
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

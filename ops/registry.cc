@@ -1,0 +1,88 @@
+#include "ops/registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "glog/logging.h"
+#include "torch/csrc/jit/frontend/function_schema_parser.h"
+#include "torch/csrc/jit/runtime/operator.h"
+
+namespace static_runtime {
+
+const char* KernelKindName(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kOutVariant:
+      return "out_variant";
+    case KernelKind::kNative:
+      return "native";
+    case KernelKind::kFallback:
+      return "fallback";
+  }
+  return "unknown";
+}
+
+KernelRegistry& KernelRegistry::Global() {
+  static auto* const registry = new KernelRegistry();
+  return *registry;
+}
+
+void KernelRegistry::Register(absl::string_view op, KernelKind kind,
+                              KernelFactory factory) {
+  CHECK(kind != KernelKind::kFallback)
+      << "fallback kernels are not registered: " << op;
+  Entry entry{std::string(op), std::nullopt, c10::Symbol(), kind,
+              std::move(factory)};
+  if (absl::StrContains(op, "(")) {
+    entry.schema = torch::jit::parseSchema(entry.op);
+    entry.kind_symbol = c10::Symbol::fromQualString(entry.schema->name());
+  } else {
+    entry.kind_symbol = c10::Symbol::fromQualString(entry.op);
+  }
+  entries_.push_back(std::move(entry));
+}
+
+bool KernelRegistry::Matches(const Entry& entry,
+                             const torch::jit::Node* node) const {
+  if (node->kind() != entry.kind_symbol) return false;
+  if (!entry.schema) return true;
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  return schema != nullptr && *schema == *entry.schema;
+}
+
+std::optional<KernelRegistry::Selected> KernelRegistry::Find(
+    const torch::jit::Node* node, bool allow_out_variants) const {
+  for (KernelKind kind : {KernelKind::kOutVariant, KernelKind::kNative}) {
+    if (kind == KernelKind::kOutVariant && !allow_out_variants) continue;
+    for (const Entry& entry : entries_) {
+      if (entry.kind != kind || !Matches(entry, node)) continue;
+      if (Kernel kernel = entry.factory(node)) {
+        return Selected{std::move(kernel), kind};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> KernelRegistry::Registered(KernelKind kind) const {
+  std::vector<std::string> result;
+  for (const Entry& entry : entries_) {
+    if (entry.kind == kind) result.push_back(entry.op);
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+std::vector<std::string> KernelRegistry::SchemasUnknownToJit() const {
+  std::vector<std::string> unknown;
+  for (const Entry& entry : entries_) {
+    if (!entry.schema) continue;
+    bool found = false;
+    for (const auto& op : torch::jit::getAllOperatorsFor(entry.kind_symbol)) {
+      found = found || op->schema() == *entry.schema;
+    }
+    if (!found) unknown.push_back(entry.op);
+  }
+  return unknown;
+}
+
+}  // namespace static_runtime

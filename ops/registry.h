@@ -1,0 +1,110 @@
+// The kernel registry: how ops/ tells the runtime which kernel runs a node.
+//
+// A kernel reads a node's inputs from, and writes its outputs to, value slots
+// the runtime owns (NodeIO); it never sees the runtime itself. Kernels are
+// registered for an exact operator schema ("aten::add.int(int a, int b) ->
+// int": only nodes whose schema is exactly that operator) or for a node kind
+// ("prim::ListConstruct": every node of that kind, for the special nodes that
+// have no operator). A factory sees the node once, when a model is loaded, and
+// returns an empty Kernel when it does not support that node (its static types
+// or constant arguments), so the node falls back instead of computing
+// something different. Kernels are shared by every thread running the model:
+// they must not keep mutable state between calls.
+#ifndef STATIC_RUNTIME_OPS_REGISTRY_H_
+#define STATIC_RUNTIME_OPS_REGISTRY_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+// Index of a value slot in the runtime's flat value table.
+using ValueIndex = uint32_t;
+
+// One node's view of the value table during a call.
+class NodeIO {
+ public:
+  NodeIO(c10::IValue* values, absl::Span<const ValueIndex> inputs,
+         absl::Span<const ValueIndex> outputs)
+      : values_(values), inputs_(inputs), outputs_(outputs) {}
+
+  const c10::IValue& Input(size_t i) const { return values_[inputs_[i]]; }
+  c10::IValue& Output(size_t i) { return values_[outputs_[i]]; }
+  size_t num_inputs() const { return inputs_.size(); }
+  size_t num_outputs() const { return outputs_.size(); }
+
+ private:
+  c10::IValue* values_;
+  absl::Span<const ValueIndex> inputs_;
+  absl::Span<const ValueIndex> outputs_;
+};
+
+enum class KernelKind {
+  kOutVariant,  // writes into an output tensor the runtime owns and reuses
+  kNative,      // computes directly on the slots, allocating its results
+  kFallback,    // the JIT's own operator (or interpreter) on a stack
+};
+const char* KernelKindName(KernelKind kind);
+
+using Kernel = std::function<void(NodeIO&)>;
+using KernelFactory = std::function<Kernel(const torch::jit::Node*)>;
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& Global();
+
+  // `op` is an operator schema or a node kind (see the top of this file).
+  // An unparsable schema is a programming error and aborts.
+  void Register(absl::string_view op, KernelKind kind, KernelFactory factory);
+
+  struct Selected {
+    Kernel kernel;
+    KernelKind kind;
+  };
+  // The first kernel whose factory accepts `node`: out variants first (when
+  // allowed), then native kernels. nullopt when none does.
+  std::optional<Selected> Find(const torch::jit::Node* node,
+                               bool allow_out_variants) const;
+
+  // Every registered operator schema or node kind of `kind`, sorted.
+  std::vector<std::string> Registered(KernelKind kind) const;
+
+  // The registered schemas that do not name an operator registered with the
+  // JIT with exactly that schema (a typo would make the kernel unreachable).
+  std::vector<std::string> SchemasUnknownToJit() const;
+
+ private:
+  struct Entry {
+    std::string op;
+    std::optional<c10::FunctionSchema> schema;  // nullopt: by node kind
+    c10::Symbol kind_symbol;
+    KernelKind kind;
+    KernelFactory factory;
+  };
+  bool Matches(const Entry& entry, const torch::jit::Node* node) const;
+
+  std::vector<Entry> entries_;
+};
+
+// Registers at static initialization:
+//   static const KernelRegistration kAddInt("aten::add.int(...) -> int",
+//                                           KernelKind::kNative, factory);
+// Libraries that register kernels need `alwayslink = True`.
+struct KernelRegistration {
+  KernelRegistration(absl::string_view op, KernelKind kind,
+                     KernelFactory factory) {
+    KernelRegistry::Global().Register(op, kind, std::move(factory));
+  }
+};
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_REGISTRY_H_

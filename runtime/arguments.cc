@@ -1,0 +1,88 @@
+#include "runtime/arguments.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace static_runtime {
+namespace {
+
+std::string Describe(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const at::Tensor& tensor = value.toTensor();
+    if (!tensor.defined()) return "undefined Tensor";
+    return absl::StrCat("Tensor of dtype ", c10::toString(tensor.scalar_type()));
+  }
+  return value.type()->annotation_str();
+}
+
+absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
+                       const c10::Argument& argument, const c10::IValue& value) {
+  const c10::TypePtr& expected = argument.type();
+  auto mismatch = [&](const std::string& expected_text) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        schema.name(), "() argument ", index, " ('", argument.name(), "'): expected ",
+        expected_text, ", got ", Describe(value)));
+  };
+  if (const auto tensor_type = expected->cast<c10::TensorType>()) {
+    // Shapes in a declared tensor type are an example, not a contract; the
+    // dtype is checked.
+    if (!value.isTensor() || !value.toTensor().defined()) return mismatch("Tensor");
+    const auto dtype = tensor_type->scalarType();
+    if (dtype && *dtype != value.toTensor().scalar_type()) {
+      return mismatch(absl::StrCat("Tensor of dtype ", c10::toString(*dtype)));
+    }
+    return absl::OkStatus();
+  }
+  if (!value.type()->isSubtypeOf(*expected)) return mismatch(expected->annotation_str());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<c10::IValue>> BindArguments(
+    const c10::FunctionSchema& schema, std::vector<c10::IValue> args,
+    const KwargMap& kwargs) {
+  const std::vector<c10::Argument>& arguments = schema.arguments();
+  if (args.size() > arguments.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(schema.name(), "() takes ", arguments.size(), " arguments but ",
+                     args.size(), " positional arguments were given"));
+  }
+  for (const auto& [name, value] : kwargs) {
+    size_t index = 0;
+    while (index < arguments.size() && arguments[index].name() != name) ++index;
+    if (index == arguments.size()) {
+      std::vector<std::string> names;
+      for (const auto& argument : arguments) names.push_back(argument.name());
+      return absl::InvalidArgumentError(
+          absl::StrCat(schema.name(), "() got an unexpected keyword argument '", name,
+                       "' (arguments: ", absl::StrJoin(names, ", "), ")"));
+    }
+    if (index < args.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          schema.name(), "() got multiple values for argument ", index, " ('", name, "')"));
+    }
+  }
+  std::vector<c10::IValue> bound = std::move(args);
+  bound.reserve(arguments.size());
+  for (size_t i = bound.size(); i < arguments.size(); ++i) {
+    const c10::Argument& argument = arguments[i];
+    auto kwarg = kwargs.find(argument.name());
+    if (kwarg != kwargs.end()) {
+      bound.push_back(kwarg->second);
+    } else if (argument.default_value()) {
+      bound.push_back(*argument.default_value());
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          schema.name(), "() missing argument ", i, " ('", argument.name(), "') of type ",
+          argument.type()->annotation_str()));
+    }
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    absl::Status status = CheckType(schema, i, arguments[i], bound[i]);
+    if (!status.ok()) return status;
+  }
+  return bound;
+}
+
+}  // namespace static_runtime

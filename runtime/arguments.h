@@ -1,0 +1,29 @@
+// Binding a call's positional and keyword arguments to a method's schema, the
+// way Python does: positional first, then keywords by name, then defaults.
+// Every argument is type-checked (a tensor against the dtype its declared type
+// names, if any); the first problem comes back as an InvalidArgument naming the
+// argument's index and name, the expected and the actual type.
+#ifndef STATIC_RUNTIME_RUNTIME_ARGUMENTS_H_
+#define STATIC_RUNTIME_RUNTIME_ARGUMENTS_H_
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ATen/core/function_schema.h"
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+
+namespace static_runtime {
+
+// The same map type as torch::IMethod::IValueMap.
+using KwargMap = std::unordered_map<std::string, c10::IValue>;
+
+// One value per schema argument, in schema order.
+absl::StatusOr<std::vector<c10::IValue>> BindArguments(
+    const c10::FunctionSchema& schema, std::vector<c10::IValue> args,
+    const KwargMap& kwargs);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_RUNTIME_ARGUMENTS_H_

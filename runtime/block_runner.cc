@@ -1,0 +1,130 @@
+#include "runtime/block_runner.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "passes/exception_message.h"
+#include "passes/graph_util.h"
+
+namespace static_runtime {
+namespace {
+
+std::string DescribeValue(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const at::Tensor& tensor = value.toTensor();
+    if (!tensor.defined()) return "undefined Tensor";
+    return absl::StrCat(c10::toString(tensor.scalar_type()), "[",
+                        absl::StrJoin(tensor.sizes(), ", "), "]");
+  }
+  if (value.isInt() || value.isDouble() || value.isBool() || value.isNone()) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+  }
+  return value.tagKind();
+}
+
+absl::Status NodeError(const NodePlan& node, const c10::IValue* values,
+                       const std::exception& e) {
+  std::vector<std::string> inputs;
+  for (ValueIndex slot : node.inputs) inputs.push_back(DescribeValue(values[slot]));
+  return absl::InternalError(absl::StrCat(
+      "node ", node.position, " (", node.node->kind().toQualString(), ") at ",
+      SourceOf(node.node), " failed: ", ExceptionMessage(e), "; inputs: (",
+      absl::StrJoin(inputs, ", "), ")"));
+}
+
+struct NoObserver {
+  void Before(const NodePlan&) {}
+  void After(const NodePlan&) {}
+};
+
+template <typename Observer>
+absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer);
+
+template <typename Observer>
+absl::Status RunIf(const NodePlan& node, c10::IValue* values, Observer& observer) {
+  const BlockPlan& taken = node.blocks[values[node.inputs[0]].toBool() ? 0 : 1];
+  absl::Status status = Run(taken, values, observer);
+  if (!status.ok()) return status;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    values[node.outputs[i]] = values[taken.outputs[i]];
+  }
+  return absl::OkStatus();
+}
+
+// Inputs: (max trip count, initial condition, carried...); body parameters:
+// (iteration, carried...); body results: (condition, carried...); outputs:
+// (carried...).
+template <typename Observer>
+absl::Status RunLoop(const NodePlan& node, c10::IValue* values, Observer& observer) {
+  const BlockPlan& body = node.blocks[0];
+  const size_t num_carried = node.outputs.size();
+  const int64_t max_trip_count = values[node.inputs[0]].toInt();
+  bool condition = values[node.inputs[1]].toBool();
+  for (size_t i = 0; i < num_carried; ++i) {
+    values[body.inputs[i + 1]] = values[node.inputs[i + 2]];
+  }
+  // Results go through a buffer: a result may be another iteration's parameter.
+  absl::InlinedVector<c10::IValue, 4> carried(num_carried);
+  for (int64_t iteration = 0; condition && iteration < max_trip_count; ++iteration) {
+    values[body.inputs[0]] = iteration;
+    absl::Status status = Run(body, values, observer);
+    if (!status.ok()) return status;
+    condition = values[body.outputs[0]].toBool();
+    for (size_t i = 0; i < num_carried; ++i) carried[i] = values[body.outputs[i + 1]];
+    for (size_t i = 0; i < num_carried; ++i) {
+      values[body.inputs[i + 1]] = std::move(carried[i]);
+    }
+  }
+  for (size_t i = 0; i < num_carried; ++i) {
+    values[node.outputs[i]] = values[body.inputs[i + 1]];
+  }
+  return absl::OkStatus();
+}
+
+template <typename Observer>
+absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer) {
+  for (const NodePlan& node : block.nodes) {
+    absl::Status status;
+    try {
+      switch (node.control) {
+        case NodePlan::Control::kKernel: {
+          NodeIO io(values, node.inputs, node.outputs);
+          observer.Before(node);
+          node.kernel(io);
+          observer.After(node);
+          break;
+        }
+        case NodePlan::Control::kIf:
+          status = RunIf(node, values, observer);
+          break;
+        case NodePlan::Control::kLoop:
+          status = RunLoop(node, values, observer);
+          break;
+      }
+    } catch (const std::exception& e) {
+      return NodeError(node, values, e);
+    }
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunBlock(const BlockPlan& block, c10::IValue* values) {
+  NoObserver observer;
+  return Run(block, values, observer);
+}
+
+absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values,
+                              NodeObserver& observer) {
+  return Run(block, values, observer);
+}
+
+}  // namespace static_runtime

@@ -1,0 +1,47 @@
+#include "runtime/pool.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace static_runtime {
+
+RuntimePool::RuntimePool(StaticModule::Ptr module, size_t max_runtimes)
+    : module_(std::move(module)), max_runtimes_(std::max<size_t>(max_runtimes, 1)) {}
+
+std::unique_ptr<StaticRuntime> RuntimePool::Acquire() {
+  {
+    absl::MutexLock lock(&mutex_);
+    auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      return !idle_.empty() || created_ < max_runtimes_;
+    };
+    mutex_.Await(absl::Condition(&available));
+    if (!idle_.empty()) {
+      std::unique_ptr<StaticRuntime> runtime = std::move(idle_.back());
+      idle_.pop_back();
+      return runtime;
+    }
+    ++created_;
+  }
+  // Created outside the lock: another caller may return a runtime meanwhile.
+  return std::make_unique<StaticRuntime>(module_);
+}
+
+void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
+  absl::MutexLock lock(&mutex_);
+  idle_.push_back(std::move(runtime));
+}
+
+absl::StatusOr<c10::IValue> RuntimePool::Run(std::vector<c10::IValue> args,
+                                             const KwargMap& kwargs) {
+  std::unique_ptr<StaticRuntime> runtime = Acquire();
+  absl::StatusOr<c10::IValue> result = runtime->Run(std::move(args), kwargs);
+  Release(std::move(runtime));
+  return result;
+}
+
+size_t RuntimePool::runtimes_created() const {
+  absl::MutexLock lock(&mutex_);
+  return created_;
+}
+
+}  // namespace static_runtime

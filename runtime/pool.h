@@ -1,0 +1,43 @@
+// RuntimePool: serves one StaticModule to many threads. Runtimes are created
+// on demand, up to a bound, and reused; a caller that finds every runtime busy
+// and the bound reached waits for one to be returned. Run() is thread-safe.
+#ifndef STATIC_RUNTIME_RUNTIME_POOL_H_
+#define STATIC_RUNTIME_RUNTIME_POOL_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "runtime/static_module.h"
+#include "runtime/static_runtime.h"
+
+namespace static_runtime {
+
+class RuntimePool {
+ public:
+  // `max_runtimes` is at least 1.
+  RuntimePool(StaticModule::Ptr module, size_t max_runtimes);
+
+  absl::StatusOr<c10::IValue> Run(std::vector<c10::IValue> args,
+                                  const KwargMap& kwargs = KwargMap());
+
+  const StaticModule& module() const { return *module_; }
+  size_t max_runtimes() const { return max_runtimes_; }
+  size_t runtimes_created() const;
+
+ private:
+  std::unique_ptr<StaticRuntime> Acquire();
+  void Release(std::unique_ptr<StaticRuntime> runtime);
+
+  const StaticModule::Ptr module_;
+  const size_t max_runtimes_;
+  mutable absl::Mutex mutex_;
+  std::vector<std::unique_ptr<StaticRuntime>> idle_ ABSL_GUARDED_BY(mutex_);
+  size_t created_ ABSL_GUARDED_BY(mutex_) = 0;
+};
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_RUNTIME_POOL_H_

@@ -1,0 +1,72 @@
+// StaticModule: a model prepared once for the static runtime, immutable and
+// shared by every thread that runs it. It holds the prepared graph, its input
+// schema, the flat value layout and the execution plan (each node bound to an
+// out-variant, native or fallback kernel). Create it from a Module, a Graph,
+// IR text or a `.pt` file; a model that cannot be prepared gives the
+// preparation's error. Run it with a StaticRuntime (one per thread) or a
+// RuntimePool.
+#ifndef STATIC_RUNTIME_RUNTIME_STATIC_MODULE_H_
+#define STATIC_RUNTIME_RUNTIME_STATIC_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "passes/options.h"
+#include "passes/prepare.h"
+#include "runtime/arguments.h"
+#include "runtime/plan.h"
+#include "runtime/value_layout.h"
+#include "torch/csrc/jit/api/module.h"
+
+namespace static_runtime {
+
+class StaticModule {
+ public:
+  using Ptr = std::shared_ptr<const StaticModule>;
+
+  // `module.forward`; frozen first unless `is_frozen`. `sample_inputs` are
+  // optional example inputs for shape-dependent preparation.
+  static absl::StatusOr<Ptr> FromModule(const torch::jit::Module& module, bool is_frozen,
+                                        const Options& options = Options(),
+                                        const std::vector<c10::IValue>& sample_inputs = {});
+  static absl::StatusOr<Ptr> FromGraph(const std::shared_ptr<torch::jit::Graph>& graph,
+                                       const Options& options = Options(),
+                                       const std::vector<c10::IValue>& sample_inputs = {});
+  static absl::StatusOr<Ptr> FromIR(absl::string_view ir, const Options& options = Options(),
+                                    const std::vector<c10::IValue>& sample_inputs = {});
+  // A TorchScript archive saved by torch.jit.save.
+  static absl::StatusOr<Ptr> FromFile(const std::string& path,
+                                      const Options& options = Options(),
+                                      const std::vector<c10::IValue>& sample_inputs = {});
+  static absl::StatusOr<Ptr> FromPrepared(PreparedGraph prepared, const Options& options);
+
+  const std::shared_ptr<torch::jit::Graph>& graph() const { return prepared_.graph; }
+  const c10::FunctionSchema& schema() const { return prepared_.schema; }
+  const Options& options() const { return options_; }
+  const ValueLayout& layout() const { return layout_; }
+  const BlockPlan& plan() const { return plan_; }
+  const KernelCounts& kernel_counts() const { return kernel_counts_; }
+
+  // The arguments of one call, bound to the schema and type-checked.
+  absl::StatusOr<std::vector<c10::IValue>> Bind(std::vector<c10::IValue> args,
+                                                const KwargMap& kwargs) const {
+    return BindArguments(schema(), std::move(args), kwargs);
+  }
+
+ private:
+  StaticModule(PreparedGraph prepared, Options options, ValueLayout layout, BlockPlan plan);
+
+  PreparedGraph prepared_;
+  Options options_;
+  ValueLayout layout_;
+  BlockPlan plan_;
+  KernelCounts kernel_counts_;
+};
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_RUNTIME_STATIC_MODULE_H_

@@ -1,0 +1,71 @@
+#include "runtime/static_runtime.h"
+
+#include <utility>
+
+namespace static_runtime {
+
+StaticRuntime::StaticRuntime(StaticModule::Ptr module)
+    : module_(std::move(module)), values_(module_->layout().num_slots()) {
+  const ValueLayout& layout = module_->layout();
+  for (size_t i = 0; i < layout.constants().size(); ++i) {
+    values_[layout.num_inputs() + i] = layout.constants()[i];
+  }
+}
+
+void StaticRuntime::ClearNonConstants() {
+  const ValueLayout& layout = module_->layout();
+  for (size_t i = 0; i < layout.num_inputs(); ++i) values_[i] = c10::IValue();
+  for (size_t i = layout.constants_end(); i < values_.size(); ++i) values_[i] = c10::IValue();
+}
+
+size_t StaticRuntime::NumHeldValues() const {
+  const ValueLayout& layout = module_->layout();
+  size_t held = 0;
+  for (size_t i = 0; i < values_.size(); ++i) {
+    const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
+    if (!constant && !values_[i].isNone()) ++held;
+  }
+  return held;
+}
+
+template <typename RunPlan>
+absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args,
+                                                   const KwargMap& kwargs,
+                                                   RunPlan run_plan) {
+  absl::StatusOr<std::vector<c10::IValue>> bound = module_->Bind(std::move(args), kwargs);
+  if (!bound.ok()) return bound.status();
+  for (size_t i = 0; i < bound->size(); ++i) values_[i] = std::move((*bound)[i]);
+
+  const BlockPlan& plan = module_->plan();
+  absl::Status status = run_plan(plan, values_.data());
+  c10::IValue result;
+  if (status.ok()) {
+    if (plan.outputs.size() == 1) {
+      result = values_[plan.outputs[0]];
+    } else {
+      std::vector<c10::IValue> outputs;
+      outputs.reserve(plan.outputs.size());
+      for (ValueIndex slot : plan.outputs) outputs.push_back(values_[slot]);
+      result = c10::ivalue::Tuple::create(std::move(outputs));
+    }
+  }
+  ClearNonConstants();
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<c10::IValue> StaticRuntime::Run(std::vector<c10::IValue> args,
+                                               const KwargMap& kwargs) {
+  return RunWith(std::move(args), kwargs, RunBlock);
+}
+
+absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(std::vector<c10::IValue> args,
+                                                       const KwargMap& kwargs,
+                                                       NodeObserver& observer) {
+  return RunWith(std::move(args), kwargs,
+                 [&observer](const BlockPlan& plan, c10::IValue* values) {
+                   return RunBlockObserved(plan, values, observer);
+                 });
+}
+
+}  // namespace static_runtime

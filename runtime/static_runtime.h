@@ -1,0 +1,51 @@
+// StaticRuntime: runs a StaticModule. One instance per thread (it owns the
+// value table a run works in and is not thread-safe); for concurrent callers
+// use RuntimePool. A run binds and type-checks the arguments (nothing runs if
+// they are wrong), executes the plan, and hands the outputs to the caller;
+// afterwards the runtime holds no reference to the inputs or to any
+// intermediate value. A node that fails gives an error naming it, and the
+// runtime stays usable.
+#ifndef STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
+#define STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
+
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+#include "runtime/arguments.h"
+#include "runtime/block_runner.h"
+#include "runtime/static_module.h"
+
+namespace static_runtime {
+
+class StaticRuntime {
+ public:
+  explicit StaticRuntime(StaticModule::Ptr module);
+
+  // The model's result: its single output, or a tuple if the graph has
+  // several.
+  absl::StatusOr<c10::IValue> Run(std::vector<c10::IValue> args,
+                                  const KwargMap& kwargs = KwargMap());
+
+  // Run, reporting every kernel call to `observer` (for profiling).
+  absl::StatusOr<c10::IValue> RunObserved(std::vector<c10::IValue> args,
+                                          const KwargMap& kwargs, NodeObserver& observer);
+
+  const StaticModule& module() const { return *module_; }
+
+  // Slots other than constants that hold a value; 0 between runs.
+  size_t NumHeldValues() const;
+
+ private:
+  template <typename RunPlan>
+  absl::StatusOr<c10::IValue> RunWith(std::vector<c10::IValue> args,
+                                      const KwargMap& kwargs, RunPlan run_plan);
+  void ClearNonConstants();
+
+  StaticModule::Ptr module_;
+  std::vector<c10::IValue> values_;
+};
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_

@@ -1,0 +1,189 @@
+// Differential tests: every corpus model (MLP, conv net, ads ranking with
+// embedding_bag and a Dict[str, Tensor] input, attention, LSTM loop, If,
+// input-dependent loops, containers out, kwargs with defaults, returning an
+// input, a constant and the same tensor twice, ...) runs on the static runtime
+// and on the TorchScript JIT with the same inputs, at two input shapes, twice
+// each, alternating; outputs must match, inputs must be untouched and the
+// runtime must hold nothing after each run.
+#include "runtime/static_runtime.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "golden/corpus.h"
+#include "golden/reference.h"
+#include "gtest/gtest.h"
+
+namespace static_runtime {
+namespace {
+
+struct OptionSet {
+  std::string name;
+  Options options;
+};
+
+std::vector<OptionSet> OptionSets() {
+  Options no_rewrites;
+  no_rewrites.use_copy_variants = false;
+  no_rewrites.use_maybe_copy_variants = false;
+  no_rewrites.use_variadic_ops = false;
+  no_rewrites.fuse_list_unpack = false;
+  no_rewrites.hoist_dict_lookups = false;
+  return {{"defaults", Options()}, {"no_rewrites", no_rewrites}};
+}
+
+class CorpusTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusTest, MatchesTheJitAcrossShapes) {
+  const corpus::Model& model = corpus::ModelNamed(GetParam());
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok()) << module.status();
+  for (const OptionSet& option_set : OptionSets()) {
+    SCOPED_TRACE(option_set.name);
+    absl::StatusOr<StaticModule::Ptr> static_module =
+        StaticModule::FromModule(*module, /*is_frozen=*/false, option_set.options);
+    ASSERT_TRUE(static_module.ok()) << static_module.status();
+    StaticRuntime runtime(*static_module);
+    int seed = 0;
+    for (int64_t size : {1, 3, 1, 3}) {
+      SCOPED_TRACE(testing::Message() << "size " << size << " seed " << seed);
+      corpus::InputRng rng(seed++);
+      std::vector<c10::IValue> inputs = model.inputs(rng, size);
+      const c10::IValue inputs_before = reference::DeepCopy(c10::ivalue::Tuple::create(inputs));
+      const c10::IValue expected = module->forward(reference::DeepCopy(
+          c10::ivalue::Tuple::create(inputs)).toTupleRef().elements().vec());
+      absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
+      ASSERT_TRUE(actual.ok()) << actual.status();
+      EXPECT_TRUE(reference::Compare(expected, *actual).ok())
+          << reference::Compare(expected, *actual);
+      EXPECT_TRUE(reference::ExactlyEqual(inputs_before, c10::ivalue::Tuple::create(inputs)))
+          << "the run modified its inputs";
+      EXPECT_EQ(runtime.NumHeldValues(), 0u);
+    }
+  }
+}
+
+std::vector<std::string> ModelNames() {
+  std::vector<std::string> names;
+  for (const corpus::Model& model : corpus::Models()) names.push_back(model.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTest, testing::ValuesIn(ModelNames()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+TEST(StaticRuntimeTest, CorpusCoversTheRequiredModels) {
+  const std::vector<std::string> names = ModelNames();
+  EXPECT_GE(names.size(), 15u);
+  for (const char* required :
+       {"mlp", "conv_bn_residual", "ads_ranking", "dict_input", "containers_out", "if_branch",
+        "loop_input_trip_count", "while_loop", "kwargs_defaults", "returns_input_directly",
+        "returns_input_and_constant"}) {
+    EXPECT_TRUE(std::find(names.begin(), names.end(), required) != names.end()) << required;
+  }
+}
+
+// Structural ops never fall back to the JIT: they have native kernels.
+TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
+  const absl::flat_hash_set<std::string> structural = {
+      "prim::ListConstruct", "prim::TupleConstruct", "prim::DictConstruct",
+      "prim::ListUnpack",    "prim::TupleUnpack",    "prim::TupleIndex",
+      "aten::size",          "aten::dim",            "aten::numel",
+      "aten::len",           "aten::Int",            "aten::Float",
+      "aten::Bool",          "prim::NumToTensor",    "prim::dtype",
+      "aten::__is__",        "aten::__isnot__",      "prim::Uninitialized",
+      "prim::RaiseException", "aten::append",        "aten::__getitem__"};
+  size_t structural_nodes = 0;
+  std::function<void(const BlockPlan&)> check = [&](const BlockPlan& block) {
+    for (const NodePlan& node : block.nodes) {
+      for (const BlockPlan& sub_block : node.blocks) check(sub_block);
+      const std::string kind = node.node->kind().toQualString();
+      if (node.control != NodePlan::Control::kKernel || structural.count(kind) == 0) continue;
+      ++structural_nodes;
+      EXPECT_NE(node.kind, KernelKind::kFallback) << kind << ": " << node.fallback_reason;
+    }
+  };
+  for (const corpus::Model& model : corpus::Models()) {
+    SCOPED_TRACE(model.name);
+    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<StaticModule::Ptr> static_module =
+        StaticModule::FromModule(*module, /*is_frozen=*/false);
+    ASSERT_TRUE(static_module.ok()) << static_module.status();
+    check((*static_module)->plan());
+    const KernelCounts& counts = (*static_module)->kernel_counts();
+    EXPECT_GT(counts.total(), 0u);
+  }
+  EXPECT_GT(structural_nodes, 20u);
+}
+
+TEST(StaticRuntimeTest, KwargsAndDefaults) {
+  const corpus::Model& model = corpus::ModelNamed("kwargs_defaults");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  const at::Tensor x = at::randn({2, 3});
+  const at::Tensor bias = at::randn({3});
+  struct Case {
+    std::vector<c10::IValue> args;
+    KwargMap kwargs;
+  };
+  for (const Case& c : std::vector<Case>{{{x}, {}},
+                                         {{x}, {{"scale", 0.25}}},
+                                         {{x}, {{"bias", bias}}},
+                                         {{x, 3.0}, {{"bias", bias}}},
+                                         {{}, {{"x", x}, {"bias", bias}, {"scale", -1.0}}}}) {
+    const c10::IValue expected = module->forward(c.args, c.kwargs);
+    absl::StatusOr<c10::IValue> actual = runtime.Run(c.args, c.kwargs);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    EXPECT_TRUE(reference::Compare(expected, *actual).ok()) << reference::Compare(expected, *actual);
+  }
+}
+
+TEST(StaticRuntimeTest, ReturnedInputIsTheCallersTensorAndRepeatsAreConsistent) {
+  const corpus::Model& model = corpus::ModelNamed("returns_input_and_constant");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  const at::Tensor x = at::randn({4});
+  const at::Tensor y = at::randn({2});
+  for (int run = 0; run < 2; ++run) {
+    absl::StatusOr<c10::IValue> result = runtime.Run({x, y});
+    ASSERT_TRUE(result.ok()) << result.status();
+    const auto& outputs = result->toTupleRef().elements();
+    ASSERT_EQ(outputs.size(), 4u);
+    EXPECT_TRUE(outputs[0].toTensor().is_same(x));
+    EXPECT_EQ(outputs[1].toInt(), 3);
+    EXPECT_TRUE(outputs[2].toTensor().is_same(y));
+    EXPECT_TRUE(outputs[3].toTensor().is_same(x));
+    EXPECT_EQ(runtime.NumHeldValues(), 0u);
+  }
+}
+
+TEST(StaticRuntimeTest, GraphWithSeveralOutputsReturnsATuple) {
+  absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor, %n : int):
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::mul(%x, %n)
+  %m : int = aten::add(%n, %one)
+  return (%y, %m))IR");
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  absl::StatusOr<c10::IValue> result = runtime.Run({at::ones({2}), int64_t{4}});
+  ASSERT_TRUE(result.ok()) << result.status();
+  const auto& outputs = result->toTupleRef().elements();
+  EXPECT_TRUE(outputs[0].toTensor().equal(at::full({2}, 4.0)));
+  EXPECT_EQ(outputs[1].toInt(), 5);
+}
+
+}  // namespace
+}  // namespace static_runtime
