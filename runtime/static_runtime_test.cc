@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "golden/corpus.h"
 #include "golden/reference.h"
+#include "ATen/ATen.h"
 #include "gtest/gtest.h"
 
 namespace static_runtime {

@@ -1,0 +1,49 @@
+#include "runtime/arguments.h"
+
+#include "ATen/ATen.h"
+#include "gtest/gtest.h"
+#include "torch/csrc/jit/frontend/function_schema_parser.h"
+
+namespace static_runtime {
+namespace {
+
+const c10::FunctionSchema kSchema = torch::jit::parseSchema(
+    "forward(Tensor x, int n=3, float? scale=None, int[] dims=[0, 1]) -> Tensor");
+
+TEST(ArgumentsTest, PositionalKeywordAndDefaults) {
+  const at::Tensor x = at::ones({1});
+  absl::StatusOr<std::vector<c10::IValue>> bound =
+      BindArguments(kSchema, {x}, {{"scale", 0.5}});
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  ASSERT_EQ(bound->size(), 4u);
+  EXPECT_TRUE((*bound)[0].toTensor().is_same(x));
+  EXPECT_EQ((*bound)[1].toInt(), 3);
+  EXPECT_EQ((*bound)[2].toDouble(), 0.5);
+  EXPECT_EQ((*bound)[3].toIntVector(), (std::vector<int64_t>{0, 1}));
+}
+
+TEST(ArgumentsTest, AllByKeyword) {
+  absl::StatusOr<std::vector<c10::IValue>> bound = BindArguments(
+      kSchema, {}, {{"x", at::ones({1})}, {"n", 7}, {"dims", c10::List<int64_t>({2})}});
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_EQ((*bound)[1].toInt(), 7);
+  EXPECT_TRUE((*bound)[2].isNone());
+}
+
+TEST(ArgumentsTest, Errors) {
+  auto message = [](std::vector<c10::IValue> args, const KwargMap& kwargs) {
+    auto bound = BindArguments(kSchema, std::move(args), kwargs);
+    EXPECT_EQ(bound.status().code(), absl::StatusCode::kInvalidArgument);
+    return std::string(bound.status().message());
+  };
+  EXPECT_EQ(message({}, {}), "forward() missing argument 0 ('x') of type Tensor");
+  EXPECT_EQ(message({at::ones({1}), 1.5}, {}),
+            "forward() argument 1 ('n'): expected int, got float");
+  EXPECT_EQ(message({at::ones({1})}, {{"dims", c10::List<double>({1.0})}}),
+            "forward() argument 3 ('dims'): expected List[int], got List[float]");
+  EXPECT_EQ(message({at::Tensor()}, {}),
+            "forward() argument 0 ('x'): expected Tensor, got undefined Tensor");
+}
+
+}  // namespace
+}  // namespace static_runtime

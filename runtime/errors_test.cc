@@ -1,0 +1,183 @@
+// Bad input and failing nodes: every error is a Status that names what was
+// wrong, nothing runs on bad arguments, and the runtime holds nothing
+// afterwards and runs the next good call correctly.
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "gmock/gmock.h"
+#include "ATen/ATen.h"
+#include "gtest/gtest.h"
+#include "passes/load.h"
+#include "runtime/static_runtime.h"
+
+namespace static_runtime {
+namespace {
+
+using testing::AllOf;
+using testing::HasSubstr;
+
+constexpr char kSource[] = R"(
+def forward(self, x, features: Dict[str, Tensor], scale: float = 2.0):
+    y = torch.mm(x, self.w) * scale
+    return y + features["bias"]
+)";
+
+class ErrorsTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<torch::jit::Module> module =
+        ModuleFromSource(kSource, {{"w", at::randn({3, 4})}});
+    ASSERT_TRUE(module.ok()) << module.status();
+    module_ = *module;
+    absl::StatusOr<StaticModule::Ptr> static_module =
+        StaticModule::FromModule(module_, /*is_frozen=*/false);
+    ASSERT_TRUE(static_module.ok()) << static_module.status();
+    runtime_ = std::make_unique<StaticRuntime>(*static_module);
+  }
+
+  c10::Dict<std::string, at::Tensor> Features(at::Tensor bias) {
+    c10::Dict<std::string, at::Tensor> features;
+    features.insert("bias", bias);
+    return features;
+  }
+
+  // The error of a bad call, after checking the runtime is clean and still
+  // computes a good call exactly like the JIT.
+  std::string ErrorOf(std::vector<c10::IValue> args, const KwargMap& kwargs = {}) {
+    absl::StatusOr<c10::IValue> result = runtime_->Run(std::move(args), kwargs);
+    EXPECT_FALSE(result.ok());
+    EXPECT_EQ(runtime_->NumHeldValues(), 0u);
+    const at::Tensor x = at::randn({2, 3});
+    const auto features = Features(at::randn({4}));
+    absl::StatusOr<c10::IValue> good = runtime_->Run({x, features});
+    EXPECT_TRUE(good.ok()) << good.status();
+    if (good.ok()) {
+      EXPECT_TRUE(good->toTensor().allclose(module_.forward({x, features}).toTensor()));
+    }
+    return result.ok() ? "" : std::string(result.status().message());
+  }
+
+  torch::jit::Module module_;
+  std::unique_ptr<StaticRuntime> runtime_;
+};
+
+TEST_F(ErrorsTest, TooManyArguments) {
+  EXPECT_THAT(ErrorOf({at::randn({2, 3}), Features(at::randn({4})), 1.0, 5}),
+              HasSubstr("forward() takes 3 arguments but 4 positional arguments were given"));
+}
+
+TEST_F(ErrorsTest, MissingArgument) {
+  EXPECT_THAT(ErrorOf({at::randn({2, 3})}),
+              HasSubstr("missing argument 1 ('features') of type Dict[str, Tensor]"));
+}
+
+TEST_F(ErrorsTest, UnknownKeywordArgument) {
+  EXPECT_THAT(ErrorOf({at::randn({2, 3}), Features(at::randn({4}))}, {{"scal", 1.0}}),
+              AllOf(HasSubstr("unexpected keyword argument 'scal'"),
+                    HasSubstr("arguments: x, features, scale")));
+}
+
+TEST_F(ErrorsTest, ArgumentGivenTwice) {
+  EXPECT_THAT(ErrorOf({at::randn({2, 3})}, {{"x", at::randn({2, 3})}}),
+              HasSubstr("multiple values for argument 0 ('x')"));
+}
+
+TEST_F(ErrorsTest, WrongType) {
+  EXPECT_THAT(ErrorOf({int64_t{3}, Features(at::randn({4}))}),
+              HasSubstr("argument 0 ('x'): expected Tensor, got int"));
+  EXPECT_THAT(ErrorOf({at::randn({2, 3}), Features(at::randn({4})), "two"}),
+              HasSubstr("argument 2 ('scale'): expected float, got str"));
+}
+
+TEST_F(ErrorsTest, WrongContainerElementType) {
+  c10::Dict<std::string, int64_t> ints;
+  ints.insert("bias", 1);
+  EXPECT_THAT(ErrorOf({at::randn({2, 3}), ints}),
+              HasSubstr("argument 1 ('features'): expected Dict[str, Tensor], got Dict[str, int]"));
+}
+
+TEST_F(ErrorsTest, ThrowingNodeNamesNodeSourceAndShapes) {
+  EXPECT_THAT(ErrorOf({at::randn({2, 5}), Features(at::randn({4}))}),
+              AllOf(HasSubstr("(aten::mm)"), HasSubstr("y = torch.mm(x, self.w) * scale"),
+                    HasSubstr("inputs: (Float[2, 5], Float[3, 4])")));
+}
+
+TEST_F(ErrorsTest, MissingDictKey) {
+  c10::Dict<std::string, at::Tensor> features;
+  features.insert("other", at::randn({4}));
+  EXPECT_THAT(ErrorOf({at::randn({2, 3}), features}), HasSubstr("KeyError"));
+}
+
+TEST(RuntimeErrorsTest, DeclaredDtypeIsChecked) {
+  absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(R"IR(
+graph(%x : Float(2, 3), %y : Tensor):
+  %z : Tensor = aten::mul(%x, %y)
+  return (%z))IR");
+  ASSERT_TRUE(module.ok()) << module.status();
+  StaticRuntime runtime(*module);
+  absl::StatusOr<c10::IValue> bad = runtime.Run({at::ones({2, 3}, at::kLong), at::ones({1})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("argument 0 ('x'): expected Tensor of dtype Float, got Tensor of dtype Long"));
+  // Other shapes than the declared example are fine.
+  absl::StatusOr<c10::IValue> good = runtime.Run({at::ones({5}), at::ones({1})});
+  EXPECT_TRUE(good.ok()) << good.status();
+}
+
+TEST(RuntimeErrorsTest, ModelExceptionCarriesTheModelsMessage) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x):
+    assert bool(x.sum() < 100.0), "sum too large"
+    return x * 2.0
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  absl::StatusOr<c10::IValue> bad = runtime.Run({at::full({3}, 50.0)});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              AllOf(HasSubstr("prim::RaiseException"), HasSubstr("sum too large")));
+  EXPECT_EQ(runtime.NumHeldValues(), 0u);
+  absl::StatusOr<c10::IValue> good = runtime.Run({at::ones({3})});
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_TRUE(good->toTensor().equal(at::full({3}, 2.0)));
+}
+
+TEST(RuntimeErrorsTest, FailureInsideALoopBodyNamesTheNestedNode) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, xs: List[Tensor]):
+    total = xs[0]
+    for i in range(1, len(xs)):
+        total = torch.mm(total, xs[i])
+    return total
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  absl::StatusOr<c10::IValue> bad = runtime.Run(
+      {c10::List<at::Tensor>({at::ones({2, 2}), at::ones({2, 2}), at::ones({3, 1})})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              AllOf(HasSubstr("/0/"), HasSubstr("(aten::mm)"),
+                    HasSubstr("inputs: (Float[2, 2], Float[3, 1])")));
+  EXPECT_EQ(runtime.NumHeldValues(), 0u);
+}
+
+TEST(RuntimeErrorsTest, ModelThatIsNotStaticallyRunnableGivesTheChecksError) {
+  absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::add_(%x, %x, %one)
+  return (%y))IR");
+  ASSERT_FALSE(module.ok());
+  EXPECT_EQ(module.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(module.status().message()), HasSubstr("aten::add_"));
+}
+
+}  // namespace
+}  // namespace static_runtime

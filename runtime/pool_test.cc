@@ -1,0 +1,96 @@
+// Concurrency: several threads share one StaticModule through a RuntimePool
+// (and through the IMethod adapter), hundreds of runs each, every output
+// checked against the JIT's output for the same inputs.
+#include "runtime/pool.h"
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "golden/corpus.h"
+#include "golden/reference.h"
+#include "gtest/gtest.h"
+#include "runtime/static_method.h"
+
+namespace static_runtime {
+namespace {
+
+struct Case {
+  std::vector<c10::IValue> inputs;
+  c10::IValue expected;
+};
+
+// Input sets of different shapes with the JIT's outputs.
+std::vector<Case> JitCases(const std::string& name, torch::jit::Module& module) {
+  const corpus::Model& model = corpus::ModelNamed(name);
+  std::vector<Case> cases;
+  for (int seed = 0; seed < 6; ++seed) {
+    corpus::InputRng rng(seed);
+    Case c;
+    c.inputs = model.inputs(rng, 1 + seed % 3);
+    c.expected = module.forward(c.inputs);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+class PoolTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(PoolTest, ConcurrentRunsMatchTheJit) {
+  const corpus::Model& model = corpus::ModelNamed(GetParam());
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Case> cases = JitCases(model.name, *module);
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+
+  constexpr int kThreads = 4;
+  constexpr int kRunsPerThread = 250;
+  RuntimePool pool(*static_module, /*max_runtimes=*/3);
+  std::atomic<int> mismatches{0};
+  std::atomic<int> runs{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRunsPerThread; ++i) {
+        const Case& c = cases[(t + i) % cases.size()];
+        absl::StatusOr<c10::IValue> result = pool.Run(c.inputs);
+        if (!result.ok() || !reference::Compare(c.expected, *result).ok()) ++mismatches;
+        ++runs;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(runs.load(), kThreads * kRunsPerThread);
+  EXPECT_GE(pool.runtimes_created(), 1u);
+  EXPECT_LE(pool.runtimes_created(), 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, PoolTest,
+                         testing::Values("mlp", "ads_ranking", "lstm_cell_loop", "if_branch"));
+
+TEST(StaticMethodTest, StandsInForAnIMethod) {
+  const corpus::Model& model = corpus::ModelNamed("kwargs_defaults");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticMethod static_method(*static_module);
+  const torch::IMethod& method = static_method;
+
+  EXPECT_EQ(method.name(), "forward");
+  EXPECT_EQ(method.getArgumentNames(), (std::vector<std::string>{"x", "scale", "bias"}));
+  const at::Tensor x = at::randn({2, 3});
+  const c10::IValue expected = module->forward({x}, {{"scale", 3.0}});
+  const c10::IValue actual = method({x}, {{"scale", 3.0}});
+  EXPECT_TRUE(reference::Compare(expected, actual).ok()) << reference::Compare(expected, actual);
+  EXPECT_THROW(method({x}, {{"nope", 1.0}}), c10::Error);
+}
+
+}  // namespace
+}  // namespace static_runtime
