@@ -1,12 +1,12 @@
-// Prepares a TorchScript model with static_runtime from another workspace and
-// checks that the prepared graph computes what the original module computes.
+// Runs a TorchScript model with static_runtime from another workspace and
+// checks that it computes what the module computes, alone and from a pool.
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
 #include "passes/load.h"
-#include "passes/prepare.h"
-#include "torch/csrc/jit/runtime/graph_executor.h"
+#include "runtime/pool.h"
+#include "runtime/static_runtime.h"
 
-TEST(ConsumerTest, PreparedGraphMatchesTheModule) {
+TEST(ConsumerTest, StaticRuntimeMatchesTheModule) {
   auto module = static_runtime::ModuleFromSource(R"(
 def forward(self, x):
     a, b = x.chunk(2, 1)
@@ -14,15 +14,20 @@ def forward(self, x):
 )",
                                                  {{"scale", at::full({4, 1}, 3.0)}});
   ASSERT_TRUE(module.ok()) << module.status();
-  auto prepared = static_runtime::PrepareModule(*module, /*is_frozen=*/false,
-                                                static_runtime::Options());
-  ASSERT_TRUE(prepared.ok()) << prepared.status();
-  EXPECT_NE(prepared->graph->toString().find("static_runtime::"), std::string::npos);
+  auto static_module =
+      static_runtime::StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
 
-  at::Tensor x = at::randn({4, 4});
-  torch::jit::GraphExecutor executor(prepared->graph, "prepared");
-  torch::jit::Stack stack{x};
-  executor.run(stack);
-  at::Tensor expected = module->forward({x}).toTensor();
-  EXPECT_TRUE(at::allclose(stack.at(0).toTensor(), expected));
+  static_runtime::StaticRuntime runtime(*static_module);
+  static_runtime::RuntimePool pool(*static_module, /*max_runtimes=*/2);
+  for (int i = 0; i < 3; ++i) {
+    at::Tensor x = at::randn({4, 4});
+    at::Tensor expected = module->forward({x}).toTensor();
+    auto result = runtime.Run({x});
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(at::allclose(result->toTensor(), expected));
+    auto pooled = pool.Run({x});
+    ASSERT_TRUE(pooled.ok()) << pooled.status();
+    EXPECT_TRUE(at::allclose(pooled->toTensor(), expected));
+  }
 }
