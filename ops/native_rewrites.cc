@@ -7,10 +7,11 @@
 #include <utility>
 
 #include "ATen/ATen.h"
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ops/registry.h"
+#include "ops/views.h"
 #include "passes/operators.h"
 
 namespace static_runtime {
@@ -24,12 +25,6 @@ void Register(absl::string_view op, KernelFactory factory) {
 
 KernelFactory Always(Kernel kernel) {
   return [kernel](const Node*) { return kernel; };
-}
-
-// The node's overload name ("" for the default one); "?" without a schema.
-std::string OverloadOf(const Node* node) {
-  const c10::FunctionSchema* schema = node->maybeSchema();
-  return schema == nullptr ? "?" : schema->overload_name();
 }
 
 // Inputs 0..n-2 are tensors, the last one is `dim`.
@@ -126,60 +121,10 @@ Kernel MaybeCopyTo(const Node* node) {
   return nullptr;
 }
 
-// The view each copy variant materializes, keyed by "<copy op>.<overload>".
-using ViewFn = std::function<at::Tensor(const NodeIO&)>;
-const absl::flat_hash_map<std::string, ViewFn>& Views() {
-  static const auto* const kViews = new absl::flat_hash_map<std::string, ViewFn>{
-      {"copy_reshape.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().reshape(io.Input(1).toIntVector()); }},
-      {"copy_view.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().view(io.Input(1).toIntVector()); }},
-      {"copy_flatten.using_ints",
-       [](const NodeIO& io) {
-         return io.Input(0).toTensor().flatten(io.Input(1).toInt(), io.Input(2).toInt());
-       }},
-      {"copy_permute.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().permute(io.Input(1).toIntVector()); }},
-      {"copy_transpose.int",
-       [](const NodeIO& io) {
-         return io.Input(0).toTensor().transpose(io.Input(1).toInt(), io.Input(2).toInt());
-       }},
-      {"copy_t.", [](const NodeIO& io) { return io.Input(0).toTensor().t(); }},
-      {"copy_narrow.",
-       [](const NodeIO& io) {
-         return io.Input(0).toTensor().narrow(io.Input(1).toInt(), io.Input(2).toInt(),
-                                              io.Input(3).toInt());
-       }},
-      {"copy_squeeze.", [](const NodeIO& io) { return io.Input(0).toTensor().squeeze(); }},
-      {"copy_squeeze.dim",
-       [](const NodeIO& io) { return io.Input(0).toTensor().squeeze(io.Input(1).toInt()); }},
-      {"copy_unsqueeze.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().unsqueeze(io.Input(1).toInt()); }},
-      {"copy_expand.",
-       [](const NodeIO& io) {
-         return io.Input(0).toTensor().expand(io.Input(1).toIntVector(), io.Input(2).toBool());
-       }},
-      {"copy_expand_as.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().expand_as(io.Input(1).toTensor()); }},
-      {"copy_reshape_as.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().reshape_as(io.Input(1).toTensor()); }},
-      {"copy_view_as.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().view_as(io.Input(1).toTensor()); }},
-      {"copy_select.int",
-       [](const NodeIO& io) {
-         return io.Input(0).toTensor().select(io.Input(1).toInt(), io.Input(2).toInt());
-       }},
-  };
-  return *kViews;
-}
-
 Kernel CopyVariant(const Node* node) {
-  auto found = Views().find(absl::StrCat(node->kind().toUnqualString(), ".", OverloadOf(node)));
-  if (found == Views().end()) return nullptr;
-  const ViewFn& view = found->second;
-  return [&view](NodeIO& io) {
-    io.Output(0) = view(io).clone(at::MemoryFormat::Contiguous);
-  };
+  const ViewFn* view = CopyVariantView(node);
+  if (view == nullptr) return nullptr;
+  return [view](NodeIO& io) { io.Output(0) = (*view)(io).clone(at::MemoryFormat::Contiguous); };
 }
 
 const bool kRegistered = [] {
@@ -195,9 +140,9 @@ const bool kRegistered = [] {
   Register("static_runtime::owned_ref",
            Always([](NodeIO& io) { io.Output(0) = io.Input(0); }));
   Register("static_runtime::maybe_copy_to", MaybeCopyTo);
-  absl::flat_hash_map<std::string, bool> registered_kinds;
+  absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
-    if (!registered_kinds.emplace(variant.copy_op, true).second) continue;
+    if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
     Register(variant.copy_op, CopyVariant);
   }
   return true;

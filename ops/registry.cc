@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 #include "torch/csrc/jit/runtime/operator.h"
@@ -30,7 +31,7 @@ void KernelRegistry::Register(absl::string_view op, KernelKind kind,
                               KernelFactory factory) {
   CHECK(kind != KernelKind::kFallback)
       << "fallback kernels are not registered: " << op;
-  Entry entry{std::string(op), std::nullopt, c10::Symbol(), kind,
+  Entry entry{std::string(op), std::nullopt, false, c10::Symbol(), kind,
               std::move(factory)};
   if (absl::StrContains(op, "(")) {
     entry.schema = torch::jit::parseSchema(entry.op);
@@ -41,9 +42,26 @@ void KernelRegistry::Register(absl::string_view op, KernelKind kind,
   entries_.push_back(std::move(entry));
 }
 
+void KernelRegistry::RegisterOverload(absl::string_view name,
+                                      absl::string_view overload, KernelKind kind,
+                                      KernelFactory factory) {
+  CHECK(kind != KernelKind::kFallback)
+      << "fallback kernels are not registered: " << name;
+  const c10::Symbol symbol = c10::Symbol::fromQualString(std::string(name));
+  for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
+    if (op->schema().overload_name() == overload) {
+      entries_.push_back(Entry{c10::toString(op->schema()), op->schema(), false, symbol,
+                               kind, std::move(factory)});
+      return;
+    }
+  }
+  entries_.push_back(Entry{absl::StrCat(name, ".", overload), std::nullopt, true, symbol,
+                           kind, std::move(factory)});
+}
+
 bool KernelRegistry::Matches(const Entry& entry,
                              const torch::jit::Node* node) const {
-  if (node->kind() != entry.kind_symbol) return false;
+  if (node->kind() != entry.kind_symbol || entry.unknown_to_jit) return false;
   if (!entry.schema) return true;
   const c10::FunctionSchema* schema = node->maybeSchema();
   return schema != nullptr && *schema == *entry.schema;
@@ -75,6 +93,10 @@ std::vector<std::string> KernelRegistry::Registered(KernelKind kind) const {
 std::vector<std::string> KernelRegistry::SchemasUnknownToJit() const {
   std::vector<std::string> unknown;
   for (const Entry& entry : entries_) {
+    if (entry.unknown_to_jit) {
+      unknown.push_back(entry.op);
+      continue;
+    }
     if (!entry.schema) continue;
     bool found = false;
     for (const auto& op : torch::jit::getAllOperatorsFor(entry.kind_symbol)) {

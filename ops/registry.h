@@ -65,6 +65,12 @@ class KernelRegistry {
   // An unparsable schema is a programming error and aborts.
   void Register(absl::string_view op, KernelKind kind, KernelFactory factory);
 
+  // For the operator `name`.`overload` ("" = the default overload) registered
+  // with the JIT, by its exact schema. An operator the JIT does not have is
+  // reported by SchemasUnknownToJit() and never matches.
+  void RegisterOverload(absl::string_view name, absl::string_view overload,
+                        KernelKind kind, KernelFactory factory);
+
   struct Selected {
     Kernel kernel;
     KernelKind kind;
@@ -85,6 +91,7 @@ class KernelRegistry {
   struct Entry {
     std::string op;
     std::optional<c10::FunctionSchema> schema;  // nullopt: by node kind
+    bool unknown_to_jit = false;
     c10::Symbol kind_symbol;
     KernelKind kind;
     KernelFactory factory;

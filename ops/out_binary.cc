@@ -1,0 +1,216 @@
+// Out-variant kernels for binary (broadcasting) arithmetic, comparisons,
+// logical ops, where, masked_fill, addcmul and lerp. Result dtypes follow
+// ATen's type promotion.
+#include "ATen/ATen.h"
+#include "ops/out_variant.h"
+
+namespace static_runtime {
+namespace {
+
+at::ScalarType Promoted(const NodeIO& io) {
+  const c10::IValue& a = io.Input(0);
+  const c10::IValue& b = io.Input(1);
+  if (a.isTensor() && b.isTensor()) return at::result_type(a.toTensor(), b.toTensor());
+  if (a.isTensor()) return at::result_type(a.toTensor(), b.toScalar());
+  return at::result_type(a.toScalar(), b.toTensor());
+}
+
+using Rule = at::ScalarType (*)(const NodeIO&);
+at::ScalarType PromotedFloat(const NodeIO& io) { return FloatResult(Promoted(io)); }
+at::ScalarType Bool(const NodeIO&) { return at::kBool; }
+
+// (Tensor self, Tensor other) -> Tensor
+using TensorTensorFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
+using TensorTensorOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&);
+void TensorTensor(const char* name, const char* overload, Rule rule, TensorTensorFn fn,
+                  TensorTensorOutFn out) {
+  RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
+    const at::Tensor& a = TensorArg(io, 0);
+    const at::Tensor& b = TensorArg(io, 1);
+    WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
+                [&](at::Tensor& result) { out(result, a, b); });
+  });
+}
+
+// (Tensor self, Scalar other) -> Tensor
+using TensorScalarFn = at::Tensor (*)(const at::Tensor&, const at::Scalar&);
+using TensorScalarOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Scalar&);
+void TensorScalar(const char* name, const char* overload, Rule rule, TensorScalarFn fn,
+                  TensorScalarOutFn out) {
+  RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
+    const at::Tensor& a = TensorArg(io, 0);
+    const at::Scalar b = io.Input(1).toScalar();
+    WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
+                [&](at::Tensor& result) { out(result, a, b); });
+  });
+}
+
+// Wraps an overloaded ATen function as a plain function pointer.
+#define SR_TT(fn) \
+  [](const at::Tensor& a, const at::Tensor& b) { return at::fn(a, b); }, \
+  [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) -> at::Tensor& { \
+    return at::fn##_out(o, a, b); \
+  }
+#define SR_TS(fn) \
+  [](const at::Tensor& a, const at::Scalar& b) { return at::fn(a, b); }, \
+  [](at::Tensor& o, const at::Tensor& a, const at::Scalar& b) -> at::Tensor& { \
+    return at::fn##_out(o, a, b); \
+  }
+
+void RegisterArithmetic() {
+  // add/sub/rsub take alpha.
+  using AlphaFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at::Scalar&);
+  using AlphaOutFn =
+      at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Scalar&);
+  auto with_alpha = [](const char* name, AlphaFn fn, AlphaOutFn out) {
+    RegisterOut(name, "Tensor", [fn, out](NodeIO& io) {
+      const at::Tensor& a = TensorArg(io, 0);
+      const at::Tensor& b = TensorArg(io, 1);
+      const at::Scalar alpha = io.Input(2).toScalar();
+      WriteOutput(io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
+                  [&](at::Tensor& result) { out(result, a, b, alpha); });
+    });
+    RegisterOut(name, "Scalar", [fn, out](NodeIO& io) {
+      const at::Tensor& a = TensorArg(io, 0);
+      // Scalars become 0-dim tensors, as ATen's own Scalar overloads do.
+      const at::Tensor b = at::scalar_to_tensor(io.Input(1).toScalar());
+      b.unsafeGetTensorImpl()->set_wrapped_number(true);
+      const at::Scalar alpha = io.Input(2).toScalar();
+      WriteOutput(io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
+                  [&](at::Tensor& result) { out(result, a, b, alpha); });
+    });
+  };
+  with_alpha("aten::add",
+             [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
+               return at::add(a, b, alpha);
+             },
+             [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
+                const at::Scalar& alpha) -> at::Tensor& { return at::add_out(o, a, b, alpha); });
+  with_alpha("aten::sub",
+             [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
+               return at::sub(a, b, alpha);
+             },
+             [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
+                const at::Scalar& alpha) -> at::Tensor& { return at::sub_out(o, a, b, alpha); });
+  with_alpha("aten::rsub",
+             [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
+               return at::rsub(a, b, alpha);
+             },
+             [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
+                const at::Scalar& alpha) -> at::Tensor& { return at::rsub_out(o, a, b, alpha); });
+
+  TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul));
+  TensorScalar("aten::mul", "Scalar", Promoted, SR_TS(mul));
+  TensorTensor("aten::div", "Tensor", PromotedFloat, SR_TT(div));
+  TensorScalar("aten::div", "Scalar", PromotedFloat, SR_TS(div));
+  TensorTensor("aten::pow", "Tensor_Tensor", Promoted, SR_TT(pow));
+  TensorScalar("aten::pow", "Tensor_Scalar", Promoted, SR_TS(pow));
+  TensorTensor("aten::maximum", "", Promoted, SR_TT(maximum));
+  TensorTensor("aten::minimum", "", Promoted, SR_TT(minimum));
+  TensorTensor("aten::max", "other", Promoted, SR_TT(maximum));
+  TensorTensor("aten::min", "other", Promoted, SR_TT(minimum));
+  TensorTensor("aten::atan2", "", PromotedFloat, SR_TT(atan2));
+  TensorTensor("aten::remainder", "Tensor", Promoted, SR_TT(remainder));
+  TensorScalar("aten::remainder", "Scalar", Promoted, SR_TS(remainder));
+  TensorTensor("aten::fmod", "Tensor", Promoted, SR_TT(fmod));
+  TensorScalar("aten::fmod", "Scalar", Promoted, SR_TS(fmod));
+  TensorTensor("aten::floor_divide", "", Promoted, SR_TT(floor_divide));
+
+  RegisterOut("aten::pow", "Scalar", [](NodeIO& io) {
+    const at::Scalar base = io.Input(0).toScalar();
+    const at::Tensor& exponent = TensorArg(io, 1);
+    WriteOutput(io, 0, Promoted(io), [&] { return at::pow(base, exponent); },
+                [&](at::Tensor& out) { at::pow_out(out, base, exponent); });
+  });
+  const struct {
+    const char* overload;
+    bool scalar_other;
+  } kDivModes[] = {{"Tensor_mode", false}, {"Scalar_mode", true}};
+  for (const auto& [overload, scalar] : kDivModes) {
+    RegisterOut("aten::div", overload, [scalar = scalar](NodeIO& io) {
+      const at::Tensor& a = TensorArg(io, 0);
+      at::Tensor b = scalar ? at::scalar_to_tensor(io.Input(1).toScalar()) : TensorArg(io, 1);
+      if (scalar) b.unsafeGetTensorImpl()->set_wrapped_number(true);
+      const auto mode = io.Input(2).toOptional<c10::string_view>();
+      const at::ScalarType dtype = mode ? Promoted(io) : PromotedFloat(io);
+      WriteOutput(io, 0, dtype, [&] { return at::div(a, b, mode); },
+                  [&](at::Tensor& out) { at::div_out(out, a, b, mode); });
+    });
+  }
+}
+
+void RegisterComparisonsAndLogic() {
+  TensorTensor("aten::eq", "Tensor", Bool, SR_TT(eq));
+  TensorScalar("aten::eq", "Scalar", Bool, SR_TS(eq));
+  TensorTensor("aten::ne", "Tensor", Bool, SR_TT(ne));
+  TensorScalar("aten::ne", "Scalar", Bool, SR_TS(ne));
+  TensorTensor("aten::lt", "Tensor", Bool, SR_TT(lt));
+  TensorScalar("aten::lt", "Scalar", Bool, SR_TS(lt));
+  TensorTensor("aten::le", "Tensor", Bool, SR_TT(le));
+  TensorScalar("aten::le", "Scalar", Bool, SR_TS(le));
+  TensorTensor("aten::gt", "Tensor", Bool, SR_TT(gt));
+  TensorScalar("aten::gt", "Scalar", Bool, SR_TS(gt));
+  TensorTensor("aten::ge", "Tensor", Bool, SR_TT(ge));
+  TensorScalar("aten::ge", "Scalar", Bool, SR_TS(ge));
+  TensorTensor("aten::logical_and", "", Bool, SR_TT(logical_and));
+  TensorTensor("aten::logical_or", "", Bool, SR_TT(logical_or));
+  TensorTensor("aten::logical_xor", "", Bool, SR_TT(logical_xor));
+}
+
+void RegisterSelection() {
+  RegisterOut("aten::where", "self", [](NodeIO& io) {
+    const at::Tensor& condition = TensorArg(io, 0);
+    const at::Tensor& a = TensorArg(io, 1);
+    const at::Tensor& b = TensorArg(io, 2);
+    WriteOutput(io, 0, at::result_type(a, b), [&] { return at::where(condition, a, b); },
+                [&](at::Tensor& out) { at::where_out(out, condition, a, b); });
+  });
+  RegisterOut("aten::masked_fill", "Scalar", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Tensor& mask = TensorArg(io, 1);
+    const at::Scalar value = io.Input(2).toScalar();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
+                [&](at::Tensor& out) { at::masked_fill_out(out, self, mask, value); });
+  });
+  RegisterOut("aten::masked_fill", "Tensor", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Tensor& mask = TensorArg(io, 1);
+    const at::Tensor& value = TensorArg(io, 2);
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
+                [&](at::Tensor& out) { at::masked_fill_out(out, self, mask, value); });
+  });
+  RegisterOut("aten::addcmul", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Tensor& t1 = TensorArg(io, 1);
+    const at::Tensor& t2 = TensorArg(io, 2);
+    const at::Scalar value = io.Input(3).toScalar();
+    const at::ScalarType dtype =
+        c10::promoteTypes(at::result_type(self, t1), at::result_type(self, t2));
+    WriteOutput(io, 0, dtype, [&] { return at::addcmul(self, t1, t2, value); },
+                [&](at::Tensor& out) { at::addcmul_out(out, self, t1, t2, value); });
+  });
+  RegisterOut("aten::lerp", "Scalar", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Tensor& end = TensorArg(io, 1);
+    const at::Scalar weight = io.Input(2).toScalar();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::lerp(self, end, weight); },
+                [&](at::Tensor& out) { at::lerp_out(out, self, end, weight); });
+  });
+  RegisterOut("aten::lerp", "Tensor", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Tensor& end = TensorArg(io, 1);
+    const at::Tensor& weight = TensorArg(io, 2);
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::lerp(self, end, weight); },
+                [&](at::Tensor& out) { at::lerp_out(out, self, end, weight); });
+  });
+}
+
+const bool kRegistered = [] {
+  RegisterArithmetic();
+  RegisterComparisonsAndLogic();
+  RegisterSelection();
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,308 @@
+// Out-variant kernels for data movement: cat/stack (and their variadic
+// forms), index_select, gather, repeat, clone, contiguous, type_as,
+// zeros_like/ones_like/full_like, the copy variants of views, maybe-copying
+// `to`, split/chunk/unbind with unpacked outputs, topk, sort, narrow_copy,
+// flip and roll.
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "absl/container/flat_hash_set.h"
+#include "ops/out_variant.h"
+#include "ops/views.h"
+#include "passes/operators.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Node;
+
+// Copies `source` into output `i`, reusing the slot's tensor when it can.
+void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
+  WriteOutput(io, i, source.scalar_type(),
+              [&] { return source.clone(at::MemoryFormat::Contiguous); },
+              [&](at::Tensor& out) {
+                out.resize_(source.sizes());
+                out.copy_(source);
+              });
+}
+
+at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
+  at::ScalarType result = tensors.empty() ? DefaultFloat() : tensors[0].scalar_type();
+  for (const at::Tensor& tensor : tensors) {
+    result = c10::promoteTypes(result, tensor.scalar_type());
+  }
+  return result;
+}
+
+// Tensors followed by dim, as a list input or as separate inputs.
+void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim, bool stack) {
+  WriteOutput(io, 0, PromoteAll(tensors),
+              [&] { return stack ? at::stack(tensors, dim) : at::cat(tensors, dim); },
+              [&](at::Tensor& out) {
+                stack ? at::stack_out(out, tensors, dim) : at::cat_out(out, tensors, dim);
+              });
+}
+
+void RegisterConcatenation() {
+  for (const bool stack : {false, true}) {
+    RegisterOut(stack ? "aten::stack" : "aten::cat", "", [stack](NodeIO& io) {
+      Concatenate(io, io.Input(0).toTensorVector(), io.Input(1).toInt(), stack);
+    });
+    KernelRegistry::Global().Register(
+        stack ? "static_runtime::variadic_stack" : "static_runtime::variadic_cat",
+        KernelKind::kOutVariant, [stack](const Node*) -> Kernel {
+          return [stack](NodeIO& io) {
+            std::vector<at::Tensor> tensors;
+            tensors.reserve(io.num_inputs() - 1);
+            for (size_t i = 0; i + 1 < io.num_inputs(); ++i) {
+              tensors.push_back(TensorArg(io, i));
+            }
+            Concatenate(io, tensors, io.Input(io.num_inputs() - 1).toInt(), stack);
+          };
+        });
+  }
+}
+
+void RegisterIndexing() {
+  RegisterOut("aten::index_select", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const int64_t dim = io.Input(1).toInt();
+    const at::Tensor& index = TensorArg(io, 2);
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::index_select(self, dim, index); },
+                [&](at::Tensor& out) { at::index_select_out(out, self, dim, index); });
+  });
+  RegisterOut("aten::gather", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const int64_t dim = io.Input(1).toInt();
+    const at::Tensor& index = TensorArg(io, 2);
+    const bool sparse_grad = io.Input(3).toBool();
+    WriteOutput(io, 0, self.scalar_type(),
+                [&] { return at::gather(self, dim, index, sparse_grad); },
+                [&](at::Tensor& out) { at::gather_out(out, self, dim, index, sparse_grad); });
+  });
+  RegisterOut("aten::repeat", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> repeats = io.Input(1).toIntVector();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return self.repeat(repeats); },
+                [&](at::Tensor& out) { at::repeat_out(out, self, repeats); });
+  });
+  RegisterOut("aten::narrow_copy", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const int64_t dim = io.Input(1).toInt();
+    const int64_t start = io.Input(2).toInt();
+    const int64_t length = io.Input(3).toInt();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::narrow_copy(self, dim, start, length); },
+                [&](at::Tensor& out) { at::narrow_copy_out(out, self, dim, start, length); });
+  });
+  RegisterOut("aten::flip", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> dims = io.Input(1).toIntVector();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::flip(self, dims); },
+                [&](at::Tensor& out) { at::flip_out(out, self, dims); });
+  });
+  RegisterOut("aten::roll", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> shifts = io.Input(1).toIntVector();
+    const std::vector<int64_t> dims = io.Input(2).toIntVector();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::roll(self, shifts, dims); },
+                [&](at::Tensor& out) { at::roll_out(out, self, shifts, dims); });
+  });
+  for (const bool is_topk : {true, false}) {
+    RegisterOut(is_topk ? "aten::topk" : "aten::sort", "", [is_topk](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      at::Tensor* values = ReusableOutput(io.Output(0), self.scalar_type());
+      at::Tensor* indices = values ? ReusableOutput(io.Output(1), at::kLong) : nullptr;
+      if (values && indices) {
+        if (is_topk) {
+          at::topk_out(*values, *indices, self, io.Input(1).toInt(), io.Input(2).toInt(),
+                       io.Input(3).toBool(), io.Input(4).toBool());
+        } else {
+          at::sort_out(*values, *indices, self, io.Input(1).toInt(), io.Input(2).toBool());
+        }
+        return;
+      }
+      auto [new_values, new_indices] =
+          is_topk ? at::topk(self, io.Input(1).toInt(), io.Input(2).toInt(),
+                             io.Input(3).toBool(), io.Input(4).toBool())
+                  : at::sort(self, io.Input(1).toInt(), io.Input(2).toBool());
+      io.Output(0) = std::move(new_values);
+      io.Output(1) = std::move(new_indices);
+    });
+  }
+}
+
+// True if some node of the graph writes to one of its inputs: then a copy
+// and an alias are distinguishable, and aliasing ops must stay aliasing.
+bool GraphHasWriters(const Node* node) {
+  std::vector<const torch::jit::Block*> blocks = {node->owningGraph()->block()};
+  while (!blocks.empty()) {
+    const torch::jit::Block* block = blocks.back();
+    blocks.pop_back();
+    for (const Node* n : block->nodes()) {
+      for (const torch::jit::Block* sub_block : n->blocks()) blocks.push_back(sub_block);
+      const c10::FunctionSchema* schema = n->maybeSchema();
+      if (schema == nullptr) continue;
+      for (const c10::Argument& argument : schema->arguments()) {
+        if (argument.alias_info() != nullptr && argument.alias_info()->isWrite()) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// An out variant of an op that may return its input: the result is `self`
+// when nothing needs converting, else a copy in `dtype`.
+void RegisterMaybeAliasing(const char* name, const char* overload,
+                           std::function<at::ScalarType(const NodeIO&)> dtype) {
+  KernelRegistry::Global().RegisterOverload(
+      name, overload, KernelKind::kOutVariant, [dtype](const Node* node) -> Kernel {
+        if (GraphHasWriters(node)) return nullptr;
+        return [dtype](NodeIO& io) {
+          const at::Tensor& self = TensorArg(io, 0);
+          const at::ScalarType target = dtype(io);
+          if (target == self.scalar_type() && self.is_contiguous()) {
+            io.Output(0) = self;
+            return;
+          }
+          WriteOutput(io, 0, target, [&] { return self.to(target).contiguous(); },
+                      [&](at::Tensor& out) {
+                        out.resize_(self.sizes());
+                        out.copy_(self);
+                      });
+        };
+      });
+}
+
+void RegisterCopies() {
+  RegisterOut("aten::clone", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto format = io.Input(1).toOptional<at::MemoryFormat>();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::clone(self, format); },
+                [&](at::Tensor& out) { at::clone_out(out, self, format); });
+  });
+  RegisterMaybeAliasing("aten::contiguous", "",
+                        [](const NodeIO& io) { return TensorArg(io, 0).scalar_type(); });
+  RegisterMaybeAliasing("aten::type_as", "",
+                        [](const NodeIO& io) { return TensorArg(io, 1).scalar_type(); });
+
+  // zeros_like / ones_like / full_like on the CPU, strided.
+  const struct {
+    const char* name;
+    bool has_fill_value;
+    double fill;
+  } kLike[] = {{"aten::zeros_like", false, 0.0}, {"aten::ones_like", false, 1.0},
+               {"aten::full_like", true, 0.0}};
+  for (const auto& like : kLike) {
+    RegisterOut(like.name, "", [has_value = like.has_fill_value, fill = like.fill](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const size_t first_option = has_value ? 2 : 1;
+      const at::Scalar value = has_value ? io.Input(1).toScalar() : at::Scalar(fill);
+      const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
+      const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
+      const auto device = io.Input(first_option + 2).toOptional<at::Device>();
+      const auto pin = io.Input(first_option + 3).toOptional<bool>();
+      const auto format = io.Input(first_option + 4).toOptional<at::MemoryFormat>();
+      auto functional = [&] {
+        return at::full_like(self, value, dtype, layout, device, pin, format);
+      };
+      if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) ||
+          (format && *format != at::MemoryFormat::Contiguous &&
+           *format != at::MemoryFormat::Preserve)) {
+        io.Output(0) = functional();
+        return;
+      }
+      WriteOutput(io, 0, dtype.value_or(self.scalar_type()), functional, [&](at::Tensor& out) {
+        out.resize_(self.sizes());
+        out.fill_(value);
+      });
+    });
+  }
+}
+
+void RegisterRewriteOperators() {
+  absl::flat_hash_set<std::string> copy_ops;
+  for (const ops::CopyVariant& variant : ops::CopyVariants()) {
+    if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
+    KernelRegistry::Global().Register(
+        variant.copy_op, KernelKind::kOutVariant,
+        [](const Node* node) -> Kernel {
+          const ViewFn* view = CopyVariantView(node);
+          if (view == nullptr) return nullptr;
+          return [view](NodeIO& io) { CopyToOutput(io, 0, (*view)(io)); };
+        });
+  }
+  // maybe_copy_to: the input itself when no conversion happens (the pass
+  // only rewrites `to` where nobody can tell), else a copy into the slot.
+  KernelRegistry::Global().Register(
+      "static_runtime::maybe_copy_to", KernelKind::kOutVariant, [](const Node* node) -> Kernel {
+        const std::string overload = OverloadOf(node);
+        if (overload != "dtype" && overload != "other") return nullptr;
+        const bool other = overload == "other";
+        return [other](NodeIO& io) {
+          const at::Tensor& self = TensorArg(io, 0);
+          const at::ScalarType target =
+              other ? TensorArg(io, 1).scalar_type() : io.Input(1).toScalarType();
+          const bool copy = io.Input(3).toBool();
+          const auto format = io.Input(4).toOptional<at::MemoryFormat>();
+          if ((other && !TensorArg(io, 1).is_cpu()) ||
+              (format && *format != at::MemoryFormat::Preserve)) {
+            io.Output(0) = other ? self.to(TensorArg(io, 1), false, copy, format)
+                                 : self.to(target, false, copy, format);
+            return;
+          }
+          if (target == self.scalar_type() && !copy) {
+            io.Output(0) = self;
+            return;
+          }
+          WriteOutput(io, 0, target, [&] { return self.to(target, false, true); },
+                      [&](at::Tensor& out) {
+                        out.resize_(self.sizes());
+                        out.copy_(self);
+                      });
+        };
+      });
+
+  // split / chunk / unbind with one output per part.
+  const struct {
+    const char* op;
+    std::vector<at::Tensor> (*parts)(const NodeIO&);
+  } kSplits[] = {
+      {"static_runtime::split_unpacked",
+       [](const NodeIO& io) {
+         return at::split(TensorArg(io, 0), io.Input(1).toInt(), io.Input(2).toInt());
+       }},
+      {"static_runtime::split_with_sizes_unpacked",
+       [](const NodeIO& io) {
+         return at::split_with_sizes(TensorArg(io, 0), io.Input(1).toIntVector(),
+                                     io.Input(2).toInt());
+       }},
+      {"static_runtime::chunk_unpacked",
+       [](const NodeIO& io) {
+         return at::chunk(TensorArg(io, 0), io.Input(1).toInt(), io.Input(2).toInt());
+       }},
+      {"static_runtime::unbind_unpacked",
+       [](const NodeIO& io) { return at::unbind(TensorArg(io, 0), io.Input(1).toInt()); }},
+  };
+  for (const auto& split : kSplits) {
+    KernelRegistry::Global().Register(
+        split.op, KernelKind::kOutVariant, [parts_of = split.parts, op = split.op](const Node*) -> Kernel {
+          return [parts_of, op](NodeIO& io) {
+            const std::vector<at::Tensor> parts = parts_of(io);
+            TORCH_CHECK(parts.size() == io.num_outputs(), op, " produced ", parts.size(),
+                        " tensors but the graph unpacks ", io.num_outputs());
+            for (size_t i = 0; i < parts.size(); ++i) CopyToOutput(io, i, parts[i]);
+          };
+        });
+  }
+}
+
+const bool kRegistered = [] {
+  RegisterConcatenation();
+  RegisterIndexing();
+  RegisterCopies();
+  RegisterRewriteOperators();
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

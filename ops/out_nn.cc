@@ -1,0 +1,149 @@
+// Out-variant kernels for neural-network layers: softmax, log_softmax,
+// layer_norm, group_norm, embedding, max/avg pooling, adaptive average
+// pooling and batch_norm in inference. Statistics that the layer computes
+// and throws away (mean, rstd, pooling indices) go to per-thread scratch
+// tensors. Convolution and embedding_bag stay in fallback: LibTorch 1.13 has
+// no out form for them.
+#include "ATen/ATen.h"
+#include "ops/out_variant.h"
+
+namespace static_runtime {
+namespace {
+
+// A per-thread tensor of `dtype` for results a kernel does not hand out;
+// reused (and grown) from call to call.
+at::Tensor& Scratch(int index, at::ScalarType dtype) {
+  thread_local at::Tensor scratch[3];
+  at::Tensor& tensor = scratch[index];
+  if (!tensor.defined() || tensor.scalar_type() != dtype) {
+    tensor = at::empty({0}, at::TensorOptions().dtype(dtype));
+  }
+  return tensor;
+}
+
+void RegisterSoftmax() {
+  for (const bool log : {false, true}) {
+    RegisterOut(log ? "aten::log_softmax" : "aten::softmax", "int", [log](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const int64_t dim = io.Input(1).toInt();
+      const auto dtype = io.Input(2).toOptional<at::ScalarType>();
+      WriteOutput(io, 0, dtype.value_or(self.scalar_type()),
+                  [&] { return log ? at::log_softmax(self, dim, dtype) : at::softmax(self, dim, dtype); },
+                  [&](at::Tensor& out) {
+                    log ? at::log_softmax_out(out, self, dim, dtype)
+                        : at::softmax_out(out, self, dim, dtype);
+                  });
+    });
+  }
+}
+
+void RegisterNormalization() {
+  RegisterOut("aten::layer_norm", "", [](NodeIO& io) {
+    const at::Tensor& input = TensorArg(io, 0);
+    const std::vector<int64_t> shape = io.Input(1).toIntVector();
+    const c10::optional<at::Tensor> weight = OptionalTensorArg(io, 2);
+    const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 3);
+    const double eps = io.Input(4).toDouble();
+    const bool cudnn = io.Input(5).toBool();
+    WriteOutput(io, 0, input.scalar_type(),
+                [&] { return at::layer_norm(input, shape, weight, bias, eps, cudnn); },
+                [&](at::Tensor& out) {
+                  at::native_layer_norm_out(out, Scratch(0, input.scalar_type()),
+                                            Scratch(1, input.scalar_type()), input, shape,
+                                            weight, bias, eps);
+                });
+  });
+  RegisterOut("aten::batch_norm", "", [](NodeIO& io) {
+    const at::Tensor& input = TensorArg(io, 0);
+    const c10::optional<at::Tensor> weight = OptionalTensorArg(io, 1);
+    const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 2);
+    const c10::optional<at::Tensor> mean = OptionalTensorArg(io, 3);
+    const c10::optional<at::Tensor> var = OptionalTensorArg(io, 4);
+    const bool training = io.Input(5).toBool();
+    const double momentum = io.Input(6).toDouble();
+    const double eps = io.Input(7).toDouble();
+    const bool cudnn = io.Input(8).toBool();
+    auto functional = [&] {
+      return at::batch_norm(input, weight, bias, mean, var, training, momentum, eps, cudnn);
+    };
+    if (training || !mean || !var) {  // training updates statistics: not a pure function
+      io.Output(0) = functional();
+      return;
+    }
+    WriteOutput(io, 0, input.scalar_type(), functional, [&](at::Tensor& out) {
+      at::native_batch_norm_out(out, Scratch(0, input.scalar_type()),
+                                Scratch(1, input.scalar_type()), input, weight, bias, mean, var,
+                                /*training=*/false, momentum, eps);
+    });
+  });
+}
+
+void RegisterEmbeddingAndPooling() {
+  // embedding = rows of `weight` picked by `indices`, shaped indices + [dim].
+  RegisterOut("aten::embedding", "", [](NodeIO& io) {
+    const at::Tensor& weight = TensorArg(io, 0);
+    const at::Tensor& indices = TensorArg(io, 1);
+    auto functional = [&] {
+      return at::embedding(weight, indices, io.Input(2).toInt(), io.Input(3).toBool(),
+                           io.Input(4).toBool());
+    };
+    if (weight.dim() != 2) {
+      io.Output(0) = functional();
+      return;
+    }
+    WriteOutput(io, 0, weight.scalar_type(), functional, [&](at::Tensor& out) {
+      at::index_select_out(out, weight, 0, indices.reshape(-1));
+      std::vector<int64_t> shape = indices.sizes().vec();
+      shape.push_back(weight.size(1));
+      out.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
+    });
+  });
+  RegisterOut("aten::max_pool2d", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> kernel = io.Input(1).toIntVector();
+    const std::vector<int64_t> stride = io.Input(2).toIntVector();
+    const std::vector<int64_t> padding = io.Input(3).toIntVector();
+    const std::vector<int64_t> dilation = io.Input(4).toIntVector();
+    const bool ceil_mode = io.Input(5).toBool();
+    WriteOutput(io, 0, self.scalar_type(),
+                [&] { return at::max_pool2d(self, kernel, stride, padding, dilation, ceil_mode); },
+                [&](at::Tensor& out) {
+                  at::max_pool2d_with_indices_out(out, Scratch(2, at::kLong), self, kernel,
+                                                  stride, padding, dilation, ceil_mode);
+                });
+  });
+  RegisterOut("aten::avg_pool2d", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> kernel = io.Input(1).toIntVector();
+    const std::vector<int64_t> stride = io.Input(2).toIntVector();
+    const std::vector<int64_t> padding = io.Input(3).toIntVector();
+    const bool ceil_mode = io.Input(4).toBool();
+    const bool count_include_pad = io.Input(5).toBool();
+    const auto divisor = io.Input(6).toOptional<int64_t>();
+    WriteOutput(io, 0, self.scalar_type(),
+                [&] {
+                  return at::avg_pool2d(self, kernel, stride, padding, ceil_mode,
+                                        count_include_pad, divisor);
+                },
+                [&](at::Tensor& out) {
+                  at::avg_pool2d_out(out, self, kernel, stride, padding, ceil_mode,
+                                     count_include_pad, divisor);
+                });
+  });
+  RegisterOut("aten::adaptive_avg_pool2d", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> size = io.Input(1).toIntVector();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool2d(self, size); },
+                [&](at::Tensor& out) { at::adaptive_avg_pool2d_out(out, self, size); });
+  });
+}
+
+const bool kRegistered = [] {
+  RegisterSoftmax();
+  RegisterNormalization();
+  RegisterEmbeddingAndPooling();
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

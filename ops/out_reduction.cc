@@ -1,0 +1,206 @@
+// Out-variant kernels for reductions and scans: sum, mean, prod, amax/amin,
+// max/min over a dim (values and indices), argmax/argmin, norm, cumsum,
+// cumprod, logsumexp, var/std, any/all.
+#include "ATen/ATen.h"
+#include "ops/out_variant.h"
+
+namespace static_runtime {
+namespace {
+
+c10::optional<at::ScalarType> DtypeArg(const c10::IValue& value) {
+  return value.isNone() ? c10::nullopt : c10::optional<at::ScalarType>(value.toScalarType());
+}
+
+at::OptionalIntArrayRef DimsArg(const c10::IValue& value, std::vector<int64_t>& storage) {
+  if (value.isNone()) return c10::nullopt;
+  storage = value.toIntVector();
+  return at::IntArrayRef(storage);
+}
+
+void RegisterSums() {
+  RegisterOut("aten::sum", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto dtype = DtypeArg(io.Input(1));
+    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(1)),
+                [&] { return at::sum(self, dtype); },
+                [&](at::Tensor& out) { at::sum_out(out, self, at::IntArrayRef{}, false, dtype); });
+  });
+  RegisterOut("aten::sum", "dim_IntList", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    std::vector<int64_t> dims;
+    const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
+    const bool keepdim = io.Input(2).toBool();
+    const auto dtype = DtypeArg(io.Input(3));
+    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(3)),
+                [&] { return at::sum(self, dim, keepdim, dtype); },
+                [&](at::Tensor& out) { at::sum_out(out, self, dim, keepdim, dtype); });
+  });
+  RegisterOut("aten::mean", "dim", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    std::vector<int64_t> dims;
+    const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
+    const bool keepdim = io.Input(2).toBool();
+    const auto dtype = DtypeArg(io.Input(3));
+    WriteOutput(io, 0, dtype.value_or(self.scalar_type()),
+                [&] { return at::mean(self, dim, keepdim, dtype); },
+                [&](at::Tensor& out) { at::mean_out(out, self, dim, keepdim, dtype); });
+  });
+  RegisterOut("aten::prod", "dim_int", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const int64_t dim = io.Input(1).toInt();
+    const bool keepdim = io.Input(2).toBool();
+    const auto dtype = DtypeArg(io.Input(3));
+    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(3)),
+                [&] { return at::prod(self, dim, keepdim, dtype); },
+                [&](at::Tensor& out) { at::prod_out(out, self, dim, keepdim, dtype); });
+  });
+  using ScanFn = at::Tensor (*)(const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
+  using ScanOutFn =
+      at::Tensor& (*)(at::Tensor&, const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
+  auto scan = [](const char* name, ScanFn fn, ScanOutFn out_fn) {
+    RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const int64_t dim = io.Input(1).toInt();
+      const auto dtype = DtypeArg(io.Input(2));
+      WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(2)),
+                  [&] { return fn(self, dim, dtype); },
+                  [&](at::Tensor& out) { out_fn(out, self, dim, dtype); });
+    });
+  };
+  scan("aten::cumsum",
+       [](const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t) {
+         return at::cumsum(s, d, t);
+       },
+       [](at::Tensor& o, const at::Tensor& s, int64_t d,
+          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cumsum_out(o, s, d, t); });
+  scan("aten::cumprod",
+       [](const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t) {
+         return at::cumprod(s, d, t);
+       },
+       [](at::Tensor& o, const at::Tensor& s, int64_t d,
+          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cumprod_out(o, s, d, t); });
+}
+
+void RegisterExtremes() {
+  using DimsFn = at::Tensor (*)(const at::Tensor&, at::IntArrayRef, bool);
+  using DimsOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, at::IntArrayRef, bool);
+  auto over_dims = [](const char* name, bool float_result, DimsFn fn, DimsOutFn out_fn) {
+    RegisterOut(name, "", [float_result, fn, out_fn](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const std::vector<int64_t> dims = io.Input(1).toIntVector();
+      const bool keepdim = io.Input(2).toBool();
+      const at::ScalarType dtype =
+          float_result ? FloatResult(self.scalar_type()) : self.scalar_type();
+      WriteOutput(io, 0, dtype, [&] { return fn(self, dims, keepdim); },
+                  [&](at::Tensor& out) { out_fn(out, self, dims, keepdim); });
+    });
+  };
+  over_dims("aten::amax", false,
+            [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amax(s, d, k); },
+            [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
+              return at::amax_out(o, s, d, k);
+            });
+  over_dims("aten::amin", false,
+            [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amin(s, d, k); },
+            [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
+              return at::amin_out(o, s, d, k);
+            });
+  over_dims("aten::logsumexp", true,
+            [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::logsumexp(s, d, k); },
+            [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
+              return at::logsumexp_out(o, s, d, k);
+            });
+
+  // max.dim / min.dim: values and indices.
+  for (const bool is_max : {true, false}) {
+    RegisterOut(is_max ? "aten::max" : "aten::min", "dim", [is_max](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const int64_t dim = io.Input(1).toInt();
+      const bool keepdim = io.Input(2).toBool();
+      at::Tensor* values = ReusableOutput(io.Output(0), self.scalar_type());
+      at::Tensor* indices = values ? ReusableOutput(io.Output(1), at::kLong) : nullptr;
+      if (values && indices) {
+        is_max ? at::max_out(*values, *indices, self, dim, keepdim)
+               : at::min_out(*values, *indices, self, dim, keepdim);
+        return;
+      }
+      auto [new_values, new_indices] =
+          is_max ? at::max(self, dim, keepdim) : at::min(self, dim, keepdim);
+      io.Output(0) = std::move(new_values);
+      io.Output(1) = std::move(new_indices);
+    });
+  }
+  for (const bool is_max : {true, false}) {
+    RegisterOut(is_max ? "aten::argmax" : "aten::argmin", "", [is_max](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const auto dim = io.Input(1).toOptional<int64_t>();
+      const bool keepdim = io.Input(2).toBool();
+      WriteOutput(io, 0, at::kLong,
+                  [&] { return is_max ? at::argmax(self, dim, keepdim) : at::argmin(self, dim, keepdim); },
+                  [&](at::Tensor& out) {
+                    is_max ? at::argmax_out(out, self, dim, keepdim)
+                           : at::argmin_out(out, self, dim, keepdim);
+                  });
+    });
+  }
+}
+
+void RegisterStatistics() {
+  RegisterOut("aten::norm", "ScalarOpt_dim", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto p = io.Input(1).toOptional<at::Scalar>();
+    const std::vector<int64_t> dims = io.Input(2).toIntVector();
+    const bool keepdim = io.Input(3).toBool();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::norm(self, p, dims, keepdim); },
+                [&](at::Tensor& out) { at::norm_out(out, self, p, dims, keepdim); });
+  });
+  for (const bool is_var : {true, false}) {
+    RegisterOut(is_var ? "aten::var" : "aten::std", "dim", [is_var](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      std::vector<int64_t> dims;
+      const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
+      const bool unbiased = io.Input(2).toBool();
+      const bool keepdim = io.Input(3).toBool();
+      WriteOutput(io, 0, self.scalar_type(),
+                  [&] {
+                    return is_var ? at::var(self, dim, unbiased, keepdim)
+                                  : at::std(self, dim, unbiased, keepdim);
+                  },
+                  [&](at::Tensor& out) {
+                    is_var ? at::var_out(out, self, dim, unbiased, keepdim)
+                           : at::std_out(out, self, dim, unbiased, keepdim);
+                  });
+    });
+  }
+  // any/all keep uint8 as uint8 and give bool otherwise.
+  for (const bool is_any : {true, false}) {
+    const char* name = is_any ? "aten::any" : "aten::all";
+    RegisterOut(name, "dim", [is_any](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const int64_t dim = io.Input(1).toInt();
+      const bool keepdim = io.Input(2).toBool();
+      const at::ScalarType dtype = self.scalar_type() == at::kByte ? at::kByte : at::kBool;
+      WriteOutput(io, 0, dtype,
+                  [&] { return is_any ? at::any(self, dim, keepdim) : at::all(self, dim, keepdim); },
+                  [&](at::Tensor& out) {
+                    is_any ? at::any_out(out, self, dim, keepdim) : at::all_out(out, self, dim, keepdim);
+                  });
+    });
+    RegisterOut(name, "", [is_any](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const at::ScalarType dtype = self.scalar_type() == at::kByte ? at::kByte : at::kBool;
+      WriteOutput(io, 0, dtype, [&] { return is_any ? at::any(self) : at::all(self); },
+                  [&](at::Tensor& out) { is_any ? at::any_out(out, self) : at::all_out(out, self); });
+    });
+  }
+}
+
+const bool kRegistered = [] {
+  RegisterSums();
+  RegisterExtremes();
+  RegisterStatistics();
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,193 @@
+// Out-variant kernels for unary elementwise math and activations: one tensor
+// in, one tensor out of the same shape, optionally with scalar parameters.
+#include "ATen/ATen.h"
+#include "ops/out_variant.h"
+
+namespace static_runtime {
+namespace {
+
+using Fn = at::Tensor (*)(const at::Tensor&);
+using OutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&);
+using Rule = at::ScalarType (*)(at::ScalarType);
+
+at::ScalarType Same(at::ScalarType input) { return input; }
+at::ScalarType Bool(at::ScalarType) { return at::kBool; }
+
+// `name`(Tensor self) -> Tensor.
+void Unary(const char* name, Rule rule, Fn fn, OutFn out) {
+  RegisterOut(name, "", [rule, fn, out](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    WriteOutput(io, 0, rule(self.scalar_type()), [&] { return fn(self); },
+                [&](at::Tensor& result) { out(result, self); });
+  });
+}
+
+void RegisterSimple() {
+  const struct {
+    const char* name;
+    Rule rule;
+    Fn fn;
+    OutFn out;
+  } kOps[] = {
+      {"aten::exp", FloatResult, at::exp, at::exp_out},
+      {"aten::log", FloatResult, at::log, at::log_out},
+      {"aten::log1p", FloatResult, at::log1p, at::log1p_out},
+      {"aten::log2", FloatResult, at::log2, at::log2_out},
+      {"aten::log10", FloatResult, at::log10, at::log10_out},
+      {"aten::expm1", FloatResult, at::expm1, at::expm1_out},
+      {"aten::exp2", FloatResult, at::exp2, at::exp2_out},
+      {"aten::sqrt", FloatResult, at::sqrt, at::sqrt_out},
+      {"aten::rsqrt", FloatResult, at::rsqrt, at::rsqrt_out},
+      {"aten::reciprocal", FloatResult, at::reciprocal, at::reciprocal_out},
+      {"aten::erf", FloatResult, at::erf, at::erf_out},
+      {"aten::erfc", FloatResult, at::erfc, at::erfc_out},
+      {"aten::sigmoid", FloatResult, at::sigmoid, at::sigmoid_out},
+      {"aten::tanh", FloatResult, at::tanh, at::tanh_out},
+      {"aten::sin", FloatResult, at::sin, at::sin_out},
+      {"aten::cos", FloatResult, at::cos, at::cos_out},
+      {"aten::tan", FloatResult, at::tan, at::tan_out},
+      {"aten::asin", FloatResult, at::asin, at::asin_out},
+      {"aten::acos", FloatResult, at::acos, at::acos_out},
+      {"aten::atan", FloatResult, at::atan, at::atan_out},
+      {"aten::sinh", FloatResult, at::sinh, at::sinh_out},
+      {"aten::cosh", FloatResult, at::cosh, at::cosh_out},
+      {"aten::abs", Same, at::abs, at::abs_out},
+      {"aten::neg", Same, at::neg, at::neg_out},
+      {"aten::sign", Same, at::sign, at::sign_out},
+      {"aten::floor", Same, at::floor, at::floor_out},
+      {"aten::ceil", Same, at::ceil, at::ceil_out},
+      {"aten::trunc", Same, at::trunc, at::trunc_out},
+      {"aten::frac", Same, at::frac, at::frac_out},
+      {"aten::silu", Same, at::silu, at::silu_out},
+      {"aten::mish", Same, at::mish, at::mish_out},
+      {"aten::hardswish", Same, at::hardswish, at::hardswish_out},
+      {"aten::hardsigmoid", Same, at::hardsigmoid, at::hardsigmoid_out},
+      {"aten::bitwise_not", Same, at::bitwise_not, at::bitwise_not_out},
+      {"aten::logical_not", Bool, at::logical_not, at::logical_not_out},
+  };
+  for (const auto& op : kOps) Unary(op.name, op.rule, op.fn, op.out);
+  Unary("aten::round", Same, [](const at::Tensor& self) { return at::round(self); },
+        [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
+          return at::round_out(out, self);
+        });
+  // relu has no out form; clamp_min(0) is the same function.
+  Unary("aten::relu", Same, at::relu, [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
+    return at::clamp_min_out(out, self, 0);
+  });
+}
+
+// The dtype of `self` combined with optional scalar arguments (clamp's
+// bounds promote: an int tensor clamped by 0.5 gives floats).
+at::ScalarType PromoteWithScalars(const at::Tensor& self, const c10::IValue& a,
+                                  const c10::IValue& b) {
+  at::ScalarType result = self.scalar_type();
+  for (const c10::IValue* scalar : {&a, &b}) {
+    if (!scalar->isNone()) {
+      result = c10::promoteTypes(result, at::result_type(self, scalar->toScalar()));
+    }
+  }
+  return result;
+}
+
+void RegisterParameterized() {
+  RegisterOut("aten::gelu", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::string& approximate = io.Input(1).toStringRef();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::gelu(self, approximate); },
+                [&](at::Tensor& out) { at::gelu_out(out, self, approximate); });
+  });
+  RegisterOut("aten::logit", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto eps = io.Input(1).toOptional<double>();
+    WriteOutput(io, 0, FloatResult(self.scalar_type()), [&] { return at::logit(self, eps); },
+                [&](at::Tensor& out) { at::logit_out(out, self, eps); });
+  });
+  RegisterOut("aten::nan_to_num", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto nan = io.Input(1).toOptional<double>();
+    const auto posinf = io.Input(2).toOptional<double>();
+    const auto neginf = io.Input(3).toOptional<double>();
+    WriteOutput(io, 0, self.scalar_type(),
+                [&] { return at::nan_to_num(self, nan, posinf, neginf); },
+                [&](at::Tensor& out) { at::nan_to_num_out(out, self, nan, posinf, neginf); });
+  });
+  RegisterOut("aten::elu", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Scalar alpha = io.Input(1).toScalar();
+    const at::Scalar scale = io.Input(2).toScalar();
+    const at::Scalar input_scale = io.Input(3).toScalar();
+    WriteOutput(io, 0, self.scalar_type(),
+                [&] { return at::elu(self, alpha, scale, input_scale); },
+                [&](at::Tensor& out) { at::elu_out(out, self, alpha, scale, input_scale); });
+  });
+  RegisterOut("aten::leaky_relu", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Scalar slope = io.Input(1).toScalar();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::leaky_relu(self, slope); },
+                [&](at::Tensor& out) { at::leaky_relu_out(out, self, slope); });
+  });
+  RegisterOut("aten::hardtanh", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Scalar low = io.Input(1).toScalar();
+    const at::Scalar high = io.Input(2).toScalar();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::hardtanh(self, low, high); },
+                [&](at::Tensor& out) { at::hardtanh_out(out, self, low, high); });
+  });
+  RegisterOut("aten::softplus", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Scalar beta = io.Input(1).toScalar();
+    const at::Scalar threshold = io.Input(2).toScalar();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::softplus(self, beta, threshold); },
+                [&](at::Tensor& out) { at::softplus_out(out, self, beta, threshold); });
+  });
+  RegisterOut("aten::threshold", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Scalar threshold = io.Input(1).toScalar();
+    const at::Scalar value = io.Input(2).toScalar();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::threshold(self, threshold, value); },
+                [&](at::Tensor& out) { at::threshold_out(out, self, threshold, value); });
+  });
+  RegisterOut("aten::clamp", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto low = io.Input(1).toOptional<at::Scalar>();
+    const auto high = io.Input(2).toOptional<at::Scalar>();
+    WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), io.Input(2)),
+                [&] { return at::clamp(self, low, high); },
+                [&](at::Tensor& out) { at::clamp_out(out, self, low, high); });
+  });
+  RegisterOut("aten::clamp_min", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Scalar low = io.Input(1).toScalar();
+    WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
+                [&] { return at::clamp_min(self, low); },
+                [&](at::Tensor& out) { at::clamp_min_out(out, self, low); });
+  });
+  RegisterOut("aten::clamp_max", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::Scalar high = io.Input(1).toScalar();
+    WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
+                [&] { return at::clamp_max(self, high); },
+                [&](at::Tensor& out) { at::clamp_max_out(out, self, high); });
+  });
+  using DiagonalFn = at::Tensor (*)(const at::Tensor&, int64_t);
+  using DiagonalOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, int64_t);
+  auto diagonal_op = [](const char* name, DiagonalFn fn, DiagonalOutFn out_fn) {
+    RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      const int64_t diagonal = io.Input(1).toInt();
+      WriteOutput(io, 0, self.scalar_type(), [&] { return fn(self, diagonal); },
+                  [&](at::Tensor& out) { out_fn(out, self, diagonal); });
+    });
+  };
+  diagonal_op("aten::tril", at::tril, at::tril_out);
+  diagonal_op("aten::triu", at::triu, at::triu_out);
+}
+
+const bool kRegistered = [] {
+  RegisterSimple();
+  RegisterParameterized();
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

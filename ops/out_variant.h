@@ -1,0 +1,74 @@
+// Helpers for out-variant kernels: a kernel computes into the tensor already
+// in its output slot when it may (the tensor has the dtype the op produces
+// for these inputs and nothing else references it or its storage), resized
+// in place; otherwise it fills the slot with a freshly allocated result. So a
+// slot whose tensor is reused (across loop iterations, or memory the runtime
+// plans) never sees its values change under someone else's feet, and a dtype
+// change between calls can never silently cast a result.
+#ifndef STATIC_RUNTIME_OPS_OUT_VARIANT_H_
+#define STATIC_RUNTIME_OPS_OUT_VARIANT_H_
+
+#include <utility>
+
+#include "ATen/ATen.h"
+#include "ops/registry.h"
+
+namespace static_runtime {
+
+// The tensor in `slot` if an out variant may write into it with `dtype`.
+inline at::Tensor* ReusableOutput(c10::IValue& slot, at::ScalarType dtype) {
+  if (!slot.isTensor()) return nullptr;
+  at::Tensor& tensor = slot.toTensor();
+  if (!tensor.defined() || tensor.scalar_type() != dtype || !tensor.is_cpu() ||
+      tensor.use_count() != 1 || !tensor.has_storage() || tensor.storage().use_count() != 1 ||
+      tensor.is_neg() || tensor.is_conj()) {
+    return nullptr;
+  }
+  // Shrink to nothing so the op resizes it without warning; the storage is
+  // kept and grows only when a larger result needs it.
+  tensor.unsafeGetTensorImpl()->set_sizes_contiguous({0});
+  return &tensor;
+}
+
+// Writes output `i`: out(tensor) into a reusable tensor of `dtype`, or
+// functional() into the slot.
+template <typename Functional, typename Out>
+inline void WriteOutput(NodeIO& io, size_t i, at::ScalarType dtype, Functional&& functional,
+                        Out&& out) {
+  c10::IValue& slot = io.Output(i);
+  if (at::Tensor* tensor = ReusableOutput(slot, dtype)) {
+    out(*tensor);
+  } else {
+    slot = functional();
+  }
+}
+
+// The dtype rules of the kernel families.
+inline at::ScalarType DefaultFloat() {
+  return c10::typeMetaToScalarType(c10::get_default_dtype());
+}
+// Integer and bool inputs give the default float dtype (exp, sigmoid, ...).
+inline at::ScalarType FloatResult(at::ScalarType input) {
+  return at::isIntegralType(input, /*includeBool=*/true) ? DefaultFloat() : input;
+}
+// Reductions that sum: integers and bools accumulate in int64.
+inline at::ScalarType SumResult(at::ScalarType input, const c10::IValue& dtype) {
+  if (!dtype.isNone()) return dtype.toScalarType();
+  return at::isIntegralType(input, /*includeBool=*/true) ? at::kLong : input;
+}
+
+// Shorthands for kernel bodies.
+inline const at::Tensor& TensorArg(const NodeIO& io, size_t i) { return io.Input(i).toTensor(); }
+inline c10::optional<at::Tensor> OptionalTensorArg(const NodeIO& io, size_t i) {
+  return io.Input(i).toOptional<at::Tensor>();
+}
+
+// Registers an out-variant kernel for the JIT operator `name`.`overload`.
+inline void RegisterOut(const char* name, const char* overload, Kernel kernel) {
+  KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kOutVariant,
+                                            [kernel](const torch::jit::Node*) { return kernel; });
+}
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_OUT_VARIANT_H_

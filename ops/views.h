@@ -1,0 +1,27 @@
+// The views behind the copy variants of passes/copy_variants: for a
+// `static_runtime::copy_<view>` node, the view op it materializes, computed
+// from the node's inputs. Shared by the native kernel (view, then clone) and
+// the out-variant kernel (view, then copy into a reused tensor).
+#ifndef STATIC_RUNTIME_OPS_VIEWS_H_
+#define STATIC_RUNTIME_OPS_VIEWS_H_
+
+#include <functional>
+#include <string>
+
+#include "ATen/ATen.h"
+#include "ops/registry.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+using ViewFn = std::function<at::Tensor(const NodeIO&)>;
+
+// The view of a copy-variant node; nullptr for any other node.
+const ViewFn* CopyVariantView(const torch::jit::Node* node);
+
+// The node's overload name ("" for the default one); "?" without a schema.
+std::string OverloadOf(const torch::jit::Node* node);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_VIEWS_H_
