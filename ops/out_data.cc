@@ -1,8 +1,10 @@
 // Out-variant kernels for data movement: cat/stack (and their variadic
 // forms), index_select, gather, repeat, clone, contiguous, type_as,
 // zeros_like/ones_like/full_like, the copy variants of views, maybe-copying
-// `to`, split/chunk/unbind with unpacked outputs, topk, sort, narrow_copy,
-// flip and roll.
+// `to`, split/chunk/unbind with unpacked outputs, topk, sort, flip and
+// roll. aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy
+// ignores the strides of non-contiguous inputs, and the runtime must give
+// what the JIT gives.
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -85,14 +87,6 @@ void RegisterIndexing() {
     const std::vector<int64_t> repeats = io.Input(1).toIntVector();
     WriteOutput(io, 0, self.scalar_type(), [&] { return self.repeat(repeats); },
                 [&](at::Tensor& out) { at::repeat_out(out, self, repeats); });
-  });
-  RegisterOut("aten::narrow_copy", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const int64_t dim = io.Input(1).toInt();
-    const int64_t start = io.Input(2).toInt();
-    const int64_t length = io.Input(3).toInt();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::narrow_copy(self, dim, start, length); },
-                [&](at::Tensor& out) { at::narrow_copy_out(out, self, dim, start, length); });
   });
   RegisterOut("aten::flip", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);

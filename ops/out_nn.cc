@@ -70,10 +70,18 @@ void RegisterNormalization() {
       io.Output(0) = functional();
       return;
     }
+    // Inference batch norm is out = input * scale + shift per channel, the
+    // form ATen's CPU kernel uses too (LibTorch 1.13 has no CPU
+    // native_batch_norm.out).
     WriteOutput(io, 0, input.scalar_type(), functional, [&](at::Tensor& out) {
-      at::native_batch_norm_out(out, Scratch(0, input.scalar_type()),
-                                Scratch(1, input.scalar_type()), input, weight, bias, mean, var,
-                                /*training=*/false, momentum, eps);
+      const at::Tensor invstd = at::rsqrt(*var + eps);
+      const at::Tensor scale = weight && weight->defined() ? invstd * *weight : invstd;
+      at::Tensor shift = -(*mean) * scale;
+      if (bias && bias->defined()) shift = shift + *bias;
+      std::vector<int64_t> channel_shape(input.dim(), 1);
+      channel_shape[1] = input.size(1);
+      at::mul_out(out, input, scale.view(channel_shape));
+      out.add_(shift.view(channel_shape));
     });
   });
 }

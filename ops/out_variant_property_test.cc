@@ -1,0 +1,814 @@
+// One RapidCheck property per registered out-variant kernel: random shapes
+// (empty dims, size 1, broadcasting, non-contiguous inputs), every dtype the
+// kernel claims, random scalar arguments. Each case calls the kernel three
+// times on the same output slots with growing and shrinking shapes and
+// changing dtypes; every result must equal the JIT's own operator on the same
+// inputs exactly (a documented tolerance for the few ops whose out form may
+// accumulate in another order), and when the result dtype does not change
+// the kernel must have written into the tensor it left in the slot.
+#include <functional>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ops/fallback.h"
+#include "ops/out_variant_test_support.h"
+#include "ops/registry.h"
+#include "rapidcheck.h"
+#include "torch/csrc/jit/frontend/function_schema_parser.h"
+
+namespace static_runtime {
+namespace {
+
+using testing::Draw;
+using Inputs = std::vector<c10::IValue>;
+using DtypeList = std::vector<at::ScalarType>;
+
+const DtypeList kFloats = {at::kFloat, at::kDouble};
+const DtypeList kNumbers = {at::kFloat, at::kDouble, at::kLong};
+const DtypeList kAll = {at::kFloat, at::kDouble, at::kLong, at::kBool};
+
+// What a case draws once (so the node's structure is fixed) and per call.
+struct Call {
+  Draw& draw;
+  int64_t structure;  // drawn once per case, in [0, 1000)
+  int64_t scale;      // per call: 0 (dims may be 0), 1, 2, 3
+  std::string overload;
+
+  int64_t Rank(int64_t low, int64_t high) const { return low + structure % (high - low + 1); }
+  std::vector<int64_t> Shape(int64_t rank) const {
+    return draw.Shape(rank, scale == 0 ? 0 : 1, 1 + 2 * scale);
+  }
+  std::vector<int64_t> NonEmptyShape(int64_t rank) const {
+    return draw.Shape(rank, 1, 1 + 2 * scale);
+  }
+  at::Tensor Tensor(at::IntArrayRef shape, const DtypeList& dtypes) const {
+    return draw.Tensor(shape, draw.OneOf(dtypes));
+  }
+  int64_t Dim(int64_t rank) const { return rank == 0 ? 0 : draw.Int(-rank, rank - 1); }
+  c10::IValue Scalar(const DtypeList& dtypes) const {
+    const at::ScalarType dtype = draw.OneOf(dtypes);
+    if (dtype == at::kBool) return draw.Bool();
+    if (dtype == at::kLong) return draw.Int(-4, 4);
+    return draw.Int(-8, 8) / 4.0;
+  }
+};
+
+struct Spec {
+  std::function<Inputs(const Call&)> inputs;
+  std::vector<std::string> overloads = {""};  // for node-kind registrations
+  // Outputs of a vararg node with these inputs.
+  std::function<size_t(const Inputs&)> num_outputs = [](const Inputs&) { return 1; };
+  double tolerance = 0;     // 0: exact
+  bool may_alias = false;   // the result may be the input itself
+};
+
+Spec Unary(DtypeList dtypes, std::function<Inputs(const Call&)> extra = nullptr) {
+  return {[dtypes, extra](const Call& c) {
+    Inputs inputs = {c.Tensor(c.Shape(c.Rank(0, 3)), dtypes)};
+    if (extra) {
+      for (c10::IValue& value : extra(c)) inputs.push_back(std::move(value));
+    }
+    return inputs;
+  }};
+}
+
+Spec Binary(DtypeList dtypes, std::function<Inputs(const Call&)> extra = nullptr) {
+  return {[dtypes, extra](const Call& c) {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
+    Inputs inputs = {c.Tensor(shape, dtypes), c.Tensor(c.draw.BroadcastableTo(shape), dtypes)};
+    if (c.draw.Bool()) std::swap(inputs[0], inputs[1]);
+    if (extra) {
+      for (c10::IValue& value : extra(c)) inputs.push_back(std::move(value));
+    }
+    return inputs;
+  }};
+}
+
+Spec WithScalar(DtypeList dtypes, DtypeList scalar_dtypes,
+                std::function<Inputs(const Call&)> extra = nullptr) {
+  return {[dtypes, scalar_dtypes, extra](const Call& c) {
+    Inputs inputs = {c.Tensor(c.Shape(c.Rank(0, 3)), dtypes), c.Scalar(scalar_dtypes)};
+    if (extra) {
+      for (c10::IValue& value : extra(c)) inputs.push_back(std::move(value));
+    }
+    return inputs;
+  }};
+}
+
+c10::IValue Alpha(const Call& c) { return c.Scalar({at::kLong}); }
+
+// (self, dim, keepdim[, dtype]) reductions over one dim.
+Spec OverDim(DtypeList dtypes, bool dtype_arg, bool non_empty = false) {
+  return {[dtypes, dtype_arg, non_empty](const Call& c) {
+    const int64_t rank = c.Rank(1, 3);
+    Inputs inputs = {c.Tensor(non_empty ? c.NonEmptyShape(rank) : c.Shape(rank), dtypes),
+                     c.Dim(rank), c.draw.Bool()};
+    if (dtype_arg) inputs.emplace_back();
+    return inputs;
+  }};
+}
+
+// A list of distinct dims of a tensor of `rank` (non-empty when rank > 0).
+std::vector<int64_t> SomeDims(const Call& c, int64_t rank) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (c.draw.Bool()) dims.push_back(d - (c.draw.Bool() ? rank : 0));
+  }
+  if (dims.empty() && rank > 0) dims.push_back(c.Dim(rank));
+  return dims;
+}
+
+Spec OverDims(DtypeList dtypes, std::function<Inputs(const Call&, int64_t rank)> tail,
+              bool non_empty = false) {
+  return {[dtypes, tail, non_empty](const Call& c) {
+    const int64_t rank = c.Rank(1, 3);
+    Inputs inputs = {c.Tensor(non_empty ? c.NonEmptyShape(rank) : c.Shape(rank), dtypes)};
+    for (c10::IValue& value : tail(c, rank)) inputs.push_back(std::move(value));
+    return inputs;
+  }};
+}
+
+std::map<std::string, Spec> UnarySpecs() {
+  std::map<std::string, Spec> specs;
+  for (const char* name : {"exp", "log", "log1p", "log2", "log10", "expm1", "exp2", "sqrt",
+                           "rsqrt", "reciprocal", "erf", "erfc", "sigmoid", "tanh", "sin", "cos",
+                           "tan", "asin", "acos", "atan", "sinh", "cosh", "logical_not"}) {
+    specs[absl::StrCat("aten::", name, ".")] = Unary(kAll);
+  }
+  for (const char* name : {"abs", "neg", "floor", "ceil", "round", "trunc", "relu"}) {
+    specs[absl::StrCat("aten::", name, ".")] = Unary(kNumbers);
+  }
+  specs["aten::sign."] = Unary(kAll);
+  for (const char* name : {"frac", "silu", "mish", "hardswish", "hardsigmoid"}) {
+    specs[absl::StrCat("aten::", name, ".")] = Unary(kFloats);
+  }
+  specs["aten::bitwise_not."] = Unary({at::kLong, at::kBool});
+  specs["aten::gelu."] = Unary(kFloats, [](const Call& c) -> Inputs {
+    return {c.draw.Bool() ? "tanh" : "none"};
+  });
+  specs["aten::logit."] = Unary(kFloats, [](const Call& c) -> Inputs {
+    return {c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Int(0, 3) / 10.0)};
+  });
+  specs["aten::nan_to_num."] = {[](const Call& c) -> Inputs {
+    at::Tensor x = c.Tensor(c.Shape(c.Rank(0, 3)), kFloats);
+    x = at::log(x);  // NaN for negatives, -inf for zeros
+    auto maybe = [&]() { return c.draw.Bool() ? c10::IValue() : c10::IValue(c.Scalar(kFloats)); };
+    return {x, maybe(), maybe(), maybe()};
+  }};
+  specs["aten::elu."] = Unary(kFloats, [](const Call& c) -> Inputs {
+    return {c.Scalar(kFloats), c.Scalar(kFloats), c.Scalar(kFloats)};
+  });
+  specs["aten::leaky_relu."] = Unary(kFloats, [](const Call& c) -> Inputs {
+    return {c.Scalar(kFloats)};
+  });
+  specs["aten::hardtanh."] = Unary(kNumbers, [](const Call& c) -> Inputs {
+    const int64_t low = c.draw.Int(-3, 0);
+    return {low, low + c.draw.Int(0, 4)};
+  });
+  specs["aten::softplus."] = Unary(kFloats, [](const Call& c) -> Inputs {
+    return {c.draw.Int(1, 3), c.draw.Int(1, 20)};
+  });
+  specs["aten::threshold."] = Unary(kNumbers, [](const Call& c) -> Inputs {
+    return {c.Scalar({at::kLong}), c.Scalar({at::kLong})};
+  });
+  specs["aten::clamp."] = Unary(kNumbers, [](const Call& c) -> Inputs {
+    auto bound = [&]() { return c.draw.Int(0, 2) == 0 ? c10::IValue() : c.Scalar(kNumbers); };
+    c10::IValue low = bound();
+    c10::IValue high = bound();
+    if (low.isNone() && high.isNone()) low = 0;
+    return {low, high};
+  });
+  specs["aten::clamp_min."] = Unary(kNumbers, [](const Call& c) -> Inputs {
+    return {c.Scalar(kNumbers)};
+  });
+  specs["aten::clamp_max."] = Unary(kNumbers, [](const Call& c) -> Inputs {
+    return {c.Scalar(kNumbers)};
+  });
+  for (const char* name : {"aten::tril.", "aten::triu."}) {
+    specs[name] = {[](const Call& c) -> Inputs {
+      return {c.Tensor(c.Shape(c.Rank(2, 3)), kAll), c.draw.Int(-2, 2)};
+    }};
+  }
+  return specs;
+}
+
+std::map<std::string, Spec> BinarySpecs() {
+  std::map<std::string, Spec> specs;
+  for (const char* name : {"add", "sub", "rsub"}) {
+    specs[absl::StrCat("aten::", name, ".Tensor")] =
+        Binary(kNumbers, [](const Call& c) -> Inputs { return {Alpha(c)}; });
+    specs[absl::StrCat("aten::", name, ".Scalar")] =
+        WithScalar(kNumbers, kNumbers, [](const Call& c) -> Inputs { return {Alpha(c)}; });
+  }
+  specs["aten::mul.Tensor"] = Binary(kAll);
+  specs["aten::mul.Scalar"] = WithScalar(kAll, kNumbers);
+  specs["aten::div.Tensor"] = Binary(kNumbers);
+  specs["aten::div.Scalar"] = WithScalar(kNumbers, kNumbers);
+  auto mode = [](const Call& c) -> Inputs {
+    const int64_t which = c.draw.Int(0, 2);
+    return {which == 0 ? c10::IValue() : c10::IValue(which == 1 ? "trunc" : "floor")};
+  };
+  specs["aten::div.Tensor_mode"] = Binary(kNumbers, mode);
+  specs["aten::div.Scalar_mode"] = WithScalar(kNumbers, kNumbers, mode);
+  specs["aten::pow.Tensor_Tensor"] = Binary(kFloats);
+  specs["aten::pow.Tensor_Scalar"] = WithScalar(kNumbers, {at::kLong});
+  specs["aten::pow.Scalar"] = {[](const Call& c) -> Inputs {
+    return {c.Scalar(kFloats), c.Tensor(c.Shape(c.Rank(0, 3)), kNumbers)};
+  }};
+  for (const char* name : {"aten::maximum.", "aten::minimum.", "aten::max.other",
+                           "aten::min.other"}) {
+    specs[name] = Binary(kAll);
+  }
+  specs["aten::atan2."] = Binary(kFloats);
+  for (const char* name : {"remainder", "fmod"}) {
+    specs[absl::StrCat("aten::", name, ".Tensor")] = Binary(kNumbers);
+    specs[absl::StrCat("aten::", name, ".Scalar")] = WithScalar(kNumbers, kFloats);
+  }
+  specs["aten::floor_divide."] = Binary(kNumbers);
+  for (const char* name : {"eq", "ne", "lt", "le", "gt", "ge"}) {
+    specs[absl::StrCat("aten::", name, ".Tensor")] = Binary(kAll);
+    specs[absl::StrCat("aten::", name, ".Scalar")] = WithScalar(kAll, kNumbers);
+  }
+  for (const char* name : {"logical_and", "logical_or", "logical_xor"}) {
+    specs[absl::StrCat("aten::", name, ".")] = Binary(kAll);
+  }
+  specs["aten::where.self"] = {[](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
+    return {c.Tensor(c.draw.BroadcastableTo(shape), {at::kBool}), c.Tensor(shape, kAll),
+            c.Tensor(c.draw.BroadcastableTo(shape), kAll)};
+  }};
+  specs["aten::masked_fill.Scalar"] = {[](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
+    return {c.Tensor(shape, kNumbers), c.Tensor(c.draw.BroadcastableTo(shape), {at::kBool}),
+            c.Scalar({at::kLong})};
+  }};
+  specs["aten::masked_fill.Tensor"] = {[](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
+    return {c.Tensor(shape, kFloats), c.Tensor(c.draw.BroadcastableTo(shape), {at::kBool}),
+            at::scalar_tensor(c.draw.Int(-3, 3))};
+  }};
+  specs["aten::addcmul."] = {[](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
+    return {c.Tensor(shape, kFloats), c.Tensor(c.draw.BroadcastableTo(shape), kFloats),
+            c.Tensor(c.draw.BroadcastableTo(shape), kFloats), c.Scalar(kNumbers)};
+  }};
+  specs["aten::lerp.Scalar"] = {[](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
+    const at::ScalarType dtype = c.draw.OneOf(kFloats);
+    return {c.draw.Tensor(shape, dtype), c.draw.Tensor(c.draw.BroadcastableTo(shape), dtype),
+            c.Scalar(kFloats)};
+  }};
+  specs["aten::lerp.Tensor"] = {[](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
+    const at::ScalarType dtype = c.draw.OneOf(kFloats);
+    return {c.draw.Tensor(shape, dtype), c.draw.Tensor(c.draw.BroadcastableTo(shape), dtype),
+            c.draw.Tensor(c.draw.BroadcastableTo(shape), dtype)};
+  }};
+  return specs;
+}
+
+std::map<std::string, Spec> ReductionSpecs() {
+  std::map<std::string, Spec> specs;
+  specs["aten::sum."] = Unary(kAll, [](const Call&) -> Inputs { return {c10::IValue()}; });
+  specs["aten::sum.dim_IntList"] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
+    return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool(), c10::IValue()};
+  });
+  specs["aten::mean.dim"] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
+    return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool(), c10::IValue()};
+  });
+  specs["aten::prod.dim_int"] = OverDim(kNumbers, /*dtype_arg=*/true);
+  specs["aten::cumsum."] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
+    return {c.Dim(rank), c10::IValue()};
+  });
+  specs["aten::cumprod."] = OverDims(kNumbers, [](const Call& c, int64_t rank) -> Inputs {
+    return {c.Dim(rank), c10::IValue()};
+  });
+  for (const char* name : {"aten::amax.", "aten::amin."}) {
+    specs[name] = OverDims(kNumbers, [](const Call& c, int64_t rank) -> Inputs {
+      return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool()};
+    }, /*non_empty=*/true);
+  }
+  specs["aten::logsumexp."] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
+    return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool()};
+  });
+  specs["aten::max.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
+  specs["aten::min.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
+  for (const char* name : {"aten::argmax.", "aten::argmin."}) {
+    specs[name] = OverDims(kNumbers, [](const Call& c, int64_t rank) -> Inputs {
+      return {c.draw.Bool() ? c10::IValue() : c10::IValue(c.Dim(rank)), c.draw.Bool()};
+    }, /*non_empty=*/true);
+  }
+  specs["aten::norm.ScalarOpt_dim"] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
+    const int64_t p = c.draw.Int(0, 2);
+    return {p == 0 ? c10::IValue() : c10::IValue(p), c10::List<int64_t>(SomeDims(c, rank)),
+            c.draw.Bool()};
+  });
+  for (const char* name : {"aten::var.dim", "aten::std.dim"}) {
+    specs[name] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
+      return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool(), c.draw.Bool()};
+    });
+  }
+  specs["aten::any.dim"] = OverDim(kAll, false);
+  specs["aten::all.dim"] = OverDim(kAll, false);
+  specs["aten::any."] = Unary(kAll);
+  specs["aten::all."] = Unary(kAll);
+  return specs;
+}
+
+std::map<std::string, Spec> LinalgSpecs() {
+  std::map<std::string, Spec> specs;
+  auto dim = [](const Call& c) { return c.draw.Int(c.scale == 0 ? 0 : 1, 1 + 3 * c.scale); };
+  auto dtype = [](const Call& c) { return c.draw.OneOf(kFloats); };
+  specs["aten::mm."] = {[=](const Call& c) -> Inputs {
+    const int64_t n = dim(c), k = dim(c), m = dim(c);
+    const at::ScalarType t = dtype(c);
+    return {c.draw.Tensor({n, k}, t), c.draw.Tensor({k, m}, t)};
+  }};
+  specs["aten::addmm."] = {[=](const Call& c) -> Inputs {
+    const int64_t n = dim(c), k = dim(c), m = dim(c);
+    const at::ScalarType t = dtype(c);
+    return {c.draw.Tensor(c.draw.Bool() ? std::vector<int64_t>{m} : std::vector<int64_t>{n, m}, t),
+            c.draw.Tensor({n, k}, t), c.draw.Tensor({k, m}, t), c.Scalar(kNumbers),
+            c.Scalar(kNumbers)};
+  }};
+  specs["aten::bmm."] = {[=](const Call& c) -> Inputs {
+    const int64_t b = dim(c), n = dim(c), k = dim(c), m = dim(c);
+    const at::ScalarType t = dtype(c);
+    return {c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t)};
+  }};
+  // beta is never 0: LibTorch 1.13's baddbmm then reads uninitialized memory
+  // (the JIT's own result has NaNs that change from run to run).
+  specs["aten::baddbmm."] = {[=](const Call& c) -> Inputs {
+    const int64_t b = dim(c), n = dim(c), k = dim(c), m = dim(c);
+    const at::ScalarType t = dtype(c);
+    return {c.draw.Tensor({b, n, m}, t), c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t),
+            c.draw.Int(1, 3) * (c.draw.Bool() ? 1 : -1), c.Scalar(kNumbers)};
+  }};
+  specs["aten::matmul."] = {[=](const Call& c) -> Inputs {
+    const int64_t k = dim(c);
+    const at::ScalarType t = dtype(c);
+    std::vector<int64_t> a = {k}, b = {k};
+    const int64_t a_rank = 1 + c.structure % 3;
+    const int64_t b_rank = 1 + (c.structure / 3) % 3;
+    if (a_rank >= 2) a.insert(a.begin(), dim(c));
+    if (b_rank >= 2) b.push_back(dim(c));
+    if (a_rank == 3) a.insert(a.begin(), dim(c));
+    if (b_rank == 3) b.insert(b.begin(), a_rank == 3 ? a[0] : dim(c));
+    return {c.draw.Tensor(a, t), c.draw.Tensor(b, t)};
+  }};
+  specs["aten::linear."] = {[=](const Call& c) -> Inputs {
+    const int64_t in = dim(c), out = dim(c);
+    const at::ScalarType t = dtype(c);
+    std::vector<int64_t> shape = c.Shape(c.Rank(0, 2));
+    shape.push_back(in);
+    return {c.draw.Tensor(shape, t), c.draw.Tensor({out, in}, t),
+            c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Tensor({out}, t))};
+  }};
+  specs["aten::dot."] = {[=](const Call& c) -> Inputs {
+    const int64_t n = dim(c);
+    const at::ScalarType t = dtype(c);
+    return {c.draw.Tensor({n}, t), c.draw.Tensor({n}, t)};
+  }};
+  specs["aten::mv."] = {[=](const Call& c) -> Inputs {
+    const int64_t n = dim(c), m = dim(c);
+    const at::ScalarType t = dtype(c);
+    return {c.draw.Tensor({n, m}, t), c.draw.Tensor({m}, t)};
+  }};
+  return specs;
+}
+
+std::map<std::string, Spec> NnSpecs() {
+  std::map<std::string, Spec> specs;
+  for (const char* name : {"aten::softmax.int", "aten::log_softmax.int"}) {
+    specs[name] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
+      return {c.Dim(rank), c10::IValue()};
+    });
+  }
+  specs["aten::layer_norm."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    const std::vector<int64_t> shape = c.NonEmptyShape(rank);
+    const int64_t normalized = c.draw.Int(1, rank);
+    const std::vector<int64_t> normalized_shape(shape.end() - normalized, shape.end());
+    const at::ScalarType t = c.draw.OneOf(kFloats);
+    auto affine = [&]() {
+      return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Tensor(normalized_shape, t));
+    };
+    return {c.draw.Tensor(shape, t), c10::List<int64_t>(normalized_shape), affine(), affine(),
+            1e-5, true};
+  }};
+  specs["aten::batch_norm."] = {[](const Call& c) -> Inputs {
+    const int64_t channels = c.draw.Int(1, 4);
+    std::vector<int64_t> shape = c.NonEmptyShape(c.Rank(0, 2));
+    shape.insert(shape.begin(), {c.draw.Int(1, 3), channels});
+    const at::ScalarType t = c.draw.OneOf(kFloats);
+    auto affine = [&]() {
+      return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Tensor({channels}, t));
+    };
+    return {c.draw.Tensor(shape, t), affine(), affine(), c.draw.Tensor({channels}, t),
+            c.draw.Tensor({channels}, t).abs() + 0.5, false, 0.1, 1e-5, true};
+  }};
+  specs["aten::embedding."] = {[](const Call& c) -> Inputs {
+    const int64_t rows = c.draw.Int(1, 6);
+    return {c.draw.Tensor({rows, c.draw.Int(1, 5)}, c.draw.OneOf(kFloats)),
+            c.draw.Indices(c.Shape(c.Rank(1, 2)), 0, rows), -1, false, false};
+  }};
+  auto image = [](const Call& c, int64_t min_side) {
+    return c.draw.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 3), c.draw.Int(min_side, 3 + 2 * c.scale),
+                          c.draw.Int(min_side, 3 + 2 * c.scale)},
+                         c.draw.OneOf(kFloats));
+  };
+  specs["aten::max_pool2d."] = {[=](const Call& c) -> Inputs {
+    const int64_t k = 2;
+    return {image(c, 3), c10::List<int64_t>({k, k}), c10::List<int64_t>({c.draw.Int(1, 2), 1}),
+            c10::List<int64_t>({c.draw.Int(0, 1), 0}), c10::List<int64_t>({1, 1}), c.draw.Bool()};
+  }};
+  specs["aten::avg_pool2d."] = {[=](const Call& c) -> Inputs {
+    return {image(c, 3), c10::List<int64_t>({2, 2}), c10::List<int64_t>({c.draw.Int(1, 2), 1}),
+            c10::List<int64_t>({c.draw.Int(0, 1), 0}), c.draw.Bool(), c.draw.Bool(),
+            c10::IValue()};
+  }};
+  specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
+    return {image(c, 1), c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)})};
+  }};
+  // The functional form takes a mean() shortcut for 1x1 outputs, which sums
+  // in another order than the pooling kernel the out form always uses.
+  specs["aten::adaptive_avg_pool2d."].tolerance = 1e-5;
+  // The out form computes input * (weight / sqrt(var + eps)) + shift with
+  // tensor ops; ATen's kernel does the same arithmetic in one fused loop.
+  specs["aten::batch_norm."].tolerance = 1e-5;
+  return specs;
+}
+
+std::map<std::string, Spec> DataSpecs() {
+  std::map<std::string, Spec> specs;
+  // `count` tensors that agree except along `dim` (cat) or entirely (stack).
+  auto pieces = [](const Call& c, bool stack, int64_t& dim) {
+    const int64_t rank = c.Rank(1, 3);
+    dim = c.Dim(rank);
+    const int64_t count = 1 + c.structure % 3;
+    std::vector<int64_t> shape = c.Shape(rank);
+    std::vector<at::Tensor> tensors;
+    for (int64_t i = 0; i < count; ++i) {
+      if (!stack) shape[(dim + rank) % rank] = c.draw.Int(0, 3);
+      tensors.push_back(c.Tensor(shape, kAll));
+    }
+    return tensors;
+  };
+  for (const bool stack : {false, true}) {
+    specs[stack ? "aten::stack." : "aten::cat."] = {[=](const Call& c) -> Inputs {
+      int64_t dim;
+      return {c10::List<at::Tensor>(pieces(c, stack, dim)), dim};
+    }};
+    Spec variadic{[=](const Call& c) -> Inputs {
+      int64_t dim;
+      Inputs inputs;
+      for (const at::Tensor& tensor : pieces(c, stack, dim)) inputs.push_back(tensor);
+      inputs.push_back(dim);
+      return inputs;
+    }};
+    specs[stack ? "static_runtime::variadic_stack" : "static_runtime::variadic_cat"] = variadic;
+  }
+  specs["aten::index_select."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    const std::vector<int64_t> shape = c.NonEmptyShape(rank);
+    const int64_t dim = c.Dim(rank);
+    return {c.Tensor(shape, kAll), dim,
+            c.draw.Indices({c.draw.Int(0, 4)}, 0, shape[(dim + rank) % rank])};
+  }};
+  specs["aten::gather."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    const std::vector<int64_t> shape = c.NonEmptyShape(rank);
+    const int64_t dim = c.Dim(rank);
+    std::vector<int64_t> index_shape;
+    for (int64_t size : shape) index_shape.push_back(c.draw.Int(1, size));
+    return {c.Tensor(shape, kAll), dim,
+            c.draw.Indices(index_shape, 0, shape[(dim + rank) % rank]), false};
+  }};
+  specs["aten::repeat."] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
+    std::vector<int64_t> repeats;
+    for (int64_t i = 0; i < rank + c.draw.Int(0, 1); ++i) repeats.push_back(c.draw.Int(0, 3));
+    return {c10::List<int64_t>(repeats)};
+  });
+  auto narrow = [](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    const std::vector<int64_t> shape = c.Shape(rank);
+    const int64_t dim = c.draw.Int(0, rank - 1);
+    const int64_t start = c.draw.Int(0, shape[dim]);
+    return {c.Tensor(shape, kAll), dim, start, c.draw.Int(0, shape[dim] - start)};
+  };
+  specs["aten::flip."] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
+    return {c10::List<int64_t>(SomeDims(c, rank))};
+  });
+  specs["aten::roll."] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
+    const std::vector<int64_t> dims = SomeDims(c, rank);
+    std::vector<int64_t> shifts;
+    for (size_t i = 0; i < dims.size(); ++i) shifts.push_back(c.draw.Int(-4, 4));
+    return {c10::List<int64_t>(shifts), c10::List<int64_t>(dims)};
+  });
+  specs["aten::topk."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    const std::vector<int64_t> shape = c.NonEmptyShape(rank);
+    const int64_t dim = c.Dim(rank);
+    // Distinct values, so the order of ties cannot differ.
+    at::Tensor x = at::randperm(at::prod(at::tensor(shape)).item<int64_t>()).reshape(shape);
+    return {x.to(c.draw.OneOf(kNumbers)), c.draw.Int(0, shape[(dim + rank) % rank]), dim,
+            c.draw.Bool(), true};
+  }};
+  specs["aten::sort."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    const std::vector<int64_t> shape = c.Shape(rank);
+    at::Tensor x = at::randperm(at::prod(at::tensor(shape)).item<int64_t>()).reshape(shape);
+    return {x.to(c.draw.OneOf(kNumbers)), c.Dim(rank), c.draw.Bool()};
+  }};
+  specs["aten::clone."] = Unary(kAll, [](const Call&) -> Inputs { return {c10::IValue()}; });
+  specs["aten::contiguous."] = Unary(kAll, [](const Call&) -> Inputs {
+    return {at::MemoryFormat::Contiguous};
+  });
+  specs["aten::contiguous."].may_alias = true;
+  specs["aten::type_as."] = {[](const Call& c) -> Inputs {
+    return {c.Tensor(c.Shape(c.Rank(0, 3)), kAll), c.Tensor({1}, kAll)};
+  }};
+  specs["aten::type_as."].may_alias = true;
+  auto like_options = [](const Call& c) -> Inputs {
+    return {c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.OneOf(kAll)), c10::IValue(),
+            c10::IValue(), c10::IValue(), c10::IValue()};
+  };
+  specs["aten::zeros_like."] = Unary(kAll, like_options);
+  specs["aten::ones_like."] = Unary(kAll, like_options);
+  specs["aten::full_like."] = Unary(kAll, [=](const Call& c) -> Inputs {
+    Inputs inputs = like_options(c);
+    inputs.insert(inputs.begin(), c.Scalar({at::kLong}));
+    return inputs;
+  });
+
+  // Copy variants: (view's arguments) -> a fresh contiguous tensor.
+  auto copy = [](std::function<Inputs(const Call&)> inputs,
+                 std::vector<std::string> overloads = {""}) {
+    Spec spec{std::move(inputs)};
+    spec.overloads = std::move(overloads);
+    return spec;
+  };
+  specs["static_runtime::copy_reshape"] = copy([](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
+    std::vector<int64_t> target(shape.rbegin(), shape.rend());
+    if (c.draw.Bool()) target[0] = -1;
+    if (std::count(shape.begin(), shape.end(), 0) > 0) target[0] = 0;
+    return {c.Tensor(shape, kAll), c10::List<int64_t>(target)};
+  });
+  specs["static_runtime::copy_view"] = copy([](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
+    int64_t numel = 1;
+    for (int64_t size : shape) numel *= size;
+    return {c.draw.ContiguousTensor(shape, c.draw.OneOf(kAll)), c10::List<int64_t>({numel})};
+  });
+  specs["static_runtime::copy_flatten"] = copy(
+      [](const Call& c) -> Inputs {
+        const int64_t rank = c.Rank(1, 3);
+        const int64_t start = c.draw.Int(0, rank - 1);
+        return {c.Tensor(c.Shape(rank), kAll), start, c.draw.Int(start, rank - 1)};
+      },
+      {"using_ints"});
+  specs["static_runtime::copy_permute"] = copy([](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    std::vector<int64_t> dims(rank);
+    for (int64_t i = 0; i < rank; ++i) dims[i] = (i + c.structure) % rank;
+    return {c.Tensor(c.Shape(rank), kAll), c10::List<int64_t>(dims)};
+  });
+  specs["static_runtime::copy_transpose"] = copy(
+      [](const Call& c) -> Inputs {
+        const int64_t rank = c.Rank(1, 3);
+        return {c.Tensor(c.Shape(rank), kAll), c.Dim(rank), c.Dim(rank)};
+      },
+      {"int"});
+  specs["static_runtime::copy_t"] = copy([](const Call& c) -> Inputs {
+    return {c.Tensor(c.Shape(c.Rank(1, 2)), kAll)};
+  });
+  specs["static_runtime::copy_narrow"] = copy(narrow);
+  specs["static_runtime::copy_squeeze"] = copy(
+      [](const Call& c) -> Inputs {
+        const int64_t rank = c.Rank(1, 3);
+        std::vector<int64_t> shape = c.Shape(rank);
+        shape[c.draw.Int(0, rank - 1)] = 1;
+        Inputs inputs = {c.Tensor(shape, kAll)};
+        if (c.overload == "dim") inputs.push_back(c.Dim(rank));
+        return inputs;
+      },
+      {"", "dim"});
+  specs["static_runtime::copy_unsqueeze"] = copy([](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(0, 3);
+    return {c.Tensor(c.Shape(rank), kAll), c.draw.Int(-rank - 1, rank)};
+  });
+  specs["static_runtime::copy_expand"] = copy([](const Call& c) -> Inputs {
+    const std::vector<int64_t> target = c.Shape(c.Rank(1, 3));
+    std::vector<int64_t> sizes = target;
+    std::vector<int64_t> source = c.draw.BroadcastableTo(target);
+    for (size_t i = 0; i < source.size(); ++i) {
+      if (c.draw.Bool()) sizes[sizes.size() - source.size() + i] = -1;
+    }
+    return {c.Tensor(source, kAll), c10::List<int64_t>(sizes), false};
+  });
+  specs["static_runtime::copy_expand_as"] = copy([](const Call& c) -> Inputs {
+    const std::vector<int64_t> target = c.Shape(c.Rank(1, 3));
+    return {c.Tensor(c.draw.BroadcastableTo(target), kAll), c.Tensor(target, kAll)};
+  });
+  specs["static_runtime::copy_reshape_as"] = copy([](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
+    return {c.Tensor(shape, kAll),
+            c.Tensor(std::vector<int64_t>(shape.rbegin(), shape.rend()), kAll)};
+  });
+  specs["static_runtime::copy_view_as"] = copy([](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
+    int64_t numel = 1;
+    for (int64_t size : shape) numel *= size;
+    return {c.draw.ContiguousTensor(shape, c.draw.OneOf(kAll)), c.Tensor({numel}, kAll)};
+  });
+  specs["static_runtime::copy_select"] = copy(
+      [](const Call& c) -> Inputs {
+        const int64_t rank = c.Rank(1, 3);
+        const std::vector<int64_t> shape = c.NonEmptyShape(rank);
+        const int64_t dim = c.draw.Int(0, rank - 1);
+        return {c.Tensor(shape, kAll), dim, c.draw.Int(-shape[dim], shape[dim] - 1)};
+      },
+      {"int"});
+  Spec maybe_copy = copy(
+      [](const Call& c) -> Inputs {
+        at::Tensor x = c.Tensor(c.Shape(c.Rank(0, 3)), kAll);
+        c10::IValue target = c.overload == "dtype" ? c10::IValue(c.draw.OneOf(kAll))
+                                                    : c10::IValue(c.Tensor({1}, kAll));
+        return {x, target, false, c.draw.Bool(), c10::IValue()};
+      },
+      {"dtype", "other"});
+  maybe_copy.may_alias = true;
+  specs["static_runtime::maybe_copy_to"] = maybe_copy;
+
+  // Splits: the node has one output per part.
+  auto split = [](std::function<Inputs(const Call&)> inputs,
+                  std::function<size_t(const Inputs&)> parts) {
+    Spec spec{std::move(inputs)};
+    spec.num_outputs = std::move(parts);
+    return spec;
+  };
+  // Parts counts are fixed per case (the node's outputs), sizes vary.
+  specs["static_runtime::split_unpacked"] = split(
+      [](const Call& c) -> Inputs {
+        const int64_t parts = 1 + c.structure % 3;
+        const int64_t size = c.draw.Int(1, 2);
+        std::vector<int64_t> shape = c.NonEmptyShape(2);
+        shape[0] = parts * size;
+        return {c.Tensor(shape, kAll), size, 0};
+      },
+      [](const Inputs& in) {
+        return static_cast<size_t>(in[0].toTensor().size(0) / in[1].toInt());
+      });
+  specs["static_runtime::split_with_sizes_unpacked"] = split(
+      [](const Call& c) -> Inputs {
+        const int64_t parts = 1 + c.structure % 3;
+        std::vector<int64_t> sizes;
+        for (int64_t i = 0; i < parts; ++i) sizes.push_back(c.draw.Int(0, 3));
+        std::vector<int64_t> shape = c.Shape(2);
+        shape[1] = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+        return {c.Tensor(shape, kAll), c10::List<int64_t>(sizes), -1};
+      },
+      [](const Inputs& in) { return in[1].toIntVector().size(); });
+  specs["static_runtime::chunk_unpacked"] = split(
+      [](const Call& c) -> Inputs {
+        const int64_t chunks = 1 + c.structure % 3;
+        std::vector<int64_t> shape = c.NonEmptyShape(2);
+        shape[1] = chunks * c.draw.Int(1, 2);
+        return {c.Tensor(shape, kAll), chunks, 1};
+      },
+      [](const Inputs& in) { return static_cast<size_t>(in[1].toInt()); });
+  specs["static_runtime::unbind_unpacked"] = split(
+      [](const Call& c) -> Inputs {
+        std::vector<int64_t> shape = c.Shape(2);
+        shape[0] = 1 + c.structure % 3;
+        return {c.Tensor(shape, kAll), 0};
+      },
+      [](const Inputs& in) { return static_cast<size_t>(in[0].toTensor().size(0)); });
+  return specs;
+}
+
+const std::map<std::string, Spec>& Specs() {
+  static const auto* const kSpecs = [] {
+    auto* specs = new std::map<std::string, Spec>();
+    for (auto family : {UnarySpecs, BinarySpecs, ReductionSpecs, LinalgSpecs, NnSpecs,
+                        DataSpecs}) {
+      for (auto& [key, spec] : family()) {
+        EXPECT_TRUE(specs->emplace(key, spec).second) << "two specs for " << key;
+      }
+    }
+    return specs;
+  }();
+  return *kSpecs;
+}
+
+// "name.overload" for a schema key, the node kind otherwise.
+std::string SpecKey(const std::string& registered) {
+  if (registered.find('(') == std::string::npos) return registered;
+  const c10::FunctionSchema schema = torch::jit::parseSchema(registered);
+  return absl::StrCat(schema.name(), ".", schema.overload_name());
+}
+
+class OutVariantProperty : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
+  const std::string& registered = GetParam();
+  auto found = Specs().find(SpecKey(registered));
+  ASSERT_NE(found, Specs().end()) << "no property spec for " << registered;
+  const Spec& spec = found->second;
+  int reused = 0;
+  int compared = 0;
+  const bool ok = rc::check(registered, [&] {
+    Draw draw;
+    const int64_t structure = draw.Int(0, 999);
+    const std::string overload = draw.OneOf(spec.overloads);
+    std::vector<Inputs> calls;
+    for (int64_t scale : {draw.Int(0, 3), draw.Int(0, 3), draw.Int(0, 3)}) {
+      calls.push_back(spec.inputs(Call{draw, structure, scale, overload}));
+    }
+    const testing::SingleNode single =
+        testing::MakeNode(registered, overload, calls[0], spec.num_outputs(calls[0]));
+    auto selected = KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/true);
+    RC_ASSERT(selected.has_value());
+    RC_ASSERT(selected->kind == KernelKind::kOutVariant);
+    absl::StatusOr<Kernel> jit = MakeFallbackKernel(single.node);
+    RC_ASSERT(jit.ok());
+
+    const size_t num_outputs = single.node->outputs().size();
+    testing::Slots ours(num_outputs);
+    // What each output slot held after the previous call, if the kernel may
+    // write into it again: same dtypes and nobody else holding the storage.
+    std::vector<const void*> previous(num_outputs, nullptr);
+    std::vector<at::ScalarType> previous_dtype(num_outputs, at::kByte);
+    bool previous_reusable = false;
+    for (const Inputs& inputs : calls) {
+      testing::Slots reference(num_outputs);
+      const std::string expected_error = reference.Run(*jit, inputs);
+      const std::string error = ours.Run(selected->kernel, inputs);
+      if (!expected_error.empty() || !error.empty()) {
+        if (expected_error.empty() || error.empty()) {
+          RC_FAIL(absl::StrCat("the JIT ", expected_error.empty() ? "succeeded" : "failed",
+                               " but the kernel ", error.empty() ? "succeeded" : "failed", ": ",
+                               expected_error, error));
+        }
+        previous_reusable = false;
+        continue;
+      }
+      bool same_dtypes = true;
+      bool all_reused = true;
+      for (size_t i = 0; i < num_outputs; ++i) {
+        const std::string difference =
+            testing::Difference(reference.Output(i), ours.Output(i), spec.tolerance);
+        if (!difference.empty()) RC_FAIL(absl::StrCat("output ", i, ": ", difference));
+        ++compared;
+        const at::Tensor& tensor = ours.Output(i).toTensor();
+        same_dtypes = same_dtypes && previous_dtype[i] == tensor.scalar_type();
+        all_reused = all_reused && previous[i] == tensor.unsafeGetTensorImpl();
+      }
+      if (previous_reusable && same_dtypes && !spec.may_alias) {
+        if (!all_reused) RC_FAIL("an output of the same dtype was not reused");
+        ++reused;
+      }
+      previous_reusable = true;
+      for (size_t i = 0; i < num_outputs; ++i) {
+        const at::Tensor& tensor = ours.Output(i).toTensor();
+        previous[i] = tensor.unsafeGetTensorImpl();
+        previous_dtype[i] = tensor.scalar_type();
+        // Held elsewhere too (an alias of an input, which the test keeps).
+        previous_reusable = previous_reusable && tensor.storage().use_count() == 1;
+      }
+    }
+  });
+  EXPECT_TRUE(ok);
+  EXPECT_GT(compared, 0) << "no case ran without an error";
+  if (!spec.may_alias) EXPECT_GT(reused, 0) << "the output tensor was never reused";
+}
+
+std::vector<std::string> OutVariantKernels() {
+  return KernelRegistry::Global().Registered(KernelKind::kOutVariant);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, OutVariantProperty, ::testing::ValuesIn(OutVariantKernels()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = SpecKey(info.param);
+                           for (char& ch : name) {
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
+
+TEST(OutVariantRegistry, AtLeast120KernelsEachWithASpec) {
+  const std::vector<std::string> kernels = OutVariantKernels();
+  EXPECT_GE(kernels.size(), 120u);
+  for (const std::string& kernel : kernels) {
+    EXPECT_TRUE(Specs().count(SpecKey(kernel)) == 1) << "no property spec for " << kernel;
+  }
+}
+
+}  // namespace
+}  // namespace static_runtime

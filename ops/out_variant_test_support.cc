@@ -1,0 +1,151 @@
+#include "ops/out_variant_test_support.h"
+
+#include <sstream>
+
+#include "ATen/CPUGeneratorImpl.h"
+#include "absl/strings/str_cat.h"
+#include "passes/exception_message.h"
+#include "passes/operators.h"
+#include "rapidcheck.h"
+#include "torch/csrc/jit/frontend/function_schema_parser.h"
+#include "torch/csrc/jit/runtime/operator.h"
+
+namespace static_runtime {
+namespace testing {
+
+SingleNode MakeNode(const std::string& op, const std::string& overload,
+                    const std::vector<c10::IValue>& inputs, size_t num_outputs) {
+  ops::EnsureOperatorsRegistered();
+  SingleNode result;
+  result.graph = std::make_shared<torch::jit::Graph>();
+  c10::optional<c10::FunctionSchema> schema;
+  if (op.find('(') != std::string::npos) {
+    schema = torch::jit::parseSchema(op);
+  } else {
+    for (const auto& candidate :
+         torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(op))) {
+      if (candidate->schema().overload_name() == overload) schema = candidate->schema();
+    }
+  }
+  const bool vararg = !schema || schema->is_vararg();
+  const std::string name = schema ? schema->name() : op;
+  std::vector<torch::jit::Value*> node_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    c10::TypePtr type = vararg ? inputs[i].type() : schema->arguments().at(i).type();
+    node_inputs.push_back(result.graph->addInput()->setType(type));
+  }
+  const size_t outputs = vararg ? num_outputs : schema->returns().size();
+  result.node = result.graph->create(c10::Symbol::fromQualString(name), node_inputs, outputs);
+  result.graph->insertNode(result.node);
+  for (torch::jit::Value* output : result.node->outputs()) {
+    output->setType(c10::TensorType::get());
+    result.graph->registerOutput(output);
+  }
+  if (!vararg) {
+    const c10::FunctionSchema* resolved = result.node->maybeSchema();
+    TORCH_CHECK(resolved != nullptr && *resolved == *schema, "the node for ", op,
+                " resolves to ", resolved ? c10::toString(*resolved) : "nothing");
+  }
+  return result;
+}
+
+std::string Slots::Run(const Kernel& kernel, const std::vector<c10::IValue>& inputs) {
+  std::vector<c10::IValue> outputs(values_.begin() + num_inputs_, values_.end());
+  if (outputs.empty()) outputs.resize(num_outputs_);
+  num_inputs_ = inputs.size();
+  values_ = inputs;
+  for (c10::IValue& output : outputs) values_.push_back(std::move(output));
+  std::vector<ValueIndex> input_slots(num_inputs_);
+  std::vector<ValueIndex> output_slots(num_outputs_);
+  for (size_t i = 0; i < num_inputs_; ++i) input_slots[i] = i;
+  for (size_t i = 0; i < num_outputs_; ++i) output_slots[i] = num_inputs_ + i;
+  NodeIO io(values_.data(), input_slots, output_slots);
+  try {
+    kernel(io);
+  } catch (const std::exception& e) {
+    for (size_t i = 0; i < num_outputs_; ++i) values_[num_inputs_ + i] = c10::IValue();
+    return ExceptionMessage(e);
+  }
+  // The inputs are the caller's; drop them so reuse checks see true counts.
+  for (size_t i = 0; i < num_inputs_; ++i) values_[i] = c10::IValue();
+  return "";
+}
+
+Draw::Draw()
+    : generator_(at::detail::createCPUGenerator(*rc::gen::inRange<uint64_t>(0, 1u << 30))) {}
+
+int64_t Draw::Int(int64_t low, int64_t high) { return *rc::gen::inRange(low, high + 1); }
+
+bool Draw::Bool() { return *rc::gen::arbitrary<bool>(); }
+
+std::vector<int64_t> Draw::Shape(int64_t rank, int64_t min_dim, int64_t max_dim) {
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) shape.push_back(Int(min_dim, max_dim));
+  return shape;
+}
+
+at::Tensor Draw::ContiguousTensor(at::IntArrayRef shape, at::ScalarType dtype) {
+  if (dtype == at::kBool) return at::randint(0, 2, shape, generator_).to(at::kBool);
+  if (at::isIntegralType(dtype, false)) return at::randint(-6, 7, shape, generator_).to(dtype);
+  return (at::randn(shape, generator_) * 2.0).to(dtype);
+}
+
+at::Tensor Draw::Tensor(at::IntArrayRef shape, at::ScalarType dtype) {
+  if (shape.size() >= 2 && Int(0, 2) == 0) {
+    // The same logical tensor stored transposed.
+    std::vector<int64_t> swapped = shape.vec();
+    std::swap(swapped[0], swapped[1]);
+    return ContiguousTensor(swapped, dtype).transpose(0, 1);
+  }
+  if (!shape.empty() && Int(0, 2) == 0) {
+    // Every other row of a taller tensor.
+    std::vector<int64_t> taller = shape.vec();
+    taller[0] *= 2;
+    return ContiguousTensor(taller, dtype).slice(0, 0, c10::nullopt, 2);
+  }
+  return ContiguousTensor(shape, dtype);
+}
+
+at::Tensor Draw::Indices(at::IntArrayRef shape, int64_t low, int64_t high) {
+  return at::randint(low, high, shape, generator_);
+}
+
+std::vector<int64_t> Draw::BroadcastableTo(at::IntArrayRef shape) {
+  std::vector<int64_t> result;
+  const size_t drop = shape.empty() ? 0 : Int(0, static_cast<int64_t>(shape.size()));
+  for (size_t i = drop; i < shape.size(); ++i) result.push_back(Bool() ? shape[i] : 1);
+  return result;
+}
+
+std::string Difference(const c10::IValue& expected, const c10::IValue& actual, double tolerance) {
+  if (!expected.isTensor() || !actual.isTensor()) {
+    std::ostringstream text;
+    text << expected << " vs " << actual;
+    return expected.tagKind() == actual.tagKind() && expected == actual ? "" : text.str();
+  }
+  const at::Tensor& e = expected.toTensor();
+  const at::Tensor& a = actual.toTensor();
+  if (e.scalar_type() != a.scalar_type()) {
+    return absl::StrCat("dtype ", c10::toString(e.scalar_type()), " vs ",
+                        c10::toString(a.scalar_type()));
+  }
+  if (!e.sizes().equals(a.sizes())) {
+    return absl::StrCat("shape ", c10::str(e.sizes()), " vs ", c10::str(a.sizes()));
+  }
+  if (e.numel() == 0) return "";
+  bool same;
+  if (at::isFloatingType(e.scalar_type())) {
+    same = tolerance > 0 ? at::allclose(e, a, tolerance, tolerance, /*equal_nan=*/true)
+                         : at::equal(e.isnan(), a.isnan()) &&
+                               at::equal(e.masked_fill(e.isnan(), 0), a.masked_fill(a.isnan(), 0));
+  } else {
+    same = at::equal(e, a);
+  }
+  if (same) return "";
+  std::ostringstream text;
+  text << "values differ:\nexpected " << e << "\nactual " << a;
+  return text.str();
+}
+
+}  // namespace testing
+}  // namespace static_runtime

@@ -1,0 +1,78 @@
+// Test support for out-variant kernels: building the node a registry key
+// stands for, running a kernel on value slots that persist across calls, and
+// drawing random tensors (shapes with 0 and 1, non-contiguous layouts) inside
+// a RapidCheck property.
+#ifndef STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
+#define STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "ops/registry.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace testing {
+
+// A graph holding one node of `op` (a registry key: a schema, or a node kind
+// with `overload`), with one graph input per node input. For vararg ops the
+// input types come from `inputs` and the node gets `num_outputs` outputs.
+struct SingleNode {
+  std::shared_ptr<torch::jit::Graph> graph;
+  torch::jit::Node* node = nullptr;
+};
+SingleNode MakeNode(const std::string& op, const std::string& overload,
+                    const std::vector<c10::IValue>& inputs, size_t num_outputs);
+
+// Value slots for one node: inputs first, then outputs, kept across calls.
+class Slots {
+ public:
+  explicit Slots(size_t num_outputs) : num_outputs_(num_outputs) {}
+  // Runs `kernel` on `inputs`; the output slots keep what earlier calls left.
+  // Returns the exception message, or "" on success.
+  std::string Run(const Kernel& kernel, const std::vector<c10::IValue>& inputs);
+  const c10::IValue& Output(size_t i) const { return values_[num_inputs_ + i]; }
+  size_t num_outputs() const { return num_outputs_; }
+
+ private:
+  size_t num_inputs_ = 0;
+  size_t num_outputs_;
+  std::vector<c10::IValue> values_;
+};
+
+// Random data drawn inside a RapidCheck property.
+class Draw {
+ public:
+  Draw();
+  int64_t Int(int64_t low, int64_t high);  // inclusive
+  bool Bool();
+  template <typename T>
+  const T& OneOf(const std::vector<T>& choices) {
+    return choices[Int(0, static_cast<int64_t>(choices.size()) - 1)];
+  }
+  // `rank` dims, each in [min_dim, max_dim].
+  std::vector<int64_t> Shape(int64_t rank, int64_t min_dim, int64_t max_dim);
+  // Random values of `dtype`: normal floats, small ints, bools; sometimes laid
+  // out non-contiguously.
+  at::Tensor Tensor(at::IntArrayRef shape, at::ScalarType dtype);
+  at::Tensor ContiguousTensor(at::IntArrayRef shape, at::ScalarType dtype);
+  // Ints in [low, high).
+  at::Tensor Indices(at::IntArrayRef shape, int64_t low, int64_t high);
+  // A shape that broadcasts with `shape` (some dims 1, maybe fewer dims).
+  std::vector<int64_t> BroadcastableTo(at::IntArrayRef shape);
+
+ private:
+  at::Generator generator_;
+};
+
+// Exact equality of dtype, shape and values (NaN equals NaN), or closeness
+// within `tolerance` (relative and absolute) for floats when it is > 0.
+// Returns "" or the first difference.
+std::string Difference(const c10::IValue& expected, const c10::IValue& actual, double tolerance);
+
+}  // namespace testing
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
