@@ -31,7 +31,15 @@ std::vector<OptionSet> OptionSets() {
   no_rewrites.use_variadic_ops = false;
   no_rewrites.fuse_list_unpack = false;
   no_rewrites.hoist_dict_lookups = false;
-  return {{"defaults", Options()}, {"no_rewrites", no_rewrites}};
+  Options no_out_variants;
+  no_out_variants.enable_out_variant = false;
+  no_out_variants.optimize_memory = false;
+  Options views_stay_views;
+  views_stay_views.use_copy_variants = false;
+  return {{"defaults", Options()},
+          {"no_rewrites", no_rewrites},
+          {"no_out_variants", no_out_variants},
+          {"views_stay_views", views_stay_views}};
 }
 
 class CorpusTest : public testing::TestWithParam<std::string> {};
@@ -168,6 +176,43 @@ TEST(StaticRuntimeTest, ReturnedInputIsTheCallersTensorAndRepeatsAreConsistent) 
     EXPECT_TRUE(outputs[3].toTensor().is_same(x));
     EXPECT_EQ(runtime.NumHeldValues(), 0u);
   }
+}
+
+// Out variants are used for most tensor ops and never for view ops; with
+// copy variants off a view stays a view of its input.
+TEST(StaticRuntimeTest, ViewsStayViewsWhenCopyVariantsAreOff) {
+  constexpr char kIR[] = R"IR(
+graph(%x : Tensor):
+  %shape : int[] = prim::Constant[value=[-1]]()
+  %y : Tensor = aten::reshape(%x, %shape)
+  %z : Tensor = aten::relu(%x)
+  return (%y, %z))IR";
+  Options options;
+  options.use_copy_variants = false;
+  absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(kIR, options);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const BlockPlan& plan = (*module)->plan();
+  ASSERT_EQ(plan.nodes.size(), 2u);
+  EXPECT_NE(plan.nodes[0].kind, KernelKind::kOutVariant);  // reshape
+  EXPECT_EQ(plan.nodes[1].kind, KernelKind::kOutVariant);  // relu
+  StaticRuntime runtime(*module);
+  const at::Tensor x = at::randn({2, 3});
+  absl::StatusOr<c10::IValue> result = runtime.Run({x});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->toTupleRef().elements()[0].toTensor().is_alias_of(x));
+
+
+  // An intermediate view nobody can observe becomes a copying out variant.
+  absl::StatusOr<StaticModule::Ptr> copying = StaticModule::FromIR(R"IR(
+graph(%x : Tensor):
+  %shape : int[] = prim::Constant[value=[-1]]()
+  %y : Tensor = aten::reshape(%x, %shape)
+  %z : Tensor = aten::mul(%y, %y)
+  return (%z))IR");
+  ASSERT_TRUE(copying.ok()) << copying.status();
+  EXPECT_EQ((*copying)->plan().nodes[0].node->kind().toQualString(),
+            std::string("static_runtime::copy_reshape"));
+  EXPECT_EQ((*copying)->plan().nodes[0].kind, KernelKind::kOutVariant);
 }
 
 TEST(StaticRuntimeTest, GraphWithSeveralOutputsReturnsATuple) {

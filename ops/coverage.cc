@@ -1,0 +1,49 @@
+#include "ops/coverage.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/registry.h"
+
+namespace static_runtime {
+namespace {
+
+void AppendList(const std::vector<std::string>& ops, std::string& text) {
+  for (const std::string& op : ops) absl::StrAppend(&text, "- `", op, "`\n");
+}
+
+}  // namespace
+
+std::string CoverageMarkdown() {
+  const KernelRegistry& registry = KernelRegistry::Global();
+  const std::vector<std::string> out = registry.Registered(KernelKind::kOutVariant);
+  const std::vector<std::string> native = registry.Registered(KernelKind::kNative);
+  std::string text = absl::StrCat(
+      "# Kernel coverage\n\n"
+      "Generated from the kernel registry by `bazel run //ops:coverage -- --write`;\n"
+      "`//ops:coverage_test` fails when this file and the registry disagree.\n\n"
+      "A kernel is chosen for a node only when the node's operator schema is exactly\n"
+      "the one listed (or, for entries without a signature, the node is of that kind\n"
+      "and the kernel accepts its overload). Every other node runs in fallback: the\n"
+      "JIT's own operator, or the JIT interpreter for nodes without one.\n\n"
+      "## Out variants (", out.size(), ")\n\n"
+      "They write into an output tensor the runtime owns and reuses. Each has a\n"
+      "RapidCheck property in `//ops:out_variant_property_test`.\n\n");
+  AppendList(out, text);
+  absl::StrAppend(&text, "\n## Native kernels (", native.size(),
+                  ")\n\nThey compute directly on the value slots (no stack, no boxing).\n\n");
+  AppendList(native, text);
+  absl::StrAppend(
+      &text,
+      "\n## Deliberately in fallback\n\n"
+      "- `aten::conv1d/conv2d/conv3d`, `aten::_convolution`: LibTorch 1.13 has no out\n"
+      "  form for the CPU convolutions.\n"
+      "- `aten::embedding_bag`: no out form in LibTorch 1.13.\n"
+      "- `aten::narrow_copy`: LibTorch 1.13's implementation ignores the strides of\n"
+      "  non-contiguous inputs; the runtime must return what the JIT returns.\n"
+      "- View ops (`aten::reshape`, `aten::transpose`, ...) when copy variants are off:\n"
+      "  their outputs alias their inputs, so they are never given runtime-owned memory.\n");
+  return text;
+}
+
+}  // namespace static_runtime
