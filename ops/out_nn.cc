@@ -5,6 +5,8 @@
 // tensors. Convolution and embedding_bag stay in fallback: LibTorch 1.13 has
 // no out form for them.
 #include "ATen/ATen.h"
+#include "c10/util/accumulate.h"
+#include "ops/cpu_kernels.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -38,6 +40,8 @@ void RegisterSoftmax() {
 }
 
 void RegisterNormalization() {
+  // layer_norm runs ATen's CPU layer-norm kernel directly on the output
+  // (native_layer_norm.out would compute into temporaries and copy).
   RegisterOut("aten::layer_norm", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const std::vector<int64_t> shape = io.Input(1).toIntVector();
@@ -45,13 +49,32 @@ void RegisterNormalization() {
     const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 3);
     const double eps = io.Input(4).toDouble();
     const bool cudnn = io.Input(5).toBool();
-    WriteOutput(io, 0, input.scalar_type(),
-                [&] { return at::layer_norm(input, shape, weight, bias, eps, cudnn); },
-                [&](at::Tensor& out) {
-                  at::native_layer_norm_out(out, Scratch(0, input.scalar_type()),
-                                            Scratch(1, input.scalar_type()), input, shape,
-                                            weight, bias, eps);
-                });
+    auto functional = [&] { return at::layer_norm(input, shape, weight, bias, eps, cudnn); };
+    const auto matches = [&](const c10::optional<at::Tensor>& t) {
+      return !t || !t->defined() ||
+             (t->scalar_type() == input.scalar_type() && t->sizes().equals(shape));
+    };
+    const int64_t axis = input.dim() - static_cast<int64_t>(shape.size());
+    if (shape.empty() || axis < 0 || !input.sizes().slice(axis).equals(shape) ||
+        !matches(weight) || !matches(bias) || !at::isFloatingType(input.scalar_type())) {
+      io.Output(0) = functional();  // gives ATen's own error or mixed-dtype result
+      return;
+    }
+    WriteOutput(io, 0, input.scalar_type(), functional, [&](at::Tensor& out) {
+      const int64_t m = c10::multiply_integers(input.sizes().slice(0, axis));
+      const int64_t n = c10::multiply_integers(shape);
+      const at::Tensor x = input.contiguous();
+      const at::Tensor gamma = weight && weight->defined() ? weight->contiguous() : at::Tensor();
+      const at::Tensor beta = bias && bias->defined() ? bias->contiguous() : at::Tensor();
+      at::Tensor& mean = Scratch(0, input.scalar_type());
+      at::Tensor& rstd = Scratch(1, input.scalar_type());
+      out.resize_(input.sizes());
+      mean.resize_({m});
+      rstd.resize_({m});
+      if (m > 0) {
+        LayerNormInto(x, gamma, beta, m, n, eps, out, mean, rstd);
+      }
+    });
   });
   RegisterOut("aten::batch_norm", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
