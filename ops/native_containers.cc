@@ -137,6 +137,8 @@ const bool kRegistered = [] {
   }
   Register("aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)", Always(ListAppend));
   Register("aten::len.t(t[] a) -> int", Always(ListLen));
+  // A static type refinement (Optional[T] -> T): the value itself.
+  Register("prim::unchecked_cast(t x) -> t", Always([](NodeIO& io) { io.Output(0) = io.Input(0); }));
   Register("aten::len.any(Any[] a) -> int", Always(ListLen));
   return true;
 }();

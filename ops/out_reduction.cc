@@ -1,5 +1,5 @@
 // Out-variant kernels for reductions and scans: sum, mean, prod, amax/amin,
-// max/min over a dim (values and indices), argmax/argmin, norm, cumsum,
+// max/min (of everything, or over a dim with values and indices), argmax/argmin, norm, cumsum,
 // cumprod, logsumexp, var/std, any/all.
 #include "ATen/ATen.h"
 #include "ops/out_variant.h"
@@ -44,6 +44,19 @@ void RegisterSums() {
     WriteOutput(io, 0, dtype.value_or(self.scalar_type()),
                 [&] { return at::mean(self, dim, keepdim, dtype); },
                 [&](at::Tensor& out) { at::mean_out(out, self, dim, keepdim, dtype); });
+  });
+  RegisterOut("aten::mean", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto dtype = DtypeArg(io.Input(1));
+    WriteOutput(io, 0, dtype.value_or(self.scalar_type()), [&] { return at::mean(self, dtype); },
+                [&](at::Tensor& out) { at::mean_out(out, self, at::IntArrayRef{}, false, dtype); });
+  });
+  RegisterOut("aten::prod", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const auto dtype = DtypeArg(io.Input(1));
+    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(1)),
+                [&] { return at::prod(self, dtype); },
+                [&](at::Tensor& out) { at::prod_out(out, self, dtype); });
   });
   RegisterOut("aten::prod", "dim_int", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -111,6 +124,17 @@ void RegisterExtremes() {
               return at::logsumexp_out(o, s, d, k);
             });
 
+  // max / min of all elements: amax / amin over every dim compute the same.
+  for (const bool is_max : {true, false}) {
+    RegisterOut(is_max ? "aten::max" : "aten::min", "", [is_max](NodeIO& io) {
+      const at::Tensor& self = TensorArg(io, 0);
+      WriteOutput(io, 0, self.scalar_type(), [&] { return is_max ? at::max(self) : at::min(self); },
+                  [&](at::Tensor& out) {
+                    is_max ? at::amax_out(out, self, at::IntArrayRef{}, false)
+                           : at::amin_out(out, self, at::IntArrayRef{}, false);
+                  });
+    });
+  }
   // max.dim / min.dim: values and indices.
   for (const bool is_max : {true, false}) {
     RegisterOut(is_max ? "aten::max" : "aten::min", "dim", [is_max](NodeIO& io) {

@@ -296,6 +296,15 @@ std::map<std::string, Spec> ReductionSpecs() {
   specs["aten::logsumexp."] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
     return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool()};
   });
+  specs["aten::mean."] = {[](const Call& c) -> Inputs {
+    return {c.Tensor(c.Shape(c.Rank(0, 3)), kFloats), c10::IValue()};
+  }};
+  specs["aten::prod."] = Unary(kAll, [](const Call&) -> Inputs { return {c10::IValue()}; });
+  for (const char* name : {"aten::max.", "aten::min."}) {
+    specs[name] = {[](const Call& c) -> Inputs {
+      return {c.Tensor(c.NonEmptyShape(c.Rank(0, 3)), kAll)};
+    }};
+  }
   specs["aten::max.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
   specs["aten::min.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
   for (const char* name : {"aten::argmax.", "aten::argmin."}) {
