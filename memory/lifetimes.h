@@ -1,0 +1,41 @@
+// Lifetimes of the tensors a run may manage. A candidate (a tensor output of
+// a top-level node whose kernel writes fresh, runtime-owned memory) is
+// managed only if nothing outside the run can observe it: it is not a graph
+// output, no node makes an alias of it or stores it in a container (per the
+// JIT's alias analysis), no node writes to it, and no sub-block yields it.
+// Its lifetime runs from its defining node to its last use, where a use
+// inside a sub-block counts as a use by the enclosing top-level node (a value
+// read in a loop body lives until the loop ends). Nodes are numbered in
+// top-level order.
+#ifndef STATIC_RUNTIME_MEMORY_LIFETIMES_H_
+#define STATIC_RUNTIME_MEMORY_LIFETIMES_H_
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace memory {
+
+struct ManagedValue {
+  const torch::jit::Value* value = nullptr;
+  size_t first = 0;  // top-level index of the defining node
+  size_t last = 0;   // top-level index of the last (enclosing) user
+};
+
+struct LifetimeAnalysis {
+  std::vector<ManagedValue> managed;             // in definition order
+  std::vector<const torch::jit::Value*> rejected;  // candidates that escape or alias
+};
+
+// `is_candidate(node)`: the node's tensor outputs are fresh, runtime-owned
+// tensors (an out-variant kernel). Only top-level nodes are considered.
+LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& graph,
+                                  const std::function<bool(const torch::jit::Node*)>& is_candidate);
+
+}  // namespace memory
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_MEMORY_LIFETIMES_H_

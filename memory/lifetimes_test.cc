@@ -1,0 +1,100 @@
+#include "memory/lifetimes.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "gtest/gtest.h"
+#include "torch/csrc/jit/ir/irparser.h"
+
+namespace static_runtime {
+namespace memory {
+namespace {
+
+// Names of the parsed values, as written in the IR.
+std::unordered_map<const torch::jit::Value*, std::string> names;
+
+std::shared_ptr<torch::jit::Graph> Parse(const std::string& ir) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  std::unordered_map<std::string, torch::jit::Value*> values;
+  torch::jit::parseIR(ir, graph.get(), values);
+  for (const auto& [name, value] : values) names[value] = name;
+  return graph;
+}
+
+// Every aten:: node is a candidate.
+LifetimeAnalysis Analyze(const std::shared_ptr<torch::jit::Graph>& graph) {
+  return AnalyzeLifetimes(graph, [](const torch::jit::Node* node) {
+    return node->kind().is_aten();
+  });
+}
+
+std::string Describe(const LifetimeAnalysis& analysis) {
+  std::string text;
+  for (const ManagedValue& managed : analysis.managed) {
+    text += "%" + names.at(managed.value) + "[" + std::to_string(managed.first) + "," +
+            std::to_string(managed.last) + "] ";
+  }
+  text += "|";
+  for (const torch::jit::Value* rejected : analysis.rejected) {
+    text += " %" + names.at(rejected);
+  }
+  return text;
+}
+
+TEST(LifetimesTest, IntervalsFromDefinitionToLastUse) {
+  // 0:a 1:b 2:c 3:d ; a used by b and d, b by c, c by d; d is the output.
+  auto graph = Parse(R"IR(
+graph(%x : Tensor):
+  %a : Tensor = aten::relu(%x)
+  %b : Tensor = aten::sigmoid(%a)
+  %c : Tensor = aten::tanh(%b)
+  %d : Tensor = aten::mul(%a, %c)
+  return (%d))IR");
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[0,3] %b[1,2] %c[2,3] | %d");
+}
+
+TEST(LifetimesTest, UseInsideALoopLastsUntilTheLoopEnds) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %n : int):
+  %true : bool = prim::Constant[value=1]()
+  %a : Tensor = aten::relu(%x)
+  %y : Tensor = prim::Loop(%n, %true, %x)
+    block0(%i : int, %acc : Tensor):
+      %next : Tensor = aten::mul(%acc, %a)
+      -> (%true, %next)
+  %b : Tensor = aten::sigmoid(%y)
+  %c : Tensor = aten::tanh(%b)
+  return (%c))IR");
+  // 0:true 1:a 2:loop 3:b 4:c
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[1,2] %b[3,4] | %c");
+}
+
+TEST(LifetimesTest, AliasesContainersWritesAndYieldsAreNotManaged) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %cond : bool):
+  %one : int = prim::Constant[value=1]()
+  %shape : int[] = prim::Constant[value=[-1]]()
+  %a : Tensor = aten::relu(%x)
+  %view : Tensor = aten::reshape(%a, %shape)
+  %b : Tensor = aten::sigmoid(%x)
+  %list : Tensor[] = prim::ListConstruct(%b)
+  %c : Tensor = aten::tanh(%x)
+  %c2 : Tensor = aten::add_(%c, %x, %one)
+  %d : Tensor = aten::exp(%x)
+  %e : Tensor = prim::If(%cond)
+    block0():
+      -> (%d)
+    block1():
+      -> (%x)
+  %f : Tensor = aten::neg(%x)
+  %g : Tensor = aten::mul(%f, %f)
+  return (%view, %list, %c2, %e, %g))IR");
+  const LifetimeAnalysis analysis = Analyze(graph);
+  // %a is viewed, %b listed, %c written, %d yielded; %view and %c2 alias
+  // inputs; %g is an output. Only %f is managed.
+  EXPECT_EQ(Describe(analysis), "%f[10,11] | %a %view %b %c %c2 %d %g");
+}
+
+}  // namespace
+}  // namespace memory
+}  // namespace static_runtime
