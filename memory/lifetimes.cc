@@ -16,6 +16,56 @@ const Node* TopLevel(const Node* node, const torch::jit::Block* top) {
   return node;
 }
 
+// Whether a value of `type` can hold (a reference to) a tensor.
+bool MayHoldTensor(const c10::TypePtr& type) {
+  switch (type->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::BoolType:
+    case c10::TypeKind::StringType:
+    case c10::TypeKind::NoneType:
+    case c10::TypeKind::DeviceObjType:
+    case c10::TypeKind::NumberType:
+    case c10::TypeKind::ComplexType:
+      return false;
+    case c10::TypeKind::OptionalType:
+      return MayHoldTensor(type->expectRef<c10::OptionalType>().getElementType());
+    case c10::TypeKind::TupleType:
+      for (const c10::TypePtr& element : type->containedTypes()) {
+        if (MayHoldTensor(element)) return true;
+      }
+      return false;
+    default:
+      return true;  // tensors, lists, dicts, objects, Any, ...
+  }
+}
+
+// Whether any of `values` may contain an alias of `value`; true when alias
+// analysis cannot tell.
+bool MayContainAlias(const torch::jit::AliasDb& alias_db, at::ArrayRef<Value*> values,
+                     Value* value) {
+  for (Value* other : values) {
+    if (!MayHoldTensor(other->type())) continue;
+    try {
+      if (alias_db.mayContainAlias(other, value)) return true;
+    } catch (const std::exception&) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the node's schema lets an output alias an input (view ops, and
+// ops like contiguous that may return their input).
+bool ReturnsAnAlias(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr) return true;
+  for (const c10::Argument& result : schema->returns()) {
+    if (result.alias_info() != nullptr) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& graph,
@@ -31,7 +81,7 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
     if (!is_candidate(node)) continue;
     for (Value* value : node->outputs()) {
       if (value->type()->kind() != c10::TypeKind::TensorType) continue;
-      bool manageable = !alias_db.mayContainAlias(node->inputs(), value);
+      bool manageable = !ReturnsAnAlias(node);
       size_t last = index.at(node);
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = use.user;
@@ -40,7 +90,7 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
           manageable = false;
           break;
         }
-        manageable = !alias_db.mayContainAlias(value, user->outputs()) &&
+        manageable = !MayContainAlias(alias_db, user->outputs(), value) &&
                      !alias_db.writesToAlias(user, {value});
         last = std::max(last, index.at(TopLevel(user, top)));
       }

@@ -2,6 +2,11 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
+#include "memory/lifetimes.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/static_runtime.h"
+
 namespace static_runtime {
 
 StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout layout,
@@ -10,25 +15,54 @@ StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout 
       options_(std::move(options)),
       layout_(std::move(layout)),
       plan_(std::move(plan)),
-      kernel_counts_(CountKernels(plan_)) {}
+      kernel_counts_(CountKernels(plan_)) {
+  if (!options_.optimize_memory || !options_.enable_out_variant) return;
+  absl::flat_hash_set<const torch::jit::Node*> out_variant_nodes;
+  for (const NodePlan& node : plan_.nodes) {
+    if (node.control == NodePlan::Control::kKernel && node.kind == KernelKind::kOutVariant) {
+      out_variant_nodes.insert(node.node);
+    }
+  }
+  const memory::LifetimeAnalysis analysis = memory::AnalyzeLifetimes(
+      prepared_.graph,
+      [&](const torch::jit::Node* node) { return out_variant_nodes.contains(node); });
+  for (const memory::ManagedValue& managed : analysis.managed) {
+    managed_slots_.push_back(layout_.SlotOf(managed.value));
+    managed_lifetimes_.push_back({managed.first, managed.last, 0});
+  }
+}
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(PreparedGraph prepared,
-                                                             const Options& options) {
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
+    PreparedGraph prepared, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<ValueLayout> layout = ValueLayout::Build(*prepared.graph);
   if (!layout.ok()) return layout.status();
   absl::StatusOr<BlockPlan> plan =
       BuildPlan(*prepared.graph, *layout, options.enable_out_variant);
   if (!plan.ok()) return plan.status();
-  return Ptr(new StaticModule(std::move(prepared), options, *std::move(layout),
-                              *std::move(plan)));
+  std::shared_ptr<StaticModule> module(new StaticModule(
+      std::move(prepared), options, *std::move(layout), *std::move(plan)));
+  if (!sample_inputs.empty() && !module->managed_slots_.empty()) {
+    // One run on the samples gives every managed tensor's size and dtype, so
+    // even the first real run is planned.
+    StaticRuntime runtime(module);
+    absl::StatusOr<c10::IValue> result = runtime.Run(sample_inputs);
+    if (!result.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("running the sample inputs failed: ", result.status().message()));
+    }
+    module->initial_records_ = runtime.memory_planner()->records();
+  }
+  return Ptr(std::move(module));
 }
 
 namespace {
 
 absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(
-    absl::StatusOr<PreparedGraph> prepared, const Options& options) {
+    absl::StatusOr<PreparedGraph> prepared, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
   if (!prepared.ok()) return prepared.status();
-  return StaticModule::FromPrepared(*std::move(prepared), options);
+  return StaticModule::FromPrepared(*std::move(prepared), options, sample_inputs);
 }
 
 }  // namespace
@@ -37,25 +71,27 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromModule(
     const torch::jit::Module& module, bool is_frozen, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
   return FromPreparedOrError(PrepareModule(module, is_frozen, options, sample_inputs),
-                             options);
+                             options, sample_inputs);
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromGraph(
     const std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareGraph(graph, options, sample_inputs), options);
+  return FromPreparedOrError(PrepareGraph(graph, options, sample_inputs), options,
+                             sample_inputs);
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromIR(
     absl::string_view ir, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareIR(ir, options, sample_inputs), options);
+  return FromPreparedOrError(PrepareIR(ir, options, sample_inputs), options, sample_inputs);
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromFile(
     const std::string& path, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareFile(path, options, sample_inputs), options);
+  return FromPreparedOrError(PrepareFile(path, options, sample_inputs), options,
+                             sample_inputs);
 }
 
 }  // namespace static_runtime

@@ -15,6 +15,8 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "memory/plan.h"
+#include "memory/planner.h"
 #include "passes/options.h"
 #include "passes/prepare.h"
 #include "runtime/arguments.h"
@@ -42,7 +44,9 @@ class StaticModule {
   static absl::StatusOr<Ptr> FromFile(const std::string& path,
                                       const Options& options = Options(),
                                       const std::vector<c10::IValue>& sample_inputs = {});
-  static absl::StatusOr<Ptr> FromPrepared(PreparedGraph prepared, const Options& options);
+  // A graph already prepared by one of passes/prepare.h's functions.
+  static absl::StatusOr<Ptr> FromPrepared(PreparedGraph prepared, const Options& options,
+                                          const std::vector<c10::IValue>& sample_inputs = {});
 
   const std::shared_ptr<torch::jit::Graph>& graph() const { return prepared_.graph; }
   const c10::FunctionSchema& schema() const { return prepared_.schema; }
@@ -50,6 +54,13 @@ class StaticModule {
   const ValueLayout& layout() const { return layout_; }
   const BlockPlan& plan() const { return plan_; }
   const KernelCounts& kernel_counts() const { return kernel_counts_; }
+
+  // Memory planning (empty unless options().optimize_memory): the slots of
+  // the tensors a run manages, their lifetimes, and their sizes and dtypes
+  // if known before the first run (from a run on the sample inputs).
+  const std::vector<ValueIndex>& managed_slots() const { return managed_slots_; }
+  const std::vector<memory::Lifetime>& managed_lifetimes() const { return managed_lifetimes_; }
+  const std::vector<memory::TensorRecord>& initial_records() const { return initial_records_; }
 
   // The arguments of one call, bound to the schema and type-checked.
   absl::StatusOr<std::vector<c10::IValue>> Bind(std::vector<c10::IValue> args,
@@ -65,6 +76,9 @@ class StaticModule {
   ValueLayout layout_;
   BlockPlan plan_;
   KernelCounts kernel_counts_;
+  std::vector<ValueIndex> managed_slots_;
+  std::vector<memory::Lifetime> managed_lifetimes_;
+  std::vector<memory::TensorRecord> initial_records_;
 };
 
 }  // namespace static_runtime

@@ -10,12 +10,19 @@ StaticRuntime::StaticRuntime(StaticModule::Ptr module)
   for (size_t i = 0; i < layout.constants().size(); ++i) {
     values_[layout.num_inputs() + i] = layout.constants()[i];
   }
+  if (!module_->managed_slots().empty()) {
+    planner_.emplace(std::vector<uint32_t>(module_->managed_slots().begin(),
+                                           module_->managed_slots().end()),
+                     module_->managed_lifetimes(), module_->initial_records());
+  }
 }
 
 void StaticRuntime::ClearNonConstants() {
   const ValueLayout& layout = module_->layout();
   for (size_t i = 0; i < layout.num_inputs(); ++i) values_[i] = c10::IValue();
-  for (size_t i = layout.constants_end(); i < values_.size(); ++i) values_[i] = c10::IValue();
+  for (size_t i = layout.constants_end(); i < values_.size(); ++i) {
+    if (!planner_ || !planner_->IsManaged(i)) values_[i] = c10::IValue();
+  }
 }
 
 size_t StaticRuntime::NumHeldValues() const {
@@ -23,7 +30,8 @@ size_t StaticRuntime::NumHeldValues() const {
   size_t held = 0;
   for (size_t i = 0; i < values_.size(); ++i) {
     const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
-    if (!constant && !values_[i].isNone()) ++held;
+    const bool released = planner_ && planner_->IsReleased(values_, i);
+    if (!constant && !released && !values_[i].isNone()) ++held;
   }
   return held;
 }
@@ -37,6 +45,7 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
   for (size_t i = 0; i < bound->size(); ++i) values_[i] = std::move((*bound)[i]);
 
   const BlockPlan& plan = module_->plan();
+  if (planner_) planner_->Allocate(absl::MakeSpan(values_));
   absl::Status status = run_plan(plan, values_.data());
   c10::IValue result;
   if (status.ok()) {
@@ -49,6 +58,7 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
       result = c10::ivalue::Tuple::create(std::move(outputs));
     }
   }
+  if (planner_) planner_->Release(absl::MakeSpan(values_));
   ClearNonConstants();
   if (!status.ok()) return status;
   return result;

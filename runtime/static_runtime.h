@@ -8,11 +8,13 @@
 #ifndef STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 #define STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 
+#include <optional>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "runtime/arguments.h"
+#include "memory/planner.h"
 #include "runtime/block_runner.h"
 #include "runtime/static_module.h"
 
@@ -33,8 +35,14 @@ class StaticRuntime {
 
   const StaticModule& module() const { return *module_; }
 
-  // Slots other than constants that hold a value; 0 between runs.
+  // Slots other than constants that hold a value or memory; 0 between runs
+  // (managed tensors stay in their slots, without memory).
   size_t NumHeldValues() const;
+
+  // The memory planner, if the module plans memory.
+  const memory::MemoryPlanner* memory_planner() const {
+    return planner_ ? &*planner_ : nullptr;
+  }
 
  private:
   template <typename RunPlan>
@@ -44,6 +52,7 @@ class StaticRuntime {
 
   StaticModule::Ptr module_;
   std::vector<c10::IValue> values_;
+  std::optional<memory::MemoryPlanner> planner_;
 };
 
 }  // namespace static_runtime

@@ -1,0 +1,129 @@
+#include "memory/planner.h"
+
+#include <algorithm>
+
+#include "ATen/ATen.h"
+
+namespace static_runtime {
+namespace memory {
+namespace {
+
+// The managed tensor in `value`, if it is one the planner may re-point:
+// defined, on the CPU, its storage held by nothing else.
+at::Tensor* OwnedTensor(c10::IValue& value) {
+  if (!value.isTensor()) return nullptr;
+  at::Tensor& tensor = value.toTensor();
+  if (!tensor.defined() || !tensor.is_cpu() || !tensor.has_storage() ||
+      tensor.use_count() != 1 || tensor.storage().use_count() != 1) {
+    return nullptr;
+  }
+  return &tensor;
+}
+
+void Detach(at::Tensor& tensor) {
+  c10::StorageImpl* storage = tensor.storage().unsafeGetStorageImpl();
+  storage->set_data_ptr_noswap(c10::DataPtr(nullptr, c10::Device(c10::kCPU)));
+  storage->set_nbytes(0);
+  tensor.unsafeGetTensorImpl()->set_sizes_contiguous({0});
+}
+
+}  // namespace
+
+MemoryPlanner::MemoryPlanner(std::vector<uint32_t> slots, std::vector<Lifetime> lifetimes,
+                             std::vector<TensorRecord> initial)
+    : slots_(std::move(slots)), lifetimes_(std::move(lifetimes)), records_(std::move(initial)) {
+  records_.resize(slots_.size());
+  for (uint32_t slot : slots_) {
+    if (slot >= is_managed_.size()) is_managed_.resize(slot + 1, false);
+    is_managed_[slot] = true;
+  }
+  stats_.managed_tensors = slots_.size();
+  if (std::any_of(records_.begin(), records_.end(),
+                  [](const TensorRecord& r) { return r.bytes > 0; })) {
+    Replan();
+  }
+}
+
+bool MemoryPlanner::IsManaged(uint32_t slot) const {
+  return slot < is_managed_.size() && is_managed_[slot];
+}
+
+void MemoryPlanner::Replan() {
+  for (size_t i = 0; i < lifetimes_.size(); ++i) lifetimes_[i].bytes = records_[i].bytes;
+  const Plan groups = PlanMemory(Algorithm::kStorageGroups, lifetimes_, Arena::kAlignment);
+  const Plan greedy = PlanMemory(Algorithm::kGreedyBySize, lifetimes_, Arena::kAlignment);
+  stats_.storage_groups_bytes = groups.arena_bytes;
+  stats_.greedy_by_size_bytes = greedy.arena_bytes;
+  stats_.lower_bound_bytes = LowerBound(lifetimes_, Arena::kAlignment);
+  const bool use_greedy = greedy.arena_bytes <= groups.arena_bytes;
+  stats_.algorithm = use_greedy ? Algorithm::kGreedyBySize : Algorithm::kStorageGroups;
+  plan_ = use_greedy ? greedy : groups;
+  // A tensor is reused if some other tensor starts where it starts.
+  stats_.reused_tensors = 0;
+  for (size_t i = 0; i < plan_.offsets.size(); ++i) {
+    for (size_t j = 0; j < plan_.offsets.size(); ++j) {
+      if (i != j && lifetimes_[i].bytes > 0 && lifetimes_[j].bytes > 0 &&
+          plan_.offsets[i] < plan_.offsets[j] + lifetimes_[j].bytes &&
+          plan_.offsets[j] < plan_.offsets[i] + lifetimes_[i].bytes) {
+        ++stats_.reused_tensors;
+        break;
+      }
+    }
+  }
+  planned_ = true;
+  ++stats_.replans;
+}
+
+void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
+  if (!planned_) return;  // first run: sizes are learned
+  arena_.Reserve(plan_.arena_bytes);
+  stats_.arena_bytes = arena_.capacity();
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (lifetimes_[i].bytes == 0) continue;
+    c10::IValue& value = values[slots_[i]];
+    if (value.isNone() && records_[i].dtype) {
+      value = at::empty({0}, at::TensorOptions().dtype(*records_[i].dtype));
+    }
+    at::Tensor* tensor = OwnedTensor(value);
+    if (tensor == nullptr) continue;
+    c10::StorageImpl* storage = tensor->storage().unsafeGetStorageImpl();
+    // No deleter: the arena owns the memory.
+    storage->set_data_ptr_noswap(
+        c10::DataPtr(arena_.data() + plan_.offsets[i], c10::Device(c10::kCPU)));
+    storage->set_nbytes(lifetimes_[i].bytes);
+  }
+}
+
+void MemoryPlanner::Release(absl::Span<c10::IValue> values) {
+  bool grew = !planned_;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    c10::IValue& value = values[slots_[i]];
+    at::Tensor* tensor = OwnedTensor(value);
+    if (tensor == nullptr) {
+      // Not ours to recycle (a failed run, or shared): drop it.
+      value = c10::IValue();
+      continue;
+    }
+    const size_t bytes = tensor->storage().nbytes();
+    records_[i].dtype = tensor->scalar_type();
+    if (bytes > records_[i].bytes) {
+      records_[i].bytes = bytes;
+      grew = true;
+    }
+    Detach(*tensor);
+  }
+  if (grew) Replan();
+}
+
+bool MemoryPlanner::IsReleased(absl::Span<const c10::IValue> values, uint32_t slot) const {
+  if (!IsManaged(slot)) return false;
+  const c10::IValue& value = values[slot];
+  if (value.isNone()) return true;
+  if (!value.isTensor()) return false;
+  const at::Tensor& tensor = value.toTensor();
+  return tensor.defined() && tensor.has_storage() && tensor.storage().nbytes() == 0 &&
+         tensor.storage().data() == nullptr;
+}
+
+}  // namespace memory
+}  // namespace static_runtime

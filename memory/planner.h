@@ -1,0 +1,85 @@
+// MemoryPlanner: the per-run side of memory planning for one runtime. Given
+// the lifetimes of the managed tensors (value slots the caller names by
+// index), it keeps one tensor per managed slot whose storage points into the
+// arena during a run and owns no memory between runs.
+//
+//   Allocate(values): before a run. Re-plans if a size grew, grows the arena,
+//     and points every managed slot's tensor at its offset (creating the
+//     tensor if the slot is empty and its dtype is known), so an out-variant
+//     kernel writes into the arena without allocating.
+//   Release(values): after a run (also after a failed one). Records each
+//     managed tensor's size, and detaches its storage: no tensor points into
+//     the arena afterwards. A tensor that outgrew its slot during the run got
+//     ordinary memory from the allocator; it is freed here and the next
+//     Allocate plans the larger size.
+//
+// Sizes start from `initial` (from a run on sample inputs) or are learned
+// from the first run. Both algorithms of plan.h run; the smaller plan is used.
+#ifndef STATIC_RUNTIME_MEMORY_PLANNER_H_
+#define STATIC_RUNTIME_MEMORY_PLANNER_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/types/span.h"
+#include "memory/arena.h"
+#include "memory/plan.h"
+
+namespace static_runtime {
+namespace memory {
+
+// What a managed slot holds between runs: its largest size and its dtype.
+struct TensorRecord {
+  size_t bytes = 0;
+  std::optional<c10::ScalarType> dtype;
+};
+
+struct PlannerStats {
+  size_t managed_tensors = 0;
+  size_t reused_tensors = 0;  // managed tensors sharing memory with another
+  size_t storage_groups_bytes = 0;
+  size_t greedy_by_size_bytes = 0;
+  size_t lower_bound_bytes = 0;
+  size_t arena_bytes = 0;  // the arena's capacity
+  Algorithm algorithm = Algorithm::kGreedyBySize;
+  size_t replans = 0;
+};
+
+class MemoryPlanner {
+ public:
+  // `slots[i]` is the value slot of the managed tensor with lifetime
+  // `lifetimes[i]` (bytes ignored); `initial` is empty or one per slot.
+  MemoryPlanner(std::vector<uint32_t> slots, std::vector<Lifetime> lifetimes,
+                std::vector<TensorRecord> initial = {});
+
+  void Allocate(absl::Span<c10::IValue> values);
+  void Release(absl::Span<c10::IValue> values);
+
+  // True if slot `i` of `values` is managed and holds no memory.
+  bool IsReleased(absl::Span<const c10::IValue> values, uint32_t slot) const;
+  bool IsManaged(uint32_t slot) const;
+
+  const PlannerStats& stats() const { return stats_; }
+  const std::vector<TensorRecord>& records() const { return records_; }
+  const Plan& plan() const { return plan_; }
+  const std::vector<Lifetime>& lifetimes() const { return lifetimes_; }
+
+ private:
+  void Replan();
+
+  std::vector<uint32_t> slots_;
+  std::vector<Lifetime> lifetimes_;
+  std::vector<TensorRecord> records_;
+  std::vector<bool> is_managed_;  // by slot index
+  Plan plan_;
+  bool planned_ = false;
+  Arena arena_;
+  PlannerStats stats_;
+};
+
+}  // namespace memory
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_MEMORY_PLANNER_H_
