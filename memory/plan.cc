@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 
 namespace static_runtime {
 namespace memory {
 namespace {
+
+constexpr size_t kShuffledOrdersUpTo = 64;
+constexpr int kShuffledOrders = 64;
 
 bool Overlap(const Lifetime& a, const Lifetime& b) {
   return a.first <= b.last && b.first <= a.last;
@@ -29,23 +33,23 @@ std::vector<size_t> LargestFirst(const std::vector<Lifetime>& lifetimes) {
 Plan StorageGroups(const std::vector<Lifetime>& lifetimes, size_t alignment) {
   struct Group {
     size_t bytes = 0;
-    std::vector<size_t> members;
+    std::map<size_t, size_t> busy;  // first -> last of members, disjoint
+    bool Free(const Lifetime& lifetime) const {
+      auto next = busy.lower_bound(lifetime.first);
+      if (next != busy.end() && next->first <= lifetime.last) return false;
+      if (next == busy.begin()) return true;
+      return std::prev(next)->second < lifetime.first;
+    }
   };
   std::vector<Group> groups;
   std::vector<size_t> group_of(lifetimes.size());
   for (size_t index : LargestFirst(lifetimes)) {
-    size_t chosen = groups.size();
-    for (size_t g = 0; g < groups.size() && chosen == groups.size(); ++g) {
-      bool free = true;
-      for (size_t member : groups[g].members) {
-        free = free && !Overlap(lifetimes[member], lifetimes[index]);
-      }
-      if (free) chosen = g;
-    }
+    const Lifetime& lifetime = lifetimes[index];
+    size_t chosen = 0;
+    while (chosen < groups.size() && !groups[chosen].Free(lifetime)) ++chosen;
     if (chosen == groups.size()) groups.emplace_back();
-    groups[chosen].members.push_back(index);
-    groups[chosen].bytes =
-        std::max(groups[chosen].bytes, AlignUp(lifetimes[index].bytes, alignment));
+    groups[chosen].busy.emplace(lifetime.first, lifetime.last);
+    groups[chosen].bytes = std::max(groups[chosen].bytes, AlignUp(lifetime.bytes, alignment));
     group_of[index] = chosen;
   }
   Plan plan;
@@ -59,18 +63,38 @@ Plan StorageGroups(const std::vector<Lifetime>& lifetimes, size_t alignment) {
   return plan;
 }
 
-Plan GreedyBySize(const std::vector<Lifetime>& lifetimes, size_t alignment) {
+// Places tensors in `order`, each in the best-fitting gap between the
+// already placed tensors that overlap it in time. Placed tensors are found
+// through per-node buckets, so the cost depends on how many tensors overlap,
+// not on how many there are.
+Plan GreedyInOrder(const std::vector<Lifetime>& lifetimes, size_t alignment,
+                   const std::vector<size_t>& order) {
   Plan plan;
   plan.offsets.assign(lifetimes.size(), 0);
-  std::vector<size_t> placed;  // indices, kept sorted by offset
-  for (size_t index : LargestFirst(lifetimes)) {
-    const size_t size = AlignUp(lifetimes[index].bytes, alignment);
+  size_t horizon = 0;
+  for (const Lifetime& lifetime : lifetimes) horizon = std::max(horizon, lifetime.last + 1);
+  std::vector<std::vector<size_t>> alive_at(horizon);  // placed tensors per node
+  std::vector<size_t> seen(lifetimes.size(), SIZE_MAX);
+  std::vector<size_t> overlapping;
+  for (size_t index : order) {
+    const Lifetime& lifetime = lifetimes[index];
+    const size_t size = AlignUp(lifetime.bytes, alignment);
+    overlapping.clear();
+    for (size_t node = lifetime.first; node <= lifetime.last; ++node) {
+      for (size_t other : alive_at[node]) {
+        if (seen[other] != index) {
+          seen[other] = index;
+          overlapping.push_back(other);
+        }
+      }
+    }
+    std::sort(overlapping.begin(), overlapping.end(),
+              [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
     size_t best_offset = 0;
     size_t best_gap = SIZE_MAX;
-    size_t cursor = 0;  // end of the highest tensor seen so far (in offset order)
+    size_t cursor = 0;  // end of the tensors seen so far, in offset order
     bool found = false;
-    for (size_t other : placed) {
-      if (!Overlap(lifetimes[other], lifetimes[index])) continue;
+    for (size_t other : overlapping) {
       const size_t other_offset = plan.offsets[other];
       if (other_offset >= cursor) {
         const size_t gap = other_offset - cursor;
@@ -84,13 +108,51 @@ Plan GreedyBySize(const std::vector<Lifetime>& lifetimes, size_t alignment) {
     }
     plan.offsets[index] = found ? best_offset : cursor;
     plan.arena_bytes = std::max(plan.arena_bytes, plan.offsets[index] + size);
-    placed.insert(std::upper_bound(placed.begin(), placed.end(), index,
-                                   [&](size_t a, size_t b) {
-                                     return plan.offsets[a] < plan.offsets[b];
-                                   }),
-                  index);
+    for (size_t node = lifetime.first; node <= lifetime.last; ++node) {
+      alive_at[node].push_back(index);
+    }
   }
   return plan;
+}
+
+// Best fit with tensors taken largest first, and with three other orders
+// (largest size x lifetime first, longest-lived first, earliest first), plus
+// random orders for small graphs; the smallest arena wins.
+Plan GreedyBySize(const std::vector<Lifetime>& lifetimes, size_t alignment) {
+  std::vector<std::vector<size_t>> orders = {LargestFirst(lifetimes)};
+  std::vector<size_t> by_area = orders[0];
+  std::stable_sort(by_area.begin(), by_area.end(), [&](size_t a, size_t b) {
+    auto area = [&](size_t i) {
+      return lifetimes[i].bytes * (lifetimes[i].last - lifetimes[i].first + 1);
+    };
+    return area(a) > area(b);
+  });
+  orders.push_back(std::move(by_area));
+  std::vector<size_t> by_duration = orders[0];
+  std::stable_sort(by_duration.begin(), by_duration.end(), [&](size_t a, size_t b) {
+    return lifetimes[a].last - lifetimes[a].first > lifetimes[b].last - lifetimes[b].first;
+  });
+  orders.push_back(std::move(by_duration));
+  std::vector<size_t> by_start = orders[0];
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t a, size_t b) { return lifetimes[a].first < lifetimes[b].first; });
+  orders.push_back(std::move(by_start));
+  // Small graphs also try seeded random orders (deterministic).
+  if (lifetimes.size() <= kShuffledOrdersUpTo) {
+    std::mt19937 random(lifetimes.size());
+    for (int i = 0; i < kShuffledOrders; ++i) {
+      std::vector<size_t> shuffled = orders[0];
+      std::shuffle(shuffled.begin(), shuffled.end(), random);
+      orders.push_back(std::move(shuffled));
+    }
+  }
+  Plan best;
+  for (const std::vector<size_t>& order : orders) {
+    Plan plan = GreedyInOrder(lifetimes, alignment, order);
+    if (best.offsets.empty() || plan.arena_bytes < best.arena_bytes) best = std::move(plan);
+  }
+  if (best.offsets.empty()) best.offsets.assign(lifetimes.size(), 0);
+  return best;
 }
 
 }  // namespace

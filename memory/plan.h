@@ -9,7 +9,9 @@
 //  - kGreedyBySize: TensorFlow Lite's arena planner / Pisarchyk & Lee 2020.
 //    Tensors (largest first) go into the best-fitting gap (the smallest that
 //    fits) between tensors already placed that overlap them in time, or at
-//    the end.
+//    the end. Three more orders (largest size x lifetime first, longest-lived
+//    first, earliest first) and, for up to 64 tensors, 64 seeded random
+//    orders are tried too; the smallest arena is kept.
 // Offsets are multiples of `alignment` (a power of two); the arena size is a
 // multiple of it too. LowerBound is what no plan can beat: the largest total
 // (aligned) size of tensors alive at one node.

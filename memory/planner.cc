@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ATen/ATen.h"
+#include "c10/core/CPUAllocator.h"
 
 namespace static_runtime {
 namespace memory {
@@ -18,6 +19,16 @@ at::Tensor* OwnedTensor(c10::IValue& value) {
     return nullptr;
   }
   return &tensor;
+}
+
+// A CPU tensor with no elements and no memory, made without the allocator.
+at::Tensor EmptyTensor(c10::ScalarType dtype) {
+  c10::Storage storage(c10::Storage::use_byte_size_t(), 0,
+                       c10::DataPtr(nullptr, c10::Device(c10::kCPU)), c10::GetCPUAllocator(),
+                       /*resizable=*/true);
+  return at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU),
+      c10::scalarTypeToTypeMeta(dtype));
 }
 
 void Detach(at::Tensor& tensor) {
@@ -81,9 +92,7 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (lifetimes_[i].bytes == 0) continue;
     c10::IValue& value = values[slots_[i]];
-    if (value.isNone() && records_[i].dtype) {
-      value = at::empty({0}, at::TensorOptions().dtype(*records_[i].dtype));
-    }
+    if (value.isNone() && records_[i].dtype) value = EmptyTensor(*records_[i].dtype);
     at::Tensor* tensor = OwnedTensor(value);
     if (tensor == nullptr) continue;
     c10::StorageImpl* storage = tensor->storage().unsafeGetStorageImpl();
@@ -113,6 +122,11 @@ void MemoryPlanner::Release(absl::Span<c10::IValue> values) {
     Detach(*tensor);
   }
   if (grew) Replan();
+}
+
+bool MemoryPlanner::InArena(const void* pointer) const {
+  const char* p = static_cast<const char*>(pointer);
+  return p != nullptr && p >= arena_.data() && p < arena_.data() + arena_.capacity();
 }
 
 bool MemoryPlanner::IsReleased(absl::Span<const c10::IValue> values, uint32_t slot) const {

@@ -60,6 +60,8 @@ class MemoryPlanner {
   // True if slot `i` of `values` is managed and holds no memory.
   bool IsReleased(absl::Span<const c10::IValue> values, uint32_t slot) const;
   bool IsManaged(uint32_t slot) const;
+  // True if `pointer` points into the arena.
+  bool InArena(const void* pointer) const;
 
   const PlannerStats& stats() const { return stats_; }
   const std::vector<TensorRecord>& records() const { return records_; }

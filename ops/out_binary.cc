@@ -45,6 +45,20 @@ void TensorScalar(const char* name, const char* overload, Rule rule, TensorScala
   });
 }
 
+// (Tensor self, Scalar other) -> Tensor computed by the Tensor-Tensor out
+// form with the scalar as a wrapped 0-dim tensor, which is what ATen's
+// functional form does (its Scalar out form copies through a temporary).
+void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
+                         TensorTensorFn fn, TensorTensorOutFn out) {
+  RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
+    const at::Tensor& a = TensorArg(io, 0);
+    at::Tensor b = at::scalar_to_tensor(io.Input(1).toScalar());
+    b.unsafeGetTensorImpl()->set_wrapped_number(true);
+    WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
+                [&](at::Tensor& result) { out(result, a, b); });
+  });
+}
+
 // Wraps an overloaded ATen function as a plain function pointer.
 #define SR_TT(fn) \
   [](const at::Tensor& a, const at::Tensor& b) { return at::fn(a, b); }, \
@@ -92,17 +106,18 @@ void RegisterArithmetic() {
              },
              [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
                 const at::Scalar& alpha) -> at::Tensor& { return at::sub_out(o, a, b, alpha); });
+  // rsub(a, b, alpha) is b - alpha * a, which is how ATen computes it.
   with_alpha("aten::rsub",
              [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
                return at::rsub(a, b, alpha);
              },
              [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-                const at::Scalar& alpha) -> at::Tensor& { return at::rsub_out(o, a, b, alpha); });
+                const at::Scalar& alpha) -> at::Tensor& { return at::sub_out(o, b, a, alpha); });
 
   TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul));
-  TensorScalar("aten::mul", "Scalar", Promoted, SR_TS(mul));
+  TensorWrappedScalar("aten::mul", "Scalar", Promoted, SR_TT(mul));
   TensorTensor("aten::div", "Tensor", PromotedFloat, SR_TT(div));
-  TensorScalar("aten::div", "Scalar", PromotedFloat, SR_TS(div));
+  TensorWrappedScalar("aten::div", "Scalar", PromotedFloat, SR_TT(div));
   TensorTensor("aten::pow", "Tensor_Tensor", Promoted, SR_TT(pow));
   TensorScalar("aten::pow", "Tensor_Scalar", Promoted, SR_TS(pow));
   TensorTensor("aten::maximum", "", Promoted, SR_TT(maximum));
@@ -157,6 +172,14 @@ void RegisterComparisonsAndLogic() {
   TensorTensor("aten::logical_xor", "", Bool, SR_TT(logical_xor));
 }
 
+// masked_fill as ATen computes it (a copy, then an in-place fill), into the
+// output; its out form would copy through a temporary.
+at::Tensor& CopyThenFill(at::Tensor& out, const at::Tensor& self) {
+  out.resize_(self.sizes());
+  out.copy_(self);
+  return out;
+}
+
 void RegisterSelection() {
   RegisterOut("aten::where", "self", [](NodeIO& io) {
     const at::Tensor& condition = TensorArg(io, 0);
@@ -170,14 +193,14 @@ void RegisterSelection() {
     const at::Tensor& mask = TensorArg(io, 1);
     const at::Scalar value = io.Input(2).toScalar();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
-                [&](at::Tensor& out) { at::masked_fill_out(out, self, mask, value); });
+                [&](at::Tensor& out) { CopyThenFill(out, self).masked_fill_(mask, value); });
   });
   RegisterOut("aten::masked_fill", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& mask = TensorArg(io, 1);
     const at::Tensor& value = TensorArg(io, 2);
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
-                [&](at::Tensor& out) { at::masked_fill_out(out, self, mask, value); });
+                [&](at::Tensor& out) { CopyThenFill(out, self).masked_fill_(mask, value); });
   });
   RegisterOut("aten::addcmul", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);

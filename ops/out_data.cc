@@ -1,10 +1,10 @@
 // Out-variant kernels for data movement: cat/stack (and their variadic
 // forms), index_select, gather, repeat, clone, contiguous, type_as,
 // zeros_like/ones_like/full_like, the copy variants of views, maybe-copying
-// `to`, split/chunk/unbind with unpacked outputs, topk, sort, flip and
-// roll. aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy
-// ignores the strides of non-contiguous inputs, and the runtime must give
-// what the JIT gives.
+// `to`, split/chunk/unbind with unpacked outputs, topk and sort.
+// aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy ignores
+// the strides of non-contiguous inputs, and the runtime must give what the
+// JIT gives. flip and roll too: their out forms copy through a temporary.
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -82,24 +82,33 @@ void RegisterIndexing() {
                 [&] { return at::gather(self, dim, index, sparse_grad); },
                 [&](at::Tensor& out) { at::gather_out(out, self, dim, index, sparse_grad); });
   });
+  // repeat as ATen computes it, into the output: view the output as
+  // (repeat, size) blocks per dim and copy the broadcast input into them.
   RegisterOut("aten::repeat", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> repeats = io.Input(1).toIntVector();
+    if (repeats.size() < static_cast<size_t>(self.dim())) {
+      io.Output(0) = self.repeat(repeats);  // ATen's error
+      return;
+    }
     WriteOutput(io, 0, self.scalar_type(), [&] { return self.repeat(repeats); },
-                [&](at::Tensor& out) { at::repeat_out(out, self, repeats); });
-  });
-  RegisterOut("aten::flip", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const std::vector<int64_t> dims = io.Input(1).toIntVector();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::flip(self, dims); },
-                [&](at::Tensor& out) { at::flip_out(out, self, dims); });
-  });
-  RegisterOut("aten::roll", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const std::vector<int64_t> shifts = io.Input(1).toIntVector();
-    const std::vector<int64_t> dims = io.Input(2).toIntVector();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::roll(self, shifts, dims); },
-                [&](at::Tensor& out) { at::roll_out(out, self, shifts, dims); });
+                [&](at::Tensor& out) {
+                  std::vector<int64_t> padded(repeats.size() - self.dim(), 1);
+                  padded.insert(padded.end(), self.sizes().begin(), self.sizes().end());
+                  std::vector<int64_t> target(repeats.size());
+                  bool empty = false;
+                  for (size_t i = 0; i < repeats.size(); ++i) {
+                    target[i] = padded[i] * repeats[i];
+                    empty = empty || target[i] == 0;
+                  }
+                  out.resize_(target);
+                  if (empty) return;
+                  at::Tensor blocks = out.alias();
+                  for (size_t i = 0; i < padded.size(); ++i) {
+                    blocks = blocks.unfold(i, padded[i], padded[i]);
+                  }
+                  blocks.copy_(self.expand(padded).expand_as(blocks));
+                });
   });
   for (const bool is_topk : {true, false}) {
     RegisterOut(is_topk ? "aten::topk" : "aten::sort", "", [is_topk](NodeIO& io) {
@@ -168,11 +177,16 @@ void RegisterMaybeAliasing(const char* name, const char* overload,
 }
 
 void RegisterCopies() {
+  // clone into a contiguous output (clone.out would copy through a temporary).
   RegisterOut("aten::clone", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto format = io.Input(1).toOptional<at::MemoryFormat>();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::clone(self, format); },
-                [&](at::Tensor& out) { at::clone_out(out, self, format); });
+    if (format && *format != at::MemoryFormat::Contiguous &&
+        *format != at::MemoryFormat::Preserve) {
+      io.Output(0) = at::clone(self, format);
+      return;
+    }
+    CopyToOutput(io, 0, self);
   });
   RegisterMaybeAliasing("aten::contiguous", "",
                         [](const NodeIO& io) { return TensorArg(io, 0).scalar_type(); });

@@ -1,5 +1,6 @@
 // Out-variant kernels for linear algebra: mm, addmm, bmm, baddbmm, matmul,
-// linear, dot, mv.
+// linear. dot and mv stay in fallback: LibTorch 1.13's out forms of them
+// compute into a temporary and copy.
 #include "ATen/ATen.h"
 #include "ops/out_variant.h"
 
@@ -38,9 +39,21 @@ void AddProduct(const char* name, AddFn fn, AddOutFn out_fn) {
 const bool kRegistered = [] {
   Product("aten::mm", at::mm, at::mm_out);
   Product("aten::bmm", at::bmm, at::bmm_out);
-  Product("aten::matmul", at::matmul, at::matmul_out);
-  Product("aten::dot", at::dot, at::dot_out);
-  Product("aten::mv", at::mv, at::mv_out);
+  // matmul writes directly only where it is one mm or bmm; other shapes
+  // take the functional form (LibTorch's matmul_out would compute into a
+  // temporary and copy).
+  RegisterOut("aten::matmul", "", [](NodeIO& io) {
+    const at::Tensor& a = TensorArg(io, 0);
+    const at::Tensor& b = TensorArg(io, 1);
+    const bool mm = a.dim() == 2 && b.dim() == 2;
+    const bool bmm = a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0);
+    if (!mm && !bmm) {
+      io.Output(0) = at::matmul(a, b);
+      return;
+    }
+    WriteOutput(io, 0, a.scalar_type(), [&] { return at::matmul(a, b); },
+                [&](at::Tensor& out) { mm ? at::mm_out(out, a, b) : at::bmm_out(out, a, b); });
+  });
   AddProduct("aten::addmm", at::addmm, at::addmm_out);
   AddProduct("aten::baddbmm", at::baddbmm, at::baddbmm_out);
   RegisterOut("aten::linear", "", [](NodeIO& io) {

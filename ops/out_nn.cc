@@ -1,9 +1,9 @@
 // Out-variant kernels for neural-network layers: softmax, log_softmax,
-// layer_norm, group_norm, embedding, max/avg pooling, adaptive average
-// pooling and batch_norm in inference. Statistics that the layer computes
+// layer_norm, embedding, max/avg pooling and adaptive average pooling. Statistics that the layer computes
 // and throws away (mean, rstd, pooling indices) go to per-thread scratch
-// tensors. Convolution and embedding_bag stay in fallback: LibTorch 1.13 has
-// no out form for them.
+// tensors. Convolution, embedding_bag and batch_norm stay in fallback:
+// LibTorch 1.13 has no CPU out form for them (batch_norm's only computes into
+// a temporary).
 #include "ATen/ATen.h"
 #include "c10/util/accumulate.h"
 #include "ops/cpu_kernels.h"
@@ -74,37 +74,6 @@ void RegisterNormalization() {
       if (m > 0) {
         LayerNormInto(x, gamma, beta, m, n, eps, out, mean, rstd);
       }
-    });
-  });
-  RegisterOut("aten::batch_norm", "", [](NodeIO& io) {
-    const at::Tensor& input = TensorArg(io, 0);
-    const c10::optional<at::Tensor> weight = OptionalTensorArg(io, 1);
-    const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 2);
-    const c10::optional<at::Tensor> mean = OptionalTensorArg(io, 3);
-    const c10::optional<at::Tensor> var = OptionalTensorArg(io, 4);
-    const bool training = io.Input(5).toBool();
-    const double momentum = io.Input(6).toDouble();
-    const double eps = io.Input(7).toDouble();
-    const bool cudnn = io.Input(8).toBool();
-    auto functional = [&] {
-      return at::batch_norm(input, weight, bias, mean, var, training, momentum, eps, cudnn);
-    };
-    if (training || !mean || !var) {  // training updates statistics: not a pure function
-      io.Output(0) = functional();
-      return;
-    }
-    // Inference batch norm is out = input * scale + shift per channel, the
-    // form ATen's CPU kernel uses too (LibTorch 1.13 has no CPU
-    // native_batch_norm.out).
-    WriteOutput(io, 0, input.scalar_type(), functional, [&](at::Tensor& out) {
-      const at::Tensor invstd = at::rsqrt(*var + eps);
-      const at::Tensor scale = weight && weight->defined() ? invstd * *weight : invstd;
-      at::Tensor shift = -(*mean) * scale;
-      if (bias && bias->defined()) shift = shift + *bias;
-      std::vector<int64_t> channel_shape(input.dim(), 1);
-      channel_shape[1] = input.size(1);
-      at::mul_out(out, input, scale.view(channel_shape));
-      out.add_(shift.view(channel_shape));
     });
   });
 }

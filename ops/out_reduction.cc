@@ -51,13 +51,6 @@ void RegisterSums() {
     WriteOutput(io, 0, dtype.value_or(self.scalar_type()), [&] { return at::mean(self, dtype); },
                 [&](at::Tensor& out) { at::mean_out(out, self, at::IntArrayRef{}, false, dtype); });
   });
-  RegisterOut("aten::prod", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const auto dtype = DtypeArg(io.Input(1));
-    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(1)),
-                [&] { return at::prod(self, dtype); },
-                [&](at::Tensor& out) { at::prod_out(out, self, dtype); });
-  });
   RegisterOut("aten::prod", "dim_int", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();

@@ -39,8 +39,8 @@ absl::Status NodeError(const NodePlan& node, const c10::IValue* values,
 }
 
 struct NoObserver {
-  void Before(const NodePlan&) {}
-  void After(const NodePlan&) {}
+  void Before(const NodePlan&, const c10::IValue*) {}
+  void After(const NodePlan&, const c10::IValue*) {}
 };
 
 template <typename Observer>
@@ -95,9 +95,9 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
       switch (node.control) {
         case NodePlan::Control::kKernel: {
           NodeIO io(values, node.inputs, node.outputs);
-          observer.Before(node);
+          observer.Before(node, values);
           node.kernel(io);
-          observer.After(node);
+          observer.After(node, values);
           break;
         }
         case NodePlan::Control::kIf:

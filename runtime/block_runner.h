@@ -14,12 +14,13 @@ namespace static_runtime {
 
 absl::Status RunBlock(const BlockPlan& block, c10::IValue* values);
 
-// Called around every node that runs a kernel, for profiling. Not owned.
+// Called around every node that runs a kernel, with the value table (for
+// profiling and tests). Not owned.
 class NodeObserver {
  public:
   virtual ~NodeObserver() = default;
-  virtual void Before(const NodePlan& node) = 0;
-  virtual void After(const NodePlan& node) = 0;
+  virtual void Before(const NodePlan& node, const c10::IValue* values) = 0;
+  virtual void After(const NodePlan& node, const c10::IValue* values) = 0;
 };
 
 // RunBlock, reporting each kernel call to `observer`.
