@@ -66,6 +66,22 @@ bool ReturnsAnAlias(const Node* node) {
   return false;
 }
 
+// Whether every use of `value` is the graph's return, or a top-level tuple or
+// list construction used only by the graph's return.
+bool OnlyReturned(const Value* value, const torch::jit::Block* top) {
+  for (const torch::jit::Use& use : value->uses()) {
+    const Node* user = use.user;
+    if (user == top->return_node()) continue;
+    const bool container = user->kind() == c10::prim::TupleConstruct ||
+                           user->kind() == c10::prim::ListConstruct;
+    if (!container || user->owningBlock() != top) return false;
+    for (const torch::jit::Use& container_use : user->output()->uses()) {
+      if (container_use.user != top->return_node()) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& graph,
@@ -96,6 +112,8 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
       }
       if (manageable) {
         analysis.managed.push_back({value, index.at(node), last});
+      } else if (!ReturnsAnAlias(node) && OnlyReturned(value, top)) {
+        analysis.outputs.push_back({value, index.at(node), index.at(top->return_node())});
       } else {
         analysis.rejected.push_back(value);
       }

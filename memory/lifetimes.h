@@ -27,6 +27,10 @@ struct ManagedValue {
 
 struct LifetimeAnalysis {
   std::vector<ManagedValue> managed;             // in definition order
+  // Candidates that are graph outputs and nothing else: returned directly, or
+  // as elements of a tuple or list built only to be returned. Their
+  // lifetime ends at the graph's return.
+  std::vector<ManagedValue> outputs;
   std::vector<const torch::jit::Value*> rejected;  // candidates that escape or alias
 };
 

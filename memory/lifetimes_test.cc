@@ -35,6 +35,7 @@ std::string Describe(const LifetimeAnalysis& analysis) {
             std::to_string(managed.last) + "] ";
   }
   text += "|";
+  for (const ManagedValue& output : analysis.outputs) text += " out:%" + names.at(output.value);
   for (const torch::jit::Value* rejected : analysis.rejected) {
     text += " %" + names.at(rejected);
   }
@@ -50,7 +51,7 @@ graph(%x : Tensor):
   %c : Tensor = aten::tanh(%b)
   %d : Tensor = aten::mul(%a, %c)
   return (%d))IR");
-  EXPECT_EQ(Describe(Analyze(graph)), "%a[0,3] %b[1,2] %c[2,3] | %d");
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[0,3] %b[1,2] %c[2,3] | out:%d");
 }
 
 TEST(LifetimesTest, UseInsideALoopLastsUntilTheLoopEnds) {
@@ -66,7 +67,7 @@ graph(%x : Tensor, %n : int):
   %c : Tensor = aten::tanh(%b)
   return (%c))IR");
   // 0:true 1:a 2:loop 3:b 4:c
-  EXPECT_EQ(Describe(Analyze(graph)), "%a[1,2] %b[3,4] | %c");
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[1,2] %b[3,4] | out:%c");
 }
 
 TEST(LifetimesTest, AliasesContainersWritesAndYieldsAreNotManaged) {
@@ -88,11 +89,12 @@ graph(%x : Tensor, %cond : bool):
       -> (%x)
   %f : Tensor = aten::neg(%x)
   %g : Tensor = aten::mul(%f, %f)
-  return (%view, %list, %c2, %e, %g))IR");
+  %result : (Tensor, Tensor[], Tensor, Tensor, Tensor) = prim::TupleConstruct(%view, %list, %c2, %e, %g)
+  return (%result))IR");
   const LifetimeAnalysis analysis = Analyze(graph);
   // %a is viewed, %b listed, %c written, %d yielded; %view and %c2 alias
-  // inputs; %g is an output. Only %f is managed.
-  EXPECT_EQ(Describe(analysis), "%f[10,11] | %a %view %b %c %c2 %d %g");
+  // inputs; %g is an output (inside the returned tuple). Only %f is managed.
+  EXPECT_EQ(Describe(analysis), "%f[10,11] | out:%g %a %view %b %c %c2 %d");
 }
 
 }  // namespace

@@ -10,12 +10,12 @@ namespace memory {
 namespace {
 
 // The managed tensor in `value`, if it is one the planner may re-point:
-// defined, on the CPU, its storage held by nothing else.
-at::Tensor* OwnedTensor(c10::IValue& value) {
+// defined, on the CPU, its storage held by nothing else (unless `shared_ok`).
+at::Tensor* OwnedTensor(c10::IValue& value, bool shared_ok = false) {
   if (!value.isTensor()) return nullptr;
   at::Tensor& tensor = value.toTensor();
-  if (!tensor.defined() || !tensor.is_cpu() || !tensor.has_storage() ||
-      tensor.use_count() != 1 || tensor.storage().use_count() != 1) {
+  if (!tensor.defined() || !tensor.is_cpu() || !tensor.has_storage()) return nullptr;
+  if (!shared_ok && (tensor.use_count() != 1 || tensor.storage().use_count() != 1)) {
     return nullptr;
   }
   return &tensor;
@@ -41,8 +41,11 @@ void Detach(at::Tensor& tensor) {
 }  // namespace
 
 MemoryPlanner::MemoryPlanner(std::vector<uint32_t> slots, std::vector<Lifetime> lifetimes,
-                             std::vector<TensorRecord> initial)
-    : slots_(std::move(slots)), lifetimes_(std::move(lifetimes)), records_(std::move(initial)) {
+                             std::vector<TensorRecord> initial, bool handed_out)
+    : slots_(std::move(slots)),
+      lifetimes_(std::move(lifetimes)),
+      records_(std::move(initial)),
+      handed_out_(handed_out) {
   records_.resize(slots_.size());
   for (uint32_t slot : slots_) {
     if (slot >= is_managed_.size()) is_managed_.resize(slot + 1, false);
@@ -92,7 +95,11 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (lifetimes_[i].bytes == 0) continue;
     c10::IValue& value = values[slots_[i]];
-    if (value.isNone() && records_[i].dtype) value = EmptyTensor(*records_[i].dtype);
+    if (records_[i].dtype &&
+        (value.isNone() || (handed_out_ && OwnedTensor(value) == nullptr))) {
+      // Empty, or (an output) still held by the caller: a tensor of our own.
+      value = EmptyTensor(*records_[i].dtype);
+    }
     at::Tensor* tensor = OwnedTensor(value);
     if (tensor == nullptr) continue;
     c10::StorageImpl* storage = tensor->storage().unsafeGetStorageImpl();
@@ -107,7 +114,7 @@ void MemoryPlanner::Release(absl::Span<c10::IValue> values) {
   bool grew = !planned_;
   for (size_t i = 0; i < slots_.size(); ++i) {
     c10::IValue& value = values[slots_[i]];
-    at::Tensor* tensor = OwnedTensor(value);
+    at::Tensor* tensor = OwnedTensor(value, handed_out_);
     if (tensor == nullptr) {
       // Not ours to recycle (a failed run, or shared): drop it.
       value = c10::IValue();

@@ -51,8 +51,11 @@ class MemoryPlanner {
  public:
   // `slots[i]` is the value slot of the managed tensor with lifetime
   // `lifetimes[i]` (bytes ignored); `initial` is empty or one per slot.
+  // With `handed_out`, the tensors are graph outputs the caller holds:
+  // Release detaches them even though they are shared (the caller promised
+  // not to use them any more).
   MemoryPlanner(std::vector<uint32_t> slots, std::vector<Lifetime> lifetimes,
-                std::vector<TensorRecord> initial = {});
+                std::vector<TensorRecord> initial = {}, bool handed_out = false);
 
   void Allocate(absl::Span<c10::IValue> values);
   void Release(absl::Span<c10::IValue> values);
@@ -75,6 +78,7 @@ class MemoryPlanner {
   std::vector<Lifetime> lifetimes_;
   std::vector<TensorRecord> records_;
   std::vector<bool> is_managed_;  // by slot index
+  bool handed_out_ = false;
   Plan plan_;
   bool planned_ = false;
   Arena arena_;

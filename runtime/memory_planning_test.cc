@@ -177,6 +177,38 @@ INSTANTIATE_TEST_SUITE_P(Corpus, MemoryPlanningTest, testing::ValuesIn(ModelName
                            return info.param;
                          });
 
+TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
+  const corpus::Model& model = corpus::ModelNamed("mlp");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok()) << module.status();
+  Options options;
+  options.manage_output_tensors = true;
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false, options);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  ASSERT_EQ((*static_module)->output_slots().size(), 1u);
+  StaticRuntime runtime(*static_module);
+  for (int run = 0; run < 4; ++run) {
+    corpus::InputRng rng(run);
+    const std::vector<c10::IValue> inputs = model.inputs(rng, 1 + run % 2);
+    absl::StatusOr<c10::IValue> result = runtime.Run(inputs);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(reference::Compare(module->forward(inputs), *result).ok());
+    if (run >= 2) {
+      EXPECT_TRUE(runtime.output_planner()->InArena(result->toTensor().data_ptr()))
+          << "run " << run << ": the output is not in the output buffer";
+    }
+    absl::StatusOr<c10::IValue> too_early = runtime.Run(inputs);
+    ASSERT_FALSE(too_early.ok());
+    EXPECT_EQ(too_early.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(too_early.status().message().find("ReleaseOutputs"), std::string::npos);
+    runtime.ReleaseOutputs();
+    EXPECT_EQ(result->toTensor().numel(), 0) << "a released output keeps its memory";
+    EXPECT_EQ(runtime.NumHeldValues(), 0u);
+  }
+  EXPECT_GT(runtime.output_planner()->stats().arena_bytes, 0u);
+}
+
 TEST(MemoryPlanningStats, ModelsHaveManagedTensorsAndPlansNearTheLowerBound) {
   size_t models_with_managed = 0;
   for (const corpus::Model& model : corpus::Models()) {
@@ -189,6 +221,8 @@ TEST(MemoryPlanningStats, ModelsHaveManagedTensorsAndPlansNearTheLowerBound) {
     ++models_with_managed;
     const memory::PlannerStats& stats = planner->stats();
     EXPECT_EQ(stats.managed_tensors, prepared.planned->managed_slots().size());
+    EXPECT_EQ(runtime.memory_stats().intermediates.managed_tensors, stats.managed_tensors);
+    EXPECT_GE(runtime.memory_stats().intermediates.arena_bytes, 0u);
     EXPECT_GE(stats.greedy_by_size_bytes, stats.lower_bound_bytes) << model.name;
     EXPECT_GE(stats.storage_groups_bytes, stats.lower_bound_bytes) << model.name;
     EXPECT_LE(std::min(stats.greedy_by_size_bytes, stats.storage_groups_bytes),

@@ -33,6 +33,11 @@ void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
 
 absl::StatusOr<c10::IValue> RuntimePool::Run(std::vector<c10::IValue> args,
                                              const KwargMap& kwargs) {
+  if (module_->options().manage_output_tensors) {
+    return absl::FailedPreconditionError(
+        "manage_output_tensors needs one StaticRuntime per caller, which releases its "
+        "outputs; RuntimePool does not support it");
+  }
   std::unique_ptr<StaticRuntime> runtime = Acquire();
   absl::StatusOr<c10::IValue> result = runtime->Run(std::move(args), kwargs);
   Release(std::move(runtime));

@@ -30,6 +30,11 @@ StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout 
     managed_slots_.push_back(layout_.SlotOf(managed.value));
     managed_lifetimes_.push_back({managed.first, managed.last, 0});
   }
+  if (!options_.manage_output_tensors) return;
+  for (const memory::ManagedValue& output : analysis.outputs) {
+    output_slots_.push_back(layout_.SlotOf(output.value));
+    output_lifetimes_.push_back({output.first, output.last, 0});
+  }
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
@@ -52,6 +57,7 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
           absl::StrCat("running the sample inputs failed: ", result.status().message()));
     }
     module->initial_records_ = runtime.memory_planner()->records();
+    runtime.ReleaseOutputs();
   }
   return Ptr(std::move(module));
 }

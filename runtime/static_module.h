@@ -61,6 +61,10 @@ class StaticModule {
   const std::vector<ValueIndex>& managed_slots() const { return managed_slots_; }
   const std::vector<memory::Lifetime>& managed_lifetimes() const { return managed_lifetimes_; }
   const std::vector<memory::TensorRecord>& initial_records() const { return initial_records_; }
+  // With options().manage_output_tensors: the graph outputs that live in the
+  // runtime's output buffer until the caller releases them.
+  const std::vector<ValueIndex>& output_slots() const { return output_slots_; }
+  const std::vector<memory::Lifetime>& output_lifetimes() const { return output_lifetimes_; }
 
   // The arguments of one call, bound to the schema and type-checked.
   absl::StatusOr<std::vector<c10::IValue>> Bind(std::vector<c10::IValue> args,
@@ -79,6 +83,8 @@ class StaticModule {
   std::vector<ValueIndex> managed_slots_;
   std::vector<memory::Lifetime> managed_lifetimes_;
   std::vector<memory::TensorRecord> initial_records_;
+  std::vector<ValueIndex> output_slots_;
+  std::vector<memory::Lifetime> output_lifetimes_;
 };
 
 }  // namespace static_runtime

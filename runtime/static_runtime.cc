@@ -15,13 +15,39 @@ StaticRuntime::StaticRuntime(StaticModule::Ptr module)
                                            module_->managed_slots().end()),
                      module_->managed_lifetimes(), module_->initial_records());
   }
+  if (!module_->output_slots().empty()) {
+    output_planner_.emplace(std::vector<uint32_t>(module_->output_slots().begin(),
+                                                  module_->output_slots().end()),
+                            module_->output_lifetimes(), std::vector<memory::TensorRecord>{},
+                            /*handed_out=*/true);
+  }
+}
+
+MemoryStats StaticRuntime::memory_stats() const {
+  MemoryStats stats;
+  if (planner_) stats.intermediates = planner_->stats();
+  if (output_planner_) {
+    stats.output_tensors = output_planner_->stats().managed_tensors;
+    stats.output_buffer_bytes = output_planner_->stats().arena_bytes;
+  }
+  const size_t produced = values_.size() - module_->layout().constants_end();
+  stats.unmanaged_values =
+      produced - stats.intermediates.managed_tensors - stats.output_tensors;
+  return stats;
+}
+
+void StaticRuntime::ReleaseOutputs() {
+  if (output_planner_ && outputs_pending_) output_planner_->Release(absl::MakeSpan(values_));
+  outputs_pending_ = false;
 }
 
 void StaticRuntime::ClearNonConstants() {
   const ValueLayout& layout = module_->layout();
   for (size_t i = 0; i < layout.num_inputs(); ++i) values_[i] = c10::IValue();
   for (size_t i = layout.constants_end(); i < values_.size(); ++i) {
-    if (!planner_ || !planner_->IsManaged(i)) values_[i] = c10::IValue();
+    const bool kept = (planner_ && planner_->IsManaged(i)) ||
+                      (output_planner_ && output_planner_->IsManaged(i));
+    if (!kept) values_[i] = c10::IValue();
   }
 }
 
@@ -30,7 +56,8 @@ size_t StaticRuntime::NumHeldValues() const {
   size_t held = 0;
   for (size_t i = 0; i < values_.size(); ++i) {
     const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
-    const bool released = planner_ && planner_->IsReleased(values_, i);
+    const bool released = (planner_ && planner_->IsReleased(values_, i)) ||
+                          (output_planner_ && output_planner_->IsReleased(values_, i));
     if (!constant && !released && !values_[i].isNone()) ++held;
   }
   return held;
@@ -40,12 +67,18 @@ template <typename RunPlan>
 absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args,
                                                    const KwargMap& kwargs,
                                                    RunPlan run_plan) {
+  if (outputs_pending_) {
+    return absl::FailedPreconditionError(
+        "the outputs of the previous run live in the runtime's output buffer "
+        "(manage_output_tensors): call ReleaseOutputs() before running again");
+  }
   absl::StatusOr<std::vector<c10::IValue>> bound = module_->Bind(std::move(args), kwargs);
   if (!bound.ok()) return bound.status();
   for (size_t i = 0; i < bound->size(); ++i) values_[i] = std::move((*bound)[i]);
 
   const BlockPlan& plan = module_->plan();
   if (planner_) planner_->Allocate(absl::MakeSpan(values_));
+  if (output_planner_) output_planner_->Allocate(absl::MakeSpan(values_));
   absl::Status status = run_plan(plan, values_.data());
   c10::IValue result;
   if (status.ok()) {
@@ -59,6 +92,13 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
     }
   }
   if (planner_) planner_->Release(absl::MakeSpan(values_));
+  if (output_planner_) {
+    if (status.ok()) {
+      outputs_pending_ = true;
+    } else {
+      output_planner_->Release(absl::MakeSpan(values_));
+    }
+  }
   ClearNonConstants();
   if (!status.ok()) return status;
   return result;

@@ -20,6 +20,14 @@
 
 namespace static_runtime {
 
+// What memory planning does for a runtime (all zero without planning).
+struct MemoryStats {
+  memory::PlannerStats intermediates;  // the arena of managed intermediates
+  size_t unmanaged_values = 0;   // values the runtime produces outside any plan
+  size_t output_tensors = 0;     // outputs in the output buffer
+  size_t output_buffer_bytes = 0;
+};
+
 class StaticRuntime {
  public:
   explicit StaticRuntime(StaticModule::Ptr module);
@@ -28,6 +36,11 @@ class StaticRuntime {
   // several.
   absl::StatusOr<c10::IValue> Run(std::vector<c10::IValue> args,
                                   const KwargMap& kwargs = KwargMap());
+
+  // With options().manage_output_tensors, output tensors live in a buffer the
+  // runtime reuses: after using a run's outputs, the caller calls this, and
+  // the tensors it holds become empty. Running again before is an error.
+  void ReleaseOutputs();
 
   // Run, reporting every kernel call to `observer` (for profiling).
   absl::StatusOr<c10::IValue> RunObserved(std::vector<c10::IValue> args,
@@ -39,9 +52,14 @@ class StaticRuntime {
   // (managed tensors stay in their slots, without memory).
   size_t NumHeldValues() const;
 
-  // The memory planner, if the module plans memory.
+  // The memory planner, if the module plans memory; the output buffer's
+  // planner, with manage_output_tensors.
   const memory::MemoryPlanner* memory_planner() const {
     return planner_ ? &*planner_ : nullptr;
+  }
+  MemoryStats memory_stats() const;
+  const memory::MemoryPlanner* output_planner() const {
+    return output_planner_ ? &*output_planner_ : nullptr;
   }
 
  private:
@@ -53,6 +71,8 @@ class StaticRuntime {
   StaticModule::Ptr module_;
   std::vector<c10::IValue> values_;
   std::optional<memory::MemoryPlanner> planner_;
+  std::optional<memory::MemoryPlanner> output_planner_;
+  bool outputs_pending_ = false;
 };
 
 }  // namespace static_runtime

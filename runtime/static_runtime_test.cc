@@ -36,10 +36,13 @@ std::vector<OptionSet> OptionSets() {
   no_out_variants.optimize_memory = false;
   Options views_stay_views;
   views_stay_views.use_copy_variants = false;
+  Options managed_outputs;
+  managed_outputs.manage_output_tensors = true;
   return {{"defaults", Options()},
           {"no_rewrites", no_rewrites},
           {"no_out_variants", no_out_variants},
-          {"views_stay_views", views_stay_views}};
+          {"views_stay_views", views_stay_views},
+          {"managed_outputs", managed_outputs}};
 }
 
 class CorpusTest : public testing::TestWithParam<std::string> {};
@@ -68,6 +71,7 @@ TEST_P(CorpusTest, MatchesTheJitAcrossShapes) {
           << reference::Compare(expected, *actual);
       EXPECT_TRUE(reference::ExactlyEqual(inputs_before, c10::ivalue::Tuple::create(inputs)))
           << "the run modified its inputs";
+      runtime.ReleaseOutputs();
       EXPECT_EQ(runtime.NumHeldValues(), 0u);
     }
   }
