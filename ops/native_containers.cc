@@ -9,15 +9,6 @@ namespace {
 
 using torch::jit::Node;
 
-void Register(absl::string_view op, KernelFactory factory) {
-  KernelRegistry::Global().Register(op, KernelKind::kNative, std::move(factory));
-}
-
-// A factory for kernels that do not depend on the node.
-KernelFactory Always(Kernel kernel) {
-  return [kernel](const Node*) { return kernel; };
-}
-
 Kernel ListConstruct(const Node* node) {
   c10::TypePtr element_type =
       node->output()->type()->expectRef<c10::ListType>().getElementType();
@@ -120,26 +111,26 @@ void DictLen(NodeIO& io) {
 }
 
 const bool kRegistered = [] {
-  Register("prim::ListConstruct", ListConstruct);
-  Register("prim::TupleConstruct", TupleConstruct);
-  Register("prim::DictConstruct", DictConstruct);
-  Register("prim::ListUnpack", Always(ListUnpack));
-  Register("prim::TupleUnpack", Always(TupleUnpack));
-  Register("prim::TupleIndex", Always(TupleIndex));
-  Register("aten::__getitem__.t(t[](a) list, int idx) -> t(*)", Always(ListGetItem));
+  RegisterNative("prim::ListConstruct", ListConstruct);
+  RegisterNative("prim::TupleConstruct", TupleConstruct);
+  RegisterNative("prim::DictConstruct", DictConstruct);
+  RegisterNative("prim::ListUnpack", ForAnyNode(ListUnpack));
+  RegisterNative("prim::TupleUnpack", ForAnyNode(TupleUnpack));
+  RegisterNative("prim::TupleIndex", ForAnyNode(TupleIndex));
+  RegisterNative("aten::__getitem__.t(t[](a) list, int idx) -> t(*)", ForAnyNode(ListGetItem));
   for (const char* key : {"str", "int", "bool", "float", "Tensor"}) {
-    Register(absl::StrCat("aten::__getitem__.Dict_", key, "(Dict(", key, ", t) self, ",
+    RegisterNative(absl::StrCat("aten::__getitem__.Dict_", key, "(Dict(", key, ", t) self, ",
                           key, " key) -> t(*)")
                  ,
-             Always(DictGetItem));
-    Register(absl::StrCat("aten::len.Dict_", key, "(Dict(", key, ", t) self) -> int"),
-             Always(DictLen));
+             ForAnyNode(DictGetItem));
+    RegisterNative(absl::StrCat("aten::len.Dict_", key, "(Dict(", key, ", t) self) -> int"),
+             ForAnyNode(DictLen));
   }
-  Register("aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)", Always(ListAppend));
-  Register("aten::len.t(t[] a) -> int", Always(ListLen));
+  RegisterNative("aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)", ForAnyNode(ListAppend));
+  RegisterNative("aten::len.t(t[] a) -> int", ForAnyNode(ListLen));
   // A static type refinement (Optional[T] -> T): the value itself.
-  Register("prim::unchecked_cast(t x) -> t", Always([](NodeIO& io) { io.Output(0) = io.Input(0); }));
-  Register("aten::len.any(Any[] a) -> int", Always(ListLen));
+  RegisterNative("prim::unchecked_cast(t x) -> t", ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
+  RegisterNative("aten::len.any(Any[] a) -> int", ForAnyNode(ListLen));
   return true;
 }();
 

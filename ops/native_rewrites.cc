@@ -19,14 +19,6 @@ namespace {
 
 using torch::jit::Node;
 
-void Register(absl::string_view op, KernelFactory factory) {
-  KernelRegistry::Global().Register(op, KernelKind::kNative, std::move(factory));
-}
-
-KernelFactory Always(Kernel kernel) {
-  return [kernel](const Node*) { return kernel; };
-}
-
 // Inputs 0..n-2 are tensors, the last one is `dim`.
 using TensorVector = absl::InlinedVector<at::Tensor, 8>;
 TensorVector TensorsBeforeDim(const NodeIO& io) {
@@ -130,20 +122,20 @@ Kernel CopyVariant(const Node* node) {
 const bool kRegistered = [] {
   // Names, not the ops:: symbols: those are globals of another translation
   // unit and may not be initialized yet during static initialization.
-  Register("static_runtime::variadic_cat", Always(VariadicCat));
-  Register("static_runtime::variadic_stack", Always(VariadicStack));
-  Register("static_runtime::split_unpacked", Always(SplitUnpacked));
-  Register("static_runtime::split_with_sizes_unpacked", Always(SplitWithSizesUnpacked));
-  Register("static_runtime::chunk_unpacked", Always(ChunkUnpacked));
-  Register("static_runtime::unbind_unpacked", Always(UnbindUnpacked));
-  Register("static_runtime::unpack_dict", Always(UnpackDict));
-  Register("static_runtime::owned_ref",
-           Always([](NodeIO& io) { io.Output(0) = io.Input(0); }));
-  Register("static_runtime::maybe_copy_to", MaybeCopyTo);
+  RegisterNative("static_runtime::variadic_cat", ForAnyNode(VariadicCat));
+  RegisterNative("static_runtime::variadic_stack", ForAnyNode(VariadicStack));
+  RegisterNative("static_runtime::split_unpacked", ForAnyNode(SplitUnpacked));
+  RegisterNative("static_runtime::split_with_sizes_unpacked", ForAnyNode(SplitWithSizesUnpacked));
+  RegisterNative("static_runtime::chunk_unpacked", ForAnyNode(ChunkUnpacked));
+  RegisterNative("static_runtime::unbind_unpacked", ForAnyNode(UnbindUnpacked));
+  RegisterNative("static_runtime::unpack_dict", ForAnyNode(UnpackDict));
+  RegisterNative("static_runtime::owned_ref",
+           ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
+  RegisterNative("static_runtime::maybe_copy_to", MaybeCopyTo);
   absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
-    Register(variant.copy_op, CopyVariant);
+    RegisterNative(variant.copy_op, CopyVariant);
   }
   return true;
 }();

@@ -17,8 +17,7 @@ namespace {
 using torch::jit::Node;
 
 void Register(absl::string_view op, Kernel kernel) {
-  KernelRegistry::Global().Register(
-      op, KernelKind::kNative, [kernel](const Node*) { return kernel; });
+  RegisterNative(op, ForAnyNode(std::move(kernel)));
 }
 
 const char* TypeName(int64_t) { return "int"; }

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ATen/Parallel.h"
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
 #include "ops/fallback.h"
@@ -177,12 +176,3 @@ const bool kRegistered = [] {
 
 }  // namespace
 }  // namespace static_runtime
-
-int main(int argc, char** argv) {
-  setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
-  at::set_num_threads(1);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -66,7 +66,7 @@ inline c10::optional<at::Tensor> OptionalTensorArg(const NodeIO& io, size_t i) {
 // Registers an out-variant kernel for the JIT operator `name`.`overload`.
 inline void RegisterOut(const char* name, const char* overload, Kernel kernel) {
   KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kOutVariant,
-                                            [kernel](const torch::jit::Node*) { return kernel; });
+                                            ForAnyNode(std::move(kernel)));
 }
 
 }  // namespace static_runtime

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "c10/core/CPUAllocator.h"
 #include "absl/strings/str_cat.h"
+#include "golden/counting_allocator.h"
 #include "gtest/gtest.h"
 #include "ops/fallback.h"
 #include "ops/out_variant_test_support.h"
@@ -700,30 +700,7 @@ std::string SpecKey(const std::string& registered) {
   return absl::StrCat(schema.name(), ".", schema.overload_name());
 }
 
-// Counts CPU allocations (installed for the whole test binary).
-class CountingAllocator final : public c10::Allocator {
- public:
-  explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
-  c10::DataPtr allocate(size_t bytes) const override {
-    ++count_;
-    return base_->allocate(bytes);
-  }
-  c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
-  size_t count() const { return count_; }
-
- private:
-  c10::Allocator* base_;
-  mutable size_t count_ = 0;
-};
-
-CountingAllocator& Allocations() {
-  static CountingAllocator* const allocator = [] {
-    auto* counting = new CountingAllocator(c10::GetCPUAllocator());
-    c10::SetCPUAllocator(counting, /*priority=*/100);
-    return counting;
-  }();
-  return *allocator;
-}
+size_t Allocations() { return testing::CountingAllocator::Installed().count(); }
 
 class OutVariantProperty : public ::testing::TestWithParam<std::string> {};
 
@@ -761,9 +738,9 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
     bool previous_reusable = false;
     for (const Inputs& inputs : calls) {
       testing::Slots reference(num_outputs);
-      const size_t before_jit = Allocations().count();
+      const size_t before_jit = Allocations();
       const std::string expected_error = reference.Run(*jit, inputs);
-      const size_t jit_allocations = Allocations().count() - before_jit;
+      const size_t jit_allocations = Allocations() - before_jit;
       const std::string error = ours.Run(selected->kernel, inputs);
       if (!expected_error.empty() || !error.empty()) {
         if (expected_error.empty() || error.empty()) {
@@ -795,9 +772,9 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
         // Measured on a repeat of the call, once per-thread scratch tensors
         // have grown.
         if (fits) {
-          const size_t before_repeat = Allocations().count();
+          const size_t before_repeat = Allocations();
           ours.Run(selected->kernel, inputs);
-          const size_t steady_allocations = Allocations().count() - before_repeat;
+          const size_t steady_allocations = Allocations() - before_repeat;
           if (steady_allocations >= jit_allocations) {
             RC_FAIL(absl::StrCat("the out variant allocated ", steady_allocations,
                                  " times, the JIT's operator ", jit_allocations));

@@ -22,6 +22,14 @@ const char* KernelKindName(KernelKind kind) {
   return "unknown";
 }
 
+KernelFactory ForAnyNode(Kernel kernel) {
+  return [kernel = std::move(kernel)](const torch::jit::Node*) { return kernel; };
+}
+
+void RegisterNative(absl::string_view op, KernelFactory factory) {
+  KernelRegistry::Global().Register(op, KernelKind::kNative, std::move(factory));
+}
+
 KernelRegistry& KernelRegistry::Global() {
   static auto* const registry = new KernelRegistry();
   return *registry;

@@ -101,6 +101,12 @@ class KernelRegistry {
   std::vector<Entry> entries_;
 };
 
+// A factory that gives `kernel` for every node it is asked about.
+KernelFactory ForAnyNode(Kernel kernel);
+
+// Registers a native kernel in the global registry.
+void RegisterNative(absl::string_view op, KernelFactory factory);
+
 // Registers at static initialization:
 //   static const KernelRegistration kAddInt("aten::add.int(...) -> int",
 //                                           KernelKind::kNative, factory);

@@ -4,13 +4,12 @@
 // with a counting CPU allocator installed, a steady-state run allocates
 // exactly what a run without planning allocates minus one allocation per
 // managed tensor; with sample inputs, even the first run is planned.
-#include <atomic>
 #include <string>
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "c10/core/CPUAllocator.h"
 #include "golden/corpus.h"
+#include "golden/counting_allocator.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/static_runtime.h"
@@ -18,30 +17,7 @@
 namespace static_runtime {
 namespace {
 
-// Counts every CPU allocation and passes it on to the default allocator.
-class CountingAllocator final : public c10::Allocator {
- public:
-  explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
-  c10::DataPtr allocate(size_t bytes) const override {
-    ++count_;
-    return base_->allocate(bytes);
-  }
-  c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
-  size_t count() const { return count_.load(); }
-
- private:
-  c10::Allocator* base_;
-  mutable std::atomic<size_t> count_{0};
-};
-
-CountingAllocator& Counter() {
-  static CountingAllocator* const counter = [] {
-    auto* allocator = new CountingAllocator(c10::GetCPUAllocator());
-    c10::SetCPUAllocator(allocator, /*priority=*/100);
-    return allocator;
-  }();
-  return *counter;
-}
+testing::CountingAllocator& Counter() { return testing::CountingAllocator::Installed(); }
 
 struct Prepared {
   torch::jit::Module module;
@@ -63,7 +39,7 @@ Prepared Prepare(const corpus::Model& model, const std::vector<c10::IValue>& sam
   return {*module, *planned, *unplanned};
 }
 
-class MemoryPlanningTest : public testing::TestWithParam<std::string> {};
+class MemoryPlanningTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MemoryPlanningTest, CorrectAcrossShapesAndOutputsSurviveTheNextRun) {
   const corpus::Model& model = corpus::ModelNamed(GetParam());
@@ -172,8 +148,8 @@ std::vector<std::string> ModelNames() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, MemoryPlanningTest, testing::ValuesIn(ModelNames()),
-                         [](const testing::TestParamInfo<std::string>& info) {
+INSTANTIATE_TEST_SUITE_P(Corpus, MemoryPlanningTest, ::testing::ValuesIn(ModelNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
 

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "ATen/Parallel.h"
 #include "benchmark/benchmark.h"
 #include "golden/corpus.h"
 #include "glog/logging.h"
@@ -98,12 +97,3 @@ const bool kRegistered = [] {
 
 }  // namespace
 }  // namespace static_runtime
-
-int main(int argc, char** argv) {
-  setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
-  at::set_num_threads(1);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -1,0 +1,25 @@
+#include "golden/counting_allocator.h"
+
+#include "c10/core/CPUAllocator.h"
+
+namespace static_runtime {
+namespace testing {
+
+CountingAllocator& CountingAllocator::Installed() {
+  static CountingAllocator* const allocator = [] {
+    auto* counting = new CountingAllocator(c10::GetCPUAllocator());
+    c10::SetCPUAllocator(counting, /*priority=*/100);
+    return counting;
+  }();
+  return *allocator;
+}
+
+c10::DataPtr CountingAllocator::allocate(size_t bytes) const {
+  ++count_;
+  return base_->allocate(bytes);
+}
+
+c10::DeleterFnPtr CountingAllocator::raw_deleter() const { return base_->raw_deleter(); }
+
+}  // namespace testing
+}  // namespace static_runtime
