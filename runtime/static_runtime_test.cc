@@ -219,6 +219,25 @@ graph(%x : Tensor):
   EXPECT_EQ((*copying)->plan().nodes[0].kind, KernelKind::kOutVariant);
 }
 
+TEST(StaticRuntimeTest, LoadsASavedArchive) {
+  const corpus::Model& model = corpus::ModelNamed("ads_ranking");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string path = ::testing::TempDir() + "/ads_ranking.pt";
+  module->save(path);
+  absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromFile(path);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  corpus::InputRng rng(5);
+  const std::vector<c10::IValue> inputs = model.inputs(rng, 2);
+  absl::StatusOr<c10::IValue> result = runtime.Run(inputs);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(reference::Compare(module->forward(inputs), *result).ok());
+
+  absl::StatusOr<StaticModule::Ptr> missing = StaticModule::FromFile(path + ".missing");
+  EXPECT_FALSE(missing.ok());
+}
+
 TEST(StaticRuntimeTest, GraphWithSeveralOutputsReturnsATuple) {
   absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromIR(R"IR(
 graph(%x : Tensor, %n : int):
