@@ -1,0 +1,301 @@
+#include "tools/sr/bench.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "ATen/ATen.h"
+#include "ATen/Parallel.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "passes/exception_message.h"
+#include "runtime/pool.h"
+#include "torch/csrc/jit/passes/freeze_module.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Micros(Clock::duration duration) {
+  return std::chrono::duration<double, std::micro>(duration).count();
+}
+
+Latency Summarize(std::vector<double> samples_us, double wall_us) {
+  Latency latency;
+  if (samples_us.empty()) return latency;
+  std::sort(samples_us.begin(), samples_us.end());
+  auto percentile = [&](double p) {
+    const size_t index = std::min(samples_us.size() - 1,
+                                  static_cast<size_t>(p * (samples_us.size() - 1) + 0.5));
+    return samples_us[index];
+  };
+  latency.median_us = percentile(0.5);
+  latency.p90_us = percentile(0.9);
+  latency.p99_us = percentile(0.99);
+  double sum = 0;
+  for (double sample : samples_us) sum += sample;
+  latency.mean_us = sum / samples_us.size();
+  latency.throughput_per_s = wall_us > 0 ? samples_us.size() / (wall_us / 1e6) : 0;
+  return latency;
+}
+
+absl::Status Mismatch(const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat("outputs differ in structure: ", what));
+}
+
+absl::Status Accumulate(const c10::IValue& e, const c10::IValue& a, double& max_diff) {
+  if (e.tagKind() != a.tagKind()) return Mismatch(absl::StrCat(e.tagKind(), " vs ", a.tagKind()));
+  if (e.isTensor()) {
+    const at::Tensor& et = e.toTensor();
+    const at::Tensor& at_ = a.toTensor();
+    if (et.defined() != at_.defined()) return Mismatch("one tensor is undefined");
+    if (!et.defined()) return absl::OkStatus();
+    if (et.scalar_type() != at_.scalar_type() || !et.sizes().equals(at_.sizes())) {
+      return Mismatch(absl::StrCat(c10::toString(et.scalar_type()), c10::str(et.sizes()), " vs ",
+                                   c10::toString(at_.scalar_type()), c10::str(at_.sizes())));
+    }
+    if (et.numel() > 0) {
+      const double diff = (et.to(at::kDouble) - at_.to(at::kDouble)).abs().max().item<double>();
+      max_diff = std::max(max_diff, std::isnan(diff) ? max_diff : diff);
+    }
+    return absl::OkStatus();
+  }
+  if (e.isTuple() || e.isList()) {
+    const std::vector<c10::IValue> ev =
+        e.isTuple() ? e.toTupleRef().elements().vec() : e.toList().vec();
+    const std::vector<c10::IValue> av =
+        a.isTuple() ? a.toTupleRef().elements().vec() : a.toList().vec();
+    if (ev.size() != av.size()) return Mismatch("container lengths differ");
+    for (size_t i = 0; i < ev.size(); ++i) {
+      absl::Status status = Accumulate(ev[i], av[i], max_diff);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  if (e.isGenericDict()) {
+    const auto ed = e.toGenericDict();
+    const auto ad = a.toGenericDict();
+    if (ed.size() != ad.size()) return Mismatch("dict sizes differ");
+    for (const auto& entry : ed) {
+      auto found = ad.find(entry.key());
+      if (found == ad.end()) return Mismatch("a dict key is missing");
+      absl::Status status = Accumulate(entry.value(), found->value(), max_diff);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  if (e.isDouble() || e.isInt()) {
+    max_diff = std::max(max_diff, std::abs(e.toScalar().toDouble() - a.toScalar().toDouble()));
+    return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual) {
+  double max_diff = 0;
+  absl::Status status = Accumulate(expected, actual, max_diff);
+  if (!status.ok()) return status;
+  return max_diff;
+}
+
+absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
+                                     const std::vector<c10::IValue>& inputs,
+                                     const BenchConfig& config) {
+  if (config.iters < 1 || config.warmup < 0 || config.threads < 1 ||
+      config.intra_op_threads < 1) {
+    return absl::InvalidArgumentError(
+        "--iters, --threads and --intra-op-threads must be >= 1, --warmup >= 0");
+  }
+  at::set_num_threads(config.intra_op_threads);
+  BenchReport report;
+  report.iters = config.iters;
+  report.threads = config.threads;
+
+  const auto setup_start = Clock::now();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(module, config.is_frozen, config.options, inputs);
+  if (!static_module.ok()) return static_module.status();
+  report.setup_ms = Micros(Clock::now() - setup_start) / 1000;
+  report.kernels = (*static_module)->kernel_counts();
+
+  torch::jit::Module jit;
+  try {
+    jit = module.clone();
+    jit.eval();
+    if (!config.is_frozen) jit = torch::jit::freeze(jit);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the JIT cannot freeze the model: ", ExceptionMessage(e)));
+  }
+
+  // One runtime per thread, through the pool (manage_output_tensors needs a
+  // runtime of its own that releases its outputs).
+  RuntimePool pool(*static_module, config.threads);
+  const bool own_runtime = config.options.manage_output_tensors;
+  StaticRuntime single(*static_module);
+  auto run_static = [&](const std::vector<c10::IValue>& args) -> absl::StatusOr<c10::IValue> {
+    if (!own_runtime) return pool.Run(args);
+    single.ReleaseOutputs();
+    return single.Run(args);
+  };
+  const int threads = own_runtime ? 1 : config.threads;
+
+  // Reference outputs and the output check.
+  c10::IValue expected;
+  try {
+    expected = jit.forward(inputs);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the JIT cannot run the model on these inputs: ", ExceptionMessage(e)));
+  }
+  absl::StatusOr<c10::IValue> actual = run_static(inputs);
+  if (!actual.ok()) return actual.status();
+  absl::StatusOr<double> diff = MaxAbsDifference(expected, *actual);
+  if (!diff.ok()) return diff.status();
+  report.max_abs_diff = *diff;
+  actual = c10::IValue();
+
+  absl::Mutex mutex;
+  std::vector<double> static_us;
+  std::vector<double> jit_us;
+  std::atomic<int> done{0};
+  std::atomic<bool> failed{false};
+  std::string failure;
+  const int total = threads * config.iters;
+  auto worker = [&]() {
+    std::vector<double> mine_static;
+    std::vector<double> mine_jit;
+    for (int i = 0; i < config.warmup + config.iters && !failed; ++i) {
+      const auto start = Clock::now();
+      absl::StatusOr<c10::IValue> result = run_static(inputs);
+      const auto middle = Clock::now();
+      result = c10::IValue();
+      jit.forward(inputs);
+      const auto end = Clock::now();
+      if (!result.ok()) {
+        absl::MutexLock lock(&mutex);
+        failed = true;
+        failure = std::string(result.status().message());
+        return;
+      }
+      if (i < config.warmup) continue;
+      mine_static.push_back(Micros(middle - start));
+      mine_jit.push_back(Micros(end - middle));
+      const int finished = ++done;
+      if (config.progress && finished % std::max(1, total / 100) == 0) {
+        config.progress(static_cast<double>(finished) / total);
+      }
+    }
+    absl::MutexLock lock(&mutex);
+    static_us.insert(static_us.end(), mine_static.begin(), mine_static.end());
+    jit_us.insert(jit_us.end(), mine_jit.begin(), mine_jit.end());
+  };
+  const auto wall_start = Clock::now();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) workers.emplace_back(worker);
+  for (std::thread& w : workers) w.join();
+  const double wall_us = Micros(Clock::now() - wall_start);
+  if (failed) return absl::InternalError(failure);
+  if (config.progress) config.progress(1.0);
+
+  // Throughput per side: its share of the interleaved wall time.
+  double static_total = 0;
+  double jit_total = 0;
+  for (double s : static_us) static_total += s;
+  for (double s : jit_us) jit_total += s;
+  const double share = static_total / std::max(1.0, static_total + jit_total);
+  report.static_runtime = Summarize(static_us, wall_us * share);
+  report.jit = Summarize(jit_us, wall_us * (1 - share));
+  report.ratio = report.jit.median_us > 0 ? report.static_runtime.median_us / report.jit.median_us : 0;
+  if (own_runtime) {
+    report.memory = single.memory_stats();
+  } else {
+    // The pool's runtimes are private: the stats of one more runtime that ran.
+    StaticRuntime probe(*static_module);
+    if (probe.Run(inputs).ok()) report.memory = probe.memory_stats();
+  }
+  return report;
+}
+
+std::string FormatReport(const BenchReport& r) {
+  std::string text = absl::StrFormat(
+      "%-16s %14s %14s\n"
+      "%-16s %14.1f %14.1f\n%-16s %14.1f %14.1f\n%-16s %14.1f %14.1f\n%-16s %14.0f %14.0f\n",
+      "", "static", "jit", "median (us)", r.static_runtime.median_us, r.jit.median_us,
+      "p90 (us)", r.static_runtime.p90_us, r.jit.p90_us, "p99 (us)", r.static_runtime.p99_us,
+      r.jit.p99_us, "throughput (/s)", r.static_runtime.throughput_per_s,
+      r.jit.throughput_per_s);
+  absl::StrAppendFormat(&text, "ratio (static / jit, median): %.3f\n", r.ratio);
+  absl::StrAppendFormat(&text, "output check: max |static - jit| = %.3g\n", r.max_abs_diff);
+  const memory::PlannerStats& m = r.memory.intermediates;
+  absl::StrAppendFormat(
+      &text,
+      "memory: %d managed tensors (%d reusing memory), %d unmanaged values\n"
+      "        arena: greedy by size %d B, storage groups %d B, lower bound %d B\n",
+      m.managed_tensors, m.reused_tensors, r.memory.unmanaged_values, m.greedy_by_size_bytes,
+      m.storage_groups_bytes, m.lower_bound_bytes);
+  if (r.memory.output_tensors > 0) {
+    absl::StrAppendFormat(&text, "        output buffer: %d tensors, %d B\n",
+                          r.memory.output_tensors, r.memory.output_buffer_bytes);
+  }
+  absl::StrAppendFormat(&text, "nodes: %d out variant, %d native, %d fallback\n",
+                        r.kernels.out_variant, r.kernels.native, r.kernels.fallback);
+  absl::StrAppendFormat(&text, "setup: %.1f ms; %d iterations x %d threads\n", r.setup_ms,
+                        r.iters, r.threads);
+  return text;
+}
+
+namespace {
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += absl::StrFormat("\\u%04x", c);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string LatencyJson(const Latency& l) {
+  return absl::StrFormat(
+      "{\"median_us\": %.3f, \"p90_us\": %.3f, \"p99_us\": %.3f, \"mean_us\": %.3f, "
+      "\"throughput_per_s\": %.3f}",
+      l.median_us, l.p90_us, l.p99_us, l.mean_us, l.throughput_per_s);
+}
+
+}  // namespace
+
+std::string ReportJson(const BenchReport& r, const std::string& model) {
+  const memory::PlannerStats& m = r.memory.intermediates;
+  return absl::StrCat(
+      "{\n  \"model\": ", JsonString(model), ",\n  \"iters\": ", r.iters,
+      ",\n  \"threads\": ", r.threads, ",\n  \"static_runtime\": ", LatencyJson(r.static_runtime),
+      ",\n  \"jit\": ", LatencyJson(r.jit), ",\n  \"ratio\": ", absl::StrFormat("%.4f", r.ratio),
+      ",\n  \"max_abs_diff\": ", absl::StrFormat("%.6g", r.max_abs_diff),
+      ",\n  \"setup_ms\": ", absl::StrFormat("%.3f", r.setup_ms),
+      ",\n  \"nodes\": {\"out_variant\": ", r.kernels.out_variant,
+      ", \"native\": ", r.kernels.native, ", \"fallback\": ", r.kernels.fallback,
+      "},\n  \"memory\": {\"managed_tensors\": ", m.managed_tensors,
+      ", \"reused_tensors\": ", m.reused_tensors,
+      ", \"unmanaged_values\": ", r.memory.unmanaged_values,
+      ", \"greedy_by_size_bytes\": ", m.greedy_by_size_bytes,
+      ", \"storage_groups_bytes\": ", m.storage_groups_bytes,
+      ", \"lower_bound_bytes\": ", m.lower_bound_bytes,
+      ", \"output_tensors\": ", r.memory.output_tensors,
+      ", \"output_buffer_bytes\": ", r.memory.output_buffer_bytes, "}\n}\n");
+}
+
+}  // namespace sr
+}  // namespace static_runtime

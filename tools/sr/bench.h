@@ -1,0 +1,70 @@
+// `sr bench`: the static runtime and the TorchScript JIT (the frozen module's
+// forward, warmed up) on the same inputs, interleaved call by call, with
+// latency percentiles, throughput, the output check, memory and kernel
+// statistics. Several caller threads share one RuntimePool (static runtime)
+// and one frozen module (JIT).
+#ifndef STATIC_RUNTIME_TOOLS_SR_BENCH_H_
+#define STATIC_RUNTIME_TOOLS_SR_BENCH_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+#include "passes/options.h"
+#include "runtime/plan.h"
+#include "runtime/static_runtime.h"
+#include "torch/csrc/jit/api/module.h"
+
+namespace static_runtime {
+namespace sr {
+
+struct BenchConfig {
+  int iters = 200;    // timed calls per side and thread
+  int warmup = 20;    // untimed calls per side and thread first
+  int threads = 1;    // concurrent callers
+  int intra_op_threads = 1;
+  Options options;
+  bool is_frozen = false;
+  // Called with the fraction done (0..1) while timing; may be empty.
+  std::function<void(double)> progress;
+};
+
+struct Latency {
+  double median_us = 0;
+  double p90_us = 0;
+  double p99_us = 0;
+  double mean_us = 0;
+  double throughput_per_s = 0;  // all threads together
+};
+
+struct BenchReport {
+  Latency static_runtime;
+  Latency jit;
+  double ratio = 0;          // static median / JIT median
+  double max_abs_diff = 0;   // over every tensor of the outputs
+  KernelCounts kernels;
+  MemoryStats memory;
+  double setup_ms = 0;       // preparing the StaticModule
+  int iters = 0;
+  int threads = 0;
+};
+
+absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
+                                     const std::vector<c10::IValue>& inputs,
+                                     const BenchConfig& config);
+
+// Human-readable, side by side.
+std::string FormatReport(const BenchReport& report);
+// Machine-readable (schema in the README).
+std::string ReportJson(const BenchReport& report, const std::string& model);
+
+// Largest absolute difference between two output structures; an error if
+// their structure (container kinds, lengths, keys, dtypes, shapes) differs.
+absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual);
+
+}  // namespace sr
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_TOOLS_SR_BENCH_H_

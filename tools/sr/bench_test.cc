@@ -1,0 +1,67 @@
+#include "tools/sr/bench.h"
+
+#include "ATen/ATen.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tools/sr/default_model.h"
+#include "tools/sr/input_spec.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+using testing::HasSubstr;
+
+TEST(BenchTest, DefaultModelReportIsConsistent) {
+  absl::StatusOr<torch::jit::Module> module = DefaultModel();
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<c10::IValue>> inputs = ParseInputSpec(kDefaultInputSpec, 0);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  BenchConfig config;
+  config.iters = 20;
+  config.warmup = 2;
+  config.threads = 2;
+  absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_LT(report->max_abs_diff, 1e-4);
+  EXPECT_GT(report->static_runtime.median_us, 0);
+  EXPECT_LE(report->static_runtime.median_us, report->static_runtime.p90_us);
+  EXPECT_LE(report->static_runtime.p90_us, report->static_runtime.p99_us);
+  EXPECT_GT(report->jit.throughput_per_s, 0);
+  EXPECT_GT(report->kernels.out_variant, 0u);
+  EXPECT_GT(report->memory.intermediates.managed_tensors, 0u);
+
+  const std::string json = ReportJson(*report, "default \"ads\"");
+  for (const char* key :
+       {"\"model\": \"default \\\"ads\\\"\"", "\"static_runtime\": {\"median_us\"", "\"jit\": {",
+        "\"p99_us\"", "\"throughput_per_s\"", "\"ratio\"", "\"max_abs_diff\"", "\"nodes\"",
+        "\"out_variant\"", "\"memory\"", "\"lower_bound_bytes\"", "\"output_buffer_bytes\""}) {
+    EXPECT_THAT(json, HasSubstr(key));
+  }
+  EXPECT_THAT(FormatReport(*report), HasSubstr("ratio (static / jit, median)"));
+}
+
+TEST(BenchTest, BadConfigAndBadInputs) {
+  absl::StatusOr<torch::jit::Module> module = DefaultModel();
+  ASSERT_TRUE(module.ok());
+  BenchConfig config;
+  config.iters = 0;
+  EXPECT_EQ(RunBench(*module, {}, config).status().code(), absl::StatusCode::kInvalidArgument);
+  config.iters = 2;
+  auto wrong = RunBench(*module, {at::ones({2})}, config);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("argument"));
+}
+
+TEST(BenchTest, MaxAbsDifferenceChecksStructure) {
+  auto same = MaxAbsDifference(c10::ivalue::Tuple::create({at::ones({2}), int64_t{3}}),
+                               c10::ivalue::Tuple::create({at::full({2}, 1.5), int64_t{3}}));
+  ASSERT_TRUE(same.ok());
+  EXPECT_DOUBLE_EQ(*same, 0.5);
+  EXPECT_FALSE(MaxAbsDifference(at::ones({2}), at::ones({3})).ok());
+  EXPECT_FALSE(MaxAbsDifference(at::ones({2}), at::ones({2}, at::kDouble)).ok());
+}
+
+}  // namespace
+}  // namespace sr
+}  // namespace static_runtime

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Error paths of the sr command line: one line on stderr, a non-zero exit, no
+# stack dump; and a small successful run with a JSON report.
+set -u
+SR="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/sr/sr"
+INPUTS="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/sr/testdata/inputs.pt"
+failures=0
+
+# expect_error CODE SUBSTRING ARGS...
+expect_error() {
+  local code="$1" text="$2"
+  shift 2
+  local err
+  err="$("$SR" "$@" 2>&1 >/dev/null)"
+  local status=$?
+  if [[ $status -ne $code || "$err" != *"$text"* || $(printf '%s\n' "$err" | wc -l) -ne 1 ]]; then
+    echo "FAIL: sr $* -> exit $status, stderr: $err (wanted exit $code and '$text')"
+    failures=$((failures + 1))
+  fi
+}
+
+expect_error 2 "no command given"
+expect_error 2 "unknown command 'bnech'" bnech
+expect_error 2 "unknown flag --itres" bench --itres=3
+expect_error 2 "--iters needs an integer" bench --iters=x
+expect_error 1 "cannot open" bench /nonexistent/model.pt --input-spec=f32[2]
+echo "not an archive" > "${TEST_TMPDIR}/bad.pt"
+expect_error 1 "bad.pt" bench "${TEST_TMPDIR}/bad.pt" --input-spec=f32[2]
+expect_error 2 "needs --inputs" bench "${TEST_TMPDIR}/bad.pt"
+expect_error 1 "unknown dtype 'x32'" bench --input-spec='x32[2]'
+expect_error 1 "argument" bench --input-spec='f32[2]' --iters=2
+expect_error 1 "cannot open inputs file" bench --inputs=/nonexistent.pt --iters=2
+expect_error 2 "not both" bench --inputs="$INPUTS" --input-spec='f32[2]'
+expect_error 2 "manage_output_tensors=true needs optimize_memory=true" bench --manage-output-tensors --optimize-memory=false
+
+if ! "$SR" --help | grep -q -- "--input-spec=VALUE"; then
+  echo "FAIL: --help does not list --input-spec"
+  failures=$((failures + 1))
+fi
+if ! "$SR" bench --iters=3 --warmup=1 --json="${TEST_TMPDIR}/report.json" > "${TEST_TMPDIR}/out.txt"; then
+  echo "FAIL: sr bench on the default model"
+  failures=$((failures + 1))
+fi
+for key in '"ratio"' '"max_abs_diff"' '"static_runtime"' '"jit"' '"memory"' '"nodes"'; do
+  if ! grep -q "$key" "${TEST_TMPDIR}/report.json"; then
+    echo "FAIL: report.json has no $key"
+    failures=$((failures + 1))
+  fi
+done
+grep -q "ratio (static / jit, median)" "${TEST_TMPDIR}/out.txt" || {
+  echo "FAIL: no ratio line"; failures=$((failures + 1)); }
+
+exit $failures

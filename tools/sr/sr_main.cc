@@ -1,0 +1,168 @@
+// sr: run, benchmark and check a TorchScript model on the static runtime.
+//
+//   bazel run -c opt //tools:sr -- bench [MODEL.pt] [--inputs=FILE | --input-spec=SPEC]
+//
+// Errors print one line on stderr and exit non-zero (1: the model or its
+// inputs; 2: the command line).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "passes/exception_message.h"
+#include "passes/load.h"
+#include "tools/sr/args.h"
+#include "tools/sr/bench.h"
+#include "tools/sr/default_model.h"
+#include "tools/sr/input_spec.h"
+#include "tools/sr/inputs_file.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+const std::vector<FlagSpec>& Flags() {
+  static const auto* const kFlags = new std::vector<FlagSpec>{
+      {"inputs", FlagKind::kString, "", "inputs: a file written by torch.save (tuple or list)"},
+      {"input_spec", FlagKind::kString, "",
+       "random inputs, e.g. 'f32[8,64];i64[32]{0..999};int=3' (see README)"},
+      {"seed", FlagKind::kInt, "0", "seed for --input-spec"},
+      {"iters", FlagKind::kInt, "200", "timed calls per side and thread"},
+      {"warmup", FlagKind::kInt, "20", "untimed calls per side and thread first"},
+      {"threads", FlagKind::kInt, "1", "concurrent callers (static runtime through a pool)"},
+      {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
+      {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
+      {"json", FlagKind::kString, "", "also write the report as JSON to this file"},
+      {"enable_out_variant", FlagKind::kBool, "true", "use out-variant kernels"},
+      {"optimize_memory", FlagKind::kBool, "true", "plan intermediates into one arena"},
+      {"manage_output_tensors", FlagKind::kBool, "false", "keep outputs in a reused buffer"},
+      {"use_copy_variants", FlagKind::kBool, "true", "replace unobserved views by copies"},
+      {"use_maybe_copy_variants", FlagKind::kBool, "true", "aten::to into owned memory"},
+      {"use_variadic_ops", FlagKind::kBool, "true", "cat/stack of a list -> variadic node"},
+      {"fuse_list_unpack", FlagKind::kBool, "true", "split/chunk/unbind + unpack fusion"},
+      {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
+      {"help", FlagKind::kBool, "false", "this text"},
+  };
+  return *kFlags;
+}
+
+std::string Usage() {
+  return absl::StrCat(
+      "usage: sr bench [MODEL.pt] [flags]\n\n"
+      "Runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
+      "ads-ranking model) on the static runtime and on the TorchScript JIT,\n"
+      "interleaved, and prints latency, the output check, memory and kernel\n"
+      "statistics.\n\nflags:\n",
+      FlagHelp(Flags()));
+}
+
+Options OptionsFrom(const Args& args) {
+  Options options;
+  options.enable_out_variant = args.Bool("enable_out_variant");
+  options.optimize_memory = args.Bool("optimize_memory");
+  options.manage_output_tensors = args.Bool("manage_output_tensors");
+  options.use_copy_variants = args.Bool("use_copy_variants");
+  options.use_maybe_copy_variants = args.Bool("use_maybe_copy_variants");
+  options.use_variadic_ops = args.Bool("use_variadic_ops");
+  options.fuse_list_unpack = args.Bool("fuse_list_unpack");
+  options.hoist_dict_lookups = args.Bool("hoist_dict_lookups");
+  return options;
+}
+
+// A progress bar on stderr once a run has taken 2 s.
+std::function<void(double)> ProgressBar() {
+  const auto start = std::chrono::steady_clock::now();
+  return [start](double fraction) {
+    if (std::chrono::steady_clock::now() - start < std::chrono::seconds(2) && fraction < 1) {
+      return;
+    }
+    const int width = 40;
+    const int filled = static_cast<int>(fraction * width);
+    std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] "
+              << static_cast<int>(fraction * 100) << "%" << (fraction >= 1 ? "\n" : "")
+              << std::flush;
+  };
+}
+
+int Fail(int code, const std::string& message) {
+  std::cerr << "sr: " << message << "\n";
+  return code;
+}
+
+int Bench(const Args& args) {
+  if (args.positional().size() > 1) return Fail(2, "bench takes at most one model file");
+  if (args.Given("inputs") && args.Given("input_spec")) {
+    return Fail(2, "give --inputs or --input-spec, not both");
+  }
+  const bool default_model = args.positional().empty();
+  if (!default_model && !args.Given("inputs") && !args.Given("input_spec")) {
+    return Fail(2, "a model file needs --inputs=FILE or --input-spec=SPEC");
+  }
+  const std::string model_name = default_model ? "default (ads ranking)" : args.positional()[0];
+  absl::StatusOr<torch::jit::Module> module =
+      default_model ? DefaultModel() : LoadModuleFromFile(model_name);
+  if (!module.ok()) return Fail(1, std::string(module.status().message()));
+
+  absl::StatusOr<std::vector<c10::IValue>> inputs;
+  if (args.Given("inputs")) {
+    inputs = LoadInputsFile(args.String("inputs"));
+  } else {
+    inputs = ParseInputSpec(args.Given("input_spec") ? args.String("input_spec")
+                                                     : std::string(kDefaultInputSpec),
+                            args.Int("seed"));
+  }
+  if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
+
+  BenchConfig config;
+  config.iters = args.Int("iters");
+  config.warmup = args.Int("warmup");
+  config.threads = args.Int("threads");
+  config.intra_op_threads = args.Int("intra_op_threads");
+  config.is_frozen = args.Bool("frozen");
+  config.options = OptionsFrom(args);
+  if (isatty(STDERR_FILENO)) config.progress = ProgressBar();
+  absl::Status valid = ValidateOptions(config.options);
+  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+
+  absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
+  if (!report.ok()) return Fail(1, std::string(report.status().message()));
+  std::cout << "model: " << model_name << "\n" << FormatReport(*report);
+  if (args.Given("json")) {
+    std::ofstream json(args.String("json"));
+    json << ReportJson(*report, model_name);
+    if (!json) return Fail(1, absl::StrCat("cannot write ", args.String("json")));
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  absl::StatusOr<Args> args =
+      Args::Parse(std::vector<std::string>(argv, argv + argc), Flags());
+  if (!args.ok()) return Fail(2, std::string(args.status().message()));
+  if (args->Bool("help") || args->command() == "help") {
+    std::cout << Usage();
+    return 0;
+  }
+  if (args->command() == "bench") return Bench(*args);
+  if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
+  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench)"));
+}
+
+}  // namespace
+}  // namespace sr
+}  // namespace static_runtime
+
+int main(int argc, char** argv) {
+  try {
+    return static_runtime::sr::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "sr: " << static_runtime::ExceptionMessage(e) << "\n";
+    return 1;
+  }
+}
