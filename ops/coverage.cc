@@ -39,6 +39,8 @@ std::string CoverageMarkdown() {
       "- `aten::conv1d/conv2d/conv3d`, `aten::_convolution`: LibTorch 1.13 has no out\n"
       "  form for the CPU convolutions.\n"
       "- `aten::embedding_bag`: no out form in LibTorch 1.13.\n"
+      "- `aten::max_pool2d`: its only out form also computes the argmax indices,\n"
+      "  which is slower than the functional kernel.\n"
       "- `aten::batch_norm`, `aten::dot`, `aten::mv`, `aten::flip`, `aten::roll`,\n"
       "  `aten::prod` of all elements: LibTorch 1.13's out forms compute into a\n"
       "  temporary and copy, which saves nothing (`//ops:out_variant_property_test`\n"

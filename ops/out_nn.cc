@@ -1,5 +1,7 @@
 // Out-variant kernels for neural-network layers: softmax, log_softmax,
-// layer_norm, embedding, max/avg pooling and adaptive average pooling. Statistics that the layer computes
+// layer_norm, embedding, average pooling and adaptive average pooling.
+// max_pool2d stays in fallback: its only out form also computes the argmax
+// indices, which is slower than the functional kernel. Statistics that the layer computes
 // and throws away (mean, rstd, pooling indices) go to per-thread scratch
 // tensors. Convolution, embedding_bag and batch_norm stay in fallback:
 // LibTorch 1.13 has no CPU out form for them (batch_norm's only computes into
@@ -15,7 +17,7 @@ namespace {
 // A per-thread tensor of `dtype` for results a kernel does not hand out;
 // reused (and grown) from call to call.
 at::Tensor& Scratch(int index, at::ScalarType dtype) {
-  thread_local at::Tensor scratch[3];
+  thread_local at::Tensor scratch[2];
   at::Tensor& tensor = scratch[index];
   if (!tensor.defined() || tensor.scalar_type() != dtype) {
     tensor = at::empty({0}, at::TensorOptions().dtype(dtype));
@@ -97,20 +99,6 @@ void RegisterEmbeddingAndPooling() {
       shape.push_back(weight.size(1));
       out.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
     });
-  });
-  RegisterOut("aten::max_pool2d", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const std::vector<int64_t> kernel = io.Input(1).toIntVector();
-    const std::vector<int64_t> stride = io.Input(2).toIntVector();
-    const std::vector<int64_t> padding = io.Input(3).toIntVector();
-    const std::vector<int64_t> dilation = io.Input(4).toIntVector();
-    const bool ceil_mode = io.Input(5).toBool();
-    WriteOutput(io, 0, self.scalar_type(),
-                [&] { return at::max_pool2d(self, kernel, stride, padding, dilation, ceil_mode); },
-                [&](at::Tensor& out) {
-                  at::max_pool2d_with_indices_out(out, Scratch(2, at::kLong), self, kernel,
-                                                  stride, padding, dilation, ceil_mode);
-                });
   });
   RegisterOut("aten::avg_pool2d", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);

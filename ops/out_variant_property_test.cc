@@ -419,11 +419,6 @@ std::map<std::string, Spec> NnSpecs() {
                           c.draw.Int(min_side, 3 + 2 * c.scale)},
                          c.draw.OneOf(kFloats));
   };
-  specs["aten::max_pool2d."] = {[=](const Call& c) -> Inputs {
-    const int64_t k = 2;
-    return {image(c, 3), c10::List<int64_t>({k, k}), c10::List<int64_t>({c.draw.Int(1, 2), 1}),
-            c10::List<int64_t>({c.draw.Int(0, 1), 0}), c10::List<int64_t>({1, 1}), c.draw.Bool()};
-  }};
   specs["aten::avg_pool2d."] = {[=](const Call& c) -> Inputs {
     return {image(c, 3), c10::List<int64_t>({2, 2}), c10::List<int64_t>({c.draw.Int(1, 2), 1}),
             c10::List<int64_t>({c.draw.Int(0, 1), 0}), c.draw.Bool(), c.draw.Bool(),

@@ -18,6 +18,7 @@
 #include "torch/csrc/jit/passes/constant_propagation.h"
 #include "torch/csrc/jit/passes/dead_code_elimination.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
+#include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
 #include "torch/csrc/jit/passes/inliner.h"
 #include "torch/csrc/jit/passes/remove_mutation.h"
 
@@ -109,6 +110,9 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
       return absl::InvalidArgumentError("module has no forward method");
     }
     graph = forward->graph()->copy();
+    // What torch.jit.freeze does after freezing: drop dropout, fold
+    // batch norm and add/mul constants into convolutions and linears.
+    torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
     const c10::FunctionSchema& schema = forward->function().getSchema();
     arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
     returns = schema.returns();

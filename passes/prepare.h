@@ -5,7 +5,8 @@
 // statically runnable) come back as a Status naming the option or node.
 //
 // Order (as in PyTorch's Static Runtime):
-//   [module: clone, eval, freeze unless frozen, take forward, drop self]
+//   [module: clone, eval, freeze unless frozen, frozen-graph optimizations,
+//    take forward, drop self]
 //   fusion hook (only with sample inputs), Inline, ConstantPropagation,
 //   Canonicalize, ConstantPropagation, RemoveTensorMutation,
 //   ConstantPropagation, EliminateNoOpSlice, EliminateDeadCode,
@@ -36,7 +37,9 @@ struct PreparedGraph {
 };
 
 // `module.forward` of a clone of `module` (put in eval mode and frozen unless
-// `is_frozen`), with the unused `self` input dropped, before any optimization.
+// `is_frozen`) after the frozen-graph optimizations torch.jit.freeze applies
+// (dropout removed, batch norm and constant add/mul folded into convolutions
+// and linears), with the unused `self` input dropped.
 absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
                                             bool is_frozen);
 

@@ -109,6 +109,27 @@ def forward(self, x, scale: float = 2.0):
   EXPECT_EQ(prepared->graph->inputs().size(), 2u);
 }
 
+TEST(PrepareTest, BatchNormIsFoldedIntoTheConvolutionAsFreezeDoes) {
+  auto module = ModuleFromSource(R"(
+def forward(self, x):
+    y = torch.conv2d(x, self.w, self.b)
+    return torch.batch_norm(y, self.g, self.beta, self.mean, self.var, False, 0.1, 1e-5, False)
+)",
+                                 {{"w", at::randn({4, 3, 3, 3})},
+                                  {"b", at::randn({4})},
+                                  {"g", at::randn({4})},
+                                  {"beta", at::randn({4})},
+                                  {"mean", at::randn({4})},
+                                  {"var", at::rand({4}) + 0.5}});
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<PreparedGraph> prepared =
+      PrepareModule(*module, /*is_frozen=*/false, Options());
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const std::string ir = prepared->graph->toString();
+  EXPECT_THAT(ir, testing::Not(testing::HasSubstr("aten::batch_norm"))) << ir;
+  EXPECT_THAT(ir, testing::HasSubstr("aten::conv2d"));
+}
+
 TEST(CheckTest, UnfrozenModuleAttributeAccessNamesTheNode) {
   auto module = ModuleFromSource("def forward(self, x):\n    return x * self.w\n",
                                  {{"w", at::ones({3})}});

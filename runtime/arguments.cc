@@ -15,8 +15,52 @@ std::string Describe(const c10::IValue& value) {
   return value.type()->annotation_str();
 }
 
+// `value` with its containers retyped to `expected` when their static element
+// types are looser (a Dict[Any, Any] read from a torch.save file) but every
+// element conforms; nullopt when it does not conform.
+c10::optional<c10::IValue> Conform(const c10::IValue& value, const c10::TypePtr& expected) {
+  if (value.type()->isSubtypeOf(*expected)) return value;
+  if (const auto optional = expected->cast<c10::OptionalType>()) {
+    return Conform(value, optional->getElementType());
+  }
+  if (const auto list_type = expected->cast<c10::ListType>()) {
+    if (!value.isList()) return c10::nullopt;
+    c10::impl::GenericList list(list_type->getElementType());
+    for (const c10::IValue& element : value.toListRef()) {
+      c10::optional<c10::IValue> conformed = Conform(element, list_type->getElementType());
+      if (!conformed) return c10::nullopt;
+      list.push_back(*std::move(conformed));
+    }
+    return c10::IValue(std::move(list));
+  }
+  if (const auto dict_type = expected->cast<c10::DictType>()) {
+    if (!value.isGenericDict()) return c10::nullopt;
+    c10::impl::GenericDict dict(dict_type->getKeyType(), dict_type->getValueType());
+    for (const auto& entry : value.toGenericDict()) {
+      c10::optional<c10::IValue> key = Conform(entry.key(), dict_type->getKeyType());
+      c10::optional<c10::IValue> item = Conform(entry.value(), dict_type->getValueType());
+      if (!key || !item) return c10::nullopt;
+      dict.insert(*std::move(key), *std::move(item));
+    }
+    return c10::IValue(std::move(dict));
+  }
+  if (const auto tuple_type = expected->cast<c10::TupleType>()) {
+    if (!value.isTuple()) return c10::nullopt;
+    const auto& elements = value.toTupleRef().elements();
+    if (elements.size() != tuple_type->elements().size()) return c10::nullopt;
+    std::vector<c10::IValue> conformed;
+    for (size_t i = 0; i < elements.size(); ++i) {
+      c10::optional<c10::IValue> element = Conform(elements[i], tuple_type->elements()[i]);
+      if (!element) return c10::nullopt;
+      conformed.push_back(*std::move(element));
+    }
+    return c10::IValue(c10::ivalue::Tuple::create(std::move(conformed)));
+  }
+  return c10::nullopt;
+}
+
 absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
-                       const c10::Argument& argument, const c10::IValue& value) {
+                       const c10::Argument& argument, c10::IValue& value) {
   const c10::TypePtr& expected = argument.type();
   auto mismatch = [&](const std::string& expected_text) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -33,7 +77,9 @@ absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
     }
     return absl::OkStatus();
   }
-  if (!value.type()->isSubtypeOf(*expected)) return mismatch(expected->annotation_str());
+  c10::optional<c10::IValue> conformed = Conform(value, expected);
+  if (!conformed) return mismatch(expected->annotation_str());
+  value = *std::move(conformed);
   return absl::OkStatus();
 }
 

@@ -2,7 +2,9 @@
 // way Python does: positional first, then keywords by name, then defaults.
 // Every argument is type-checked (a tensor against the dtype its declared type
 // names, if any); the first problem comes back as an InvalidArgument naming the
-// argument's index and name, the expected and the actual type.
+// argument's index and name, the expected and the actual type. Containers
+// whose static element types are looser than the schema's (a Dict[Any, Any]
+// read from a torch.save file) are retyped when every element conforms.
 #ifndef STATIC_RUNTIME_RUNTIME_ARGUMENTS_H_
 #define STATIC_RUNTIME_RUNTIME_ARGUMENTS_H_
 

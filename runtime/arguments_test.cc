@@ -30,6 +30,27 @@ TEST(ArgumentsTest, AllByKeyword) {
   EXPECT_TRUE((*bound)[2].isNone());
 }
 
+TEST(ArgumentsTest, LooselyTypedContainersAreRetyped) {
+  const c10::FunctionSchema schema = torch::jit::parseSchema(
+      "forward(Dict(str, Tensor) features, Tensor[] xs, (int, Tensor) pair) -> Tensor");
+  c10::impl::GenericDict features(c10::AnyType::get(), c10::AnyType::get());
+  features.insert("ids", at::ones({2}));
+  c10::impl::GenericList xs(c10::AnyType::get());
+  xs.push_back(at::ones({1}));
+  auto bound = BindArguments(
+      schema, {features, xs, c10::ivalue::Tuple::create({int64_t{1}, at::ones({1})})}, {});
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_TRUE((*bound)[0].type()->isSubtypeOf(*schema.arguments()[0].type()));
+  EXPECT_TRUE((*bound)[1].type()->isSubtypeOf(*schema.arguments()[1].type()));
+
+  c10::impl::GenericDict wrong(c10::AnyType::get(), c10::AnyType::get());
+  wrong.insert("ids", int64_t{3});
+  auto rejected = BindArguments(
+      schema, {wrong, xs, c10::ivalue::Tuple::create({int64_t{1}, at::ones({1})})}, {});
+  EXPECT_EQ(rejected.status().message(),
+            "forward() argument 0 ('features'): expected Dict[str, Tensor], got Dict[Any, Any]");
+}
+
 TEST(ArgumentsTest, Errors) {
   auto message = [](std::vector<c10::IValue> args, const KwargMap& kwargs) {
     auto bound = BindArguments(kSchema, std::move(args), kwargs);

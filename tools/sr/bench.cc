@@ -122,6 +122,11 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
       StaticModule::FromModule(module, config.is_frozen, config.options, inputs);
   if (!static_module.ok()) return static_module.status();
   report.setup_ms = Micros(Clock::now() - setup_start) / 1000;
+  // Both sides get the arguments bound to the schema (defaults filled,
+  // loosely typed containers from torch.save files retyped).
+  absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
+  if (!bound.ok()) return bound.status();
+  const std::vector<c10::IValue>& args = *bound;
   report.kernels = (*static_module)->kernel_counts();
 
   torch::jit::Module jit;
@@ -149,12 +154,12 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   // Reference outputs and the output check.
   c10::IValue expected;
   try {
-    expected = jit.forward(inputs);
+    expected = jit.forward(args);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("the JIT cannot run the model on these inputs: ", ExceptionMessage(e)));
   }
-  absl::StatusOr<c10::IValue> actual = run_static(inputs);
+  absl::StatusOr<c10::IValue> actual = run_static(args);
   if (!actual.ok()) return actual.status();
   absl::StatusOr<double> diff = MaxAbsDifference(expected, *actual);
   if (!diff.ok()) return diff.status();
@@ -173,10 +178,10 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     std::vector<double> mine_jit;
     for (int i = 0; i < config.warmup + config.iters && !failed; ++i) {
       const auto start = Clock::now();
-      absl::StatusOr<c10::IValue> result = run_static(inputs);
+      absl::StatusOr<c10::IValue> result = run_static(args);
       const auto middle = Clock::now();
       result = c10::IValue();
-      jit.forward(inputs);
+      jit.forward(args);
       const auto end = Clock::now();
       if (!result.ok()) {
         absl::MutexLock lock(&mutex);
@@ -218,7 +223,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   } else {
     // The pool's runtimes are private: the stats of one more runtime that ran.
     StaticRuntime probe(*static_module);
-    if (probe.Run(inputs).ok()) report.memory = probe.memory_stats();
+    if (probe.Run(args).ok()) report.memory = probe.memory_stats();
   }
   return report;
 }
