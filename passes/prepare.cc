@@ -99,16 +99,23 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
   std::shared_ptr<torch::jit::Graph> graph;
   std::vector<c10::Argument> arguments;
   std::vector<c10::Argument> returns;
+  std::string method_name;
   try {
     torch::jit::Module copy = module.clone();
-    if (!is_frozen) {
-      copy.eval();
-      copy = torch::jit::freeze_module(copy);
-    }
-    c10::optional<torch::jit::Method> forward = copy.find_method("forward");
-    if (!forward) {
+    // An overloaded forward (nn.LSTM) is compiled as forward__0, forward__1...;
+    // the first overload is the tensor one.
+    method_name = copy.find_method("forward") ? "forward" : "forward__0";
+    if (!copy.find_method(method_name)) {
       return absl::InvalidArgumentError("module has no forward method");
     }
+    if (!is_frozen) {
+      copy.eval();
+      // Freezing keeps `forward`; another entry point must be named.
+      copy = torch::jit::freeze_module(
+          copy, method_name == "forward" ? std::vector<std::string>{}
+                                         : std::vector<std::string>{method_name});
+    }
+    c10::optional<torch::jit::Method> forward = copy.find_method(method_name);
     graph = forward->graph()->copy();
     // What torch.jit.freeze does after freezing: drop dropout, fold
     // batch norm and add/mul constants into convolutions and linears.
@@ -131,9 +138,9 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
     arguments.insert(arguments.begin(),
                      c10::Argument("self", graph->inputs()[0]->type()));
   }
-  return PreparedGraph{
-      std::move(graph),
-      c10::FunctionSchema("forward", "", std::move(arguments), std::move(returns))};
+  return PreparedGraph{std::move(graph),
+                       c10::FunctionSchema(method_name, "", std::move(arguments),
+                                           std::move(returns))};
 }
 
 absl::StatusOr<PreparedGraph> PrepareModule(

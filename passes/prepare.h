@@ -39,7 +39,9 @@ struct PreparedGraph {
 // `module.forward` of a clone of `module` (put in eval mode and frozen unless
 // `is_frozen`) after the frozen-graph optimizations torch.jit.freeze applies
 // (dropout removed, batch norm and constant add/mul folded into convolutions
-// and linears), with the unused `self` input dropped.
+// and linears), with the unused `self` input dropped. An overloaded forward
+// (compiled as forward__0, forward__1, ...) gives its first overload; the
+// schema is named after the method.
 absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
                                             bool is_frozen);
 

@@ -13,6 +13,7 @@
 #include "passes/exception_message.h"
 #include "runtime/pool.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
+#include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
 
 namespace static_runtime {
 namespace sr {
@@ -127,13 +128,19 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
   if (!bound.ok()) return bound.status();
   const std::vector<c10::IValue>& args = *bound;
+  const std::string method = (*static_module)->schema().name();
   report.kernels = (*static_module)->kernel_counts();
 
   torch::jit::Module jit;
   try {
     jit = module.clone();
     jit.eval();
-    if (!config.is_frozen) jit = torch::jit::freeze(jit);
+    if (!config.is_frozen) {
+      // torch::jit::freeze, for any entry point (it insists on `forward`).
+      jit = torch::jit::freeze_module(jit, std::vector<std::string>{method});
+      std::shared_ptr<torch::jit::Graph> graph = jit.get_method(method).graph();
+      torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
+    }
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("the JIT cannot freeze the model: ", ExceptionMessage(e)));
@@ -154,7 +161,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   // Reference outputs and the output check.
   c10::IValue expected;
   try {
-    expected = jit.forward(args);
+    expected = jit.get_method(method)(args);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("the JIT cannot run the model on these inputs: ", ExceptionMessage(e)));
@@ -181,7 +188,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
       absl::StatusOr<c10::IValue> result = run_static(args);
       const auto middle = Clock::now();
       result = c10::IValue();
-      jit.forward(args);
+      jit.get_method(method)(args);
       const auto end = Clock::now();
       if (!result.ok()) {
         absl::MutexLock lock(&mutex);
