@@ -33,6 +33,14 @@ expect_error 1 "cannot open inputs file" bench --inputs=/nonexistent.pt --iters=
 expect_error 2 "not both" bench --inputs="$INPUTS" --input-spec='f32[2]'
 expect_error 2 "manage_output_tensors=true needs optimize_memory=true" bench --manage-output-tensors --optimize-memory=false
 
+expect_error 2 "explain takes at most one model file" explain a.pt b.pt
+if ! "$SR" explain --dot="${TEST_TMPDIR}/g.dot" | grep -q "out_variant"; then
+  echo "FAIL: sr explain on the default model"
+  failures=$((failures + 1))
+fi
+grep -q "digraph prepared" "${TEST_TMPDIR}/g.dot" || {
+  echo "FAIL: no DOT graph written"; failures=$((failures + 1)); }
+
 if ! "$SR" --help | grep -q -- "--input-spec=VALUE"; then
   echo "FAIL: --help does not list --input-spec"
   failures=$((failures + 1))

@@ -1,6 +1,8 @@
-// sr: run, benchmark and check a TorchScript model on the static runtime.
+// sr: run, benchmark, check and explain a TorchScript model on the static
+// runtime.
 //
 //   bazel run -c opt //tools:sr -- bench [MODEL.pt] [--inputs=FILE | --input-spec=SPEC]
+//   bazel run -c opt //tools:sr -- explain [MODEL.pt] [--dot=FILE]
 //
 // Errors print one line on stderr and exit non-zero (1: the model or its
 // inputs; 2: the command line).
@@ -20,6 +22,7 @@
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
 #include "tools/sr/default_model.h"
+#include "tools/sr/explain.h"
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
 
@@ -38,7 +41,8 @@ const std::vector<FlagSpec>& Flags() {
       {"threads", FlagKind::kInt, "1", "concurrent callers (static runtime through a pool)"},
       {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
       {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
-      {"json", FlagKind::kString, "", "also write the report as JSON to this file"},
+      {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
+      {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
       {"enable_out_variant", FlagKind::kBool, "true", "use out-variant kernels"},
       {"optimize_memory", FlagKind::kBool, "true", "plan intermediates into one arena"},
       {"manage_output_tensors", FlagKind::kBool, "false", "keep outputs in a reused buffer"},
@@ -54,12 +58,24 @@ const std::vector<FlagSpec>& Flags() {
 
 std::string Usage() {
   return absl::StrCat(
-      "usage: sr bench [MODEL.pt] [flags]\n\n"
-      "Runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
+      "usage: sr bench [MODEL.pt] [flags]\n"
+      "       sr explain [MODEL.pt] [--dot=FILE] [flags]\n\n"
+      "bench runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
       "ads-ranking model) on the static runtime and on the TorchScript JIT,\n"
       "interleaved, and prints latency, the output check, memory and kernel\n"
-      "statistics.\n\nflags:\n",
+      "statistics. explain prints the prepared graph, each node's kernel kind\n"
+      "and why a node runs in fallback, or why the model cannot run.\n\nflags:\n",
       FlagHelp(Flags()));
+}
+
+// The model named on the command line, or the embedded one.
+absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name) {
+  if (args.positional().empty()) {
+    name = "default (ads ranking)";
+    return DefaultModel();
+  }
+  name = args.positional()[0];
+  return LoadModuleFromFile(name);
 }
 
 Options OptionsFrom(const Args& args) {
@@ -104,9 +120,8 @@ int Bench(const Args& args) {
   if (!default_model && !args.Given("inputs") && !args.Given("input_spec")) {
     return Fail(2, "a model file needs --inputs=FILE or --input-spec=SPEC");
   }
-  const std::string model_name = default_model ? "default (ads ranking)" : args.positional()[0];
-  absl::StatusOr<torch::jit::Module> module =
-      default_model ? DefaultModel() : LoadModuleFromFile(model_name);
+  std::string model_name;
+  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
   if (!module.ok()) return Fail(1, std::string(module.status().message()));
 
   absl::StatusOr<std::vector<c10::IValue>> inputs;
@@ -141,6 +156,30 @@ int Bench(const Args& args) {
   return 0;
 }
 
+int ExplainCommand(const Args& args) {
+  if (args.positional().size() > 1) return Fail(2, "explain takes at most one model file");
+  std::string model_name;
+  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
+  if (!module.ok()) return Fail(1, std::string(module.status().message()));
+  const Options options = OptionsFrom(args);
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, args.Bool("frozen"), options);
+  if (!static_module.ok()) {
+    // The check's full report: every node the runtime cannot run.
+    std::cout << "model: " << model_name << "\n" << static_module.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "model: " << model_name << "\n" << Explain(**static_module);
+  if (args.Given("dot")) {
+    std::ofstream dot(args.String("dot"));
+    dot << ToDot(**static_module);
+    if (!dot) return Fail(1, absl::StrCat("cannot write ", args.String("dot")));
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   absl::StatusOr<Args> args =
       Args::Parse(std::vector<std::string>(argv, argv + argc), Flags());
@@ -150,8 +189,9 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (args->command() == "bench") return Bench(*args);
+  if (args->command() == "explain") return ExplainCommand(*args);
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
-  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench)"));
+  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, explain)"));
 }
 
 }  // namespace

@@ -1,0 +1,36 @@
+#include "tools/sr/explain.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+using testing::HasSubstr;
+
+TEST(ExplainTest, KindsReasonsAndDot) {
+  auto module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor, %w : Tensor, %n : int):
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::mv(%x, %w)
+  %z : Tensor = aten::relu(%y)
+  %m : int = aten::add(%n, %one)
+  return (%z, %m))IR");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string text = Explain(**module);
+  EXPECT_THAT(text, HasSubstr("prepared graph:"));
+  EXPECT_THAT(text, HasSubstr("aten::relu"));
+  EXPECT_THAT(text, HasSubstr("out_variant"));
+  EXPECT_THAT(text, HasSubstr("why: no registered kernel for aten::mv"));
+  EXPECT_THAT(text, HasSubstr("3 nodes: 1 out variant, 1 native, 1 fallback"));
+  const std::string dot = ToDot(**module);
+  EXPECT_THAT(dot, HasSubstr("digraph prepared"));
+  EXPECT_THAT(dot, HasSubstr("aten::mv\\nfallback"));
+  EXPECT_THAT(dot, HasSubstr("fillcolor=palegreen"));
+  EXPECT_THAT(dot, HasSubstr("node_0 -> node_1;"));
+}
+
+}  // namespace
+}  // namespace sr
+}  // namespace static_runtime
