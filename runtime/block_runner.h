@@ -21,6 +21,9 @@ class NodeObserver {
   virtual ~NodeObserver() = default;
   virtual void Before(const NodePlan& node, const c10::IValue* values) = 0;
   virtual void After(const NodePlan& node, const c10::IValue* values) = 0;
+  // StaticRuntime::RunObserved reports how long each phase of the run took:
+  // "bind", "allocate" (memory planning), "nodes", "release".
+  virtual void Phase(const char* name, double microseconds) {}
 };
 
 // RunBlock, reporting each kernel call to `observer`.

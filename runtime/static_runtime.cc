@@ -1,5 +1,6 @@
 #include "runtime/static_runtime.h"
 
+#include <chrono>
 #include <utility>
 
 namespace static_runtime {
@@ -63,10 +64,33 @@ size_t StaticRuntime::NumHeldValues() const {
   return held;
 }
 
+namespace {
+
+// Reports the time since the last call as a phase of the run, if observed.
+class PhaseClock {
+ public:
+  explicit PhaseClock(NodeObserver* observer) : observer_(observer) {
+    if (observer_) last_ = std::chrono::steady_clock::now();
+  }
+  void Lap(const char* name) {
+    if (!observer_) return;
+    const auto now = std::chrono::steady_clock::now();
+    observer_->Phase(name, std::chrono::duration<double, std::micro>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  NodeObserver* observer_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace
+
 template <typename RunPlan>
 absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args,
-                                                   const KwargMap& kwargs,
-                                                   RunPlan run_plan) {
+                                                   const KwargMap& kwargs, RunPlan run_plan,
+                                                   NodeObserver* observer) {
+  PhaseClock clock(observer);
   if (outputs_pending_) {
     return absl::FailedPreconditionError(
         "the outputs of the previous run live in the runtime's output buffer "
@@ -75,11 +99,14 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
   absl::StatusOr<std::vector<c10::IValue>> bound = module_->Bind(std::move(args), kwargs);
   if (!bound.ok()) return bound.status();
   for (size_t i = 0; i < bound->size(); ++i) values_[i] = std::move((*bound)[i]);
+  clock.Lap("bind");
 
   const BlockPlan& plan = module_->plan();
   if (planner_) planner_->Allocate(absl::MakeSpan(values_));
   if (output_planner_) output_planner_->Allocate(absl::MakeSpan(values_));
+  clock.Lap("allocate");
   absl::Status status = run_plan(plan, values_.data());
+  clock.Lap("nodes");
   c10::IValue result;
   if (status.ok()) {
     if (plan.outputs.size() == 1) {
@@ -92,6 +119,7 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
     }
   }
   if (planner_) planner_->Release(absl::MakeSpan(values_));
+  clock.Lap("release");
   if (output_planner_) {
     if (status.ok()) {
       outputs_pending_ = true;
@@ -106,7 +134,7 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
 
 absl::StatusOr<c10::IValue> StaticRuntime::Run(std::vector<c10::IValue> args,
                                                const KwargMap& kwargs) {
-  return RunWith(std::move(args), kwargs, RunBlock);
+  return RunWith(std::move(args), kwargs, RunBlock, nullptr);
 }
 
 absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(std::vector<c10::IValue> args,
@@ -115,7 +143,8 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(std::vector<c10::IValue> 
   return RunWith(std::move(args), kwargs,
                  [&observer](const BlockPlan& plan, c10::IValue* values) {
                    return RunBlockObserved(plan, values, observer);
-                 });
+                 },
+                 &observer);
 }
 
 }  // namespace static_runtime

@@ -64,8 +64,8 @@ class StaticRuntime {
 
  private:
   template <typename RunPlan>
-  absl::StatusOr<c10::IValue> RunWith(std::vector<c10::IValue> args,
-                                      const KwargMap& kwargs, RunPlan run_plan);
+  absl::StatusOr<c10::IValue> RunWith(std::vector<c10::IValue> args, const KwargMap& kwargs,
+                                      RunPlan run_plan, NodeObserver* observer);
   void ClearNonConstants();
 
   StaticModule::Ptr module_;

@@ -41,6 +41,14 @@ fi
 grep -q "digraph prepared" "${TEST_TMPDIR}/g.dot" || {
   echo "FAIL: no DOT graph written"; failures=$((failures + 1)); }
 
+if ! "$SR" profile --iters=3 --trace="${TEST_TMPDIR}/trace.json" | grep -q "runtime overhead per node"; then
+  echo "FAIL: sr profile on the default model"
+  failures=$((failures + 1))
+fi
+grep -q '"traceEvents"' "${TEST_TMPDIR}/trace.json" || {
+  echo "FAIL: no trace written"; failures=$((failures + 1)); }
+expect_error 2 "needs --inputs" profile "${TEST_TMPDIR}/bad.pt"
+
 if ! "$SR" --help | grep -q -- "--input-spec=VALUE"; then
   echo "FAIL: --help does not list --input-spec"
   failures=$((failures + 1))

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ATen/Parallel.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "passes/exception_message.h"
@@ -25,6 +26,7 @@
 #include "tools/sr/explain.h"
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
+#include "tools/sr/profile.h"
 
 namespace static_runtime {
 namespace sr {
@@ -43,6 +45,7 @@ const std::vector<FlagSpec>& Flags() {
       {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
       {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
       {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
+      {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
       {"enable_out_variant", FlagKind::kBool, "true", "use out-variant kernels"},
       {"optimize_memory", FlagKind::kBool, "true", "plan intermediates into one arena"},
       {"manage_output_tensors", FlagKind::kBool, "false", "keep outputs in a reused buffer"},
@@ -59,13 +62,24 @@ const std::vector<FlagSpec>& Flags() {
 std::string Usage() {
   return absl::StrCat(
       "usage: sr bench [MODEL.pt] [flags]\n"
+      "       sr profile [MODEL.pt] [--trace=FILE.json] [flags]\n"
       "       sr explain [MODEL.pt] [--dot=FILE] [flags]\n\n"
       "bench runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
       "ads-ranking model) on the static runtime and on the TorchScript JIT,\n"
       "interleaved, and prints latency, the output check, memory and kernel\n"
-      "statistics. explain prints the prepared graph, each node's kernel kind\n"
-      "and why a node runs in fallback, or why the model cannot run.\n\nflags:\n",
+      "statistics. profile shows time per node kind, the phases of a run and\n"
+      "the runtime's overhead per node. explain prints the prepared graph,\n"
+      "each node's kernel kind and why a node runs in fallback, or why the\n"
+      "model cannot run.\n\nflags:\n",
       FlagHelp(Flags()));
+}
+
+// --inputs, --input-spec, or the embedded model's spec.
+absl::StatusOr<std::vector<c10::IValue>> LoadInputs(const Args& args) {
+  if (args.Given("inputs")) return LoadInputsFile(args.String("inputs"));
+  return ParseInputSpec(
+      args.Given("input_spec") ? args.String("input_spec") : std::string(kDefaultInputSpec),
+      args.Int("seed"));
 }
 
 // The model named on the command line, or the embedded one.
@@ -111,27 +125,27 @@ int Fail(int code, const std::string& message) {
   return code;
 }
 
-int Bench(const Args& args) {
-  if (args.positional().size() > 1) return Fail(2, "bench takes at most one model file");
+// Checks shared by the commands that run the model.
+int CheckRunArgs(const Args& args, const char* command) {
+  if (args.positional().size() > 1) {
+    return Fail(2, absl::StrCat(command, " takes at most one model file"));
+  }
   if (args.Given("inputs") && args.Given("input_spec")) {
     return Fail(2, "give --inputs or --input-spec, not both");
   }
-  const bool default_model = args.positional().empty();
-  if (!default_model && !args.Given("inputs") && !args.Given("input_spec")) {
+  if (!args.positional().empty() && !args.Given("inputs") && !args.Given("input_spec")) {
     return Fail(2, "a model file needs --inputs=FILE or --input-spec=SPEC");
   }
+  return 0;
+}
+
+int Bench(const Args& args) {
+  if (int code = CheckRunArgs(args, "bench")) return code;
   std::string model_name;
   absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
   if (!module.ok()) return Fail(1, std::string(module.status().message()));
 
-  absl::StatusOr<std::vector<c10::IValue>> inputs;
-  if (args.Given("inputs")) {
-    inputs = LoadInputsFile(args.String("inputs"));
-  } else {
-    inputs = ParseInputSpec(args.Given("input_spec") ? args.String("input_spec")
-                                                     : std::string(kDefaultInputSpec),
-                            args.Int("seed"));
-  }
+  absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
   if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
 
   BenchConfig config;
@@ -152,6 +166,29 @@ int Bench(const Args& args) {
     std::ofstream json(args.String("json"));
     json << ReportJson(*report, model_name);
     if (!json) return Fail(1, absl::StrCat("cannot write ", args.String("json")));
+  }
+  return 0;
+}
+
+int ProfileCommand(const Args& args) {
+  if (int code = CheckRunArgs(args, "profile")) return code;
+  std::string model_name;
+  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
+  if (!module.ok()) return Fail(1, std::string(module.status().message()));
+  absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
+  if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
+  const Options options = OptionsFrom(args);
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+  at::set_num_threads(args.Int("intra_op_threads"));
+  absl::StatusOr<ProfileReport> report =
+      Profile(*module, args.Bool("frozen"), options, *inputs, args.Int("iters"));
+  if (!report.ok()) return Fail(1, std::string(report.status().message()));
+  std::cout << "model: " << model_name << "\n" << FormatProfile(*report);
+  if (args.Given("trace")) {
+    std::ofstream trace(args.String("trace"));
+    trace << report->trace_json;
+    if (!trace) return Fail(1, absl::StrCat("cannot write ", args.String("trace")));
   }
   return 0;
 }
@@ -190,8 +227,9 @@ int Main(int argc, char** argv) {
   }
   if (args->command() == "bench") return Bench(*args);
   if (args->command() == "explain") return ExplainCommand(*args);
+  if (args->command() == "profile") return ProfileCommand(*args);
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
-  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, explain)"));
+  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, profile, explain)"));
 }
 
 }  // namespace

@@ -1,0 +1,156 @@
+#include "tools/sr/profile.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+std::string KernelKindOf(const NodePlan& node) { return KernelKindName(node.kind); }
+
+// Times every kernel call; optionally records trace events.
+class Timer : public NodeObserver {
+ public:
+  void Before(const NodePlan&, const c10::IValue*) override { start_ = Clock::now(); }
+  void After(const NodePlan& node, const c10::IValue*) override {
+    const auto end = Clock::now();
+    const double us = Micros(end - start_);
+    NodeKindProfile& entry = by_kind_[node.node->kind().toQualString()];
+    if (entry.calls == 0) {
+      entry.kind = node.node->kind().toQualString();
+      entry.kernel_kind = KernelKindOf(node);
+    }
+    entry.total_us += us;
+    ++entry.calls;
+    kernel_us_ += us;
+    ++calls_;
+    if (trace_) {
+      absl::StrAppend(&events_, events_.empty() ? "" : ",\n",
+                      absl::StrFormat("{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", "
+                                      "\"ts\": %.3f, \"dur\": %.3f, \"pid\": 0, \"tid\": 0, "
+                                      "\"args\": {\"node\": \"%s\"}}",
+                                      entry.kind, entry.kernel_kind,
+                                      Micros(start_ - origin_), us, node.position));
+    }
+  }
+  void Phase(const char* name, double us) override { phases_[name] += us; }
+
+  void StartTrace() {
+    trace_ = true;
+    origin_ = Clock::now();
+  }
+  void StopTrace() { trace_ = false; }
+
+  absl::flat_hash_map<std::string, NodeKindProfile> by_kind_;
+  absl::flat_hash_map<std::string, double> phases_;
+  double kernel_us_ = 0;
+  size_t calls_ = 0;
+  std::string events_;
+
+ private:
+  bool trace_ = false;
+  Clock::time_point start_;
+  Clock::time_point origin_;
+};
+
+}  // namespace
+
+absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,
+                                      const Options& options,
+                                      const std::vector<c10::IValue>& inputs, int runs) {
+  if (runs < 1) return absl::InvalidArgumentError("--iters must be >= 1");
+  ProfileReport report;
+  report.runs = runs;
+  const auto setup_start = Clock::now();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(module, is_frozen, options);
+  if (!static_module.ok()) return static_module.status();
+  report.setup_ms = Micros(Clock::now() - setup_start) / 1000;
+  absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
+  if (!bound.ok()) return bound.status();
+
+  StaticRuntime runtime(*static_module);
+  auto run = [&](NodeObserver* observer) -> absl::Status {
+    absl::StatusOr<c10::IValue> result =
+        observer ? runtime.RunObserved(*bound, {}, *observer) : runtime.Run(*bound);
+    runtime.ReleaseOutputs();
+    return result.status();
+  };
+  const auto first_start = Clock::now();
+  absl::Status status = run(nullptr);
+  if (!status.ok()) return status;
+  report.first_run_us = Micros(Clock::now() - first_start);
+
+  std::vector<double> plain;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = Clock::now();
+    status = run(nullptr);
+    if (!status.ok()) return status;
+    plain.push_back(Micros(Clock::now() - start));
+  }
+  std::sort(plain.begin(), plain.end());
+  report.run_us = plain[plain.size() / 2];
+
+  Timer timer;
+  for (int i = 0; i < runs; ++i) {
+    status = run(&timer);
+    if (!status.ok()) return status;
+  }
+  Timer tracer;
+  tracer.StartTrace();
+  status = run(&tracer);
+  if (!status.ok()) return status;
+  report.trace_json = absl::StrCat("{\"traceEvents\": [\n", tracer.events_, "\n]}\n");
+
+  for (auto& [kind, entry] : timer.by_kind_) report.kinds.push_back(entry);
+  std::sort(report.kinds.begin(), report.kinds.end(),
+            [](const NodeKindProfile& a, const NodeKindProfile& b) {
+              return a.total_us > b.total_us;
+            });
+  report.kernel_us_per_run = timer.kernel_us_ / runs;
+  report.calls_per_run = static_cast<double>(timer.calls_) / runs;
+  report.overhead_ns_per_node =
+      report.calls_per_run > 0
+          ? std::max(0.0, report.run_us - report.kernel_us_per_run) * 1000 / report.calls_per_run
+          : 0;
+  report.bind_us = timer.phases_["bind"] / runs;
+  report.allocate_us = timer.phases_["allocate"] / runs;
+  report.nodes_us = timer.phases_["nodes"] / runs;
+  report.release_us = timer.phases_["release"] / runs;
+  return report;
+}
+
+std::string FormatProfile(const ProfileReport& r) {
+  std::string text = absl::StrFormat("%-40s %12s %7s %8s  %s\n", "node kind", "time (us)",
+                                     "share", "calls", "kernel");
+  double total = 0;
+  for (const NodeKindProfile& entry : r.kinds) total += entry.total_us;
+  for (const NodeKindProfile& entry : r.kinds) {
+    absl::StrAppendFormat(&text, "%-40s %12.2f %6.1f%% %8.1f  %s\n", entry.kind,
+                          entry.total_us / r.runs, 100 * entry.total_us / std::max(total, 1e-9),
+                          static_cast<double>(entry.calls) / r.runs, entry.kernel_kind);
+  }
+  absl::StrAppendFormat(&text,
+                        "\nper run (mean of %d): bind %.2f us, allocate %.2f us, nodes %.2f us, "
+                        "release %.2f us\n",
+                        r.runs, r.bind_us, r.allocate_us, r.nodes_us, r.release_us);
+  absl::StrAppendFormat(&text,
+                        "run (median, unobserved): %.2f us; kernels: %.2f us in %.1f calls\n"
+                        "runtime overhead per node: %.1f ns\n"
+                        "setup: %.2f ms; first run: %.2f us\n",
+                        r.run_us, r.kernel_us_per_run, r.calls_per_run, r.overhead_ns_per_node,
+                        r.setup_ms, r.first_run_us);
+  return text;
+}
+
+}  // namespace sr
+}  // namespace static_runtime

@@ -1,0 +1,49 @@
+// `sr profile`: where a model's time goes on the static runtime. Per node
+// kind: total time, share, call count and kernel kind (measured around every
+// kernel call); the run's phases (binding arguments, memory allocation and
+// release, nodes); setup and first-run time; and the runtime's overhead per
+// node: (median unobserved run time - mean sum of kernel times) / kernel
+// calls. One observed run can be written as a Chrome/Perfetto trace.
+#ifndef STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
+#define STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
+
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+#include "runtime/static_runtime.h"
+
+namespace static_runtime {
+namespace sr {
+
+struct NodeKindProfile {
+  std::string kind;         // e.g. aten::linear
+  std::string kernel_kind;  // out_variant / native / fallback
+  double total_us = 0;      // over all profiled runs
+  size_t calls = 0;
+};
+
+struct ProfileReport {
+  std::vector<NodeKindProfile> kinds;  // largest total first
+  double setup_ms = 0;
+  double first_run_us = 0;
+  double run_us = 0;              // median unobserved run
+  double kernel_us_per_run = 0;   // mean sum of kernel times per observed run
+  double calls_per_run = 0;
+  double overhead_ns_per_node = 0;
+  double bind_us = 0, allocate_us = 0, nodes_us = 0, release_us = 0;  // means
+  std::string trace_json;  // one run as Chrome trace events
+  int runs = 0;
+};
+
+absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,
+                                      const Options& options,
+                                      const std::vector<c10::IValue>& inputs, int runs);
+
+std::string FormatProfile(const ProfileReport& report);
+
+}  // namespace sr
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_TOOLS_SR_PROFILE_H_

@@ -1,0 +1,40 @@
+#include "tools/sr/profile.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tools/sr/default_model.h"
+#include "tools/sr/input_spec.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+using testing::HasSubstr;
+
+TEST(ProfileTest, DefaultModel) {
+  auto module = DefaultModel();
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto inputs = ParseInputSpec(kDefaultInputSpec, 0);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  auto report = Profile(*module, false, Options(), *inputs, 5);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_FALSE(report->kinds.empty());
+  for (size_t i = 1; i < report->kinds.size(); ++i) {
+    EXPECT_GE(report->kinds[i - 1].total_us, report->kinds[i].total_us);
+  }
+  double calls = 0;
+  for (const auto& entry : report->kinds) calls += entry.calls;
+  EXPECT_DOUBLE_EQ(calls / 5, report->calls_per_run);
+  EXPECT_GT(report->run_us, 0);
+  EXPECT_GT(report->allocate_us, 0);
+  EXPECT_THAT(report->trace_json, HasSubstr("\"traceEvents\""));
+  EXPECT_THAT(report->trace_json, HasSubstr("\"ph\": \"X\""));
+  EXPECT_THAT(report->trace_json, HasSubstr("aten::linear"));
+  const std::string text = FormatProfile(*report);
+  EXPECT_THAT(text, HasSubstr("runtime overhead per node"));
+  EXPECT_THAT(text, HasSubstr("out_variant"));
+}
+
+}  // namespace
+}  // namespace sr
+}  // namespace static_runtime
