@@ -48,6 +48,12 @@ fi
 grep -q '"traceEvents"' "${TEST_TMPDIR}/trace.json" || {
   echo "FAIL: no trace written"; failures=$((failures + 1)); }
 expect_error 2 "needs --inputs" profile "${TEST_TMPDIR}/bad.pt"
+expect_error 2 "plan needs --svg" plan
+if ! "$SR" plan --svg="${TEST_TMPDIR}/plan.svg" | grep -q "managed tensors"; then
+  echo "FAIL: sr plan on the default model"
+  failures=$((failures + 1))
+fi
+grep -q "<svg" "${TEST_TMPDIR}/plan.svg" || { echo "FAIL: no SVG written"; failures=$((failures + 1)); }
 
 if ! "$SR" --help | grep -q -- "--input-spec=VALUE"; then
   echo "FAIL: --help does not list --input-spec"

@@ -18,6 +18,7 @@
 #include "ATen/Parallel.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "passes/exception_message.h"
 #include "passes/load.h"
 #include "tools/sr/args.h"
@@ -26,6 +27,7 @@
 #include "tools/sr/explain.h"
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
+#include "tools/sr/plan_svg.h"
 #include "tools/sr/profile.h"
 
 namespace static_runtime {
@@ -46,6 +48,7 @@ const std::vector<FlagSpec>& Flags() {
       {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
       {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
       {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
+      {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
       {"enable_out_variant", FlagKind::kBool, "true", "use out-variant kernels"},
       {"optimize_memory", FlagKind::kBool, "true", "plan intermediates into one arena"},
       {"manage_output_tensors", FlagKind::kBool, "false", "keep outputs in a reused buffer"},
@@ -63,14 +66,15 @@ std::string Usage() {
   return absl::StrCat(
       "usage: sr bench [MODEL.pt] [flags]\n"
       "       sr profile [MODEL.pt] [--trace=FILE.json] [flags]\n"
-      "       sr explain [MODEL.pt] [--dot=FILE] [flags]\n\n"
+      "       sr explain [MODEL.pt] [--dot=FILE] [flags]\n"
+      "       sr plan [MODEL.pt] --svg=FILE [flags]\n\n"
       "bench runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
       "ads-ranking model) on the static runtime and on the TorchScript JIT,\n"
       "interleaved, and prints latency, the output check, memory and kernel\n"
       "statistics. profile shows time per node kind, the phases of a run and\n"
       "the runtime's overhead per node. explain prints the prepared graph,\n"
       "each node's kernel kind and why a node runs in fallback, or why the\n"
-      "model cannot run.\n\nflags:\n",
+      "model cannot run. plan draws the memory plan after a run.\n\nflags:\n",
       FlagHelp(Flags()));
 }
 
@@ -193,6 +197,41 @@ int ProfileCommand(const Args& args) {
   return 0;
 }
 
+int PlanCommand(const Args& args) {
+  if (int code = CheckRunArgs(args, "plan")) return code;
+  if (!args.Given("svg")) return Fail(2, "plan needs --svg=FILE");
+  std::string model_name;
+  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
+  if (!module.ok()) return Fail(1, std::string(module.status().message()));
+  absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
+  if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
+  const Options options = OptionsFrom(args);
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, args.Bool("frozen"), options, *inputs);
+  if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
+  StaticRuntime runtime(*static_module);
+  absl::StatusOr<c10::IValue> result = runtime.Run(*inputs);
+  if (!result.ok()) return Fail(1, std::string(result.status().message()));
+  if (runtime.memory_planner() == nullptr) {
+    return Fail(1, "the runtime plans no memory for this model (no managed tensors, or "
+                   "--optimize-memory=false)");
+  }
+  std::ofstream svg(args.String("svg"));
+  svg << PlanSvg(**static_module, *runtime.memory_planner());
+  if (!svg) return Fail(1, absl::StrCat("cannot write ", args.String("svg")));
+  const memory::PlannerStats& stats = runtime.memory_planner()->stats();
+  std::cout << "model: " << model_name << "\n"
+            << absl::StrFormat(
+                   "%d managed tensors; arena %d B (%s), storage groups %d B, greedy by "
+                   "size %d B, lower bound %d B\nwrote %s\n",
+                   stats.managed_tensors, runtime.memory_planner()->plan().arena_bytes,
+                   memory::AlgorithmName(stats.algorithm), stats.storage_groups_bytes,
+                   stats.greedy_by_size_bytes, stats.lower_bound_bytes, args.String("svg"));
+  return 0;
+}
+
 int ExplainCommand(const Args& args) {
   if (args.positional().size() > 1) return Fail(2, "explain takes at most one model file");
   std::string model_name;
@@ -228,8 +267,9 @@ int Main(int argc, char** argv) {
   if (args->command() == "bench") return Bench(*args);
   if (args->command() == "explain") return ExplainCommand(*args);
   if (args->command() == "profile") return ProfileCommand(*args);
+  if (args->command() == "plan") return PlanCommand(*args);
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
-  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, profile, explain)"));
+  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, profile, explain, plan)"));
 }
 
 }  // namespace
