@@ -129,8 +129,16 @@ int Fail(int code, const std::string& message) {
   return code;
 }
 
-// Checks shared by the commands that run the model.
-int CheckRunArgs(const Args& args, const char* command) {
+// What the commands that run a model need.
+struct RunSetup {
+  std::string model_name;
+  torch::jit::Module module;
+  std::vector<c10::IValue> inputs;
+  Options options;
+};
+
+// Checks the command line, loads the model and its inputs; 0 or an exit code.
+int PrepareRun(const Args& args, const char* command, RunSetup& setup) {
   if (args.positional().size() > 1) {
     return Fail(2, absl::StrCat(command, " takes at most one model file"));
   }
@@ -140,96 +148,79 @@ int CheckRunArgs(const Args& args, const char* command) {
   if (!args.positional().empty() && !args.Given("inputs") && !args.Given("input_spec")) {
     return Fail(2, "a model file needs --inputs=FILE or --input-spec=SPEC");
   }
+  setup.options = OptionsFrom(args);
+  absl::Status valid = ValidateOptions(setup.options);
+  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+  absl::StatusOr<torch::jit::Module> module = LoadModel(args, setup.model_name);
+  if (!module.ok()) return Fail(1, std::string(module.status().message()));
+  setup.module = *std::move(module);
+  absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
+  if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
+  setup.inputs = *std::move(inputs);
+  at::set_num_threads(args.Int("intra_op_threads"));
+  return 0;
+}
+
+// Writes `text` to the file named by flag `flag`, if given; 0 or an exit code.
+int WriteIfGiven(const Args& args, const char* flag, const std::string& text) {
+  if (!args.Given(flag)) return 0;
+  std::ofstream file(args.String(flag));
+  file << text;
+  if (!file) return Fail(1, absl::StrCat("cannot write ", args.String(flag)));
   return 0;
 }
 
 int Bench(const Args& args) {
-  if (int code = CheckRunArgs(args, "bench")) return code;
-  std::string model_name;
-  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
-  if (!module.ok()) return Fail(1, std::string(module.status().message()));
-
-  absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
-  if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
-
+  RunSetup setup;
+  if (int code = PrepareRun(args, "bench", setup)) return code;
   BenchConfig config;
   config.iters = args.Int("iters");
   config.warmup = args.Int("warmup");
   config.threads = args.Int("threads");
   config.intra_op_threads = args.Int("intra_op_threads");
   config.is_frozen = args.Bool("frozen");
-  config.options = OptionsFrom(args);
+  config.options = setup.options;
   if (isatty(STDERR_FILENO)) config.progress = ProgressBar();
-  absl::Status valid = ValidateOptions(config.options);
-  if (!valid.ok()) return Fail(2, std::string(valid.message()));
-
-  absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
+  absl::StatusOr<BenchReport> report = RunBench(setup.module, setup.inputs, config);
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
-  std::cout << "model: " << model_name << "\n" << FormatReport(*report);
-  if (args.Given("json")) {
-    std::ofstream json(args.String("json"));
-    json << ReportJson(*report, model_name);
-    if (!json) return Fail(1, absl::StrCat("cannot write ", args.String("json")));
-  }
-  return 0;
+  std::cout << "model: " << setup.model_name << "\n" << FormatReport(*report);
+  return WriteIfGiven(args, "json", ReportJson(*report, setup.model_name));
 }
 
 int ProfileCommand(const Args& args) {
-  if (int code = CheckRunArgs(args, "profile")) return code;
-  std::string model_name;
-  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
-  if (!module.ok()) return Fail(1, std::string(module.status().message()));
-  absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
-  if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
-  const Options options = OptionsFrom(args);
-  absl::Status valid = ValidateOptions(options);
-  if (!valid.ok()) return Fail(2, std::string(valid.message()));
-  at::set_num_threads(args.Int("intra_op_threads"));
-  absl::StatusOr<ProfileReport> report =
-      Profile(*module, args.Bool("frozen"), options, *inputs, args.Int("iters"));
+  RunSetup setup;
+  if (int code = PrepareRun(args, "profile", setup)) return code;
+  absl::StatusOr<ProfileReport> report = Profile(setup.module, args.Bool("frozen"),
+                                                 setup.options, setup.inputs, args.Int("iters"));
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
-  std::cout << "model: " << model_name << "\n" << FormatProfile(*report);
-  if (args.Given("trace")) {
-    std::ofstream trace(args.String("trace"));
-    trace << report->trace_json;
-    if (!trace) return Fail(1, absl::StrCat("cannot write ", args.String("trace")));
-  }
-  return 0;
+  std::cout << "model: " << setup.model_name << "\n" << FormatProfile(*report);
+  return WriteIfGiven(args, "trace", report->trace_json);
 }
 
 int PlanCommand(const Args& args) {
-  if (int code = CheckRunArgs(args, "plan")) return code;
   if (!args.Given("svg")) return Fail(2, "plan needs --svg=FILE");
-  std::string model_name;
-  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
-  if (!module.ok()) return Fail(1, std::string(module.status().message()));
-  absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
-  if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
-  const Options options = OptionsFrom(args);
-  absl::Status valid = ValidateOptions(options);
-  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+  RunSetup setup;
+  if (int code = PrepareRun(args, "plan", setup)) return code;
   absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, args.Bool("frozen"), options, *inputs);
+      StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options, setup.inputs);
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
   StaticRuntime runtime(*static_module);
-  absl::StatusOr<c10::IValue> result = runtime.Run(*inputs);
+  absl::StatusOr<c10::IValue> result = runtime.Run(setup.inputs);
   if (!result.ok()) return Fail(1, std::string(result.status().message()));
-  if (runtime.memory_planner() == nullptr) {
+  const memory::MemoryPlanner* planner = runtime.memory_planner();
+  if (planner == nullptr) {
     return Fail(1, "the runtime plans no memory for this model (no managed tensors, or "
                    "--optimize-memory=false)");
   }
-  std::ofstream svg(args.String("svg"));
-  svg << PlanSvg(**static_module, *runtime.memory_planner());
-  if (!svg) return Fail(1, absl::StrCat("cannot write ", args.String("svg")));
-  const memory::PlannerStats& stats = runtime.memory_planner()->stats();
-  std::cout << "model: " << model_name << "\n"
+  const memory::PlannerStats& stats = planner->stats();
+  std::cout << "model: " << setup.model_name << "\n"
             << absl::StrFormat(
                    "%d managed tensors; arena %d B (%s), storage groups %d B, greedy by "
                    "size %d B, lower bound %d B\nwrote %s\n",
-                   stats.managed_tensors, runtime.memory_planner()->plan().arena_bytes,
+                   stats.managed_tensors, planner->plan().arena_bytes,
                    memory::AlgorithmName(stats.algorithm), stats.storage_groups_bytes,
                    stats.greedy_by_size_bytes, stats.lower_bound_bytes, args.String("svg"));
-  return 0;
+  return WriteIfGiven(args, "svg", PlanSvg(**static_module, *planner));
 }
 
 int ExplainCommand(const Args& args) {
@@ -248,12 +239,7 @@ int ExplainCommand(const Args& args) {
     return 1;
   }
   std::cout << "model: " << model_name << "\n" << Explain(**static_module);
-  if (args.Given("dot")) {
-    std::ofstream dot(args.String("dot"));
-    dot << ToDot(**static_module);
-    if (!dot) return Fail(1, absl::StrCat("cannot write ", args.String("dot")));
-  }
-  return 0;
+  return WriteIfGiven(args, "dot", ToDot(**static_module));
 }
 
 int Main(int argc, char** argv) {
