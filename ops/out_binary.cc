@@ -2,6 +2,7 @@
 // logical ops, where, masked_fill, addcmul and lerp. Result dtypes follow
 // ATen's type promotion.
 #include "ATen/ATen.h"
+#include "ATen/CPUFunctions.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -63,12 +64,12 @@ void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
 #define SR_TT(fn) \
   [](const at::Tensor& a, const at::Tensor& b) { return at::fn(a, b); }, \
   [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) -> at::Tensor& { \
-    return at::fn##_out(o, a, b); \
+    return at::cpu::fn##_out(o, a, b); \
   }
 #define SR_TS(fn) \
   [](const at::Tensor& a, const at::Scalar& b) { return at::fn(a, b); }, \
   [](at::Tensor& o, const at::Tensor& a, const at::Scalar& b) -> at::Tensor& { \
-    return at::fn##_out(o, a, b); \
+    return at::cpu::fn##_out(o, a, b); \
   }
 
 void RegisterArithmetic() {
@@ -99,20 +100,20 @@ void RegisterArithmetic() {
                return at::add(a, b, alpha);
              },
              [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-                const at::Scalar& alpha) -> at::Tensor& { return at::add_out(o, a, b, alpha); });
+                const at::Scalar& alpha) -> at::Tensor& { return at::cpu::add_out(o, a, b, alpha); });
   with_alpha("aten::sub",
              [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
                return at::sub(a, b, alpha);
              },
              [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-                const at::Scalar& alpha) -> at::Tensor& { return at::sub_out(o, a, b, alpha); });
+                const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, a, b, alpha); });
   // rsub(a, b, alpha) is b - alpha * a, which is how ATen computes it.
   with_alpha("aten::rsub",
              [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
                return at::rsub(a, b, alpha);
              },
              [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-                const at::Scalar& alpha) -> at::Tensor& { return at::sub_out(o, b, a, alpha); });
+                const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); });
 
   TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul));
   TensorWrappedScalar("aten::mul", "Scalar", Promoted, SR_TT(mul));
@@ -126,16 +127,16 @@ void RegisterArithmetic() {
   TensorTensor("aten::min", "other", Promoted, SR_TT(minimum));
   TensorTensor("aten::atan2", "", PromotedFloat, SR_TT(atan2));
   TensorTensor("aten::remainder", "Tensor", Promoted, SR_TT(remainder));
-  TensorScalar("aten::remainder", "Scalar", Promoted, SR_TS(remainder));
+  TensorWrappedScalar("aten::remainder", "Scalar", Promoted, SR_TT(remainder));
   TensorTensor("aten::fmod", "Tensor", Promoted, SR_TT(fmod));
-  TensorScalar("aten::fmod", "Scalar", Promoted, SR_TS(fmod));
+  TensorWrappedScalar("aten::fmod", "Scalar", Promoted, SR_TT(fmod));
   TensorTensor("aten::floor_divide", "", Promoted, SR_TT(floor_divide));
 
   RegisterOut("aten::pow", "Scalar", [](NodeIO& io) {
     const at::Scalar base = io.Input(0).toScalar();
     const at::Tensor& exponent = TensorArg(io, 1);
     WriteOutput(io, 0, Promoted(io), [&] { return at::pow(base, exponent); },
-                [&](at::Tensor& out) { at::pow_out(out, base, exponent); });
+                [&](at::Tensor& out) { at::cpu::pow_out(out, base, exponent); });
   });
   const struct {
     const char* overload;
@@ -149,7 +150,7 @@ void RegisterArithmetic() {
       const auto mode = io.Input(2).toOptional<c10::string_view>();
       const at::ScalarType dtype = mode ? Promoted(io) : PromotedFloat(io);
       WriteOutput(io, 0, dtype, [&] { return at::div(a, b, mode); },
-                  [&](at::Tensor& out) { at::div_out(out, a, b, mode); });
+                  [&](at::Tensor& out) { at::cpu::div_out(out, a, b, mode); });
     });
   }
 }
@@ -186,7 +187,7 @@ void RegisterSelection() {
     const at::Tensor& a = TensorArg(io, 1);
     const at::Tensor& b = TensorArg(io, 2);
     WriteOutput(io, 0, at::result_type(a, b), [&] { return at::where(condition, a, b); },
-                [&](at::Tensor& out) { at::where_out(out, condition, a, b); });
+                [&](at::Tensor& out) { at::cpu::where_out(out, condition, a, b); });
   });
   RegisterOut("aten::masked_fill", "Scalar", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -210,21 +211,21 @@ void RegisterSelection() {
     const at::ScalarType dtype =
         c10::promoteTypes(at::result_type(self, t1), at::result_type(self, t2));
     WriteOutput(io, 0, dtype, [&] { return at::addcmul(self, t1, t2, value); },
-                [&](at::Tensor& out) { at::addcmul_out(out, self, t1, t2, value); });
+                [&](at::Tensor& out) { at::cpu::addcmul_out(out, self, t1, t2, value); });
   });
   RegisterOut("aten::lerp", "Scalar", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Scalar weight = io.Input(2).toScalar();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::lerp(self, end, weight); },
-                [&](at::Tensor& out) { at::lerp_out(out, self, end, weight); });
+                [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
   });
   RegisterOut("aten::lerp", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Tensor& weight = TensorArg(io, 2);
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::lerp(self, end, weight); },
-                [&](at::Tensor& out) { at::lerp_out(out, self, end, weight); });
+                [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
   });
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ATen/CPUFunctions.h"
 #include "absl/container/flat_hash_set.h"
 #include "ops/out_variant.h"
 #include "ops/views.h"
@@ -41,7 +42,7 @@ void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim
   WriteOutput(io, 0, PromoteAll(tensors),
               [&] { return stack ? at::stack(tensors, dim) : at::cat(tensors, dim); },
               [&](at::Tensor& out) {
-                stack ? at::stack_out(out, tensors, dim) : at::cat_out(out, tensors, dim);
+                stack ? at::stack_out(out, tensors, dim) : at::cpu::cat_out(out, tensors, dim);
               });
 }
 
@@ -71,7 +72,7 @@ void RegisterIndexing() {
     const int64_t dim = io.Input(1).toInt();
     const at::Tensor& index = TensorArg(io, 2);
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::index_select(self, dim, index); },
-                [&](at::Tensor& out) { at::index_select_out(out, self, dim, index); });
+                [&](at::Tensor& out) { at::cpu::index_select_out(out, self, dim, index); });
   });
   RegisterOut("aten::gather", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -80,7 +81,7 @@ void RegisterIndexing() {
     const bool sparse_grad = io.Input(3).toBool();
     WriteOutput(io, 0, self.scalar_type(),
                 [&] { return at::gather(self, dim, index, sparse_grad); },
-                [&](at::Tensor& out) { at::gather_out(out, self, dim, index, sparse_grad); });
+                [&](at::Tensor& out) { at::cpu::gather_out(out, self, dim, index, sparse_grad); });
   });
   // repeat as ATen computes it, into the output: view the output as
   // (repeat, size) blocks per dim and copy the broadcast input into them.

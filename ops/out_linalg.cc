@@ -2,6 +2,7 @@
 // linear. dot and mv stay in fallback: LibTorch 1.13's out forms of them
 // compute into a temporary and copy.
 #include "ATen/ATen.h"
+#include "ATen/CPUFunctions.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -37,8 +38,8 @@ void AddProduct(const char* name, AddFn fn, AddOutFn out_fn) {
 }
 
 const bool kRegistered = [] {
-  Product("aten::mm", at::mm, at::mm_out);
-  Product("aten::bmm", at::bmm, at::bmm_out);
+  Product("aten::mm", at::mm, at::cpu::mm_out);
+  Product("aten::bmm", at::bmm, at::cpu::bmm_out);
   // matmul writes directly only where it is one mm or bmm; other shapes
   // take the functional form (LibTorch's matmul_out would compute into a
   // temporary and copy).
@@ -52,10 +53,10 @@ const bool kRegistered = [] {
       return;
     }
     WriteOutput(io, 0, a.scalar_type(), [&] { return at::matmul(a, b); },
-                [&](at::Tensor& out) { mm ? at::mm_out(out, a, b) : at::bmm_out(out, a, b); });
+                [&](at::Tensor& out) { mm ? at::cpu::mm_out(out, a, b) : at::cpu::bmm_out(out, a, b); });
   });
-  AddProduct("aten::addmm", at::addmm, at::addmm_out);
-  AddProduct("aten::baddbmm", at::baddbmm, at::baddbmm_out);
+  AddProduct("aten::addmm", at::addmm, at::cpu::addmm_out);
+  AddProduct("aten::baddbmm", at::baddbmm, at::cpu::baddbmm_out);
   RegisterOut("aten::linear", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const at::Tensor& weight = TensorArg(io, 1);

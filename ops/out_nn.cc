@@ -7,6 +7,7 @@
 // LibTorch 1.13 has no CPU out form for them (batch_norm's only computes into
 // a temporary).
 #include "ATen/ATen.h"
+#include "ATen/CPUFunctions.h"
 #include "c10/util/accumulate.h"
 #include "ops/cpu_kernels.h"
 #include "ops/out_variant.h"
@@ -94,7 +95,7 @@ void RegisterEmbeddingAndPooling() {
       return;
     }
     WriteOutput(io, 0, weight.scalar_type(), functional, [&](at::Tensor& out) {
-      at::index_select_out(out, weight, 0, indices.reshape(-1));
+      at::cpu::index_select_out(out, weight, 0, indices.reshape(-1));
       std::vector<int64_t> shape = indices.sizes().vec();
       shape.push_back(weight.size(1));
       out.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
@@ -114,7 +115,7 @@ void RegisterEmbeddingAndPooling() {
                                         count_include_pad, divisor);
                 },
                 [&](at::Tensor& out) {
-                  at::avg_pool2d_out(out, self, kernel, stride, padding, ceil_mode,
+                  at::cpu::avg_pool2d_out(out, self, kernel, stride, padding, ceil_mode,
                                      count_include_pad, divisor);
                 });
   });
@@ -122,7 +123,7 @@ void RegisterEmbeddingAndPooling() {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> size = io.Input(1).toIntVector();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool2d(self, size); },
-                [&](at::Tensor& out) { at::adaptive_avg_pool2d_out(out, self, size); });
+                [&](at::Tensor& out) { at::cpu::adaptive_avg_pool2d_out(out, self, size); });
   });
 }
 

@@ -2,6 +2,7 @@
 // max/min (of everything, or over a dim with values and indices), argmax/argmin, norm, cumsum,
 // cumprod, logsumexp, var/std, any/all.
 #include "ATen/ATen.h"
+#include "ATen/CPUFunctions.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -23,7 +24,7 @@ void RegisterSums() {
     const auto dtype = DtypeArg(io.Input(1));
     WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(1)),
                 [&] { return at::sum(self, dtype); },
-                [&](at::Tensor& out) { at::sum_out(out, self, at::IntArrayRef{}, false, dtype); });
+                [&](at::Tensor& out) { at::cpu::sum_out(out, self, at::IntArrayRef{}, false, dtype); });
   });
   RegisterOut("aten::sum", "dim_IntList", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -33,7 +34,7 @@ void RegisterSums() {
     const auto dtype = DtypeArg(io.Input(3));
     WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(3)),
                 [&] { return at::sum(self, dim, keepdim, dtype); },
-                [&](at::Tensor& out) { at::sum_out(out, self, dim, keepdim, dtype); });
+                [&](at::Tensor& out) { at::cpu::sum_out(out, self, dim, keepdim, dtype); });
   });
   RegisterOut("aten::mean", "dim", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -43,13 +44,13 @@ void RegisterSums() {
     const auto dtype = DtypeArg(io.Input(3));
     WriteOutput(io, 0, dtype.value_or(self.scalar_type()),
                 [&] { return at::mean(self, dim, keepdim, dtype); },
-                [&](at::Tensor& out) { at::mean_out(out, self, dim, keepdim, dtype); });
+                [&](at::Tensor& out) { at::cpu::mean_out(out, self, dim, keepdim, dtype); });
   });
   RegisterOut("aten::mean", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto dtype = DtypeArg(io.Input(1));
     WriteOutput(io, 0, dtype.value_or(self.scalar_type()), [&] { return at::mean(self, dtype); },
-                [&](at::Tensor& out) { at::mean_out(out, self, at::IntArrayRef{}, false, dtype); });
+                [&](at::Tensor& out) { at::cpu::mean_out(out, self, at::IntArrayRef{}, false, dtype); });
   });
   RegisterOut("aten::prod", "dim_int", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -58,7 +59,7 @@ void RegisterSums() {
     const auto dtype = DtypeArg(io.Input(3));
     WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(3)),
                 [&] { return at::prod(self, dim, keepdim, dtype); },
-                [&](at::Tensor& out) { at::prod_out(out, self, dim, keepdim, dtype); });
+                [&](at::Tensor& out) { at::cpu::prod_out(out, self, dim, keepdim, dtype); });
   });
   using ScanFn = at::Tensor (*)(const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
   using ScanOutFn =
@@ -78,13 +79,13 @@ void RegisterSums() {
          return at::cumsum(s, d, t);
        },
        [](at::Tensor& o, const at::Tensor& s, int64_t d,
-          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cumsum_out(o, s, d, t); });
+          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cpu::cumsum_out(o, s, d, t); });
   scan("aten::cumprod",
        [](const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t) {
          return at::cumprod(s, d, t);
        },
        [](at::Tensor& o, const at::Tensor& s, int64_t d,
-          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cumprod_out(o, s, d, t); });
+          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cpu::cumprod_out(o, s, d, t); });
 }
 
 void RegisterExtremes() {
@@ -104,12 +105,12 @@ void RegisterExtremes() {
   over_dims("aten::amax", false,
             [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amax(s, d, k); },
             [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
-              return at::amax_out(o, s, d, k);
+              return at::cpu::amax_out(o, s, d, k);
             });
   over_dims("aten::amin", false,
             [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amin(s, d, k); },
             [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
-              return at::amin_out(o, s, d, k);
+              return at::cpu::amin_out(o, s, d, k);
             });
   over_dims("aten::logsumexp", true,
             [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::logsumexp(s, d, k); },
@@ -123,8 +124,8 @@ void RegisterExtremes() {
       const at::Tensor& self = TensorArg(io, 0);
       WriteOutput(io, 0, self.scalar_type(), [&] { return is_max ? at::max(self) : at::min(self); },
                   [&](at::Tensor& out) {
-                    is_max ? at::amax_out(out, self, at::IntArrayRef{}, false)
-                           : at::amin_out(out, self, at::IntArrayRef{}, false);
+                    is_max ? at::cpu::amax_out(out, self, at::IntArrayRef{}, false)
+                           : at::cpu::amin_out(out, self, at::IntArrayRef{}, false);
                   });
     });
   }
@@ -137,8 +138,8 @@ void RegisterExtremes() {
       at::Tensor* values = ReusableOutput(io.Output(0), self.scalar_type());
       at::Tensor* indices = values ? ReusableOutput(io.Output(1), at::kLong) : nullptr;
       if (values && indices) {
-        is_max ? at::max_out(*values, *indices, self, dim, keepdim)
-               : at::min_out(*values, *indices, self, dim, keepdim);
+        is_max ? at::cpu::max_out(*values, *indices, self, dim, keepdim)
+               : at::cpu::min_out(*values, *indices, self, dim, keepdim);
         return;
       }
       auto [new_values, new_indices] =
@@ -155,8 +156,8 @@ void RegisterExtremes() {
       WriteOutput(io, 0, at::kLong,
                   [&] { return is_max ? at::argmax(self, dim, keepdim) : at::argmin(self, dim, keepdim); },
                   [&](at::Tensor& out) {
-                    is_max ? at::argmax_out(out, self, dim, keepdim)
-                           : at::argmin_out(out, self, dim, keepdim);
+                    is_max ? at::cpu::argmax_out(out, self, dim, keepdim)
+                           : at::cpu::argmin_out(out, self, dim, keepdim);
                   });
     });
   }
@@ -169,7 +170,7 @@ void RegisterStatistics() {
     const std::vector<int64_t> dims = io.Input(2).toIntVector();
     const bool keepdim = io.Input(3).toBool();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::norm(self, p, dims, keepdim); },
-                [&](at::Tensor& out) { at::norm_out(out, self, p, dims, keepdim); });
+                [&](at::Tensor& out) { at::cpu::norm_out(out, self, p, dims, keepdim); });
   });
   for (const bool is_var : {true, false}) {
     RegisterOut(is_var ? "aten::var" : "aten::std", "dim", [is_var](NodeIO& io) {
@@ -184,8 +185,8 @@ void RegisterStatistics() {
                                   : at::std(self, dim, unbiased, keepdim);
                   },
                   [&](at::Tensor& out) {
-                    is_var ? at::var_out(out, self, dim, unbiased, keepdim)
-                           : at::std_out(out, self, dim, unbiased, keepdim);
+                    is_var ? at::cpu::var_out(out, self, dim, unbiased, keepdim)
+                           : at::cpu::std_out(out, self, dim, unbiased, keepdim);
                   });
     });
   }
@@ -200,14 +201,14 @@ void RegisterStatistics() {
       WriteOutput(io, 0, dtype,
                   [&] { return is_any ? at::any(self, dim, keepdim) : at::all(self, dim, keepdim); },
                   [&](at::Tensor& out) {
-                    is_any ? at::any_out(out, self, dim, keepdim) : at::all_out(out, self, dim, keepdim);
+                    is_any ? at::cpu::any_out(out, self, dim, keepdim) : at::cpu::all_out(out, self, dim, keepdim);
                   });
     });
     RegisterOut(name, "", [is_any](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const at::ScalarType dtype = self.scalar_type() == at::kByte ? at::kByte : at::kBool;
       WriteOutput(io, 0, dtype, [&] { return is_any ? at::any(self) : at::all(self); },
-                  [&](at::Tensor& out) { is_any ? at::any_out(out, self) : at::all_out(out, self); });
+                  [&](at::Tensor& out) { is_any ? at::cpu::any_out(out, self) : at::cpu::all_out(out, self); });
     });
   }
 }

@@ -1,6 +1,7 @@
 // Out-variant kernels for unary elementwise math and activations: one tensor
 // in, one tensor out of the same shape, optionally with scalar parameters.
 #include "ATen/ATen.h"
+#include "ATen/CPUFunctions.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -29,50 +30,50 @@ void RegisterSimple() {
     Fn fn;
     OutFn out;
   } kOps[] = {
-      {"aten::exp", FloatResult, at::exp, at::exp_out},
-      {"aten::log", FloatResult, at::log, at::log_out},
-      {"aten::log1p", FloatResult, at::log1p, at::log1p_out},
-      {"aten::log2", FloatResult, at::log2, at::log2_out},
-      {"aten::log10", FloatResult, at::log10, at::log10_out},
-      {"aten::expm1", FloatResult, at::expm1, at::expm1_out},
-      {"aten::exp2", FloatResult, at::exp2, at::exp2_out},
-      {"aten::sqrt", FloatResult, at::sqrt, at::sqrt_out},
-      {"aten::rsqrt", FloatResult, at::rsqrt, at::rsqrt_out},
-      {"aten::reciprocal", FloatResult, at::reciprocal, at::reciprocal_out},
-      {"aten::erf", FloatResult, at::erf, at::erf_out},
-      {"aten::erfc", FloatResult, at::erfc, at::erfc_out},
-      {"aten::sigmoid", FloatResult, at::sigmoid, at::sigmoid_out},
-      {"aten::tanh", FloatResult, at::tanh, at::tanh_out},
-      {"aten::sin", FloatResult, at::sin, at::sin_out},
-      {"aten::cos", FloatResult, at::cos, at::cos_out},
-      {"aten::tan", FloatResult, at::tan, at::tan_out},
-      {"aten::asin", FloatResult, at::asin, at::asin_out},
-      {"aten::acos", FloatResult, at::acos, at::acos_out},
-      {"aten::atan", FloatResult, at::atan, at::atan_out},
-      {"aten::sinh", FloatResult, at::sinh, at::sinh_out},
-      {"aten::cosh", FloatResult, at::cosh, at::cosh_out},
-      {"aten::abs", Same, at::abs, at::abs_out},
-      {"aten::neg", Same, at::neg, at::neg_out},
-      {"aten::sign", Same, at::sign, at::sign_out},
-      {"aten::floor", Same, at::floor, at::floor_out},
-      {"aten::ceil", Same, at::ceil, at::ceil_out},
-      {"aten::trunc", Same, at::trunc, at::trunc_out},
-      {"aten::frac", Same, at::frac, at::frac_out},
-      {"aten::silu", Same, at::silu, at::silu_out},
-      {"aten::mish", Same, at::mish, at::mish_out},
-      {"aten::hardswish", Same, at::hardswish, at::hardswish_out},
-      {"aten::hardsigmoid", Same, at::hardsigmoid, at::hardsigmoid_out},
-      {"aten::bitwise_not", Same, at::bitwise_not, at::bitwise_not_out},
-      {"aten::logical_not", Bool, at::logical_not, at::logical_not_out},
+      {"aten::exp", FloatResult, at::exp, at::cpu::exp_out},
+      {"aten::log", FloatResult, at::log, at::cpu::log_out},
+      {"aten::log1p", FloatResult, at::log1p, at::cpu::log1p_out},
+      {"aten::log2", FloatResult, at::log2, at::cpu::log2_out},
+      {"aten::log10", FloatResult, at::log10, at::cpu::log10_out},
+      {"aten::expm1", FloatResult, at::expm1, at::cpu::expm1_out},
+      {"aten::exp2", FloatResult, at::exp2, at::cpu::exp2_out},
+      {"aten::sqrt", FloatResult, at::sqrt, at::cpu::sqrt_out},
+      {"aten::rsqrt", FloatResult, at::rsqrt, at::cpu::rsqrt_out},
+      {"aten::reciprocal", FloatResult, at::reciprocal, at::cpu::reciprocal_out},
+      {"aten::erf", FloatResult, at::erf, at::cpu::erf_out},
+      {"aten::erfc", FloatResult, at::erfc, at::cpu::erfc_out},
+      {"aten::sigmoid", FloatResult, at::sigmoid, at::cpu::sigmoid_out},
+      {"aten::tanh", FloatResult, at::tanh, at::cpu::tanh_out},
+      {"aten::sin", FloatResult, at::sin, at::cpu::sin_out},
+      {"aten::cos", FloatResult, at::cos, at::cpu::cos_out},
+      {"aten::tan", FloatResult, at::tan, at::cpu::tan_out},
+      {"aten::asin", FloatResult, at::asin, at::cpu::asin_out},
+      {"aten::acos", FloatResult, at::acos, at::cpu::acos_out},
+      {"aten::atan", FloatResult, at::atan, at::cpu::atan_out},
+      {"aten::sinh", FloatResult, at::sinh, at::cpu::sinh_out},
+      {"aten::cosh", FloatResult, at::cosh, at::cpu::cosh_out},
+      {"aten::abs", Same, at::abs, at::cpu::abs_out},
+      {"aten::neg", Same, at::neg, at::cpu::neg_out},
+      {"aten::sign", Same, at::sign, at::cpu::sign_out},
+      {"aten::floor", Same, at::floor, at::cpu::floor_out},
+      {"aten::ceil", Same, at::ceil, at::cpu::ceil_out},
+      {"aten::trunc", Same, at::trunc, at::cpu::trunc_out},
+      {"aten::frac", Same, at::frac, at::cpu::frac_out},
+      {"aten::silu", Same, at::silu, at::cpu::silu_out},
+      {"aten::mish", Same, at::mish, at::cpu::mish_out},
+      {"aten::hardswish", Same, at::hardswish, at::cpu::hardswish_out},
+      {"aten::hardsigmoid", Same, at::hardsigmoid, at::cpu::hardsigmoid_out},
+      {"aten::bitwise_not", Same, at::bitwise_not, at::cpu::bitwise_not_out},
+      {"aten::logical_not", Bool, at::logical_not, at::cpu::logical_not_out},
   };
   for (const auto& op : kOps) Unary(op.name, op.rule, op.fn, op.out);
   Unary("aten::round", Same, [](const at::Tensor& self) { return at::round(self); },
         [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
-          return at::round_out(out, self);
+          return at::cpu::round_out(out, self);
         });
   // relu has no out form; clamp_min(0) is the same function.
   Unary("aten::relu", Same, at::relu, [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
-    return at::clamp_min_out(out, self, 0);
+    return at::cpu::clamp_min_out(out, self, 0);
   });
 }
 
@@ -94,13 +95,13 @@ void RegisterParameterized() {
     const at::Tensor& self = TensorArg(io, 0);
     const std::string& approximate = io.Input(1).toStringRef();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::gelu(self, approximate); },
-                [&](at::Tensor& out) { at::gelu_out(out, self, approximate); });
+                [&](at::Tensor& out) { at::cpu::gelu_out(out, self, approximate); });
   });
   RegisterOut("aten::logit", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto eps = io.Input(1).toOptional<double>();
     WriteOutput(io, 0, FloatResult(self.scalar_type()), [&] { return at::logit(self, eps); },
-                [&](at::Tensor& out) { at::logit_out(out, self, eps); });
+                [&](at::Tensor& out) { at::cpu::logit_out(out, self, eps); });
   });
   RegisterOut("aten::nan_to_num", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -109,7 +110,7 @@ void RegisterParameterized() {
     const auto neginf = io.Input(3).toOptional<double>();
     WriteOutput(io, 0, self.scalar_type(),
                 [&] { return at::nan_to_num(self, nan, posinf, neginf); },
-                [&](at::Tensor& out) { at::nan_to_num_out(out, self, nan, posinf, neginf); });
+                [&](at::Tensor& out) { at::cpu::nan_to_num_out(out, self, nan, posinf, neginf); });
   });
   RegisterOut("aten::elu", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -118,34 +119,34 @@ void RegisterParameterized() {
     const at::Scalar input_scale = io.Input(3).toScalar();
     WriteOutput(io, 0, self.scalar_type(),
                 [&] { return at::elu(self, alpha, scale, input_scale); },
-                [&](at::Tensor& out) { at::elu_out(out, self, alpha, scale, input_scale); });
+                [&](at::Tensor& out) { at::cpu::elu_out(out, self, alpha, scale, input_scale); });
   });
   RegisterOut("aten::leaky_relu", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar slope = io.Input(1).toScalar();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::leaky_relu(self, slope); },
-                [&](at::Tensor& out) { at::leaky_relu_out(out, self, slope); });
+                [&](at::Tensor& out) { at::cpu::leaky_relu_out(out, self, slope); });
   });
   RegisterOut("aten::hardtanh", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar low = io.Input(1).toScalar();
     const at::Scalar high = io.Input(2).toScalar();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::hardtanh(self, low, high); },
-                [&](at::Tensor& out) { at::hardtanh_out(out, self, low, high); });
+                [&](at::Tensor& out) { at::cpu::hardtanh_out(out, self, low, high); });
   });
   RegisterOut("aten::softplus", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar beta = io.Input(1).toScalar();
     const at::Scalar threshold = io.Input(2).toScalar();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::softplus(self, beta, threshold); },
-                [&](at::Tensor& out) { at::softplus_out(out, self, beta, threshold); });
+                [&](at::Tensor& out) { at::cpu::softplus_out(out, self, beta, threshold); });
   });
   RegisterOut("aten::threshold", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar threshold = io.Input(1).toScalar();
     const at::Scalar value = io.Input(2).toScalar();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::threshold(self, threshold, value); },
-                [&](at::Tensor& out) { at::threshold_out(out, self, threshold, value); });
+                [&](at::Tensor& out) { at::cpu::threshold_out(out, self, threshold, value); });
   });
   RegisterOut("aten::clamp", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -153,21 +154,21 @@ void RegisterParameterized() {
     const auto high = io.Input(2).toOptional<at::Scalar>();
     WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), io.Input(2)),
                 [&] { return at::clamp(self, low, high); },
-                [&](at::Tensor& out) { at::clamp_out(out, self, low, high); });
+                [&](at::Tensor& out) { at::cpu::clamp_out(out, self, low, high); });
   });
   RegisterOut("aten::clamp_min", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar low = io.Input(1).toScalar();
     WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
                 [&] { return at::clamp_min(self, low); },
-                [&](at::Tensor& out) { at::clamp_min_out(out, self, low); });
+                [&](at::Tensor& out) { at::cpu::clamp_min_out(out, self, low); });
   });
   RegisterOut("aten::clamp_max", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar high = io.Input(1).toScalar();
     WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
                 [&] { return at::clamp_max(self, high); },
-                [&](at::Tensor& out) { at::clamp_max_out(out, self, high); });
+                [&](at::Tensor& out) { at::cpu::clamp_max_out(out, self, high); });
   });
   using DiagonalFn = at::Tensor (*)(const at::Tensor&, int64_t);
   using DiagonalOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, int64_t);
@@ -179,8 +180,8 @@ void RegisterParameterized() {
                   [&](at::Tensor& out) { out_fn(out, self, diagonal); });
     });
   };
-  diagonal_op("aten::tril", at::tril, at::tril_out);
-  diagonal_op("aten::triu", at::triu, at::triu_out);
+  diagonal_op("aten::tril", at::tril, at::cpu::tril_out);
+  diagonal_op("aten::triu", at::triu, at::cpu::triu_out);
 }
 
 const bool kRegistered = [] {

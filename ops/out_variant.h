@@ -37,6 +37,9 @@ inline void WriteOutput(NodeIO& io, size_t i, at::ScalarType dtype, Functional&&
                         Out&& out) {
   c10::IValue& slot = io.Output(i);
   if (at::Tensor* tensor = ReusableOutput(slot, dtype)) {
+    // Out forms call ATen's CPU kernels directly (at::cpu::), below the
+    // autograd dispatch keys, as an inference runtime does not record graphs.
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
     out(*tensor);
   } else {
     slot = functional();
