@@ -49,5 +49,24 @@ absl::StatusOr<torch::jit::Module> DefaultModel() {
                                     {"top_b2", p({1})}});
 }
 
+const char kOpDenseInputSpec[] = "f32[8,16];f32[8,16]";
+
+absl::StatusOr<torch::jit::Module> OpDenseModel() {
+  // Five unrolled rounds of 13 ops: 65 nodes on 8x16 tensors.
+  std::string body;
+  for (int round = 0; round < 5; ++round) {
+    body += R"(
+    a = torch.relu(x + y)
+    b = torch.sigmoid(a * 0.5)
+    c = torch.tanh(b - x)
+    d = torch.softmax(c, 1)
+    e = d * y + a
+    f = torch.clamp(e, -1.0, 1.0)
+    g = f.sum(1, keepdim=True) + f
+    x = g / 2.0)";
+  }
+  return ModuleFromSource("\ndef forward(self, x, y):" + body + "\n    return x\n");
+}
+
 }  // namespace sr
 }  // namespace static_runtime

@@ -49,6 +49,11 @@ grep -q '"traceEvents"' "${TEST_TMPDIR}/trace.json" || {
   echo "FAIL: no trace written"; failures=$((failures + 1)); }
 expect_error 2 "needs --inputs" profile "${TEST_TMPDIR}/bad.pt"
 expect_error 2 "plan needs --svg" plan
+expect_error 1 "unknown --builtin=big" bench --builtin=big
+if ! "$SR" bench --builtin=op_dense --iters=3 --warmup=1 | grep -q "65 out variant"; then
+  echo "FAIL: sr bench --builtin=op_dense"
+  failures=$((failures + 1))
+fi
 if ! "$SR" plan --svg="${TEST_TMPDIR}/plan.svg" | grep -q "managed tensors"; then
   echo "FAIL: sr plan on the default model"
   failures=$((failures + 1))

@@ -36,6 +36,8 @@ namespace {
 
 const std::vector<FlagSpec>& Flags() {
   static const auto* const kFlags = new std::vector<FlagSpec>{
+      {"builtin", FlagKind::kString, "ads",
+       "the embedded model used without a model file: ads or op_dense"},
       {"inputs", FlagKind::kString, "", "inputs: a file written by torch.save (tuple or list)"},
       {"input_spec", FlagKind::kString, "",
        "random inputs, e.g. 'f32[8,64];i64[32]{0..999};int=3' (see README)"},
@@ -81,14 +83,24 @@ std::string Usage() {
 // --inputs, --input-spec, or the embedded model's spec.
 absl::StatusOr<std::vector<c10::IValue>> LoadInputs(const Args& args) {
   if (args.Given("inputs")) return LoadInputsFile(args.String("inputs"));
+  const char* builtin_spec =
+      args.String("builtin") == "op_dense" ? kOpDenseInputSpec : kDefaultInputSpec;
   return ParseInputSpec(
-      args.Given("input_spec") ? args.String("input_spec") : std::string(kDefaultInputSpec),
+      args.Given("input_spec") ? args.String("input_spec") : std::string(builtin_spec),
       args.Int("seed"));
 }
 
 // The model named on the command line, or the embedded one.
 absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name) {
   if (args.positional().empty()) {
+    if (args.String("builtin") == "op_dense") {
+      name = "builtin op_dense";
+      return OpDenseModel();
+    }
+    if (args.String("builtin") != "ads") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown --builtin=", args.String("builtin"), " (ads or op_dense)"));
+    }
     name = "default (ads ranking)";
     return DefaultModel();
   }
