@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "ops/fallback.h"
+#include "ops/out_variant_test_support.h"
 #include "passes/load.h"
 #include "passes/operators.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
@@ -83,21 +84,12 @@ std::string Describe(const std::vector<c10::IValue>& values) {
   });
 }
 
-// Runs `kernel` on `inputs`; the output or the error message.
+// Runs `kernel` on `inputs`; the output, or "<error>" if it throws.
 std::string RunKernel(const Kernel& kernel, const std::vector<c10::IValue>& inputs) {
-  std::vector<c10::IValue> values = inputs;
-  values.emplace_back();
-  std::vector<ValueIndex> input_slots(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) input_slots[i] = i;
-  const ValueIndex output_slot = inputs.size();
-  NodeIO io(values.data(), input_slots, absl::MakeConstSpan(&output_slot, 1));
-  try {
-    kernel(io);
-  } catch (const std::exception&) {
-    return "<error>";
-  }
+  testing::Slots slots(/*num_outputs=*/1);
+  if (!slots.Run(kernel, inputs).empty()) return "<error>";
   std::ostringstream text;
-  text << values.back().tagKind() << " " << values.back();
+  text << slots.Output(0).tagKind() << " " << slots.Output(0);
   return text.str();
 }
 
