@@ -93,13 +93,13 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
   arena_.Reserve(plan_.arena_bytes);
   stats_.arena_bytes = arena_.capacity();
   for (size_t i = 0; i < slots_.size(); ++i) {
-    if (lifetimes_[i].bytes == 0) continue;
     c10::IValue& value = values[slots_[i]];
     if (records_[i].dtype &&
         (value.isNone() || (handed_out_ && OwnedTensor(value) == nullptr))) {
       // Empty, or (an output) still held by the caller: a tensor of our own.
       value = EmptyTensor(*records_[i].dtype);
     }
+    if (lifetimes_[i].bytes == 0) continue;  // stays empty, costs nothing
     at::Tensor* tensor = OwnedTensor(value);
     if (tensor == nullptr) continue;
     c10::StorageImpl* storage = tensor->storage().unsafeGetStorageImpl();

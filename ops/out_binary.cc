@@ -46,6 +46,35 @@ void TensorScalar(const char* name, const char* overload, Rule rule, TensorScala
   });
 }
 
+// `scalar` as the wrapped 0-dim tensor ATen's Scalar overloads make of it.
+// Per-thread tensors (one per scalar kind) are rewritten in place, so the
+// kernels allocate nothing for it; valid until this thread's next call.
+at::Tensor WrappedScalar(const at::Scalar& scalar) {
+  auto make = [](at::ScalarType dtype) {
+    at::Tensor tensor = at::empty({}, at::TensorOptions().dtype(dtype));
+    tensor.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return tensor;
+  };
+  thread_local const at::Tensor as_double = make(at::kDouble);
+  thread_local const at::Tensor as_long = make(at::kLong);
+  thread_local const at::Tensor as_bool = make(at::kBool);
+  if (scalar.isFloatingPoint()) {
+    *as_double.data_ptr<double>() = scalar.toDouble();
+    return as_double;
+  }
+  if (scalar.isBoolean()) {
+    *as_bool.data_ptr<bool>() = scalar.toBool();
+    return as_bool;
+  }
+  if (scalar.isIntegral(/*includeBool=*/false)) {
+    *as_long.data_ptr<int64_t>() = scalar.toLong();
+    return as_long;
+  }
+  at::Tensor tensor = at::scalar_to_tensor(scalar);
+  tensor.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return tensor;
+}
+
 // (Tensor self, Scalar other) -> Tensor computed by the Tensor-Tensor out
 // form with the scalar as a wrapped 0-dim tensor, which is what ATen's
 // functional form does (its Scalar out form copies through a temporary).
@@ -53,8 +82,7 @@ void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
                          TensorTensorFn fn, TensorTensorOutFn out) {
   RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
-    at::Tensor b = at::scalar_to_tensor(io.Input(1).toScalar());
-    b.unsafeGetTensorImpl()->set_wrapped_number(true);
+    const at::Tensor b = WrappedScalar(io.Input(1).toScalar());
     WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
                 [&](at::Tensor& result) { out(result, a, b); });
   });
@@ -88,8 +116,7 @@ void RegisterArithmetic() {
     RegisterOut(name, "Scalar", [fn, out](NodeIO& io) {
       const at::Tensor& a = TensorArg(io, 0);
       // Scalars become 0-dim tensors, as ATen's own Scalar overloads do.
-      const at::Tensor b = at::scalar_to_tensor(io.Input(1).toScalar());
-      b.unsafeGetTensorImpl()->set_wrapped_number(true);
+      const at::Tensor b = WrappedScalar(io.Input(1).toScalar());
       const at::Scalar alpha = io.Input(2).toScalar();
       WriteOutput(io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
                   [&](at::Tensor& result) { out(result, a, b, alpha); });
@@ -145,8 +172,7 @@ void RegisterArithmetic() {
   for (const auto& [overload, scalar] : kDivModes) {
     RegisterOut("aten::div", overload, [scalar = scalar](NodeIO& io) {
       const at::Tensor& a = TensorArg(io, 0);
-      at::Tensor b = scalar ? at::scalar_to_tensor(io.Input(1).toScalar()) : TensorArg(io, 1);
-      if (scalar) b.unsafeGetTensorImpl()->set_wrapped_number(true);
+      const at::Tensor b = scalar ? WrappedScalar(io.Input(1).toScalar()) : TensorArg(io, 1);
       const auto mode = io.Input(2).toOptional<c10::string_view>();
       const at::ScalarType dtype = mode ? Promoted(io) : PromotedFloat(io);
       WriteOutput(io, 0, dtype, [&] { return at::div(a, b, mode); },

@@ -1,6 +1,6 @@
 // Out-variant kernels for data movement: cat/stack (and their variadic
 // forms), index_select, gather, repeat, clone, contiguous, type_as,
-// zeros_like/ones_like/full_like, the copy variants of views, maybe-copying
+// zeros_like/ones_like/full_like, arange, the copy variants of views, maybe-copying
 // `to`, split/chunk/unbind with unpacked outputs, topk and sort.
 // aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy ignores
 // the strides of non-contiguous inputs, and the runtime must give what the
@@ -228,6 +228,33 @@ void RegisterCopies() {
   }
 }
 
+// arange(end), arange(start, end), arange(start, end, step) on the CPU.
+void RegisterFactories() {
+  const struct {
+    const char* overload;
+    size_t scalars;  // end | start, end | start, end, step
+  } kArange[] = {{"", 1}, {"start", 2}, {"start_step", 3}};
+  for (const auto& arange : kArange) {
+    RegisterOut("aten::arange", arange.overload, [scalars = arange.scalars](NodeIO& io) {
+      const at::Scalar start = scalars == 1 ? at::Scalar(0) : io.Input(0).toScalar();
+      const at::Scalar end = io.Input(scalars == 1 ? 0 : 1).toScalar();
+      const at::Scalar step = scalars == 3 ? io.Input(2).toScalar() : at::Scalar(1);
+      const auto dtype = io.Input(scalars).toOptional<at::ScalarType>();
+      const auto layout = io.Input(scalars + 1).toOptional<at::Layout>();
+      const auto device = io.Input(scalars + 2).toOptional<at::Device>();
+      const auto pin = io.Input(scalars + 3).toOptional<bool>();
+      auto functional = [&] { return at::arange(start, end, step, dtype, layout, device, pin); };
+      if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin)) {
+        io.Output(0) = functional();
+        return;
+      }
+      const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
+      WriteOutput(io, 0, dtype.value_or(integral ? at::kLong : DefaultFloat()), functional,
+                  [&](at::Tensor& out) { at::arange_out(out, start, end, step); });
+    });
+  }
+}
+
 void RegisterRewriteOperators() {
   absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
@@ -309,6 +336,7 @@ const bool kRegistered = [] {
   RegisterConcatenation();
   RegisterIndexing();
   RegisterCopies();
+  RegisterFactories();
   RegisterRewriteOperators();
   return true;
 }();

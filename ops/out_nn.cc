@@ -3,7 +3,7 @@
 // max_pool2d stays in fallback: its only out form also computes the argmax
 // indices, which is slower than the functional kernel. Statistics that the layer computes
 // and throws away (mean, rstd, pooling indices) go to per-thread scratch
-// tensors. Convolution, embedding_bag and batch_norm stay in fallback:
+// tensors. Convolution and batch_norm stay in fallback:
 // LibTorch 1.13 has no CPU out form for them (batch_norm's only computes into
 // a temporary).
 #include "ATen/ATen.h"

@@ -57,6 +57,25 @@ graph(%a : int, %b : int, %x : Tensor):
   EXPECT_FALSE(KernelRegistry::Global().Find(nodes[2], false).has_value());
 }
 
+TEST(RegistryTest, EmbeddingBagOutVariantOnlyWhenItsAuxiliaryOutputsAreUnused) {
+  // The out variant computes the pooled output only.
+  auto graph = ParseGraphIR(R"IR(
+graph(%w : Tensor, %i : Tensor, %o : Tensor):
+  %f : bool = prim::Constant[value=0]()
+  %mode : int = prim::Constant[value=0]()
+  %none : NoneType = prim::Constant()
+  %a : Tensor, %a1 : Tensor, %a2 : Tensor, %a3 : Tensor = aten::embedding_bag(%w, %i, %o, %f, %mode, %f, %none, %f)
+  %b : Tensor, %b1 : Tensor, %b2 : Tensor, %b3 : Tensor = aten::embedding_bag(%w, %i, %o, %f, %mode, %f, %none, %f)
+  return (%a, %b, %b2))IR");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::vector<torch::jit::Node*> nodes((*graph)->nodes().begin(), (*graph)->nodes().end());
+  auto pooled_only = KernelRegistry::Global().Find(nodes[3], true);
+  ASSERT_TRUE(pooled_only.has_value());
+  EXPECT_EQ(pooled_only->kind, KernelKind::kOutVariant);
+  auto bag_size_used = KernelRegistry::Global().Find(nodes[4], true);
+  EXPECT_FALSE(bag_size_used.has_value() && bag_size_used->kind == KernelKind::kOutVariant);
+}
+
 // A random value of a scalar type, including the awkward ones (0, negatives).
 c10::IValue RandomScalar(const c10::TypePtr& type, std::mt19937_64& rng) {
   switch (type->kind()) {
