@@ -6,6 +6,9 @@ For MODEL.pt and INPUTS.pt (a torch.save of a tuple or list of inputs) it
 times, in one invocation and on one intra-op thread, the frozen TorchScript
 module (JIT), PyTorch's Static Runtime (torch._C._jit_to_static_module) and
 our runtime (`sr bench --json`), and prints the latency and memory ratios.
+The JIT and PyTorch's Static Runtime are timed interleaved from Python, less
+the time of calling a TorchScript function that does nothing with the same
+arguments; `sr bench` times the JIT again in C++ beside our runtime.
 
   tools/compare_pytorch_sr.py MODEL.pt INPUTS.pt [--sr PATH] [--iters N]
 
@@ -32,15 +35,27 @@ def fail(message):
     sys.exit(1)
 
 
-def median_us(fn, args, warmup, iters):
+def interleaved_medians_us(functions, args, warmup, iters):
+    """Median call time of each function, calls interleaved round-robin."""
     for _ in range(warmup):
-        fn(*args)
-    samples = []
+        for fn in functions:
+            fn(*args)
+    samples = [[] for _ in functions]
     for _ in range(iters):
-        start = time.perf_counter()
-        fn(*args)
-        samples.append((time.perf_counter() - start) * 1e6)
-    return statistics.median(samples)
+        for fn, times in zip(functions, samples):
+            start = time.perf_counter()
+            fn(*args)
+            times.append((time.perf_counter() - start) * 1e6)
+    return [statistics.median(times) for times in samples]
+
+
+def python_call_overhead(torch, num_args):
+    """A TorchScript function taking the same arguments and doing nothing:
+    its call time is what calling from Python adds to the JIT's and PyTorch
+    Static Runtime's times, and is subtracted from both."""
+    params = ", ".join(f"a{i}: Any" for i in range(num_args))
+    unit = torch.jit.CompilationUnit(f"def nothing({params}):\n    return 0\n")
+    return unit.nothing
 
 
 def main():
@@ -84,11 +99,15 @@ def main():
     except Exception as error:
         fail(f"PyTorch cannot freeze or statically run the model: {error}")
 
-    jit_us = median_us(frozen, args, options.warmup, options.iters)
-    pytorch_sr_us = median_us(pytorch_sr, args, options.warmup, options.iters)
+    nothing = python_call_overhead(torch, len(args))
+    jit_us, pytorch_sr_us, call_us = interleaved_medians_us(
+        [frozen, pytorch_sr, nothing], args, options.warmup, options.iters)
+    jit_us -= call_us
+    pytorch_sr_us -= call_us
 
     ours_us = report["static_runtime"]["median_us"]
     print(f"model: {options.model}")
+    print(f"(Python call overhead {call_us:.1f} us subtracted from the Python-side times)")
     print(f"{'':28}{'median (us)':>14}{'vs JIT':>10}")
     print(f"{'JIT (frozen, this process)':28}{jit_us:14.1f}{1.0:10.2f}")
     print(f"{'PyTorch Static Runtime':28}{pytorch_sr_us:14.1f}{pytorch_sr_us / jit_us:10.2f}")

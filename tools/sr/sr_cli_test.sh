@@ -60,6 +60,15 @@ if ! "$SR" plan --svg="${TEST_TMPDIR}/plan.svg" | grep -q "managed tensors"; the
 fi
 grep -q "<svg" "${TEST_TMPDIR}/plan.svg" || { echo "FAIL: no SVG written"; failures=$((failures + 1)); }
 
+expect_error 2 "export needs --model-out=FILE and --inputs-out=FILE" export --model-out=x.pt
+# export, then bench the exported files: the round trip gives the same model.
+if ! "$SR" export --model-out="${TEST_TMPDIR}/ads.pt" --inputs-out="${TEST_TMPDIR}/ads_inputs.pt" \
+    || ! "$SR" bench "${TEST_TMPDIR}/ads.pt" --inputs="${TEST_TMPDIR}/ads_inputs.pt" --iters=3 \
+         --warmup=1 | grep -q "max |static - jit| = 0"; then
+  echo "FAIL: sr export, then bench of the exported model"
+  failures=$((failures + 1))
+fi
+
 if ! "$SR" --help | grep -q -- "--input-spec=VALUE"; then
   echo "FAIL: --help does not list --input-spec"
   failures=$((failures + 1))

@@ -21,6 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "passes/exception_message.h"
 #include "passes/load.h"
+#include "torch/csrc/jit/serialization/pickle.h"
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
 #include "tools/sr/default_model.h"
@@ -51,6 +52,8 @@ const std::vector<FlagSpec>& Flags() {
       {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
       {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
       {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
+      {"model_out", FlagKind::kString, "", "export: write the model (torch.jit.save format)"},
+      {"inputs_out", FlagKind::kString, "", "export: write the inputs (torch.save format)"},
       {"enable_out_variant", FlagKind::kBool, "true", "use out-variant kernels"},
       {"optimize_memory", FlagKind::kBool, "true", "plan intermediates into one arena"},
       {"manage_output_tensors", FlagKind::kBool, "false", "keep outputs in a reused buffer"},
@@ -69,14 +72,17 @@ std::string Usage() {
       "usage: sr bench [MODEL.pt] [flags]\n"
       "       sr profile [MODEL.pt] [--trace=FILE.json] [flags]\n"
       "       sr explain [MODEL.pt] [--dot=FILE] [flags]\n"
-      "       sr plan [MODEL.pt] --svg=FILE [flags]\n\n"
+      "       sr plan [MODEL.pt] --svg=FILE [flags]\n"
+      "       sr export [MODEL.pt] --model-out=FILE --inputs-out=FILE [flags]\n\n"
       "bench runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
       "ads-ranking model) on the static runtime and on the TorchScript JIT,\n"
       "interleaved, and prints latency, the output check, memory and kernel\n"
       "statistics. profile shows time per node kind, the phases of a run and\n"
       "the runtime's overhead per node. explain prints the prepared graph,\n"
       "each node's kernel kind and why a node runs in fallback, or why the\n"
-      "model cannot run. plan draws the memory plan after a run.\n\nflags:\n",
+      "model cannot run. plan draws the memory plan after a run. export writes\n"
+      "the model and its inputs as files Python loads with torch.jit.load and\n"
+      "torch.load (for tools/compare_pytorch_sr.py).\n\nflags:\n",
       FlagHelp(Flags()));
 }
 
@@ -176,7 +182,7 @@ int PrepareRun(const Args& args, const char* command, RunSetup& setup) {
 // Writes `text` to the file named by flag `flag`, if given; 0 or an exit code.
 int WriteIfGiven(const Args& args, const char* flag, const std::string& text) {
   if (!args.Given(flag)) return 0;
-  std::ofstream file(args.String(flag));
+  std::ofstream file(args.String(flag), std::ios::binary);
   file << text;
   if (!file) return Fail(1, absl::StrCat("cannot write ", args.String(flag)));
   return 0;
@@ -235,6 +241,27 @@ int PlanCommand(const Args& args) {
   return WriteIfGiven(args, "svg", PlanSvg(**static_module, *planner));
 }
 
+int ExportCommand(const Args& args) {
+  if (!args.Given("model_out") || !args.Given("inputs_out")) {
+    return Fail(2, "export needs --model-out=FILE and --inputs-out=FILE");
+  }
+  RunSetup setup;
+  if (int code = PrepareRun(args, "export", setup)) return code;
+  try {
+    setup.module.save(args.String("model_out"));
+  } catch (const std::exception& e) {
+    return Fail(1, absl::StrCat("cannot write ", args.String("model_out"), ": ",
+                                ExceptionMessage(e)));
+  }
+  const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(setup.inputs));
+  if (int code = WriteIfGiven(args, "inputs_out", std::string(pickled.begin(), pickled.end()))) {
+    return code;
+  }
+  std::cout << "model: " << setup.model_name << "\nwrote " << args.String("model_out")
+            << " and " << args.String("inputs_out") << "\n";
+  return 0;
+}
+
 int ExplainCommand(const Args& args) {
   if (args.positional().size() > 1) return Fail(2, "explain takes at most one model file");
   std::string model_name;
@@ -266,8 +293,9 @@ int Main(int argc, char** argv) {
   if (args->command() == "explain") return ExplainCommand(*args);
   if (args->command() == "profile") return ProfileCommand(*args);
   if (args->command() == "plan") return PlanCommand(*args);
+  if (args->command() == "export") return ExportCommand(*args);
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
-  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, profile, explain, plan)"));
+  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, profile, explain, plan, export)"));
 }
 
 }  // namespace
