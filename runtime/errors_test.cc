@@ -179,5 +179,16 @@ graph(%x : Tensor):
   EXPECT_THAT(std::string(module.status().message()), HasSubstr("aten::add_"));
 }
 
+// Found by //fuzz:ir_fuzzer: the IR parser takes an unknown type name, and
+// LibTorch throws when asked for such a constant's value.
+TEST(RuntimeErrorsTest, ConstantOfAnUnknownTypeIsAnErrorNamingIt) {
+  absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor):
+  %three : iNt = prim::Constant[value=6]()
+  return (%x, %three))IR");
+  ASSERT_FALSE(module.ok());
+  EXPECT_THAT(std::string(module.status().message()), HasSubstr("constant %three of type iNt"));
+}
+
 }  // namespace
 }  // namespace static_runtime

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "memory/lifetimes.h"
+#include "passes/exception_message.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/static_runtime.h"
 
@@ -68,7 +69,13 @@ absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(
     absl::StatusOr<PreparedGraph> prepared, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
   if (!prepared.ok()) return prepared.status();
-  return StaticModule::FromPrepared(*std::move(prepared), options, sample_inputs);
+  try {
+    return StaticModule::FromPrepared(*std::move(prepared), options, sample_inputs);
+  } catch (const std::exception& e) {
+    // A graph the passes accepted but LibTorch cannot take apart.
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot build the runtime for the prepared graph: ", ExceptionMessage(e)));
+  }
 }
 
 }  // namespace

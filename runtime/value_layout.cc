@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
+#include "passes/exception_message.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -52,7 +53,19 @@ absl::StatusOr<ValueLayout> ValueLayout::Build(const torch::jit::Graph& graph,
     layout.slots_.emplace(order[i], static_cast<ValueIndex>(i));
   }
   for (const torch::jit::Value* constant : constants) {
-    layout.constants_.push_back(*torch::jit::toIValue(constant));
+    c10::optional<c10::IValue> value;
+    std::string why = "it has no value";
+    try {
+      value = torch::jit::toIValue(constant);
+    } catch (const std::exception& e) {
+      why = ExceptionMessage(e);
+    }
+    if (!value) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "constant %", constant->debugName(), " of type ", constant->type()->repr_str(),
+          " cannot be held by the runtime: ", why));
+    }
+    layout.constants_.push_back(*std::move(value));
   }
   return layout;
 }
