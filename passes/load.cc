@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "passes/archive_check.h"
 #include "passes/exception_message.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/serialization/import.h"
@@ -19,6 +20,11 @@ std::string FirstLine(const std::string& message) {
 }  // namespace
 
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) {
+  absl::Status intact = CheckArchive(bytes);
+  if (!intact.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a loadable TorchScript archive: ", intact.message()));
+  }
   try {
     std::istringstream stream{std::string(bytes)};
     return torch::jit::load(stream, c10::Device(c10::kCPU));

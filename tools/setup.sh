@@ -18,6 +18,7 @@ PACKAGES=(
   libgflags-dev          # gflags (glog's flags)
   librapidcheck-dev      # RapidCheck property-based testing (+ gtest glue)
   libopenblas0-pthread   # fast BLAS behind LibTorch's libblas.so.3
+  zlib1g-dev             # zlib: checking model archives before LibTorch reads them
   clang                  # libFuzzer builds (--config=fuzz)
   libclang-rt-14-dev     # clang's sanitizer and libFuzzer runtimes
 )
