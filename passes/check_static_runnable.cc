@@ -13,8 +13,37 @@ namespace {
 
 using torch::jit::Node;
 
+// A constant argument to a dtype, layout or memory-format parameter that
+// names none: LibTorch 1.13 crashes formatting the error for an unknown
+// dtype (found by //fuzz:ir_fuzzer), so the check rejects it first.
+std::string BadEnumArgument(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr) return "";
+  for (size_t i = 0; i < schema->arguments().size() && i < node->inputs().size(); ++i) {
+    c10::TypePtr type = schema->arguments()[i].real_type();
+    if (type->kind() == c10::TypeKind::OptionalType) type = type->containedType(0);
+    int64_t limit = 0;
+    if (type->kind() == c10::TypeKind::ScalarTypeType) {
+      limit = static_cast<int64_t>(c10::ScalarType::NumOptions);
+    } else if (type->kind() == c10::TypeKind::LayoutType) {
+      limit = static_cast<int64_t>(c10::Layout::NumOptions);
+    } else if (type->kind() == c10::TypeKind::MemoryFormatType) {
+      limit = static_cast<int64_t>(c10::MemoryFormat::NumOptions);
+    } else {
+      continue;
+    }
+    const c10::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
+    if (value && value->isInt() && (value->toInt() < 0 || value->toInt() >= limit)) {
+      return absl::StrCat("argument '", schema->arguments()[i].name(), "' is ", value->toInt(),
+                          ", which names no ", type->str());
+    }
+  }
+  return "";
+}
+
 // Why `node` cannot run on the static runtime, or "" if it can.
 std::string ProblemWith(const Node* node) {
+  if (std::string bad = BadEnumArgument(node); !bad.empty()) return bad;
   switch (node->kind()) {
     case c10::prim::CallFunction:
     case c10::prim::CallMethod:

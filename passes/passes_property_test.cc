@@ -6,7 +6,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "golden/corpus.h"
+#include "golden/models/corpus.h"
 #include "golden/pass_table.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"

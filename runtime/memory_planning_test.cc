@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "golden/corpus.h"
+#include "golden/models/corpus.h"
 #include "golden/counting_allocator.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "golden/corpus.h"
+#include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/static_method.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "golden/corpus.h"
+#include "golden/models/corpus.h"
 #include "glog/logging.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/passes/freeze_module.h"

@@ -1,17 +1,14 @@
-// Differential tests: every corpus model (MLP, conv net, ads ranking with
-// embedding_bag and a Dict[str, Tensor] input, attention, LSTM loop, If,
-// input-dependent loops, containers out, kwargs with defaults, returning an
-// input, a constant and the same tensor twice, ...) runs on the static runtime
-// and on the TorchScript JIT with the same inputs, at two input shapes, twice
-// each, alternating; outputs must match, inputs must be untouched and the
-// runtime must hold nothing after each run.
+// Runtime behaviour beyond the differential harness (//golden:differential_test,
+// which runs every corpus model against the JIT): structural nodes run
+// natively, keyword arguments, returned inputs keep their identity, models
+// load from .pt files.
 #include "runtime/static_runtime.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "golden/corpus.h"
+#include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
@@ -19,84 +16,10 @@
 namespace static_runtime {
 namespace {
 
-struct OptionSet {
-  std::string name;
-  Options options;
-};
-
-std::vector<OptionSet> OptionSets() {
-  Options no_rewrites;
-  no_rewrites.use_copy_variants = false;
-  no_rewrites.use_maybe_copy_variants = false;
-  no_rewrites.use_variadic_ops = false;
-  no_rewrites.fuse_list_unpack = false;
-  no_rewrites.hoist_dict_lookups = false;
-  Options no_out_variants;
-  no_out_variants.enable_out_variant = false;
-  no_out_variants.optimize_memory = false;
-  Options views_stay_views;
-  views_stay_views.use_copy_variants = false;
-  Options managed_outputs;
-  managed_outputs.manage_output_tensors = true;
-  return {{"defaults", Options()},
-          {"no_rewrites", no_rewrites},
-          {"no_out_variants", no_out_variants},
-          {"views_stay_views", views_stay_views},
-          {"managed_outputs", managed_outputs}};
-}
-
-class CorpusTest : public testing::TestWithParam<std::string> {};
-
-TEST_P(CorpusTest, MatchesTheJitAcrossShapes) {
-  const corpus::Model& model = corpus::ModelNamed(GetParam());
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok()) << module.status();
-  for (const OptionSet& option_set : OptionSets()) {
-    SCOPED_TRACE(option_set.name);
-    absl::StatusOr<StaticModule::Ptr> static_module =
-        StaticModule::FromModule(*module, /*is_frozen=*/false, option_set.options);
-    ASSERT_TRUE(static_module.ok()) << static_module.status();
-    StaticRuntime runtime(*static_module);
-    int seed = 0;
-    for (int64_t size : {1, 3, 1, 3}) {
-      SCOPED_TRACE(testing::Message() << "size " << size << " seed " << seed);
-      corpus::InputRng rng(seed++);
-      std::vector<c10::IValue> inputs = model.inputs(rng, size);
-      const c10::IValue inputs_before = reference::DeepCopy(c10::ivalue::Tuple::create(inputs));
-      const c10::IValue expected = module->forward(reference::DeepCopy(
-          c10::ivalue::Tuple::create(inputs)).toTupleRef().elements().vec());
-      absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
-      ASSERT_TRUE(actual.ok()) << actual.status();
-      EXPECT_TRUE(reference::Compare(expected, *actual).ok())
-          << reference::Compare(expected, *actual);
-      EXPECT_TRUE(reference::ExactlyEqual(inputs_before, c10::ivalue::Tuple::create(inputs)))
-          << "the run modified its inputs";
-      runtime.ReleaseOutputs();
-      EXPECT_EQ(runtime.NumHeldValues(), 0u);
-    }
-  }
-}
-
 std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
   for (const corpus::Model& model : corpus::Models()) names.push_back(model.name);
   return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTest, testing::ValuesIn(ModelNames()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                           return info.param;
-                         });
-
-TEST(StaticRuntimeTest, CorpusCoversTheRequiredModels) {
-  const std::vector<std::string> names = ModelNames();
-  EXPECT_GE(names.size(), 15u);
-  for (const char* required :
-       {"mlp", "conv_bn_residual", "ads_ranking", "dict_input", "containers_out", "if_branch",
-        "loop_input_trip_count", "while_loop", "kwargs_defaults", "returns_input_directly",
-        "returns_input_and_constant"}) {
-    EXPECT_TRUE(std::find(names.begin(), names.end(), required) != names.end()) << required;
-  }
 }
 
 // Structural ops never fall back to the JIT: they have native kernels.

@@ -1,4 +1,4 @@
-#include "golden/corpus.h"
+#include "golden/models/corpus.h"
 
 #include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/str_cat.h"
@@ -340,6 +340,98 @@ def forward(self, x):
 )",
        {{"scale", {3}}},
        [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+
+  add({"transformer_encoder",
+       R"(
+def forward(self, x, padding: Tensor):
+    # two heads of width 4 over [batch, seq, 8]; padded keys masked out
+    b = x.size(0)
+    s = x.size(1)
+    qkv = torch.linear(x, self.w_qkv, self.b_qkv)
+    q, k, v = qkv.chunk(3, -1)
+    q = q.reshape(b, s, 2, 4).transpose(1, 2)
+    k = k.reshape(b, s, 2, 4).transpose(1, 2)
+    v = v.reshape(b, s, 2, 4).transpose(1, 2)
+    scores = torch.matmul(q, k.transpose(-2, -1)) * 0.5
+    scores = scores.masked_fill(padding.unsqueeze(1).unsqueeze(2), -1e9)
+    attn = torch.matmul(torch.softmax(scores, -1), v).transpose(1, 2).reshape(b, s, 8)
+    h = torch.layer_norm(x + torch.linear(attn, self.w_o), [8], self.ln1_w, self.ln1_b, 1e-5)
+    ff = torch.linear(torch.gelu(torch.linear(h, self.w_ff1, self.b_ff1)), self.w_ff2)
+    return torch.layer_norm(h + ff, [8], self.ln2_w, self.ln2_b, 1e-5)
+)",
+       {{"w_qkv", {24, 8}}, {"b_qkv", {24}}, {"w_o", {8, 8}}, {"ln1_w", {8}}, {"ln1_b", {8}},
+        {"w_ff1", {16, 8}}, {"b_ff1", {16}}, {"w_ff2", {8, 16}}, {"ln2_w", {8}}, {"ln2_b", {8}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         const int64_t seq = 2 + 3 * size;
+         at::Tensor padding = at::arange(seq).unsqueeze(0).repeat({2, 1}) >= seq - 1;
+         return {rng.Normal({2, seq, 8}), padding};
+       }});
+
+  add({"cnn_two_stage",
+       R"(
+def forward(self, x):
+    y = torch.relu(torch.batch_norm(torch.conv2d(x, self.c1_w, None, [1, 1], [1, 1]),
+                                    self.bn_w, self.bn_b, self.bn_mean, self.bn_var,
+                                    False, 0.1, 1e-5, False))
+    y = torch.avg_pool2d(y, [2, 2])
+    z = torch.conv2d(y, self.c2_w, self.c2_b, [2, 2], [1, 1])
+    shortcut = torch.conv2d(y, self.proj_w, None, [2, 2])
+    z = torch.relu(z + shortcut)
+    return torch.linear(torch.adaptive_avg_pool2d(z, [1, 1]).flatten(1), self.fc_w, self.fc_b)
+)",
+       {{"c1_w", {4, 2, 3, 3}}, {"bn_w", {4}}, {"bn_b", {4}}, {"bn_mean", {4}}, {"bn_var", {4}},
+        {"c2_w", {6, 4, 3, 3}}, {"c2_b", {6}}, {"proj_w", {6, 4, 1, 1}}, {"fc_w", {3, 6}},
+        {"fc_b", {3}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 2, 4 + 4 * size, 4 + 4 * size})};
+       }});
+
+  add({"ads_dict_features",
+       R"(
+def forward(self, dense: Dict[str, Tensor], ids: Dict[str, Tensor], offsets: Dict[str, Tensor]):
+    d = torch.relu(torch.linear(dense["user"], self.w_user))
+    user = torch.embedding_bag(self.t_user, ids["user"], offsets["user"], False, 1, False, None, False, 0)[0]
+    item = torch.embedding_bag(self.t_item, ids["item"], offsets["item"], False, 0, False, None, True, None)[0]
+    x = torch.cat([d, user, item, d * user], 1)
+    score = torch.sigmoid(torch.linear(x, self.w_top, self.b_top))
+    return {"score": score, "user_embedding": user}
+)",
+       {{"w_user", {4, 5}}, {"t_user", {20, 4}}, {"t_item", {30, 4}}, {"w_top", {1, 16}},
+        {"b_top", {1}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         const int64_t batch = 2 * size;
+         c10::Dict<std::string, at::Tensor> dense, ids, offsets;
+         dense.insert("user", rng.Normal({batch, 5}));
+         ids.insert("user", rng.Integers(0, 20, {3 * batch}));
+         offsets.insert("user", at::arange(batch, at::kLong) * 3);
+         ids.insert("item", rng.Integers(0, 30, {2 * batch}));
+         offsets.insert("item", at::arange(batch + 1, at::kLong) * 2);
+         return {dense, ids, offsets};
+       }});
+
+  add({"tuple_io",
+       R"(
+def forward(self, pair: Tuple[Tensor, Tensor], scale: float):
+    a, b = pair
+    s = a * scale + b
+    return (s, [s.sum(0), (a - b).abs().max(1)[0]], (s > 0).sum())
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {c10::ivalue::Tuple::create({rng.Normal({size + 1, 3}), rng.Normal({size + 1, 3})}),
+                 0.5 * static_cast<double>(size)};
+       }});
+
+  add({"view_of_intermediate_returned",
+       R"(
+def forward(self, x):
+    y = torch.relu(x) * 2.0
+    first = y[0]
+    columns = y.t()
+    return first, columns, y.sum()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 4})}; }});
 
   return models;
 }

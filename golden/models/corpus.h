@@ -3,8 +3,8 @@
 // property tests, the golden prepared-graph tests and the runtime's
 // differential tests. Models span MLPs, CNNs, ads ranking, attention, an LSTM,
 // containers in and out, control flow, mutation, aliasing and scalars.
-#ifndef STATIC_RUNTIME_GOLDEN_CORPUS_H_
-#define STATIC_RUNTIME_GOLDEN_CORPUS_H_
+#ifndef STATIC_RUNTIME_GOLDEN_MODELS_CORPUS_H_
+#define STATIC_RUNTIME_GOLDEN_MODELS_CORPUS_H_
 
 #include <cstdint>
 #include <functional>
@@ -49,4 +49,4 @@ absl::StatusOr<torch::jit::Module> Build(const Model& model);
 }  // namespace corpus
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_CORPUS_H_
+#endif  // STATIC_RUNTIME_GOLDEN_MODELS_CORPUS_H_
