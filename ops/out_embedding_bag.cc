@@ -106,11 +106,6 @@ bool Supported(const Arguments& a) {
          a.offsets.scalar_type() == index_type;
 }
 
-// Empties auxiliary output `i`, reusing its tensor.
-void EmptyAuxiliary(NodeIO& io, size_t i) {
-  if (!ReusableOutput(io.Output(i), at::kLong)) io.Output(i) = at::empty({0}, at::kLong);
-}
-
 void EmbeddingBag(NodeIO& io) {
   const Arguments a = Read(io);
   const int64_t bags = a.offsets.dim() == 1 ? a.offsets.numel() - (a.include_last_offset ? 1 : 0) : 0;
@@ -137,7 +132,8 @@ void EmbeddingBag(NodeIO& io) {
                   }
                 });
               });
-  for (size_t i = 1; i < 4; ++i) EmptyAuxiliary(io, i);
+  // The unused auxiliary outputs stay empty.
+  for (size_t i = 1; i < 4; ++i) ReusableOrNewOutput(io, i, at::kLong);
 }
 
 // Claims nodes whose offset2bag, bag_size and max_indices are never used.

@@ -3,6 +3,7 @@
 // compute into a temporary and copy.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
+#include "c10/util/accumulate.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -47,13 +48,30 @@ const bool kRegistered = [] {
     const at::Tensor& a = TensorArg(io, 0);
     const at::Tensor& b = TensorArg(io, 1);
     const bool mm = a.dim() == 2 && b.dim() == 2;
-    const bool bmm = a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0);
+    // Equal batch dimensions (no broadcasting): one bmm over the flattened
+    // batch, as ATen's matmul does.
+    const bool bmm = a.dim() >= 3 && a.dim() == b.dim() &&
+                     a.sizes().slice(0, a.dim() - 2).equals(b.sizes().slice(0, b.dim() - 2));
     if (!mm && !bmm) {
       io.Output(0) = at::matmul(a, b);
       return;
     }
     WriteOutput(io, 0, a.scalar_type(), [&] { return at::matmul(a, b); },
-                [&](at::Tensor& out) { mm ? at::cpu::mm_out(out, a, b) : at::cpu::bmm_out(out, a, b); });
+                [&](at::Tensor& out) {
+                  if (mm) {
+                    at::cpu::mm_out(out, a, b);
+                    return;
+                  }
+                  const int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
+                  std::vector<int64_t> shape = a.sizes().vec();
+                  shape.back() = m;
+                  TORCH_CHECK(b.size(-2) == k, "matmul: shapes ", a.sizes(), " and ", b.sizes(),
+                              " cannot be multiplied");
+                  out.resize_(shape);
+                  const int64_t batch = c10::multiply_integers(a.sizes().slice(0, a.dim() - 2));
+                  at::Tensor out3 = out.view({batch, n, m});
+                  at::cpu::bmm_out(out3, a.reshape({batch, n, k}), b.reshape({batch, k, m}));
+                });
   });
   AddProduct("aten::addmm", at::addmm, at::cpu::addmm_out);
   AddProduct("aten::baddbmm", at::baddbmm, at::cpu::baddbmm_out);
@@ -61,8 +79,27 @@ const bool kRegistered = [] {
     const at::Tensor& input = TensorArg(io, 0);
     const at::Tensor& weight = TensorArg(io, 1);
     const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 2);
+    const bool has_bias = bias && bias->defined();
+    // Inputs of rank >= 3 fold into one matrix product, as ATen's linear
+    // does for a contiguous 3-d input (with or without bias) and for any
+    // rank without bias; linear_out would compute into a temporary.
+    const bool fold = input.dim() >= 3 && input.is_contiguous() && weight.dim() == 2 &&
+                      (input.dim() == 3 || !has_bias);
     WriteOutput(io, 0, input.scalar_type(), [&] { return at::linear(input, weight, bias); },
-                [&](at::Tensor& out) { at::linear_out(out, input, weight, bias); });
+                [&](at::Tensor& out) {
+                  if (!fold) {
+                    at::linear_out(out, input, weight, bias);
+                    return;
+                  }
+                  std::vector<int64_t> shape = input.sizes().vec();
+                  shape.back() = weight.size(0);
+                  out.resize_(shape);
+                  const int64_t rows = c10::multiply_integers(input.sizes().slice(0, input.dim() - 1));
+                  at::Tensor out2 = out.view({rows, weight.size(0)});
+                  const at::Tensor input2 = input.view({rows, input.size(-1)});
+                  has_bias ? at::cpu::addmm_out(out2, *bias, input2, weight.t())
+                           : at::cpu::mm_out(out2, input2, weight.t());
+                });
   });
   return true;
 }();

@@ -135,17 +135,12 @@ void RegisterExtremes() {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t dim = io.Input(1).toInt();
       const bool keepdim = io.Input(2).toBool();
-      at::Tensor* values = ReusableOutput(io.Output(0), self.scalar_type());
-      at::Tensor* indices = values ? ReusableOutput(io.Output(1), at::kLong) : nullptr;
-      if (values && indices) {
-        is_max ? at::cpu::max_out(*values, *indices, self, dim, keepdim)
-               : at::cpu::min_out(*values, *indices, self, dim, keepdim);
-        return;
-      }
-      auto [new_values, new_indices] =
-          is_max ? at::max(self, dim, keepdim) : at::min(self, dim, keepdim);
-      io.Output(0) = std::move(new_values);
-      io.Output(1) = std::move(new_indices);
+      // Each output reused if the runtime owns it (one may be returned).
+      at::Tensor& values = ReusableOrNewOutput(io, 0, self.scalar_type());
+      at::Tensor& indices = ReusableOrNewOutput(io, 1, at::kLong);
+      at::AutoDispatchBelowADInplaceOrView below_autograd;
+      is_max ? at::cpu::max_out(values, indices, self, dim, keepdim)
+             : at::cpu::min_out(values, indices, self, dim, keepdim);
     });
   }
   for (const bool is_max : {true, false}) {

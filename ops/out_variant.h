@@ -30,6 +30,15 @@ inline at::Tensor* ReusableOutput(c10::IValue& slot, at::ScalarType dtype) {
   return &tensor;
 }
 
+// The tensor in output slot `i` if reusable for `dtype`, else a new empty
+// tensor of `dtype` put into the slot: for ops with several outputs, each of
+// which the runtime may or may not own.
+inline at::Tensor& ReusableOrNewOutput(NodeIO& io, size_t i, at::ScalarType dtype) {
+  if (at::Tensor* tensor = ReusableOutput(io.Output(i), dtype)) return *tensor;
+  io.Output(i) = at::empty({0}, at::TensorOptions().dtype(dtype));
+  return io.Output(i).toTensor();
+}
+
 // Writes output `i`: out(tensor) into a reusable tensor of `dtype`, or
 // functional() into the slot.
 template <typename Functional, typename Out>

@@ -32,7 +32,13 @@ std::string BadEnumArgument(const Node* node) {
     } else {
       continue;
     }
-    const c10::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
+    c10::optional<c10::IValue> value;
+    try {
+      value = torch::jit::toIValue(node->input(i));
+    } catch (const std::exception&) {
+      return absl::StrCat("argument '", schema->arguments()[i].name(),
+                          "' is a constant without a value");
+    }
     if (value && value->isInt() && (value->toInt() < 0 || value->toInt() >= limit)) {
       return absl::StrCat("argument '", schema->arguments()[i].name(), "' is ", value->toInt(),
                           ", which names no ", type->str());
