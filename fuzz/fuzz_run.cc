@@ -1,6 +1,7 @@
 #include "fuzz/fuzz_run.h"
 
 #include "ATen/ATen.h"
+#include "passes/graph_util.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {
@@ -52,21 +53,14 @@ std::optional<std::vector<c10::IValue>> SmallInputs(const c10::FunctionSchema& s
   return inputs;
 }
 
-bool Bounded(const torch::jit::Graph& graph) {
-  std::vector<const torch::jit::Block*> blocks = {graph.block()};
-  while (!blocks.empty()) {
-    const torch::jit::Block* block = blocks.back();
-    blocks.pop_back();
-    for (const torch::jit::Node* node : block->nodes()) {
-      if (node->kind() == c10::prim::Loop) {
-        const torch::jit::Value* trip_count = node->input(0);
-        const bool is_input = trip_count->node()->kind() == c10::prim::Param;
-        const c10::optional<c10::IValue> constant = torch::jit::toIValue(trip_count);
-        const bool small = constant && constant->isInt() && constant->toInt() <= kMaxTripCount;
-        if (!is_input && !small) return false;
-      }
-      for (const torch::jit::Block* sub : node->blocks()) blocks.push_back(sub);
-    }
+bool Bounded(torch::jit::Graph& graph) {
+  for (const torch::jit::Node* node : AllNodes(graph.block())) {
+    if (node->kind() != c10::prim::Loop) continue;
+    const torch::jit::Value* trip_count = node->input(0);
+    const bool is_input = trip_count->node()->kind() == c10::prim::Param;
+    const c10::optional<c10::IValue> constant = torch::jit::toIValue(trip_count);
+    const bool small = constant && constant->isInt() && constant->toInt() <= kMaxTripCount;
+    if (!is_input && !small) return false;
   }
   return true;
 }

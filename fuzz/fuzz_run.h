@@ -21,7 +21,7 @@ namespace fuzz {
 std::optional<std::vector<c10::IValue>> SmallInputs(const c10::FunctionSchema& schema);
 
 // True when every loop of the prepared graph has a bounded trip count.
-bool Bounded(const torch::jit::Graph& graph);
+bool Bounded(torch::jit::Graph& graph);
 
 // Runs `module` (if bounded and inputs can be made) and
 // swallows its errors.

@@ -41,8 +41,8 @@ Arguments Read(const NodeIO& io) {
           padding_idx};
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> Functional(const NodeIO& io) {
-  const Arguments a = Read(io);
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> Functional(const NodeIO& io,
+                                                                       const Arguments& a) {
   c10::optional<int64_t> padding_idx;
   if (io.num_inputs() > 8) padding_idx = io.Input(8).toOptional<int64_t>();
   return at::embedding_bag(a.weight, a.indices, a.offsets, io.Input(3).toBool(), a.mode,
@@ -114,14 +114,14 @@ void EmbeddingBag(NodeIO& io) {
     valid = a.indices.scalar_type() == at::kLong ? Valid<int64_t>(a, bags) : Valid<int32_t>(a, bags);
   }
   if (!valid) {
-    auto [output, offset2bag, bag_size, max_indices] = Functional(io);
+    auto [output, offset2bag, bag_size, max_indices] = Functional(io, a);
     io.Output(0) = std::move(output);
     io.Output(1) = std::move(offset2bag);
     io.Output(2) = std::move(bag_size);
     io.Output(3) = std::move(max_indices);
     return;
   }
-  WriteOutput(io, 0, a.weight.scalar_type(), [&] { return std::get<0>(Functional(io)); },
+  WriteOutput(io, 0, a.weight.scalar_type(), [&] { return std::get<0>(Functional(io, a)); },
               [&](at::Tensor& out) {
                 out.resize_({bags, a.weight.size(1)});
                 AT_DISPATCH_FLOATING_TYPES(a.weight.scalar_type(), "embedding_bag", [&] {
