@@ -26,9 +26,10 @@ TEST(PassesGoldenTest, EveryCaseMatchesItsExpectedGraph) {
     ASSERT_TRUE(expected.ok())
         << expected.status() << " (run `bazel run //tools:update_golden`)";
     const std::string actual = RunPassOnIR(*pass, *input);
-    EXPECT_EQ(LineDiff(*expected, actual), "")
+    const std::string diff = LineDiff(*expected, actual);
+    EXPECT_TRUE(diff.empty())
         << golden_case.input_path << " changed (- expected, + actual); if intended, "
-        << "run `bazel run //tools:update_golden` and review the diff";
+        << "run `bazel run //tools:update_golden` and review the diff:\n" << diff;
     covered.insert(golden_case.pass);
   }
   for (const NamedPass& pass : Passes()) {
