@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "golden/models/corpus.h"
+#include "golden/option_sets.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/static_runtime.h"
@@ -22,56 +22,6 @@ namespace {
 constexpr int kSeeds = 3;
 constexpr int64_t kShapes[] = {1, 2, 1};  // small, larger, small again
 
-struct OptionSet {
-  std::string name;
-  Options options;
-};
-
-std::vector<OptionSet> OptionSets() {
-  Options no_out_variants;
-  no_out_variants.enable_out_variant = false;
-  no_out_variants.optimize_memory = false;
-  Options no_memory_planning;
-  no_memory_planning.optimize_memory = false;
-  Options managed_outputs;
-  managed_outputs.manage_output_tensors = true;
-  Options no_copy_variants;
-  no_copy_variants.use_copy_variants = false;
-  Options no_rewrites = no_copy_variants;
-  no_rewrites.use_maybe_copy_variants = false;
-  no_rewrites.use_variadic_ops = false;
-  no_rewrites.fuse_list_unpack = false;
-  no_rewrites.hoist_dict_lookups = false;
-  return {{"defaults", Options()},
-          {"out_variants_off", no_out_variants},
-          {"memory_planning_off", no_memory_planning},
-          {"managed_output_tensors", managed_outputs},
-          {"copy_variants_off", no_copy_variants},
-          {"all_rewrites_off", no_rewrites}};
-}
-
-// The shapes of the tensors in `value` (nested), for failure messages.
-std::string Shapes(const c10::IValue& value) {
-  if (value.isTensor()) return c10::str(value.toTensor().sizes());
-  std::vector<std::string> parts;
-  if (value.isTuple()) {
-    for (const c10::IValue& element : value.toTupleRef().elements()) parts.push_back(Shapes(element));
-  } else if (value.isList()) {
-    for (const c10::IValue& element : value.toListRef()) parts.push_back(Shapes(element));
-  } else if (value.isGenericDict()) {
-    for (const auto& entry : value.toGenericDict()) {
-      parts.push_back(absl::StrCat(c10::str(entry.key()), ": ", Shapes(entry.value())));
-    }
-  } else {
-    return c10::str(value);
-  }
-  return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
-}
-
-std::vector<c10::IValue> Copy(const std::vector<c10::IValue>& inputs) {
-  return reference::DeepCopy(c10::ivalue::Tuple::create(inputs)).toTupleRef().elements().vec();
-}
-
 class DifferentialTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
@@ -79,7 +29,7 @@ TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
   absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
   ASSERT_TRUE(module.ok()) << module.status();
   int cases = 0;
-  for (const OptionSet& option_set : OptionSets()) {
+  for (const golden::OptionSet& option_set : golden::OptionSets()) {
     absl::StatusOr<StaticModule::Ptr> static_module =
         StaticModule::FromModule(*module, /*is_frozen=*/false, option_set.options);
     ASSERT_TRUE(static_module.ok()) << option_set.name << ": " << static_module.status();
@@ -91,9 +41,9 @@ TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
         const std::string where = absl::StrCat(
             "model ", model.name, ", options ", option_set.name, ", seed ", seed, ", run ",
             step + 1, " of {small, larger, small}, input shapes ",
-            Shapes(c10::ivalue::Tuple::create(inputs)));
+            reference::Shapes(c10::ivalue::Tuple::create(inputs)));
         const c10::IValue before = reference::DeepCopy(c10::ivalue::Tuple::create(inputs));
-        const c10::IValue expected = module->forward(Copy(inputs));
+        const c10::IValue expected = module->forward(reference::DeepCopy(inputs));
         absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
         ASSERT_TRUE(actual.ok()) << where << ": " << actual.status();
         const absl::Status same = reference::Compare(expected, *actual);
@@ -106,7 +56,7 @@ TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
       }
     }
   }
-  EXPECT_EQ(cases, static_cast<int>(OptionSets().size()) * kSeeds * std::size(kShapes));
+  EXPECT_EQ(cases, static_cast<int>(golden::OptionSets().size()) * kSeeds * std::size(kShapes));
 }
 
 std::vector<std::string> ModelNames() {

@@ -2,6 +2,7 @@
 
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 
 namespace static_runtime {
@@ -135,6 +136,29 @@ c10::IValue DeepCopy(const c10::IValue& value) {
     return copy;
   }
   return value;
+}
+
+std::vector<c10::IValue> DeepCopy(const std::vector<c10::IValue>& values) {
+  std::vector<c10::IValue> copies;
+  for (const c10::IValue& value : values) copies.push_back(DeepCopy(value));
+  return copies;
+}
+
+std::string Shapes(const c10::IValue& value) {
+  if (value.isTensor()) return c10::str(value.toTensor().sizes());
+  std::vector<std::string> parts;
+  if (value.isTuple()) {
+    for (const c10::IValue& element : value.toTupleRef().elements()) parts.push_back(Shapes(element));
+  } else if (value.isList()) {
+    for (const c10::IValue& element : value.toListRef()) parts.push_back(Shapes(element));
+  } else if (value.isGenericDict()) {
+    for (const auto& entry : value.toGenericDict()) {
+      parts.push_back(absl::StrCat(c10::str(entry.key()), ": ", Shapes(entry.value())));
+    }
+  } else {
+    return c10::str(value);
+  }
+  return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
 }
 
 bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b) {

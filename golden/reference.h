@@ -30,6 +30,11 @@ absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual);
 // A deep copy: tensors cloned, containers rebuilt. For checking that inputs
 // were not modified by a run.
 c10::IValue DeepCopy(const c10::IValue& value);
+std::vector<c10::IValue> DeepCopy(const std::vector<c10::IValue>& values);
+
+// The shapes of the tensors in `value`, nested like it (other values printed),
+// for failure messages: "([2, 3], [4], 7)".
+std::string Shapes(const c10::IValue& value);
 
 // Exact equality (bitwise values) of two structures, for "not modified" checks.
 bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/graph_util.h"
+#include "passes/input_aliases.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 
 namespace static_runtime {
@@ -70,6 +71,34 @@ std::string ProblemWith(const Node* node) {
   }
 }
 
+// The graph inputs `node` may write to: through its written arguments (by
+// its schema's annotations), or, for an operator whose aliasing is
+// conservative, whatever AliasDb says.
+InputSet WrittenGraphInputs(const std::shared_ptr<torch::jit::Graph>& graph, Node* node,
+                            const InputAliases& input_aliases,
+                            std::unique_ptr<torch::jit::AliasDb>& alias_db) {
+  InputSet written;
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  const torch::jit::Operator* op =
+      schema != nullptr ? node->maybeOperator() : nullptr;
+  if (op == nullptr) return written;  // prim nodes: construct, unpack, control flow
+  if (op->aliasAnalysisKind() == c10::AliasAnalysisKind::FROM_SCHEMA) {
+    for (size_t k = 0; k < schema->arguments().size() && k < node->inputs().size(); ++k) {
+      const c10::AliasInfo* info = schema->arguments()[k].alias_info();
+      if (info != nullptr && info->isWrite()) {
+        const InputSet aliases = input_aliases.Aliases(node->input(k));
+        written.insert(aliases.begin(), aliases.end());
+      }
+    }
+  } else if (op->aliasAnalysisKind() == c10::AliasAnalysisKind::CONSERVATIVE) {
+    if (alias_db == nullptr) alias_db = std::make_unique<torch::jit::AliasDb>(graph);
+    for (size_t j = 0; j < graph->inputs().size(); ++j) {
+      if (alias_db->writesToAlias(node, {graph->inputs()[j]})) written.insert(j);
+    }
+  }
+  return written;
+}
+
 }  // namespace
 
 absl::Status CheckStaticRunnable(const std::shared_ptr<torch::jit::Graph>& graph) {
@@ -87,13 +116,12 @@ absl::Status CheckStaticRunnable(const std::shared_ptr<torch::jit::Graph>& graph
   }
   if (problems.empty()) {
     // Alias analysis needs a graph free of the problems above.
-    torch::jit::AliasDb alias_db(graph);
-    for (torch::jit::Value* input : graph->inputs()) {
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        if (alias_db.writesToAlias(nodes[i], {input})) {
-          report(i, absl::StrCat("mutates graph input %", input->debugName(),
-                                    " in place, which cannot be removed"));
-        }
+    const InputAliases input_aliases(graph);
+    std::unique_ptr<torch::jit::AliasDb> alias_db;  // for conservative ops only
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (size_t input : WrittenGraphInputs(graph, nodes[i], input_aliases, alias_db)) {
+        report(i, absl::StrCat("mutates graph input %", graph->inputs()[input]->debugName(),
+                               " in place, which cannot be removed"));
       }
     }
   }

@@ -52,6 +52,22 @@ def forward(self, x):
          return {rng.Normal({size, 3, 4 * size, 4 * size})};
        }});
 
+  // A uint8 image normalized in place after the conversion (the conversion
+  // copies, so the writes do not reach the input).
+  add({"image_uint8_normalize",
+       R"(
+def forward(self, image):
+    x = image.float()
+    x.div_(255.0)
+    x.sub_(0.5)
+    y = torch.conv2d(x, self.conv_w, self.conv_b, [1, 1], [1, 1])
+    return torch.relu(y)
+)",
+       {{"conv_w", {4, 3, 3, 3}}, {"conv_b", {4}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Integers(0, 256, {size, 3, 4 * size, 4 * size}).to(at::kByte)};
+       }});
+
   add({"cat_list",
        R"(
 def forward(self, x, y):

@@ -1,0 +1,26 @@
+// The option sets every differential check runs under: defaults, out variants
+// off, memory planning off, managed output tensors, copy variants off, and all
+// runtime rewrites off. Shared by golden/differential_test and the random
+// graph property in fuzz/.
+#ifndef STATIC_RUNTIME_GOLDEN_OPTION_SETS_H_
+#define STATIC_RUNTIME_GOLDEN_OPTION_SETS_H_
+
+#include <string>
+#include <vector>
+
+#include "passes/options.h"
+
+namespace static_runtime {
+namespace golden {
+
+struct OptionSet {
+  std::string name;
+  Options options;
+};
+
+const std::vector<OptionSet>& OptionSets();
+
+}  // namespace golden
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_GOLDEN_OPTION_SETS_H_
