@@ -1,5 +1,6 @@
 #include "passes/load.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -15,6 +16,34 @@ namespace {
 // The first line of a (possibly multi-line, backtrace-carrying) error message.
 std::string FirstLine(const std::string& message) {
   return message.substr(0, message.find('\n'));
+}
+
+// LibTorch's IR parser recurses once per bracket level (types like
+// `((((Tensor))))`); deep nesting overflows the stack (found by
+// //fuzz:ir_fuzzer). Real graphs nest a few levels.
+constexpr int kMaxBracketDepth = 64;
+
+// The deepest nesting of (), [] and {} outside string literals.
+int BracketDepth(absl::string_view text) {
+  int depth = 0, deepest = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 }  // namespace
@@ -57,6 +86,12 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
 
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
     absl::string_view ir) {
+  const int depth = BracketDepth(ir);
+  if (depth > kMaxBracketDepth) {
+    return absl::InvalidArgumentError(absl::StrCat("malformed graph IR: brackets nest ", depth,
+                                                   " deep, at most ", kMaxBracketDepth,
+                                                   " supported"));
+  }
   auto graph = std::make_shared<torch::jit::Graph>();
   try {
     torch::jit::parseIR(std::string(ir), graph.get(),

@@ -97,6 +97,22 @@ graph(%x : Tensor):
   EXPECT_THAT(graph.status().message(), HasSubstr("malformed graph IR"));
 }
 
+TEST(ParseGraphIRTest, DeeplyNestedBracketsAreAnErrorNotAStackOverflow) {
+  // The IR fuzzer's finding: a type nested thousands of parentheses deep.
+  const std::string deep = "graph(%x : " + std::string(5000, '(') + "Tensor" +
+                           std::string(5000, ')') + "):\n  return (%x)\n";
+  auto graph = ParseGraphIR(deep);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(graph.status().message(), HasSubstr("brackets nest 5001 deep, at most 64"));
+  // Brackets inside string constants do not count; moderate nesting parses.
+  auto fine = ParseGraphIR(R"IR(
+graph(%x : ((Tensor, Tensor), Tensor)):
+  %s : str = prim::Constant[value="(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("]()
+  return (%x, %s)
+)IR");
+  EXPECT_TRUE(fine.ok()) << fine.status();
+}
+
 // A random chain of unary and binary elementwise ops over one input, as IR.
 std::string RandomChainIR(const std::vector<int>& choices) {
   static const char* const kUnary[] = {"relu", "sigmoid", "tanh", "neg", "exp"};
