@@ -112,20 +112,29 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
 
 void MemoryPlanner::Release(absl::Span<c10::IValue> values) {
   bool grew = !planned_;
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    c10::IValue& value = values[slots_[i]];
-    at::Tensor* tensor = OwnedTensor(value, handed_out_);
-    if (tensor == nullptr) {
-      // Not ours to recycle (a failed run, or shared): drop it.
-      value = c10::IValue();
-      continue;
-    }
-    const size_t bytes = tensor->storage().nbytes();
-    records_[i].dtype = tensor->scalar_type();
+  auto record = [&](size_t i, const at::Tensor& tensor) {
+    const size_t bytes = tensor.storage().nbytes();
+    records_[i].dtype = tensor.scalar_type();
     if (bytes > records_[i].bytes) {
       records_[i].bytes = bytes;
       grew = true;
     }
+  };
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    c10::IValue& value = values[slots_[i]];
+    at::Tensor* tensor = OwnedTensor(value, handed_out_);
+    if (tensor == nullptr) {
+      // Not ours to recycle: drop it. If it is a tensor something else still
+      // holds (say, a kernel returned a view of its own temporary), remember
+      // its size so the next run gives the slot a tensor of our own.
+      if (value.isTensor() && value.toTensor().defined() && value.toTensor().is_cpu() &&
+          value.toTensor().has_storage()) {
+        record(i, value.toTensor());
+      }
+      value = c10::IValue();
+      continue;
+    }
+    record(i, *tensor);
     Detach(*tensor);
   }
   if (grew) Replan();

@@ -117,11 +117,6 @@ TEST_P(MemoryPlanningTest, SteadyStateAllocatesNothingForManagedTensors) {
       << managed << " managed tensors; " << planned << " allocations with planning, "
       << unplanned << " without";
   // And every managed tensor written in a steady-state run is in the arena.
-  // Known miss, open on issue 7: in transformer_encoder the 3-d linear with
-  // a bias (%h -> w_ff1) writes outside the arena in steady state.
-  if (model.name == "transformer_encoder") {
-    GTEST_SKIP() << "known: a 3-d linear with bias leaves the arena (issue 7)";
-  }
   StaticRuntime runtime(prepared.planned);
   for (int run = 0; run < 2; ++run) ASSERT_TRUE(runtime.Run(inputs).ok());
   if (runtime.memory_planner() == nullptr) return;
