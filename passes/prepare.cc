@@ -77,7 +77,11 @@ void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
   torch::jit::ConstantPropagation(graph);
   graph = torch::jit::Canonicalize(graph);
   torch::jit::ConstantPropagation(graph);
-  torch::jit::RemoveTensorMutation(graph);
+  // copy_ stays: its functional form aten::copy returns `src` itself in
+  // LibTorch 1.13 when no conversion is needed, so a later write to the
+  // result would write to src (found by //fuzz:random_graph_test).
+  torch::jit::RemoveTensorMutation(
+      graph, [](torch::jit::Node* node) { return node->kind() != c10::aten::copy_; });
   torch::jit::ConstantPropagation(graph);
   EliminateNoOpSlice(graph);
   torch::jit::EliminateDeadCode(graph);

@@ -68,6 +68,20 @@ def forward(self, image):
          return {rng.Integers(0, 256, {size, 3, 4 * size, 4 * size}).to(at::kByte)};
        }});
 
+  // copy_ into an intermediate that is written again afterwards (found by
+  // fuzz/random_graph_test: removing the copy_ made the write reach x).
+  add({"copy_into_intermediate",
+       R"(
+def forward(self, x):
+    y = torch.relu(x)
+    y.copy_(x)
+    z = torch.relu(y)
+    y.add_(x)
+    return (y, z)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+
   add({"cat_list",
        R"(
 def forward(self, x, y):
