@@ -44,7 +44,7 @@ struct Arbitrary<static_runtime::fuzz::ProgramSpec> {
     return gen::build<ProgramSpec>(
         gen::set(&ProgramSpec::inputs,
                  gen::resize(3, gen::nonEmpty(gen::arbitrary<std::vector<Gene>>()))),
-        gen::set(&ProgramSpec::body, gen::resize(16, gen::arbitrary<std::vector<Gene>>())),
+        gen::set(&ProgramSpec::body, gen::resize(24, gen::arbitrary<std::vector<Gene>>())),
         gen::set(&ProgramSpec::extra_outputs,
                  gen::resize(2, gen::container<std::vector<uint32_t>>(
                                     gen::inRange<uint32_t>(0, 1000)))),
@@ -62,6 +62,23 @@ void showValue(const Gene& gene, std::ostream& os) {
   os << "{" << gene.op << ", " << gene.a << ", " << gene.b << ", " << gene.c << "}";
 }
 
+void showValue(const ProgramSpec& spec, std::ostream& os) {
+  auto genes = [&](const std::vector<Gene>& list) {
+    os << "[";
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i > 0) os << ", ";
+      showValue(list[i], os);
+    }
+    os << "]";
+  };
+  os << "inputs ";
+  genes(spec.inputs);
+  os << ", body ";
+  genes(spec.body);
+  os << ", extra outputs " << spec.extra_outputs.size() << ", batches " << spec.small_batch
+     << "/" << spec.large_batch << " (the program is printed below)";
+}
+
 namespace {
 
 std::string InlinedForward(torch::jit::Module& module) {
@@ -77,7 +94,7 @@ RC_GTEST_PROP(RandomGraphTest, StaticRuntimeMatchesTheJit, ()) {
   const golden::OptionSet& option_set =
       option_sets[*rc::gen::inRange<size_t>(0, option_sets.size())];
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
-  RC_CLASSIFY(program.ops.size() >= 8, "8 or more statements");
+  RC_CLASSIFY(program.ops.size() >= 12, "12 or more statements");
 
   absl::StatusOr<torch::jit::Module> module =
       ModuleFromSource(program.source, program.parameters);
