@@ -25,6 +25,8 @@ bool IsContainer(const c10::TypePtr& type) {
 }
 
 // Only values that can hold tensors (or containers of them) can alias.
+// (memory/lifetimes has its own copy: memory/ and passes/ share no code, and
+// LibTorch does not export AliasDb::isMutableType.)
 bool MayHoldTensors(const c10::TypePtr& type) {
   switch (type->kind()) {
     case c10::TypeKind::IntType:
