@@ -319,7 +319,6 @@ OpRule Binary(std::string name, std::string format, Accept accept,
           }};
 }
 
-at::ScalarType Promoted(at::ScalarType a, at::ScalarType b) { return Promote(a, b); }
 at::ScalarType AlwaysFloat(at::ScalarType, at::ScalarType) { return at::kFloat; }
 at::ScalarType AlwaysBool(at::ScalarType, at::ScalarType) { return at::kBool; }
 
@@ -369,7 +368,6 @@ at::ScalarType SumDtype(at::ScalarType dtype) {
 }
 at::ScalarType FloatDtype(at::ScalarType) { return at::kFloat; }
 at::ScalarType LongDtype(at::ScalarType) { return at::kLong; }
-at::ScalarType BoolDtype(at::ScalarType) { return at::kBool; }
 
 // A view of x along one dim that `accept_dim` takes; `make` returns the
 // expression and the new shape.
@@ -858,8 +856,6 @@ bool ZerosOfSizeRule(Builder& b, const Gene& g) {
   return true;
 }
 
-bool AnyNumeric(const Value& v) { return IsNumeric(v); }
-bool AnyTensor(const Value& v) { return IsTensor(v); }
 
 const std::vector<OpRule>& Rules() {
   static const auto* const kRules = new std::vector<OpRule>{
@@ -877,13 +873,13 @@ const std::vector<OpRule>& Rules() {
       Unary("zeros_like", "torch.zeros_like($0)", IsTensor),
       Unary("full_like", "torch.full_like($0, $1)", IsNumeric),
       Unary("clone", "$0.clone()", IsTensor),
-      Binary("add", "$0 + $1", IsNumeric, Promoted),
-      Binary("sub", "torch.sub($0, $1)", IsNumeric, Promoted),
-      Binary("mul", "$0 * $1", IsNumeric, Promoted),
-      Binary("add_alpha", "torch.add($0, $1, alpha=2)", IsNumeric, Promoted),
+      Binary("add", "$0 + $1", IsNumeric, Promote),
+      Binary("sub", "torch.sub($0, $1)", IsNumeric, Promote),
+      Binary("mul", "$0 * $1", IsNumeric, Promote),
+      Binary("add_alpha", "torch.add($0, $1, alpha=2)", IsNumeric, Promote),
       Binary("div", "torch.div($0, $1.abs() + 1)", IsNumeric, AlwaysFloat),
-      Binary("maximum", "torch.maximum($0, $1)", IsNumeric, Promoted),
-      Binary("minimum", "torch.minimum($0, $1)", IsNumeric, Promoted),
+      Binary("maximum", "torch.maximum($0, $1)", IsNumeric, Promote),
+      Binary("minimum", "torch.minimum($0, $1)", IsNumeric, Promote),
       Binary("gt", "$0 > $1", IsNumeric, AlwaysBool),
       Binary("eq", "torch.eq($0, $1)", IsNumeric, AlwaysBool),
       Binary("logical_and", "$0 & $1", IsBool, AlwaysBool),
@@ -903,7 +899,7 @@ const std::vector<OpRule>& Rules() {
       {"where", WhereRule},
       {"masked_fill", MaskedFillRule},
       {"sum_all", SumAllRule},
-      AlongDim("sum", "$0.sum($1, $2)", AnyTensor, DimResult::kKeepdim, SumDtype),
+      AlongDim("sum", "$0.sum($1, $2)", IsTensor, DimResult::kKeepdim, SumDtype),
       AlongDim("mean", "$0.mean($1, $2)", IsFloat, DimResult::kKeepdim, FloatDtype),
       AlongDim("amax", "$0.amax($1, $2)", IsNumeric, DimResult::kKeepdim, SameDtype),
       AlongDim("argmax", "torch.argmax($0, $1, $2)", IsFloat, DimResult::kKeepdim, LongDtype),
@@ -981,11 +977,11 @@ const std::vector<OpRule>& Rules() {
       {"list_index", ListIndexRule},
       {"cat_list", [](Builder& b, const Gene& g) { return ListReduceRule(b, g, false); }},
       {"stack_list", [](Builder& b, const Gene& g) { return ListReduceRule(b, g, true); }},
-      InPlace("add_", "$0.add_($1)", IsNumeric, true, AnyNumeric),
+      InPlace("add_", "$0.add_($1)", IsNumeric, true, IsNumeric),
       InPlace("mul_", "$0.mul_($1)", IsNumeric, false),
       InPlace("relu_", "$0.relu_()", IsNumeric, false),
       InPlace("clamp_", "$0.clamp_(-0.5, 0.5)", IsFloat, false),
-      InPlace("copy_", "$0.copy_($1)", IsTensor, true, AnyTensor),
+      InPlace("copy_", "$0.copy_($1)", IsTensor, true, IsTensor),
       InPlace("masked_fill_", "$0.masked_fill_($1, $2)", IsNumeric, true, IsBool),
       {"setitem",
        [](Builder& b, const Gene& g) {
