@@ -1,6 +1,7 @@
 #include "fuzz/random_program.h"
 
 #include <functional>
+#include <set>
 #include <optional>
 #include <utility>
 
@@ -151,6 +152,16 @@ class Builder {
 
   std::string NextName() const { return absl::StrCat("v", values_.size()); }
 
+  // Whether `value` may be written in place now.
+  bool Writable(const Value& value) const {
+    return value.writable && !frozen_roots_.count(value.root);
+  }
+  // No more writes to anything viewing `root`'s storage: after reshape,
+  // flatten or contiguous, whether the result shares that storage depends on
+  // strides, which PyTorch leaves unspecified ("do not depend on the copying
+  // vs. viewing behavior"), and a runtime may lay tensors out differently.
+  void FreezeRoot(int root) { frozen_roots_.insert(root); }
+
   // Declares a new value (its name is NextName()).
   int Declare(Value value) {
     value.name = NextName();
@@ -234,6 +245,7 @@ class Builder {
   std::vector<std::string> lines_;
   std::vector<NamedTensor> parameters_;
   std::vector<std::string> ops_;
+  std::set<int> frozen_roots_;
   int indent_ = 1;
 };
 
@@ -390,7 +402,7 @@ OpRule ViewAlongDim(
 OpRule InPlace(std::string name, std::string format, Accept accept_self,
                bool with_other, Accept accept_other = nullptr) {
   return {name, [=](Builder& b, const Gene& g) {
-            const int x = b.Pick(g.a, [&](const Value& v) { return v.writable && accept_self(v); });
+            const int x = b.Pick(g.a, [&](const Value& v) { return b.Writable(v) && accept_self(v); });
             if (x < 0) return false;
             std::string other = Literal(b[x].dtype, g.c);
             if (with_other) {
@@ -507,8 +519,11 @@ OpRule Flatten(std::string name, std::string format, size_t first_dim) {
             if (x < 0) return false;
             Shape shape(b[x].shape.begin(), b[x].shape.begin() + first_dim);
             shape.push_back(*Product(b[x].shape, first_dim, b[x].shape.size()));
-            // reshape and contiguous() may copy; treated as views anyway.
-            b.Assign(absl::Substitute(format, b[x].name), ViewOf(b[x], shape));
+            // May copy or view: neither side is written afterwards.
+            b.FreezeRoot(b[x].root);
+            Value value = ViewOf(b[x], shape);
+            value.writable = false;
+            b.Assign(absl::Substitute(format, b[x].name), value);
             return true;
           }};
 }
@@ -530,12 +545,18 @@ bool ExpandRule(Builder& b, const Gene& g) {
   return true;
 }
 
-// An alias of x (contiguous() of a contiguous x, detach()).
-OpRule SameShapeView(std::string name, std::string format) {
+// detach() (a view), or contiguous() (a view or a copy: then neither side is
+// written afterwards).
+OpRule SameShapeView(std::string name, std::string format, bool may_copy) {
   return {name, [=](Builder& b, const Gene& g) {
             const int x = b.Pick(g.a, IsTensor);
             if (x < 0) return false;
-            b.Assign(absl::Substitute(format, b[x].name), ViewOf(b[x], b[x].shape));
+            Value value = ViewOf(b[x], b[x].shape);
+            if (may_copy) {
+              b.FreezeRoot(b[x].root);
+              value.writable = false;
+            }
+            b.Assign(absl::Substitute(format, b[x].name), value);
             return true;
           }};
 }
@@ -751,7 +772,7 @@ bool IfRule(Builder& b, const Gene& g) {
 
 // An If that writes a writable value in one branch.
 bool IfMutateRule(Builder& b, const Gene& g) {
-  const int x = b.Pick(g.a, [](const Value& v) { return v.writable && IsFloat(v); });
+  const int x = b.Pick(g.a, [&](const Value& v) { return b.Writable(v) && IsFloat(v); });
   if (x < 0) return false;
   const std::string condition = Condition(b, g.c);
   const std::string name = b.NextName();
@@ -966,8 +987,8 @@ const std::vector<OpRule>& Rules() {
                          absl::StrCat(x.name, ".select(", dim, ", ", index, ")"), shape);
                    }),
       {"expand", ExpandRule},
-      SameShapeView("contiguous", "$0.contiguous()"),
-      SameShapeView("detach", "$0.detach()"),
+      SameShapeView("contiguous", "$0.contiguous()", /*may_copy=*/true),
+      SameShapeView("detach", "$0.detach()", /*may_copy=*/false),
       {"cat", [](Builder& b, const Gene& g) { return CatOrStackPair(b, g, false); }},
       {"stack", [](Builder& b, const Gene& g) { return CatOrStackPair(b, g, true); }},
       {"chunk_unpack", ChunkUnpackRule},
@@ -985,8 +1006,8 @@ const std::vector<OpRule>& Rules() {
       InPlace("masked_fill_", "$0.masked_fill_($1, $2)", IsNumeric, true, IsBool),
       {"setitem",
        [](Builder& b, const Gene& g) {
-         const int x = b.Pick(g.a, [](const Value& v) {
-           return v.writable && IsNumeric(v) && !v.shape.empty() && v.shape[0].IsFixed() &&
+         const int x = b.Pick(g.a, [&](const Value& v) {
+           return b.Writable(v) && IsNumeric(v) && !v.shape.empty() && v.shape[0].IsFixed() &&
                   v.shape[0].fixed >= 1;
          });
          if (x < 0) return false;
