@@ -46,6 +46,72 @@ int BracketDepth(absl::string_view text) {
   return deepest;
 }
 
+// What is wrong with the inputs, outputs or blocks of a structural node
+// (unpacking, indexing, control flow, attributes), or "". LibTorch's IR
+// parser accepts any arity, and its passes and interpreter then read past
+// their stack (a ListUnpack without input crashed ConstantPropagation: found
+// by //fuzz:ir_fuzzer).
+std::string StructureProblem(const torch::jit::Node* node) {
+  using c10::prim::If;
+  using c10::prim::Loop;
+  const c10::Symbol kind = node->kind();
+  const size_t inputs = node->inputs().size(), outputs = node->outputs().size();
+  auto expect_inputs = [&](size_t count) {
+    return inputs == count ? std::string()
+                           : absl::StrCat("takes ", count, " input", count == 1 ? "" : "s",
+                                          ", has ", inputs);
+  };
+  if (kind == c10::prim::ListUnpack) {
+    if (inputs != 1) return expect_inputs(1);
+    if (node->input()->type()->kind() != c10::TypeKind::ListType) return "unpacks a non-list";
+  } else if (kind == c10::prim::TupleUnpack) {
+    if (inputs != 1) return expect_inputs(1);
+    const auto tuple = node->input()->type()->cast<c10::TupleType>();
+    if (tuple == nullptr || tuple->elements().size() != outputs) {
+      return absl::StrCat("unpacks ", node->input()->type()->str(), " into ", outputs,
+                          " values");
+    }
+  } else if (kind == c10::prim::TupleIndex) {
+    if (inputs != 2) return expect_inputs(2);
+    if (node->input(0)->type()->kind() != c10::TypeKind::TupleType) return "indexes a non-tuple";
+  } else if (kind == c10::prim::NumToTensor || kind == c10::prim::unchecked_cast ||
+             kind == c10::prim::GetAttr) {
+    return expect_inputs(1);
+  } else if (kind == c10::prim::SetAttr) {
+    return expect_inputs(2);
+  } else if (kind == c10::prim::DictConstruct && inputs % 2 != 0) {
+    return absl::StrCat("takes key-value pairs, has ", inputs, " inputs");
+  } else if (kind == If) {
+    if (inputs != 1 || node->blocks().size() != 2) return "needs one condition and two blocks";
+    for (const torch::jit::Block* block : node->blocks()) {
+      if (block->outputs().size() != outputs) return "a block yields the wrong number of values";
+    }
+  } else if (kind == Loop) {
+    if (inputs < 2 || node->blocks().size() != 1 || outputs != inputs - 2 ||
+        node->blocks()[0]->inputs().size() != inputs - 1 ||
+        node->blocks()[0]->outputs().size() != inputs - 1) {
+      return "needs a trip count, a condition, carried values and one block that takes and "
+             "yields them";
+    }
+  }
+  return "";
+}
+
+absl::Status CheckStructure(const torch::jit::Block* block) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    const std::string problem = StructureProblem(node);
+    if (!problem.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "malformed graph IR: ", node->kind().toQualString(), " ", problem));
+    }
+    for (const torch::jit::Block* sub : node->blocks()) {
+      absl::Status status = CheckStructure(sub);
+      if (!status.ok()) return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) {
@@ -101,6 +167,8 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
     return absl::InvalidArgumentError(
         absl::StrCat("malformed graph IR: ", ExceptionMessage(e)));
   }
+  absl::Status structure = CheckStructure(graph->block());
+  if (!structure.ok()) return structure;
   return graph;
 }
 

@@ -113,6 +113,37 @@ graph(%x : ((Tensor, Tensor), Tensor)):
   EXPECT_TRUE(fine.ok()) << fine.status();
 }
 
+TEST(ParseGraphIRTest, StructuralNodesWithTheWrongArityAreErrors) {
+  // The IR fuzzer's finding: a ListUnpack without input crashed LibTorch's
+  // constant propagation.
+  auto no_input = ParseGraphIR(R"IR(
+graph(%x : Tensor):
+  %a : Tensor, %b : Tensor = prim::ListUnpack()
+  return (%a)
+)IR");
+  ASSERT_FALSE(no_input.ok());
+  EXPECT_THAT(no_input.status().message(),
+              HasSubstr("prim::ListUnpack takes 1 input, has 0"));
+  auto not_a_tuple = ParseGraphIR(R"IR(
+graph(%x : Tensor):
+  %a : Tensor, %b : Tensor = prim::TupleUnpack(%x)
+  return (%a)
+)IR");
+  ASSERT_FALSE(not_a_tuple.ok());
+  EXPECT_THAT(not_a_tuple.status().message(), HasSubstr("unpacks Tensor into 2 values"));
+  auto bad_if = ParseGraphIR(R"IR(
+graph(%c : bool):
+  %y : int = prim::If(%c)
+    block0():
+      -> ()
+    block1():
+      -> ()
+  return (%y)
+)IR");
+  ASSERT_FALSE(bad_if.ok());
+  EXPECT_THAT(bad_if.status().message(), HasSubstr("yields the wrong number"));
+}
+
 // A random chain of unary and binary elementwise ops over one input, as IR.
 std::string RandomChainIR(const std::vector<int>& choices) {
   static const char* const kUnary[] = {"relu", "sigmoid", "tanh", "neg", "exp"};
