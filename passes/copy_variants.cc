@@ -18,18 +18,14 @@ const ops::CopyVariant* FindCopyVariant(const torch::jit::Node* node) {
 }
 
 // Whether the graph writes, in place, to the input or the result of an op
-// that returns a view or a copy depending on its input's strides (reshape,
-// flatten, reshape_as, contiguous). Then which one it returns is observable,
-// and copy variants, which change the strides of everything computed from
-// them, could change it (found by //fuzz:random_graph_test).
+// that returns a view or a copy depending on its input's strides. Then which
+// one it returns is observable, and copy variants, which change the strides
+// of everything computed from them, could change it (found by
+// //fuzz:random_graph_test).
 bool StrideDependentAliasingIsObserved(const std::shared_ptr<torch::jit::Graph>& graph,
                                        const torch::jit::AliasDb& alias_db) {
   for (torch::jit::Node* node : AllNodes(graph->block())) {
-    const c10::Symbol kind = node->kind();
-    if (kind != c10::aten::reshape && kind != c10::aten::flatten &&
-        kind != c10::aten::reshape_as && kind != c10::aten::contiguous) {
-      continue;
-    }
+    if (!ReturnsViewOrCopyByStrides(node->kind())) continue;
     if (alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(node->output())) return true;
   }
   return false;

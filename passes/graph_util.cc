@@ -21,6 +21,11 @@ std::vector<torch::jit::Node*> AllNodes(torch::jit::Block* block) {
   return nodes;
 }
 
+bool ReturnsViewOrCopyByStrides(c10::Symbol kind) {
+  return kind == c10::aten::reshape || kind == c10::aten::reshape_as ||
+         kind == c10::aten::flatten || kind == c10::aten::contiguous;
+}
+
 bool IsOverload(const torch::jit::Node* node, const char* name,
                 const char* overload) {
   if (node->kind() != c10::Symbol::fromQualString(name)) return false;

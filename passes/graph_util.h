@@ -27,6 +27,10 @@ bool IsOverload(const torch::jit::Node* node, const char* name,
 torch::jit::Node* ReplaceNode(torch::jit::Node* node, c10::Symbol kind,
                               at::ArrayRef<torch::jit::Value*> inputs);
 
+// reshape, reshape_as, flatten, contiguous: ops that return a view of their
+// input when its strides allow it and a copy otherwise.
+bool ReturnsViewOrCopyByStrides(c10::Symbol kind);
+
 // Where `node` came from: "file:line:col `<source line>`" (or "line N
 // `<source line>`" when the source has no file name), or "<unknown source>".
 std::string SourceOf(const torch::jit::Node* node);

@@ -1,5 +1,6 @@
 #include "passes/input_aliases.h"
 
+#include "passes/graph_util.h"
 #include "passes/operators.h"
 
 namespace static_runtime {
@@ -62,9 +63,7 @@ bool SharesAliasSet(const c10::AliasInfo& a, const c10::AliasInfo& b) {
 // Ops that return their argument only when it already has the requested
 // dtype, device or layout and otherwise copy: treated as copies (see header).
 bool CopiesOrReturnsItsArgument(c10::Symbol kind) {
-  return kind == c10::aten::to || kind == ops::kMaybeCopyTo || kind == c10::aten::contiguous ||
-         kind == c10::aten::reshape || kind == c10::aten::reshape_as ||
-         kind == c10::aten::flatten;
+  return kind == c10::aten::to || kind == ops::kMaybeCopyTo || ReturnsViewOrCopyByStrides(kind);
 }
 
 }  // namespace
