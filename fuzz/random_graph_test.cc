@@ -17,6 +17,7 @@
 #include "fuzz/random_program.h"
 #include "golden/option_sets.h"
 #include "golden/reference.h"
+#include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "passes/load.h"
 #include "rapidcheck/gtest.h"
@@ -115,39 +116,13 @@ RC_GTEST_PROP(RandomGraphTest, StaticRuntimeMatchesTheJit, ()) {
   const int64_t batches[] = {spec.small_batch, spec.large_batch, spec.small_batch};
   for (int run = 0; run < 3; ++run) {
     const std::vector<c10::IValue> inputs = program.MakeInputs(seed + run, batches[run]);
-    const c10::IValue before = reference::DeepCopy(c10::ivalue::Tuple::create(inputs));
     const std::string where =
         absl::StrCat("run ", run + 1, " of {small, large, small}, input shapes ",
-                     reference::Shapes(before), ", ", context, "prepared graph:\n",
-                     (*static_module)->graph()->toString(false));
-    std::string jit_error;
-    c10::IValue expected;
-    try {
-      expected = module->forward(reference::DeepCopy(inputs));
-    } catch (const std::exception& error) {
-      jit_error = error.what();
-    }
-    absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
-    if (!jit_error.empty()) {
-      if (actual.ok()) {
-        RC_FAIL(absl::StrCat("the JIT raised but the static runtime returned ",
-                             reference::Shapes(*actual), "; JIT: ",
-                             jit_error.substr(0, jit_error.find('\n')), "\n", where));
-      }
-    } else if (!actual.ok()) {
-      RC_FAIL(absl::StrCat("the static runtime failed: ", actual.status().message(), "\n",
-                           where));
-    } else {
-      const absl::Status same = reference::Compare(expected, *actual);
-      if (!same.ok()) RC_FAIL(absl::StrCat(same.message(), "\n", where));
-    }
-    if (!reference::ExactlyEqual(before, c10::ivalue::Tuple::create(inputs))) {
-      RC_FAIL(absl::StrCat("the run modified its inputs\n", where));
-    }
-    runtime.ReleaseOutputs();
-    if (runtime.NumHeldValues() != 0) {
-      RC_FAIL(absl::StrCat(runtime.NumHeldValues(), " intermediates left over\n", where));
-    }
+                     reference::Shapes(c10::ivalue::Tuple::create(inputs)), ", ", context,
+                     "prepared graph:\n", (*static_module)->graph()->toString(false));
+    const absl::Status checked = golden::CheckRunAgainstJit(
+        *module, runtime, inputs, golden::WhenTheJitRaises::kExpectAnError);
+    if (!checked.ok()) RC_FAIL(absl::StrCat(checked.message(), "\n", where));
   }
 }
 
