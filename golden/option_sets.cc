@@ -19,12 +19,15 @@ const std::vector<OptionSet>& OptionSets() {
     no_rewrites.use_variadic_ops = false;
     no_rewrites.fuse_list_unpack = false;
     no_rewrites.hoist_dict_lookups = false;
+    Options no_inference_mode;
+    no_inference_mode.inference_mode = false;
     return new std::vector<OptionSet>{{"defaults", Options()},
                                       {"out_variants_off", no_out_variants},
                                       {"memory_planning_off", no_memory_planning},
                                       {"managed_output_tensors", managed_outputs},
                                       {"copy_variants_off", no_copy_variants},
-                                      {"all_rewrites_off", no_rewrites}};
+                                      {"all_rewrites_off", no_rewrites},
+                                      {"inference_mode_off", no_inference_mode}};
   }();
   return *kOptionSets;
 }

@@ -4,6 +4,7 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ops/out_variant.h"
+#include "ops/wrapped_scalar.h"
 
 namespace static_runtime {
 namespace {
@@ -44,35 +45,6 @@ void TensorScalar(const char* name, const char* overload, Rule rule, TensorScala
     WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
                 [&](at::Tensor& result) { out(result, a, b); });
   });
-}
-
-// `scalar` as the wrapped 0-dim tensor ATen's Scalar overloads make of it.
-// Per-thread tensors (one per scalar kind) are rewritten in place, so the
-// kernels allocate nothing for it; valid until this thread's next call.
-at::Tensor WrappedScalar(const at::Scalar& scalar) {
-  auto make = [](at::ScalarType dtype) {
-    at::Tensor tensor = at::empty({}, at::TensorOptions().dtype(dtype));
-    tensor.unsafeGetTensorImpl()->set_wrapped_number(true);
-    return tensor;
-  };
-  thread_local const at::Tensor as_double = make(at::kDouble);
-  thread_local const at::Tensor as_long = make(at::kLong);
-  thread_local const at::Tensor as_bool = make(at::kBool);
-  if (scalar.isFloatingPoint()) {
-    *as_double.data_ptr<double>() = scalar.toDouble();
-    return as_double;
-  }
-  if (scalar.isBoolean()) {
-    *as_bool.data_ptr<bool>() = scalar.toBool();
-    return as_bool;
-  }
-  if (scalar.isIntegral(/*includeBool=*/false)) {
-    *as_long.data_ptr<int64_t>() = scalar.toLong();
-    return as_long;
-  }
-  at::Tensor tensor = at::scalar_to_tensor(scalar);
-  tensor.unsafeGetTensorImpl()->set_wrapped_number(true);
-  return tensor;
 }
 
 // (Tensor self, Scalar other) -> Tensor computed by the Tensor-Tensor out

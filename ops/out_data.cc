@@ -5,10 +5,12 @@
 // aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy ignores
 // the strides of non-contiguous inputs, and the runtime must give what the
 // JIT gives. flip and roll too: their out forms copy through a temporary.
+#include <optional>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
+#include "ATen/NativeFunctions.h"
 #include "absl/container/flat_hash_set.h"
 #include "ops/out_variant.h"
 #include "ops/views.h"
@@ -73,6 +75,12 @@ void RegisterIndexing() {
     const at::Tensor& index = TensorArg(io, 2);
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::index_select(self, dim, index); },
                 [&](at::Tensor& out) { at::cpu::index_select_out(out, self, dim, index); });
+  });
+  RegisterOut("aten::index", "Tensor", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const c10::List<c10::optional<at::Tensor>> indices = io.Input(1).toOptionalTensorList();
+    WriteOutput(io, 0, self.scalar_type(), [&] { return at::index(self, indices); },
+                [&](at::Tensor& out) { at::cpu::index_out(out, self, indices); });
   });
   RegisterOut("aten::gather", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -228,8 +236,52 @@ void RegisterCopies() {
   }
 }
 
+// zeros/ones/full(size, *, dtype, layout, device, pin_memory) on the CPU,
+// strided; `fill` is the value of zeros and ones, `value_input` the index of
+// full's fill value.
+// (empty stays with the JIT: its values are unspecified, so no test could
+// check an out variant against it.)
+void RegisterSizedFactory(const char* name, const char* overload, std::optional<double> fill,
+                          size_t value_input, size_t first_option) {
+  RegisterOut(name, overload, [=](NodeIO& io) {
+    const at::DimVector size = io.Input(0).toDimVector();
+    const at::Scalar value = fill ? at::Scalar(*fill) : io.Input(value_input).toScalar();
+    const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
+    const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
+    const auto device = io.Input(first_option + 2).toOptional<at::Device>();
+    const auto pin = io.Input(first_option + 3).toOptional<bool>();
+    const at::TensorOptions options =
+        at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin);
+    auto functional = [&] {
+      // full() without a dtype takes it from the fill value, as ATen does.
+      return value_input > 0 ? at::full(size, value, dtype, layout, device, pin)
+                             : at::full(size, value, options);
+    };
+    if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin)) {
+      io.Output(0) = functional();
+      return;
+    }
+    at::ScalarType result_dtype = dtype.value_or(DefaultFloat());
+    if (!dtype && value_input > 0) {
+      // full's dtype follows the fill value: bool, int64 or the default float.
+      result_dtype = value.isBoolean()                       ? at::kBool
+                     : value.isIntegral(/*includeBool=*/false) ? at::kLong
+                     : value.isComplex()                     ? at::kComplexFloat
+                                                             : DefaultFloat();
+    }
+    WriteOutput(io, 0, result_dtype, functional, [&](at::Tensor& out) {
+      at::native::resize_(out, size, c10::nullopt);
+      out.fill_(value);
+    });
+  });
+}
+
 // arange(end), arange(start, end), arange(start, end, step) on the CPU.
 void RegisterFactories() {
+  RegisterSizedFactory("aten::zeros", "", 0.0, 0, 1);
+  RegisterSizedFactory("aten::ones", "", 1.0, 0, 1);
+  RegisterSizedFactory("aten::full", "", std::nullopt, 1, 2);
+
   const struct {
     const char* overload;
     size_t scalars;  // end | start, end | start, end, step

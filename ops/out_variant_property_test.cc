@@ -14,7 +14,7 @@
 
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
-#include "golden/counting_allocator.h"
+#include "tools/counting_allocator.h"
 #include "gtest/gtest.h"
 #include "ops/fallback.h"
 #include "ops/out_variant_test_support.h"
@@ -555,6 +555,38 @@ std::map<std::string, Spec> DataSpecs() {
     inputs.insert(inputs.begin(), c.Scalar({at::kLong}));
     return inputs;
   });
+
+  // zeros/ones/full(size, [value,] dtype, layout, device, pin_memory).
+  auto sized = [](bool has_value) {
+    return Spec{[has_value](const Call& c) -> Inputs {
+      Inputs inputs = {c10::List<int64_t>(c.Shape(c.Rank(0, 3)))};
+      if (has_value) inputs.push_back(c.Scalar(kAll));
+      inputs.push_back(c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.OneOf(kAll)));
+      for (int i = 0; i < 3; ++i) inputs.push_back(c10::IValue());
+      return inputs;
+    }};
+  };
+  specs["aten::zeros."] = sized(false);
+  specs["aten::ones."] = sized(false);
+  specs["aten::full."] = sized(true);
+  // index with tensors (or None) for the leading dims, broadcasting together.
+  specs["aten::index.Tensor"] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    const std::vector<int64_t> shape = c.NonEmptyShape(rank);
+    const std::vector<int64_t> index_shape = {c.draw.Int(0, 4)};
+    c10::List<c10::optional<at::Tensor>> indices;
+    bool any_tensor = false;
+    const int64_t indexed_dims = c.draw.Int(1, rank);
+    for (int64_t d = 0; d < indexed_dims; ++d) {
+      if (c.draw.Bool() || (!any_tensor && d == 0)) {
+        indices.push_back(c.draw.Indices(index_shape, 0, shape[d]));
+        any_tensor = true;
+      } else {
+        indices.push_back(c10::nullopt);
+      }
+    }
+    return {c.Tensor(shape, kAll), indices};
+  }};
 
   // arange: integer or float bounds, steps of either sign (sometimes 0 or
   // pointing away from the end: both are errors), an explicit dtype.

@@ -40,6 +40,14 @@ struct Options {
   bool use_variadic_ops = true;       // cat/stack of a list -> variadic node
   bool fuse_list_unpack = true;       // split/chunk/unbind + ListUnpack
   bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
+
+  // Run every node under c10::InferenceMode (PyTorch Static Runtime does the
+  // same): ops skip the Autograd and ADInplaceOrView dispatch keys. Tensors
+  // the model creates are then inference tensors: they carry no autograd
+  // history or version counter, and using them later in autograd (or
+  // writing to them in place outside inference mode) is an error. Turn it
+  // off when outputs must take part in autograd.
+  bool inference_mode = true;
 };
 
 // Checks that the combination of options is supported.

@@ -9,7 +9,7 @@
 
 #include "ATen/ATen.h"
 #include "golden/models/corpus.h"
-#include "golden/counting_allocator.h"
+#include "tools/counting_allocator.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/static_runtime.h"

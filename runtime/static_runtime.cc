@@ -3,6 +3,8 @@
 #include <chrono>
 #include <utility>
 
+#include "c10/core/InferenceMode.h"
+
 namespace static_runtime {
 
 StaticRuntime::StaticRuntime(StaticModule::Ptr module)
@@ -91,6 +93,7 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
                                                    const KwargMap& kwargs, RunPlan run_plan,
                                                    NodeObserver* observer) {
   PhaseClock clock(observer);
+  c10::InferenceMode inference_mode(module_->options().inference_mode);
   if (outputs_pending_) {
     return absl::FailedPreconditionError(
         "the outputs of the previous run live in the runtime's output buffer "

@@ -12,6 +12,8 @@
 #include "absl/synchronization/mutex.h"
 #include "passes/exception_message.h"
 #include "runtime/pool.h"
+#include "tools/counting_allocator.h"
+#include "tools/sr/pytorch_sr.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
 #include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
 
@@ -96,6 +98,16 @@ absl::Status Accumulate(const c10::IValue& e, const c10::IValue& a, double& max_
   return absl::OkStatus();
 }
 
+PyTorchSrOptions PyTorchSrOptionsFrom(const Options& options) {
+  PyTorchSrOptions pytorch;
+  pytorch.enable_out_variant = options.enable_out_variant;
+  pytorch.optimize_memory = options.optimize_memory;
+  pytorch.manage_output_tensors = false;  // its outputs would need releasing
+  pytorch.use_copy_variants = options.use_copy_variants;
+  pytorch.use_maybe_copy_variants = options.use_maybe_copy_variants;
+  return pytorch;
+}
+
 }  // namespace
 
 absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual) {
@@ -173,40 +185,80 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   report.max_abs_diff = *diff;
   actual = c10::IValue();
 
+  // The contestants, called in turn on the same arguments.
+  std::unique_ptr<PyTorchStaticRuntime> pytorch_sr;
+  if (config.against_pytorch_sr) {
+    absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> created =
+        PyTorchStaticRuntime::Create(module, config.is_frozen, PyTorchSrOptionsFrom(config.options));
+    if (!created.ok()) return created.status();
+    pytorch_sr = *std::move(created);
+    try {
+      absl::StatusOr<double> pytorch_diff = MaxAbsDifference(expected, (*pytorch_sr)(args));
+      if (!pytorch_diff.ok()) return pytorch_diff.status();
+    } catch (const std::exception& e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "PyTorch's Static Runtime cannot run the model on these inputs: ", ExceptionMessage(e)));
+    }
+  }
+  std::vector<std::function<absl::Status()>> contestants = {
+      [&]() { return run_static(args).status(); },
+      [&]() {
+        jit.get_method(method)(args);
+        return absl::OkStatus();
+      }};
+  if (pytorch_sr) {
+    contestants.push_back([&]() {
+      (*pytorch_sr)(args);
+      return absl::OkStatus();
+    });
+  }
+  const testing::CountingAllocator& allocator = testing::CountingAllocator::Installed();
+
   absl::Mutex mutex;
-  std::vector<double> static_us;
-  std::vector<double> jit_us;
+  std::vector<std::vector<double>> samples_us(contestants.size());
+  std::vector<double> allocations(contestants.size(), 0);
+  std::vector<double> allocated_bytes(contestants.size(), 0);
   std::atomic<int> done{0};
   std::atomic<bool> failed{false};
   std::string failure;
   const int total = threads * config.iters;
   auto worker = [&]() {
-    std::vector<double> mine_static;
-    std::vector<double> mine_jit;
+    std::vector<std::vector<double>> mine(contestants.size());
     for (int i = 0; i < config.warmup + config.iters && !failed; ++i) {
-      const auto start = Clock::now();
-      absl::StatusOr<c10::IValue> result = run_static(args);
-      const auto middle = Clock::now();
-      result = c10::IValue();
-      jit.get_method(method)(args);
-      const auto end = Clock::now();
-      if (!result.ok()) {
-        absl::MutexLock lock(&mutex);
-        failed = true;
-        failure = std::string(result.status().message());
-        return;
+      for (size_t c = 0; c < contestants.size(); ++c) {
+        const size_t count_before = allocator.count();
+        const size_t bytes_before = allocator.bytes();
+        const auto start = Clock::now();
+        absl::Status status;
+        try {
+          status = contestants[c]();
+        } catch (const std::exception& e) {
+          status = absl::InternalError(ExceptionMessage(e));
+        }
+        const auto end = Clock::now();
+        if (!status.ok()) {
+          absl::MutexLock lock(&mutex);
+          failed = true;
+          failure = std::string(status.message());
+          return;
+        }
+        if (i < config.warmup) continue;
+        mine[c].push_back(Micros(end - start));
+        if (threads == 1) {
+          allocations[c] += allocator.count() - count_before;
+          allocated_bytes[c] += allocator.bytes() - bytes_before;
+        }
       }
       if (i < config.warmup) continue;
-      mine_static.push_back(Micros(middle - start));
-      mine_jit.push_back(Micros(end - middle));
       const int finished = ++done;
       if (config.progress && finished % std::max(1, total / 100) == 0) {
         config.progress(static_cast<double>(finished) / total);
       }
     }
     absl::MutexLock lock(&mutex);
-    static_us.insert(static_us.end(), mine_static.begin(), mine_static.end());
-    jit_us.insert(jit_us.end(), mine_jit.begin(), mine_jit.end());
+    for (size_t c = 0; c < contestants.size(); ++c) {
+      samples_us[c].insert(samples_us[c].end(), mine[c].begin(), mine[c].end());
+    }
   };
   const auto wall_start = Clock::now();
   std::vector<std::thread> workers;
@@ -216,15 +268,30 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   if (failed) return absl::InternalError(failure);
   if (config.progress) config.progress(1.0);
 
-  // Throughput per side: its share of the interleaved wall time.
-  double static_total = 0;
-  double jit_total = 0;
-  for (double s : static_us) static_total += s;
-  for (double s : jit_us) jit_total += s;
-  const double share = static_total / std::max(1.0, static_total + jit_total);
-  report.static_runtime = Summarize(static_us, wall_us * share);
-  report.jit = Summarize(jit_us, wall_us * (1 - share));
+  // Throughput per contestant: its share of the interleaved wall time.
+  std::vector<double> totals(contestants.size(), 0);
+  double all_total = 0;
+  for (size_t c = 0; c < contestants.size(); ++c) {
+    for (double sample : samples_us[c]) totals[c] += sample;
+    all_total += totals[c];
+  }
+  std::vector<Latency> latencies;
+  for (size_t c = 0; c < contestants.size(); ++c) {
+    latencies.push_back(Summarize(samples_us[c], wall_us * totals[c] / std::max(1.0, all_total)));
+    if (threads == 1) {
+      latencies.back().allocations_per_run = allocations[c] / config.iters;
+      latencies.back().allocated_bytes_per_run = allocated_bytes[c] / config.iters;
+    }
+  }
+  report.static_runtime = latencies[0];
+  report.jit = latencies[1];
   report.ratio = report.jit.median_us > 0 ? report.static_runtime.median_us / report.jit.median_us : 0;
+  if (pytorch_sr) {
+    report.pytorch_sr = latencies[2];
+    report.ratio_to_pytorch_sr = report.pytorch_sr->median_us > 0
+                                     ? report.static_runtime.median_us / report.pytorch_sr->median_us
+                                     : 0;
+  }
   if (own_runtime) {
     report.memory = single.memory_stats();
   } else {
@@ -236,14 +303,35 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
 }
 
 std::string FormatReport(const BenchReport& r) {
-  std::string text = absl::StrFormat(
-      "%-16s %14s %14s\n"
-      "%-16s %14.1f %14.1f\n%-16s %14.1f %14.1f\n%-16s %14.1f %14.1f\n%-16s %14.0f %14.0f\n",
-      "", "static", "jit", "median (us)", r.static_runtime.median_us, r.jit.median_us,
-      "p90 (us)", r.static_runtime.p90_us, r.jit.p90_us, "p99 (us)", r.static_runtime.p99_us,
-      r.jit.p99_us, "throughput (/s)", r.static_runtime.throughput_per_s,
-      r.jit.throughput_per_s);
+  std::vector<std::pair<const char*, const Latency*>> columns = {{"static", &r.static_runtime},
+                                                                 {"jit", &r.jit}};
+  if (r.pytorch_sr) columns.push_back({"pytorch sr", &*r.pytorch_sr});
+  auto row = [&](const char* name, const char* format, auto field) {
+    std::string line = absl::StrFormat("%-18s", name);
+    for (const auto& column : columns) {
+      absl::StrAppend(&line, absl::StrFormat(" %14s", absl::StrFormat(format, field(*column.second))));
+    }
+    return line + "\n";
+  };
+  std::string text = absl::StrFormat("%-18s", "");
+  for (const auto& column : columns) absl::StrAppend(&text, absl::StrFormat(" %14s", column.first));
+  text += "\n";
+  text += row("median (us)", "%.1f", [](const Latency& l) { return l.median_us; });
+  text += row("p90 (us)", "%.1f", [](const Latency& l) { return l.p90_us; });
+  text += row("p99 (us)", "%.1f", [](const Latency& l) { return l.p99_us; });
+  text += row("throughput (/s)", "%.0f", [](const Latency& l) { return l.throughput_per_s; });
+  if (r.static_runtime.allocations_per_run >= 0) {
+    text += row("allocations/run", "%.1f", [](const Latency& l) { return l.allocations_per_run; });
+    text += row("alloc bytes/run", "%.0f",
+                [](const Latency& l) { return l.allocated_bytes_per_run; });
+  }
   absl::StrAppendFormat(&text, "ratio (static / jit, median): %.3f\n", r.ratio);
+  if (r.pytorch_sr) {
+    absl::StrAppendFormat(&text, "ratio (pytorch sr / jit, median): %.3f\n",
+                          r.jit.median_us > 0 ? r.pytorch_sr->median_us / r.jit.median_us : 0);
+    absl::StrAppendFormat(&text, "ratio (static / pytorch sr, median): %.3f\n",
+                          r.ratio_to_pytorch_sr);
+  }
   absl::StrAppendFormat(&text, "output check: max |static - jit| = %.3g\n", r.max_abs_diff);
   const memory::PlannerStats& m = r.memory.intermediates;
   absl::StrAppendFormat(
@@ -281,10 +369,15 @@ std::string JsonString(const std::string& text) {
 }
 
 std::string LatencyJson(const Latency& l) {
-  return absl::StrFormat(
+  std::string json = absl::StrFormat(
       "{\"median_us\": %.3f, \"p90_us\": %.3f, \"p99_us\": %.3f, \"mean_us\": %.3f, "
-      "\"throughput_per_s\": %.3f}",
+      "\"throughput_per_s\": %.3f",
       l.median_us, l.p90_us, l.p99_us, l.mean_us, l.throughput_per_s);
+  if (l.allocations_per_run >= 0) {
+    absl::StrAppendFormat(&json, ", \"allocations_per_run\": %.3f, \"allocated_bytes_per_run\": %.1f",
+                          l.allocations_per_run, l.allocated_bytes_per_run);
+  }
+  return json + "}";
 }
 
 }  // namespace
@@ -295,6 +388,10 @@ std::string ReportJson(const BenchReport& r, const std::string& model) {
       "{\n  \"model\": ", JsonString(model), ",\n  \"iters\": ", r.iters,
       ",\n  \"threads\": ", r.threads, ",\n  \"static_runtime\": ", LatencyJson(r.static_runtime),
       ",\n  \"jit\": ", LatencyJson(r.jit), ",\n  \"ratio\": ", absl::StrFormat("%.4f", r.ratio),
+      r.pytorch_sr ? absl::StrCat(",\n  \"pytorch_sr\": ", LatencyJson(*r.pytorch_sr),
+                                  ",\n  \"ratio_to_pytorch_sr\": ",
+                                  absl::StrFormat("%.4f", r.ratio_to_pytorch_sr))
+                   : std::string(),
       ",\n  \"max_abs_diff\": ", absl::StrFormat("%.6g", r.max_abs_diff),
       ",\n  \"setup_ms\": ", absl::StrFormat("%.3f", r.setup_ms),
       ",\n  \"nodes\": {\"out_variant\": ", r.kernels.out_variant,

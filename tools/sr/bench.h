@@ -7,6 +7,7 @@
 #define STATIC_RUNTIME_TOOLS_SR_BENCH_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct BenchConfig {
   int intra_op_threads = 1;
   Options options;
   bool is_frozen = false;
+  // Also time PyTorch's own Static Runtime (in this process, interleaved).
+  bool against_pytorch_sr = false;
   // Called with the fraction done (0..1) while timing; may be empty.
   std::function<void(double)> progress;
 };
@@ -37,12 +40,20 @@ struct Latency {
   double p99_us = 0;
   double mean_us = 0;
   double throughput_per_s = 0;  // all threads together
+  // CPU allocations (LibTorch's CPU allocator) per timed call, and their
+  // bytes; only measured with one caller thread (-1 otherwise).
+  double allocations_per_run = -1;
+  double allocated_bytes_per_run = -1;
 };
 
 struct BenchReport {
   Latency static_runtime;
   Latency jit;
   double ratio = 0;          // static median / JIT median
+  // With against_pytorch_sr: PyTorch's Static Runtime, and static median /
+  // PyTorch SR median.
+  std::optional<Latency> pytorch_sr;
+  double ratio_to_pytorch_sr = 0;
   double max_abs_diff = 0;   // over every tensor of the outputs
   KernelCounts kernels;
   MemoryStats memory;

@@ -49,6 +49,8 @@ const std::vector<FlagSpec>& Flags() {
       {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
       {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
       {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
+      {"against", FlagKind::kString, "",
+       "bench: also time pytorch-sr (PyTorch's own Static Runtime), interleaved"},
       {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
       {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
       {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
@@ -62,6 +64,7 @@ const std::vector<FlagSpec>& Flags() {
       {"use_variadic_ops", FlagKind::kBool, "true", "cat/stack of a list -> variadic node"},
       {"fuse_list_unpack", FlagKind::kBool, "true", "split/chunk/unbind + unpack fusion"},
       {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
+      {"inference_mode", FlagKind::kBool, "true", "run under c10::InferenceMode"},
       {"help", FlagKind::kBool, "false", "this text"},
   };
   return *kFlags;
@@ -124,6 +127,7 @@ Options OptionsFrom(const Args& args) {
   options.use_variadic_ops = args.Bool("use_variadic_ops");
   options.fuse_list_unpack = args.Bool("fuse_list_unpack");
   options.hoist_dict_lookups = args.Bool("hoist_dict_lookups");
+  options.inference_mode = args.Bool("inference_mode");
   return options;
 }
 
@@ -198,6 +202,13 @@ int Bench(const Args& args) {
   config.intra_op_threads = args.Int("intra_op_threads");
   config.is_frozen = args.Bool("frozen");
   config.options = setup.options;
+  if (args.Given("against")) {
+    if (args.String("against") != "pytorch-sr") {
+      return Fail(2, absl::StrCat("unknown --against=", args.String("against"),
+                                  " (the one contestant offered is pytorch-sr)"));
+    }
+    config.against_pytorch_sr = true;
+  }
   if (isatty(STDERR_FILENO)) config.progress = ProgressBar();
   absl::StatusOr<BenchReport> report = RunBench(setup.module, setup.inputs, config);
   if (!report.ok()) return Fail(1, std::string(report.status().message()));

@@ -1,4 +1,4 @@
-#include "golden/counting_allocator.h"
+#include "tools/counting_allocator.h"
 
 #include "c10/core/CPUAllocator.h"
 
@@ -15,7 +15,8 @@ CountingAllocator& CountingAllocator::Installed() {
 }
 
 c10::DataPtr CountingAllocator::allocate(size_t bytes) const {
-  ++count_;
+  count_.fetch_add(1, std::memory_order_relaxed);
+  bytes_.fetch_add(bytes, std::memory_order_relaxed);
   return base_->allocate(bytes);
 }
 

@@ -1,0 +1,168 @@
+// Native kernels for in-place ops (add_, mul_, relu_, clamp_, masked_fill_,
+// fill_, copy_, index_put_, ...): each writes into its first argument and
+// returns it, calling ATen's CPU kernel directly for an inference tensor
+// inside inference mode (ops/direct_call.h) and the dispatcher otherwise
+// (which also bumps version counters and checks autograd's rules). Scalar
+// overloads wrap the scalar as ATen's own Scalar overloads do.
+#include "ATen/ATen.h"
+#include "ATen/CPUFunctions.h"
+#include "ATen/NativeFunctions.h"
+#include "ops/direct_call.h"
+#include "ops/registry.h"
+#include "ops/wrapped_scalar.h"
+
+namespace static_runtime {
+namespace {
+
+// at::cpu::fn(self, args...) when the direct call is allowed, else the
+// dispatched method self.fn(args...).
+#define SR_CPU_OR_METHOD(self, fn, ...) \
+  (DirectCallOk(self) ? ::at::cpu::fn(self, ##__VA_ARGS__) : self.fn(__VA_ARGS__))
+// The same for the nn ops ATen offers as functions only: at::fn(self, args...).
+#define SR_CPU_OR_FUNCTION(self, fn, ...) \
+  (DirectCallOk(self) ? ::at::cpu::fn(self, ##__VA_ARGS__) : ::at::fn(self, ##__VA_ARGS__))
+
+// Registers `name`.`overload`, whose kernel `body` updates `self` in place;
+// the output is `self`.
+template <typename Body>
+void RegisterInPlace(const char* name, const char* overload, Body body) {
+  KernelRegistry::Global().RegisterOverload(
+      name, overload, KernelKind::kNative, ForAnyNode([body](NodeIO& io) {
+        at::Tensor self = io.Input(0).toTensor();
+        body(self, io);
+        io.Output(0) = std::move(self);
+      }));
+}
+
+at::Scalar ScalarArg(const NodeIO& io, size_t i) { return io.Input(i).toScalar(); }
+const at::Tensor& TensorArg(const NodeIO& io, size_t i) { return io.Input(i).toTensor(); }
+
+void RegisterArithmetic() {
+  RegisterInPlace("aten::add_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, add_, TensorArg(io, 1), ScalarArg(io, 2));
+  });
+  RegisterInPlace("aten::add_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, add_, WrappedScalar(ScalarArg(io, 1)), ScalarArg(io, 2));
+  });
+  RegisterInPlace("aten::sub_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, sub_, TensorArg(io, 1), ScalarArg(io, 2));
+  });
+  RegisterInPlace("aten::sub_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, sub_, WrappedScalar(ScalarArg(io, 1)), ScalarArg(io, 2));
+  });
+  RegisterInPlace("aten::mul_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, mul_, TensorArg(io, 1));
+  });
+  RegisterInPlace("aten::mul_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, mul_, WrappedScalar(ScalarArg(io, 1)));
+  });
+  RegisterInPlace("aten::div_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, div_, TensorArg(io, 1));
+  });
+  RegisterInPlace("aten::div_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, div_, WrappedScalar(ScalarArg(io, 1)));
+  });
+  RegisterInPlace("aten::div_", "Tensor_mode", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, div_, TensorArg(io, 1), io.Input(2).toOptional<c10::string_view>());
+  });
+  RegisterInPlace("aten::pow_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, pow_, ScalarArg(io, 1));
+  });
+  RegisterInPlace("aten::pow_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, pow_, TensorArg(io, 1));
+  });
+}
+
+void RegisterUnary() {
+#define SR_UNARY_IN_PLACE(fn)                                                      \
+  RegisterInPlace("aten::" #fn, "", [](at::Tensor& self, const NodeIO&) {         \
+    SR_CPU_OR_METHOD(self, fn);                                                    \
+  })
+  SR_UNARY_IN_PLACE(relu_);
+  SR_UNARY_IN_PLACE(sigmoid_);
+  SR_UNARY_IN_PLACE(tanh_);
+  SR_UNARY_IN_PLACE(exp_);
+  SR_UNARY_IN_PLACE(log_);
+  SR_UNARY_IN_PLACE(sqrt_);
+  SR_UNARY_IN_PLACE(rsqrt_);
+  SR_UNARY_IN_PLACE(neg_);
+  SR_UNARY_IN_PLACE(floor_);
+  SR_UNARY_IN_PLACE(ceil_);
+  SR_UNARY_IN_PLACE(reciprocal_);
+  SR_UNARY_IN_PLACE(zero_);
+#undef SR_UNARY_IN_PLACE
+#define SR_NN_IN_PLACE(fn)                                                         \
+  RegisterInPlace("aten::" #fn, "", [](at::Tensor& self, const NodeIO&) {         \
+    SR_CPU_OR_FUNCTION(self, fn);                                                  \
+  })
+  SR_NN_IN_PLACE(silu_);
+  SR_NN_IN_PLACE(hardswish_);
+  SR_NN_IN_PLACE(hardsigmoid_);
+#undef SR_NN_IN_PLACE
+  RegisterInPlace("aten::round_", "", [](at::Tensor& self, const NodeIO&) {
+    SR_CPU_OR_METHOD(self, round_);
+  });
+  RegisterInPlace("aten::abs_", "", [](at::Tensor& self, const NodeIO&) {
+    DirectCallOk(self) ? at::native::abs_(self) : self.abs_();
+  });
+  RegisterInPlace("aten::gelu_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_FUNCTION(self, gelu_, io.Input(1).toStringView());
+  });
+  RegisterInPlace("aten::clamp_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, clamp_, io.Input(1).toOptional<at::Scalar>(),
+                     io.Input(2).toOptional<at::Scalar>());
+  });
+  RegisterInPlace("aten::clamp_min_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, clamp_min_, ScalarArg(io, 1));
+  });
+  RegisterInPlace("aten::clamp_max_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, clamp_max_, ScalarArg(io, 1));
+  });
+  RegisterInPlace("aten::hardtanh_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_FUNCTION(self, hardtanh_, ScalarArg(io, 1), ScalarArg(io, 2));
+  });
+  RegisterInPlace("aten::leaky_relu_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_FUNCTION(self, leaky_relu_, ScalarArg(io, 1));
+  });
+  RegisterInPlace("aten::elu_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_FUNCTION(self, elu_, ScalarArg(io, 1), ScalarArg(io, 2), ScalarArg(io, 3));
+  });
+  RegisterInPlace("aten::threshold_", "", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_FUNCTION(self, threshold_, ScalarArg(io, 1), ScalarArg(io, 2));
+  });
+}
+
+void RegisterWrites() {
+  RegisterInPlace("aten::fill_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, fill_, ScalarArg(io, 1));
+  });
+  RegisterInPlace("aten::fill_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, fill_, TensorArg(io, 1));
+  });
+  RegisterInPlace("aten::masked_fill_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, masked_fill_, TensorArg(io, 1), ScalarArg(io, 2));
+  });
+  RegisterInPlace("aten::masked_fill_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+    SR_CPU_OR_METHOD(self, masked_fill_, TensorArg(io, 1), TensorArg(io, 2));
+  });
+  RegisterInPlace("aten::copy_", "", [](at::Tensor& self, const NodeIO& io) {
+    DirectCallOk(self) ? at::native::copy_(self, TensorArg(io, 1), io.Input(2).toBool())
+                       : self.copy_(TensorArg(io, 1), io.Input(2).toBool());
+  });
+  RegisterInPlace("aten::index_put_", "", [](at::Tensor& self, const NodeIO& io) {
+    const c10::List<c10::optional<at::Tensor>> indices = io.Input(1).toOptionalTensorList();
+    DirectCallOk(self)
+        ? at::native::index_put_(self, indices, TensorArg(io, 2), io.Input(3).toBool())
+        : self.index_put_(indices, TensorArg(io, 2), io.Input(3).toBool());
+  });
+}
+
+const bool kRegistered = [] {
+  RegisterArithmetic();
+  RegisterUnary();
+  RegisterWrites();
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,159 @@
+// Native kernels for the scalar, string and list ops TorchScript emits around
+// tensor code (argument checks of nn modules, error messages, flags): format,
+// str, list copies, list comparisons and membership, any/all, find, device
+// and autocast queries, scalar tensors, and aten::lstm called unboxed. Same
+// results and errors as the JIT's own operators, without a stack.
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include "ATen/ATen.h"
+#include "ATen/autocast_mode.h"
+#include "absl/strings/str_cat.h"
+#include "ops/registry.h"
+
+namespace static_runtime {
+namespace {
+
+void Register(const char* name, const char* overload, Kernel kernel) {
+  KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kNative,
+                                            ForAnyNode(std::move(kernel)));
+}
+
+// Python's str.format with "{}" fields, as the JIT's aten::format: each "{}"
+// takes the next argument, printed as the JIT prints values.
+void Format(NodeIO& io) {
+  const std::string& format = io.Input(0).toStringRef();
+  std::stringstream text;
+  size_t used = 0;
+  for (size_t begin = 0;;) {
+    const size_t field = format.find("{}", begin);
+    if (field == std::string::npos) {
+      text << format.substr(begin);
+      break;
+    }
+    text << format.substr(begin, field - begin);
+    TORCH_CHECK(used + 1 < io.num_inputs(), "Too few arguments for format string: ", format);
+    text << io.Input(++used);
+    begin = field + 2;
+  }
+  io.Output(0) = text.str();
+}
+
+// Python's str.find(substr, start, end) with negative and out-of-range bounds.
+void Find(NodeIO& io) {
+  const std::string& text = io.Input(0).toStringRef();
+  const std::string& substr = io.Input(1).toStringRef();
+  const int64_t size = static_cast<int64_t>(text.size());
+  auto clamp = [size](int64_t index) {
+    if (index < 0) index += size;
+    return std::min(std::max<int64_t>(index, 0), size);
+  };
+  const int64_t start = clamp(io.Input(2).toInt());
+  const int64_t end = io.Input(3).toInt() == -1 ? size : clamp(io.Input(3).toInt());
+  int64_t found = -1;
+  if (start <= end) {
+    const size_t at = text.substr(0, end).find(substr, start);
+    if (at != std::string::npos) found = static_cast<int64_t>(at);
+  }
+  io.Output(0) = found;
+}
+
+// Element-wise equality of two lists (int[], bool[], str[]).
+bool ListsEqual(const c10::IValue& a, const c10::IValue& b) {
+  c10::ArrayRef<c10::IValue> left = a.toListRef();
+  c10::ArrayRef<c10::IValue> right = b.toListRef();
+  if (left.size() != right.size()) return false;
+  for (size_t i = 0; i < left.size(); ++i) {
+    if (!(left[i] == right[i])) return false;
+  }
+  return true;
+}
+
+template <bool kAny>
+void AnyOrAll(NodeIO& io) {
+  for (const c10::IValue& element : io.Input(0).toListRef()) {
+    const bool truthy = element.isBool() ? element.toBool() : element.toInt() != 0;
+    if (truthy == kAny) {
+      io.Output(0) = kAny;
+      return;
+    }
+  }
+  io.Output(0) = !kAny;
+}
+
+// aten::tensor.<float|int|bool>(t, *, dtype, device, requires_grad): a 0-dim
+// tensor of the default float dtype, int64 or bool, then cast and moved.
+void ScalarTensor(NodeIO& io, const at::Scalar& value, at::ScalarType natural) {
+  at::Tensor tensor = at::scalar_tensor(value, at::TensorOptions().dtype(natural));
+  const auto dtype = io.Input(1).toOptional<at::ScalarType>();
+  const auto device = io.Input(2).toOptional<at::Device>();
+  if ((dtype && *dtype != natural) || (device && !device->is_cpu())) {
+    tensor = tensor.to(device.value_or(tensor.device()), dtype.value_or(natural));
+  }
+  if (io.Input(3).toBool()) tensor.set_requires_grad(true);
+  io.Output(0) = std::move(tensor);
+}
+
+const bool kRegistered = [] {
+  Register("aten::format", "", Format);
+  Register("aten::str", "", [](NodeIO& io) {
+    std::stringstream text;
+    text << io.Input(0);
+    io.Output(0) = text.str();
+  });
+  Register("aten::find", "", Find);
+  Register("aten::list", "t", [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
+  for (const char* overload : {"int_list", "bool_list", "str_list"}) {
+    Register("aten::eq", overload,
+             [](NodeIO& io) { io.Output(0) = ListsEqual(io.Input(0), io.Input(1)); });
+    Register("aten::ne", overload,
+             [](NodeIO& io) { io.Output(0) = !ListsEqual(io.Input(0), io.Input(1)); });
+  }
+  for (const char* overload : {"int_list", "str_list", "float_list"}) {
+    Register("aten::__contains__", overload, [](NodeIO& io) {
+      bool found = false;
+      for (const c10::IValue& element : io.Input(0).toListRef()) {
+        found = found || element == io.Input(1);
+      }
+      io.Output(0) = found;
+    });
+  }
+  Register("aten::any", "bool", AnyOrAll<true>);
+  Register("aten::any", "int", AnyOrAll<true>);
+  Register("aten::all", "bool", AnyOrAll<false>);
+  Register("aten::all", "int", AnyOrAll<false>);
+  Register("aten::sum", "int", [](NodeIO& io) {
+    int64_t sum = 0;
+    for (const c10::IValue& element : io.Input(0).toListRef()) sum += element.toInt();
+    io.Output(0) = sum;
+  });
+  Register("prim::is_cuda", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); });
+  Register("prim::is_quantized", "",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_quantized(); });
+  Register("aten::is_autocast_enabled", "",
+           [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); });
+  Register("aten::is_autocast_cpu_enabled", "",
+           [](NodeIO& io) { io.Output(0) = at::autocast::is_cpu_enabled(); });
+  Register("aten::tensor", "float", [](NodeIO& io) {
+    ScalarTensor(io, io.Input(0).toDouble(), c10::typeMetaToScalarType(c10::get_default_dtype()));
+  });
+  Register("aten::tensor", "int",
+           [](NodeIO& io) { ScalarTensor(io, io.Input(0).toInt(), at::kLong); });
+  Register("aten::tensor", "bool",
+           [](NodeIO& io) { ScalarTensor(io, io.Input(0).toBool(), at::kBool); });
+  Register("aten::lstm", "input", [](NodeIO& io) {
+    const std::vector<at::Tensor> hx = io.Input(1).toTensorVector();
+    const std::vector<at::Tensor> params = io.Input(2).toTensorVector();
+    auto result = at::lstm(io.Input(0).toTensor(), hx, params, io.Input(3).toBool(),
+                           io.Input(4).toInt(), io.Input(5).toDouble(), io.Input(6).toBool(),
+                           io.Input(7).toBool(), io.Input(8).toBool());
+    io.Output(0) = std::move(std::get<0>(result));
+    io.Output(1) = std::move(std::get<1>(result));
+    io.Output(2) = std::move(std::get<2>(result));
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

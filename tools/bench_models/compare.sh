@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Times static_runtime, the TorchScript JIT and PyTorch's own Static Runtime
+# in one process per model (`sr bench --against=pytorch-sr`, interleaved, one
+# thread) on the models of save_models.py and the two embedded models, and
+# prints one table: ratios ours/JIT and ours/PyTorch SR, allocations per run
+# of each, and the geometric mean of ours/PyTorch SR.
+#
+#   tools/bench_models/compare.sh [--sr PATH] [--iters N] [-- extra sr flags]
+#
+# PATH defaults to bazel-bin/tools/sr/sr (bazel build -c opt //tools:sr).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+sr=bazel-bin/tools/sr/sr
+iters=500
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sr) sr=$2; shift 2 ;;
+    --iters) iters=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -x "$sr" ] || { echo "compare.sh: no sr binary at $sr (bazel build -c opt //tools:sr)" >&2; exit 1; }
+
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+/usr/bin/python3 tools/bench_models/save_models.py "$dir/models" >/dev/null
+
+run() {  # name, sr arguments...
+  local name=$1; shift
+  "$sr" bench "$@" --against=pytorch-sr --iters="$iters" --json="$dir/$name.json" \
+    "${extra[@]}" >"$dir/$name.txt" 2>"$dir/$name.err" ||
+    { echo "compare.sh: $name failed:" >&2; cat "$dir/$name.err" >&2; exit 1; }
+}
+for model in ads inplace multi_output lstm dlrm control_flow; do
+  run "$model" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt"
+done
+run builtin_ads --builtin=ads
+run builtin_op_dense --builtin=op_dense
+
+/usr/bin/python3 - "$dir" <<'PY'
+import json, math, sys, glob, os
+rows = []
+print(f"{'model':<18}{'ours us':>9}{'jit us':>9}{'psr us':>9}{'ours/jit':>10}{'ours/psr':>10}"
+      f"{'allocs ours/jit/psr':>22}{'nodes o/n/f':>14}")
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    r = json.load(open(path))
+    name = os.path.basename(path)[:-5]
+    s, j, p = r["static_runtime"], r["jit"], r["pytorch_sr"]
+    n = r["nodes"]
+    rows.append(r["ratio_to_pytorch_sr"])
+    allocs = f"{s['allocations_per_run']:.0f}/{j['allocations_per_run']:.0f}/{p['allocations_per_run']:.0f}"
+    print(f"{name:<18}{s['median_us']:>9.1f}{j['median_us']:>9.1f}{p['median_us']:>9.1f}"
+          f"{r['ratio']:>10.3f}{r['ratio_to_pytorch_sr']:>10.3f}{allocs:>22}"
+          f"{n['out_variant']:>6}/{n['native']}/{n['fallback']}")
+print(f"geomean ours/pytorch sr: {math.exp(sum(map(math.log, rows)) / len(rows)):.3f}")
+PY

@@ -1,0 +1,39 @@
+// A CPU allocator that counts allocations and their bytes and passes them on
+// to LibTorch's default CPU allocator: for tests that assert how much a run
+// allocates, and for `sr bench`'s allocations per run. Installed once per
+// process (LibTorch keeps the highest-priority allocator for the rest of the
+// process); counting costs one relaxed atomic add per allocation.
+#ifndef STATIC_RUNTIME_TOOLS_COUNTING_ALLOCATOR_H_
+#define STATIC_RUNTIME_TOOLS_COUNTING_ALLOCATOR_H_
+
+#include <atomic>
+#include <cstddef>
+
+#include "c10/core/Allocator.h"
+
+namespace static_runtime {
+namespace testing {
+
+class CountingAllocator final : public c10::Allocator {
+ public:
+  // Installs the counting allocator (the first call) and returns it.
+  static CountingAllocator& Installed();
+
+  c10::DataPtr allocate(size_t bytes) const override;
+  c10::DeleterFnPtr raw_deleter() const override;
+  // Allocations (and their bytes) since the process started.
+  size_t count() const { return count_.load(std::memory_order_relaxed); }
+  size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
+
+  c10::Allocator* base_;
+  mutable std::atomic<size_t> count_{0};
+  mutable std::atomic<size_t> bytes_{0};
+};
+
+}  // namespace testing
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_TOOLS_COUNTING_ALLOCATOR_H_

@@ -1,0 +1,54 @@
+// PyTorch's own Static Runtime, for `sr bench --against=pytorch-sr` only: a
+// contestant timed beside ours in one process. LibTorch 1.13 compiles it into
+// libtorch_cpu.so without shipping its headers, so this wrapper declares the
+// two exported entry points it needs (the StaticModule constructor from a
+// Module, and StaticModule::operator()). Nothing in the runtime uses it.
+#ifndef STATIC_RUNTIME_TOOLS_SR_PYTORCH_SR_H_
+#define STATIC_RUNTIME_TOOLS_SR_PYTORCH_SR_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+#include "torch/csrc/jit/api/module.h"
+
+namespace static_runtime {
+namespace sr {
+
+// Mirrors LibTorch 1.13's torch::jit::StaticModuleOptions (six bools, in this
+// order, which PyTorch SR also logs in this order when it is constructed).
+struct PyTorchSrOptions {
+  bool enable_out_variant = true;
+  bool optimize_memory = true;
+  bool manage_output_tensors = false;
+  bool use_copy_variants = true;
+  bool use_maybe_copy_variants = true;
+  bool enable_tensorexpr_fusion = false;
+};
+
+class PyTorchStaticRuntime {
+ public:
+  // Prepares `module` (frozen first unless `is_frozen`), as
+  // torch.jit._C._jit_to_static_module does. An error if PyTorch SR rejects it.
+  static absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> Create(
+      const torch::jit::Module& module, bool is_frozen, const PyTorchSrOptions& options);
+
+  // One call of the model (its cached runtime; not thread-safe). Throws what
+  // PyTorch SR throws.
+  c10::IValue operator()(const std::vector<c10::IValue>& args);
+
+  // PyTorch's StaticModule has no exported destructor, so its memory is
+  // never released; a benchmark creates one per process.
+  ~PyTorchStaticRuntime() = default;
+
+ private:
+  explicit PyTorchStaticRuntime(void* module) : module_(module) {}
+  void* module_;  // a torch::jit::StaticModule, leaked on purpose (see above)
+};
+
+}  // namespace sr
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_TOOLS_SR_PYTORCH_SR_H_
