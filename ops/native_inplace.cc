@@ -8,6 +8,7 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
 #include "ops/direct_call.h"
+#include "ops/out_variant.h"
 #include "ops/registry.h"
 #include "ops/wrapped_scalar.h"
 
@@ -35,7 +36,6 @@ void RegisterInPlace(const char* name, const char* overload, Body body) {
 }
 
 at::Scalar ScalarArg(const NodeIO& io, size_t i) { return io.Input(i).toScalar(); }
-const at::Tensor& TensorArg(const NodeIO& io, size_t i) { return io.Input(i).toTensor(); }
 
 void RegisterArithmetic() {
   RegisterInPlace("aten::add_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
@@ -150,7 +150,7 @@ void RegisterWrites() {
                        : self.copy_(TensorArg(io, 1), io.Input(2).toBool());
   });
   RegisterInPlace("aten::index_put_", "", [](at::Tensor& self, const NodeIO& io) {
-    const c10::List<c10::optional<at::Tensor>> indices = io.Input(1).toOptionalTensorList();
+    const c10::List<c10::optional<at::Tensor>> indices = OptionalTensorListArg(io, 1);
     DirectCallOk(self)
         ? at::native::index_put_(self, indices, TensorArg(io, 2), io.Input(3).toBool())
         : self.index_put_(indices, TensorArg(io, 2), io.Input(3).toBool());

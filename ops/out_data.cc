@@ -78,7 +78,7 @@ void RegisterIndexing() {
   });
   RegisterOut("aten::index", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
-    const c10::List<c10::optional<at::Tensor>> indices = io.Input(1).toOptionalTensorList();
+    const c10::List<c10::optional<at::Tensor>> indices = OptionalTensorListArg(io, 1);
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::index(self, indices); },
                 [&](at::Tensor& out) { at::cpu::index_out(out, self, indices); });
   });

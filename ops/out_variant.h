@@ -75,6 +75,18 @@ inline c10::optional<at::Tensor> OptionalTensorArg(const NodeIO& io, size_t i) {
   return io.Input(i).toOptional<at::Tensor>();
 }
 
+// A `Tensor?[]` argument (index, index_put_): the graph may hold it as a list
+// of tensors or a generic list, so elements are converted one by one.
+inline c10::List<c10::optional<at::Tensor>> OptionalTensorListArg(const NodeIO& io, size_t i) {
+  const c10::IValue& list = io.Input(i);
+  if (list.isOptionalTensorList()) return list.toOptionalTensorList();
+  c10::List<c10::optional<at::Tensor>> result;
+  for (const c10::IValue& element : list.toListRef()) {
+    result.push_back(element.isNone() ? c10::optional<at::Tensor>() : element.toTensor());
+  }
+  return result;
+}
+
 // Registers an out-variant kernel for the JIT operator `name`.`overload`.
 inline void RegisterOut(const char* name, const char* overload, Kernel kernel) {
   KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kOutVariant,

@@ -513,13 +513,6 @@ std::map<std::string, Spec> DataSpecs() {
     for (int64_t i = 0; i < rank + c.draw.Int(0, 1); ++i) repeats.push_back(c.draw.Int(0, 3));
     return {c10::List<int64_t>(repeats)};
   });
-  auto narrow = [](const Call& c) -> Inputs {
-    const int64_t rank = c.Rank(1, 3);
-    const std::vector<int64_t> shape = c.Shape(rank);
-    const int64_t dim = c.draw.Int(0, rank - 1);
-    const int64_t start = c.draw.Int(0, shape[dim]);
-    return {c.Tensor(shape, kAll), dim, start, c.draw.Int(0, shape[dim] - start)};
-  };
   specs["aten::topk."] = {[](const Call& c) -> Inputs {
     const int64_t rank = c.Rank(1, 3);
     const std::vector<int64_t> shape = c.NonEmptyShape(rank);
@@ -625,12 +618,6 @@ std::map<std::string, Spec> DataSpecs() {
     if (std::count(shape.begin(), shape.end(), 0) > 0) target[0] = 0;
     return {c.Tensor(shape, kAll), c10::List<int64_t>(target)};
   });
-  specs["static_runtime::copy_view"] = copy([](const Call& c) -> Inputs {
-    const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
-    int64_t numel = 1;
-    for (int64_t size : shape) numel *= size;
-    return {c.draw.ContiguousTensor(shape, c.draw.OneOf(kAll)), c10::List<int64_t>({numel})};
-  });
   specs["static_runtime::copy_flatten"] = copy(
       [](const Call& c) -> Inputs {
         const int64_t rank = c.Rank(1, 3);
@@ -644,62 +631,11 @@ std::map<std::string, Spec> DataSpecs() {
     for (int64_t i = 0; i < rank; ++i) dims[i] = (i + c.structure) % rank;
     return {c.Tensor(c.Shape(rank), kAll), c10::List<int64_t>(dims)};
   });
-  specs["static_runtime::copy_transpose"] = copy(
-      [](const Call& c) -> Inputs {
-        const int64_t rank = c.Rank(1, 3);
-        return {c.Tensor(c.Shape(rank), kAll), c.Dim(rank), c.Dim(rank)};
-      },
-      {"int"});
-  specs["static_runtime::copy_t"] = copy([](const Call& c) -> Inputs {
-    return {c.Tensor(c.Shape(c.Rank(1, 2)), kAll)};
-  });
-  specs["static_runtime::copy_narrow"] = copy(narrow);
-  specs["static_runtime::copy_squeeze"] = copy(
-      [](const Call& c) -> Inputs {
-        const int64_t rank = c.Rank(1, 3);
-        std::vector<int64_t> shape = c.Shape(rank);
-        shape[c.draw.Int(0, rank - 1)] = 1;
-        Inputs inputs = {c.Tensor(shape, kAll)};
-        if (c.overload == "dim") inputs.push_back(c.Dim(rank));
-        return inputs;
-      },
-      {"", "dim"});
-  specs["static_runtime::copy_unsqueeze"] = copy([](const Call& c) -> Inputs {
-    const int64_t rank = c.Rank(0, 3);
-    return {c.Tensor(c.Shape(rank), kAll), c.draw.Int(-rank - 1, rank)};
-  });
-  specs["static_runtime::copy_expand"] = copy([](const Call& c) -> Inputs {
-    const std::vector<int64_t> target = c.Shape(c.Rank(1, 3));
-    std::vector<int64_t> sizes = target;
-    std::vector<int64_t> source = c.draw.BroadcastableTo(target);
-    for (size_t i = 0; i < source.size(); ++i) {
-      if (c.draw.Bool()) sizes[sizes.size() - source.size() + i] = -1;
-    }
-    return {c.Tensor(source, kAll), c10::List<int64_t>(sizes), false};
-  });
-  specs["static_runtime::copy_expand_as"] = copy([](const Call& c) -> Inputs {
-    const std::vector<int64_t> target = c.Shape(c.Rank(1, 3));
-    return {c.Tensor(c.draw.BroadcastableTo(target), kAll), c.Tensor(target, kAll)};
-  });
   specs["static_runtime::copy_reshape_as"] = copy([](const Call& c) -> Inputs {
     const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
     return {c.Tensor(shape, kAll),
             c.Tensor(std::vector<int64_t>(shape.rbegin(), shape.rend()), kAll)};
   });
-  specs["static_runtime::copy_view_as"] = copy([](const Call& c) -> Inputs {
-    const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
-    int64_t numel = 1;
-    for (int64_t size : shape) numel *= size;
-    return {c.draw.ContiguousTensor(shape, c.draw.OneOf(kAll)), c.Tensor({numel}, kAll)};
-  });
-  specs["static_runtime::copy_select"] = copy(
-      [](const Call& c) -> Inputs {
-        const int64_t rank = c.Rank(1, 3);
-        const std::vector<int64_t> shape = c.NonEmptyShape(rank);
-        const int64_t dim = c.draw.Int(0, rank - 1);
-        return {c.Tensor(shape, kAll), dim, c.draw.Int(-shape[dim], shape[dim] - 1)};
-      },
-      {"int"});
   Spec maybe_copy = copy(
       [](const Call& c) -> Inputs {
         at::Tensor x = c.Tensor(c.Shape(c.Rank(0, 3)), kAll);

@@ -118,10 +118,9 @@ absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_
             });
   report.kernel_us_per_run = timer.kernel_us_ / runs;
   report.calls_per_run = static_cast<double>(timer.calls_) / runs;
-  report.overhead_ns_per_node =
-      report.calls_per_run > 0
-          ? std::max(0.0, report.run_us - report.kernel_us_per_run) * 1000 / report.calls_per_run
-          : 0;
+  absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();
+  if (!overhead.ok()) return overhead.status();
+  report.overhead = *overhead;
   report.bind_us = timer.phases_["bind"] / runs;
   report.allocate_us = timer.phases_["allocate"] / runs;
   report.nodes_us = timer.phases_["nodes"] / runs;
@@ -145,10 +144,11 @@ std::string FormatProfile(const ProfileReport& r) {
                         r.runs, r.bind_us, r.allocate_us, r.nodes_us, r.release_us);
   absl::StrAppendFormat(&text,
                         "run (median, unobserved): %.2f us; kernels: %.2f us in %.1f calls\n"
-                        "runtime overhead per node: %.1f ns\n"
+                        "runtime overhead per node: %.1f ns (no-op node chains: %.1f ns per "
+                        "node, of which the kernel %.1f ns)\n"
                         "setup: %.2f ms; first run: %.2f us\n",
-                        r.run_us, r.kernel_us_per_run, r.calls_per_run, r.overhead_ns_per_node,
-                        r.setup_ms, r.first_run_us);
+                        r.run_us, r.kernel_us_per_run, r.calls_per_run, r.overhead.per_node_ns,
+                        r.overhead.slope_ns, r.overhead.kernel_ns, r.setup_ms, r.first_run_us);
   return text;
 }
 

@@ -2,8 +2,9 @@
 // kind: total time, share, call count and kernel kind (measured around every
 // kernel call); the run's phases (binding arguments, memory allocation and
 // release, nodes); setup and first-run time; and the runtime's overhead per
-// node: (median unobserved run time - mean sum of kernel times) / kernel
-// calls. One observed run can be written as a Chrome/Perfetto trace.
+// node, measured on chains of no-op nodes (tools/sr/node_overhead.h), since
+// kernel times measured around every call include the measuring itself. One
+// observed run can be written as a Chrome/Perfetto trace.
 #ifndef STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
 #define STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
 
@@ -13,6 +14,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "runtime/static_runtime.h"
+#include "tools/sr/node_overhead.h"
 
 namespace static_runtime {
 namespace sr {
@@ -31,7 +33,7 @@ struct ProfileReport {
   double run_us = 0;              // median unobserved run
   double kernel_us_per_run = 0;   // mean sum of kernel times per observed run
   double calls_per_run = 0;
-  double overhead_ns_per_node = 0;
+  NodeOverhead overhead;  // the runtime's own cost per node
   double bind_us = 0, allocate_us = 0, nodes_us = 0, release_us = 0;  // means
   std::string trace_json;  // one run as Chrome trace events
   int runs = 0;

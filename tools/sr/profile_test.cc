@@ -27,6 +27,11 @@ TEST(ProfileTest, DefaultModel) {
   EXPECT_DOUBLE_EQ(calls / 5, report->calls_per_run);
   EXPECT_GT(report->run_us, 0);
   EXPECT_GT(report->allocate_us, 0);
+  // The overhead comes from timed chains, not from clamping a difference.
+  EXPECT_GT(report->overhead.slope_ns, 0);
+  EXPECT_GT(report->overhead.kernel_ns, 0);
+  EXPECT_DOUBLE_EQ(report->overhead.per_node_ns,
+                   report->overhead.slope_ns - report->overhead.kernel_ns);
   EXPECT_THAT(report->trace_json, HasSubstr("\"traceEvents\""));
   EXPECT_THAT(report->trace_json, HasSubstr("\"ph\": \"X\""));
   EXPECT_THAT(report->trace_json, HasSubstr("aten::linear"));

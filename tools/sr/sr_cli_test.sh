@@ -54,6 +54,14 @@ if ! "$SR" bench --builtin=op_dense --iters=3 --warmup=1 | grep -q "65 out varia
   echo "FAIL: sr bench --builtin=op_dense"
   failures=$((failures + 1))
 fi
+expect_error 2 "unknown --against=jit" bench --against=jit
+# PyTorch's own Static Runtime timed beside ours, with allocations per run.
+against="$("$SR" bench --against=pytorch-sr --iters=5 --warmup=1 --json="${TEST_TMPDIR}/against.json" 2>/dev/null)"
+if [[ "$against" != *"ratio (static / pytorch sr, median)"* || "$against" != *"allocations/run"* ]] ||
+   ! grep -q '"ratio_to_pytorch_sr"' "${TEST_TMPDIR}/against.json"; then
+  echo "FAIL: sr bench --against=pytorch-sr: $against"
+  failures=$((failures + 1))
+fi
 if ! "$SR" plan --svg="${TEST_TMPDIR}/plan.svg" | grep -q "managed tensors"; then
   echo "FAIL: sr plan on the default model"
   failures=$((failures + 1))
