@@ -65,8 +65,14 @@ absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
       return Kernel([operation](NodeIO& io) mutable {
         Stack& stack = ThreadStack();
         PushInputs(io, stack);
-        operation(stack);
-        PopOutputs(io, stack);
+        try {
+          operation(stack);
+          PopOutputs(io, stack);
+        } catch (...) {
+          // The per-thread stack must not keep the inputs of a failed call.
+          stack.clear();
+          throw;
+        }
       });
     }
     // The single-node graph takes each distinct input once.

@@ -125,6 +125,26 @@ graph(%x : Float(2, 3), %y : Tensor):
   EXPECT_TRUE(good.ok()) << good.status();
 }
 
+TEST(RuntimeErrorsTest, ThrowingFallbackNodeKeepsNoReferenceToItsInputs) {
+  // conv2d runs in the JIT fallback, on a per-thread stack.
+  absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %none : NoneType = prim::Constant()
+  %one : int[] = prim::Constant[value=[1, 1]]()
+  %zero : int[] = prim::Constant[value=[0, 0]]()
+  %groups : int = prim::Constant[value=1]()
+  %y : Tensor = aten::conv2d(%x, %w, %none, %one, %zero, %one, %groups)
+  return (%y))IR");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_EQ((*module)->kernel_counts().fallback, 1u);
+  StaticRuntime runtime(*module);
+  at::Tensor x = at::ones({1, 2, 4, 4});
+  at::Tensor w = at::ones({3, 5, 1, 1});  // 5 input channels: conv2d throws
+  ASSERT_FALSE(runtime.Run({x, w}).ok());
+  EXPECT_EQ(x.use_count(), 1);
+  EXPECT_EQ(w.use_count(), 1);
+}
+
 TEST(RuntimeErrorsTest, ModelExceptionCarriesTheModelsMessage) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
 def forward(self, x):
