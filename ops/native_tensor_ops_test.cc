@@ -151,7 +151,9 @@ std::vector<Case> ViewCases() {
   });
   add("aten::split_with_sizes", "", [](Draw& d) -> Inputs {
     at::Tensor t = d.Tensor({4, d.Int(1, 3)}, at::kFloat);
-    return {t, c10::List<int64_t>({d.Int(0, 4), 0}), 0};
+    const int64_t first = d.Int(0, 4);
+    // Sizes summing to 4, or (sometimes) not: an error in both.
+    return {t, c10::List<int64_t>({first, d.Int(0, 4) == 0 ? 0 : 4 - first}), 0};
   });
   add("aten::unbind", "int", [](Draw& d) -> Inputs {
     at::Tensor t = AnyTensor(d, 1, kNumbers);
