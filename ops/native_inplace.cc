@@ -27,12 +27,11 @@ namespace {
 // the output is `self`.
 template <typename Body>
 void RegisterInPlace(const char* name, const char* overload, Body body) {
-  KernelRegistry::Global().RegisterOverload(
-      name, overload, KernelKind::kNative, ForAnyNode([body](NodeIO& io) {
-        at::Tensor self = io.Input(0).toTensor();
-        body(self, io);
-        io.Output(0) = std::move(self);
-      }));
+  RegisterNativeOverload(name, overload, [body](NodeIO& io) {
+    at::Tensor self = io.Input(0).toTensor();
+    body(self, io);
+    io.Output(0) = std::move(self);
+  });
 }
 
 at::Scalar ScalarArg(const NodeIO& io, size_t i) { return io.Input(i).toScalar(); }

@@ -9,16 +9,10 @@
 
 #include "ATen/ATen.h"
 #include "ATen/autocast_mode.h"
-#include "absl/strings/str_cat.h"
 #include "ops/registry.h"
 
 namespace static_runtime {
 namespace {
-
-void Register(const char* name, const char* overload, Kernel kernel) {
-  KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kNative,
-                                            ForAnyNode(std::move(kernel)));
-}
 
 // Python's str.format with "{}" fields, as the JIT's aten::format: each "{}"
 // takes the next argument, printed as the JIT prints values.
@@ -96,22 +90,22 @@ void ScalarTensor(NodeIO& io, const at::Scalar& value, at::ScalarType natural) {
 }
 
 const bool kRegistered = [] {
-  Register("aten::format", "", Format);
-  Register("aten::str", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::format", "", Format);
+  RegisterNativeOverload("aten::str", "", [](NodeIO& io) {
     std::stringstream text;
     text << io.Input(0);
     io.Output(0) = text.str();
   });
-  Register("aten::find", "", Find);
-  Register("aten::list", "t", [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
+  RegisterNativeOverload("aten::find", "", Find);
+  RegisterNativeOverload("aten::list", "t", [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
   for (const char* overload : {"int_list", "bool_list", "str_list"}) {
-    Register("aten::eq", overload,
+    RegisterNativeOverload("aten::eq", overload,
              [](NodeIO& io) { io.Output(0) = ListsEqual(io.Input(0), io.Input(1)); });
-    Register("aten::ne", overload,
+    RegisterNativeOverload("aten::ne", overload,
              [](NodeIO& io) { io.Output(0) = !ListsEqual(io.Input(0), io.Input(1)); });
   }
   for (const char* overload : {"int_list", "str_list", "float_list"}) {
-    Register("aten::__contains__", overload, [](NodeIO& io) {
+    RegisterNativeOverload("aten::__contains__", overload, [](NodeIO& io) {
       bool found = false;
       for (const c10::IValue& element : io.Input(0).toListRef()) {
         found = found || element == io.Input(1);
@@ -119,30 +113,30 @@ const bool kRegistered = [] {
       io.Output(0) = found;
     });
   }
-  Register("aten::any", "bool", AnyOrAll<true>);
-  Register("aten::any", "int", AnyOrAll<true>);
-  Register("aten::all", "bool", AnyOrAll<false>);
-  Register("aten::all", "int", AnyOrAll<false>);
-  Register("aten::sum", "int", [](NodeIO& io) {
+  RegisterNativeOverload("aten::any", "bool", AnyOrAll<true>);
+  RegisterNativeOverload("aten::any", "int", AnyOrAll<true>);
+  RegisterNativeOverload("aten::all", "bool", AnyOrAll<false>);
+  RegisterNativeOverload("aten::all", "int", AnyOrAll<false>);
+  RegisterNativeOverload("aten::sum", "int", [](NodeIO& io) {
     int64_t sum = 0;
     for (const c10::IValue& element : io.Input(0).toListRef()) sum += element.toInt();
     io.Output(0) = sum;
   });
-  Register("prim::is_cuda", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); });
-  Register("prim::is_quantized", "",
+  RegisterNativeOverload("prim::is_cuda", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); });
+  RegisterNativeOverload("prim::is_quantized", "",
            [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_quantized(); });
-  Register("aten::is_autocast_enabled", "",
+  RegisterNativeOverload("aten::is_autocast_enabled", "",
            [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); });
-  Register("aten::is_autocast_cpu_enabled", "",
+  RegisterNativeOverload("aten::is_autocast_cpu_enabled", "",
            [](NodeIO& io) { io.Output(0) = at::autocast::is_cpu_enabled(); });
-  Register("aten::tensor", "float", [](NodeIO& io) {
+  RegisterNativeOverload("aten::tensor", "float", [](NodeIO& io) {
     ScalarTensor(io, io.Input(0).toDouble(), c10::typeMetaToScalarType(c10::get_default_dtype()));
   });
-  Register("aten::tensor", "int",
+  RegisterNativeOverload("aten::tensor", "int",
            [](NodeIO& io) { ScalarTensor(io, io.Input(0).toInt(), at::kLong); });
-  Register("aten::tensor", "bool",
+  RegisterNativeOverload("aten::tensor", "bool",
            [](NodeIO& io) { ScalarTensor(io, io.Input(0).toBool(), at::kBool); });
-  Register("aten::lstm", "input", [](NodeIO& io) {
+  RegisterNativeOverload("aten::lstm", "input", [](NodeIO& io) {
     const std::vector<at::Tensor> hx = io.Input(1).toTensorVector();
     const std::vector<at::Tensor> params = io.Input(2).toTensorVector();
     auto result = at::lstm(io.Input(0).toTensor(), hx, params, io.Input(3).toBool(),

@@ -292,7 +292,7 @@ std::vector<Case> MiscCases() {
 }
 
 // A copy of `value` whose tensors own their memory (the kernel under test
-// writes into some of them); with `inference`, made inside inference mode.
+// writes into some of them).
 c10::IValue DeepCopy(const c10::IValue& value) {
   if (value.isTensor()) return value.toTensor().clone();
   if (value.isList()) {
@@ -303,6 +303,8 @@ c10::IValue DeepCopy(const c10::IValue& value) {
   return value;
 }
 
+// Copies of `inputs`; with `inference`, made inside inference mode, so they
+// are inference tensors and the kernels take their direct path.
 Inputs Copies(const Inputs& inputs, bool inference) {
   c10::InferenceMode guard(inference);
   Inputs copies;

@@ -11,11 +11,6 @@
 namespace static_runtime {
 namespace {
 
-void Register(const char* name, const char* overload, Kernel kernel) {
-  KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kNative,
-                                            ForAnyNode(std::move(kernel)));
-}
-
 const at::Tensor& Self(const NodeIO& io) { return io.Input(0).toTensor(); }
 int64_t Int(const NodeIO& io, size_t i) { return io.Input(i).toInt(); }
 c10::optional<int64_t> OptionalInt(const NodeIO& io, size_t i) {
@@ -28,124 +23,124 @@ c10::List<at::Tensor> ToList(std::vector<at::Tensor> parts) {
 }
 
 const bool kRegistered = [] {
-  Register("aten::slice", "Tensor", [](NodeIO& io) {
+  RegisterNativeOverload("aten::slice", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, slice, Int(io, 1), OptionalInt(io, 2),
                                          OptionalInt(io, 3), Int(io, 4));
   });
-  Register("aten::select", "int", [](NodeIO& io) {
+  RegisterNativeOverload("aten::select", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, select, Int(io, 1), Int(io, 2));
   });
-  Register("aten::narrow", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::narrow", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, narrow, Int(io, 1), Int(io, 2), Int(io, 3));
   });
-  Register("aten::squeeze", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::squeeze", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze);
   });
-  Register("aten::squeeze", "dim", [](NodeIO& io) {
+  RegisterNativeOverload("aten::squeeze", "dim", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze, Int(io, 1));
   });
-  Register("aten::unsqueeze", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::unsqueeze", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, unsqueeze, Int(io, 1));
   });
-  Register("aten::transpose", "int", [](NodeIO& io) {
+  RegisterNativeOverload("aten::transpose", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, transpose, Int(io, 1), Int(io, 2));
   });
-  Register("aten::t", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::t", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, t);
   });
-  Register("aten::numpy_T", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::numpy_T", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, numpy_T);
   });
-  Register("aten::permute", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::permute", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector dims = io.Input(1).toDimVector();
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, permute, dims);
   });
-  Register("aten::movedim", "int", [](NodeIO& io) {
+  RegisterNativeOverload("aten::movedim", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, movedim, Int(io, 1), Int(io, 2));
   });
-  Register("aten::expand", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::expand", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector size = io.Input(1).toDimVector();
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, expand, size, io.Input(2).toBool());
   });
-  Register("aten::expand_as", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::expand_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, expand_as, io.Input(1).toTensor());
   });
-  Register("aten::view", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::view", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector size = io.Input(1).toDimVector();
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, view, size);
   });
-  Register("aten::view_as", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::view_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, view_as, io.Input(1).toTensor());
   });
   // reshape and flatten are views when the strides allow, copies otherwise.
-  Register("aten::reshape", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::reshape", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector shape = io.Input(1).toDimVector();
     io.Output(0) = DirectCallOk(self)
                        ? at::native::reshape_symint(self, c10::fromIntArrayRefUnchecked(shape))
                        : self.reshape(shape);
   });
-  Register("aten::reshape_as", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::reshape_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, reshape_as, io.Input(1).toTensor());
   });
-  Register("aten::flatten", "using_ints", [](NodeIO& io) {
+  RegisterNativeOverload("aten::flatten", "using_ints", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, flatten, Int(io, 1), Int(io, 2));
   });
-  Register("aten::unflatten", "int", [](NodeIO& io) {
+  RegisterNativeOverload("aten::unflatten", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(2).toDimVector();
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, unflatten, Int(io, 1), sizes);
   });
-  Register("aten::diagonal", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::diagonal", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) =
         SR_DIRECT_OR_DISPATCH(self, diagonal, Int(io, 1), Int(io, 2), Int(io, 3));
   });
-  Register("aten::detach", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::detach", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, detach);
   });
-  Register("aten::alias", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::alias", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = DirectCallOk(self) ? at::native::alias(self) : at::alias(self);
   });
-  Register("aten::chunk", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::chunk", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, chunk, Int(io, 1), Int(io, 2)));
   });
-  Register("aten::split", "Tensor", [](NodeIO& io) {
+  RegisterNativeOverload("aten::split", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split, Int(io, 1), Int(io, 2)));
   });
-  Register("aten::split", "sizes", [](NodeIO& io) {
+  RegisterNativeOverload("aten::split", "sizes", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(1).toDimVector();
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split, sizes, Int(io, 2)));
   });
-  Register("aten::split_with_sizes", "", [](NodeIO& io) {
+  RegisterNativeOverload("aten::split_with_sizes", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(1).toDimVector();
     io.Output(0) =
         ToList(SR_DIRECT_OR_DISPATCH(self, split_with_sizes, sizes, Int(io, 2)));
   });
-  Register("aten::unbind", "int", [](NodeIO& io) {
+  RegisterNativeOverload("aten::unbind", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, unbind, Int(io, 1)));
   });

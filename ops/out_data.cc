@@ -237,38 +237,32 @@ void RegisterCopies() {
 }
 
 // zeros/ones/full(size, *, dtype, layout, device, pin_memory) on the CPU,
-// strided; `fill` is the value of zeros and ones, `value_input` the index of
-// full's fill value.
-// (empty stays with the JIT: its values are unspecified, so no test could
-// check an out variant against it.)
-void RegisterSizedFactory(const char* name, const char* overload, std::optional<double> fill,
-                          size_t value_input, size_t first_option) {
-  RegisterOut(name, overload, [=](NodeIO& io) {
+// strided: `fill` is the value of zeros and ones; without it (full) the
+// value is input 1. (empty stays with the JIT: its values are unspecified, so
+// no test could check an out variant against it.)
+void RegisterSizedFactory(const char* name, std::optional<double> fill) {
+  RegisterOut(name, "", [fill](NodeIO& io) {
     const at::DimVector size = io.Input(0).toDimVector();
-    const at::Scalar value = fill ? at::Scalar(*fill) : io.Input(value_input).toScalar();
+    const at::Scalar value = fill ? at::Scalar(*fill) : io.Input(1).toScalar();
+    const size_t first_option = fill ? 1 : 2;
     const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
     const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
     const auto device = io.Input(first_option + 2).toOptional<at::Device>();
     const auto pin = io.Input(first_option + 3).toOptional<bool>();
-    const at::TensorOptions options =
-        at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin);
-    auto functional = [&] {
-      // full() without a dtype takes it from the fill value, as ATen does.
-      return value_input > 0 ? at::full(size, value, dtype, layout, device, pin)
-                             : at::full(size, value, options);
-    };
+    // zeros and ones are full() with a double, which gives the default float.
+    auto functional = [&] { return at::full(size, value, dtype, layout, device, pin); };
     if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin)) {
       io.Output(0) = functional();
       return;
     }
-    at::ScalarType result_dtype = dtype.value_or(DefaultFloat());
-    if (!dtype && value_input > 0) {
-      // full's dtype follows the fill value: bool, int64 or the default float.
-      result_dtype = value.isBoolean()                       ? at::kBool
-                     : value.isIntegral(/*includeBool=*/false) ? at::kLong
-                     : value.isComplex()                     ? at::kComplexFloat
-                                                             : DefaultFloat();
-    }
+    // Without a dtype, full's follows the fill value: bool, int64, complex or
+    // the default float, as ATen infers it.
+    const at::ScalarType result_dtype =
+        dtype                                      ? *dtype
+        : value.isBoolean()                        ? at::kBool
+        : value.isIntegral(/*includeBool=*/false) ? at::kLong
+        : value.isComplex()                        ? at::kComplexFloat
+                                                   : DefaultFloat();
     WriteOutput(io, 0, result_dtype, functional, [&](at::Tensor& out) {
       at::native::resize_(out, size, c10::nullopt);
       out.fill_(value);
@@ -278,9 +272,9 @@ void RegisterSizedFactory(const char* name, const char* overload, std::optional<
 
 // arange(end), arange(start, end), arange(start, end, step) on the CPU.
 void RegisterFactories() {
-  RegisterSizedFactory("aten::zeros", "", 0.0, 0, 1);
-  RegisterSizedFactory("aten::ones", "", 1.0, 0, 1);
-  RegisterSizedFactory("aten::full", "", std::nullopt, 1, 2);
+  RegisterSizedFactory("aten::zeros", 0.0);
+  RegisterSizedFactory("aten::ones", 1.0);
+  RegisterSizedFactory("aten::full", std::nullopt);
 
   const struct {
     const char* overload;

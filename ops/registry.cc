@@ -30,6 +30,11 @@ void RegisterNative(absl::string_view op, KernelFactory factory) {
   KernelRegistry::Global().Register(op, KernelKind::kNative, std::move(factory));
 }
 
+void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel) {
+  KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kNative,
+                                            ForAnyNode(std::move(kernel)));
+}
+
 KernelRegistry& KernelRegistry::Global() {
   static auto* const registry = new KernelRegistry();
   return *registry;

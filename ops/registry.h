@@ -106,6 +106,9 @@ KernelFactory ForAnyNode(Kernel kernel);
 
 // Registers a native kernel in the global registry.
 void RegisterNative(absl::string_view op, KernelFactory factory);
+// Registers `kernel` as the native kernel of every node of the JIT operator
+// `name`.`overload` (see RegisterOverload).
+void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel);
 
 // Registers at static initialization:
 //   static const KernelRegistration kAddInt("aten::add.int(...) -> int",
