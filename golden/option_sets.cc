@@ -19,6 +19,8 @@ const std::vector<OptionSet>& OptionSets() {
     no_rewrites.use_variadic_ops = false;
     no_rewrites.fuse_list_unpack = false;
     no_rewrites.hoist_dict_lookups = false;
+    Options no_prepacking;
+    no_prepacking.prepack_weights = false;
     Options no_inference_mode;
     no_inference_mode.inference_mode = false;
     return new std::vector<OptionSet>{{"defaults", Options()},
@@ -27,7 +29,8 @@ const std::vector<OptionSet>& OptionSets() {
                                       {"managed_output_tensors", managed_outputs},
                                       {"copy_variants_off", no_copy_variants},
                                       {"all_rewrites_off", no_rewrites},
-                                      {"inference_mode_off", no_inference_mode}};
+                                      {"inference_mode_off", no_inference_mode},
+                                      {"prepack_weights_off", no_prepacking}};
   }();
   return *kOptionSets;
 }

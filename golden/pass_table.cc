@@ -5,6 +5,7 @@
 #include "passes/copy_variants.h"
 #include "passes/eliminate_noop_slice.h"
 #include "passes/force_non_empty_outputs.h"
+#include "passes/fuse_conv.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/hoist_dict_lookups.h"
 #include "passes/load.h"
@@ -34,6 +35,7 @@ const std::vector<NamedPass>& Passes() {
       Rewrite("eliminate_noop_slice", EliminateNoOpSlice),
       Rewrite("variadic_ops", UseVariadicOps),
       Rewrite("fuse_list_unpack", FuseListUnpack),
+      Rewrite("fuse_conv", FuseConvolutions),
       Rewrite("copy_variants", UseCopyVariants),
       Rewrite("maybe_copy_to", UseMaybeCopyTo),
       Rewrite("hoist_dict_lookups", HoistDictLookups),

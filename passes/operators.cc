@@ -35,6 +35,35 @@ const c10::Symbol kOwnedRef =
     c10::Symbol::fromQualString("static_runtime::owned_ref");
 const c10::Symbol kMaybeCopyTo =
     c10::Symbol::fromQualString("static_runtime::maybe_copy_to");
+const c10::Symbol kConv2dFused =
+    c10::Symbol::fromQualString("static_runtime::conv2d_fused");
+
+void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
+                       double max_value) {
+  if (activation == "relu") {
+    tensor.relu_();
+  } else if (activation == "hardtanh") {
+    at::hardtanh_(tensor, min_value, max_value);
+  } else if (activation == "hardswish") {
+    at::hardswish_(tensor);
+  } else if (activation == "hardsigmoid") {
+    at::hardsigmoid_(tensor);
+  } else if (activation == "sigmoid") {
+    tensor.sigmoid_();
+  } else {
+    TORCH_CHECK(activation == "none", "static_runtime::conv2d_fused: unknown activation '",
+                activation, "'");
+  }
+}
+
+at::Tensor Conv2dEpilogue(at::Tensor conv, const c10::optional<at::Tensor>& residual,
+                          const std::string& activation, double min_value, double max_value) {
+  // A broadcasting or promoting residual may change the result's shape or
+  // dtype: the out-of-place add gives exactly what aten::add gives.
+  at::Tensor result = residual && residual->defined() ? at::add(conv, *residual) : conv;
+  ActivationInPlace(result, activation, min_value, max_value);
+  return result;
+}
 
 // Only the views whose copy pays off: reshape, flatten and reshape_as, which
 // copy anyway when the strides do not allow a view (the copy then lands in
@@ -191,6 +220,28 @@ void RegisterAll() {
             torch::jit::push(stack, found->value());
           }
         };
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  operators.emplace_back(
+      "static_runtime::conv2d_fused(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+      "int[] padding, int[] dilation, int groups, Tensor? residual, str activation, "
+      "float min_value, float max_value) -> Tensor",
+      Operation([](Stack& stack) {
+        const double max_value = torch::jit::pop(stack).toDouble();
+        const double min_value = torch::jit::pop(stack).toDouble();
+        const std::string activation = torch::jit::pop(stack).toStringRef();
+        const c10::optional<at::Tensor> residual = torch::jit::pop(stack).toOptional<at::Tensor>();
+        const int64_t groups = torch::jit::pop(stack).toInt();
+        const std::vector<int64_t> dilation = torch::jit::pop(stack).toIntVector();
+        const std::vector<int64_t> padding = torch::jit::pop(stack).toIntVector();
+        const std::vector<int64_t> stride = torch::jit::pop(stack).toIntVector();
+        const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
+        const at::Tensor weight = torch::jit::pop(stack).toTensor();
+        const at::Tensor input = torch::jit::pop(stack).toTensor();
+        torch::jit::push(stack, Conv2dEpilogue(at::conv2d(input, weight, bias, stride, padding,
+                                                          dilation, groups),
+                                               residual, activation, min_value, max_value));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ATen/core/Tensor.h"
 #include "ATen/core/interned_strings.h"
 
 namespace static_runtime {
@@ -33,6 +34,21 @@ extern const c10::Symbol kOwnedRef;
 // maybe_copy_to.<overload>(<aten::to's arguments>): aten::to, whose result the
 // runtime may place in memory it owns when a conversion happens.
 extern const c10::Symbol kMaybeCopyTo;
+
+// conv2d_fused(Tensor input, Tensor weight, Tensor? bias, int[] stride,
+//              int[] padding, int[] dilation, int groups, Tensor? residual,
+//              str activation, float min_value, float max_value) -> Tensor
+// = activation(conv2d(input, weight, bias, ...) + residual), see
+// FuseConvolutions; activation is "none", "relu", "hardtanh" (clamps to
+// [min_value, max_value]), "hardswish", "hardsigmoid" or "sigmoid".
+extern const c10::Symbol kConv2dFused;
+// conv2d_fused's epilogue as ATen computes it: `conv` + residual (when
+// given), then the activation; the result may be `conv` itself, modified.
+at::Tensor Conv2dEpilogue(at::Tensor conv, const c10::optional<at::Tensor>& residual,
+                          const std::string& activation, double min_value, double max_value);
+// Applies conv2d_fused's `activation` to `tensor` in place.
+void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
+                       double max_value);
 
 // A view op overload and the copying op that replaces it. The copy has the
 // view's arguments and overload name, and a fresh (non-aliasing) result.

@@ -38,6 +38,7 @@ std::string DescribeOptions(const Options& options) {
       " use_variadic_ops=", options.use_variadic_ops,
       " fuse_list_unpack=", options.fuse_list_unpack,
       " hoist_dict_lookups=", options.hoist_dict_lookups,
+      " prepack_weights=", options.prepack_weights,
       " inference_mode=", options.inference_mode);
 }
 

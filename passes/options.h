@@ -41,6 +41,14 @@ struct Options {
   bool fuse_list_unpack = true;       // split/chunk/unbind + ListUnpack
   bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
 
+  // Convolutions with constant weights (every conv2d of a frozen model) run
+  // on oneDNN kernels with weights re-laid out once per model, fused with a
+  // following residual add and activation, and chains of them keep their
+  // activations channels-last. Results may differ from ATen's convolution in
+  // the last bits (another summation order, see the README's tolerance
+  // table). Turn it off to get ATen's own kernels and the JIT's exact bits.
+  bool prepack_weights = true;
+
   // Run every node under c10::InferenceMode (PyTorch Static Runtime does the
   // same): ops skip the Autograd and ADInplaceOrView dispatch keys. Tensors
   // the model creates are then inference tensors: they carry no autograd

@@ -87,7 +87,7 @@ TEST(PassCorpusTest, HasAtLeastTwentyGraphs) {
 
 TEST(PassCorpusTest, EveryRewriteChangesSomeCorpusGraph) {
   for (const char* pass : {"eliminate_noop_slice", "variadic_ops",
-                           "fuse_list_unpack", "copy_variants", "maybe_copy_to",
+                           "fuse_list_unpack", "fuse_conv", "copy_variants", "maybe_copy_to",
                            "hoist_dict_lookups", "owned_refs",
                            "force_non_empty_outputs", "pipeline"}) {
     const int changed = GraphsChangedBy(pass);
@@ -113,6 +113,9 @@ RC_GTEST_PROP(PassProperty, VariadicOpsKeepOutputs, ()) {
 }
 RC_GTEST_PROP(PassProperty, FuseListUnpackKeepsOutputs, ()) {
   CheckPassKeepsOutputs("fuse_list_unpack");
+}
+RC_GTEST_PROP(PassProperty, FuseConvKeepsOutputs, ()) {
+  CheckPassKeepsOutputs("fuse_conv");
 }
 RC_GTEST_PROP(PassProperty, CopyVariantsKeepOutputs, ()) {
   CheckPassKeepsOutputs("copy_variants");

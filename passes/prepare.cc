@@ -7,6 +7,7 @@
 #include "passes/eliminate_noop_slice.h"
 #include "passes/exception_message.h"
 #include "passes/force_non_empty_outputs.h"
+#include "passes/fuse_conv.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/hoist_dict_lookups.h"
 #include "passes/load.h"
@@ -90,6 +91,7 @@ void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
 void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
                           const Options& options) {
   ops::EnsureOperatorsRegistered();
+  if (options.prepack_weights) FuseConvolutions(graph);
   if (options.use_variadic_ops) UseVariadicOps(graph);
   if (options.fuse_list_unpack) FuseListUnpack(graph);
   if (options.use_copy_variants) UseCopyVariants(graph);

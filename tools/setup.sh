@@ -21,6 +21,7 @@ PACKAGES=(
   zlib1g-dev             # zlib: checking model archives before LibTorch reads them
   clang                  # libFuzzer builds (--config=fuzz)
   libclang-rt-14-dev     # clang's sanitizer and libFuzzer runtimes
+  libdnnl-dev            # oneDNN 2.6 headers: convolutions with pre-packed weights
 )
 
 say() { printf 'setup: %s\n' "$*"; }

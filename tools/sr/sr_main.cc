@@ -65,6 +65,8 @@ const std::vector<FlagSpec>& Flags() {
       {"fuse_list_unpack", FlagKind::kBool, "true", "split/chunk/unbind + unpack fusion"},
       {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
       {"inference_mode", FlagKind::kBool, "true", "run under c10::InferenceMode"},
+      {"prepack_weights", FlagKind::kBool, "true",
+       "oneDNN convolutions, pre-packed weights (false: ATen's exact kernels)"},
       {"help", FlagKind::kBool, "false", "this text"},
   };
   return *kFlags;
@@ -127,6 +129,7 @@ Options OptionsFrom(const Args& args) {
   options.use_variadic_ops = args.Bool("use_variadic_ops");
   options.fuse_list_unpack = args.Bool("fuse_list_unpack");
   options.hoist_dict_lookups = args.Bool("hoist_dict_lookups");
+  options.prepack_weights = args.Bool("prepack_weights");
   options.inference_mode = args.Bool("inference_mode");
   return options;
 }

@@ -1,0 +1,25 @@
+// Where kernels may produce channels-last (NHWC) tensors instead of the
+// contiguous ones ATen would: only where no one can tell. Values are the same
+// in either layout for every op; what differs is the strides, which a caller
+// sees on graph outputs and which decide whether aten::view succeeds. So a
+// value may be channels-last only if each of its uses
+//   - ignores its input's layout for its own result's strides (a
+//     convolution, flatten/reshape, size, and the runtime's copy variants),
+//     or
+//   - is an elementwise op, pooling, batch_norm, cat or mean, whose result
+//     then follows the input's layout and must itself be allowed to be
+//     channels-last.
+// Graph outputs, views and any other op (in this block or a sub-block) keep
+// the contiguous layout.
+#ifndef STATIC_RUNTIME_OPS_CHANNELS_LAST_H_
+#define STATIC_RUNTIME_OPS_CHANNELS_LAST_H_
+
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+bool MayBeChannelsLast(const torch::jit::Value* value);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_CHANNELS_LAST_H_

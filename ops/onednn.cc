@@ -1,0 +1,65 @@
+#include "ops/onednn.h"
+
+namespace static_runtime {
+namespace onednn {
+
+const dnnl::engine& CpuEngine() {
+  static const auto* const kEngine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *kEngine;
+}
+
+dnnl::memory::desc FloatDesc(const dnnl::memory::dims& dims, dnnl::memory::format_tag tag) {
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
+}
+
+void* ThreadScratchpad(size_t bytes) {
+  thread_local at::Tensor scratchpad;
+  if (!scratchpad.defined() || static_cast<size_t>(scratchpad.numel()) < bytes) {
+    scratchpad = at::empty({static_cast<int64_t>(bytes)}, at::kByte);
+  }
+  return scratchpad.data_ptr();
+}
+
+at::Tensor& ThreadChannelsLast(int index, at::IntArrayRef sizes) {
+  thread_local at::Tensor tensors[2];
+  at::Tensor& tensor = tensors[index];
+  if (!tensor.defined()) tensor = at::empty({0}, at::kFloat);
+  tensor.resize_(sizes, at::MemoryFormat::ChannelsLast);
+  return tensor;
+}
+
+at::Tensor AsChannelsLast(const at::Tensor& tensor) {
+  return tensor.contiguous(at::MemoryFormat::ChannelsLast);
+}
+
+Plan::Plan(dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args,
+           dnnl::memory::desc scratchpad)
+    : primitive_(std::move(primitive)),
+      scratchpad_bytes_(scratchpad.get_size()),
+      prototype_args_(std::move(args)) {
+  prototype_args_.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, CpuEngine(), nullptr));
+}
+
+Plan::ThreadState& Plan::ForThisThread() const {
+  const std::thread::id id = std::this_thread::get_id();
+  absl::MutexLock lock(&mutex_);
+  std::unique_ptr<ThreadState>& state = threads_[id];
+  if (state == nullptr) {
+    state = std::make_unique<ThreadState>();
+    state->stream = dnnl::stream(CpuEngine());
+    for (const auto& [arg, memory] : prototype_args_) {
+      state->args.emplace(arg, dnnl::memory(memory.get_desc(), CpuEngine(), memory.get_data_handle()));
+    }
+  }
+  return *state;
+}
+
+void Plan::Execute(std::initializer_list<std::pair<int, void*>> pointers) const {
+  ThreadState& state = ForThisThread();
+  for (const auto& [arg, pointer] : pointers) state.args.at(arg).set_data_handle(pointer);
+  state.args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(ThreadScratchpad(scratchpad_bytes_));
+  primitive_.execute(state.stream, state.args);
+}
+
+}  // namespace onednn
+}  // namespace static_runtime

@@ -1,0 +1,97 @@
+// Helpers for kernels built on oneDNN (Debian's libdnnl, the library behind
+// LibTorch's own mkldnn ops): the CPU engine, a cache of per-shape plans, and
+// per-thread execution state, so that a steady-state call allocates nothing.
+//
+// oneDNN primitives are specialized for shapes; a kernel keeps one plan per
+// input shape it has seen (ShapeCache) and runs it from any thread. Only
+// dense NHWC (channels-last) activations are used: on this oneDNN every
+// convolution with NCHW or mixed layouts falls back to slow reference or gemm
+// implementations (measured, see ops/README.md).
+#ifndef STATIC_RUNTIME_OPS_ONEDNN_H_
+#define STATIC_RUNTIME_OPS_ONEDNN_H_
+
+#include <memory>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "dnnl.hpp"
+
+namespace static_runtime {
+namespace onednn {
+
+const dnnl::engine& CpuEngine();
+
+// A float32 memory descriptor of `dims` in `tag` layout.
+dnnl::memory::desc FloatDesc(const dnnl::memory::dims& dims, dnnl::memory::format_tag tag);
+
+// The per-thread scratchpad of at least `bytes`, reused from call to call.
+void* ThreadScratchpad(size_t bytes);
+
+// A per-thread NHWC float tensor of `sizes` (N, C, H, W) for results that
+// are copied elsewhere (a kernel's channels-last result for an NCHW output).
+at::Tensor& ThreadChannelsLast(int index, at::IntArrayRef sizes);
+
+// `tensor` as a dense NHWC tensor: itself when it already is, else a copy.
+at::Tensor AsChannelsLast(const at::Tensor& tensor);
+
+// One primitive with its arguments, for one input shape. Each thread has its
+// own copy of the argument map (memory objects whose data handles are set per
+// call), made on its first call.
+class Plan {
+ public:
+  // `args` holds every argument the primitive takes; DNNL_ARG_SCRATCHPAD is
+  // added per call when `scratchpad_bytes` > 0.
+  Plan(dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args,
+       dnnl::memory::desc scratchpad);
+
+  // Runs the primitive with the arguments `pointers` (argument id -> data)
+  // set on this thread's memory objects; other arguments keep their data.
+  void Execute(std::initializer_list<std::pair<int, void*>> pointers) const;
+
+ private:
+  struct ThreadState {
+    dnnl::stream stream;
+    std::unordered_map<int, dnnl::memory> args;
+  };
+  ThreadState& ForThisThread() const;
+
+  dnnl::primitive primitive_;
+  size_t scratchpad_bytes_;
+  std::unordered_map<int, dnnl::memory> prototype_args_;
+  mutable absl::Mutex mutex_;
+  mutable absl::flat_hash_map<std::thread::id, std::unique_ptr<ThreadState>> threads_
+      ABSL_GUARDED_BY(mutex_);
+};
+
+// Plans by key (an input shape and flags), created on first use and kept for
+// the lifetime of the kernel; safe to use from several threads.
+class PlanCache {
+ public:
+  template <typename MakePlan>
+  const Plan& Get(const std::vector<int64_t>& key, MakePlan&& make_plan) {
+    {
+      absl::ReaderMutexLock lock(&mutex_);
+      auto found = plans_.find(key);
+      if (found != plans_.end()) return *found->second;
+    }
+    std::unique_ptr<Plan> plan = make_plan();
+    absl::MutexLock lock(&mutex_);
+    auto inserted = plans_.emplace(key, std::move(plan));
+    return *inserted.first->second;
+  }
+
+ private:
+  absl::Mutex mutex_;
+  absl::flat_hash_map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace onednn
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_ONEDNN_H_

@@ -1,0 +1,234 @@
+// The out-variant kernel of static_runtime::conv2d_fused (passes/fuse_conv.h):
+// a oneDNN convolution on dense channels-last activations with the frozen
+// weights re-laid out once, in the blocked format oneDNN's kernel for that
+// shape wants, and shared by every thread and every input shape that wants
+// the same format. A residual add runs as oneDNN's "sum" post-op (the
+// residual is copied into the output first, then the convolution adds its
+// result, rounded once, as aten::add would); the activation runs as ATen's
+// in-place op on the result, so its values (NaN included) are ATen's.
+//
+// The result is channels-last when no one can observe its strides
+// (ops/channels_last.h), else contiguous as ATen's is for contiguous inputs.
+// Inputs the kernel does not take (other dtypes, empty sizes, mismatched
+// channels, a residual that broadcasts) run ATen's ops instead, which give
+// ATen's result or error.
+//
+// Numerics: oneDNN sums the C/groups * kh * kw products in another order than
+// ATen's convolution; see the tolerance in ops/README.md.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "ops/channels_last.h"
+#include "ops/onednn.h"
+#include "ops/out_variant.h"
+#include "passes/operators.h"
+#include "torch/csrc/jit/ir/constants.h"
+
+namespace static_runtime {
+namespace {
+
+using dnnl::memory;
+
+// A two-element hyper-parameter (a one-element list means both).
+std::vector<int64_t> Pair(const std::vector<int64_t>& values) {
+  return values.size() == 1 ? std::vector<int64_t>{values[0], values[0]} : values;
+}
+
+struct ConvParams {
+  at::Tensor weight;  // [K, C / groups, kh, kw], contiguous
+  at::Tensor bias;    // [K] or undefined
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+  std::string activation;
+  double min_value, max_value;
+  bool channels_last_output;
+};
+
+class Conv2dKernel {
+ public:
+  explicit Conv2dKernel(ConvParams params) : params_(std::move(params)) {}
+
+  void operator()(NodeIO& io) {
+    const at::Tensor& input = TensorArg(io, 0);
+    const c10::optional<at::Tensor> residual = OptionalTensorArg(io, 7);
+    const std::vector<int64_t> out_sizes = OutputSizes(input);
+    if (out_sizes.empty()) {
+      io.Output(0) = Reference(input, residual);
+      return;
+    }
+    const bool has_residual = residual && residual->defined();
+    if (has_residual && (residual->scalar_type() != at::kFloat || !residual->sizes().equals(out_sizes))) {
+      // A broadcasting or promoting residual: ATen's add after our convolution.
+      at::Tensor conv = at::empty({0}, at::kFloat);
+      Compute(input, c10::nullopt, out_sizes, conv);
+      io.Output(0) = ops::Conv2dEpilogue(conv, residual, params_.activation, params_.min_value,
+                                         params_.max_value);
+      return;
+    }
+    at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
+    Compute(input, residual, out_sizes, out);
+    ops::ActivationInPlace(out, params_.activation, params_.min_value, params_.max_value);
+  }
+
+ private:
+  // [N, K, OH, OW], or empty when the kernel does not take `input`.
+  std::vector<int64_t> OutputSizes(const at::Tensor& input) const {
+    const at::Tensor& w = params_.weight;
+    if (input.scalar_type() != at::kFloat || input.dim() != 4 || !input.is_cpu() ||
+        input.size(1) != w.size(1) * params_.groups || input.numel() == 0 ||
+        input.is_neg() || input.is_conj()) {
+      return {};
+    }
+    std::vector<int64_t> sizes = {input.size(0), w.size(0)};
+    for (int i = 0; i < 2; ++i) {
+      const int64_t extent = params_.dilation[i] * (w.size(2 + i) - 1) + 1;
+      const int64_t padded = input.size(2 + i) + 2 * params_.padding[i];
+      if (padded < extent) return {};
+      sizes.push_back((padded - extent) / params_.stride[i] + 1);
+    }
+    return sizes;
+  }
+
+  // Writes the convolution (+ residual) into `out`, resized to `out_sizes`.
+  void Compute(const at::Tensor& input, const c10::optional<at::Tensor>& residual,
+               const std::vector<int64_t>& out_sizes, at::Tensor& out) {
+    const bool has_residual = residual && residual->defined();
+    const at::Tensor src = onednn::AsChannelsLast(input);
+    out.resize_(out_sizes, params_.channels_last_output ? at::MemoryFormat::ChannelsLast
+                                                        : at::MemoryFormat::Contiguous);
+    at::Tensor& dst = params_.channels_last_output ? out : onednn::ThreadChannelsLast(0, out_sizes);
+    if (has_residual) dst.copy_(*residual);
+    const onednn::Plan& plan =
+        plans_.Get({input.size(0), input.size(1), input.size(2), input.size(3), has_residual},
+                   [&] { return MakePlan(input.sizes(), out_sizes, has_residual); });
+    plan.Execute({{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DST, dst.data_ptr()}});
+    if (!params_.channels_last_output) out.copy_(dst);
+  }
+
+  std::unique_ptr<onednn::Plan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out,
+                                         bool has_residual) {
+    const at::Tensor& w = params_.weight;
+    const int64_t g = params_.groups;
+    const memory::desc src = onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
+    const memory::desc dst = onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc);
+    const memory::dims weight_dims =
+        g == 1 ? memory::dims{w.size(0), w.size(1), w.size(2), w.size(3)}
+               : memory::dims{g, w.size(0) / g, w.size(1), w.size(2), w.size(3)};
+    const memory::desc any_weights =
+        onednn::FloatDesc(weight_dims, memory::format_tag::any);
+    const memory::desc bias = params_.bias.defined()
+                                  ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
+                                  : memory::desc();
+    const memory::dims stride = {params_.stride[0], params_.stride[1]};
+    const memory::dims dilation = {params_.dilation[0] - 1, params_.dilation[1] - 1};
+    const memory::dims padding_l = {params_.padding[0], params_.padding[1]};
+    memory::dims padding_r(2);
+    for (int i = 0; i < 2; ++i) {
+      // Rows and columns past the last window are never read.
+      padding_r[i] = (out[2 + i] - 1) * params_.stride[i] +
+                     params_.dilation[i] * (w.size(2 + i) - 1) + 1 - in[2 + i] - padding_l[i];
+    }
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (has_residual) {
+      dnnl::post_ops post_ops;
+      post_ops.append_sum(1.0f);
+      attr.set_post_ops(post_ops);
+    }
+    const dnnl::convolution_forward::primitive_desc pd(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                        dnnl::algorithm::convolution_direct, src, any_weights,
+                                        bias, dst, stride, dilation, padding_l, padding_r),
+        attr, onednn::CpuEngine());
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(src, onednn::CpuEngine(), nullptr)},
+        {DNNL_ARG_DST, memory(dst, onednn::CpuEngine(), nullptr)},
+        {DNNL_ARG_WEIGHTS, PackedWeights(pd.weights_desc(), weight_dims)},
+    };
+    if (params_.bias.defined()) {
+      args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
+    }
+    return std::make_unique<onednn::Plan>(dnnl::convolution_forward(pd), std::move(args),
+                                          pd.scratchpad_desc());
+  }
+
+  // The weights in `format`, re-laid out on first request.
+  memory PackedWeights(const memory::desc& format, const memory::dims& weight_dims) {
+    absl::MutexLock lock(&packed_mutex_);
+    for (const memory& packed : packed_) {
+      if (packed.get_desc() == format) return packed;
+    }
+    const memory::desc plain = onednn::FloatDesc(
+        weight_dims, weight_dims.size() == 4 ? memory::format_tag::oihw : memory::format_tag::goihw);
+    memory source(plain, onednn::CpuEngine(), params_.weight.data_ptr());
+    memory packed(format, onednn::CpuEngine());
+    dnnl::stream stream(onednn::CpuEngine());
+    dnnl::reorder(source, packed).execute(stream, source, packed);
+    stream.wait();
+    packed_.push_back(packed);
+    return packed;
+  }
+
+  at::Tensor Reference(const at::Tensor& input, const c10::optional<at::Tensor>& residual) const {
+    return ops::Conv2dEpilogue(
+        at::conv2d(input, params_.weight, params_.bias, params_.stride, params_.padding,
+                   params_.dilation, params_.groups),
+        residual, params_.activation, params_.min_value, params_.max_value);
+  }
+
+  const ConvParams params_;
+  onednn::PlanCache plans_;
+  absl::Mutex packed_mutex_;
+  std::vector<memory> packed_ ABSL_GUARDED_BY(packed_mutex_);
+};
+
+Kernel MakeConv2dKernel(const torch::jit::Node* node) {
+  std::vector<c10::optional<c10::IValue>> constants;
+  for (size_t i = 1; i < node->inputs().size(); ++i) {
+    if (i == 7) continue;  // the residual is a run-time value
+    constants.push_back(torch::jit::toIValue(node->input(i)));
+    if (!constants.back()) return nullptr;
+  }
+  // constants: weight, bias, stride, padding, dilation, groups, activation, min, max
+  if (!constants[0]->isTensor()) return nullptr;
+  ConvParams params;
+  params.weight = constants[0]->toTensor().contiguous();
+  if (params.weight.dim() != 4 || params.weight.scalar_type() != at::kFloat) return nullptr;
+  if (constants[1]->isTensor()) {
+    params.bias = constants[1]->toTensor().contiguous();
+    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
+        params.bias.size(0) != params.weight.size(0)) {
+      return nullptr;
+    }
+  }
+  params.stride = Pair(constants[2]->toIntVector());
+  params.padding = Pair(constants[3]->toIntVector());
+  params.dilation = Pair(constants[4]->toIntVector());
+  params.groups = constants[5]->toInt();
+  params.activation = constants[6]->toStringRef();
+  params.min_value = constants[7]->toDouble();
+  params.max_value = constants[8]->toDouble();
+  for (const auto* list : {&params.stride, &params.padding, &params.dilation}) {
+    if (list->size() != 2) return nullptr;
+  }
+  if (params.stride[0] < 1 || params.stride[1] < 1 || params.dilation[0] < 1 ||
+      params.dilation[1] < 1 || params.padding[0] < 0 || params.padding[1] < 0 ||
+      params.groups < 1 || params.weight.size(0) % params.groups != 0) {
+    return nullptr;  // ATen reports these
+  }
+  params.channels_last_output = MayBeChannelsLast(node->output());
+  auto kernel = std::make_shared<Conv2dKernel>(std::move(params));
+  return [kernel](NodeIO& io) { (*kernel)(io); };
+}
+
+const bool kRegistered = [] {
+  ops::EnsureOperatorsRegistered();
+  KernelRegistry::Global().RegisterOverload("static_runtime::conv2d_fused", "",
+                                            KernelKind::kOutVariant, MakeConv2dKernel);
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,122 @@
+#include "passes/fuse_conv.h"
+
+#include <vector>
+
+#include "passes/graph_util.h"
+#include "passes/operators.h"
+#include "torch/csrc/jit/ir/constants.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+bool IsConstantTensor(const Value* value, int64_t dim) {
+  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
+  return constant && constant->isTensor() && constant->toTensor().dim() == dim &&
+         constant->toTensor().scalar_type() == at::kFloat;
+}
+
+bool IsConstant(const Value* value) { return torch::jit::toIValue(value).has_value(); }
+
+// A conv2d the fused kernel takes: constant 4-D float weight, constant 1-D
+// float bias or None, constant hyper-parameters.
+bool IsPrepackableConv(const Node* node) {
+  if (!IsOverload(node, "aten::conv2d", "")) return false;
+  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
+  if (!bias || !(bias->isNone() || IsConstantTensor(node->input(2), 1))) return false;
+  for (size_t i = 3; i < 7; ++i) {
+    if (!IsConstant(node->input(i))) return false;
+  }
+  return IsConstantTensor(node->input(1), 4);
+}
+
+// The only user of `value` when it has exactly one use in the same block.
+Node* SoleUser(const Value* value) {
+  if (value->uses().size() != 1) return nullptr;
+  Node* user = value->uses()[0].user;
+  return user->owningBlock() == value->node()->owningBlock() ? user : nullptr;
+}
+
+// `add` is aten::add.Tensor(a, b, alpha=1) with `value` as exactly one of a,
+// b: returns the other operand, else nullptr.
+Value* ResidualOperand(const Node* add, const Value* value) {
+  if (!IsOverload(add, "aten::add", "Tensor")) return nullptr;
+  const c10::optional<c10::IValue> alpha = torch::jit::toIValue(add->input(2));
+  if (!alpha || !(alpha->isInt() || alpha->isDouble()) || alpha->toScalar().toDouble() != 1.0) {
+    return nullptr;
+  }
+  Value* a = add->input(0);
+  Value* b = add->input(1);
+  if (a == b) return nullptr;
+  Value* other = a == value ? b : a;
+  return other->type()->isSubtypeOf(*c10::TensorType::get()) ? other : nullptr;
+}
+
+struct Activation {
+  const char* name;
+  double min_value = 0;
+  double max_value = 0;
+};
+
+// The activation `node` computes, if the fused kernel supports it.
+c10::optional<Activation> ActivationOf(const Node* node) {
+  if (IsOverload(node, "aten::relu", "")) return Activation{"relu"};
+  if (IsOverload(node, "aten::hardswish", "")) return Activation{"hardswish"};
+  if (IsOverload(node, "aten::hardsigmoid", "")) return Activation{"hardsigmoid"};
+  if (IsOverload(node, "aten::sigmoid", "")) return Activation{"sigmoid"};
+  if (IsOverload(node, "aten::hardtanh", "")) {
+    const c10::optional<c10::IValue> low = torch::jit::toIValue(node->input(1));
+    const c10::optional<c10::IValue> high = torch::jit::toIValue(node->input(2));
+    if (low && high && (low->isDouble() || low->isInt()) && (high->isDouble() || high->isInt())) {
+      return Activation{"hardtanh", low->toScalar().toDouble(), high->toScalar().toDouble()};
+    }
+  }
+  return c10::nullopt;
+}
+
+void Fuse(Node* conv) {
+  torch::jit::Graph* graph = conv->owningGraph();
+  std::vector<Node*> absorbed = {conv};  // in program order
+  Value* residual = nullptr;
+  Activation activation{"none"};
+  if (Node* user = SoleUser(conv->output())) {
+    residual = ResidualOperand(user, conv->output());
+    if (residual != nullptr) absorbed.push_back(user);
+  }
+  if (Node* user = SoleUser(absorbed.back()->output())) {
+    if (c10::optional<Activation> found = ActivationOf(user)) {
+      activation = *found;
+      absorbed.push_back(user);
+    }
+  }
+  Node* last = absorbed.back();
+  torch::jit::WithInsertPoint insert_point(last);
+  std::vector<Value*> inputs(conv->inputs().begin(), conv->inputs().end());
+  inputs.push_back(residual != nullptr ? residual : graph->insertConstant(c10::IValue()));
+  inputs.push_back(graph->insertConstant(std::string(activation.name)));
+  inputs.push_back(graph->insertConstant(activation.min_value));
+  inputs.push_back(graph->insertConstant(activation.max_value));
+  Node* fused = graph->create(ops::kConv2dFused, inputs, 1);
+  fused->insertBefore(last);
+  fused->copyMetadata(last);
+  fused->output()->copyMetadata(last->output());
+  last->output()->replaceAllUsesWith(fused->output());
+  // Each absorbed node's only user is the next one.
+  for (auto node = absorbed.rbegin(); node != absorbed.rend(); ++node) (*node)->destroy();
+}
+
+}  // namespace
+
+bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph) {
+  ops::EnsureOperatorsRegistered();
+  std::vector<Node*> convs;
+  for (Node* node : AllNodes(graph->block())) {
+    if (IsPrepackableConv(node)) convs.push_back(node);
+  }
+  for (Node* conv : convs) Fuse(conv);
+  return !convs.empty();
+}
+
+}  // namespace static_runtime

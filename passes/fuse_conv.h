@@ -1,0 +1,26 @@
+// FuseConvolutions: every aten::conv2d whose weight, bias and hyper-parameters
+// are constants (a frozen model's convolutions) becomes one
+// static_runtime::conv2d_fused node, which the runtime binds to a kernel with
+// pre-packed weights. Absorbed into that node when the convolution's result
+// has no other use:
+//   - a residual add `conv + r` or `r + conv` (aten::add.Tensor, alpha 1),
+//   - then one activation: relu, hardtanh(min, max) (relu6), hardswish,
+//     hardsigmoid or sigmoid.
+// Absorbed intermediates have a single use, so nobody can observe that they
+// are never materialized. The fused node computes exactly what the absorbed
+// ops compute (see ops::Conv2dFusedReference).
+#ifndef STATIC_RUNTIME_PASSES_FUSE_CONV_H_
+#define STATIC_RUNTIME_PASSES_FUSE_CONV_H_
+
+#include <memory>
+
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+// Returns true if the graph changed.
+bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_PASSES_FUSE_CONV_H_
