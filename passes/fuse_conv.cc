@@ -5,6 +5,7 @@
 #include "passes/graph_util.h"
 #include "passes/operators.h"
 #include "torch/csrc/jit/ir/constants.h"
+#include "torch/csrc/jit/passes/constant_pooling.h"
 
 namespace static_runtime {
 namespace {
@@ -116,6 +117,7 @@ bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph) {
     if (IsPrepackableConv(node)) convs.push_back(node);
   }
   for (Node* conv : convs) Fuse(conv);
+  if (!convs.empty()) torch::jit::ConstantPooling(graph);
   return !convs.empty();
 }
 

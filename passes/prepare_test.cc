@@ -123,12 +123,16 @@ def forward(self, x):
                                   {"mean", at::randn({4})},
                                   {"var", at::rand({4}) + 0.5}});
   ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<PreparedGraph> prepared =
-      PrepareModule(*module, /*is_frozen=*/false, Options());
-  ASSERT_TRUE(prepared.ok()) << prepared.status();
-  const std::string ir = prepared->graph->toString();
-  EXPECT_THAT(ir, testing::Not(testing::HasSubstr("aten::batch_norm"))) << ir;
-  EXPECT_THAT(ir, testing::HasSubstr("aten::conv2d"));
+  for (const bool prepack : {false, true}) {
+    Options options;
+    options.prepack_weights = prepack;
+    absl::StatusOr<PreparedGraph> prepared =
+        PrepareModule(*module, /*is_frozen=*/false, options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    const std::string ir = prepared->graph->toString();
+    EXPECT_THAT(ir, testing::Not(testing::HasSubstr("aten::batch_norm"))) << ir;
+    EXPECT_THAT(ir, testing::HasSubstr(prepack ? "static_runtime::conv2d_fused" : "aten::conv2d"));
+  }
 }
 
 TEST(CheckTest, UnfrozenModuleAttributeAccessNamesTheNode) {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Times static_runtime, the TorchScript JIT and PyTorch's own Static Runtime
 # in one process per model (`sr bench --against=pytorch-sr`, interleaved, one
-# thread) on the models of save_models.py and the two embedded models, and
-# prints one table: ratios ours/JIT and ours/PyTorch SR, allocations per run
-# of each, and the geometric mean of ours/PyTorch SR.
+# thread) on the models of save_models.py and the two embedded models (or,
+# with --cnn, the torchvision CNNs of save_cnns.py), and prints one table:
+# ratios ours/JIT and ours/PyTorch SR, allocations per run of each, and the
+# geometric mean of ours/PyTorch SR.
 #
-#   tools/bench_models/compare.sh [--sr PATH] [--iters N] [-- extra sr flags]
+#   tools/bench_models/compare.sh [--cnn] [--sr PATH] [--iters N] [-- extra sr flags]
 #
 # PATH defaults to bazel-bin/tools/sr/sr (bazel build -c opt //tools:sr).
 set -euo pipefail
@@ -13,13 +14,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 sr=bazel-bin/tools/sr/sr
 iters=500
+cnn=false
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sr) sr=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
+    --cnn) cnn=true; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -28,7 +31,6 @@ done
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-/usr/bin/python3 tools/bench_models/save_models.py "$dir/models" >/dev/null
 
 run() {  # name, sr arguments...
   local name=$1; shift
@@ -36,11 +38,20 @@ run() {  # name, sr arguments...
     "${extra[@]}" >"$dir/$name.txt" 2>"$dir/$name.err" ||
     { echo "compare.sh: $name failed:" >&2; cat "$dir/$name.err" >&2; exit 1; }
 }
-for model in ads inplace multi_output lstm dlrm control_flow; do
+if $cnn; then
+  /usr/bin/python3 tools/bench_models/save_cnns.py "$dir/models" >/dev/null
+  models=(resnet18 squeezenet1_1 shufflenet_v2_x0_5 mobilenet_v3_small)
+else
+  /usr/bin/python3 tools/bench_models/save_models.py "$dir/models" >/dev/null
+  models=(ads inplace multi_output lstm dlrm control_flow)
+fi
+for model in "${models[@]}"; do
   run "$model" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt"
 done
-run builtin_ads --builtin=ads
-run builtin_op_dense --builtin=op_dense
+if ! $cnn; then
+  run builtin_ads --builtin=ads
+  run builtin_op_dense --builtin=op_dense
+fi
 
 /usr/bin/python3 - "$dir" <<'PY'
 import json, math, sys, glob, os

@@ -1,0 +1,276 @@
+// The oneDNN kernel of static_runtime::conv2d_fused (ops/onednn_conv.cc)
+// against a float64 reference, over random shapes, strides, padding,
+// dilation, groups (depthwise included), input layouts, residuals and
+// activations, with output slots reused across calls; the same failures as
+// ATen's ops for inputs a convolution rejects; and one kernel (one set of
+// pre-packed weights) run from several threads at once.
+//
+// The tolerance is the summation error bound the README states for this
+// kernel: |result - exact| <= 2 * (L + 2) * eps32 * M, with L = C/groups *
+// kh * kw the reduction length and M the same computation on absolute values
+// (|x| conv |w| + |bias| + |residual|), scaled by the activation's steepest
+// slope, plus 4 * eps32 * |exact| for the activation's own rounding. ATen's
+// own float convolution must meet the same bound (checked, so the bound is
+// not looser than it needs to be by construction).
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "gtest/gtest.h"
+#include "ops/out_variant_test_support.h"
+#include "ops/registry.h"
+#include "passes/operators.h"
+#include "rapidcheck.h"
+#include "rapidcheck/gtest.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace {
+
+using testing::Draw;
+using testing::Slots;
+
+struct ConvCase {
+  at::Tensor weight;
+  c10::optional<at::Tensor> bias;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+  std::string activation;
+  double min_value = 0, max_value = 0;
+};
+
+// A graph holding one conv2d_fused node with `c`'s constants; its result is
+// returned directly (contiguous layout) or through flatten (so the kernel may
+// produce it channels-last).
+struct ConvGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  torch::jit::Node* node;
+  Kernel kernel;
+};
+ConvGraph MakeConvGraph(const ConvCase& c, bool channels_last_output) {
+  ops::EnsureOperatorsRegistered();
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::Value* input = graph->addInput("x")->setType(c10::TensorType::get());
+  torch::jit::Value* residual =
+      graph->addInput("r")->setType(c10::OptionalType::create(c10::TensorType::get()));
+  std::vector<torch::jit::Value*> inputs = {
+      input,
+      graph->insertConstant(c.weight),
+      graph->insertConstant(c.bias ? c10::IValue(*c.bias) : c10::IValue()),
+      graph->insertConstant(c.stride),
+      graph->insertConstant(c.padding),
+      graph->insertConstant(c.dilation),
+      graph->insertConstant(c.groups),
+      residual,
+      graph->insertConstant(c.activation),
+      graph->insertConstant(c.min_value),
+      graph->insertConstant(c.max_value)};
+  torch::jit::Node* node = graph->insertNode(graph->create(ops::kConv2dFused, inputs, 1));
+  node->output()->setType(c10::TensorType::get());
+  torch::jit::Value* result = node->output();
+  if (channels_last_output) {
+    result = graph->insert(c10::aten::flatten, {result, int64_t{0}});
+  }
+  graph->registerOutput(result);
+  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  EXPECT_TRUE(selected.has_value() && selected->kind == KernelKind::kOutVariant);
+  return {graph, node, selected ? selected->kernel : Kernel()};
+}
+
+std::vector<c10::IValue> NodeInputs(const torch::jit::Node* node, const at::Tensor& x,
+                                    const c10::optional<at::Tensor>& residual) {
+  std::vector<c10::IValue> values;
+  for (size_t i = 0; i < node->inputs().size(); ++i) {
+    if (i == 0) {
+      values.emplace_back(x);
+    } else if (i == 7) {
+      values.emplace_back(residual ? c10::IValue(*residual) : c10::IValue());
+    } else {
+      values.push_back(*torch::jit::toIValue(node->input(i)));
+    }
+  }
+  return values;
+}
+
+at::Tensor Convolve(const ConvCase& c, const at::Tensor& x, const at::Tensor& w,
+                    const c10::optional<at::Tensor>& bias) {
+  return at::conv2d(x, w, bias, c.stride, c.padding, c.dilation, c.groups);
+}
+
+// What conv2d_fused computes, in float64: the exact result for practical
+// purposes, and the magnitude bound M.
+std::pair<at::Tensor, at::Tensor> ExactAndMagnitude(const ConvCase& c, const at::Tensor& x,
+                                                    const c10::optional<at::Tensor>& residual) {
+  const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
+  c10::optional<at::Tensor> bias = c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt;
+  c10::optional<at::Tensor> abs_bias =
+      c.bias ? c10::optional<at::Tensor>(dbl(*c.bias).abs()) : c10::nullopt;
+  at::Tensor exact = Convolve(c, dbl(x), dbl(c.weight), bias);
+  at::Tensor magnitude = Convolve(c, dbl(x).abs(), dbl(c.weight).abs(), abs_bias);
+  if (residual) {
+    exact = exact + dbl(*residual);
+    magnitude = magnitude + dbl(*residual).abs();
+  }
+  ops::ActivationInPlace(exact, c.activation, c.min_value, c.max_value);
+  return {exact, magnitude};
+}
+
+// "" when `actual` is within the stated bound of `exact`.
+std::string OutsideBound(const ConvCase& c, const at::Tensor& exact, const at::Tensor& magnitude,
+                         const at::Tensor& actual) {
+  if (!actual.sizes().equals(exact.sizes()) || actual.scalar_type() != at::kFloat) {
+    return "shape or dtype differs";
+  }
+  const double length = static_cast<double>(c.weight.size(1) * c.weight.size(2) * c.weight.size(3));
+  const double slope = c.activation == "hardswish" ? 1.5 : 1.0;
+  const double eps = std::numeric_limits<float>::epsilon();
+  // + a few ulps of the result for the activation's own rounding.
+  at::Tensor bound = magnitude * (2 * (length + 2) * eps * slope) + exact.abs() * (4 * eps) + 1e-30;
+  at::Tensor excess = (actual.to(at::kDouble) - exact).abs() - bound;
+  const double worst = excess.numel() == 0 ? -1 : excess.max().item<double>();
+  return worst > 0 ? "error exceeds the bound by " + std::to_string(worst) : "";
+}
+
+ConvCase DrawCase(Draw& d) {
+  ConvCase c;
+  const bool depthwise = d.Int(0, 3) == 0;
+  c.groups = depthwise ? d.Int(1, 6) : d.Int(1, 3);
+  const int64_t in_per_group = depthwise ? 1 : d.Int(1, 5);
+  const int64_t out_per_group = d.Int(1, 5);
+  c.weight = at::randn({c.groups * out_per_group, in_per_group, d.Int(1, 4), d.Int(1, 4)});
+  if (d.Bool()) c.bias = at::randn({c.groups * out_per_group});
+  c.stride = {d.Int(1, 3), d.Int(1, 3)};
+  c.dilation = {d.Int(1, 2), d.Int(1, 2)};
+  c.padding = {d.Int(0, 2), d.Int(0, 2)};
+  c.activation = d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid",
+                                       "sigmoid"});
+  if (c.activation == "hardtanh") {
+    c.min_value = -d.Int(0, 2) / 2.0;
+    c.max_value = d.Int(1, 12) / 2.0;
+  }
+  return c;
+}
+
+at::Tensor DrawInput(Draw& d, const ConvCase& c) {
+  const std::vector<int64_t> shape = {d.Int(0, 3), c.weight.size(1) * c.groups, d.Int(1, 12),
+                                      d.Int(1, 12)};
+  switch (d.Int(0, 2)) {
+    case 0:
+      return at::randn(shape);
+    case 1:
+      return at::randn(shape).contiguous(at::MemoryFormat::ChannelsLast);
+    default:  // strided: every other column of a wider tensor
+      return at::randn({shape[0], shape[1], shape[2], 2 * shape[3]}).slice(3, 0, c10::nullopt, 2);
+  }
+}
+
+RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  const ConvCase c = DrawCase(d);
+  const bool channels_last_output = d.Bool();
+  ConvGraph conv = MakeConvGraph(c, channels_last_output);
+  Slots slots(1);
+  // Several calls on one set of slots: shapes change, output tensors are reused.
+  for (int call = 0; call < 3; ++call) {
+    const at::Tensor x = DrawInput(d, c);
+    c10::optional<at::Tensor> aten_result;
+    std::string aten_error;
+    try {
+      aten_result = Convolve(c, x, c.weight, c.bias);
+    } catch (const std::exception& e) {
+      aten_error = e.what();
+    }
+    c10::optional<at::Tensor> residual;
+    if (aten_result && d.Bool()) {
+      // Same shape (fused), or broadcasting from [C, 1, 1] (ATen's add).
+      residual = d.Bool() ? at::randn(aten_result->sizes())
+                          : at::randn({aten_result->size(1), 1, 1});
+    }
+    const std::string error = slots.Run(conv.kernel, NodeInputs(conv.node, x, residual));
+    if (!aten_result) {
+      RC_ASSERT(!error.empty());  // ATen rejects it: so must the kernel
+      continue;
+    }
+    RC_ASSERT(error == "");
+    const at::Tensor actual = slots.Output(0).toTensor();
+    RC_ASSERT(actual.is_contiguous(channels_last_output ? at::MemoryFormat::ChannelsLast
+                                                        : at::MemoryFormat::Contiguous));
+    auto [exact, magnitude] = ExactAndMagnitude(c, x, residual);
+    const std::string ours = OutsideBound(c, exact, magnitude, actual);
+    if (!ours.empty()) {
+      RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " stride ",
+                       c.stride, " padding ", c.padding, " dilation ", c.dilation, " groups ",
+                       c.groups, " ", c.activation, " input ", x.sizes(), " strides ",
+                       x.strides(), " residual ", residual ? residual->sizes() : at::IntArrayRef(),
+                       " channels-last output ", channels_last_output, " call ", call));
+    }
+    const at::Tensor aten_fused =
+        ops::Conv2dEpilogue(*aten_result, residual, c.activation, c.min_value, c.max_value);
+    const std::string atens = OutsideBound(c, exact, magnitude, aten_fused);
+    if (!atens.empty()) RC_FAIL("ATen's convolution: " + atens);
+  }
+}
+
+TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
+  ConvCase c;
+  c.weight = at::randn({4, 3, 3, 3});
+  c.stride = c.dilation = {1, 1};
+  c.padding = {0, 0};
+  c.groups = 1;
+  c.activation = "relu";
+  ConvGraph conv = MakeConvGraph(c, false);
+  Slots slots(1);
+  // 2 channels where the weight wants 3; then an image smaller than the kernel.
+  for (const at::Tensor& x : {at::randn({1, 2, 5, 5}), at::randn({1, 3, 2, 2})}) {
+    std::string aten_error;
+    try {
+      Convolve(c, x, c.weight, c.bias);
+    } catch (const c10::Error& e) {
+      aten_error = e.what_without_backtrace();
+    }
+    ASSERT_FALSE(aten_error.empty());
+    const std::string error = slots.Run(conv.kernel, NodeInputs(conv.node, x, c10::nullopt));
+    EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
+  }
+  // The kernel stays usable.
+  EXPECT_EQ(slots.Run(conv.kernel, NodeInputs(conv.node, at::randn({1, 3, 5, 5}), c10::nullopt)), "");
+}
+
+TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
+  ConvCase c;
+  c.weight = at::randn({16, 8, 3, 3});
+  c.bias = at::randn({16});
+  c.stride = c.dilation = c.padding = {1, 1};
+  c.groups = 1;
+  c.activation = "relu";
+  ConvGraph conv = MakeConvGraph(c, true);
+  const std::vector<at::Tensor> inputs = {at::randn({1, 8, 9, 9}), at::randn({2, 8, 5, 7}),
+                                          at::randn({1, 8, 16, 16}), at::randn({3, 8, 4, 4})};
+  std::vector<at::Tensor> alone;
+  for (const at::Tensor& x : inputs) {
+    Slots slots(1);
+    ASSERT_EQ(slots.Run(conv.kernel, NodeInputs(conv.node, x, c10::nullopt)), "");
+    alone.push_back(slots.Output(0).toTensor().clone());
+  }
+  std::vector<std::string> failures(inputs.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < inputs.size(); ++t) {
+    threads.emplace_back([&, t] {
+      Slots slots(1);
+      for (int i = 0; i < 50; ++i) {
+        const std::string error = slots.Run(conv.kernel, NodeInputs(conv.node, inputs[t], c10::nullopt));
+        if (!error.empty() || !at::equal(slots.Output(0).toTensor(), alone[t])) {
+          failures[t] = error.empty() ? "result differs from the single-threaded one" : error;
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t t = 0; t < inputs.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+}  // namespace
+}  // namespace static_runtime
