@@ -20,16 +20,10 @@ void* ThreadScratchpad(size_t bytes) {
   return scratchpad.data_ptr();
 }
 
-at::Tensor& ThreadChannelsLast(int index, at::IntArrayRef sizes) {
-  thread_local at::Tensor tensors[2];
-  at::Tensor& tensor = tensors[index];
-  if (!tensor.defined()) tensor = at::empty({0}, at::kFloat);
+at::Tensor& ThreadChannelsLast(at::IntArrayRef sizes) {
+  thread_local at::Tensor tensor = at::empty({0}, at::kFloat);
   tensor.resize_(sizes, at::MemoryFormat::ChannelsLast);
   return tensor;
-}
-
-at::Tensor AsChannelsLast(const at::Tensor& tensor) {
-  return tensor.contiguous(at::MemoryFormat::ChannelsLast);
 }
 
 Plan::Plan(dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args,

@@ -3,18 +3,18 @@
 // per-thread execution state, so that a steady-state call allocates nothing.
 //
 // oneDNN primitives are specialized for shapes; a kernel keeps one plan per
-// input shape it has seen (ShapeCache) and runs it from any thread. Only
+// input shape it has seen (PlanCache) and runs it from any thread. Only
 // dense NHWC (channels-last) activations are used: on this oneDNN every
 // convolution with NCHW or mixed layouts falls back to slow reference or gemm
-// implementations (measured, see ops/README.md).
+// implementations (measured, see the README's "Convolutions" section).
 #ifndef STATIC_RUNTIME_OPS_ONEDNN_H_
 #define STATIC_RUNTIME_OPS_ONEDNN_H_
 
+#include <array>
 #include <memory>
 #include <thread>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "ATen/ATen.h"
 #include "absl/base/thread_annotations.h"
@@ -35,18 +35,15 @@ void* ThreadScratchpad(size_t bytes);
 
 // A per-thread NHWC float tensor of `sizes` (N, C, H, W) for results that
 // are copied elsewhere (a kernel's channels-last result for an NCHW output).
-at::Tensor& ThreadChannelsLast(int index, at::IntArrayRef sizes);
-
-// `tensor` as a dense NHWC tensor: itself when it already is, else a copy.
-at::Tensor AsChannelsLast(const at::Tensor& tensor);
+at::Tensor& ThreadChannelsLast(at::IntArrayRef sizes);
 
 // One primitive with its arguments, for one input shape. Each thread has its
 // own copy of the argument map (memory objects whose data handles are set per
 // call), made on its first call.
 class Plan {
  public:
-  // `args` holds every argument the primitive takes; DNNL_ARG_SCRATCHPAD is
-  // added per call when `scratchpad_bytes` > 0.
+  // `args` holds every argument the primitive takes but the scratchpad, whose
+  // memory (of `scratchpad`'s size) is this thread's, set on every call.
   Plan(dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args,
        dnnl::memory::desc scratchpad);
 
@@ -69,12 +66,14 @@ class Plan {
       ABSL_GUARDED_BY(mutex_);
 };
 
-// Plans by key (an input shape and flags), created on first use and kept for
-// the lifetime of the kernel; safe to use from several threads.
+// Plans by input shape (N, C, H, W), created on first use and kept for the
+// lifetime of the kernel; safe to use from several threads.
 class PlanCache {
  public:
+  using Key = std::array<int64_t, 4>;
+
   template <typename MakePlan>
-  const Plan& Get(const std::vector<int64_t>& key, MakePlan&& make_plan) {
+  const Plan& Get(const Key& key, MakePlan&& make_plan) {
     {
       absl::ReaderMutexLock lock(&mutex_);
       auto found = plans_.find(key);
@@ -88,7 +87,7 @@ class PlanCache {
 
  private:
   absl::Mutex mutex_;
-  absl::flat_hash_map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<Key, std::unique_ptr<Plan>> plans_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace onednn

@@ -96,10 +96,10 @@ class Conv2dKernel {
   // `out_sizes`.
   void Compute(const at::Tensor& input, const c10::optional<at::Tensor>& residual,
                const std::vector<int64_t>& out_sizes, at::Tensor& out) {
-    const at::Tensor src = onednn::AsChannelsLast(input);
+    const at::Tensor src = input.contiguous(at::MemoryFormat::ChannelsLast);
     out.resize_(out_sizes, params_.channels_last_output ? at::MemoryFormat::ChannelsLast
                                                         : at::MemoryFormat::Contiguous);
-    at::Tensor& dst = params_.channels_last_output ? out : onednn::ThreadChannelsLast(0, out_sizes);
+    at::Tensor& dst = params_.channels_last_output ? out : onednn::ThreadChannelsLast(out_sizes);
     const onednn::Plan& plan =
         plans_.Get({input.size(0), input.size(1), input.size(2), input.size(3)},
                    [&] { return MakePlan(input.sizes(), out_sizes); });
