@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "ATen/ATen.h"
+#include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/str_cat.h"
 #include "passes/archive_check.h"
 #include "passes/exception_message.h"
@@ -112,6 +114,29 @@ absl::Status CheckStructure(const torch::jit::Block* block) {
   return absl::OkStatus();
 }
 
+// LibTorch's parser allocates tensor constants printed as `<Tensor>` without
+// initialising them. Fills them, in graph order, from one fixed-seed generator
+// (floating and complex types) or with zeros (integers, bool), so a parsed
+// graph computes and prints the same values on every run and machine.
+void FillTensorConstants(torch::jit::Block* block, at::Generator& generator) {
+  for (torch::jit::Node* node : block->nodes()) {
+    for (torch::jit::Block* sub_block : node->blocks()) {
+      FillTensorConstants(sub_block, generator);
+    }
+    if (node->kind() != torch::jit::prim::Constant ||
+        !node->hasAttribute(torch::jit::attr::value) ||
+        node->kindOf(torch::jit::attr::value) != torch::jit::AttributeKind::t) {
+      continue;
+    }
+    at::Tensor tensor = node->t(torch::jit::attr::value);
+    if (at::isFloatingType(tensor.scalar_type()) || at::isComplexType(tensor.scalar_type())) {
+      tensor.copy_(at::randn(tensor.sizes(), generator, tensor.options()));
+    } else {
+      tensor.zero_();
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) {
@@ -163,6 +188,8 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
     torch::jit::parseIR(std::string(ir), graph.get(),
                         /*parse_tensor_constants=*/true);
     graph->lint();
+    at::Generator generator = at::detail::createCPUGenerator(/*seed_val=*/0);
+    FillTensorConstants(graph->block(), generator);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("malformed graph IR: ", ExceptionMessage(e)));

@@ -26,7 +26,9 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path);
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes);
 
 // Parses graph IR text (as printed by Graph::toString()) into a new graph.
-// Tensor constants in the text are accepted. InvalidArgument on malformed IR,
+// Tensor constants in the text are accepted; those printed as `<Tensor>` get
+// deterministic values (seeded normal samples for floating types, zeros
+// otherwise), the same on every run. InvalidArgument on malformed IR,
 // and on brackets nested more than 64 deep (LibTorch's parser would overflow
 // the stack).
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
