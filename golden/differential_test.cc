@@ -5,7 +5,10 @@
 // kinds, lengths, dict keys, dtypes, shapes, values with dtype-aware
 // tolerances); the inputs must be unmodified and the runtime must hold no
 // intermediate after every run. A failure names the model, the option set, the
-// seed, the shapes and the first differing element.
+// seed, the shapes and the first differing element. Then the same inputs run
+// again with every kernel's outputs checked against its node's JIT operator,
+// bit for bit except within the declared error bounds of the kernels that
+// have one (golden::CheckNodesAgainstJit).
 #include <string>
 #include <vector>
 
@@ -46,6 +49,8 @@ TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
         const absl::Status run =
             golden::CheckRunAgainstJit(*module, runtime, inputs, golden::WhenTheJitRaises::kFail);
         EXPECT_TRUE(run.ok()) << where << ": " << run.message();
+        const absl::Status nodes = golden::CheckNodesAgainstJit(runtime, inputs);
+        EXPECT_TRUE(nodes.ok()) << where << ": " << nodes.message();
         ++cases;
       }
     }

@@ -16,7 +16,7 @@ absl::Status Difference(const std::string& path, const std::string& what) {
 }
 
 absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
-                            const at::Tensor& actual) {
+                            const at::Tensor& actual, Tolerance tolerance) {
   if (expected.defined() != actual.defined()) {
     return Difference(path, "one tensor is undefined");
   }
@@ -32,7 +32,10 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
   at::Tensor e = expected.contiguous().flatten();
   at::Tensor a = actual.contiguous().flatten();
   at::Tensor mismatch;
-  if (at::isFloatingType(e.scalar_type())) {
+  if (at::isFloatingType(e.scalar_type()) && tolerance == Tolerance::kBitwise) {
+    mismatch = at::logical_and(at::ne(e, a),
+                               at::logical_not(at::logical_and(at::isnan(e), at::isnan(a))));
+  } else if (at::isFloatingType(e.scalar_type())) {
     const double rtol = e.scalar_type() == at::kDouble ? 1e-7 : 1e-4;
     const double atol = e.scalar_type() == at::kDouble ? 1e-9 : 1e-5;
     mismatch = at::logical_not(at::isclose(e, a, rtol, atol, /*equal_nan=*/true));
@@ -48,13 +51,13 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
 }
 
 absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
-                       const c10::IValue& actual) {
+                       const c10::IValue& actual, Tolerance tolerance) {
   if (expected.tagKind() != actual.tagKind()) {
     return Difference(path, absl::StrCat("kind ", expected.tagKind(), " vs ",
                                          actual.tagKind()));
   }
   if (expected.isTensor()) {
-    return CompareTensors(path, expected.toTensor(), actual.toTensor());
+    return CompareTensors(path, expected.toTensor(), actual.toTensor(), tolerance);
   }
   if (expected.isTuple() || expected.isList()) {
     const std::vector<c10::IValue> e =
@@ -67,7 +70,7 @@ absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
       return Difference(path, absl::StrCat("length ", e.size(), " vs ", a.size()));
     }
     for (size_t i = 0; i < e.size(); ++i) {
-      absl::Status status = CompareAt(absl::StrCat(path, "[", i, "]"), e[i], a[i]);
+      absl::Status status = CompareAt(absl::StrCat(path, "[", i, "]"), e[i], a[i], tolerance);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -82,14 +85,15 @@ absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
       auto found = a.find(entry.key());
       const std::string key_path = absl::StrCat(path, "[", c10::str(entry.key()), "]");
       if (found == a.end()) return Difference(key_path, "key missing");
-      absl::Status status = CompareAt(key_path, entry.value(), found->value());
+      absl::Status status = CompareAt(key_path, entry.value(), found->value(), tolerance);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
   }
   if (expected.isDouble()) {
     const double e = expected.toDouble(), a = actual.toDouble();
-    if (std::abs(e - a) <= 1e-6 * std::max(1.0, std::abs(e))) return absl::OkStatus();
+    const double allowed = tolerance == Tolerance::kBitwise ? 0 : 1e-6 * std::max(1.0, std::abs(e));
+    if (std::abs(e - a) <= allowed || (std::isnan(e) && std::isnan(a))) return absl::OkStatus();
     return Difference(path, absl::StrCat(e, " vs ", a));
   }
   if (expected != actual) {
@@ -110,8 +114,9 @@ c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
   return c10::ivalue::Tuple::create(std::move(stack));
 }
 
-absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual) {
-  return CompareAt("output", expected, actual);
+absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
+                     Tolerance tolerance) {
+  return CompareAt("output", expected, actual, tolerance);
 }
 
 c10::IValue DeepCopy(const c10::IValue& value) {

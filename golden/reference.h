@@ -21,11 +21,17 @@ namespace reference {
 c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
                            std::vector<c10::IValue> inputs);
 
+enum class Tolerance {
+  kDtypeDefault,  // floats within rtol/atol that depend on the dtype
+  kBitwise,       // floats equal (NaN matches NaN)
+};
+
 // OK when `actual` matches `expected`; otherwise the first difference, with
 // its path (e.g. "output[1]['key'][0]: value at index 3: 1.5 vs 1.7").
-// Floating point values match within rtol/atol that depend on the dtype;
-// integers and bools must be equal.
-absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual);
+// Floating point values match within `tolerance`; integers and bools must be
+// equal.
+absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
+                     Tolerance tolerance = Tolerance::kDtypeDefault);
 
 // A deep copy: tensors cloned, containers rebuilt. For checking that inputs
 // were not modified by a run.

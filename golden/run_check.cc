@@ -1,9 +1,14 @@
 #include "golden/run_check.h"
 
+#include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "ATen/ATen.h"
+#include "absl/container/flat_hash_map.h"
 #include "golden/reference.h"
+#include "torch/csrc/jit/runtime/interpreter.h"
 
 namespace static_runtime {
 namespace golden {
@@ -45,6 +50,141 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
         absl::StrCat(runtime.NumHeldValues(), " intermediates left over"));
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+c10::IValue ToDouble(const c10::IValue& value) {
+  if (!value.isTensor() || !at::isFloatingType(value.toTensor().scalar_type())) return value;
+  return value.toTensor().to(at::kDouble);
+}
+
+// Runs the JIT operator of each node that has a kernel of its own on a copy
+// of the inputs the kernel saw, and compares (see CheckNodesAgainstJit).
+// Records the first failure.
+class NodeChecker : public NodeObserver {
+ public:
+  void Before(const NodePlan& node, const c10::IValue* values) override {
+    inputs_.clear();
+    if (!Checked(node)) return;
+    for (ValueIndex slot : node.inputs) inputs_.push_back(reference::DeepCopy(values[slot]));
+  }
+
+  void After(const NodePlan& node, const c10::IValue* values) override {
+    if (!Checked(node)) return;
+    ++checked_;
+    const std::string where = absl::StrCat("node ", node.position, " (",
+                                           node.node->kind().toQualString(), ")");
+    torch::jit::Stack expected;
+    try {
+      expected = RunAlone(node.node, reference::DeepCopy(inputs_));
+    } catch (const std::exception& error) {
+      status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator raised ",
+                                                 std::string(error.what()).substr(0, 200)));
+      return;
+    }
+    if (expected.size() != node.outputs.size()) {
+      status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator gave ",
+                                                 expected.size(), " outputs"));
+      return;
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (!node.node->outputs()[i]->hasUses()) continue;  // nobody can see it
+      const c10::IValue& actual = values[node.outputs[i]];
+      absl::Status same = node.error_bound ? WithinBound(node, actual, expected[i])
+                                           : reference::Compare(expected[i], actual,
+                                                                reference::Tolerance::kBitwise);
+      if (!same.ok()) {
+        status_ = absl::InternalError(absl::StrCat(where, ", output ", i, " (",
+                                                   KernelKindName(node.kind), " kernel): ",
+                                                   same.message()));
+        return;
+      }
+    }
+  }
+
+  const absl::Status& status() const { return status_; }
+  int checked() const { return checked_; }
+
+ private:
+  // Kernels of our own; fallbacks are the JIT's operators already.
+  bool Checked(const NodePlan& node) const {
+    return status_.ok() && node.control == NodePlan::Control::kKernel &&
+           node.kind != KernelKind::kFallback && !node.node->isNondeterministic() &&
+           !node.node->hasSideEffects();
+  }
+
+  // The float64 result of the operator is the exact one; the kernel's output
+  // must be within its declared bound of it.
+  absl::Status WithinBound(const NodePlan& node, const c10::IValue& actual_value,
+                           const c10::IValue& reference) {
+    torch::jit::Stack exact_inputs;
+    for (const c10::IValue& input : inputs_) exact_inputs.push_back(ToDouble(input));
+    const at::Tensor exact = RunAlone(node.node, std::move(exact_inputs)).at(0).toTensor();
+    const at::Tensor& actual = actual_value.toTensor();
+    const at::Tensor& expected = reference.toTensor();
+    if (!actual.sizes().equals(expected.sizes()) ||
+        actual.scalar_type() != expected.scalar_type()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "shape ", c10::str(actual.sizes()), " vs the JIT's ", c10::str(expected.sizes())));
+    }
+    const at::Tensor error = (actual.to(at::kDouble) - exact).abs();
+    const at::Tensor outside = at::logical_or(error > node.error_bound(inputs_, exact),
+                                              at::isnan(actual) != at::isnan(exact));
+    if (!outside.any().item<bool>()) return absl::OkStatus();
+    const int64_t index = outside.flatten().nonzero()[0][0].item<int64_t>();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "element ", index, " is ", actual.flatten()[index].item<double>(), ", the exact result ",
+        exact.flatten()[index].item<double>(), ", outside the kernel's error bound"));
+  }
+
+  // The node on the JIT interpreter, as a graph of its own (nodes such as
+  // prim::TupleConstruct are interpreter instructions, not operators).
+  torch::jit::Stack RunAlone(const torch::jit::Node* node, torch::jit::Stack stack) {
+    std::unique_ptr<torch::jit::Code>& code = codes_[node];
+    if (code == nullptr) {
+      auto graph = std::make_shared<torch::jit::Graph>();
+      std::unordered_map<const torch::jit::Value*, torch::jit::Value*> inputs;
+      for (const torch::jit::Value* input : node->inputs()) {
+        if (!inputs.count(input)) inputs[input] = graph->addInput()->setType(input->type());
+      }
+      torch::jit::Node* copy = graph->insertNode(graph->createClone(
+          const_cast<torch::jit::Node*>(node),
+          [&](torch::jit::Value* value) { return inputs.at(value); }));
+      for (torch::jit::Value* output : copy->outputs()) graph->registerOutput(output);
+      code = std::make_unique<torch::jit::Code>(graph, "node");
+    }
+    // A value used twice by the node is one graph input.
+    torch::jit::Stack unique_inputs;
+    std::unordered_map<const torch::jit::Value*, bool> seen;
+    for (size_t i = 0; i < node->inputs().size(); ++i) {
+      if (!seen[node->inputs()[i]]) {
+        seen[node->inputs()[i]] = true;
+        unique_inputs.push_back(std::move(stack[i]));
+      }
+    }
+    torch::jit::InterpreterState state(*code);
+    state.run(unique_inputs);
+    return unique_inputs;
+  }
+
+  std::vector<c10::IValue> inputs_;
+  absl::flat_hash_map<const torch::jit::Node*, std::unique_ptr<torch::jit::Code>> codes_;
+  absl::Status status_;
+  int checked_ = 0;
+};
+
+}  // namespace
+
+absl::Status CheckNodesAgainstJit(StaticRuntime& runtime, const std::vector<c10::IValue>& inputs) {
+  NodeChecker checker;
+  absl::StatusOr<c10::IValue> actual = runtime.RunObserved(inputs, {}, checker);
+  runtime.ReleaseOutputs();
+  if (!actual.ok()) {
+    return absl::InternalError(
+        absl::StrCat("the static runtime failed: ", actual.status().message()));
+  }
+  return checker.status();
 }
 
 }  // namespace golden

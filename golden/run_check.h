@@ -2,8 +2,10 @@
 // and the random graph property (fuzz/random_graph_test) do it: the JIT
 // interpreter runs the module on a deep copy of the inputs, the static runtime
 // runs on the inputs themselves, and the run is OK only if the whole outputs
-// match (reference::Compare), the runtime left its inputs unmodified and,
-// after ReleaseOutputs, holds no value. The error names the first problem.
+// match (reference::Compare, within the dtype's tolerance: preparation folds
+// batch norm into convolutions, which changes rounding), the runtime left its
+// inputs unmodified and, after ReleaseOutputs, holds no value. The error names
+// the first problem. CheckNodesAgainstJit is the bit-exact complement.
 #ifndef STATIC_RUNTIME_GOLDEN_RUN_CHECK_H_
 #define STATIC_RUNTIME_GOLDEN_RUN_CHECK_H_
 
@@ -25,6 +27,17 @@ enum class WhenTheJitRaises {
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
                                 WhenTheJitRaises when_the_jit_raises);
+
+// The strict check, node by node: runs the model on `runtime` and, for every
+// node bound to a kernel of our own (out variant or native; fallbacks are the
+// JIT's operators), runs the node's JIT operator on a copy of the inputs the
+// kernel saw. Its outputs that have uses must equal the operator's bit for
+// bit (an unused output, such as embedding_bag's offset2bag, may be left
+// empty), unless the
+// kernel declares an error bound (ops/registry.h): then they must lie within
+// that bound of the operator's float64 result. So a kernel's tolerance applies
+// to its own nodes only.
+absl::Status CheckNodesAgainstJit(StaticRuntime& runtime, const std::vector<c10::IValue>& inputs);
 
 }  // namespace golden
 }  // namespace static_runtime

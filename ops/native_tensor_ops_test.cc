@@ -314,7 +314,7 @@ Inputs Copies(const Inputs& inputs, bool inference) {
 
 // testing::Difference, element by element for lists.
 std::string Compare(const c10::IValue& expected, const c10::IValue& actual) {
-  if (!expected.isList() || !actual.isList()) return testing::Difference(expected, actual, 0);
+  if (!expected.isList() || !actual.isList()) return testing::Difference(expected, actual);
   c10::ArrayRef<c10::IValue> e = expected.toListRef();
   c10::ArrayRef<c10::IValue> a = actual.toListRef();
   if (e.size() != a.size()) return "lists of different lengths";

@@ -22,6 +22,7 @@
 
 #include "ATen/ATen.h"
 #include "ops/channels_last.h"
+#include "ops/conv_error_bound.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
 #include "passes/operators.h"
@@ -221,7 +222,8 @@ Kernel MakeConv2dKernel(const torch::jit::Node* node) {
 const bool kRegistered = [] {
   ops::EnsureOperatorsRegistered();
   KernelRegistry::Global().RegisterOverload("static_runtime::conv2d_fused", "",
-                                            KernelKind::kOutVariant, MakeConv2dKernel);
+                                            KernelKind::kOutVariant, MakeConv2dKernel,
+                                            ops::Conv2dFusedErrorBound);
   return true;
 }();
 

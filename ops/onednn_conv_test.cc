@@ -5,19 +5,17 @@
 // ATen's ops for inputs a convolution rejects; and one kernel (one set of
 // pre-packed weights) run from several threads at once.
 //
-// The tolerance is the summation error bound the README states for this
-// kernel: |result - exact| <= 2 * (L + 2) * eps32 * M, with L = C/groups *
-// kh * kw the reduction length and M the same computation on absolute values
-// (|x| conv |w| + |bias| + |residual|), scaled by the activation's steepest
-// slope, plus 4 * eps32 * |exact| for the activation's own rounding. ATen's
-// own float convolution must meet the same bound (checked, so the bound is
-// not looser than it needs to be by construction).
+// The tolerance is the summation error bound the kernel declares
+// (ops/conv_error_bound.h). ATen's own float convolution must meet the same
+// bound (checked, so the bound is not looser than it needs to be by
+// construction).
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
+#include "ops/conv_error_bound.h"
 #include "ops/out_variant_test_support.h"
 #include "ops/registry.h"
 #include "passes/operators.h"
@@ -99,35 +97,25 @@ at::Tensor Convolve(const ConvCase& c, const at::Tensor& x, const at::Tensor& w,
 }
 
 // What conv2d_fused computes, in float64: the exact result for practical
-// purposes, and the magnitude bound M.
-std::pair<at::Tensor, at::Tensor> ExactAndMagnitude(const ConvCase& c, const at::Tensor& x,
-                                                    const c10::optional<at::Tensor>& residual) {
+// purposes.
+at::Tensor Exact(const ConvCase& c, const at::Tensor& x,
+                 const c10::optional<at::Tensor>& residual) {
   const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
   c10::optional<at::Tensor> bias = c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt;
-  c10::optional<at::Tensor> abs_bias =
-      c.bias ? c10::optional<at::Tensor>(dbl(*c.bias).abs()) : c10::nullopt;
-  at::Tensor exact = Convolve(c, dbl(x), dbl(c.weight), bias);
-  at::Tensor magnitude = Convolve(c, dbl(x).abs(), dbl(c.weight).abs(), abs_bias);
-  if (residual) {
-    exact = exact + dbl(*residual);
-    magnitude = magnitude + dbl(*residual).abs();
-  }
-  ops::ActivationInPlace(exact, c.activation, c.min_value, c.max_value);
-  return {exact, magnitude};
+  c10::optional<at::Tensor> residual_double =
+      residual ? c10::optional<at::Tensor>(dbl(*residual)) : c10::nullopt;
+  return ops::Conv2dEpilogue(Convolve(c, dbl(x), dbl(c.weight), bias), residual_double,
+                             c.activation, c.min_value, c.max_value);
 }
 
 // "" when `actual` is within the stated bound of `exact`.
-std::string OutsideBound(const ConvCase& c, const at::Tensor& exact, const at::Tensor& magnitude,
+std::string OutsideBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact,
                          const at::Tensor& actual) {
   if (!actual.sizes().equals(exact.sizes()) || actual.scalar_type() != at::kFloat) {
     return "shape or dtype differs";
   }
-  const double length = static_cast<double>(c.weight.size(1) * c.weight.size(2) * c.weight.size(3));
-  const double slope = c.activation == "hardswish" ? 1.5 : 1.0;
-  const double eps = std::numeric_limits<float>::epsilon();
-  // + a few ulps of the result for the activation's own rounding.
-  at::Tensor bound = magnitude * (2 * (length + 2) * eps * slope) + exact.abs() * (4 * eps) + 1e-30;
-  at::Tensor excess = (actual.to(at::kDouble) - exact).abs() - bound;
+  at::Tensor excess = (actual.to(at::kDouble) - exact).abs() -
+                      ops::Conv2dFusedErrorBound(inputs, exact) - 1e-30;
   const double worst = excess.numel() == 0 ? -1 : excess.max().item<double>();
   return worst > 0 ? "error exceeds the bound by " + std::to_string(worst) : "";
 }
@@ -188,7 +176,8 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
       residual = d.Bool() ? at::randn(aten_result->sizes())
                           : at::randn({aten_result->size(1), 1, 1});
     }
-    const std::string error = slots.Run(conv.kernel, NodeInputs(conv.node, x, residual));
+    const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
+    const std::string error = slots.Run(conv.kernel, inputs);
     if (!aten_result) {
       RC_ASSERT(!error.empty());  // ATen rejects it: so must the kernel
       continue;
@@ -199,8 +188,8 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
     RC_ASSERT(actual.numel() == 0 ||
               actual.is_contiguous(channels_last_output ? at::MemoryFormat::ChannelsLast
                                                         : at::MemoryFormat::Contiguous));
-    auto [exact, magnitude] = ExactAndMagnitude(c, x, residual);
-    const std::string ours = OutsideBound(c, exact, magnitude, actual);
+    const at::Tensor exact = Exact(c, x, residual);
+    const std::string ours = OutsideBound(inputs, exact, actual);
     if (!ours.empty()) {
       RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " stride ",
                        c.stride, " padding ", c.padding, " dilation ", c.dilation, " groups ",
@@ -210,7 +199,7 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
     }
     const at::Tensor aten_fused =
         ops::Conv2dEpilogue(*aten_result, residual, c.activation, c.min_value, c.max_value);
-    const std::string atens = OutsideBound(c, exact, magnitude, aten_fused);
+    const std::string atens = OutsideBound(inputs, exact, aten_fused);
     if (!atens.empty()) RC_FAIL("ATen's convolution: " + atens);
   }
 }

@@ -122,8 +122,17 @@ void RegisterEmbeddingAndPooling() {
   RegisterOut("aten::adaptive_avg_pool2d", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> size = io.Input(1).toIntVector();
+    // ATen's functional form computes a 1x1 output as a mean over H and W
+    // (another summation order than the pooling kernel): so does the out form.
+    const bool global = size.size() == 2 && size[0] == 1 && size[1] == 1 && !self.is_quantized();
     WriteOutput(io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool2d(self, size); },
-                [&](at::Tensor& out) { at::cpu::adaptive_avg_pool2d_out(out, self, size); });
+                [&](at::Tensor& out) {
+                  if (global) {
+                    at::mean_out(out, self, {-1, -2}, /*keepdim=*/true);
+                  } else {
+                    at::cpu::adaptive_avg_pool2d_out(out, self, size);
+                  }
+                });
   });
 }
 

@@ -3,8 +3,7 @@
 // kernel claims, random scalar arguments. Each case calls the kernel three
 // times on the same output slots with growing and shrinking shapes and
 // changing dtypes; every result must equal the JIT's own operator on the same
-// inputs exactly (a documented tolerance for the few ops whose out form may
-// accumulate in another order), and when the result dtype does not change
+// inputs exactly, and when the result dtype does not change
 // the kernel must have written into the tensor it left in the slot.
 #include <functional>
 #include <map>
@@ -67,7 +66,6 @@ struct Spec {
   // How many outputs the kernel computes (the rest are unused by the node's
   // graph, or the kernel would not claim it); -1: all.
   int compared_outputs = -1;
-  double tolerance = 0;     // 0: exact
   bool may_alias = false;   // the result may be the input itself
   // For kernels that write into their output only for some inputs: which.
   std::function<bool(const Inputs&)> writes_into_output = [](const Inputs&) { return true; };
@@ -456,9 +454,6 @@ std::map<std::string, Spec> NnSpecs() {
   specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
     return {image(c, 1), c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)})};
   }};
-  // The functional form takes a mean() shortcut for 1x1 outputs, which sums
-  // in another order than the pooling kernel the out form always uses.
-  specs["aten::adaptive_avg_pool2d."].tolerance = 1e-5;
 
   return specs;
 }
@@ -778,7 +773,7 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
       bool fits = true;  // every output fits in the storage it reuses
       for (size_t i = 0; i < compared_outputs; ++i) {
         const std::string difference =
-            testing::Difference(reference.Output(i), ours.Output(i), spec.tolerance);
+            testing::Difference(reference.Output(i), ours.Output(i));
         if (!difference.empty()) RC_FAIL(absl::StrCat("output ", i, ": ", difference));
         ++compared;
         const at::Tensor& tensor = ours.Output(i).toTensor();
@@ -824,7 +819,8 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
 }
 
 // Out variants with a property of their own elsewhere, because they only take
-// nodes with constant arguments and match the JIT within a tolerance.
+// nodes with constant arguments and match the JIT within a declared error
+// bound.
 bool TestedElsewhere(const std::string& kernel) {
   return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0;  // //ops:onednn_conv_test
 }

@@ -117,7 +117,7 @@ std::vector<int64_t> Draw::BroadcastableTo(at::IntArrayRef shape) {
   return result;
 }
 
-std::string Difference(const c10::IValue& expected, const c10::IValue& actual, double tolerance) {
+std::string Difference(const c10::IValue& expected, const c10::IValue& actual) {
   if (!expected.isTensor() || !actual.isTensor()) {
     std::ostringstream text;
     text << expected << " vs " << actual;
@@ -135,9 +135,8 @@ std::string Difference(const c10::IValue& expected, const c10::IValue& actual, d
   if (e.numel() == 0) return "";
   bool same;
   if (at::isFloatingType(e.scalar_type())) {
-    same = tolerance > 0 ? at::allclose(e, a, tolerance, tolerance, /*equal_nan=*/true)
-                         : at::equal(e.isnan(), a.isnan()) &&
-                               at::equal(e.masked_fill(e.isnan(), 0), a.masked_fill(a.isnan(), 0));
+    same = at::equal(e.isnan(), a.isnan()) &&
+           at::equal(e.masked_fill(e.isnan(), 0), a.masked_fill(a.isnan(), 0));
   } else {
     same = at::equal(e, a);
   }

@@ -67,10 +67,9 @@ class Draw {
   at::Generator generator_;
 };
 
-// Exact equality of dtype, shape and values (NaN equals NaN), or closeness
-// within `tolerance` (relative and absolute) for floats when it is > 0.
-// Returns "" or the first difference.
-std::string Difference(const c10::IValue& expected, const c10::IValue& actual, double tolerance);
+// Exact equality of dtype, shape and values (NaN equals NaN). Returns "" or
+// the first difference.
+std::string Difference(const c10::IValue& expected, const c10::IValue& actual);
 
 }  // namespace testing
 }  // namespace static_runtime

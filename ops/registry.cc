@@ -57,14 +57,14 @@ void KernelRegistry::Register(absl::string_view op, KernelKind kind,
 
 void KernelRegistry::RegisterOverload(absl::string_view name,
                                       absl::string_view overload, KernelKind kind,
-                                      KernelFactory factory) {
+                                      KernelFactory factory, ErrorBound error_bound) {
   CHECK(kind != KernelKind::kFallback)
       << "fallback kernels are not registered: " << name;
   const c10::Symbol symbol = c10::Symbol::fromQualString(std::string(name));
   for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
     if (op->schema().overload_name() == overload) {
       entries_.push_back(Entry{c10::toString(op->schema()), op->schema(), false, symbol,
-                               kind, std::move(factory)});
+                               kind, std::move(factory), std::move(error_bound)});
       return;
     }
   }
@@ -87,7 +87,7 @@ std::optional<KernelRegistry::Selected> KernelRegistry::Find(
     for (const Entry& entry : entries_) {
       if (entry.kind != kind || !Matches(entry, node)) continue;
       if (Kernel kernel = entry.factory(node)) {
-        return Selected{std::move(kernel), kind};
+        return Selected{std::move(kernel), kind, entry.error_bound};
       }
     }
   }

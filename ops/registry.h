@@ -57,6 +57,15 @@ const char* KernelKindName(KernelKind kind);
 using Kernel = std::function<void(NodeIO&)>;
 using KernelFactory = std::function<Kernel(const torch::jit::Node*)>;
 
+// Kernels compute what the node's JIT operator computes, bit for bit, unless
+// they declare an error bound: a kernel that sums in another order (a blocked
+// convolution) says, for the node's inputs and the exact (float64) result,
+// how far each element of its float output may be from that exact result.
+// The JIT operator's own float result is within the same bound, so the two
+// differ by at most twice it. Used by the differential harness.
+using ErrorBound = std::function<at::Tensor(const std::vector<c10::IValue>& inputs,
+                                            const at::Tensor& exact)>;
+
 class KernelRegistry {
  public:
   static KernelRegistry& Global();
@@ -69,11 +78,13 @@ class KernelRegistry {
   // with the JIT, by its exact schema. An operator the JIT does not have is
   // reported by SchemasUnknownToJit() and never matches.
   void RegisterOverload(absl::string_view name, absl::string_view overload,
-                        KernelKind kind, KernelFactory factory);
+                        KernelKind kind, KernelFactory factory,
+                        ErrorBound error_bound = nullptr);
 
   struct Selected {
     Kernel kernel;
     KernelKind kind;
+    ErrorBound error_bound;  // empty: bit for bit the JIT operator's result
   };
   // The first kernel whose factory accepts `node`: out variants first (when
   // allowed), then native kernels. nullopt when none does.
@@ -95,6 +106,7 @@ class KernelRegistry {
     c10::Symbol kind_symbol;
     KernelKind kind;
     KernelFactory factory;
+    ErrorBound error_bound;
   };
   bool Matches(const Entry& entry, const torch::jit::Node* node) const;
 

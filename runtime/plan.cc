@@ -40,6 +40,7 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, std::string position,
   if (auto selected = KernelRegistry::Global().Find(node, allow_out_variants)) {
     plan.kernel = std::move(selected->kernel);
     plan.kind = selected->kind;
+    plan.error_bound = std::move(selected->error_bound);
     return plan;
   }
   absl::StatusOr<Kernel> fallback = MakeFallbackKernel(node);

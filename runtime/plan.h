@@ -29,6 +29,7 @@ struct NodePlan {
   Control control = Control::kKernel;
   KernelKind kind = KernelKind::kNative;  // for kKernel
   Kernel kernel;                          // for kKernel
+  ErrorBound error_bound;                 // empty: bit-exact (see ops/registry.h)
   // Why the node did not get a registered kernel (for fallbacks).
   std::string fallback_reason;
   absl::InlinedVector<ValueIndex, 4> inputs;
