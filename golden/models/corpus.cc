@@ -1,6 +1,7 @@
 #include "golden/models/corpus.h"
 
 #include "ATen/CPUGeneratorImpl.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "passes/load.h"
 
@@ -463,6 +464,87 @@ def forward(self, x):
        {},
        [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 4})}; }});
 
+  // The convolutional building blocks of torchvision's CNNs, at batch and
+  // image sizes that change with `size`: MobileNetV3's inverted residual
+  // (depthwise, squeeze-excite with hardswish/hardsigmoid, batch norm to fold).
+  add({"cnn_depthwise_se",
+       R"(
+def forward(self, x):
+    y = torch.conv2d(x, self.expand_w, None)
+    y = torch.batch_norm(y, self.bn_w, self.bn_b, self.bn_mean, self.bn_var, False, 0.1, 1e-5, False)
+    y = torch.hardswish(y)
+    y = torch.relu(torch.conv2d(y, self.dw_w, self.dw_b, [1, 1], [1, 1], [1, 1], 8))
+    s = torch.adaptive_avg_pool2d(y, [1, 1])
+    s = torch.relu(torch.conv2d(s, self.se1_w, self.se1_b))
+    s = torch.hardsigmoid(torch.conv2d(s, self.se2_w, self.se2_b))
+    y = torch.conv2d(y * s, self.proj_w, self.proj_b) + x
+    y = torch.conv2d(y, self.down_w, self.down_b, [2, 2], [2, 2], [1, 1], 4)
+    return torch.hardswish(y)
+)",
+       {{"expand_w", {8, 4, 1, 1}}, {"bn_w", {8}}, {"bn_b", {8}}, {"bn_mean", {8}},
+        {"bn_var", {8}}, {"dw_w", {8, 1, 3, 3}}, {"dw_b", {8}}, {"se1_w", {2, 8, 1, 1}},
+        {"se1_b", {2}}, {"se2_w", {8, 2, 1, 1}}, {"se2_b", {8}}, {"proj_w", {4, 8, 1, 1}},
+        {"proj_b", {4}}, {"down_w", {4, 1, 5, 5}}, {"down_b", {4}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4, 5 + 6 * size, 7 + 4 * size})};
+       }});
+
+  // SqueezeNet's fire module between ceil-mode max pools (odd image sizes).
+  add({"cnn_fire_ceil_maxpool",
+       R"(
+def forward(self, x):
+    y = torch.relu(torch.conv2d(x, self.stem_w, self.stem_b, [2, 2]))
+    y = torch.max_pool2d(y, [3, 3], [2, 2], [0, 0], [1, 1], True)
+    s = torch.relu(torch.conv2d(y, self.squeeze_w, self.squeeze_b))
+    e1 = torch.relu(torch.conv2d(s, self.e1_w, self.e1_b))
+    e3 = torch.relu(torch.conv2d(s, self.e3_w, self.e3_b, [1, 1], [1, 1]))
+    y = torch.max_pool2d(torch.cat([e1, e3], 1), [3, 3], [2, 2], [0, 0], [1, 1], True)
+    y = torch.relu(torch.conv2d(y, self.cls_w, self.cls_b))
+    return torch.flatten(torch.adaptive_avg_pool2d(y, [1, 1]), 1)
+)",
+       {{"stem_w", {8, 3, 3, 3}}, {"stem_b", {8}}, {"squeeze_w", {4, 8, 1, 1}},
+        {"squeeze_b", {4}}, {"e1_w", {6, 4, 1, 1}}, {"e1_b", {6}}, {"e3_w", {6, 4, 3, 3}},
+        {"e3_b", {6}}, {"cls_w", {5, 12, 1, 1}}, {"cls_b", {5}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3, 1 + 16 * size, 3 + 14 * size})};
+       }});
+
+  // ShuffleNetV2's unit: channel split, a depthwise branch, concatenation and
+  // the channel shuffle (view, transpose, contiguous, view).
+  add({"cnn_channel_shuffle",
+       R"(
+def forward(self, x):
+    y = torch.relu(torch.conv2d(x, self.stem_w, None, [1, 1], [1, 1]))
+    a, b = y.chunk(2, 1)
+    b = torch.relu(torch.conv2d(b, self.pw1_w, self.pw1_b))
+    b = torch.conv2d(b, self.dw_w, self.dw_b, [1, 1], [1, 1], [1, 1], 4)
+    b = torch.relu(torch.conv2d(b, self.pw2_w, self.pw2_b))
+    y = torch.cat([a, b], 1)
+    n, c, h, w = y.size()
+    y = y.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+    return torch.conv2d(y, self.head_w, self.head_b, [2, 2])
+)",
+       {{"stem_w", {8, 3, 3, 3}}, {"pw1_w", {4, 4, 1, 1}}, {"pw1_b", {4}},
+        {"dw_w", {4, 1, 3, 3}}, {"dw_b", {4}}, {"pw2_w", {4, 4, 1, 1}}, {"pw2_b", {4}},
+        {"head_w", {6, 8, 3, 3}}, {"head_b", {6}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3, 4 + 5 * size, 4 + 5 * size})};
+       }});
+
+  // Grouped and dilated convolutions, asymmetric stride, padding and kernel,
+  // relu6 and sigmoid, a ceil-mode average pool.
+  add({"cnn_grouped_dilated",
+       R"(
+def forward(self, x):
+    y = torch.hardtanh(torch.conv2d(x, self.g_w, self.g_b, [1, 1], [2, 2], [2, 2], 2), 0.0, 6.0)
+    y = torch.sigmoid(torch.conv2d(y, self.s_w, None, [2, 1], [0, 1], [1, 1], 1))
+    return torch.avg_pool2d(y, [2, 2], [2, 2], [0, 0], True, False)
+)",
+       {{"g_w", {6, 2, 3, 3}}, {"g_b", {6}}, {"s_w", {5, 6, 1, 3}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4, 3 + 6 * size, 2 + 5 * size})};
+       }});
+
   return models;
 }
 
@@ -486,7 +568,7 @@ absl::StatusOr<torch::jit::Module> Build(const Model& model) {
   for (const auto& [name, shape] : model.parameters) {
     at::Tensor value = rng.Normal(shape) * 0.5;
     // Variances must be positive.
-    if (name == "bn_var") value = value.abs() + 0.5;
+    if (absl::EndsWith(name, "_var")) value = value.abs() + 0.5;
     parameters.emplace_back(name, value);
   }
   absl::StatusOr<torch::jit::Module> module =
