@@ -41,8 +41,7 @@ std::string CoverageMarkdown() {
       "- `aten::embedding_bag` in max mode, with per-sample weights, or when its\n"
       "  offset2bag/bag_size/max_indices outputs are used: the out variant computes\n"
       "  only the pooled output.\n"
-      "- `aten::max_pool2d`: its only out form also computes the argmax indices,\n"
-      "  which is slower than the functional kernel.\n"
+
       "- `aten::batch_norm`, `aten::dot`, `aten::mv`, `aten::flip`, `aten::roll`,\n"
       "  `aten::prod` of all elements: LibTorch 1.13's out forms compute into a\n"
       "  temporary and copy, which saves nothing (`//ops:out_variant_property_test`\n"

@@ -1,5 +1,6 @@
 // Per-call cost of out-variant kernels against the JIT fallback (the JIT's own
-// operator on a stack) for common ops on small tensors (8x16), one thread.
+// operator on a stack) for common ops on small tensors (8x16), and for
+// max_pool2d on resnet18's pooled image, one thread.
 // Each benchmark alternates the two on the same node and inputs and reports
 // both means and the ratio out_ns / fallback_ns.
 //
@@ -80,6 +81,26 @@ const std::vector<Case>& Cases() {
   %cond : Tensor = aten::gt(%a, %zero)
   %c : Tensor = aten::where(%cond, %a, %b)
   return (%c))IR", {{8, 16}, {8, 16}}},
+      // resnet18's max pool, on the channels-last image our convolutions
+      // give it, and on an NCHW one.
+      {"max_pool2d_nhwc_64x112x112", R"IR(graph(%a : Tensor):
+  %channels_last : int = prim::Constant[value=2]()
+  %k : int[] = prim::Constant[value=[3, 3]]()
+  %s : int[] = prim::Constant[value=[2, 2]]()
+  %p : int[] = prim::Constant[value=[1, 1]]()
+  %d : int[] = prim::Constant[value=[1, 1]]()
+  %false : bool = prim::Constant[value=0]()
+  %x : Tensor = aten::contiguous(%a, %channels_last)
+  %c : Tensor = aten::max_pool2d(%x, %k, %s, %p, %d, %false)
+  return (%c))IR", {{1, 64, 112, 112}}},
+      {"max_pool2d_nchw_64x112x112", R"IR(graph(%a : Tensor):
+  %k : int[] = prim::Constant[value=[3, 3]]()
+  %s : int[] = prim::Constant[value=[2, 2]]()
+  %p : int[] = prim::Constant[value=[1, 1]]()
+  %d : int[] = prim::Constant[value=[1, 1]]()
+  %false : bool = prim::Constant[value=0]()
+  %c : Tensor = aten::max_pool2d(%a, %k, %s, %p, %d, %false)
+  return (%c))IR", {{1, 64, 112, 112}}},
   };
   return *kCases;
 }

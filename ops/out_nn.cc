@@ -1,7 +1,6 @@
 // Out-variant kernels for neural-network layers: softmax, log_softmax,
-// layer_norm, embedding, average pooling and adaptive average pooling.
-// max_pool2d stays in fallback: its only out form also computes the argmax
-// indices, which is slower than the functional kernel. Statistics that the layer computes
+// layer_norm, embedding, average pooling and adaptive average pooling
+// (max_pool2d has its own file, out_max_pool.cc). Statistics that the layer computes
 // and throws away (mean, rstd, pooling indices) go to per-thread scratch
 // tensors. Convolution and batch_norm stay in fallback:
 // LibTorch 1.13 has no CPU out form for them (batch_norm's only computes into

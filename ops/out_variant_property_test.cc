@@ -454,6 +454,30 @@ std::map<std::string, Spec> NnSpecs() {
   specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
     return {image(c, 1), c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)})};
   }};
+  // Channels-last float images (the kernel's own loop; up to 40 channels for
+  // the vector tails) with NaNs, ties and infinities, or anything else
+  // (ATen's op); windows ATen accepts and some it rejects.
+  specs["aten::max_pool2d."] = {[=](const Call& c) -> Inputs {
+    const int64_t kernel = c.draw.Int(1, 3);
+    at::Tensor x = c.draw.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 40), c.draw.Int(1, 4 + 2 * c.scale),
+                                  c.draw.Int(1, 4 + 2 * c.scale)},
+                                 c.draw.OneOf(kFloats));
+    if (c.draw.Bool()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+    if (x.is_floating_point() && c.draw.Bool()) {
+      x = x.round();  // ties
+      const double special = c.draw.OneOf<double>({NAN, INFINITY, -INFINITY});
+      at::Tensor element = x;
+      while (element.dim() > 0) element = element.select(0, c.draw.Int(0, element.size(0) - 1));
+      element.fill_(special);
+    }
+    const auto pair = [&](int64_t low, int64_t high) {
+      return c.draw.Bool() ? c10::List<int64_t>({c.draw.Int(low, high)})
+                           : c10::List<int64_t>({c.draw.Int(low, high), c.draw.Int(low, high)});
+    };
+    return {x, c10::List<int64_t>({kernel, c.draw.Int(1, 3)}),
+            c.draw.Int(0, 3) == 0 ? c10::List<int64_t>() : pair(1, 2), pair(0, 1), pair(1, 2),
+            c.draw.Bool()};
+  }};
 
   return specs;
 }
