@@ -74,7 +74,7 @@ TEST(CorpusTest, CoversTheModelKindsTheRuntimeIsJudgedOn) {
   EXPECT_GE(names.size(), 30u);
   for (const char* required :
        {"mlp", "conv_bn_residual", "cnn_two_stage", "cnn_depthwise_se", "cnn_fire_ceil_maxpool",
-        "cnn_channel_shuffle", "cnn_grouped_dilated", "ads_ranking", "ads_dict_features",
+        "cnn_channel_shuffle", "cnn_grouped_dilated", "conv1d_temporal", "ads_ranking", "ads_dict_features",
         "attention_block", "transformer_encoder", "lstm_cell_loop", "dict_input",
         "containers_out", "tuple_io", "if_branch", "loop_input_trip_count", "while_loop",
         "inplace_mutation", "view_of_input_returned", "view_of_intermediate_returned",

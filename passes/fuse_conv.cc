@@ -33,6 +33,46 @@ bool IsPrepackableConv(const Node* node) {
   return IsConstantTensor(node->input(1), 4);
 }
 
+// A conv1d with a constant 3-D float weight, constant bias or None and
+// constant int-list hyper-parameters (not the padding="same" overload).
+bool IsPrepackableConv1d(const Node* node) {
+  if (!IsOverload(node, "aten::conv1d", "")) return false;
+  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
+  if (!bias || !(bias->isNone() || IsConstantTensor(node->input(2), 1))) return false;
+  for (size_t i = 3; i < 6; ++i) {
+    const c10::optional<c10::IValue> list = torch::jit::toIValue(node->input(i));
+    if (!list || !list->isIntList() || list->toIntVector().size() != 1) return false;
+  }
+  return IsConstant(node->input(6)) && IsConstantTensor(node->input(1), 3);
+}
+
+// conv1d(x, w, b, [s], [p], [d], g) as ATen computes it: a conv2d over a
+// 1-high image, squeeze(conv2d(unsqueeze(x, -2), w.unsqueeze(2), b, [1, s],
+// [0, p], [1, d], g), -2) (-2 so an unbatched [C, L] input works too).
+void RewriteConv1dAsConv2d(Node* conv1d) {
+  torch::jit::Graph* graph = conv1d->owningGraph();
+  torch::jit::WithInsertPoint insert_point(conv1d);
+  const auto one = [](const Value* list, int64_t first) {
+    return std::vector<int64_t>{first, torch::jit::toIValue(list)->toIntVector()[0]};
+  };
+  const int64_t minus_two = -2;
+  Value* image = graph->insert(c10::aten::unsqueeze, {conv1d->input(0), minus_two});
+  Node* conv2d = graph->create(
+      c10::aten::conv2d,
+      {image, graph->insertConstant(torch::jit::toIValue(conv1d->input(1))->toTensor().unsqueeze(2)),
+       conv1d->input(2), graph->insertConstant(one(conv1d->input(3), 1)),
+       graph->insertConstant(one(conv1d->input(4), 0)),
+       graph->insertConstant(one(conv1d->input(5), 1)), conv1d->input(6)},
+      1);
+  graph->insertNode(conv2d);
+  conv2d->copyMetadata(conv1d);
+  conv2d->output()->setType(c10::TensorType::get());
+  Value* result = graph->insert(c10::aten::squeeze, {conv2d->output(), minus_two});
+  result->copyMetadata(conv1d->output());
+  conv1d->output()->replaceAllUsesWith(result);
+  conv1d->destroy();
+}
+
 // The only user of `value` when it has exactly one use in the same block.
 Node* SoleUser(const Value* value) {
   if (value->uses().size() != 1) return nullptr;
@@ -112,6 +152,11 @@ void Fuse(Node* conv) {
 
 bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
+  std::vector<Node*> conv1ds;
+  for (Node* node : AllNodes(graph->block())) {
+    if (IsPrepackableConv1d(node)) conv1ds.push_back(node);
+  }
+  for (Node* conv1d : conv1ds) RewriteConv1dAsConv2d(conv1d);
   std::vector<Node*> convs;
   for (Node* node : AllNodes(graph->block())) {
     if (IsPrepackableConv(node)) convs.push_back(node);

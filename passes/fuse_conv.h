@@ -7,7 +7,10 @@
 //   - then one activation: relu, hardtanh(min, max) (relu6), hardswish,
 //     hardsigmoid or sigmoid.
 // Absorbed intermediates have a single use, so nobody can observe that they
-// are never materialized. The fused node computes exactly what the absorbed
+// are never materialized. An aten::conv1d with constant weight, bias and
+// int-list hyper-parameters first becomes what ATen computes for it, a conv2d
+// over a 1-high image between aten::unsqueeze and aten::squeeze (views), so
+// it gets the same kernel (without epilogue: its user is the squeeze). The fused node computes exactly what the absorbed
 // ops compute (see ops::Conv2dFusedReference).
 #ifndef STATIC_RUNTIME_PASSES_FUSE_CONV_H_
 #define STATIC_RUNTIME_PASSES_FUSE_CONV_H_

@@ -545,6 +545,21 @@ def forward(self, x):
          return {rng.Normal({size, 4, 3 + 6 * size, 2 + 5 * size})};
        }});
 
+  // Temporal convolutions: dilated, strided and grouped conv1d, batched and
+  // on one unbatched sequence.
+  add({"conv1d_temporal",
+       R"(
+def forward(self, x):
+    y = torch.relu(torch.conv1d(x, self.c1_w, self.c1_b, [1], [2], [2]))
+    y = torch.conv1d(y, self.c2_w, None, [2], [1], [1], 2)
+    single = torch.conv1d(x[0], self.c1_w, self.c1_b, [1], [2], [2])
+    return torch.max(y, 2)[0], single.sum(1)
+)",
+       {{"c1_w", {6, 4, 3}}, {"c1_b", {6}}, {"c2_w", {6, 3, 3}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4, 9 + 6 * size})};
+       }});
+
   return models;
 }
 
