@@ -36,6 +36,7 @@ const std::vector<NamedPass>& Passes() {
       Rewrite("variadic_ops", UseVariadicOps),
       Rewrite("fuse_list_unpack", FuseListUnpack),
       Rewrite("fuse_conv", FuseConvolutions),
+      Rewrite("fuse_linear", FuseLinears),
       Rewrite("copy_variants", UseCopyVariants),
       Rewrite("maybe_copy_to", UseMaybeCopyTo),
       Rewrite("hoist_dict_lookups", HoistDictLookups),

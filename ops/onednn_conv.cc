@@ -22,7 +22,7 @@
 
 #include "ATen/ATen.h"
 #include "ops/channels_last.h"
-#include "ops/conv_error_bound.h"
+#include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
 #include "passes/operators.h"

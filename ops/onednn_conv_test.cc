@@ -6,7 +6,7 @@
 // pre-packed weights) run from several threads at once.
 //
 // The tolerance is the summation error bound the kernel declares
-// (ops/conv_error_bound.h). ATen's own float convolution must meet the same
+// (ops/error_bounds.h). ATen's own float convolution must meet the same
 // bound (checked, so the bound is not looser than it needs to be by
 // construction).
 #include <string>
@@ -15,7 +15,7 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/conv_error_bound.h"
+#include "ops/error_bounds.h"
 #include "ops/out_variant_test_support.h"
 #include "ops/registry.h"
 #include "passes/operators.h"

@@ -846,7 +846,8 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
 // nodes with constant arguments and match the JIT within a declared error
 // bound.
 bool TestedElsewhere(const std::string& kernel) {
-  return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0;  // //ops:onednn_conv_test
+  return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0 ||  // //ops:onednn_conv_test
+         kernel.rfind("static_runtime::linear_fused(", 0) == 0;     // //ops:onednn_linear_test
 }
 
 std::vector<std::string> OutVariantKernels() {

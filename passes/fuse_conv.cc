@@ -148,7 +148,52 @@ void Fuse(Node* conv) {
   for (auto node = absorbed.rbegin(); node != absorbed.rend(); ++node) (*node)->destroy();
 }
 
+// A linear with a constant 2-D float weight and a constant 1-D float bias or
+// None.
+bool IsPrepackableLinear(const Node* node) {
+  if (!IsOverload(node, "aten::linear", "")) return false;
+  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
+  if (!bias || !(bias->isNone() || IsConstantTensor(node->input(2), 1))) return false;
+  return IsConstantTensor(node->input(1), 2);
+}
+
+void FuseLinear(Node* linear) {
+  torch::jit::Graph* graph = linear->owningGraph();
+  Node* last = linear;
+  Activation activation{"none"};
+  if (Node* user = SoleUser(linear->output())) {
+    if (c10::optional<Activation> found = ActivationOf(user)) {
+      activation = *found;
+      last = user;
+    }
+  }
+  torch::jit::WithInsertPoint insert_point(last);
+  Node* fused = graph->create(
+      ops::kLinearFused,
+      {linear->input(0), linear->input(1), linear->input(2),
+       graph->insertConstant(std::string(activation.name)),
+       graph->insertConstant(activation.min_value), graph->insertConstant(activation.max_value)},
+      1);
+  fused->insertBefore(last);
+  fused->copyMetadata(last);
+  fused->output()->copyMetadata(last->output());
+  last->output()->replaceAllUsesWith(fused->output());
+  if (last != linear) last->destroy();
+  linear->destroy();
+}
+
 }  // namespace
+
+bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {
+  ops::EnsureOperatorsRegistered();
+  std::vector<Node*> linears;
+  for (Node* node : AllNodes(graph->block())) {
+    if (IsPrepackableLinear(node)) linears.push_back(node);
+  }
+  for (Node* linear : linears) FuseLinear(linear);
+  if (!linears.empty()) torch::jit::ConstantPooling(graph);
+  return !linears.empty();
+}
 
 bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();

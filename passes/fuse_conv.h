@@ -1,3 +1,6 @@
+// The ops with frozen weights whose kernels pre-pack them (Options::
+// prepack_weights): convolutions and linears.
+//
 // FuseConvolutions: every aten::conv2d whose weight, bias and hyper-parameters
 // are constants (a frozen model's convolutions) becomes one
 // static_runtime::conv2d_fused node, which the runtime binds to a kernel with
@@ -23,6 +26,12 @@ namespace static_runtime {
 
 // Returns true if the graph changed.
 bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph);
+
+// FuseLinears: every aten::linear whose weight and bias are constants becomes
+// one static_runtime::linear_fused node (pre-packed weights), absorbing one
+// following activation (conv2d_fused's list) when the linear's result has no
+// other use. Returns true if the graph changed.
+bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph);
 
 }  // namespace static_runtime
 

@@ -38,6 +38,9 @@ const c10::Symbol kMaybeCopyTo =
 const c10::Symbol kConv2dFused =
     c10::Symbol::fromQualString("static_runtime::conv2d_fused");
 
+const c10::Symbol kLinearFused =
+    c10::Symbol::fromQualString("static_runtime::linear_fused");
+
 void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
                        double max_value) {
   if (activation == "relu") {
@@ -51,8 +54,8 @@ void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double
   } else if (activation == "sigmoid") {
     tensor.sigmoid_();
   } else {
-    TORCH_CHECK(activation == "none", "static_runtime::conv2d_fused: unknown activation '",
-                activation, "'");
+    TORCH_CHECK(activation == "none", "static_runtime: unknown fused activation '", activation,
+                "'");
   }
 }
 
@@ -242,6 +245,22 @@ void RegisterAll() {
         torch::jit::push(stack, Conv2dEpilogue(at::conv2d(input, weight, bias, stride, padding,
                                                           dilation, groups),
                                                residual, activation, min_value, max_value));
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  operators.emplace_back(
+      "static_runtime::linear_fused(Tensor input, Tensor weight, Tensor? bias, str activation, "
+      "float min_value, float max_value) -> Tensor",
+      Operation([](Stack& stack) {
+        const double max_value = torch::jit::pop(stack).toDouble();
+        const double min_value = torch::jit::pop(stack).toDouble();
+        const std::string activation = torch::jit::pop(stack).toStringRef();
+        const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
+        const at::Tensor weight = torch::jit::pop(stack).toTensor();
+        const at::Tensor input = torch::jit::pop(stack).toTensor();
+        at::Tensor result = at::linear(input, weight, bias);
+        ActivationInPlace(result, activation, min_value, max_value);
+        torch::jit::push(stack, std::move(result));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 

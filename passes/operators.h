@@ -50,6 +50,12 @@ at::Tensor Conv2dEpilogue(at::Tensor conv, const c10::optional<at::Tensor>& resi
 void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
                        double max_value);
 
+// linear_fused(Tensor input, Tensor weight, Tensor? bias, str activation,
+//              float min_value, float max_value) -> Tensor
+// = activation(linear(input, weight, bias)), see FuseLinears; the
+// activations are conv2d_fused's.
+extern const c10::Symbol kLinearFused;
+
 // A view op overload and the copying op that replaces it. The copy has the
 // view's arguments and overload name, and a fresh (non-aliasing) result.
 struct CopyVariant {

@@ -91,7 +91,10 @@ void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
 void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
                           const Options& options) {
   ops::EnsureOperatorsRegistered();
-  if (options.prepack_weights) FuseConvolutions(graph);
+  if (options.prepack_weights) {
+    FuseConvolutions(graph);
+    FuseLinears(graph);
+  }
   if (options.use_variadic_ops) UseVariadicOps(graph);
   if (options.fuse_list_unpack) FuseListUnpack(graph);
   if (options.use_copy_variants) UseCopyVariants(graph);

@@ -1,0 +1,34 @@
+// The error bounds that kernels summing in another order than ATen declare
+// (ErrorBound in ops/registry.h). For a float32 result of a sum of L products
+// computed in any order, followed by an activation:
+//   |result - exact| <= 2 (L + 2) eps32 slope M + 4 eps32 |exact|
+// with M the same computation on absolute values (|x| conv |w| + |bias| +
+// |residual| for a convolution, |x| |w|^T + |bias| for a linear), slope the
+// activation's steepest slope (1.5 for hardswish, 1 otherwise) and the last
+// term the activation's own rounding. The README's tolerance table states
+// them; ops/onednn_conv_test and ops/onednn_linear_test check both oneDNN's
+// and ATen's results against them.
+#ifndef STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
+#define STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
+
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "ATen/core/ivalue.h"
+
+namespace static_runtime {
+namespace ops {
+
+// `inputs` are conv2d_fused's, in schema order (input, weight, bias, stride,
+// padding, dilation, groups, residual, activation, min_value, max_value);
+// `exact` is its float64 result. Returns the bound per element, in float64.
+at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
+
+// The same for linear_fused (input, weight, bias, activation, min_value,
+// max_value), with L the input's last dimension.
+at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_

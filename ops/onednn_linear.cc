@@ -1,0 +1,158 @@
+// The out-variant kernel of static_runtime::linear_fused (passes/fuse_conv.h):
+// a oneDNN matmul (brgemm) with the frozen weight re-laid out once, in the
+// blocked format oneDNN's kernel for the number of rows wants, and shared by
+// every thread and every row count that wants the same format. The
+// activation runs as ATen's in-place op on the result.
+//
+// Measured against ATen's linear (BLAS) for one thread, per call: 8x512->512
+// 39 us against 119 us, 1x1024->4096 1.40 ms against 3.79 ms, 16x768->3072
+// 0.99 ms against 2.10 ms, 128x768->768 1.53 ms against 1.86 ms (README).
+//
+// The input may have any number of leading dimensions (rows = their
+// product); a non-contiguous input is made contiguous first. Inputs the kernel
+// does not take (other dtypes, no rows, a last dimension not matching the
+// weight) run ATen's linear, which gives ATen's result or error.
+//
+// Numerics: oneDNN sums the K products in another order than BLAS; the
+// kernel declares the bound in ops/error_bounds.h.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "ops/error_bounds.h"
+#include "ops/onednn.h"
+#include "ops/out_variant.h"
+#include "passes/operators.h"
+#include "torch/csrc/jit/ir/constants.h"
+
+namespace static_runtime {
+namespace {
+
+using dnnl::memory;
+
+struct LinearParams {
+  at::Tensor weight;  // [N, K], contiguous
+  at::Tensor bias;    // [N] or undefined
+  std::string activation;
+  double min_value, max_value;
+};
+
+class LinearKernel {
+ public:
+  explicit LinearKernel(LinearParams params) : params_(std::move(params)) {}
+
+  void operator()(NodeIO& io) {
+    const at::Tensor& input = TensorArg(io, 0);
+    const int64_t k = params_.weight.size(1);
+    if (input.scalar_type() != at::kFloat || input.dim() == 0 || !input.is_cpu() ||
+        input.size(-1) != k || input.numel() == 0 || input.is_neg() || input.is_conj()) {
+      io.Output(0) = Reference(input);
+      return;
+    }
+    const at::Tensor src = input.contiguous();
+    const int64_t rows = src.numel() / k;
+    std::vector<int64_t> out_sizes(input.sizes().begin(), input.sizes().end() - 1);
+    out_sizes.push_back(params_.weight.size(0));
+    at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
+    out.resize_(out_sizes);
+    const onednn::Plan& plan = plans_.Get({rows, 0, 0, 0}, [&] { return MakePlan(rows); });
+    plan.Execute({{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DST, out.data_ptr()}});
+    ops::ActivationInPlace(out, params_.activation, params_.min_value, params_.max_value);
+  }
+
+ private:
+  std::unique_ptr<onednn::Plan> MakePlan(int64_t rows) {
+    const int64_t n = params_.weight.size(0), k = params_.weight.size(1);
+    const memory::desc src = onednn::FloatDesc({rows, k}, memory::format_tag::ab);
+    const memory::desc dst = onednn::FloatDesc({rows, n}, memory::format_tag::ab);
+    const memory::desc any_weights = onednn::FloatDesc({k, n}, memory::format_tag::any);
+    const memory::desc bias = params_.bias.defined()
+                                  ? onednn::FloatDesc({1, n}, memory::format_tag::ab)
+                                  : memory::desc();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, any_weights, bias, dst), attr,
+                                          onednn::CpuEngine());
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(src, onednn::CpuEngine(), nullptr)},
+        {DNNL_ARG_DST, memory(dst, onednn::CpuEngine(), nullptr)},
+        {DNNL_ARG_WEIGHTS, PackedWeights(pd.weights_desc())},
+    };
+    if (params_.bias.defined()) {
+      args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
+    }
+    return std::make_unique<onednn::Plan>(dnnl::matmul(pd), std::move(args),
+                                          pd.scratchpad_desc());
+  }
+
+  // The weight (as the [K, N] matrix the matmul multiplies by) in `format`,
+  // re-laid out on first request.
+  memory PackedWeights(const memory::desc& format) {
+    absl::MutexLock lock(&packed_mutex_);
+    for (const memory& packed : packed_) {
+      if (packed.get_desc() == format) return packed;
+    }
+    const memory::desc transposed = onednn::FloatDesc(
+        {params_.weight.size(1), params_.weight.size(0)}, memory::format_tag::ba);
+    memory source(transposed, onednn::CpuEngine(), params_.weight.data_ptr());
+    memory packed(format, onednn::CpuEngine());
+    dnnl::stream stream(onednn::CpuEngine());
+    dnnl::reorder(source, packed).execute(stream, source, packed);
+    stream.wait();
+    packed_.push_back(packed);
+    return packed;
+  }
+
+  at::Tensor Reference(const at::Tensor& input) const {
+    at::Tensor result = at::linear(
+        input, params_.weight,
+        params_.bias.defined() ? c10::optional<at::Tensor>(params_.bias) : c10::nullopt);
+    ops::ActivationInPlace(result, params_.activation, params_.min_value, params_.max_value);
+    return result;
+  }
+
+  const LinearParams params_;
+  onednn::PlanCache plans_;
+  absl::Mutex packed_mutex_;
+  std::vector<memory> packed_ ABSL_GUARDED_BY(packed_mutex_);
+};
+
+Kernel MakeLinearKernel(const torch::jit::Node* node) {
+  std::vector<c10::optional<c10::IValue>> constants;
+  for (size_t i = 1; i < node->inputs().size(); ++i) {
+    constants.push_back(torch::jit::toIValue(node->input(i)));
+    if (!constants.back()) return nullptr;
+  }
+  // constants: weight, bias, activation, min, max
+  if (!constants[0]->isTensor()) return nullptr;
+  LinearParams params;
+  params.weight = constants[0]->toTensor().contiguous();
+  if (params.weight.dim() != 2 || params.weight.scalar_type() != at::kFloat ||
+      params.weight.numel() == 0) {
+    return nullptr;
+  }
+  if (constants[1]->isTensor()) {
+    params.bias = constants[1]->toTensor().contiguous();
+    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
+        params.bias.size(0) != params.weight.size(0)) {
+      return nullptr;
+    }
+  }
+  params.activation = constants[2]->toStringRef();
+  params.min_value = constants[3]->toDouble();
+  params.max_value = constants[4]->toDouble();
+  auto kernel = std::make_shared<LinearKernel>(std::move(params));
+  return [kernel](NodeIO& io) { (*kernel)(io); };
+}
+
+const bool kRegistered = [] {
+  ops::EnsureOperatorsRegistered();
+  KernelRegistry::Global().RegisterOverload("static_runtime::linear_fused", "",
+                                            KernelKind::kOutVariant, MakeLinearKernel,
+                                            ops::LinearFusedErrorBound);
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

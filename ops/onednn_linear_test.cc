@@ -1,0 +1,181 @@
+// The oneDNN kernel of static_runtime::linear_fused (ops/onednn_linear.cc)
+// against a float64 reference within the bound it declares
+// (ops/error_bounds.h), which ATen's own linear must meet too, over random
+// row counts, leading dimensions, non-contiguous inputs, bias or none and
+// activations, with output slots reused across calls; ATen's errors for
+// inputs a linear rejects; and one kernel (one packed weight) run from
+// several threads at once.
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "gtest/gtest.h"
+#include "ops/error_bounds.h"
+#include "ops/out_variant_test_support.h"
+#include "ops/registry.h"
+#include "passes/operators.h"
+#include "rapidcheck.h"
+#include "rapidcheck/gtest.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace {
+
+using testing::Draw;
+using testing::Slots;
+
+struct LinearCase {
+  at::Tensor weight;
+  c10::optional<at::Tensor> bias;
+  std::string activation;
+  double min_value = 0, max_value = 0;
+};
+
+struct LinearGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  torch::jit::Node* node;
+  Kernel kernel;
+};
+LinearGraph MakeLinearGraph(const LinearCase& c) {
+  ops::EnsureOperatorsRegistered();
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::Value* input = graph->addInput("x")->setType(c10::TensorType::get());
+  std::vector<torch::jit::Value*> inputs = {
+      input, graph->insertConstant(c.weight),
+      graph->insertConstant(c.bias ? c10::IValue(*c.bias) : c10::IValue()),
+      graph->insertConstant(c.activation), graph->insertConstant(c.min_value),
+      graph->insertConstant(c.max_value)};
+  torch::jit::Node* node = graph->insertNode(graph->create(ops::kLinearFused, inputs, 1));
+  node->output()->setType(c10::TensorType::get());
+  graph->registerOutput(node->output());
+  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  EXPECT_TRUE(selected.has_value() && selected->kind == KernelKind::kOutVariant &&
+              selected->error_bound);
+  return {graph, node, selected ? selected->kernel : Kernel()};
+}
+
+std::vector<c10::IValue> NodeInputs(const torch::jit::Node* node, const at::Tensor& x) {
+  std::vector<c10::IValue> values = {x};
+  for (size_t i = 1; i < node->inputs().size(); ++i) {
+    values.push_back(*torch::jit::toIValue(node->input(i)));
+  }
+  return values;
+}
+
+at::Tensor Exact(const LinearCase& c, const at::Tensor& x) {
+  const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
+  at::Tensor exact = at::linear(dbl(x), dbl(c.weight),
+                                c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt);
+  ops::ActivationInPlace(exact, c.activation, c.min_value, c.max_value);
+  return exact;
+}
+
+// "" when `actual` is within the declared bound of `exact`.
+std::string OutsideBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact,
+                         const at::Tensor& actual) {
+  if (!actual.sizes().equals(exact.sizes()) || actual.scalar_type() != at::kFloat) {
+    return "shape or dtype differs";
+  }
+  at::Tensor excess = (actual.to(at::kDouble) - exact).abs() -
+                      ops::LinearFusedErrorBound(inputs, exact) - 1e-30;
+  const double worst = excess.numel() == 0 ? -1 : excess.max().item<double>();
+  return worst > 0 ? "error exceeds the bound by " + std::to_string(worst) : "";
+}
+
+RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  LinearCase c;
+  const int64_t k = d.Int(1, 70), n = d.Int(1, 40);
+  c.weight = at::randn({n, k});
+  if (d.Bool()) c.bias = at::randn({n});
+  c.activation = d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid",
+                                       "sigmoid"});
+  if (c.activation == "hardtanh") {
+    c.min_value = -d.Int(0, 2) / 2.0;
+    c.max_value = d.Int(1, 12) / 2.0;
+  }
+  LinearGraph linear = MakeLinearGraph(c);
+  Slots slots(1);
+  // Several calls on one set of slots: row counts and ranks change.
+  for (int call = 0; call < 3; ++call) {
+    std::vector<int64_t> shape;
+    for (int64_t dims = d.Int(0, 2); dims > 0; --dims) shape.push_back(d.Int(1, 9));
+    shape.push_back(k);
+    at::Tensor x = at::randn(shape);
+    if (x.dim() >= 2 && d.Bool()) x = at::randn(shape).transpose(-1, -2).contiguous().transpose(-1, -2);
+    const std::vector<c10::IValue> inputs = NodeInputs(linear.node, x);
+    RC_ASSERT(slots.Run(linear.kernel, inputs) == "");
+    const at::Tensor actual = slots.Output(0).toTensor();
+    const at::Tensor exact = Exact(c, x);
+    const std::string ours = OutsideBound(inputs, exact, actual);
+    if (!ours.empty()) {
+      RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " ", c.activation,
+                       " input ", x.sizes(), " strides ", x.strides(), " call ", call));
+    }
+    at::Tensor aten = at::linear(x, c.weight, c.bias);
+    ops::ActivationInPlace(aten, c.activation, c.min_value, c.max_value);
+    const std::string atens = OutsideBound(inputs, exact, aten);
+    if (!atens.empty()) RC_FAIL("ATen's linear: " + atens);
+  }
+}
+
+TEST(OneDnnLinearTest, RejectsWhatAtenRejectsWithAtensMessage) {
+  LinearCase c;
+  c.weight = at::randn({4, 3});
+  c.activation = "relu";
+  LinearGraph linear = MakeLinearGraph(c);
+  Slots slots(1);
+  // 2 features where the weight wants 3; an integer input; a 0-d input.
+  for (const at::Tensor& x : {at::randn({5, 2}), at::ones({5, 3}, at::kLong), at::randn({})}) {
+    std::string aten_error;
+    try {
+      at::linear(x, c.weight);
+    } catch (const c10::Error& e) {
+      aten_error = e.what_without_backtrace();
+    }
+    ASSERT_FALSE(aten_error.empty());
+    const std::string error = slots.Run(linear.kernel, NodeInputs(linear.node, x));
+    EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
+  }
+  // The kernel stays usable; no rows give ATen's empty result.
+  EXPECT_EQ(slots.Run(linear.kernel, NodeInputs(linear.node, at::randn({2, 3}))), "");
+  EXPECT_EQ(slots.Run(linear.kernel, NodeInputs(linear.node, at::randn({0, 3}))), "");
+  EXPECT_EQ(slots.Output(0).toTensor().sizes(), at::IntArrayRef({0, 4}));
+}
+
+TEST(OneDnnLinearTest, OneKernelRunsOnSeveralThreadsAtOnce) {
+  LinearCase c;
+  c.weight = at::randn({64, 48});
+  c.bias = at::randn({64});
+  c.activation = "relu";
+  LinearGraph linear = MakeLinearGraph(c);
+  const std::vector<at::Tensor> inputs = {at::randn({1, 48}), at::randn({7, 48}),
+                                          at::randn({2, 5, 48}), at::randn({48})};
+  std::vector<at::Tensor> alone;
+  for (const at::Tensor& x : inputs) {
+    Slots slots(1);
+    ASSERT_EQ(slots.Run(linear.kernel, NodeInputs(linear.node, x)), "");
+    alone.push_back(slots.Output(0).toTensor().clone());
+  }
+  std::vector<std::string> failures(inputs.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < inputs.size(); ++t) {
+    threads.emplace_back([&, t] {
+      Slots slots(1);
+      for (int i = 0; i < 50; ++i) {
+        const std::string error = slots.Run(linear.kernel, NodeInputs(linear.node, inputs[t]));
+        if (!error.empty() || !at::equal(slots.Output(0).toTensor(), alone[t])) {
+          failures[t] = error.empty() ? "result differs from the single-threaded one" : error;
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t t = 0; t < inputs.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+}  // namespace
+}  // namespace static_runtime
