@@ -55,5 +55,19 @@ void Plan::Execute(std::initializer_list<std::pair<int, void*>> pointers) const 
   primitive_.execute(state.stream, state.args);
 }
 
+dnnl::memory PackedWeights::Get(const dnnl::memory::desc& format) {
+  absl::MutexLock lock(&mutex_);
+  for (const dnnl::memory& packed : packed_) {
+    if (packed.get_desc() == format) return packed;
+  }
+  dnnl::memory source(plain_, CpuEngine(), data_);
+  dnnl::memory packed(format, CpuEngine());
+  dnnl::stream stream(CpuEngine());
+  dnnl::reorder(source, packed).execute(stream, source, packed);
+  stream.wait();
+  packed_.push_back(packed);
+  return packed;
+}
+
 }  // namespace onednn
 }  // namespace static_runtime

@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "ATen/ATen.h"
 #include "absl/base/thread_annotations.h"
@@ -88,6 +89,24 @@ class PlanCache {
  private:
   absl::Mutex mutex_;
   absl::flat_hash_map<Key, std::unique_ptr<Plan>> plans_ ABSL_GUARDED_BY(mutex_);
+};
+
+// A frozen weight re-laid out into the formats primitives ask for: one copy
+// per format, made on first request and shared by every plan, thread and
+// runtime of the kernel that owns the cache.
+class PackedWeights {
+ public:
+  // `plain` describes the weight as it is stored at `data`, which must
+  // outlive the cache.
+  PackedWeights(dnnl::memory::desc plain, void* data) : plain_(std::move(plain)), data_(data) {}
+
+  dnnl::memory Get(const dnnl::memory::desc& format);
+
+ private:
+  const dnnl::memory::desc plain_;
+  void* const data_;
+  absl::Mutex mutex_;
+  std::vector<dnnl::memory> packed_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace onednn

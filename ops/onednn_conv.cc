@@ -48,9 +48,23 @@ struct ConvParams {
   bool channels_last_output;
 };
 
+// The weight's dims as oneDNN sees them: [K, C, kh, kw], or grouped
+// [groups, K / groups, C / groups, kh, kw].
+memory::dims WeightDims(const ConvParams& params) {
+  const at::Tensor& w = params.weight;
+  const int64_t g = params.groups;
+  return g == 1 ? memory::dims{w.size(0), w.size(1), w.size(2), w.size(3)}
+                : memory::dims{g, w.size(0) / g, w.size(1), w.size(2), w.size(3)};
+}
+
 class Conv2dKernel {
  public:
-  explicit Conv2dKernel(ConvParams params) : params_(std::move(params)) {}
+  explicit Conv2dKernel(ConvParams params)
+      : params_(std::move(params)),
+        packed_(onednn::FloatDesc(WeightDims(params_), params_.groups == 1
+                                                           ? memory::format_tag::oihw
+                                                           : memory::format_tag::goihw),
+                params_.weight.data_ptr()) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -111,14 +125,10 @@ class Conv2dKernel {
 
   std::unique_ptr<onednn::Plan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out) {
     const at::Tensor& w = params_.weight;
-    const int64_t g = params_.groups;
     const memory::desc src = onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
     const memory::desc dst = onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc);
-    const memory::dims weight_dims =
-        g == 1 ? memory::dims{w.size(0), w.size(1), w.size(2), w.size(3)}
-               : memory::dims{g, w.size(0) / g, w.size(1), w.size(2), w.size(3)};
     const memory::desc any_weights =
-        onednn::FloatDesc(weight_dims, memory::format_tag::any);
+        onednn::FloatDesc(WeightDims(params_), memory::format_tag::any);
     const memory::desc bias = params_.bias.defined()
                                   ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
                                   : memory::desc();
@@ -141,30 +151,13 @@ class Conv2dKernel {
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(src, onednn::CpuEngine(), nullptr)},
         {DNNL_ARG_DST, memory(dst, onednn::CpuEngine(), nullptr)},
-        {DNNL_ARG_WEIGHTS, PackedWeights(pd.weights_desc(), weight_dims)},
+        {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
     };
     if (params_.bias.defined()) {
       args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
     }
     return std::make_unique<onednn::Plan>(dnnl::convolution_forward(pd), std::move(args),
                                           pd.scratchpad_desc());
-  }
-
-  // The weights in `format`, re-laid out on first request.
-  memory PackedWeights(const memory::desc& format, const memory::dims& weight_dims) {
-    absl::MutexLock lock(&packed_mutex_);
-    for (const memory& packed : packed_) {
-      if (packed.get_desc() == format) return packed;
-    }
-    const memory::desc plain = onednn::FloatDesc(
-        weight_dims, weight_dims.size() == 4 ? memory::format_tag::oihw : memory::format_tag::goihw);
-    memory source(plain, onednn::CpuEngine(), params_.weight.data_ptr());
-    memory packed(format, onednn::CpuEngine());
-    dnnl::stream stream(onednn::CpuEngine());
-    dnnl::reorder(source, packed).execute(stream, source, packed);
-    stream.wait();
-    packed_.push_back(packed);
-    return packed;
   }
 
   at::Tensor Reference(const at::Tensor& input, const c10::optional<at::Tensor>& residual) const {
@@ -175,9 +168,8 @@ class Conv2dKernel {
   }
 
   const ConvParams params_;
+  onednn::PackedWeights packed_;
   onednn::PlanCache plans_;
-  absl::Mutex packed_mutex_;
-  std::vector<memory> packed_ ABSL_GUARDED_BY(packed_mutex_);
 };
 
 Kernel MakeConv2dKernel(const torch::jit::Node* node) {

@@ -10,7 +10,6 @@
 // bound (checked, so the bound is not looser than it needs to be by
 // construction).
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -239,27 +238,10 @@ TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   ConvGraph conv = MakeConvGraph(c, true);
   const std::vector<at::Tensor> inputs = {at::randn({1, 8, 9, 9}), at::randn({2, 8, 5, 7}),
                                           at::randn({1, 8, 16, 16}), at::randn({3, 8, 4, 4})};
-  std::vector<at::Tensor> alone;
-  for (const at::Tensor& x : inputs) {
-    Slots slots(1);
-    ASSERT_EQ(slots.Run(conv.kernel, NodeInputs(conv.node, x, c10::nullopt)), "");
-    alone.push_back(slots.Output(0).toTensor().clone());
-  }
-  std::vector<std::string> failures(inputs.size());
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < inputs.size(); ++t) {
-    threads.emplace_back([&, t] {
-      Slots slots(1);
-      for (int i = 0; i < 50; ++i) {
-        const std::string error = slots.Run(conv.kernel, NodeInputs(conv.node, inputs[t], c10::nullopt));
-        if (!error.empty() || !at::equal(slots.Output(0).toTensor(), alone[t])) {
-          failures[t] = error.empty() ? "result differs from the single-threaded one" : error;
-          return;
-        }
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  std::vector<std::vector<c10::IValue>> input_sets;
+  for (const at::Tensor& x : inputs) input_sets.push_back(NodeInputs(conv.node, x, c10::nullopt));
+  const std::vector<std::string> failures =
+      testing::SameResultsOnSeveralThreads(conv.kernel, input_sets);
   for (size_t t = 0; t < inputs.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 

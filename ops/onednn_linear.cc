@@ -40,7 +40,12 @@ struct LinearParams {
 
 class LinearKernel {
  public:
-  explicit LinearKernel(LinearParams params) : params_(std::move(params)) {}
+  explicit LinearKernel(LinearParams params)
+      : params_(std::move(params)),
+        // The matmul multiplies by the [K, N] matrix: the weight transposed.
+        packed_(onednn::FloatDesc({params_.weight.size(1), params_.weight.size(0)},
+                                  memory::format_tag::ba),
+                params_.weight.data_ptr()) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -77,31 +82,13 @@ class LinearKernel {
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(src, onednn::CpuEngine(), nullptr)},
         {DNNL_ARG_DST, memory(dst, onednn::CpuEngine(), nullptr)},
-        {DNNL_ARG_WEIGHTS, PackedWeights(pd.weights_desc())},
+        {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
     };
     if (params_.bias.defined()) {
       args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
     }
     return std::make_unique<onednn::Plan>(dnnl::matmul(pd), std::move(args),
                                           pd.scratchpad_desc());
-  }
-
-  // The weight (as the [K, N] matrix the matmul multiplies by) in `format`,
-  // re-laid out on first request.
-  memory PackedWeights(const memory::desc& format) {
-    absl::MutexLock lock(&packed_mutex_);
-    for (const memory& packed : packed_) {
-      if (packed.get_desc() == format) return packed;
-    }
-    const memory::desc transposed = onednn::FloatDesc(
-        {params_.weight.size(1), params_.weight.size(0)}, memory::format_tag::ba);
-    memory source(transposed, onednn::CpuEngine(), params_.weight.data_ptr());
-    memory packed(format, onednn::CpuEngine());
-    dnnl::stream stream(onednn::CpuEngine());
-    dnnl::reorder(source, packed).execute(stream, source, packed);
-    stream.wait();
-    packed_.push_back(packed);
-    return packed;
   }
 
   at::Tensor Reference(const at::Tensor& input) const {
@@ -113,9 +100,8 @@ class LinearKernel {
   }
 
   const LinearParams params_;
+  onednn::PackedWeights packed_;
   onednn::PlanCache plans_;
-  absl::Mutex packed_mutex_;
-  std::vector<memory> packed_ ABSL_GUARDED_BY(packed_mutex_);
 };
 
 Kernel MakeLinearKernel(const torch::jit::Node* node) {

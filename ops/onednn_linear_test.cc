@@ -6,7 +6,6 @@
 // inputs a linear rejects; and one kernel (one packed weight) run from
 // several threads at once.
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -153,27 +152,10 @@ TEST(OneDnnLinearTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   LinearGraph linear = MakeLinearGraph(c);
   const std::vector<at::Tensor> inputs = {at::randn({1, 48}), at::randn({7, 48}),
                                           at::randn({2, 5, 48}), at::randn({48})};
-  std::vector<at::Tensor> alone;
-  for (const at::Tensor& x : inputs) {
-    Slots slots(1);
-    ASSERT_EQ(slots.Run(linear.kernel, NodeInputs(linear.node, x)), "");
-    alone.push_back(slots.Output(0).toTensor().clone());
-  }
-  std::vector<std::string> failures(inputs.size());
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < inputs.size(); ++t) {
-    threads.emplace_back([&, t] {
-      Slots slots(1);
-      for (int i = 0; i < 50; ++i) {
-        const std::string error = slots.Run(linear.kernel, NodeInputs(linear.node, inputs[t]));
-        if (!error.empty() || !at::equal(slots.Output(0).toTensor(), alone[t])) {
-          failures[t] = error.empty() ? "result differs from the single-threaded one" : error;
-          return;
-        }
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  std::vector<std::vector<c10::IValue>> input_sets;
+  for (const at::Tensor& x : inputs) input_sets.push_back(NodeInputs(linear.node, x));
+  const std::vector<std::string> failures =
+      testing::SameResultsOnSeveralThreads(linear.kernel, input_sets);
   for (size_t t = 0; t < inputs.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 

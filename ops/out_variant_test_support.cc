@@ -1,6 +1,7 @@
 #include "ops/out_variant_test_support.h"
 
 #include <sstream>
+#include <thread>
 
 #include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/str_cat.h"
@@ -144,6 +145,33 @@ std::string Difference(const c10::IValue& expected, const c10::IValue& actual) {
   std::ostringstream text;
   text << "values differ:\nexpected " << e << "\nactual " << a;
   return text.str();
+}
+
+std::vector<std::string> SameResultsOnSeveralThreads(
+    const Kernel& kernel, const std::vector<std::vector<c10::IValue>>& input_sets) {
+  std::vector<std::string> failures(input_sets.size());
+  std::vector<at::Tensor> alone;
+  for (size_t t = 0; t < input_sets.size(); ++t) {
+    Slots slots(1);
+    failures[t] = slots.Run(kernel, input_sets[t]);
+    alone.push_back(failures[t].empty() ? slots.Output(0).toTensor().clone() : at::Tensor());
+  }
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < input_sets.size(); ++t) {
+    if (!failures[t].empty()) continue;
+    threads.emplace_back([&, t] {
+      Slots slots(1);
+      for (int i = 0; i < 50; ++i) {
+        const std::string error = slots.Run(kernel, input_sets[t]);
+        if (!error.empty() || !at::equal(slots.Output(0).toTensor(), alone[t])) {
+          failures[t] = error.empty() ? "result differs from the single-threaded one" : error;
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return failures;
 }
 
 }  // namespace testing

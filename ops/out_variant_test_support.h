@@ -42,6 +42,14 @@ class Slots {
   std::vector<c10::IValue> values_;
 };
 
+// Runs `kernel` on each input set alone, then on all of them at once from one
+// thread each (50 calls per thread, own output slots): every call must
+// succeed and give the single-threaded result. Returns one message per input
+// set ("" when it held). For kernels that share state across threads, such
+// as pre-packed weights.
+std::vector<std::string> SameResultsOnSeveralThreads(
+    const Kernel& kernel, const std::vector<std::vector<c10::IValue>>& input_sets);
+
 // Random data drawn inside a RapidCheck property.
 class Draw {
  public:
