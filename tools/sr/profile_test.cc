@@ -34,7 +34,7 @@ TEST(ProfileTest, DefaultModel) {
                    report->overhead.slope_ns - report->overhead.kernel_ns);
   EXPECT_THAT(report->trace_json, HasSubstr("\"traceEvents\""));
   EXPECT_THAT(report->trace_json, HasSubstr("\"ph\": \"X\""));
-  EXPECT_THAT(report->trace_json, HasSubstr("aten::linear"));
+  EXPECT_THAT(report->trace_json, HasSubstr("static_runtime::linear_fused"));
   const std::string text = FormatProfile(*report);
   EXPECT_THAT(text, HasSubstr("runtime overhead per node"));
   EXPECT_THAT(text, HasSubstr("out_variant"));
