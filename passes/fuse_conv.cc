@@ -46,6 +46,58 @@ bool IsPrepackableConv1d(const Node* node) {
   return IsConstant(node->input(6)) && IsConstantTensor(node->input(1), 3);
 }
 
+// A conv1d/conv2d with padding "valid" or "same" (the `padding` overloads),
+// a constant weight and constant hyper-parameters, as the default overload
+// with the integer padding ATen uses, when ATen pads symmetrically: 0 for
+// "valid"; dilation * (kernel - 1) / 2 per side for "same" (stride 1) when
+// that total is even. Else nullopt (ATen pads the input itself, or errors).
+c10::optional<std::vector<int64_t>> ExplicitPadding(const Node* node) {
+  if (!IsOverload(node, "aten::conv1d", "padding") && !IsOverload(node, "aten::conv2d", "padding")) {
+    return c10::nullopt;
+  }
+  const int64_t spatial = node->kind() == c10::aten::conv1d ? 1 : 2;
+  if (!IsConstantTensor(node->input(1), spatial + 2)) return c10::nullopt;
+  const c10::optional<c10::IValue> stride = torch::jit::toIValue(node->input(3));
+  const c10::optional<c10::IValue> mode = torch::jit::toIValue(node->input(4));
+  const c10::optional<c10::IValue> dilation = torch::jit::toIValue(node->input(5));
+  if (!stride || !mode || !dilation || !stride->isIntList() || !mode->isString() ||
+      !dilation->isIntList()) {
+    return c10::nullopt;
+  }
+  const std::vector<int64_t> strides = stride->toIntVector();
+  const std::vector<int64_t> dilations = dilation->toIntVector();
+  const auto at = [&](const std::vector<int64_t>& list, int64_t i) {
+    return list.size() == 1 ? list[0] : list[i];
+  };
+  if ((strides.size() != 1 && static_cast<int64_t>(strides.size()) != spatial) ||
+      (dilations.size() != 1 && static_cast<int64_t>(dilations.size()) != spatial)) {
+    return c10::nullopt;
+  }
+  const at::Tensor weight = torch::jit::toIValue(node->input(1))->toTensor();
+  std::vector<int64_t> padding(spatial, 0);
+  if (mode->toStringRef() == "valid") return padding;
+  if (mode->toStringRef() != "same") return c10::nullopt;
+  for (int64_t i = 0; i < spatial; ++i) {
+    const int64_t total = at(dilations, i) * (weight.size(2 + i) - 1);
+    if (at(strides, i) != 1 || total % 2 != 0) return c10::nullopt;
+    padding[i] = total / 2;
+  }
+  return padding;
+}
+
+// The default overload of `conv`'s op with `padding` in place of the string.
+void UseExplicitPadding(Node* conv, const std::vector<int64_t>& padding) {
+  torch::jit::Graph* graph = conv->owningGraph();
+  torch::jit::WithInsertPoint insert_point(conv);
+  std::vector<Value*> inputs(conv->inputs().begin(), conv->inputs().end());
+  inputs[4] = graph->insertConstant(padding);
+  Node* explicit_conv = graph->insertNode(graph->create(conv->kind(), inputs, 1));
+  explicit_conv->copyMetadata(conv);
+  explicit_conv->output()->copyMetadata(conv->output());
+  conv->output()->replaceAllUsesWith(explicit_conv->output());
+  conv->destroy();
+}
+
 // conv1d(x, w, b, [s], [p], [d], g) as ATen computes it: a conv2d over a
 // 1-high image, squeeze(conv2d(unsqueeze(x, -2), w.unsqueeze(2), b, [1, s],
 // [0, p], [1, d], g), -2) (-2 so an unbatched [C, L] input works too).
@@ -197,6 +249,13 @@ bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {
 
 bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
+  std::vector<std::pair<Node*, std::vector<int64_t>>> padded;
+  for (Node* node : AllNodes(graph->block())) {
+    if (c10::optional<std::vector<int64_t>> padding = ExplicitPadding(node)) {
+      padded.emplace_back(node, *padding);
+    }
+  }
+  for (auto& [conv, padding] : padded) UseExplicitPadding(conv, padding);
   std::vector<Node*> conv1ds;
   for (Node* node : AllNodes(graph->block())) {
     if (IsPrepackableConv1d(node)) conv1ds.push_back(node);

@@ -13,7 +13,10 @@
 // are never materialized. An aten::conv1d with constant weight, bias and
 // int-list hyper-parameters first becomes what ATen computes for it, a conv2d
 // over a 1-high image between aten::unsqueeze and aten::squeeze (views), so
-// it gets the same kernel (without epilogue: its user is the squeeze). The fused node computes exactly what the absorbed
+// it gets the same kernel (without epilogue: its user is the squeeze).
+// Before that, padding="valid" and padding="same" (the `padding` overloads)
+// become the integer padding ATen itself uses, where ATen pads symmetrically
+// ("same" with an odd total padding, where ATen pads the input first, stays). The fused node computes exactly what the absorbed
 // ops compute (see ops::Conv2dFusedReference).
 #ifndef STATIC_RUNTIME_PASSES_FUSE_CONV_H_
 #define STATIC_RUNTIME_PASSES_FUSE_CONV_H_

@@ -532,15 +532,16 @@ def forward(self, x):
        }});
 
   // Grouped and dilated convolutions, asymmetric stride, padding and kernel,
-  // relu6 and sigmoid, a ceil-mode average pool.
+  // padding="same", relu6 and sigmoid, a ceil-mode average pool.
   add({"cnn_grouped_dilated",
        R"(
 def forward(self, x):
     y = torch.hardtanh(torch.conv2d(x, self.g_w, self.g_b, [1, 1], [2, 2], [2, 2], 2), 0.0, 6.0)
     y = torch.sigmoid(torch.conv2d(y, self.s_w, None, [2, 1], [0, 1], [1, 1], 1))
+    y = torch.conv2d(y, self.same_w, None, [1, 1], "same", [1, 2]) + y
     return torch.avg_pool2d(y, [2, 2], [2, 2], [0, 0], True, False)
 )",
-       {{"g_w", {6, 2, 3, 3}}, {"g_b", {6}}, {"s_w", {5, 6, 1, 3}}},
+       {{"g_w", {6, 2, 3, 3}}, {"g_b", {6}}, {"s_w", {5, 6, 1, 3}}, {"same_w", {5, 5, 3, 3}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 4, 3 + 6 * size, 2 + 5 * size})};
        }});
