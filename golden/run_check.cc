@@ -2,11 +2,11 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "ATen/ATen.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "golden/reference.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 
@@ -144,7 +144,7 @@ class NodeChecker : public NodeObserver {
     std::unique_ptr<torch::jit::Code>& code = codes_[node];
     if (code == nullptr) {
       auto graph = std::make_shared<torch::jit::Graph>();
-      std::unordered_map<const torch::jit::Value*, torch::jit::Value*> inputs;
+      absl::flat_hash_map<const torch::jit::Value*, torch::jit::Value*> inputs;
       for (const torch::jit::Value* input : node->inputs()) {
         if (!inputs.count(input)) inputs[input] = graph->addInput()->setType(input->type());
       }
@@ -156,12 +156,9 @@ class NodeChecker : public NodeObserver {
     }
     // A value used twice by the node is one graph input.
     torch::jit::Stack unique_inputs;
-    std::unordered_map<const torch::jit::Value*, bool> seen;
+    absl::flat_hash_set<const torch::jit::Value*> seen;
     for (size_t i = 0; i < node->inputs().size(); ++i) {
-      if (!seen[node->inputs()[i]]) {
-        seen[node->inputs()[i]] = true;
-        unique_inputs.push_back(std::move(stack[i]));
-      }
+      if (seen.insert(node->inputs()[i]).second) unique_inputs.push_back(std::move(stack[i]));
     }
     torch::jit::InterpreterState state(*code);
     state.run(unique_inputs);
@@ -176,7 +173,8 @@ class NodeChecker : public NodeObserver {
 
 }  // namespace
 
-absl::Status CheckNodesAgainstJit(StaticRuntime& runtime, const std::vector<c10::IValue>& inputs) {
+absl::StatusOr<int> CheckNodesAgainstJit(StaticRuntime& runtime,
+                                         const std::vector<c10::IValue>& inputs) {
   NodeChecker checker;
   absl::StatusOr<c10::IValue> actual = runtime.RunObserved(inputs, {}, checker);
   runtime.ReleaseOutputs();
@@ -184,7 +182,8 @@ absl::Status CheckNodesAgainstJit(StaticRuntime& runtime, const std::vector<c10:
     return absl::InternalError(
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   }
-  return checker.status();
+  if (!checker.status().ok()) return checker.status();
+  return checker.checked();
 }
 
 }  // namespace golden

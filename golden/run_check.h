@@ -13,6 +13,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/api/module.h"
 
@@ -36,8 +37,9 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
 // empty), unless the
 // kernel declares an error bound (ops/registry.h): then they must lie within
 // that bound of the operator's float64 result. So a kernel's tolerance applies
-// to its own nodes only.
-absl::Status CheckNodesAgainstJit(StaticRuntime& runtime, const std::vector<c10::IValue>& inputs);
+// to its own nodes only. Returns how many node calls were checked.
+absl::StatusOr<int> CheckNodesAgainstJit(StaticRuntime& runtime,
+                                         const std::vector<c10::IValue>& inputs);
 
 }  // namespace golden
 }  // namespace static_runtime
