@@ -270,7 +270,9 @@ void RegisterAll() {
 
   for (const char* overload : {"dtype", "other", "prim_dtype"}) {
     std::shared_ptr<Operator> to = FindJitOperator("aten::to", overload);
-    operators.emplace_back(kMaybeCopyTo.toQualString(), overload,
+    // A literal, not kMaybeCopyTo: kernels register (and so call this) during
+    // static initialization, possibly before that global is initialized.
+    operators.emplace_back("static_runtime::maybe_copy_to", overload,
                            to->schema().arguments(), to->schema().returns(),
                            to->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
   }

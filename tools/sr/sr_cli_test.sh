@@ -68,6 +68,24 @@ if ! "$SR" plan --svg="${TEST_TMPDIR}/plan.svg" | grep -q "managed tensors"; the
 fi
 grep -q "<svg" "${TEST_TMPDIR}/plan.svg" || { echo "FAIL: no SVG written"; failures=$((failures + 1)); }
 
+# A model saved from Python with aten::to(dtype) (maybe_copy_to) inside an If:
+# the sr binary once registered that operator under a not-yet-initialized
+# symbol (static initialization order). Made by, in Python 3:
+#   class M(torch.nn.Module):
+#       def forward(self, x, mask: Optional[torch.Tensor]):
+#           if mask is not None:
+#               mask = mask.to(x.dtype)
+#               return x + mask
+#           return x * 2
+#   torch.jit.freeze(torch.jit.script(M().eval())).save("to_dtype_in_if.pt")
+#   torch.save((torch.randn(3), torch.tensor([True, False, True])), "to_dtype_in_if_inputs.pt")
+TESTDATA="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/sr/testdata"
+if ! "$SR" bench "${TESTDATA}/to_dtype_in_if.pt" --inputs="${TESTDATA}/to_dtype_in_if_inputs.pt" \
+    --iters=3 --warmup=1 | grep -q "max |static - jit| = 0"; then
+  echo "FAIL: sr bench of a model with aten::to inside an If"
+  failures=$((failures + 1))
+fi
+
 expect_error 2 "export needs --model-out=FILE and --inputs-out=FILE" export --model-out=x.pt
 # export, then bench the exported files: the round trip gives the same model
 # (bit for bit with ATen's kernels, i.e. without pre-packed weights).
