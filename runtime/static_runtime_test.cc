@@ -16,12 +16,6 @@
 namespace static_runtime {
 namespace {
 
-std::vector<std::string> ModelNames() {
-  std::vector<std::string> names;
-  for (const corpus::Model& model : corpus::Models()) names.push_back(model.name);
-  return names;
-}
-
 // Structural ops never fall back to the JIT: they have native kernels.
 TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
   const absl::flat_hash_set<std::string> structural = {
