@@ -41,11 +41,12 @@ struct Options {
   bool fuse_list_unpack = true;       // split/chunk/unbind + ListUnpack
   bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
 
-  // Convolutions with constant weights (every conv2d of a frozen model) run
-  // on oneDNN kernels with weights re-laid out once per model, fused with a
-  // following residual add and activation, and chains of them keep their
-  // activations channels-last. Results may differ from ATen's convolution in
-  // the last bits (another summation order, see the README's tolerance
+  // Convolutions (conv1d, conv2d) and linears with constant weights (those of
+  // a frozen model) run on oneDNN kernels with weights re-laid out once per
+  // model, fused with a following activation (and, for conv2d, a residual
+  // add); chains of convolutions keep their activations channels-last.
+  // Results may differ from ATen's in the last bits (another summation
+  // order, within each kernel's declared bound: see the README's tolerance
   // table). Turn it off to get ATen's own kernels and the JIT's exact bits.
   bool prepack_weights = true;
 

@@ -66,7 +66,7 @@ const std::vector<FlagSpec>& Flags() {
       {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
       {"inference_mode", FlagKind::kBool, "true", "run under c10::InferenceMode"},
       {"prepack_weights", FlagKind::kBool, "true",
-       "oneDNN convolutions, pre-packed weights (false: ATen's exact kernels)"},
+       "oneDNN convolutions and linears, pre-packed weights (false: ATen's exact kernels)"},
       {"help", FlagKind::kBool, "false", "this text"},
   };
   return *kFlags;
