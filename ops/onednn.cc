@@ -1,5 +1,7 @@
 #include "ops/onednn.h"
 
+#include "torch/csrc/jit/ir/constants.h"
+
 namespace static_runtime {
 namespace onednn {
 
@@ -53,6 +55,34 @@ void Plan::Execute(std::initializer_list<std::pair<int, void*>> pointers) const 
   for (const auto& [arg, pointer] : pointers) state.args.at(arg).set_data_handle(pointer);
   state.args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(ThreadScratchpad(scratchpad_bytes_));
   primitive_.execute(state.stream, state.args);
+}
+
+std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim) {
+  const size_t n = node->inputs().size();
+  const c10::optional<c10::IValue> weight = torch::jit::toIValue(node->input(1));
+  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
+  const c10::optional<c10::IValue> activation = torch::jit::toIValue(node->input(n - 3));
+  const c10::optional<c10::IValue> min_value = torch::jit::toIValue(node->input(n - 2));
+  const c10::optional<c10::IValue> max_value = torch::jit::toIValue(node->input(n - 1));
+  if (!weight || !bias || !activation || !min_value || !max_value || !weight->isTensor()) {
+    return std::nullopt;
+  }
+  FrozenParams params;
+  params.weight = weight->toTensor().contiguous();
+  if (params.weight.dim() != weight_dim || params.weight.scalar_type() != at::kFloat) {
+    return std::nullopt;
+  }
+  if (bias->isTensor()) {
+    params.bias = bias->toTensor().contiguous();
+    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
+        params.bias.size(0) != params.weight.size(0)) {
+      return std::nullopt;
+    }
+  }
+  params.activation = activation->toStringRef();
+  params.min_value = min_value->toDouble();
+  params.max_value = max_value->toDouble();
+  return params;
 }
 
 dnnl::memory PackedWeights::Get(const dnnl::memory::desc& format) {

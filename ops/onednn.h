@@ -12,6 +12,8 @@
 
 #include <array>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -22,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "dnnl.hpp"
+#include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
 namespace onednn {
@@ -90,6 +93,21 @@ class PlanCache {
   absl::Mutex mutex_;
   absl::flat_hash_map<Key, std::unique_ptr<Plan>> plans_ ABSL_GUARDED_BY(mutex_);
 };
+
+// What a fused node with frozen weights (conv2d_fused, linear_fused) holds
+// constant: its weight (input 1, float32, made contiguous), its bias (input
+// 2: None, or float32 with one value per output channel; undefined when
+// None) and its activation (the last three inputs: name, min, max).
+struct FrozenParams {
+  at::Tensor weight;
+  at::Tensor bias;
+  std::string activation;
+  double min_value = 0;
+  double max_value = 0;
+};
+// nullopt when any of them is not a constant of that form, or the weight
+// does not have `weight_dim` dimensions: the node then falls back.
+std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim);
 
 // A frozen weight re-laid out into the formats primitives ask for: one copy
 // per format, made on first request and shared by every plan, thread and

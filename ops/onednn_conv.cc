@@ -38,13 +38,10 @@ std::vector<int64_t> Pair(const std::vector<int64_t>& values) {
   return values.size() == 1 ? std::vector<int64_t>{values[0], values[0]} : values;
 }
 
-struct ConvParams {
-  at::Tensor weight;  // [K, C / groups, kh, kw], contiguous
-  at::Tensor bias;    // [K] or undefined
+// The weight is [K, C / groups, kh, kw], the bias [K] or undefined.
+struct ConvParams : onednn::FrozenParams {
   std::vector<int64_t> stride, padding, dilation;
   int64_t groups;
-  std::string activation;
-  double min_value, max_value;
   bool channels_last_output;
 };
 
@@ -173,31 +170,21 @@ class Conv2dKernel {
 };
 
 Kernel MakeConv2dKernel(const torch::jit::Node* node) {
-  std::vector<c10::optional<c10::IValue>> constants;
-  for (size_t i = 1; i < node->inputs().size(); ++i) {
-    if (i == 7) continue;  // the residual is a run-time value
-    constants.push_back(torch::jit::toIValue(node->input(i)));
-    if (!constants.back()) return nullptr;
+  std::optional<onednn::FrozenParams> frozen = onednn::ReadFrozenParams(node, 4);
+  if (!frozen) return nullptr;
+  // stride, padding, dilation, groups (input 7, the residual, is a run-time value)
+  std::vector<c10::IValue> constants;
+  for (size_t i = 3; i < 7; ++i) {
+    c10::optional<c10::IValue> constant = torch::jit::toIValue(node->input(i));
+    if (!constant) return nullptr;
+    constants.push_back(*std::move(constant));
   }
-  // constants: weight, bias, stride, padding, dilation, groups, activation, min, max
-  if (!constants[0]->isTensor()) return nullptr;
   ConvParams params;
-  params.weight = constants[0]->toTensor().contiguous();
-  if (params.weight.dim() != 4 || params.weight.scalar_type() != at::kFloat) return nullptr;
-  if (constants[1]->isTensor()) {
-    params.bias = constants[1]->toTensor().contiguous();
-    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
-        params.bias.size(0) != params.weight.size(0)) {
-      return nullptr;
-    }
-  }
-  params.stride = Pair(constants[2]->toIntVector());
-  params.padding = Pair(constants[3]->toIntVector());
-  params.dilation = Pair(constants[4]->toIntVector());
-  params.groups = constants[5]->toInt();
-  params.activation = constants[6]->toStringRef();
-  params.min_value = constants[7]->toDouble();
-  params.max_value = constants[8]->toDouble();
+  static_cast<onednn::FrozenParams&>(params) = *std::move(frozen);
+  params.stride = Pair(constants[0].toIntVector());
+  params.padding = Pair(constants[1].toIntVector());
+  params.dilation = Pair(constants[2].toIntVector());
+  params.groups = constants[3].toInt();
   for (const auto* list : {&params.stride, &params.padding, &params.dilation}) {
     if (list->size() != 2) return nullptr;
   }

@@ -24,19 +24,14 @@
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
 #include "passes/operators.h"
-#include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
 namespace {
 
 using dnnl::memory;
 
-struct LinearParams {
-  at::Tensor weight;  // [N, K], contiguous
-  at::Tensor bias;    // [N] or undefined
-  std::string activation;
-  double min_value, max_value;
-};
+// The weight is [N, K], the bias [N] or undefined.
+using LinearParams = onednn::FrozenParams;
 
 class LinearKernel {
  public:
@@ -105,30 +100,9 @@ class LinearKernel {
 };
 
 Kernel MakeLinearKernel(const torch::jit::Node* node) {
-  std::vector<c10::optional<c10::IValue>> constants;
-  for (size_t i = 1; i < node->inputs().size(); ++i) {
-    constants.push_back(torch::jit::toIValue(node->input(i)));
-    if (!constants.back()) return nullptr;
-  }
-  // constants: weight, bias, activation, min, max
-  if (!constants[0]->isTensor()) return nullptr;
-  LinearParams params;
-  params.weight = constants[0]->toTensor().contiguous();
-  if (params.weight.dim() != 2 || params.weight.scalar_type() != at::kFloat ||
-      params.weight.numel() == 0) {
-    return nullptr;
-  }
-  if (constants[1]->isTensor()) {
-    params.bias = constants[1]->toTensor().contiguous();
-    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
-        params.bias.size(0) != params.weight.size(0)) {
-      return nullptr;
-    }
-  }
-  params.activation = constants[2]->toStringRef();
-  params.min_value = constants[3]->toDouble();
-  params.max_value = constants[4]->toDouble();
-  auto kernel = std::make_shared<LinearKernel>(std::move(params));
+  std::optional<LinearParams> params = onednn::ReadFrozenParams(node, 2);
+  if (!params || params->weight.numel() == 0) return nullptr;
+  auto kernel = std::make_shared<LinearKernel>(*std::move(params));
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 

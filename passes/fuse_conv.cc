@@ -21,29 +21,33 @@ bool IsConstantTensor(const Value* value, int64_t dim) {
 
 bool IsConstant(const Value* value) { return torch::jit::toIValue(value).has_value(); }
 
+// Inputs 1 and 2 of a conv or linear node: a constant float weight of
+// `weight_dim` dimensions, and a constant 1-D float bias or None.
+bool HasFrozenWeightAndBias(const Node* node, int64_t weight_dim) {
+  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
+  return bias && (bias->isNone() || IsConstantTensor(node->input(2), 1)) &&
+         IsConstantTensor(node->input(1), weight_dim);
+}
+
 // A conv2d the fused kernel takes: constant 4-D float weight, constant 1-D
 // float bias or None, constant hyper-parameters.
 bool IsPrepackableConv(const Node* node) {
-  if (!IsOverload(node, "aten::conv2d", "")) return false;
-  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
-  if (!bias || !(bias->isNone() || IsConstantTensor(node->input(2), 1))) return false;
+  if (!IsOverload(node, "aten::conv2d", "") || !HasFrozenWeightAndBias(node, 4)) return false;
   for (size_t i = 3; i < 7; ++i) {
     if (!IsConstant(node->input(i))) return false;
   }
-  return IsConstantTensor(node->input(1), 4);
+  return true;
 }
 
 // A conv1d with a constant 3-D float weight, constant bias or None and
 // constant int-list hyper-parameters (not the padding="same" overload).
 bool IsPrepackableConv1d(const Node* node) {
-  if (!IsOverload(node, "aten::conv1d", "")) return false;
-  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
-  if (!bias || !(bias->isNone() || IsConstantTensor(node->input(2), 1))) return false;
+  if (!IsOverload(node, "aten::conv1d", "") || !HasFrozenWeightAndBias(node, 3)) return false;
   for (size_t i = 3; i < 6; ++i) {
     const c10::optional<c10::IValue> list = torch::jit::toIValue(node->input(i));
     if (!list || !list->isIntList() || list->toIntVector().size() != 1) return false;
   }
-  return IsConstant(node->input(6)) && IsConstantTensor(node->input(1), 3);
+  return IsConstant(node->input(6));
 }
 
 // A conv1d/conv2d with padding "valid" or "same" (the `padding` overloads),
@@ -91,11 +95,7 @@ void UseExplicitPadding(Node* conv, const std::vector<int64_t>& padding) {
   torch::jit::WithInsertPoint insert_point(conv);
   std::vector<Value*> inputs(conv->inputs().begin(), conv->inputs().end());
   inputs[4] = graph->insertConstant(padding);
-  Node* explicit_conv = graph->insertNode(graph->create(conv->kind(), inputs, 1));
-  explicit_conv->copyMetadata(conv);
-  explicit_conv->output()->copyMetadata(conv->output());
-  conv->output()->replaceAllUsesWith(explicit_conv->output());
-  conv->destroy();
+  ReplaceNode(conv, conv->kind(), inputs);
 }
 
 // conv1d(x, w, b, [s], [p], [d], g) as ATen computes it: a conv2d over a
@@ -169,79 +169,81 @@ c10::optional<Activation> ActivationOf(const Node* node) {
   return c10::nullopt;
 }
 
-void Fuse(Node* conv) {
-  torch::jit::Graph* graph = conv->owningGraph();
-  std::vector<Node*> absorbed = {conv};  // in program order
-  Value* residual = nullptr;
-  Activation activation{"none"};
-  if (Node* user = SoleUser(conv->output())) {
-    residual = ResidualOperand(user, conv->output());
-    if (residual != nullptr) absorbed.push_back(user);
-  }
-  if (Node* user = SoleUser(absorbed.back()->output())) {
+// Appends to `chain` the activation its last node's result feeds, when that
+// result has no other use; returns it ("none" if there is none).
+Activation AbsorbActivation(std::vector<Node*>& chain) {
+  if (Node* user = SoleUser(chain.back()->output())) {
     if (c10::optional<Activation> found = ActivationOf(user)) {
-      activation = *found;
-      absorbed.push_back(user);
+      chain.push_back(user);
+      return *found;
     }
   }
-  Node* last = absorbed.back();
-  torch::jit::WithInsertPoint insert_point(last);
+  return Activation{"none"};
+}
+
+// Replaces `chain` (in program order, each node's only user the next) by
+// one node of `kind` with `inputs` and then the activation's name, min and
+// max, placed where the chain's last node was. The caller inserts any
+// constant among `inputs` before that node.
+void ReplaceChain(const std::vector<Node*>& chain, c10::Symbol kind, std::vector<Value*> inputs,
+                  const Activation& activation) {
+  Node* last = chain.back();
+  {
+    torch::jit::Graph* graph = last->owningGraph();
+    torch::jit::WithInsertPoint insert_point(last);
+    inputs.push_back(graph->insertConstant(std::string(activation.name)));
+    inputs.push_back(graph->insertConstant(activation.min_value));
+    inputs.push_back(graph->insertConstant(activation.max_value));
+  }
+  ReplaceNode(last, kind, inputs);
+  for (auto node = chain.rbegin() + 1; node != chain.rend(); ++node) (*node)->destroy();
+}
+
+void FuseConv(Node* conv) {
+  std::vector<Node*> chain = {conv};
+  Value* residual = nullptr;
+  if (Node* user = SoleUser(conv->output())) {
+    residual = ResidualOperand(user, conv->output());
+    if (residual != nullptr) chain.push_back(user);
+  }
+  const Activation activation = AbsorbActivation(chain);
   std::vector<Value*> inputs(conv->inputs().begin(), conv->inputs().end());
-  inputs.push_back(residual != nullptr ? residual : graph->insertConstant(c10::IValue()));
-  inputs.push_back(graph->insertConstant(std::string(activation.name)));
-  inputs.push_back(graph->insertConstant(activation.min_value));
-  inputs.push_back(graph->insertConstant(activation.max_value));
-  Node* fused = graph->create(ops::kConv2dFused, inputs, 1);
-  fused->insertBefore(last);
-  fused->copyMetadata(last);
-  fused->output()->copyMetadata(last->output());
-  last->output()->replaceAllUsesWith(fused->output());
-  // Each absorbed node's only user is the next one.
-  for (auto node = absorbed.rbegin(); node != absorbed.rend(); ++node) (*node)->destroy();
+  if (residual == nullptr) {
+    torch::jit::WithInsertPoint insert_point(chain.back());
+    residual = conv->owningGraph()->insertConstant(c10::IValue());
+  }
+  inputs.push_back(residual);
+  ReplaceChain(chain, ops::kConv2dFused, std::move(inputs), activation);
 }
 
 // A linear with a constant 2-D float weight and a constant 1-D float bias or
 // None.
 bool IsPrepackableLinear(const Node* node) {
-  if (!IsOverload(node, "aten::linear", "")) return false;
-  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
-  if (!bias || !(bias->isNone() || IsConstantTensor(node->input(2), 1))) return false;
-  return IsConstantTensor(node->input(1), 2);
+  return IsOverload(node, "aten::linear", "") && HasFrozenWeightAndBias(node, 2);
 }
 
 void FuseLinear(Node* linear) {
-  torch::jit::Graph* graph = linear->owningGraph();
-  Node* last = linear;
-  Activation activation{"none"};
-  if (Node* user = SoleUser(linear->output())) {
-    if (c10::optional<Activation> found = ActivationOf(user)) {
-      activation = *found;
-      last = user;
-    }
+  std::vector<Node*> chain = {linear};
+  const Activation activation = AbsorbActivation(chain);
+  ReplaceChain(chain, ops::kLinearFused, {linear->input(0), linear->input(1), linear->input(2)},
+               activation);
+}
+
+// The nodes of `graph` (sub-blocks included) that `matches`.
+std::vector<Node*> NodesWhere(const std::shared_ptr<torch::jit::Graph>& graph,
+                              bool (*matches)(const Node*)) {
+  std::vector<Node*> found;
+  for (Node* node : AllNodes(graph->block())) {
+    if (matches(node)) found.push_back(node);
   }
-  torch::jit::WithInsertPoint insert_point(last);
-  Node* fused = graph->create(
-      ops::kLinearFused,
-      {linear->input(0), linear->input(1), linear->input(2),
-       graph->insertConstant(std::string(activation.name)),
-       graph->insertConstant(activation.min_value), graph->insertConstant(activation.max_value)},
-      1);
-  fused->insertBefore(last);
-  fused->copyMetadata(last);
-  fused->output()->copyMetadata(last->output());
-  last->output()->replaceAllUsesWith(fused->output());
-  if (last != linear) last->destroy();
-  linear->destroy();
+  return found;
 }
 
 }  // namespace
 
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
-  std::vector<Node*> linears;
-  for (Node* node : AllNodes(graph->block())) {
-    if (IsPrepackableLinear(node)) linears.push_back(node);
-  }
+  const std::vector<Node*> linears = NodesWhere(graph, IsPrepackableLinear);
   for (Node* linear : linears) FuseLinear(linear);
   if (!linears.empty()) torch::jit::ConstantPooling(graph);
   return !linears.empty();
@@ -256,16 +258,9 @@ bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph) {
     }
   }
   for (auto& [conv, padding] : padded) UseExplicitPadding(conv, padding);
-  std::vector<Node*> conv1ds;
-  for (Node* node : AllNodes(graph->block())) {
-    if (IsPrepackableConv1d(node)) conv1ds.push_back(node);
-  }
-  for (Node* conv1d : conv1ds) RewriteConv1dAsConv2d(conv1d);
-  std::vector<Node*> convs;
-  for (Node* node : AllNodes(graph->block())) {
-    if (IsPrepackableConv(node)) convs.push_back(node);
-  }
-  for (Node* conv : convs) Fuse(conv);
+  for (Node* conv1d : NodesWhere(graph, IsPrepackableConv1d)) RewriteConv1dAsConv2d(conv1d);
+  const std::vector<Node*> convs = NodesWhere(graph, IsPrepackableConv);
+  for (Node* conv : convs) FuseConv(conv);
   if (!convs.empty()) torch::jit::ConstantPooling(graph);
   return !convs.empty();
 }
