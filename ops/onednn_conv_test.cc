@@ -107,17 +107,6 @@ at::Tensor Exact(const ConvCase& c, const at::Tensor& x,
                              c.activation, c.min_value, c.max_value);
 }
 
-// "" when `actual` is within the stated bound of `exact`.
-std::string OutsideBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact,
-                         const at::Tensor& actual) {
-  if (!actual.sizes().equals(exact.sizes()) || actual.scalar_type() != at::kFloat) {
-    return "shape or dtype differs";
-  }
-  at::Tensor excess = (actual.to(at::kDouble) - exact).abs() -
-                      ops::Conv2dFusedErrorBound(inputs, exact) - 1e-30;
-  const double worst = excess.numel() == 0 ? -1 : excess.max().item<double>();
-  return worst > 0 ? "error exceeds the bound by " + std::to_string(worst) : "";
-}
 
 ConvCase DrawCase(Draw& d) {
   ConvCase c;
@@ -188,7 +177,8 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
               actual.is_contiguous(channels_last_output ? at::MemoryFormat::ChannelsLast
                                                         : at::MemoryFormat::Contiguous));
     const at::Tensor exact = Exact(c, x, residual);
-    const std::string ours = OutsideBound(inputs, exact, actual);
+    const std::string ours =
+        testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, exact, actual);
     if (!ours.empty()) {
       RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " stride ",
                        c.stride, " padding ", c.padding, " dilation ", c.dilation, " groups ",
@@ -198,7 +188,8 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
     }
     const at::Tensor aten_fused =
         ops::Conv2dEpilogue(*aten_result, residual, c.activation, c.min_value, c.max_value);
-    const std::string atens = OutsideBound(inputs, exact, aten_fused);
+    const std::string atens =
+        testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, exact, aten_fused);
     if (!atens.empty()) RC_FAIL("ATen's convolution: " + atens);
   }
 }

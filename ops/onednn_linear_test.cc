@@ -70,17 +70,6 @@ at::Tensor Exact(const LinearCase& c, const at::Tensor& x) {
   return exact;
 }
 
-// "" when `actual` is within the declared bound of `exact`.
-std::string OutsideBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact,
-                         const at::Tensor& actual) {
-  if (!actual.sizes().equals(exact.sizes()) || actual.scalar_type() != at::kFloat) {
-    return "shape or dtype differs";
-  }
-  at::Tensor excess = (actual.to(at::kDouble) - exact).abs() -
-                      ops::LinearFusedErrorBound(inputs, exact) - 1e-30;
-  const double worst = excess.numel() == 0 ? -1 : excess.max().item<double>();
-  return worst > 0 ? "error exceeds the bound by " + std::to_string(worst) : "";
-}
 
 RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
@@ -108,14 +97,16 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
     RC_ASSERT(slots.Run(linear.kernel, inputs) == "");
     const at::Tensor actual = slots.Output(0).toTensor();
     const at::Tensor exact = Exact(c, x);
-    const std::string ours = OutsideBound(inputs, exact, actual);
+    const std::string ours =
+        testing::OutsideBound(ops::LinearFusedErrorBound, inputs, exact, actual);
     if (!ours.empty()) {
       RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " ", c.activation,
                        " input ", x.sizes(), " strides ", x.strides(), " call ", call));
     }
     at::Tensor aten = at::linear(x, c.weight, c.bias);
     ops::ActivationInPlace(aten, c.activation, c.min_value, c.max_value);
-    const std::string atens = OutsideBound(inputs, exact, aten);
+    const std::string atens =
+        testing::OutsideBound(ops::LinearFusedErrorBound, inputs, exact, aten);
     if (!atens.empty()) RC_FAIL("ATen's linear: " + atens);
   }
 }

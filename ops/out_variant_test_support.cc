@@ -147,6 +147,16 @@ std::string Difference(const c10::IValue& expected, const c10::IValue& actual) {
   return text.str();
 }
 
+std::string OutsideBound(const ErrorBound& bound, const std::vector<c10::IValue>& inputs,
+                         const at::Tensor& exact, const at::Tensor& actual) {
+  if (!actual.sizes().equals(exact.sizes()) || actual.scalar_type() != at::kFloat) {
+    return "shape or dtype differs";
+  }
+  at::Tensor excess = (actual.to(at::kDouble) - exact).abs() - bound(inputs, exact) - 1e-30;
+  const double worst = excess.numel() == 0 ? -1 : excess.max().item<double>();
+  return worst > 0 ? "error exceeds the bound by " + std::to_string(worst) : "";
+}
+
 std::vector<std::string> SameResultsOnSeveralThreads(
     const Kernel& kernel, const std::vector<std::vector<c10::IValue>>& input_sets) {
   std::vector<std::string> failures(input_sets.size());

@@ -42,6 +42,11 @@ class Slots {
   std::vector<c10::IValue> values_;
 };
 
+// "" when `actual` (float32) is within `bound` of `exact` (float64, the
+// kernel's inputs' exact result) everywhere; else how far it exceeds it.
+std::string OutsideBound(const ErrorBound& bound, const std::vector<c10::IValue>& inputs,
+                         const at::Tensor& exact, const at::Tensor& actual);
+
 // Runs `kernel` on each input set alone, then on all of them at once from one
 // thread each (50 calls per thread, own output slots): every call must
 // succeed and give the single-threaded result. Returns one message per input
