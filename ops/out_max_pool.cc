@@ -64,21 +64,33 @@ int64_t OutputSize(int64_t input, const Window& w, bool ceil_mode) {
                                                     w.dilation, ceil_mode);
 }
 
-// out[c] = max(out[c], in[c]) over `channels`, NaN winning, ties keeping out.
+// out[i] = max(out[i], in[i * stride]) over `count`, NaN winning, ties keeping
+// out (ATen's rule). Inlined with a literal stride, the loop vectorizes.
 template <typename T>
-inline void MaxIntoImpl(T* __restrict out, const T* __restrict in, int64_t channels) {
-  for (int64_t c = 0; c < channels; ++c) {
-    const T value = in[c];
-    out[c] = (value > out[c] || std::isnan(value)) ? value : out[c];
+__attribute__((always_inline)) inline void MaxLoop(T* __restrict out, const T* __restrict in,
+                                                   int64_t count, int64_t stride) {
+  for (int64_t i = 0; i < count; ++i) {
+    const T value = in[i * stride];
+    out[i] = (value > out[i] || std::isnan(value)) ? value : out[i];
   }
 }
-__attribute__((target_clones("avx512f", "avx2", "default"))) void MaxInto(
-    float* __restrict out, const float* __restrict in, int64_t channels) {
-  MaxIntoImpl(out, in, channels);
+
+// MaxLoop for the machine it runs on; strides 1 (channels of NHWC pixels) and
+// 2 (the common pools over NCHW rows) get vectorized loops.
+template <typename T>
+__attribute__((always_inline)) inline void MaxIntoImpl(T* __restrict out, const T* __restrict in,
+                                                       int64_t count, int64_t stride) {
+  if (stride == 1) return MaxLoop(out, in, count, 1);
+  if (stride == 2) return MaxLoop(out, in, count, 2);
+  MaxLoop(out, in, count, stride);
 }
 __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxInto(
-    double* __restrict out, const double* __restrict in, int64_t channels) {
-  MaxIntoImpl(out, in, channels);
+    float* __restrict out, const float* __restrict in, int64_t count, int64_t stride) {
+  MaxIntoImpl(out, in, count, stride);
+}
+__attribute__((target_clones("avx512f", "avx2", "default"))) void MaxInto(
+    double* __restrict out, const double* __restrict in, int64_t count, int64_t stride) {
+  MaxIntoImpl(out, in, count, stride);
 }
 
 // The window of output position `o` along one dimension: the first input
@@ -108,39 +120,13 @@ void MaxPoolChannelsLast(const T* in, T* out, const Geometry& g) {
         std::fill(pixel, pixel + g.channels, -std::numeric_limits<T>::infinity());
         for (int64_t ih = h_begin; ih < h_end; ih += g.windows[0].dilation) {
           for (int64_t iw = w_begin; iw < w_end; iw += g.windows[1].dilation) {
-            MaxInto(pixel, in + ((n * g.height + ih) * g.width + iw) * g.channels, g.channels);
+            MaxInto(pixel, in + ((n * g.height + ih) * g.width + iw) * g.channels, g.channels,
+                    1);
           }
         }
       }
     }
   }
-}
-
-// out[i] = max(out[i], in[i * stride]) over `count`, NaN winning, ties keeping
-// out; strides 1 and 2 (the common pools) get loops the compiler vectorizes.
-template <typename T>
-inline void MaxIntoStridedImpl(T* __restrict out, const T* __restrict in, int64_t count,
-                               int64_t stride) {
-  if (stride == 1) return MaxIntoImpl(out, in, count);
-  if (stride == 2) {
-    for (int64_t i = 0; i < count; ++i) {
-      const T value = in[2 * i];
-      out[i] = (value > out[i] || std::isnan(value)) ? value : out[i];
-    }
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i) {
-    const T value = in[i * stride];
-    out[i] = (value > out[i] || std::isnan(value)) ? value : out[i];
-  }
-}
-__attribute__((target_clones("avx512f", "avx2", "default"))) void MaxIntoStrided(
-    float* __restrict out, const float* __restrict in, int64_t count, int64_t stride) {
-  MaxIntoStridedImpl(out, in, count, stride);
-}
-__attribute__((target_clones("avx512f", "avx2", "default"))) void MaxIntoStrided(
-    double* __restrict out, const double* __restrict in, int64_t count, int64_t stride) {
-  MaxIntoStridedImpl(out, in, count, stride);
 }
 
 // NCHW: a row of outputs at a time. For each window row and column offset
@@ -164,8 +150,7 @@ void MaxPoolContiguous(const T* in, T* out, const Geometry& g) {
           const int64_t first = offset >= 0 ? 0 : (-offset + ww.stride - 1) / ww.stride;
           const int64_t last = std::min(g.out_width - 1, (g.width - 1 - offset) / ww.stride);
           if (g.width - 1 - offset < 0 || first > last) continue;
-          MaxIntoStrided(out + first, row + first * ww.stride + offset, last - first + 1,
-                         ww.stride);
+          MaxInto(out + first, row + first * ww.stride + offset, last - first + 1, ww.stride);
         }
       }
     }
