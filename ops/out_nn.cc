@@ -1,10 +1,10 @@
 // Out-variant kernels for neural-network layers: softmax, log_softmax,
 // layer_norm, embedding, average pooling and adaptive average pooling
 // (max_pool2d has its own file, out_max_pool.cc). Statistics that the layer computes
-// and throws away (mean, rstd, pooling indices) go to per-thread scratch
-// tensors. Convolution and batch_norm stay in fallback:
-// LibTorch 1.13 has no CPU out form for them (batch_norm's only computes into
-// a temporary).
+// and throws away (layer_norm's mean and rstd) go to per-thread scratch
+// tensors. aten::conv1d/conv2d (when not pre-packed into conv2d_fused,
+// onednn_conv.cc) and batch_norm stay in fallback: LibTorch 1.13 has no CPU
+// out form for them (batch_norm's only computes into a temporary).
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "c10/util/accumulate.h"
