@@ -158,10 +158,9 @@ class Conv2dKernel {
   }
 
   at::Tensor Reference(const at::Tensor& input, const c10::optional<at::Tensor>& residual) const {
-    return ops::Conv2dEpilogue(
-        at::conv2d(input, params_.weight, params_.bias, params_.stride, params_.padding,
-                   params_.dilation, params_.groups),
-        residual, params_.activation, params_.min_value, params_.max_value);
+    return ops::Conv2dFusedReference(input, params_.weight, params_.bias, params_.stride,
+                                     params_.padding, params_.dilation, params_.groups, residual,
+                                     params_.activation, params_.min_value, params_.max_value);
   }
 
   const ConvParams params_;

@@ -87,11 +87,10 @@ class LinearKernel {
   }
 
   at::Tensor Reference(const at::Tensor& input) const {
-    at::Tensor result = at::linear(
+    return ops::LinearFusedReference(
         input, params_.weight,
-        params_.bias.defined() ? c10::optional<at::Tensor>(params_.bias) : c10::nullopt);
-    ops::ActivationInPlace(result, params_.activation, params_.min_value, params_.max_value);
-    return result;
+        params_.bias.defined() ? c10::optional<at::Tensor>(params_.bias) : c10::nullopt,
+        params_.activation, params_.min_value, params_.max_value);
   }
 
   const LinearParams params_;

@@ -64,10 +64,9 @@ std::vector<c10::IValue> NodeInputs(const torch::jit::Node* node, const at::Tens
 
 at::Tensor Exact(const LinearCase& c, const at::Tensor& x) {
   const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
-  at::Tensor exact = at::linear(dbl(x), dbl(c.weight),
-                                c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt);
-  ops::ActivationInPlace(exact, c.activation, c.min_value, c.max_value);
-  return exact;
+  return ops::LinearFusedReference(dbl(x), dbl(c.weight),
+                                   c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt,
+                                   c.activation, c.min_value, c.max_value);
 }
 
 
@@ -103,8 +102,8 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
       RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " ", c.activation,
                        " input ", x.sizes(), " strides ", x.strides(), " call ", call));
     }
-    at::Tensor aten = at::linear(x, c.weight, c.bias);
-    ops::ActivationInPlace(aten, c.activation, c.min_value, c.max_value);
+    const at::Tensor aten =
+        ops::LinearFusedReference(x, c.weight, c.bias, c.activation, c.min_value, c.max_value);
     const std::string atens =
         testing::OutsideBound(ops::LinearFusedErrorBound, inputs, exact, aten);
     if (!atens.empty()) RC_FAIL("ATen's linear: " + atens);

@@ -68,6 +68,25 @@ at::Tensor Conv2dEpilogue(at::Tensor conv, const c10::optional<at::Tensor>& resi
   return result;
 }
 
+at::Tensor Conv2dFusedReference(const at::Tensor& input, const at::Tensor& weight,
+                                const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                                at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups,
+                                const c10::optional<at::Tensor>& residual,
+                                const std::string& activation, double min_value,
+                                double max_value) {
+  return Conv2dEpilogue(at::conv2d(input, weight, bias, stride, padding, dilation, groups),
+                        residual, activation, min_value, max_value);
+}
+
+at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weight,
+                                const c10::optional<at::Tensor>& bias,
+                                const std::string& activation, double min_value,
+                                double max_value) {
+  at::Tensor result = at::linear(input, weight, bias);
+  ActivationInPlace(result, activation, min_value, max_value);
+  return result;
+}
+
 // Only the views whose copy pays off: reshape, flatten and reshape_as, which
 // copy anyway when the strides do not allow a view (the copy then lands in
 // planned memory), and permute, whose contiguous result later kernels read
@@ -242,9 +261,9 @@ void RegisterAll() {
         const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
         const at::Tensor weight = torch::jit::pop(stack).toTensor();
         const at::Tensor input = torch::jit::pop(stack).toTensor();
-        torch::jit::push(stack, Conv2dEpilogue(at::conv2d(input, weight, bias, stride, padding,
-                                                          dilation, groups),
-                                               residual, activation, min_value, max_value));
+        torch::jit::push(stack, Conv2dFusedReference(input, weight, bias, stride, padding,
+                                                     dilation, groups, residual, activation,
+                                                     min_value, max_value));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 
@@ -258,9 +277,8 @@ void RegisterAll() {
         const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
         const at::Tensor weight = torch::jit::pop(stack).toTensor();
         const at::Tensor input = torch::jit::pop(stack).toTensor();
-        at::Tensor result = at::linear(input, weight, bias);
-        ActivationInPlace(result, activation, min_value, max_value);
-        torch::jit::push(stack, std::move(result));
+        torch::jit::push(stack,
+                         LinearFusedReference(input, weight, bias, activation, min_value, max_value));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 

@@ -46,6 +46,12 @@ extern const c10::Symbol kConv2dFused;
 // given), then the activation; the result may be `conv` itself, modified.
 at::Tensor Conv2dEpilogue(at::Tensor conv, const c10::optional<at::Tensor>& residual,
                           const std::string& activation, double min_value, double max_value);
+// conv2d_fused as the JIT computes it: ATen's conv2d, then Conv2dEpilogue.
+at::Tensor Conv2dFusedReference(const at::Tensor& input, const at::Tensor& weight,
+                                const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                                at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups,
+                                const c10::optional<at::Tensor>& residual,
+                                const std::string& activation, double min_value, double max_value);
 // Applies conv2d_fused's `activation` to `tensor` in place.
 void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
                        double max_value);
@@ -55,6 +61,10 @@ void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double
 // = activation(linear(input, weight, bias)), see FuseLinears; the
 // activations are conv2d_fused's.
 extern const c10::Symbol kLinearFused;
+// linear_fused as the JIT computes it: ATen's linear, then the activation.
+at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weight,
+                                const c10::optional<at::Tensor>& bias,
+                                const std::string& activation, double min_value, double max_value);
 
 // A view op overload and the copying op that replaces it. The copy has the
 // view's arguments and overload name, and a fresh (non-aliasing) result.
