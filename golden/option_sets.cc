@@ -21,6 +21,8 @@ const std::vector<OptionSet>& OptionSets() {
     no_rewrites.hoist_dict_lookups = false;
     Options no_prepacking;
     no_prepacking.prepack_weights = false;
+    Options list_unpack_copies;
+    list_unpack_copies.fuse_list_unpack = true;
     Options no_inference_mode;
     no_inference_mode.inference_mode = false;
     return new std::vector<OptionSet>{{"defaults", Options()},
@@ -29,6 +31,7 @@ const std::vector<OptionSet>& OptionSets() {
                                       {"managed_output_tensors", managed_outputs},
                                       {"copy_variants_off", no_copy_variants},
                                       {"all_rewrites_off", no_rewrites},
+                                      {"list_unpack_copies", list_unpack_copies},
                                       {"inference_mode_off", no_inference_mode},
                                       {"prepack_weights_off", no_prepacking}};
   }();

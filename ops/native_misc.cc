@@ -1,8 +1,8 @@
 // Native kernels for the scalar, string and list ops TorchScript emits around
 // tensor code (argument checks of nn modules, error messages, flags): format,
 // str, list copies, list comparisons and membership, any/all, find, device
-// and autocast queries, scalar tensors, and aten::lstm called unboxed. Same
-// results and errors as the JIT's own operators, without a stack.
+// and autocast queries, and scalar tensors. Same results and errors as the
+// JIT's own operators, without a stack.
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -136,16 +136,6 @@ const bool kRegistered = [] {
            [](NodeIO& io) { ScalarTensor(io, io.Input(0).toInt(), at::kLong); });
   RegisterNativeOverload("aten::tensor", "bool",
            [](NodeIO& io) { ScalarTensor(io, io.Input(0).toBool(), at::kBool); });
-  RegisterNativeOverload("aten::lstm", "input", [](NodeIO& io) {
-    const std::vector<at::Tensor> hx = io.Input(1).toTensorVector();
-    const std::vector<at::Tensor> params = io.Input(2).toTensorVector();
-    auto result = at::lstm(io.Input(0).toTensor(), hx, params, io.Input(3).toBool(),
-                           io.Input(4).toInt(), io.Input(5).toDouble(), io.Input(6).toBool(),
-                           io.Input(7).toBool(), io.Input(8).toBool());
-    io.Output(0) = std::move(std::get<0>(result));
-    io.Output(1) = std::move(std::get<1>(result));
-    io.Output(2) = std::move(std::get<2>(result));
-  });
   return true;
 }();
 

@@ -1,10 +1,14 @@
 // Native kernels for view ops (slice, select, transpose, view, reshape,
 // chunk, split, ...) that preparation leaves as views: each produces the view
 // directly, by ATen's own CPU implementation for an inference tensor inside
-// inference mode (ops/direct_call.h), through the dispatcher otherwise. Same
+// inference mode (ops/direct_call.h), through the dispatcher otherwise;
+// chunk and split build their parts with ATen's as_strided kernel directly,
+// one call per part instead of three dispatches. Same
 // results, aliasing and errors as the JIT's operators, without a stack.
 #include "ATen/ATen.h"
 #include "ATen/NativeFunctions.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "ops/direct_call.h"
 #include "ops/registry.h"
 
@@ -20,6 +24,65 @@ c10::optional<int64_t> OptionalInt(const NodeIO& io, size_t i) {
 // A list of views as the List[Tensor] the graph expects.
 c10::List<at::Tensor> ToList(std::vector<at::Tensor> parts) {
   return c10::List<at::Tensor>(std::move(parts));
+}
+
+// `dim` of `self` wrapped to [0, self.dim()), or nullopt when out of range.
+c10::optional<int64_t> WrappedDim(const at::Tensor& self, int64_t dim) {
+  const int64_t rank = self.dim();
+  if (dim < -rank || dim >= rank) return c10::nullopt;
+  return dim < 0 ? dim + rank : dim;
+}
+
+// The views chunk/split/split_with_sizes make of `self` along `dim`, parts of
+// `lengths` one after another from index 0: ATen's narrow, which ends in its
+// CPU as_strided kernel, called directly (no dispatch per part). Only for a
+// tensor DirectCallOk accepts, with `lengths` non-negative and summing to the
+// dimension's size (the caller checks).
+c10::List<at::Tensor> ConsecutiveViews(const at::Tensor& self, int64_t dim,
+                                       absl::Span<const int64_t> lengths) {
+  at::DimVector sizes(self.sizes().begin(), self.sizes().end());
+  const at::IntArrayRef strides = self.strides();
+  int64_t offset = self.storage_offset();
+  c10::List<at::Tensor> parts;
+  parts.reserve(lengths.size());
+  for (int64_t length : lengths) {
+    sizes[dim] = length;
+    parts.push_back(at::native::as_strided_tensorimpl(self, sizes, strides, offset));
+    offset += length * strides[dim];
+  }
+  return parts;
+}
+
+// The part lengths of split(split_size) on a dimension of `dim_size` > 0.
+absl::InlinedVector<int64_t, 8> EqualSplits(int64_t dim_size, int64_t split_size) {
+  const int64_t num_splits = (dim_size + split_size - 1) / split_size;
+  absl::InlinedVector<int64_t, 8> lengths(num_splits, split_size);
+  lengths.back() = dim_size - split_size * (num_splits - 1);
+  return lengths;
+}
+
+// split(self, split_size, dim) as views when the fast path applies, else
+// nullopt (ATen then gives its result or error).
+c10::optional<c10::List<at::Tensor>> FastSplit(const at::Tensor& self, int64_t split_size,
+                                               int64_t dim) {
+  if (!DirectCallOk(self) || split_size <= 0) return c10::nullopt;
+  const c10::optional<int64_t> wrapped = WrappedDim(self, dim);
+  if (!wrapped || self.size(*wrapped) <= 0) return c10::nullopt;
+  return ConsecutiveViews(self, *wrapped, EqualSplits(self.size(*wrapped), split_size));
+}
+
+c10::optional<c10::List<at::Tensor>> FastSplitWithSizes(const at::Tensor& self,
+                                                        at::IntArrayRef lengths, int64_t dim) {
+  if (!DirectCallOk(self) || lengths.empty()) return c10::nullopt;
+  const c10::optional<int64_t> wrapped = WrappedDim(self, dim);
+  if (!wrapped) return c10::nullopt;
+  int64_t total = 0;
+  for (int64_t length : lengths) {
+    if (length < 0) return c10::nullopt;
+    total += length;
+  }
+  if (total != self.size(*wrapped)) return c10::nullopt;
+  return ConsecutiveViews(self, *wrapped, lengths);
 }
 
 const bool kRegistered = [] {
@@ -121,22 +184,44 @@ const bool kRegistered = [] {
     const at::Tensor& self = Self(io);
     io.Output(0) = DirectCallOk(self) ? at::native::alias(self) : at::alias(self);
   });
+  // chunk(n) is split(ceil(size / n)) for a non-empty dimension.
   RegisterNativeOverload("aten::chunk", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
-    io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, chunk, Int(io, 1), Int(io, 2)));
+    const int64_t chunks = Int(io, 1), dim = Int(io, 2);
+    const c10::optional<int64_t> wrapped = WrappedDim(self, dim);
+    if (chunks > 0 && wrapped) {
+      const int64_t dim_size = self.size(*wrapped);
+      if (auto parts = FastSplit(self, (dim_size + chunks - 1) / chunks, dim)) {
+        io.Output(0) = *std::move(parts);
+        return;
+      }
+    }
+    io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, chunk, chunks, dim));
   });
   RegisterNativeOverload("aten::split", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
+    if (auto parts = FastSplit(self, Int(io, 1), Int(io, 2))) {
+      io.Output(0) = *std::move(parts);
+      return;
+    }
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split, Int(io, 1), Int(io, 2)));
   });
   RegisterNativeOverload("aten::split", "sizes", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(1).toDimVector();
+    if (auto parts = FastSplitWithSizes(self, sizes, Int(io, 2))) {
+      io.Output(0) = *std::move(parts);
+      return;
+    }
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split, sizes, Int(io, 2)));
   });
   RegisterNativeOverload("aten::split_with_sizes", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(1).toDimVector();
+    if (auto parts = FastSplitWithSizes(self, sizes, Int(io, 2))) {
+      io.Output(0) = *std::move(parts);
+      return;
+    }
     io.Output(0) =
         ToList(SR_DIRECT_OR_DISPATCH(self, split_with_sizes, sizes, Int(io, 2)));
   });

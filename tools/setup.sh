@@ -22,6 +22,7 @@ PACKAGES=(
   clang                  # libFuzzer builds (--config=fuzz)
   libclang-rt-14-dev     # clang's sanitizer and libFuzzer runtimes
   libdnnl-dev            # oneDNN 2.6 headers: convolutions with pre-packed weights
+  libsleef-dev           # SLEEF header: ATen's Vectorized<float> math in our LSTM step
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -62,7 +62,7 @@ const std::vector<FlagSpec>& Flags() {
       {"use_copy_variants", FlagKind::kBool, "true", "replace unobserved views by copies"},
       {"use_maybe_copy_variants", FlagKind::kBool, "true", "aten::to into owned memory"},
       {"use_variadic_ops", FlagKind::kBool, "true", "cat/stack of a list -> variadic node"},
-      {"fuse_list_unpack", FlagKind::kBool, "true", "split/chunk/unbind + unpack fusion"},
+      {"fuse_list_unpack", FlagKind::kBool, "false", "split/chunk/unbind + unpack fusion (copies)"},
       {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
       {"inference_mode", FlagKind::kBool, "true", "run under c10::InferenceMode"},
       {"prepack_weights", FlagKind::kBool, "true",

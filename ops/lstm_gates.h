@@ -1,0 +1,51 @@
+// The elementwise part of one LSTM time step, computed as ATen's CPU LSTM
+// cell computes it, bit for bit, in one pass instead of eleven ATen ops.
+//
+// ATen's cell (aten/src/ATen/native/RNN.cpp, LSTMCell with a pre-computed
+// input projection) does, on gates = h W_hh^T + b_hh ([rows, 4H]):
+//   gates.add_(input_w); i, f, g, o = gates.chunk(4, 1)
+//   i.sigmoid_(); f.sigmoid_(); g.tanh_(); o.sigmoid_()
+//   c' = f.mul(c).add_(i.mul(g)); h' = o.mul(c'.tanh())
+// Each add and mul is one IEEE rounding, so any order of elements gives the
+// same bits. sigmoid runs ATen's vectorized loop over each row of H: pairs
+// of vectors, then the scalar formula 1 / (1 + exp(-x)) for the rest of the
+// row. tanh runs ATen's VML path: every element through the vector tanh
+// (a partial vector for the tail). Both use the vector math of the
+// Vectorized<float> that ATen's dispatch picked for this CPU (AVX2 or
+// AVX512, Sleef's u10 functions), so these kernels exist once per ISA. Which
+// one ATen runs is not public (Debian's LibTorch runs AVX2 on AVX512 CPUs),
+// so at first use a probe compares each ISA's sigmoid and tanh with ATen's
+// on rows whose vector/scalar split differs between ISAs, and the one that
+// matches bit for bit is used; with none, ATen's own LSTM runs.
+// Compiled without floating-point contraction (no fused multiply-add where
+// ATen rounds twice).
+#ifndef STATIC_RUNTIME_OPS_LSTM_GATES_H_
+#define STATIC_RUNTIME_OPS_LSTM_GATES_H_
+
+#include <cstdint>
+
+namespace static_runtime {
+namespace ops {
+
+struct LstmStep {
+  float* gates;           // [rows, 4H], contiguous: h W_hh^T + b_hh; clobbered
+  const float* input_w;   // [rows, 4H], last dimension contiguous: x W_ih^T + b_ih
+  int64_t input_w_row_stride;
+  const float* c_prev;    // [rows, H], last dimension contiguous
+  int64_t c_prev_row_stride;
+  float* c_next;          // [rows, H], contiguous (may be c_prev)
+  float* h_next;          // [rows, H], contiguous
+  int64_t rows;
+  int64_t hidden;         // H
+};
+
+using LstmStepFn = void (*)(const LstmStep& step);
+
+// The step kernel matching ATen's own kernels on this CPU, or nullptr when
+// none does (ATen runs its scalar DEFAULT kernels, or the probe failed).
+LstmStepFn LstmStepForThisCpu();
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_LSTM_GATES_H_

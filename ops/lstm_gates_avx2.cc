@@ -1,0 +1,9 @@
+#include "ops/lstm_gates_impl.h"
+
+namespace static_runtime {
+namespace ops {
+
+LstmIsaKernels LstmKernelsAvx2() { return CPU_CAPABILITY::Kernels(); }
+
+}  // namespace ops
+}  // namespace static_runtime

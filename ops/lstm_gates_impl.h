@@ -1,0 +1,89 @@
+// The body of the LSTM step kernels (ops/lstm_gates.h), included once per
+// ISA by a translation unit compiled with that ISA's flags and ATen's
+// CPU_CAPABILITY macros, so at::vec::Vectorized<float> is that ISA's.
+#ifndef STATIC_RUNTIME_OPS_LSTM_GATES_IMPL_H_
+#define STATIC_RUNTIME_OPS_LSTM_GATES_IMPL_H_
+
+#include <cmath>
+#include <cstdint>
+
+#include "ATen/cpu/vec/vec.h"
+#include "ops/lstm_gates.h"
+
+namespace static_runtime {
+namespace ops {
+
+// One ISA's kernels: the step, and its sigmoid and tanh alone (for the probe).
+struct LstmIsaKernels {
+  LstmStepFn step;
+  void (*sigmoid_row)(float* data, int64_t n);
+  void (*tanh_row)(const float* in, float* out, int64_t n);
+};
+// Defined in lstm_gates_avx2.cc and lstm_gates_avx512.cc.
+LstmIsaKernels LstmKernelsAvx2();
+LstmIsaKernels LstmKernelsAvx512();
+
+namespace CPU_CAPABILITY {
+
+using Vec = at::vec::Vectorized<float>;
+
+// ATen's sigmoid kernel on one contiguous row of n elements, in place.
+inline void SigmoidRow(float* data, int64_t n) {
+  int64_t i = 0;
+  for (; i <= n - 2 * Vec::size(); i += 2 * Vec::size()) {
+    for (int64_t half = 0; half < 2; ++half) {
+      Vec a = Vec::loadu(data + i + half * Vec::size());
+      a = Vec(0.f) - a;
+      a = a.exp();
+      a = a + Vec(1.f);
+      a = a.reciprocal();
+      a.store(data + i + half * Vec::size());
+    }
+  }
+  for (; i < n; ++i) data[i] = 1.f / (1.f + std::exp(-data[i]));
+}
+
+// ATen's VML tanh on n contiguous elements: every element by the vector
+// function, the tail as a partial vector.
+inline void TanhRow(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i < n - (n % Vec::size()); i += Vec::size()) {
+    Vec::loadu(in + i).tanh().store(out + i);
+  }
+  if (n - i > 0) Vec::loadu(in + i, n - i).tanh().store(out + i, n - i);
+}
+
+inline void LstmStepImpl(const LstmStep& step) {
+  const int64_t h = step.hidden;
+  for (int64_t row = 0; row < step.rows; ++row) {
+    float* gates = step.gates + row * 4 * h;
+    const float* input_w = step.input_w + row * step.input_w_row_stride;
+    for (int64_t j = 0; j < 4 * h; ++j) gates[j] = gates[j] + input_w[j];
+    float* in_gate = gates;
+    float* forget_gate = gates + h;
+    float* cell_gate = gates + 2 * h;
+    float* out_gate = gates + 3 * h;
+    SigmoidRow(in_gate, h);
+    SigmoidRow(forget_gate, h);
+    TanhRow(cell_gate, cell_gate, h);
+    SigmoidRow(out_gate, h);
+    const float* c_prev = step.c_prev + row * step.c_prev_row_stride;
+    float* c_next = step.c_next + row * h;
+    float* h_next = step.h_next + row * h;
+    for (int64_t j = 0; j < h; ++j) {
+      const float kept = forget_gate[j] * c_prev[j];
+      const float added = in_gate[j] * cell_gate[j];
+      c_next[j] = kept + added;
+    }
+    TanhRow(c_next, h_next, h);
+    for (int64_t j = 0; j < h; ++j) h_next[j] = out_gate[j] * h_next[j];
+  }
+}
+
+inline LstmIsaKernels Kernels() { return {LstmStepImpl, SigmoidRow, TanhRow}; }
+
+}  // namespace CPU_CAPABILITY
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_LSTM_GATES_IMPL_H_

@@ -1,0 +1,181 @@
+// ops/lstm: the frozen-weight LSTM gives ATen's results bit for bit, for
+// random layer counts, directions, layouts, biases and sizes (hidden sizes
+// on both sides of the vector widths), and declines what it does not take.
+#include "ops/lstm.h"
+
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "c10/core/InferenceMode.h"
+#include "gtest/gtest.h"
+#include "ops/out_variant_test_support.h"
+#include "ops/registry.h"
+#include "rapidcheck.h"
+#include "rapidcheck/gtest.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace {
+
+using testing::Difference;
+using testing::Draw;
+
+struct LstmCase {
+  at::Tensor input, h0, c0;
+  std::vector<at::Tensor> params;
+  bool has_biases = true;
+  int64_t num_layers = 1;
+  bool bidirectional = false;
+  bool batch_first = false;
+};
+
+LstmCase DrawCase(Draw& d) {
+  LstmCase c;
+  c.num_layers = d.Int(1, 2);
+  c.bidirectional = d.Bool();
+  c.batch_first = d.Bool();
+  c.has_biases = d.Bool() || d.Bool();
+  const int64_t directions = c.bidirectional ? 2 : 1;
+  const int64_t batch = d.Int(1, 4), steps = d.Int(1, 5), features = d.Int(1, 40);
+  const int64_t hidden =
+      d.Bool() ? d.OneOf<int64_t>({1, 8, 15, 16, 17, 31, 32, 33, 48, 64}) : d.Int(1, 70);
+  c.input = c.batch_first ? d.Tensor({batch, steps, features}, at::kFloat)
+                          : d.Tensor({steps, batch, features}, at::kFloat);
+  c.h0 = d.Tensor({c.num_layers * directions, batch, hidden}, at::kFloat);
+  c.c0 = d.Tensor({c.num_layers * directions, batch, hidden}, at::kFloat);
+  for (int64_t layer = 0; layer < c.num_layers; ++layer) {
+    for (int64_t direction = 0; direction < directions; ++direction) {
+      const int64_t in = layer == 0 ? features : directions * hidden;
+      c.params.push_back(d.Tensor({4 * hidden, in}, at::kFloat));
+      c.params.push_back(d.Tensor({4 * hidden, hidden}, at::kFloat));
+      if (c.has_biases) {
+        c.params.push_back(d.Tensor({4 * hidden}, at::kFloat));
+        c.params.push_back(d.Tensor({4 * hidden}, at::kFloat));
+      }
+    }
+  }
+  return c;
+}
+
+// A graph `aten::lstm(x, [h0, c0], <params>, ...)` whose parameters and flags
+// are constants (as in a frozen model), or graph inputs when !frozen.
+struct LstmGraph {
+  std::shared_ptr<torch::jit::Graph> graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::Node* node = nullptr;
+};
+LstmGraph MakeGraph(const LstmCase& c, bool frozen) {
+  LstmGraph g;
+  torch::jit::Graph& graph = *g.graph;
+  torch::jit::Value* x = graph.addInput("x")->setType(c10::TensorType::get());
+  torch::jit::Value* h0 = graph.addInput("h0")->setType(c10::TensorType::get());
+  torch::jit::Value* c0 = graph.addInput("c0")->setType(c10::TensorType::get());
+  torch::jit::Value* hx =
+      graph.insertNode(graph.createList(c10::TensorType::get(), {h0, c0}))->output();
+  torch::jit::Value* params =
+      frozen ? graph.insertConstant(c10::List<at::Tensor>(c.params))
+             : graph.addInput("params")->setType(c10::ListType::ofTensors());
+  torch::jit::Value* result = graph.insert(
+      c10::Symbol::fromQualString("aten::lstm"),
+      {x, hx, params, c.has_biases, c.num_layers, 0.0, false, c.bidirectional, c.batch_first});
+  // insert() packs the three outputs into a tuple.
+  g.node = result->node()->input(0)->node();
+  graph.registerOutput(result);
+  return g;
+}
+
+std::vector<c10::IValue> KernelInputs(const LstmCase& c) {
+  return {c.input, c10::List<at::Tensor>({c.h0, c.c0}), c10::List<at::Tensor>(c.params),
+          c.has_biases, c.num_layers, 0.0, false, c.bidirectional, c.batch_first};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> AtenLstm(const LstmCase& c) {
+  return at::lstm(c.input, {c.h0, c.c0}, c.params, c.has_biases, c.num_layers, 0.0, false,
+                  c.bidirectional, c.batch_first);
+}
+
+RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
+  Draw d;
+  const LstmCase c = DrawCase(d);
+  const bool inference = d.Bool();
+  c10::optional<c10::InferenceMode> mode;
+  if (inference) mode.emplace();
+  const LstmGraph g = MakeGraph(c, /*frozen=*/true);
+  const std::optional<ops::FrozenLstm> lstm = ops::FrozenLstm::FromNode(g.node);
+  RC_ASSERT(lstm.has_value());
+  const auto ours = lstm->Run(c.input, c.h0, c.c0);
+  RC_ASSERT(ours.has_value());
+  const auto expected = AtenLstm(c);
+  RC_LOG() << "layers " << c.num_layers << " bidirectional " << c.bidirectional
+           << " batch_first " << c.batch_first << " biases " << c.has_biases << " input "
+           << c.input.sizes() << " strides " << c.input.strides() << " h0 " << c.h0.sizes()
+           << " inference " << inference << "\n";
+  RC_ASSERT(Difference(std::get<0>(expected), std::get<0>(*ours)) == "");
+  RC_ASSERT(std::get<0>(expected).strides() == std::get<0>(*ours).strides());
+  RC_ASSERT(Difference(std::get<1>(expected), std::get<1>(*ours)) == "");
+  RC_ASSERT(Difference(std::get<2>(expected), std::get<2>(*ours)) == "");
+
+  // The registered kernel takes the same path and leaves the inputs alone.
+  const at::Tensor input_before = c.input.clone(), h0_before = c.h0.clone();
+  const std::optional<KernelRegistry::Selected> selected =
+      KernelRegistry::Global().Find(g.node, /*allow_out_variants=*/true);
+  RC_ASSERT(selected.has_value());
+  testing::Slots slots(3);
+  RC_ASSERT(slots.Run(selected->kernel, KernelInputs(c)) == "");
+  RC_ASSERT(Difference(std::get<0>(expected), slots.Output(0)) == "");
+  RC_ASSERT(Difference(std::get<2>(expected), slots.Output(2)) == "");
+  RC_ASSERT(at::equal(input_before, c.input) && at::equal(h0_before, c.h0));
+}
+
+LstmCase SmallCase() {
+  LstmCase c;
+  c.input = at::randn({3, 2, 5});
+  c.h0 = at::randn({1, 2, 4});
+  c.c0 = at::randn({1, 2, 4});
+  c.params = {at::randn({16, 5}), at::randn({16, 4}), at::randn({16}), at::randn({16})};
+  return c;
+}
+
+TEST(FrozenLstm, StepKernelMatchesAtenOnThisCpu) {
+  EXPECT_NE(ops::LstmStepForThisCpu(), nullptr);
+}
+
+TEST(FrozenLstm, DeclinesWhatItDoesNotTake) {
+  const LstmCase c = SmallCase();
+  // Parameters that are not constants.
+  EXPECT_FALSE(ops::FrozenLstm::FromNode(MakeGraph(c, /*frozen=*/false).node).has_value());
+  // Projections (a fifth weight per direction).
+  LstmCase projected = c;
+  projected.params.push_back(at::randn({3, 4}));
+  EXPECT_FALSE(ops::FrozenLstm::FromNode(MakeGraph(projected, true).node).has_value());
+  // Double inputs, a wrong feature size, an empty sequence: ATen's turn.
+  const std::optional<ops::FrozenLstm> lstm = ops::FrozenLstm::FromNode(MakeGraph(c, true).node);
+  ASSERT_TRUE(lstm.has_value());
+  EXPECT_FALSE(lstm->Run(c.input.to(at::kDouble), c.h0, c.c0).has_value());
+  EXPECT_FALSE(lstm->Run(at::randn({3, 2, 6}), c.h0, c.c0).has_value());
+  EXPECT_FALSE(lstm->Run(at::randn({0, 2, 5}), c.h0, c.c0).has_value());
+  EXPECT_FALSE(lstm->Run(c.input, at::randn({1, 3, 4}), c.c0).has_value());
+}
+
+TEST(FrozenLstm, KernelGivesAtensErrorsForBadInputs) {
+  LstmCase c = SmallCase();
+  const LstmGraph g = MakeGraph(c, /*frozen=*/true);
+  const std::optional<KernelRegistry::Selected> selected =
+      KernelRegistry::Global().Find(g.node, /*allow_out_variants=*/true);
+  ASSERT_TRUE(selected.has_value());
+  c.input = at::randn({3, 2, 6});  // 6 features, the weights take 5
+  std::string aten_error;
+  try {
+    AtenLstm(c);
+  } catch (const std::exception& e) {
+    aten_error = e.what();
+  }
+  ASSERT_FALSE(aten_error.empty());
+  testing::Slots slots(3);
+  const std::string error = slots.Run(selected->kernel, KernelInputs(c));
+  EXPECT_NE(error, "");
+  EXPECT_EQ(error.substr(0, 40), aten_error.substr(0, 40));
+}
+
+}  // namespace
+}  // namespace static_runtime
