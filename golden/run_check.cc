@@ -67,37 +67,38 @@ class NodeChecker : public NodeObserver {
   void Before(const NodePlan& node, const c10::IValue* values) override {
     inputs_.clear();
     if (!Checked(node)) return;
-    for (ValueIndex slot : node.inputs) inputs_.push_back(reference::DeepCopy(values[slot]));
+    for (ValueIndex slot : node.inputs()) inputs_.push_back(reference::DeepCopy(values[slot]));
   }
 
   void After(const NodePlan& node, const c10::IValue* values) override {
     if (!Checked(node)) return;
     ++checked_;
-    const std::string where = absl::StrCat("node ", node.position, " (",
-                                           node.node->kind().toQualString(), ")");
+    const std::string where = absl::StrCat("node ", node.info->position, " (",
+                                           node.info->node->kind().toQualString(), ")");
     torch::jit::Stack expected;
     try {
-      expected = RunAlone(node.node, reference::DeepCopy(inputs_));
+      expected = RunAlone(node.info->node, reference::DeepCopy(inputs_));
     } catch (const std::exception& error) {
       status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator raised ",
                                                  std::string(error.what()).substr(0, 200)));
       return;
     }
-    if (expected.size() != node.outputs.size()) {
+    if (expected.size() != node.outputs().size()) {
       status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator gave ",
                                                  expected.size(), " outputs"));
       return;
     }
-    for (size_t i = 0; i < node.outputs.size(); ++i) {
-      if (!node.node->outputs()[i]->hasUses()) continue;  // nobody can see it
-      const c10::IValue& actual = values[node.outputs[i]];
-      absl::Status same = node.error_bound ? WithinBound(node, actual, expected[i])
-                                           : reference::Compare(expected[i], actual,
-                                                                reference::Tolerance::kBitwise);
+    for (size_t i = 0; i < node.outputs().size(); ++i) {
+      if (!node.info->node->outputs()[i]->hasUses()) continue;  // nobody can see it
+      const c10::IValue& actual = values[node.outputs()[i]];
+      absl::Status same =
+          node.info->error_bound
+              ? WithinBound(node, actual, expected[i])
+              : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);
       if (!same.ok()) {
         status_ = absl::InternalError(absl::StrCat(where, ", output ", i, " (",
-                                                   KernelKindName(node.kind), " kernel): ",
-                                                   same.message()));
+                                                   KernelKindName(node.info->kind),
+                                                   " kernel): ", same.message()));
         return;
       }
     }
@@ -110,8 +111,8 @@ class NodeChecker : public NodeObserver {
   // Kernels of our own; fallbacks are the JIT's operators already.
   bool Checked(const NodePlan& node) const {
     return status_.ok() && node.control == NodePlan::Control::kKernel &&
-           node.kind != KernelKind::kFallback && !node.node->isNondeterministic() &&
-           !node.node->hasSideEffects();
+           node.info->kind != KernelKind::kFallback && !node.info->node->isNondeterministic() &&
+           !node.info->node->hasSideEffects();
   }
 
   // The float64 result of the operator is the exact one; the kernel's output
@@ -120,7 +121,7 @@ class NodeChecker : public NodeObserver {
                            const c10::IValue& reference) {
     torch::jit::Stack exact_inputs;
     for (const c10::IValue& input : inputs_) exact_inputs.push_back(ToDouble(input));
-    const at::Tensor exact = RunAlone(node.node, std::move(exact_inputs)).at(0).toTensor();
+    const at::Tensor exact = RunAlone(node.info->node, std::move(exact_inputs)).at(0).toTensor();
     const at::Tensor& actual = actual_value.toTensor();
     const at::Tensor& expected = reference.toTensor();
     if (!actual.sizes().equals(expected.sizes()) ||
@@ -129,7 +130,7 @@ class NodeChecker : public NodeObserver {
           "shape ", c10::str(actual.sizes()), " vs the JIT's ", c10::str(expected.sizes())));
     }
     const at::Tensor error = (actual.to(at::kDouble) - exact).abs();
-    const at::Tensor outside = at::logical_or(error > node.error_bound(inputs_, exact),
+    const at::Tensor outside = at::logical_or(error > node.info->error_bound(inputs_, exact),
                                               at::isnan(actual) != at::isnan(exact));
     if (!outside.any().item<bool>()) return absl::OkStatus();
     const int64_t index = outside.flatten().nonzero()[0][0].item<int64_t>();

@@ -31,11 +31,11 @@ std::string DescribeValue(const c10::IValue& value) {
 absl::Status NodeError(const NodePlan& node, const c10::IValue* values,
                        const std::exception& e) {
   std::vector<std::string> inputs;
-  for (ValueIndex slot : node.inputs) inputs.push_back(DescribeValue(values[slot]));
-  return absl::InternalError(absl::StrCat(
-      "node ", node.position, " (", node.node->kind().toQualString(), ") at ",
-      SourceOf(node.node), " failed: ", ExceptionMessage(e), "; inputs: (",
-      absl::StrJoin(inputs, ", "), ")"));
+  for (ValueIndex slot : node.inputs()) inputs.push_back(DescribeValue(values[slot]));
+  return absl::InternalError(
+      absl::StrCat("node ", node.info->position, " (", node.info->node->kind().toQualString(),
+                   ") at ", SourceOf(node.info->node), " failed: ", ExceptionMessage(e),
+                   "; inputs: (", absl::StrJoin(inputs, ", "), ")"));
 }
 
 struct NoObserver {
@@ -48,11 +48,11 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
 
 template <typename Observer>
 absl::Status RunIf(const NodePlan& node, c10::IValue* values, Observer& observer) {
-  const BlockPlan& taken = node.blocks[values[node.inputs[0]].toBool() ? 0 : 1];
+  const BlockPlan& taken = node.blocks[values[node.inputs()[0]].toBool() ? 0 : 1];
   absl::Status status = Run(taken, values, observer);
   if (!status.ok()) return status;
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    values[node.outputs[i]] = values[taken.outputs[i]];
+  for (size_t i = 0; i < node.outputs().size(); ++i) {
+    values[node.outputs()[i]] = values[taken.outputs[i]];
   }
   return absl::OkStatus();
 }
@@ -63,11 +63,11 @@ absl::Status RunIf(const NodePlan& node, c10::IValue* values, Observer& observer
 template <typename Observer>
 absl::Status RunLoop(const NodePlan& node, c10::IValue* values, Observer& observer) {
   const BlockPlan& body = node.blocks[0];
-  const size_t num_carried = node.outputs.size();
-  const int64_t max_trip_count = values[node.inputs[0]].toInt();
-  bool condition = values[node.inputs[1]].toBool();
+  const size_t num_carried = node.outputs().size();
+  const int64_t max_trip_count = values[node.inputs()[0]].toInt();
+  bool condition = values[node.inputs()[1]].toBool();
   for (size_t i = 0; i < num_carried; ++i) {
-    values[body.inputs[i + 1]] = values[node.inputs[i + 2]];
+    values[body.inputs[i + 1]] = values[node.inputs()[i + 2]];
   }
   // Results go through a buffer: a result may be another iteration's parameter.
   absl::InlinedVector<c10::IValue, 4> carried(num_carried);
@@ -82,7 +82,7 @@ absl::Status RunLoop(const NodePlan& node, c10::IValue* values, Observer& observ
     }
   }
   for (size_t i = 0; i < num_carried; ++i) {
-    values[node.outputs[i]] = values[body.inputs[i + 1]];
+    values[node.outputs()[i]] = values[body.inputs[i + 1]];
   }
   return absl::OkStatus();
 }
@@ -94,7 +94,7 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
     try {
       switch (node.control) {
         case NodePlan::Control::kKernel: {
-          NodeIO io(values, node.inputs, node.outputs);
+          NodeIO io(values, node.inputs(), node.outputs());
           observer.Before(node, values);
           node.kernel(io);
           observer.After(node, values);

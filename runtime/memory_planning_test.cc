@@ -74,14 +74,15 @@ class ArenaChecker : public NodeObserver {
   void Before(const NodePlan&, const c10::IValue*) override {}
   void After(const NodePlan& node, const c10::IValue* values) override {
     const memory::MemoryPlanner* planner = runtime_.memory_planner();
-    for (ValueIndex slot : node.outputs) {
+    for (ValueIndex slot : node.outputs()) {
       if (!planner->IsManaged(slot)) continue;
       const at::Tensor& tensor = values[slot].toTensor();
       if (tensor.numel() == 0) continue;
       ++checked;
       if (!planner->InArena(tensor.data_ptr())) {
-        ADD_FAILURE() << "node " << node.position << " (" << node.node->kind().toQualString()
-                      << ") wrote a managed tensor outside the arena: " << *node.node;
+        ADD_FAILURE() << "node " << node.info->position << " ("
+                      << node.info->node->kind().toQualString()
+                      << ") wrote a managed tensor outside the arena: " << *node.info->node;
       }
     }
   }

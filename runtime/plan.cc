@@ -18,20 +18,22 @@ void AddSlots(const ValueLayout& layout, const Values& values, Slots& slots) {
 absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefix,
                                     const ValueLayout& layout, bool allow_out_variants);
 
-absl::StatusOr<NodePlan> PlanNode(const Node* node, std::string position,
+// Plans `node` (its slots appended to `slots`, which the caller points the
+// plan at once the block is complete).
+absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<ValueIndex>& slots,
                                   const ValueLayout& layout, bool allow_out_variants) {
   NodePlan plan;
-  plan.node = node;
-  plan.position = std::move(position);
-  AddSlots(layout, node->inputs(), plan.inputs);
-  AddSlots(layout, node->outputs(), plan.outputs);
+  info.node = node;
+  plan.num_inputs = node->inputs().size();
+  plan.num_outputs = node->outputs().size();
+  AddSlots(layout, node->inputs(), slots);
+  AddSlots(layout, node->outputs(), slots);
   if (node->kind() == c10::prim::If || node->kind() == c10::prim::Loop) {
     plan.control = node->kind() == c10::prim::If ? NodePlan::Control::kIf
                                                  : NodePlan::Control::kLoop;
     for (size_t i = 0; i < node->blocks().size(); ++i) {
-      absl::StatusOr<BlockPlan> block =
-          PlanBlock(node->blocks()[i], absl::StrCat(plan.position, "/", i, "/"), layout,
-                    allow_out_variants);
+      absl::StatusOr<BlockPlan> block = PlanBlock(
+          node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), layout, allow_out_variants);
       if (!block.ok()) return block.status();
       plan.blocks.push_back(*std::move(block));
     }
@@ -39,19 +41,19 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, std::string position,
   }
   if (auto selected = KernelRegistry::Global().Find(node, allow_out_variants)) {
     plan.kernel = std::move(selected->kernel);
-    plan.kind = selected->kind;
-    plan.error_bound = std::move(selected->error_bound);
+    info.kind = selected->kind;
+    info.error_bound = std::move(selected->error_bound);
     return plan;
   }
   absl::StatusOr<Kernel> fallback = MakeFallbackKernel(node);
   if (!fallback.ok()) {
     return absl::Status(fallback.status().code(),
-                        absl::StrCat("node ", plan.position, " (", node->kind().toQualString(),
+                        absl::StrCat("node ", info.position, " (", node->kind().toQualString(),
                                      "): ", fallback.status().message()));
   }
   plan.kernel = *std::move(fallback);
-  plan.kind = KernelKind::kFallback;
-  plan.fallback_reason =
+  info.kind = KernelKind::kFallback;
+  info.fallback_reason =
       node->maybeSchema() == nullptr
           ? "no operator schema matches this node; it runs on the JIT interpreter"
           : absl::StrCat("no registered kernel for ", c10::toString(node->schema()));
@@ -63,13 +65,22 @@ absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefi
   BlockPlan plan;
   AddSlots(layout, block->inputs(), plan.inputs);
   AddSlots(layout, block->outputs(), plan.outputs);
-  size_t index = 0;
   for (const Node* node : block->nodes()) {
     if (node->kind() == c10::prim::Constant) continue;
+    NodeInfo& info = plan.node_infos.emplace_back();
+    info.position = absl::StrCat(prefix, plan.nodes.size());
     absl::StatusOr<NodePlan> node_plan =
-        PlanNode(node, absl::StrCat(prefix, index++), layout, allow_out_variants);
+        PlanNode(node, info, plan.node_slots, layout, allow_out_variants);
     if (!node_plan.ok()) return node_plan.status();
     plan.nodes.push_back(*std::move(node_plan));
+  }
+  // The arrays are complete: point every node at its part of them.
+  const ValueIndex* slots = plan.node_slots.data();
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    NodePlan& node = plan.nodes[i];
+    node.slots = slots;
+    node.info = &plan.node_infos[i];
+    slots += node.num_inputs + node.num_outputs;
   }
   return plan;
 }
@@ -81,7 +92,7 @@ void Count(const BlockPlan& block, KernelCounts& counts) {
       for (const BlockPlan& sub_block : node.blocks) Count(sub_block, counts);
       continue;
     }
-    switch (node.kind) {
+    switch (node.info->kind) {
       case KernelKind::kOutVariant:
         ++counts.out_variant;
         break;

@@ -3,14 +3,24 @@
 // slots and either a kernel (out variant, native or fallback) or the control
 // flow it stands for (prim::If, prim::Loop, whose sub-blocks are planned the
 // same way). Built once per StaticModule, read-only afterwards.
+//
+// A node's plan is split in two. The hot record (NodePlan) holds only what a
+// run reads: the control kind, the kernel, a pointer to its slots in its
+// block's one flat index array (inputs, then outputs) and its sub-blocks.
+// The cold record (NodeInfo: the JIT node, its position, kernel kind, error
+// bound, why it fell back) lives in a separate array of the block and is
+// read by errors, tools and checks only. Both arrays belong to the BlockPlan
+// and keep their addresses when it moves; a BlockPlan is not copyable.
 #ifndef STATIC_RUNTIME_RUNTIME_PLAN_H_
 #define STATIC_RUNTIME_RUNTIME_PLAN_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ops/registry.h"
 #include "runtime/value_layout.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -19,28 +29,47 @@ namespace static_runtime {
 
 struct BlockPlan;
 
-struct NodePlan {
-  enum class Control { kKernel, kIf, kLoop };
-
+// What errors, tools and checks read about a node.
+struct NodeInfo {
   const torch::jit::Node* node = nullptr;
   // Position in the graph for messages: "4", or "4/1/0" for the first node of
   // the second block of node 4.
   std::string position;
-  Control control = Control::kKernel;
-  KernelKind kind = KernelKind::kNative;  // for kKernel
-  Kernel kernel;                          // for kKernel
+  KernelKind kind = KernelKind::kNative;  // for kernels
   ErrorBound error_bound;                 // empty: bit-exact (see ops/registry.h)
   // Why the node did not get a registered kernel (for fallbacks).
   std::string fallback_reason;
-  absl::InlinedVector<ValueIndex, 4> inputs;
-  absl::InlinedVector<ValueIndex, 2> outputs;
-  std::vector<BlockPlan> blocks;
+};
+
+// What a run reads about a node.
+struct NodePlan {
+  enum class Control : uint8_t { kKernel, kIf, kLoop };
+
+  Control control = Control::kKernel;
+  uint32_t num_inputs = 0;
+  uint32_t num_outputs = 0;
+  const ValueIndex* slots = nullptr;  // inputs, then outputs
+  Kernel kernel;                      // for kKernel
+  std::vector<BlockPlan> blocks;      // for kIf (then, else) and kLoop (body)
+  const NodeInfo* info = nullptr;
+
+  absl::Span<const ValueIndex> inputs() const { return {slots, num_inputs}; }
+  absl::Span<const ValueIndex> outputs() const { return {slots + num_inputs, num_outputs}; }
 };
 
 struct BlockPlan {
+  BlockPlan() = default;
+  BlockPlan(BlockPlan&&) = default;
+  BlockPlan& operator=(BlockPlan&&) = default;
+  BlockPlan(const BlockPlan&) = delete;
+  BlockPlan& operator=(const BlockPlan&) = delete;
+
   absl::InlinedVector<ValueIndex, 2> inputs;
   std::vector<NodePlan> nodes;
   absl::InlinedVector<ValueIndex, 2> outputs;
+  // The storage behind the nodes' `slots` and `info`.
+  std::vector<ValueIndex> node_slots;
+  std::vector<NodeInfo> node_infos;
 };
 
 struct KernelCounts {

@@ -20,8 +20,8 @@ StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout 
   if (!options_.optimize_memory || !options_.enable_out_variant) return;
   absl::flat_hash_set<const torch::jit::Node*> out_variant_nodes;
   for (const NodePlan& node : plan_.nodes) {
-    if (node.control == NodePlan::Control::kKernel && node.kind == KernelKind::kOutVariant) {
-      out_variant_nodes.insert(node.node);
+    if (node.control == NodePlan::Control::kKernel && node.info->kind == KernelKind::kOutVariant) {
+      out_variant_nodes.insert(node.info->node);
     }
   }
   const memory::LifetimeAnalysis analysis = memory::AnalyzeLifetimes(

@@ -17,6 +17,43 @@ namespace static_runtime {
 namespace {
 
 // Structural ops never fall back to the JIT: they have native kernels.
+// The hot node records point into their block's flat slot array: every
+// node's inputs and outputs are its JIT values' slots, and its cold record
+// is the node's own.
+TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
+  size_t nodes = 0;
+  for (const corpus::Model& model : corpus::Models()) {
+    SCOPED_TRACE(model.name);
+    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<StaticModule::Ptr> static_module =
+        StaticModule::FromModule(*module, /*is_frozen=*/false);
+    ASSERT_TRUE(static_module.ok()) << static_module.status();
+    const ValueLayout& layout = (*static_module)->layout();
+    std::function<void(const BlockPlan&)> check = [&](const BlockPlan& block) {
+      ASSERT_EQ(block.node_infos.size(), block.nodes.size());
+      for (size_t i = 0; i < block.nodes.size(); ++i) {
+        const NodePlan& node = block.nodes[i];
+        ++nodes;
+        ASSERT_EQ(node.info, &block.node_infos[i]);
+        const torch::jit::Node* jit_node = node.info->node;
+        ASSERT_EQ(node.inputs().size(), jit_node->inputs().size());
+        ASSERT_EQ(node.outputs().size(), jit_node->outputs().size());
+        for (size_t j = 0; j < node.inputs().size(); ++j) {
+          EXPECT_EQ(node.inputs()[j], layout.SlotOf(jit_node->inputs()[j]));
+        }
+        for (size_t j = 0; j < node.outputs().size(); ++j) {
+          EXPECT_EQ(node.outputs()[j], layout.SlotOf(jit_node->outputs()[j]));
+        }
+        EXPECT_EQ(node.blocks.size(), jit_node->blocks().size());
+        for (const BlockPlan& sub_block : node.blocks) check(sub_block);
+      }
+    };
+    check((*static_module)->plan());
+  }
+  EXPECT_GT(nodes, 100u);
+}
+
 TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
   const absl::flat_hash_set<std::string> structural = {
       "prim::ListConstruct", "prim::TupleConstruct", "prim::DictConstruct",
@@ -30,10 +67,11 @@ TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
   std::function<void(const BlockPlan&)> check = [&](const BlockPlan& block) {
     for (const NodePlan& node : block.nodes) {
       for (const BlockPlan& sub_block : node.blocks) check(sub_block);
-      const std::string kind = node.node->kind().toQualString();
+      const std::string kind = node.info->node->kind().toQualString();
       if (node.control != NodePlan::Control::kKernel || structural.count(kind) == 0) continue;
       ++structural_nodes;
-      EXPECT_NE(node.kind, KernelKind::kFallback) << kind << ": " << node.fallback_reason;
+      EXPECT_NE(node.info->kind, KernelKind::kFallback)
+          << kind << ": " << node.info->fallback_reason;
     }
   };
   for (const corpus::Model& model : corpus::Models()) {
@@ -114,8 +152,8 @@ graph(%x : Tensor):
   ASSERT_TRUE(module.ok()) << module.status();
   const BlockPlan& plan = (*module)->plan();
   ASSERT_EQ(plan.nodes.size(), 2u);
-  EXPECT_NE(plan.nodes[0].kind, KernelKind::kOutVariant);  // reshape
-  EXPECT_EQ(plan.nodes[1].kind, KernelKind::kOutVariant);  // relu
+  EXPECT_NE(plan.nodes[0].info->kind, KernelKind::kOutVariant);  // reshape
+  EXPECT_EQ(plan.nodes[1].info->kind, KernelKind::kOutVariant);  // relu
   StaticRuntime runtime(*module);
   const at::Tensor x = at::randn({2, 3});
   absl::StatusOr<c10::IValue> result = runtime.Run({x});
@@ -131,9 +169,9 @@ graph(%x : Tensor):
   %z : Tensor = aten::mul(%y, %y)
   return (%z))IR");
   ASSERT_TRUE(copying.ok()) << copying.status();
-  EXPECT_EQ((*copying)->plan().nodes[0].node->kind().toQualString(),
+  EXPECT_EQ((*copying)->plan().nodes[0].info->node->kind().toQualString(),
             std::string("static_runtime::copy_reshape"));
-  EXPECT_EQ((*copying)->plan().nodes[0].kind, KernelKind::kOutVariant);
+  EXPECT_EQ((*copying)->plan().nodes[0].info->kind, KernelKind::kOutVariant);
 }
 
 TEST(StaticRuntimeTest, LoadsASavedArchive) {

@@ -14,7 +14,7 @@ namespace {
 const char* KindOf(const NodePlan& node) {
   if (node.control == NodePlan::Control::kIf) return "control (If)";
   if (node.control == NodePlan::Control::kLoop) return "control (Loop)";
-  return KernelKindName(node.kind);
+  return KernelKindName(node.info->kind);
 }
 
 void ForEachNode(const BlockPlan& block, const std::function<void(const NodePlan&)>& visit) {
@@ -30,10 +30,10 @@ std::string Explain(const StaticModule& module) {
   std::string text = absl::StrCat("prepared graph:\n", module.graph()->toString(), "\n");
   absl::StrAppendFormat(&text, "%-10s %-40s %s\n", "node", "kind", "kernel");
   ForEachNode(module.plan(), [&](const NodePlan& node) {
-    absl::StrAppendFormat(&text, "%-10s %-40s %s\n", node.position,
-                          node.node->kind().toQualString(), KindOf(node));
-    if (node.control == NodePlan::Control::kKernel && node.kind == KernelKind::kFallback) {
-      absl::StrAppend(&text, "           why: ", node.fallback_reason, "\n");
+    absl::StrAppendFormat(&text, "%-10s %-40s %s\n", node.info->position,
+                          node.info->node->kind().toQualString(), KindOf(node));
+    if (node.control == NodePlan::Control::kKernel && node.info->kind == KernelKind::kFallback) {
+      absl::StrAppend(&text, "           why: ", node.info->fallback_reason, "\n");
     }
   });
   const KernelCounts& counts = module.kernel_counts();
@@ -55,19 +55,20 @@ std::string ToDot(const StaticModule& module) {
                     "\", shape=ellipse, fillcolor=white];\n");
   }
   ForEachNode(module.plan(), [&](const NodePlan& node) {
-    const std::string id = absl::StrCat("node_", absl::StrReplaceAll(node.position, {{"/", "_"}}));
-    const char* color = node.control != NodePlan::Control::kKernel ? "lightblue"
-                        : node.kind == KernelKind::kOutVariant     ? "palegreen"
-                        : node.kind == KernelKind::kNative         ? "lightyellow"
-                                                                    : "lightsalmon";
-    absl::StrAppend(&dot, "  ", id, " [label=\"", node.position, " ",
-                    node.node->kind().toQualString(), "\\n", KindOf(node),
+    const std::string id =
+        absl::StrCat("node_", absl::StrReplaceAll(node.info->position, {{"/", "_"}}));
+    const char* color = node.control != NodePlan::Control::kKernel   ? "lightblue"
+                        : node.info->kind == KernelKind::kOutVariant ? "palegreen"
+                        : node.info->kind == KernelKind::kNative     ? "lightyellow"
+                                                                     : "lightsalmon";
+    absl::StrAppend(&dot, "  ", id, " [label=\"", node.info->position, " ",
+                    node.info->node->kind().toQualString(), "\\n", KindOf(node),
                     "\", fillcolor=", color, "];\n");
-    for (const torch::jit::Value* input : node.node->inputs()) {
+    for (const torch::jit::Value* input : node.info->node->inputs()) {
       auto found = producer.find(input);
       if (found != producer.end()) absl::StrAppend(&dot, "  ", found->second, " -> ", id, ";\n");
     }
-    for (const torch::jit::Value* output : node.node->outputs()) producer[output] = id;
+    for (const torch::jit::Value* output : node.info->node->outputs()) producer[output] = id;
   });
   absl::StrAppend(&dot, "}\n");
   return dot;

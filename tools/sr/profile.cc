@@ -15,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 
 double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
-std::string KernelKindOf(const NodePlan& node) { return KernelKindName(node.kind); }
+std::string KernelKindOf(const NodePlan& node) { return KernelKindName(node.info->kind); }
 
 // Times every kernel call; optionally records trace events.
 class Timer : public NodeObserver {
@@ -24,9 +24,9 @@ class Timer : public NodeObserver {
   void After(const NodePlan& node, const c10::IValue*) override {
     const auto end = Clock::now();
     const double us = Micros(end - start_);
-    NodeKindProfile& entry = by_kind_[node.node->kind().toQualString()];
+    NodeKindProfile& entry = by_kind_[node.info->node->kind().toQualString()];
     if (entry.calls == 0) {
-      entry.kind = node.node->kind().toQualString();
+      entry.kind = node.info->node->kind().toQualString();
       entry.kernel_kind = KernelKindOf(node);
     }
     entry.total_us += us;
@@ -38,8 +38,8 @@ class Timer : public NodeObserver {
                       absl::StrFormat("{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", "
                                       "\"ts\": %.3f, \"dur\": %.3f, \"pid\": 0, \"tid\": 0, "
                                       "\"args\": {\"node\": \"%s\"}}",
-                                      entry.kind, entry.kernel_kind,
-                                      Micros(start_ - origin_), us, node.position));
+                                      entry.kind, entry.kernel_kind, Micros(start_ - origin_), us,
+                                      node.info->position));
     }
   }
   void Phase(const char* name, double us) override { phases_[name] += us; }
