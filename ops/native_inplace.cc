@@ -41,25 +41,27 @@ void RegisterArithmetic() {
     SR_CPU_OR_METHOD(self, add_, TensorArg(io, 1), ScalarArg(io, 2));
   });
   RegisterInPlace("aten::add_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
-    SR_CPU_OR_METHOD(self, add_, WrappedScalar(ScalarArg(io, 1)), ScalarArg(io, 2));
+    SR_CPU_OR_METHOD(self, add_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()),
+                     ScalarArg(io, 2));
   });
   RegisterInPlace("aten::sub_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, sub_, TensorArg(io, 1), ScalarArg(io, 2));
   });
   RegisterInPlace("aten::sub_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
-    SR_CPU_OR_METHOD(self, sub_, WrappedScalar(ScalarArg(io, 1)), ScalarArg(io, 2));
+    SR_CPU_OR_METHOD(self, sub_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()),
+                     ScalarArg(io, 2));
   });
   RegisterInPlace("aten::mul_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, mul_, TensorArg(io, 1));
   });
   RegisterInPlace("aten::mul_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
-    SR_CPU_OR_METHOD(self, mul_, WrappedScalar(ScalarArg(io, 1)));
+    SR_CPU_OR_METHOD(self, mul_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()));
   });
   RegisterInPlace("aten::div_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, div_, TensorArg(io, 1));
   });
   RegisterInPlace("aten::div_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
-    SR_CPU_OR_METHOD(self, div_, WrappedScalar(ScalarArg(io, 1)));
+    SR_CPU_OR_METHOD(self, div_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()));
   });
   RegisterInPlace("aten::div_", "Tensor_mode", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, div_, TensorArg(io, 1), io.Input(2).toOptional<c10::string_view>());

@@ -54,9 +54,10 @@ void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
                          TensorTensorFn fn, TensorTensorOutFn out) {
   RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
-    const at::Tensor b = WrappedScalar(io.Input(1).toScalar());
-    WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
-                [&](at::Tensor& result) { out(result, a, b); });
+    const at::ScalarType dtype = rule(io);
+    const at::Tensor b = WrappedScalar(io.Input(1).toScalar(), dtype);
+    WriteOutput(
+        io, 0, dtype, [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
   });
 }
 
@@ -88,10 +89,12 @@ void RegisterArithmetic() {
     RegisterOut(name, "Scalar", [fn, out](NodeIO& io) {
       const at::Tensor& a = TensorArg(io, 0);
       // Scalars become 0-dim tensors, as ATen's own Scalar overloads do.
-      const at::Tensor b = WrappedScalar(io.Input(1).toScalar());
+      const at::ScalarType dtype = Promoted(io);
+      const at::Tensor b = WrappedScalar(io.Input(1).toScalar(), dtype);
       const at::Scalar alpha = io.Input(2).toScalar();
-      WriteOutput(io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
-                  [&](at::Tensor& result) { out(result, a, b, alpha); });
+      WriteOutput(
+          io, 0, dtype, [&] { return fn(a, b, alpha); },
+          [&](at::Tensor& result) { out(result, a, b, alpha); });
     });
   };
   with_alpha("aten::add",

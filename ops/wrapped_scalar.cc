@@ -2,15 +2,20 @@
 
 namespace static_runtime {
 
-at::Tensor WrappedScalar(const at::Scalar& scalar) {
+at::Tensor WrappedScalar(const at::Scalar& scalar, at::ScalarType result_dtype) {
   auto make = [](at::ScalarType dtype) {
     at::Tensor tensor = at::empty({}, at::TensorOptions().dtype(dtype));
     tensor.unsafeGetTensorImpl()->set_wrapped_number(true);
     return tensor;
   };
+  thread_local const at::Tensor as_float = make(at::kFloat);
   thread_local const at::Tensor as_double = make(at::kDouble);
   thread_local const at::Tensor as_long = make(at::kLong);
   thread_local const at::Tensor as_bool = make(at::kBool);
+  if (scalar.isFloatingPoint() && result_dtype == at::kFloat) {
+    *as_float.data_ptr<float>() = static_cast<float>(scalar.toDouble());
+    return as_float;
+  }
   if (scalar.isFloatingPoint()) {
     *as_double.data_ptr<double>() = scalar.toDouble();
     return as_double;

@@ -3,6 +3,13 @@
 // per thread and scalar kind (double, int64, bool) is rewritten in place.
 // The result is valid until this thread's next call; kernels pass it
 // straight to a Tensor-Tensor kernel and drop it.
+//
+// With `result_dtype` float32, a floating scalar is wrapped as a float32
+// number: ATen's TensorIterator would otherwise convert the double to
+// float32 in a freshly allocated 0-dim tensor on every call (the same
+// static_cast, so the same bits; type promotion treats every floating
+// wrapped number alike). Half and bfloat16 results keep the double, whose
+// full value ATen's kernels read.
 #ifndef STATIC_RUNTIME_OPS_WRAPPED_SCALAR_H_
 #define STATIC_RUNTIME_OPS_WRAPPED_SCALAR_H_
 
@@ -10,7 +17,8 @@
 
 namespace static_runtime {
 
-at::Tensor WrappedScalar(const at::Scalar& scalar);
+at::Tensor WrappedScalar(const at::Scalar& scalar,
+                         at::ScalarType result_dtype = at::ScalarType::Undefined);
 
 }  // namespace static_runtime
 
