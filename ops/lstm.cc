@@ -1,5 +1,6 @@
 #include "ops/lstm.h"
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -17,16 +18,19 @@ bool IsFloatCpu(const at::Tensor& tensor) {
          tensor.layout() == at::kStrided && !tensor.is_neg() && !tensor.is_conj();
 }
 
+void SetOutputs(NodeIO& io, std::tuple<at::Tensor, at::Tensor, at::Tensor> result) {
+  io.Output(0) = std::move(std::get<0>(result));
+  io.Output(1) = std::move(std::get<1>(result));
+  io.Output(2) = std::move(std::get<2>(result));
+}
+
 // ATen's own LSTM on the node's inputs (any case the frozen path declines).
 void AtenLstm(NodeIO& io) {
   const std::vector<at::Tensor> hx = io.Input(1).toTensorVector();
   const std::vector<at::Tensor> params = io.Input(2).toTensorVector();
-  auto result = at::lstm(io.Input(0).toTensor(), hx, params, io.Input(3).toBool(),
-                         io.Input(4).toInt(), io.Input(5).toDouble(), io.Input(6).toBool(),
-                         io.Input(7).toBool(), io.Input(8).toBool());
-  io.Output(0) = std::move(std::get<0>(result));
-  io.Output(1) = std::move(std::get<1>(result));
-  io.Output(2) = std::move(std::get<2>(result));
+  SetOutputs(io, at::lstm(io.Input(0).toTensor(), hx, params, io.Input(3).toBool(),
+                          io.Input(4).toInt(), io.Input(5).toDouble(), io.Input(6).toBool(),
+                          io.Input(7).toBool(), io.Input(8).toBool()));
 }
 
 Kernel MakeLstmKernel(const torch::jit::Node* node) {
@@ -37,9 +41,7 @@ Kernel MakeLstmKernel(const torch::jit::Node* node) {
     const c10::List<at::Tensor> hx = io.Input(1).toTensorList();
     if (hx.size() == 2) {
       if (auto result = lstm->Run(io.Input(0).toTensor(), hx.get(0), hx.get(1))) {
-        io.Output(0) = std::move(std::get<0>(*result));
-        io.Output(1) = std::move(std::get<1>(*result));
-        io.Output(2) = std::move(std::get<2>(*result));
+        SetOutputs(io, *std::move(result));
         return;
       }
     }
@@ -117,9 +119,9 @@ std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenLstm::Run(
   const int64_t steps = x.size(0), batch = x.size(1);
   const int64_t hidden = weights_[0].w_hh_t.size(0);
   const int64_t directions = bidirectional_ ? 2 : 1;
-  const std::vector<int64_t> hidden_sizes = {num_layers_ * directions, batch, hidden};
+  const std::array<int64_t, 3> hidden_sizes = {num_layers_ * directions, batch, hidden};
   if (steps == 0 || batch == 0 || x.size(2) != weights_[0].w_ih.size(1) ||
-      h0.sizes() != hidden_sizes || c0.sizes() != hidden_sizes) {
+      h0.sizes() != at::IntArrayRef(hidden_sizes) || c0.sizes() != at::IntArrayRef(hidden_sizes)) {
     return std::nullopt;
   }
   // ATen splits a sigmoid of this many elements across threads, which moves

@@ -23,12 +23,12 @@ at::Tensor ProbeRows(int64_t n) {
 bool MatchesAten(const LstmIsaKernels& kernels) {
   for (int64_t n : {1, 8, 16, 31, 32, 33, 64, 100}) {
     const at::Tensor x = ProbeRows(n);
-    at::Tensor sigmoid = x.contiguous();
-    at::Tensor tanh = at::empty_like(sigmoid);
+    const at::Tensor packed = x.contiguous();
+    at::Tensor sigmoid = packed.clone();
+    at::Tensor tanh = at::empty_like(packed);
     for (int64_t row = 0; row < x.size(0); ++row) {
       kernels.sigmoid_row(sigmoid.data_ptr<float>() + row * n, n);
-      kernels.tanh_row(x.contiguous().data_ptr<float>() + row * n,
-                       tanh.data_ptr<float>() + row * n, n);
+      kernels.tanh_row(packed.data_ptr<float>() + row * n, tanh.data_ptr<float>() + row * n, n);
     }
     if (!at::equal(sigmoid, x.sigmoid()) || !at::equal(tanh, x.tanh())) return false;
   }

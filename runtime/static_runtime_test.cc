@@ -16,12 +16,9 @@
 namespace static_runtime {
 namespace {
 
-// Structural ops never fall back to the JIT: they have native kernels.
-// The hot node records point into their block's flat slot array: every
-// node's inputs and outputs are its JIT values' slots, and its cold record
-// is the node's own.
-TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
-  size_t nodes = 0;
+// Runs `check` on every corpus model, prepared by the runtime (not frozen
+// in Python).
+void ForEachCorpusModule(const std::function<void(const StaticModule&)>& check) {
   for (const corpus::Model& model : corpus::Models()) {
     SCOPED_TRACE(model.name);
     absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
@@ -29,7 +26,17 @@ TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
     absl::StatusOr<StaticModule::Ptr> static_module =
         StaticModule::FromModule(*module, /*is_frozen=*/false);
     ASSERT_TRUE(static_module.ok()) << static_module.status();
-    const ValueLayout& layout = (*static_module)->layout();
+    check(**static_module);
+  }
+}
+
+// The hot node records point into their block's flat slot array: every
+// node's inputs and outputs are its JIT values' slots, and its cold record
+// is the node's own.
+TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
+  size_t nodes = 0;
+  ForEachCorpusModule([&](const StaticModule& static_module) {
+    const ValueLayout& layout = static_module.layout();
     std::function<void(const BlockPlan&)> check = [&](const BlockPlan& block) {
       ASSERT_EQ(block.node_infos.size(), block.nodes.size());
       for (size_t i = 0; i < block.nodes.size(); ++i) {
@@ -49,11 +56,12 @@ TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
         for (const BlockPlan& sub_block : node.blocks) check(sub_block);
       }
     };
-    check((*static_module)->plan());
-  }
+    check(static_module.plan());
+  });
   EXPECT_GT(nodes, 100u);
 }
 
+// Structural ops never fall back to the JIT: they have native kernels.
 TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
   const absl::flat_hash_set<std::string> structural = {
       "prim::ListConstruct", "prim::TupleConstruct", "prim::DictConstruct",
@@ -74,17 +82,10 @@ TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
           << kind << ": " << node.info->fallback_reason;
     }
   };
-  for (const corpus::Model& model : corpus::Models()) {
-    SCOPED_TRACE(model.name);
-    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-    ASSERT_TRUE(module.ok()) << module.status();
-    absl::StatusOr<StaticModule::Ptr> static_module =
-        StaticModule::FromModule(*module, /*is_frozen=*/false);
-    ASSERT_TRUE(static_module.ok()) << static_module.status();
-    check((*static_module)->plan());
-    const KernelCounts& counts = (*static_module)->kernel_counts();
-    EXPECT_GT(counts.total(), 0u);
-  }
+  ForEachCorpusModule([&](const StaticModule& static_module) {
+    check(static_module.plan());
+    EXPECT_GT(static_module.kernel_counts().total(), 0u);
+  });
   EXPECT_GT(structural_nodes, 20u);
 }
 
