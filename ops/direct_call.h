@@ -11,14 +11,33 @@
 #define STATIC_RUNTIME_OPS_DIRECT_CALL_H_
 
 #include "ATen/ATen.h"
+#include "ATen/autocast_mode.h"
 #include "c10/core/InferenceMode.h"
 
 namespace static_runtime {
 
+// A dense strided CPU tensor without dispatch keys of its own beyond
+// autograd's (no quantized, nested, MKL-DNN, negative or conjugate view).
+inline bool PlainCpuTensor(const at::Tensor& tensor) {
+  return tensor.defined() && tensor.device().is_cpu() && tensor.layout() == at::kStrided &&
+         !tensor.is_quantized() && !tensor.is_nested() && !tensor.is_mkldnn() && !tensor.is_neg() &&
+         !tensor.is_conj();
+}
+
 inline bool DirectCallOk(const at::Tensor& tensor) {
-  return tensor.defined() && tensor.is_inference() && c10::InferenceMode::is_enabled() &&
-         tensor.device().is_cpu() && tensor.layout() == at::kStrided &&
-         !tensor.is_quantized() && !tensor.is_nested() && !tensor.is_mkldnn();
+  return tensor.is_inference() && c10::InferenceMode::is_enabled() && PlainCpuTensor(tensor);
+}
+
+// Whether ATen's at::cpu:: functional form of an op (the CPU kernel
+// allocating its result) computes what the dispatched op would for these
+// tensor arguments: in inference mode without CPU autocast the dispatcher
+// skips autograd and lands on that kernel when all are plain CPU tensors.
+// Used for the outputs an out variant cannot reuse (graph outputs, first
+// runs); it saves the dispatcher's lookup.
+template <typename... Tensors>
+inline bool CpuFunctionalOk(const Tensors&... tensors) {
+  return c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
+         (PlainCpuTensor(tensors) && ...);
 }
 
 // `at::native::fn(self, args...)` when DirectCallOk(self), else the

@@ -3,6 +3,7 @@
 // ATen's type promotion.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
+#include "ops/direct_call.h"
 #include "ops/out_variant.h"
 #include "ops/wrapped_scalar.h"
 
@@ -61,17 +62,29 @@ void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
   });
 }
 
-// Wraps an overloaded ATen function as a plain function pointer.
-#define SR_TT(fn) \
-  [](const at::Tensor& a, const at::Tensor& b) { return at::fn(a, b); }, \
-  [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) -> at::Tensor& { \
-    return at::cpu::fn##_out(o, a, b); \
-  }
-#define SR_TS(fn) \
-  [](const at::Tensor& a, const at::Scalar& b) { return at::fn(a, b); }, \
-  [](at::Tensor& o, const at::Tensor& a, const at::Scalar& b) -> at::Tensor& { \
-    return at::cpu::fn##_out(o, a, b); \
-  }
+// Wraps an overloaded ATen function as plain function pointers: the
+// functional form (ATen's CPU kernel directly when CpuFunctionalOk) and the
+// out form.
+#define SR_TT(fn)                                                                  \
+  [](const at::Tensor& a, const at::Tensor& b) {                                   \
+    return CpuFunctionalOk(a, b) ? at::cpu::fn(a, b) : at::fn(a, b);               \
+  },                                                                               \
+      [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) -> at::Tensor& { \
+        return at::cpu::fn##_out(o, a, b);                                         \
+      }
+#define SR_TS(fn)                                                                  \
+  [](const at::Tensor& a, const at::Scalar& b) {                                   \
+    return CpuFunctionalOk(a) ? at::cpu::fn(a, b) : at::fn(a, b);                  \
+  },                                                                               \
+      [](at::Tensor& o, const at::Tensor& a, const at::Scalar& b) -> at::Tensor& { \
+        return at::cpu::fn##_out(o, a, b);                                         \
+      }
+// For ops without a CPU functional form (composites of their out form).
+#define SR_TT_DISPATCHED(fn)                                                       \
+  [](const at::Tensor& a, const at::Tensor& b) { return at::fn(a, b); },           \
+      [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) -> at::Tensor& { \
+        return at::cpu::fn##_out(o, a, b);                                         \
+      }
 
 void RegisterArithmetic() {
   // add/sub/rsub take alpha.
@@ -97,25 +110,28 @@ void RegisterArithmetic() {
           [&](at::Tensor& result) { out(result, a, b, alpha); });
     });
   };
-  with_alpha("aten::add",
-             [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
-               return at::add(a, b, alpha);
-             },
-             [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-                const at::Scalar& alpha) -> at::Tensor& { return at::cpu::add_out(o, a, b, alpha); });
-  with_alpha("aten::sub",
-             [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
-               return at::sub(a, b, alpha);
-             },
-             [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-                const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, a, b, alpha); });
+  with_alpha(
+      "aten::add",
+      [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
+        return CpuFunctionalOk(a, b) ? at::cpu::add(a, b, alpha) : at::add(a, b, alpha);
+      },
+      [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
+         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::add_out(o, a, b, alpha); });
+  with_alpha(
+      "aten::sub",
+      [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
+        return CpuFunctionalOk(a, b) ? at::cpu::sub(a, b, alpha) : at::sub(a, b, alpha);
+      },
+      [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
+         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, a, b, alpha); });
   // rsub(a, b, alpha) is b - alpha * a, which is how ATen computes it.
-  with_alpha("aten::rsub",
-             [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
-               return at::rsub(a, b, alpha);
-             },
-             [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-                const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); });
+  with_alpha(
+      "aten::rsub",
+      [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
+        return CpuFunctionalOk(a, b) ? at::cpu::sub(b, a, alpha) : at::rsub(a, b, alpha);
+      },
+      [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
+         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); });
 
   TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul));
   TensorWrappedScalar("aten::mul", "Scalar", Promoted, SR_TT(mul));
@@ -169,9 +185,9 @@ void RegisterComparisonsAndLogic() {
   TensorScalar("aten::gt", "Scalar", Bool, SR_TS(gt));
   TensorTensor("aten::ge", "Tensor", Bool, SR_TT(ge));
   TensorScalar("aten::ge", "Scalar", Bool, SR_TS(ge));
-  TensorTensor("aten::logical_and", "", Bool, SR_TT(logical_and));
-  TensorTensor("aten::logical_or", "", Bool, SR_TT(logical_or));
-  TensorTensor("aten::logical_xor", "", Bool, SR_TT(logical_xor));
+  TensorTensor("aten::logical_and", "", Bool, SR_TT_DISPATCHED(logical_and));
+  TensorTensor("aten::logical_or", "", Bool, SR_TT_DISPATCHED(logical_or));
+  TensorTensor("aten::logical_xor", "", Bool, SR_TT_DISPATCHED(logical_xor));
 }
 
 // masked_fill as ATen computes it (a copy, then an in-place fill), into the
@@ -187,8 +203,13 @@ void RegisterSelection() {
     const at::Tensor& condition = TensorArg(io, 0);
     const at::Tensor& a = TensorArg(io, 1);
     const at::Tensor& b = TensorArg(io, 2);
-    WriteOutput(io, 0, at::result_type(a, b), [&] { return at::where(condition, a, b); },
-                [&](at::Tensor& out) { at::cpu::where_out(out, condition, a, b); });
+    WriteOutput(
+        io, 0, at::result_type(a, b),
+        [&] {
+          return CpuFunctionalOk(condition, a, b) ? at::cpu::where(condition, a, b)
+                                                  : at::where(condition, a, b);
+        },
+        [&](at::Tensor& out) { at::cpu::where_out(out, condition, a, b); });
   });
   RegisterOut("aten::masked_fill", "Scalar", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -211,22 +232,37 @@ void RegisterSelection() {
     const at::Scalar value = io.Input(3).toScalar();
     const at::ScalarType dtype =
         c10::promoteTypes(at::result_type(self, t1), at::result_type(self, t2));
-    WriteOutput(io, 0, dtype, [&] { return at::addcmul(self, t1, t2, value); },
-                [&](at::Tensor& out) { at::cpu::addcmul_out(out, self, t1, t2, value); });
+    WriteOutput(
+        io, 0, dtype,
+        [&] {
+          return CpuFunctionalOk(self, t1, t2) ? at::cpu::addcmul(self, t1, t2, value)
+                                               : at::addcmul(self, t1, t2, value);
+        },
+        [&](at::Tensor& out) { at::cpu::addcmul_out(out, self, t1, t2, value); });
   });
   RegisterOut("aten::lerp", "Scalar", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Scalar weight = io.Input(2).toScalar();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::lerp(self, end, weight); },
-                [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
+    WriteOutput(
+        io, 0, self.scalar_type(),
+        [&] {
+          return CpuFunctionalOk(self, end) ? at::cpu::lerp(self, end, weight)
+                                            : at::lerp(self, end, weight);
+        },
+        [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
   });
   RegisterOut("aten::lerp", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Tensor& weight = TensorArg(io, 2);
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::lerp(self, end, weight); },
-                [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
+    WriteOutput(
+        io, 0, self.scalar_type(),
+        [&] {
+          return CpuFunctionalOk(self, end, weight) ? at::cpu::lerp(self, end, weight)
+                                                    : at::lerp(self, end, weight);
+        },
+        [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
   });
 }
 

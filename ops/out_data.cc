@@ -162,31 +162,70 @@ bool GraphHasWriters(const Node* node) {
   return false;
 }
 
-// An out variant of an op that may return its input: the result is `self`
-// when nothing needs converting, else a copy in `dtype`.
-void RegisterMaybeAliasing(const char* name, const char* overload,
-                           std::function<at::ScalarType(const NodeIO&)> dtype) {
+// Sizes `out` as ATen's empty_like(self, format) lays out its result: for
+// Preserve (or no format), the strides of a non-overlapping and dense `self`,
+// else the memory format `self` suggests; otherwise `format` itself.
+void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::MemoryFormat> format) {
+  const at::MemoryFormat layout = format.value_or(at::MemoryFormat::Preserve);
+  if (layout != at::MemoryFormat::Preserve) {
+    out.resize_(self.sizes(), layout);
+  } else if (self.is_non_overlapping_and_dense()) {
+    out.resize_({self.numel()});
+    out.as_strided_(self.sizes(), self.strides());
+  } else {
+    out.resize_(self.sizes(), self.suggest_memory_format());
+  }
+}
+
+// contiguous(self, memory_format) returns `self` when it already has that
+// layout, else a copy laid out in it.
+void RegisterContiguous() {
+  RegisterOut("aten::contiguous", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::MemoryFormat format = io.Input(1).toMemoryFormat();
+    if (format == at::MemoryFormat::Preserve) {
+      io.Output(0) = self.contiguous(format);  // ATen's error
+      return;
+    }
+    if (self.is_contiguous(format)) {
+      io.Output(0) = self;
+      return;
+    }
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return self.contiguous(format); },
+        [&](at::Tensor& out) {
+          ResizeLike(out, self, format);
+          out.copy_(self);
+        });
+  });
+}
+
+// type_as(self, other) returns `self` when the dtypes agree, else a copy in
+// other's dtype laid out as `self` (to() preserves the layout).
+void RegisterTypeAs() {
   KernelRegistry::Global().RegisterOverload(
-      name, overload, KernelKind::kOutVariant, [dtype](const Node* node) -> Kernel {
+      "aten::type_as", "", KernelKind::kOutVariant, [](const Node* node) -> Kernel {
         if (GraphHasWriters(node)) return nullptr;
-        return [dtype](NodeIO& io) {
+        return [](NodeIO& io) {
           const at::Tensor& self = TensorArg(io, 0);
-          const at::ScalarType target = dtype(io);
-          if (target == self.scalar_type() && self.is_contiguous()) {
+          const at::ScalarType target = TensorArg(io, 1).scalar_type();
+          if (target == self.scalar_type()) {
             io.Output(0) = self;
             return;
           }
-          WriteOutput(io, 0, target, [&] { return self.to(target).contiguous(); },
-                      [&](at::Tensor& out) {
-                        out.resize_(self.sizes());
-                        out.copy_(self);
-                      });
+          WriteOutput(
+              io, 0, target, [&] { return self.to(target); },
+              [&](at::Tensor& out) {
+                ResizeLike(out, self, at::MemoryFormat::Preserve);
+                out.copy_(self);
+              });
         };
       });
 }
 
 void RegisterCopies() {
-  // clone into a contiguous output (clone.out would copy through a temporary).
+  // clone laid out as ATen lays it out (clone.out would copy through a
+  // temporary).
   RegisterOut("aten::clone", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto format = io.Input(1).toOptional<at::MemoryFormat>();
@@ -195,12 +234,15 @@ void RegisterCopies() {
       io.Output(0) = at::clone(self, format);
       return;
     }
-    CopyToOutput(io, 0, self);
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::clone(self, format); },
+        [&](at::Tensor& out) {
+          ResizeLike(out, self, format);
+          out.copy_(self);
+        });
   });
-  RegisterMaybeAliasing("aten::contiguous", "",
-                        [](const NodeIO& io) { return TensorArg(io, 0).scalar_type(); });
-  RegisterMaybeAliasing("aten::type_as", "",
-                        [](const NodeIO& io) { return TensorArg(io, 1).scalar_type(); });
+  RegisterContiguous();
+  RegisterTypeAs();
 
   // zeros_like / ones_like / full_like on the CPU, strided.
   const struct {
@@ -229,7 +271,7 @@ void RegisterCopies() {
         return;
       }
       WriteOutput(io, 0, dtype.value_or(self.scalar_type()), functional, [&](at::Tensor& out) {
-        out.resize_(self.sizes());
+        ResizeLike(out, self, format);
         out.fill_(value);
       });
     });
@@ -336,11 +378,12 @@ void RegisterRewriteOperators() {
             io.Output(0) = self;
             return;
           }
-          WriteOutput(io, 0, target, [&] { return self.to(target, false, true); },
-                      [&](at::Tensor& out) {
-                        out.resize_(self.sizes());
-                        out.copy_(self);
-                      });
+          WriteOutput(
+              io, 0, target, [&] { return self.to(target, false, true); },
+              [&](at::Tensor& out) {
+                ResizeLike(out, self, at::MemoryFormat::Preserve);
+                out.copy_(self);
+              });
         };
       });
 

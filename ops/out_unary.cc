@@ -2,6 +2,7 @@
 // in, one tensor out of the same shape, optionally with scalar parameters.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
+#include "ops/direct_call.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -14,12 +15,15 @@ using Rule = at::ScalarType (*)(at::ScalarType);
 at::ScalarType Same(at::ScalarType input) { return input; }
 at::ScalarType Bool(at::ScalarType) { return at::kBool; }
 
-// `name`(Tensor self) -> Tensor.
-void Unary(const char* name, Rule rule, Fn fn, OutFn out) {
-  RegisterOut(name, "", [rule, fn, out](NodeIO& io) {
+// `name`(Tensor self) -> Tensor; `cpu_fn` is ATen's CPU kernel allocating
+// its result (at::cpu::), if the op has one.
+void Unary(const char* name, Rule rule, Fn fn, Fn cpu_fn, OutFn out) {
+  RegisterOut(name, "", [rule, fn, cpu_fn, out](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
-    WriteOutput(io, 0, rule(self.scalar_type()), [&] { return fn(self); },
-                [&](at::Tensor& result) { out(result, self); });
+    WriteOutput(
+        io, 0, rule(self.scalar_type()),
+        [&] { return cpu_fn != nullptr && CpuFunctionalOk(self) ? cpu_fn(self) : fn(self); },
+        [&](at::Tensor& result) { out(result, self); });
   });
 }
 
@@ -28,53 +32,58 @@ void RegisterSimple() {
     const char* name;
     Rule rule;
     Fn fn;
+    Fn cpu_fn;
     OutFn out;
   } kOps[] = {
-      {"aten::exp", FloatResult, at::exp, at::cpu::exp_out},
-      {"aten::log", FloatResult, at::log, at::cpu::log_out},
-      {"aten::log1p", FloatResult, at::log1p, at::cpu::log1p_out},
-      {"aten::log2", FloatResult, at::log2, at::cpu::log2_out},
-      {"aten::log10", FloatResult, at::log10, at::cpu::log10_out},
-      {"aten::expm1", FloatResult, at::expm1, at::cpu::expm1_out},
-      {"aten::exp2", FloatResult, at::exp2, at::cpu::exp2_out},
-      {"aten::sqrt", FloatResult, at::sqrt, at::cpu::sqrt_out},
-      {"aten::rsqrt", FloatResult, at::rsqrt, at::cpu::rsqrt_out},
-      {"aten::reciprocal", FloatResult, at::reciprocal, at::cpu::reciprocal_out},
-      {"aten::erf", FloatResult, at::erf, at::cpu::erf_out},
-      {"aten::erfc", FloatResult, at::erfc, at::cpu::erfc_out},
-      {"aten::sigmoid", FloatResult, at::sigmoid, at::cpu::sigmoid_out},
-      {"aten::tanh", FloatResult, at::tanh, at::cpu::tanh_out},
-      {"aten::sin", FloatResult, at::sin, at::cpu::sin_out},
-      {"aten::cos", FloatResult, at::cos, at::cpu::cos_out},
-      {"aten::tan", FloatResult, at::tan, at::cpu::tan_out},
-      {"aten::asin", FloatResult, at::asin, at::cpu::asin_out},
-      {"aten::acos", FloatResult, at::acos, at::cpu::acos_out},
-      {"aten::atan", FloatResult, at::atan, at::cpu::atan_out},
-      {"aten::sinh", FloatResult, at::sinh, at::cpu::sinh_out},
-      {"aten::cosh", FloatResult, at::cosh, at::cpu::cosh_out},
-      {"aten::abs", Same, at::abs, at::cpu::abs_out},
-      {"aten::neg", Same, at::neg, at::cpu::neg_out},
-      {"aten::sign", Same, at::sign, at::cpu::sign_out},
-      {"aten::floor", Same, at::floor, at::cpu::floor_out},
-      {"aten::ceil", Same, at::ceil, at::cpu::ceil_out},
-      {"aten::trunc", Same, at::trunc, at::cpu::trunc_out},
-      {"aten::frac", Same, at::frac, at::cpu::frac_out},
-      {"aten::silu", Same, at::silu, at::cpu::silu_out},
-      {"aten::mish", Same, at::mish, at::cpu::mish_out},
-      {"aten::hardswish", Same, at::hardswish, at::cpu::hardswish_out},
-      {"aten::hardsigmoid", Same, at::hardsigmoid, at::cpu::hardsigmoid_out},
-      {"aten::bitwise_not", Same, at::bitwise_not, at::cpu::bitwise_not_out},
-      {"aten::logical_not", Bool, at::logical_not, at::cpu::logical_not_out},
+      {"aten::exp", FloatResult, at::exp, at::cpu::exp, at::cpu::exp_out},
+      {"aten::log", FloatResult, at::log, at::cpu::log, at::cpu::log_out},
+      {"aten::log1p", FloatResult, at::log1p, at::cpu::log1p, at::cpu::log1p_out},
+      {"aten::log2", FloatResult, at::log2, at::cpu::log2, at::cpu::log2_out},
+      {"aten::log10", FloatResult, at::log10, at::cpu::log10, at::cpu::log10_out},
+      {"aten::expm1", FloatResult, at::expm1, at::cpu::expm1, at::cpu::expm1_out},
+      {"aten::exp2", FloatResult, at::exp2, at::cpu::exp2, at::cpu::exp2_out},
+      {"aten::sqrt", FloatResult, at::sqrt, at::cpu::sqrt, at::cpu::sqrt_out},
+      {"aten::rsqrt", FloatResult, at::rsqrt, at::cpu::rsqrt, at::cpu::rsqrt_out},
+      {"aten::reciprocal", FloatResult, at::reciprocal, at::cpu::reciprocal,
+       at::cpu::reciprocal_out},
+      {"aten::erf", FloatResult, at::erf, at::cpu::erf, at::cpu::erf_out},
+      {"aten::erfc", FloatResult, at::erfc, at::cpu::erfc, at::cpu::erfc_out},
+      {"aten::sigmoid", FloatResult, at::sigmoid, at::cpu::sigmoid, at::cpu::sigmoid_out},
+      {"aten::tanh", FloatResult, at::tanh, at::cpu::tanh, at::cpu::tanh_out},
+      {"aten::sin", FloatResult, at::sin, at::cpu::sin, at::cpu::sin_out},
+      {"aten::cos", FloatResult, at::cos, at::cpu::cos, at::cpu::cos_out},
+      {"aten::tan", FloatResult, at::tan, at::cpu::tan, at::cpu::tan_out},
+      {"aten::asin", FloatResult, at::asin, at::cpu::asin, at::cpu::asin_out},
+      {"aten::acos", FloatResult, at::acos, at::cpu::acos, at::cpu::acos_out},
+      {"aten::atan", FloatResult, at::atan, at::cpu::atan, at::cpu::atan_out},
+      {"aten::sinh", FloatResult, at::sinh, at::cpu::sinh, at::cpu::sinh_out},
+      {"aten::cosh", FloatResult, at::cosh, at::cpu::cosh, at::cpu::cosh_out},
+      {"aten::abs", Same, at::abs, nullptr, at::cpu::abs_out},
+      {"aten::neg", Same, at::neg, at::cpu::neg, at::cpu::neg_out},
+      {"aten::sign", Same, at::sign, at::cpu::sign, at::cpu::sign_out},
+      {"aten::floor", Same, at::floor, at::cpu::floor, at::cpu::floor_out},
+      {"aten::ceil", Same, at::ceil, at::cpu::ceil, at::cpu::ceil_out},
+      {"aten::trunc", Same, at::trunc, at::cpu::trunc, at::cpu::trunc_out},
+      {"aten::frac", Same, at::frac, at::cpu::frac, at::cpu::frac_out},
+      {"aten::silu", Same, at::silu, at::cpu::silu, at::cpu::silu_out},
+      {"aten::mish", Same, at::mish, at::cpu::mish, at::cpu::mish_out},
+      {"aten::hardswish", Same, at::hardswish, at::cpu::hardswish, at::cpu::hardswish_out},
+      {"aten::hardsigmoid", Same, at::hardsigmoid, at::cpu::hardsigmoid, at::cpu::hardsigmoid_out},
+      {"aten::bitwise_not", Same, at::bitwise_not, at::cpu::bitwise_not, at::cpu::bitwise_not_out},
+      {"aten::logical_not", Bool, at::logical_not, nullptr, at::cpu::logical_not_out},
   };
-  for (const auto& op : kOps) Unary(op.name, op.rule, op.fn, op.out);
-  Unary("aten::round", Same, [](const at::Tensor& self) { return at::round(self); },
-        [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
-          return at::cpu::round_out(out, self);
-        });
+  for (const auto& op : kOps) Unary(op.name, op.rule, op.fn, op.cpu_fn, op.out);
+  Unary(
+      "aten::round", Same, [](const at::Tensor& self) { return at::round(self); },
+      [](const at::Tensor& self) { return at::cpu::round(self); },
+      [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
+        return at::cpu::round_out(out, self);
+      });
   // relu has no out form; clamp_min(0) is the same function.
-  Unary("aten::relu", Same, at::relu, [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
-    return at::cpu::clamp_min_out(out, self, 0);
-  });
+  Unary("aten::relu", Same, at::relu, at::cpu::relu,
+        [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
+          return at::cpu::clamp_min_out(out, self, 0);
+        });
 }
 
 // The dtype of `self` combined with optional scalar arguments (clamp's

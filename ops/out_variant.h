@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ATen/ATen.h"
+#include "ops/direct_call.h"
 #include "ops/registry.h"
 
 namespace static_runtime {
@@ -19,9 +20,8 @@ namespace static_runtime {
 inline at::Tensor* ReusableOutput(c10::IValue& slot, at::ScalarType dtype) {
   if (!slot.isTensor()) return nullptr;
   at::Tensor& tensor = slot.toTensor();
-  if (!tensor.defined() || tensor.scalar_type() != dtype || !tensor.is_cpu() ||
-      tensor.use_count() != 1 || !tensor.has_storage() || tensor.storage().use_count() != 1 ||
-      tensor.is_neg() || tensor.is_conj()) {
+  if (!PlainCpuTensor(tensor) || tensor.scalar_type() != dtype || tensor.use_count() != 1 ||
+      !tensor.has_storage() || tensor.storage().use_count() != 1) {
     return nullptr;
   }
   // Shrink to nothing so the op resizes it without warning; the storage is

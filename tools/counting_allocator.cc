@@ -15,6 +15,9 @@ CountingAllocator& CountingAllocator::Installed() {
 }
 
 c10::DataPtr CountingAllocator::allocate(size_t bytes) const {
+  // LibTorch's CPU allocator returns no memory for zero bytes (an empty
+  // tensor's storage): nothing to count.
+  if (bytes == 0) return base_->allocate(bytes);
   count_.fetch_add(1, std::memory_order_relaxed);
   bytes_.fetch_add(bytes, std::memory_order_relaxed);
   return base_->allocate(bytes);
