@@ -19,6 +19,7 @@ const std::vector<OptionSet>& OptionSets() {
     no_rewrites.use_variadic_ops = false;
     no_rewrites.fuse_list_unpack = false;
     no_rewrites.hoist_dict_lookups = false;
+    no_rewrites.enable_fusion = false;
     Options no_prepacking;
     no_prepacking.prepack_weights = false;
     Options list_unpack_copies;

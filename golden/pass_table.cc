@@ -7,6 +7,7 @@
 #include "passes/force_non_empty_outputs.h"
 #include "passes/fuse_conv.h"
 #include "passes/fuse_list_unpack.h"
+#include "passes/fuse_pointwise.h"
 #include "passes/hoist_dict_lookups.h"
 #include "passes/load.h"
 #include "passes/maybe_copy_to.h"
@@ -40,10 +41,10 @@ const std::vector<NamedPass>& Passes() {
       Rewrite("copy_variants", UseCopyVariants),
       Rewrite("maybe_copy_to", UseMaybeCopyTo),
       Rewrite("hoist_dict_lookups", HoistDictLookups),
+      Rewrite("fuse_pointwise", FusePointwise),
       Rewrite("owned_refs", CreateOwnedRefs),
       Rewrite("force_non_empty_outputs", ForceNonEmptyOutputs),
-      {"check_static_runnable",
-       [](GraphPtr& graph) { return CheckStaticRunnable(graph); }},
+      {"check_static_runnable", [](GraphPtr& graph) { return CheckStaticRunnable(graph); }},
       {"pipeline",
        [](GraphPtr& graph) {
          absl::StatusOr<PreparedGraph> prepared = PrepareGraph(graph, Options());

@@ -66,6 +66,17 @@ bool ReturnsAnAlias(const Node* node) {
   return false;
 }
 
+// Whether the node's schema says it neither writes nor aliases any argument
+// in its results (a plain functional op).
+bool SchemaSaysFunctional(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr || schema->is_vararg() || schema->is_varret()) return false;
+  for (const c10::Argument& argument : schema->arguments()) {
+    if (argument.alias_info() != nullptr) return false;
+  }
+  return !ReturnsAnAlias(node);
+}
+
 // Whether every use of `value` is the graph's return, or a top-level tuple or
 // list construction used only by the graph's return.
 bool OnlyReturned(const Value* value, const torch::jit::Block* top) {
@@ -85,16 +96,22 @@ bool OnlyReturned(const Value* value, const torch::jit::Block* top) {
 }  // namespace
 
 LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& graph,
-                                  const std::function<bool(const Node*)>& is_candidate) {
+                                  const std::function<bool(const Node*)>& is_candidate,
+                                  const std::function<bool(const Node*)>& only_reads_inputs) {
   torch::jit::AliasDb alias_db(graph);
   const torch::jit::Block* top = graph->block();
   absl::flat_hash_map<const Node*, size_t> index;
   for (const Node* node : top->nodes()) index.emplace(node, index.size());
   index.emplace(top->return_node(), index.size());
 
+  auto reads_only = [&](const Node* node) { return only_reads_inputs && only_reads_inputs(node); };
   LifetimeAnalysis analysis;
   for (Node* node : graph->nodes()) {
     if (!is_candidate(node)) continue;
+    // The JIT's alias analysis knows nothing of the outputs of a variadic
+    // node it treats conservatively; they are fresh when the node only reads
+    // its inputs, and stay so through users whose schemas say so.
+    const bool fresh_despite_alias_db = reads_only(node);
     for (Value* value : node->outputs()) {
       if (value->type()->kind() != c10::TypeKind::TensorType) continue;
       bool manageable = !ReturnsAnAlias(node);
@@ -106,8 +123,9 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
           manageable = false;
           break;
         }
-        manageable = !MayContainAlias(alias_db, user->outputs(), value) &&
-                     !alias_db.writesToAlias(user, {value});
+        manageable = reads_only(user) || (fresh_despite_alias_db && SchemaSaysFunctional(user)) ||
+                     (!MayContainAlias(alias_db, user->outputs(), value) &&
+                      !alias_db.writesToAlias(user, {value}));
         last = std::max(last, index.at(TopLevel(user, top)));
       }
       if (manageable) {

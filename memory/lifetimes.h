@@ -36,8 +36,15 @@ struct LifetimeAnalysis {
 
 // `is_candidate(node)`: the node's tensor outputs are fresh, runtime-owned
 // tensors (an out-variant kernel). Only top-level nodes are considered.
-LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& graph,
-                                  const std::function<bool(const torch::jit::Node*)>& is_candidate);
+// `only_reads_inputs(node)`, when given: the node neither writes its inputs
+// nor returns or stores an alias of them, and its outputs are fresh,
+// whatever the JIT's alias analysis assumes (a node with a variadic schema,
+// which it treats conservatively). Such a node's outputs are managed when
+// every user is such a node or has a schema saying it is functional.
+LifetimeAnalysis AnalyzeLifetimes(
+    const std::shared_ptr<torch::jit::Graph>& graph,
+    const std::function<bool(const torch::jit::Node*)>& is_candidate,
+    const std::function<bool(const torch::jit::Node*)>& only_reads_inputs = nullptr);
 
 }  // namespace memory
 }  // namespace static_runtime

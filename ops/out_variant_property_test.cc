@@ -871,7 +871,8 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
 // bound.
 bool TestedElsewhere(const std::string& kernel) {
   return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0 ||  // //ops:onednn_conv_test
-         kernel.rfind("static_runtime::linear_fused(", 0) == 0;     // //ops:onednn_linear_test
+         kernel.rfind("static_runtime::linear_fused(", 0) == 0 ||  // //ops:onednn_linear_test
+         kernel == "static_runtime::fused_pointwise";              // //runtime:fusion_test
 }
 
 std::vector<std::string> OutVariantKernels() {

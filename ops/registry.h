@@ -40,6 +40,10 @@ class NodeIO {
   c10::IValue& Output(size_t i) { return values_[outputs_[i]]; }
   size_t num_inputs() const { return inputs_.size(); }
   size_t num_outputs() const { return outputs_.size(); }
+  // Where the slots are: for a kernel that runs other kernels on them.
+  c10::IValue* values() const { return values_; }
+  ValueIndex InputIndex(size_t i) const { return inputs_[i]; }
+  ValueIndex OutputIndex(size_t i) const { return outputs_[i]; }
 
  private:
   c10::IValue* values_;

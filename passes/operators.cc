@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "c10/util/Exception.h"
 #include "torch/csrc/jit/ir/ir.h"
+#include "torch/csrc/jit/runtime/interpreter.h"
 #include "torch/csrc/jit/runtime/operator.h"
 
 namespace static_runtime {
@@ -38,6 +39,7 @@ const c10::Symbol kMaybeCopyTo =
 const c10::Symbol kConv2dFused =
     c10::Symbol::fromQualString("static_runtime::conv2d_fused");
 
+const c10::Symbol kFusedPointwise = c10::Symbol::fromQualString("static_runtime::fused_pointwise");
 const c10::Symbol kLinearFused =
     c10::Symbol::fromQualString("static_runtime::linear_fused");
 
@@ -279,6 +281,15 @@ void RegisterAll() {
         const at::Tensor input = torch::jit::pop(stack).toTensor();
         torch::jit::push(stack,
                          LinearFusedReference(input, weight, bias, activation, min_value, max_value));
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  operators.emplace_back(
+      "static_runtime::fused_pointwise(...) -> ...",
+      torch::jit::OperationCreator([](const Node* node) -> Operation {
+        auto code =
+            std::make_shared<torch::jit::Code>(node->g(c10::attr::Subgraph), "fused_pointwise");
+        return [code](Stack& stack) { torch::jit::InterpreterState(*code).run(stack); };
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 

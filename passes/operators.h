@@ -66,6 +66,10 @@ at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weigh
                                 const c10::optional<at::Tensor>& bias,
                                 const std::string& activation, double min_value, double max_value);
 
+// fused_pointwise(...) -> ...: a run of elementwise nodes (its Subgraph
+// attribute) as one node, see FusePointwise; the JIT runs the subgraph.
+extern const c10::Symbol kFusedPointwise;
+
 // A view op overload and the copying op that replaces it. The copy has the
 // view's arguments and overload name, and a fresh (non-aliasing) result.
 struct CopyVariant {

@@ -44,6 +44,10 @@ struct Options {
   // run with views, 17.4 us with copies).
   bool fuse_list_unpack = false;
   bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
+  // Runs of float elementwise ops -> one static_runtime::fused_pointwise
+  // node evaluated in one pass, bit for bit as ATen computes each op (see
+  // passes/fuse_pointwise.h and ops/pointwise_program.h).
+  bool enable_fusion = true;
 
   // Convolutions (conv1d, conv2d) and linears with constant weights (those of
   // a frozen model) run on oneDNN kernels with weights re-laid out once per

@@ -9,6 +9,7 @@
 #include "passes/force_non_empty_outputs.h"
 #include "passes/fuse_conv.h"
 #include "passes/fuse_list_unpack.h"
+#include "passes/fuse_pointwise.h"
 #include "passes/hoist_dict_lookups.h"
 #include "passes/load.h"
 #include "passes/maybe_copy_to.h"
@@ -100,6 +101,7 @@ void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
   if (options.use_copy_variants) UseCopyVariants(graph);
   if (options.use_maybe_copy_variants) UseMaybeCopyTo(graph);
   if (options.hoist_dict_lookups) HoistDictLookups(graph);
+  if (options.enable_fusion) FusePointwise(graph);
   torch::jit::EliminateDeadCode(graph);
 }
 

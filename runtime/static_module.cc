@@ -3,9 +3,10 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "memory/lifetimes.h"
 #include "passes/exception_message.h"
-#include "absl/strings/str_cat.h"
+#include "passes/operators.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {
@@ -26,7 +27,9 @@ StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout 
   }
   const memory::LifetimeAnalysis analysis = memory::AnalyzeLifetimes(
       prepared_.graph,
-      [&](const torch::jit::Node* node) { return out_variant_nodes.contains(node); });
+      [&](const torch::jit::Node* node) { return out_variant_nodes.contains(node); },
+      // A fused group's nodes are functional (see passes/fuse_pointwise.h).
+      [](const torch::jit::Node* node) { return node->kind() == ops::kFusedPointwise; });
   for (const memory::ManagedValue& managed : analysis.managed) {
     managed_slots_.push_back(layout_.SlotOf(managed.value));
     managed_lifetimes_.push_back({managed.first, managed.last, 0});

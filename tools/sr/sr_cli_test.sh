@@ -50,8 +50,15 @@ grep -q '"traceEvents"' "${TEST_TMPDIR}/trace.json" || {
 expect_error 2 "needs --inputs" profile "${TEST_TMPDIR}/bad.pt"
 expect_error 2 "plan needs --svg" plan
 expect_error 1 "unknown --builtin=big" bench --builtin=big
-if ! "$SR" bench --builtin=op_dense --iters=3 --warmup=1 | grep -q "65 out variant"; then
-  echo "FAIL: sr bench --builtin=op_dense"
+# 65 elementwise, softmax and sum nodes; fused, each round's runs of
+# elementwise ops are one node (5 rounds of 2 softmax/sum + 2 groups).
+if ! "$SR" bench --builtin=op_dense --enable_fusion=false --iters=3 --warmup=1 |
+    grep -q "65 out variant"; then
+  echo "FAIL: sr bench --builtin=op_dense --enable_fusion=false"
+  failures=$((failures + 1))
+fi
+if ! "$SR" bench --builtin=op_dense --iters=3 --warmup=1 | grep -q "nodes: 2[0-9] out variant"; then
+  echo "FAIL: sr bench --builtin=op_dense (fused)"
   failures=$((failures + 1))
 fi
 expect_error 2 "unknown --against=jit" bench --against=jit

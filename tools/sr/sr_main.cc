@@ -64,6 +64,8 @@ const std::vector<FlagSpec>& Flags() {
       {"use_variadic_ops", FlagKind::kBool, "true", "cat/stack of a list -> variadic node"},
       {"fuse_list_unpack", FlagKind::kBool, "false", "split/chunk/unbind + unpack fusion (copies)"},
       {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
+      {"enable_fusion", FlagKind::kBool, "true",
+       "runs of float elementwise ops -> one fused kernel"},
       {"inference_mode", FlagKind::kBool, "true", "run under c10::InferenceMode"},
       {"prepack_weights", FlagKind::kBool, "true",
        "oneDNN convolutions and linears, pre-packed weights (false: ATen's exact kernels)"},
@@ -129,6 +131,7 @@ Options OptionsFrom(const Args& args) {
   options.use_variadic_ops = args.Bool("use_variadic_ops");
   options.fuse_list_unpack = args.Bool("fuse_list_unpack");
   options.hoist_dict_lookups = args.Bool("hoist_dict_lookups");
+  options.enable_fusion = args.Bool("enable_fusion");
   options.prepack_weights = args.Bool("prepack_weights");
   options.inference_mode = args.Bool("inference_mode");
   return options;

@@ -1,0 +1,165 @@
+#include "ops/pointwise_eval.h"
+
+#include <limits>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "ops/pointwise_eval_impl.h"
+
+namespace static_runtime {
+namespace ops {
+namespace {
+
+// Rows of n values (about 4000 in all) laid out with a gap after each row,
+// so that ATen's loops run row by row: special values first, then values
+// spread over [-8, 8] in an order that puts varied values at every position
+// (the tail of each row decides between the tail rules and the ISAs).
+at::Tensor ProbeRows(int64_t n, int64_t shift) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> special = {std::numeric_limits<float>::quiet_NaN(),
+                                      inf,
+                                      -inf,
+                                      0.f,
+                                      -0.f,
+                                      1e-40f,
+                                      -1e-40f,
+                                      1.f,
+                                      -1.f,
+                                      0.5f,
+                                      100.f,
+                                      -100.f};
+  const int64_t rows = (4000 + n - 1) / n;
+  at::Tensor values =
+      8 * at::sin(at::arange(rows * n, at::kFloat) * 0.7548776662f + static_cast<float>(shift));
+  for (size_t i = 0; i < special.size() && static_cast<int64_t>(i) < rows * n; ++i) {
+    values[i] = special[(i + shift) % special.size()];
+  }
+  at::Tensor with_gap = at::empty({rows, n + 1}, at::kFloat).narrow(1, 0, n);
+  with_gap.copy_(values.view({rows, n}));
+  return with_gap;
+}
+
+// ATen's op on the probe values (b is a tensor or, as a wrapped number, a
+// scalar), as the graph's node would compute it.
+at::Tensor Aten(PointwiseOp op, const at::Tensor& a, const c10::IValue& b, float lo, float hi) {
+  switch (op) {
+    case PointwiseOp::kAdd:
+      return b.isTensor() ? at::add(a, b.toTensor()) : at::add(a, b.toScalar());
+    case PointwiseOp::kSub:
+      return b.isTensor() ? at::sub(a, b.toTensor()) : at::sub(a, b.toScalar());
+    case PointwiseOp::kMul:
+      return b.isTensor() ? at::mul(a, b.toTensor()) : at::mul(a, b.toScalar());
+    case PointwiseOp::kDiv:
+      return b.isTensor() ? at::div(a, b.toTensor()) : at::div(a, b.toScalar());
+    case PointwiseOp::kNeg:
+      return at::neg(a);
+    case PointwiseOp::kAbs:
+      return at::abs(a);
+    case PointwiseOp::kRelu:
+      return at::relu(a);
+    case PointwiseOp::kSigmoid:
+      return at::sigmoid(a);
+    case PointwiseOp::kTanh:
+      return at::tanh(a);
+    case PointwiseOp::kExp:
+      return at::exp(a);
+    case PointwiseOp::kLog:
+      return at::log(a);
+    case PointwiseOp::kSqrt:
+      return at::sqrt(a);
+    case PointwiseOp::kRsqrt:
+      return at::rsqrt(a);
+    case PointwiseOp::kClamp:
+      return at::clamp(a, lo, hi);
+  }
+  return a;
+}
+
+bool SameBits(const at::Tensor& expected, const at::Tensor& actual) {
+  const at::Tensor expected_nan = expected.isnan();
+  return at::equal(expected_nan, actual.isnan()) &&
+         at::equal(expected.masked_fill(expected_nan, 0).contiguous().view(at::kInt),
+                   actual.masked_fill(expected_nan, 0).contiguous().view(at::kInt));
+}
+
+// Whether `range` computes `op` as ATen does with the tail rule `vector_tail`.
+bool Matches(PointwiseRangeFn range, PointwiseOp op, bool vector_tail) {
+  PointwiseProgram program;
+  program.num_inputs = 2;
+  PointwiseInstruction instruction;
+  instruction.op = op;
+  instruction.a = 0;
+  instruction.b = 1;
+  instruction.lo = -1.5f;
+  instruction.hi = 2.5f;
+  instruction.vector_tail = vector_tail;
+  program.code.push_back(instruction);
+  for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 300, 1000}) {
+    for (bool scalar_b : {false, true}) {
+      if (scalar_b && !IsBinary(op)) continue;
+      const at::Tensor a = ProbeRows(n, 0);
+      const at::Tensor b_tensor = ProbeRows(n, 5);
+      const double b_scalar = 0.37;
+      const at::Tensor expected =
+          Aten(op, a, scalar_b ? c10::IValue(b_scalar) : c10::IValue(b_tensor), -1.5f, 2.5f);
+      // The evaluator on the same rows, one range per row (row strides n + 1).
+      const int64_t rows = a.size(0);
+      at::Tensor actual = at::empty({rows, n + 1}, at::kFloat).narrow(1, 0, n);
+      for (int64_t row = 0; row < rows; ++row) {
+        const int64_t begin = row * (n + 1);
+        const PointwiseInput inputs[2] = {
+            {a.data_ptr<float>(), 0.f},
+            scalar_b ? PointwiseInput{nullptr, static_cast<float>(b_scalar)}
+                     : PointwiseInput{b_tensor.data_ptr<float>(), 0.f}};
+        float* outputs[1] = {actual.data_ptr<float>()};
+        range(program, inputs, outputs, begin, begin + n);
+      }
+      if (!SameBits(expected, actual)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
+  static const PointwiseEvaluator kEvaluator = [] {
+    std::vector<std::pair<const char*, PointwiseRangeFn>> candidates;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("fma")) {
+      candidates.emplace_back("avx512", PointwiseRangeAvx512());
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      candidates.emplace_back("avx2", PointwiseRangeAvx2());
+    }
+    PointwiseEvaluator best;
+    int best_count = 0;
+    for (const auto& [isa, range] : candidates) {
+      PointwiseEvaluator evaluator;
+      evaluator.range = range;
+      evaluator.isa = isa;
+      int count = 0;
+      for (int i = 0; i < kNumPointwiseOps; ++i) {
+        const auto op = static_cast<PointwiseOp>(i);
+        for (bool vector_tail : {false, true}) {
+          if (Matches(range, op, vector_tail)) {
+            evaluator.matches[i] = true;
+            evaluator.vector_tail[i] = vector_tail;
+            ++count;
+            break;
+          }
+        }
+      }
+      if (count > best_count) {
+        best = evaluator;
+        best_count = count;
+      }
+    }
+    return best;
+  }();
+  return kEvaluator;
+}
+
+}  // namespace ops
+}  // namespace static_runtime

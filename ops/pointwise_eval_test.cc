@@ -1,0 +1,63 @@
+// The probe finds an evaluator that computes every op as ATen does on this
+// machine, and the chosen evaluator matches ATen on long ranges too (tiles,
+// tails) and on programs of several ops.
+#include "ops/pointwise_eval.h"
+
+#include "ATen/ATen.h"
+#include "gtest/gtest.h"
+
+namespace static_runtime {
+namespace ops {
+namespace {
+
+TEST(PointwiseEval, EveryOpMatchesAtenOnThisMachine) {
+  const PointwiseEvaluator& evaluator = PointwiseEvaluatorForThisCpu();
+  ASSERT_NE(evaluator.range, nullptr);
+  for (int i = 0; i < kNumPointwiseOps; ++i) {
+    EXPECT_TRUE(evaluator.matches[i]) << "op " << i << " matches ATen under neither tail rule";
+  }
+  // ATen's VML ops run every element through the vector function.
+  EXPECT_TRUE(evaluator.vector_tail[static_cast<int>(PointwiseOp::kTanh)]);
+  EXPECT_FALSE(evaluator.vector_tail[static_cast<int>(PointwiseOp::kSigmoid)]);
+}
+
+TEST(PointwiseEval, ChainMatchesAtenOpByOp) {
+  const PointwiseEvaluator& evaluator = PointwiseEvaluatorForThisCpu();
+  ASSERT_NE(evaluator.range, nullptr);
+  // relu(x + y) -> sigmoid(. * 0.5) -> tanh(. - x), as the op-dense model.
+  PointwiseProgram program;
+  program.num_inputs = 3;
+  auto add = [&](PointwiseOp op, int32_t a, int32_t b) {
+    PointwiseInstruction in;
+    in.op = op;
+    in.a = a;
+    in.b = b;
+    in.vector_tail = evaluator.vector_tail[static_cast<int>(op)];
+    program.code.push_back(in);
+  };
+  add(PointwiseOp::kAdd, 0, 1);      // 3
+  add(PointwiseOp::kRelu, 3, 0);     // 4
+  add(PointwiseOp::kMul, 4, 2);      // 5
+  add(PointwiseOp::kSigmoid, 5, 0);  // 6
+  add(PointwiseOp::kSub, 6, 0);      // 7
+  add(PointwiseOp::kTanh, 7, 0);     // 8
+  for (int64_t n : {1, 13, 16, 17, 31, 32, 33, 128, 255, 256, 257, 1000, 5003, 40000}) {
+    const at::Tensor x = at::randn({n});
+    const at::Tensor y = at::randn({n});
+    const at::Tensor expected = at::tanh(at::sigmoid(at::relu(x + y) * 0.5) - x);
+    const at::Tensor relu = at::relu(x + y);
+    at::Tensor out_relu = at::empty({n});
+    at::Tensor out = at::empty({n});
+    const PointwiseInput inputs[3] = {
+        {x.data_ptr<float>(), 0.f}, {y.data_ptr<float>(), 0.f}, {nullptr, 0.5f}};
+    float* outputs[6] = {nullptr, out_relu.data_ptr<float>(), nullptr, nullptr,
+                         nullptr, out.data_ptr<float>()};
+    evaluator.range(program, inputs, outputs, 0, n);
+    EXPECT_TRUE(at::equal(out, expected)) << "n=" << n << ", evaluator for " << evaluator.isa;
+    EXPECT_TRUE(at::equal(out_relu, relu)) << "n=" << n;
+  }
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace static_runtime

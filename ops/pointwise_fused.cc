@@ -1,0 +1,281 @@
+// The kernel of static_runtime::fused_pointwise (passes/fuse_pointwise.h):
+// the group's subgraph compiled to a PointwiseProgram and evaluated in one
+// pass, or, on a run whose inputs do not fit the fused form, the group's
+// nodes one by one with their own kernels on the node's slots (so that path
+// costs what the unfused graph costs, and its intermediates are planned).
+//
+// The fused form: every tensor input a plain contiguous float32 CPU tensor of
+// one shape, or a 0-dim float32 tensor; numbers; every op having at least one
+// operand of the full shape (an op on scalars alone runs ATen's scalar
+// formula, which the fused loop would not). Outputs are contiguous float32
+// tensors of that shape, bit for bit ATen's: each op's formula per element is
+// the one ATen's kernel uses for that element (ops/pointwise_program.h), and
+// the range is split across threads as TensorIterator splits it.
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "ATen/Parallel.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "c10/core/InferenceMode.h"
+#include "ops/direct_call.h"
+#include "ops/fallback.h"
+#include "ops/out_variant.h"
+#include "ops/pointwise_eval.h"
+#include "ops/registry.h"
+#include "passes/operators.h"
+#include "torch/csrc/jit/ir/constants.h"
+
+namespace static_runtime {
+namespace {
+
+using ops::PointwiseInput;
+using ops::PointwiseInstruction;
+using ops::PointwiseOp;
+using ops::PointwiseProgram;
+using torch::jit::Node;
+using torch::jit::Value;
+
+// The group's inputs, then one register per node.
+constexpr size_t kMaxRegisters = 3 * ops::kMaxPointwiseInstructions;
+
+// The group's nodes run one by one with their own kernels, on the runtime's
+// slots: each node's inputs are fused-node inputs or outputs, its output a
+// fused-node output (the pass gives the node one output per value).
+class Unfused {
+ public:
+  static std::shared_ptr<const Unfused> Make(const torch::jit::Graph& subgraph) {
+    auto unfused = std::make_shared<Unfused>();
+    // Where each subgraph value lives: input i is kInput + i, output j is j.
+    absl::flat_hash_map<const Value*, Place> place;
+    for (size_t i = 0; i < subgraph.inputs().size(); ++i) {
+      place.emplace(subgraph.inputs()[i], Place{true, static_cast<uint32_t>(i)});
+    }
+    for (size_t j = 0; j < subgraph.outputs().size(); ++j) {
+      place.emplace(subgraph.outputs()[j], Place{false, static_cast<uint32_t>(j)});
+    }
+    for (const Node* node : subgraph.nodes()) {
+      Step step;
+      auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+      if (selected.has_value()) {
+        step.kernel = std::move(selected->kernel);
+      } else {
+        absl::StatusOr<Kernel> fallback = MakeFallbackKernel(node);
+        if (!fallback.ok()) return nullptr;
+        step.kernel = *std::move(fallback);
+      }
+      if (node->inputs().size() > kMaxStepInputs || node->outputs().size() != 1) return nullptr;
+      for (const Value* input : node->inputs()) step.inputs.push_back(place.at(input));
+      step.output = place.at(node->output());
+      unfused->steps_.push_back(std::move(step));
+    }
+    return unfused;
+  }
+
+  void Run(NodeIO& io) const {
+    for (const Step& step : steps_) {
+      std::array<ValueIndex, kMaxStepInputs> inputs;
+      for (size_t i = 0; i < step.inputs.size(); ++i) inputs[i] = Index(io, step.inputs[i]);
+      const ValueIndex output = Index(io, step.output);
+      NodeIO step_io(io.values(), absl::MakeConstSpan(inputs.data(), step.inputs.size()),
+                     absl::MakeConstSpan(&output, 1));
+      step.kernel(step_io);
+    }
+  }
+
+ private:
+  static constexpr size_t kMaxStepInputs = 4;
+  struct Place {
+    bool is_input;
+    uint32_t index;
+  };
+  struct Step {
+    Kernel kernel;
+    std::vector<Place> inputs;
+    Place output;
+  };
+  static ValueIndex Index(const NodeIO& io, Place place) {
+    return place.is_input ? io.InputIndex(place.index) : io.OutputIndex(place.index);
+  }
+  std::vector<Step> steps_;
+};
+
+// The op of a subgraph node, if the evaluator computes it like ATen here.
+c10::optional<PointwiseOp> OpOf(const Node* node) {
+  const std::string kind = node->kind().toQualString();
+  static const std::vector<std::pair<const char*, PointwiseOp>> kOps = {
+      {"aten::add", PointwiseOp::kAdd},     {"aten::sub", PointwiseOp::kSub},
+      {"aten::mul", PointwiseOp::kMul},     {"aten::div", PointwiseOp::kDiv},
+      {"aten::neg", PointwiseOp::kNeg},     {"aten::abs", PointwiseOp::kAbs},
+      {"aten::relu", PointwiseOp::kRelu},   {"aten::sigmoid", PointwiseOp::kSigmoid},
+      {"aten::tanh", PointwiseOp::kTanh},   {"aten::exp", PointwiseOp::kExp},
+      {"aten::log", PointwiseOp::kLog},     {"aten::sqrt", PointwiseOp::kSqrt},
+      {"aten::rsqrt", PointwiseOp::kRsqrt}, {"aten::clamp", PointwiseOp::kClamp}};
+  for (const auto& [name, op] : kOps) {
+    if (kind == name) return op;
+  }
+  return c10::nullopt;
+}
+
+// A clamp bound (a constant outside the group) as ATen converts it to float
+// (it rejects a finite double beyond float's range; such a group is left to
+// the unfused path).
+c10::optional<float> FloatBound(const Value* value) {
+  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
+  if (!constant || !(constant->isDouble() || constant->isInt())) return c10::nullopt;
+  const double bound = constant->toScalar().toDouble();
+  if (std::isfinite(bound) && std::abs(bound) > std::numeric_limits<float>::max()) {
+    return c10::nullopt;
+  }
+  return static_cast<float>(bound);
+}
+
+// The group as a program over registers: the node's inputs, then one per
+// node. nullopt when some op does not match ATen on this CPU.
+c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseEvaluator& evaluator,
+                                        std::vector<int32_t>* output_of_instruction) {
+  const torch::jit::Graph& subgraph = *fused->g(c10::attr::Subgraph);
+  PointwiseProgram program;
+  absl::flat_hash_map<const Value*, int32_t> reg;
+  for (const Value* input : subgraph.inputs()) reg.emplace(input, reg.size());
+  // The fused node's input that a subgraph input stands for.
+  auto outer = [&](const Value* inner) { return fused->input(reg.at(inner)); };
+  program.num_inputs = static_cast<int32_t>(reg.size());
+  if (program.num_inputs > static_cast<int32_t>(kMaxRegisters)) return c10::nullopt;
+  for (const Node* node : subgraph.nodes()) {
+    const c10::optional<PointwiseOp> op = OpOf(node);
+    if (!op || !evaluator.matches[static_cast<int>(*op)]) return c10::nullopt;
+    PointwiseInstruction instruction;
+    instruction.op = *op;
+    instruction.vector_tail = evaluator.vector_tail[static_cast<int>(*op)];
+    instruction.a = reg.at(node->input(0));
+    if (ops::IsBinary(*op)) instruction.b = reg.at(node->input(1));
+    if (*op == PointwiseOp::kClamp) {
+      const c10::optional<float> lo = FloatBound(outer(node->input(1)));
+      const c10::optional<float> hi = FloatBound(outer(node->input(2)));
+      if (!lo || !hi) return c10::nullopt;
+      instruction.lo = *lo;
+      instruction.hi = *hi;
+    }
+    reg.emplace(node->output(), program.num_inputs + program.code.size());
+    program.code.push_back(instruction);
+  }
+  if (program.code.size() > static_cast<size_t>(ops::kMaxPointwiseInstructions)) {
+    return c10::nullopt;
+  }
+  output_of_instruction->assign(program.code.size(), -1);
+  for (size_t i = 0; i < subgraph.outputs().size(); ++i) {
+    (*output_of_instruction)[reg.at(subgraph.outputs()[i]) - program.num_inputs] =
+        static_cast<int32_t>(i);
+  }
+  return program;
+}
+
+class FusedPointwise {
+ public:
+  static Kernel Make(const Node* node) {
+    const std::shared_ptr<torch::jit::Graph> subgraph = node->g(c10::attr::Subgraph);
+    auto fused = std::make_shared<FusedPointwise>();
+    fused->unfused_ = Unfused::Make(*subgraph);
+    if (fused->unfused_ == nullptr) return nullptr;
+    const ops::PointwiseEvaluator& evaluator = ops::PointwiseEvaluatorForThisCpu();
+    if (evaluator.range != nullptr) {
+      fused->range_ = evaluator.range;
+      fused->program_ = Compile(node, evaluator, &fused->output_of_instruction_);
+    }
+    return [fused](NodeIO& io) {
+      if (!fused->TryFused(io)) fused->unfused_->Run(io);
+    };
+  }
+
+ private:
+  // Runs the fused form if the inputs fit it; false (nothing written) if not.
+  bool TryFused(NodeIO& io) const {
+    if (!program_) return false;
+    const PointwiseProgram& program = *program_;
+    std::array<PointwiseInput, kMaxRegisters> inputs;
+    std::array<bool, kMaxRegisters + ops::kMaxPointwiseInstructions> full{};
+    const at::Tensor* shaped = nullptr;
+    const bool inference_mode = c10::InferenceMode::is_enabled();
+    for (int32_t i = 0; i < program.num_inputs; ++i) {
+      const c10::IValue& value = io.Input(i);
+      if (value.isTensor()) {
+        const at::Tensor& tensor = value.toTensor();
+        if (!PlainCpuTensor(tensor) || tensor.scalar_type() != at::kFloat ||
+            (!inference_mode && tensor.requires_grad())) {
+          return false;
+        }
+        if (tensor.dim() == 0) {
+          inputs[i] = {nullptr, *tensor.data_ptr<float>()};
+          continue;
+        }
+        if (!tensor.is_contiguous()) return false;
+        if (shaped == nullptr) {
+          shaped = &tensor;
+        } else if (!tensor.sizes().equals(shaped->sizes())) {
+          return false;
+        }
+        inputs[i] = {tensor.data_ptr<float>(), 0.f};
+        full[i] = true;
+      } else if (value.isDouble()) {
+        inputs[i] = {nullptr, static_cast<float>(value.toDouble())};
+      } else if (value.isInt()) {
+        inputs[i] = {nullptr, static_cast<float>(value.toInt())};
+      } else {
+        return false;
+      }
+    }
+    if (shaped == nullptr) return false;
+    for (size_t k = 0; k < program.code.size(); ++k) {
+      const PointwiseInstruction& instruction = program.code[k];
+      const bool is_full =
+          full[instruction.a] || (ops::IsBinary(instruction.op) && full[instruction.b]);
+      if (!is_full) return false;
+      full[program.num_inputs + k] = true;
+    }
+    const at::IntArrayRef shape = shaped->sizes();
+    std::array<float*, ops::kMaxPointwiseInstructions> outputs{};
+    for (size_t k = 0; k < program.code.size(); ++k) {
+      const int32_t output = output_of_instruction_[k];
+      if (output < 0) continue;
+      c10::IValue& slot = io.Output(output);
+      if (at::Tensor* reused = ReusableOutput(slot, at::kFloat)) {
+        // Sized in place when the storage holds the result, else resized
+        // (which grows the storage).
+        const size_t bytes = (reused->storage_offset() + shaped->numel()) * sizeof(float);
+        if (reused->storage().nbytes() >= bytes) {
+          reused->unsafeGetTensorImpl()->set_sizes_contiguous(shape);
+        } else {
+          at::AutoDispatchBelowADInplaceOrView below_autograd;
+          reused->resize_(shape);
+        }
+      } else {
+        slot = at::empty(shape, at::kFloat);
+        fprintf(stderr, "fresh output %d of %zu\n", output, io.num_outputs());
+      }
+      outputs[k] = slot.toTensor().data_ptr<float>();
+    }
+    const int64_t numel = shaped->numel();
+    // TensorIterator's split of a loop over `numel` elements across threads.
+    at::parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+      range_(program, inputs.data(), outputs.data(), begin, end);
+    });
+    return true;
+  }
+
+  std::shared_ptr<const Unfused> unfused_;
+  c10::optional<PointwiseProgram> program_;
+  std::vector<int32_t> output_of_instruction_;
+  ops::PointwiseRangeFn range_ = nullptr;
+};
+
+const bool kRegistered = [] {
+  KernelRegistry::Global().Register("static_runtime::fused_pointwise", KernelKind::kOutVariant,
+                                    FusedPointwise::Make);
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,73 @@
+// A fused group of float32 elementwise ops as a small register program, and
+// the per-ISA function that evaluates it over a range of elements the way
+// ATen's own CPU kernels compute each op, bit for bit.
+//
+// Registers 0..num_inputs-1 are the group's inputs (a contiguous float
+// tensor, or one float broadcast to every element); instruction k writes
+// register num_inputs + k. Every op is evaluated per element with the
+// formula ATen uses for that element: ATen's vectorized loops
+// (cpu_kernel_vec) run pairs of vectors from the start of the range and the
+// scalar formula on the rest; its VML ops (tanh, exp, ...) run every element
+// through the vector function. `vector_tail` says which of the two an op's
+// ATen kernel does; the probe in pointwise_eval.cc finds out at first use.
+#ifndef STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
+#define STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace static_runtime {
+namespace ops {
+
+enum class PointwiseOp : uint8_t {
+  kAdd,  // a + b (ATen's add and sub with alpha 1)
+  kSub,  // a - b
+  kMul,
+  kDiv,
+  kNeg,
+  kAbs,
+  kRelu,  // clamp_min(a, 0)
+  kSigmoid,
+  kTanh,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kClamp,  // min(max(a, lo), hi)
+};
+inline constexpr int kNumPointwiseOps = static_cast<int>(PointwiseOp::kClamp) + 1;
+inline bool IsBinary(PointwiseOp op) { return op <= PointwiseOp::kDiv; }
+
+struct PointwiseInstruction {
+  PointwiseOp op;
+  int32_t a = 0;
+  int32_t b = 0;         // binary ops only
+  float lo = 0, hi = 0;  // clamp's bounds
+  bool vector_tail = false;
+};
+
+struct PointwiseProgram {
+  int32_t num_inputs = 0;
+  std::vector<PointwiseInstruction> code;
+};
+
+// An input register: `data` (contiguous) or, when null, `scalar`.
+struct PointwiseInput {
+  const float* data = nullptr;
+  float scalar = 0;
+};
+
+// Evaluates `program` on elements [begin, end) of its inputs; `outputs[k]`
+// receives register num_inputs + k when not null (other registers live in
+// the evaluator's scratch). Elements are split as ATen splits the range
+// [begin, end) of one loop call.
+using PointwiseRangeFn = void (*)(const PointwiseProgram& program, const PointwiseInput* inputs,
+                                  float* const* outputs, int64_t begin, int64_t end);
+
+// The largest program an evaluator takes.
+inline constexpr int kMaxPointwiseInstructions = 32;
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
