@@ -142,6 +142,14 @@ const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
       int count = 0;
       for (int i = 0; i < kNumPointwiseOps; ++i) {
         const auto op = static_cast<PointwiseOp>(i);
+        if (IsBinary(op)) {
+          // Both formulas must agree (see PointwiseRangeFn).
+          if (Matches(range, op, false) && Matches(range, op, true)) {
+            evaluator.matches[i] = true;
+            ++count;
+          }
+          continue;
+        }
         for (bool vector_tail : {false, true}) {
           if (Matches(range, op, vector_tail)) {
             evaluator.matches[i] = true;

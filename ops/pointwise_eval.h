@@ -3,9 +3,10 @@
 // ATen may dispatch to (AVX512, AVX2) and each op, the evaluator's result is
 // compared bit for bit (NaNs by position) with ATen's op on ranges whose
 // vector/scalar split differs between ISAs and between the two tail rules,
-// and on special values (NaN, infinities, signed zeros, tiny numbers). An op
-// is fusible when one tail rule matches; the ISA with the most such ops is
-// used. Ops that match under neither rule are never fused.
+// and on special values (NaN, infinities, signed zeros, tiny numbers). A
+// unary op is fusible when one tail rule matches, a binary op when both do
+// (its split then cannot matter); the ISA with the most such ops is used.
+// Other ops are never fused.
 #ifndef STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
 #define STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
 

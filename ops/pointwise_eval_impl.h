@@ -110,20 +110,28 @@ inline float ApplyScalar(const PointwiseInstruction& in, float a, float b) {
   return a;
 }
 
-// One instruction over a tile of n elements whose first `vector` (a multiple
-// of the vector size) ATen computes by pairs of vectors.
-inline void RunInstruction(const PointwiseInstruction& in, const Operand& a, const Operand& b,
-                           float* out, int64_t vector, int64_t n) {
-  int64_t i = 0;
-  for (; i < vector; i += Vec::size()) ApplyVector(in, a.Load(i), b.Load(i)).store(out + i);
-  if (in.vector_tail) {
-    for (; i < n; i += Vec::size()) {
-      const int64_t count = std::min<int64_t>(Vec::size(), n - i);
-      ApplyVector(in, a.LoadPartial(i, count), b.LoadPartial(i, count)).store(out + i, count);
-    }
-  } else {
-    for (; i < n; ++i) out[i] = ApplyScalar(in, a.At(i), b.At(i));
+// The vector formula on elements [i, j) of a tile (a partial vector at the
+// end: the formulas work lane by lane).
+inline void VectorRange(const PointwiseInstruction& in, const Operand& a, const Operand& b,
+                        float* out, int64_t i, int64_t j) {
+  for (; i + Vec::size() <= j; i += Vec::size()) {
+    ApplyVector(in, a.Load(i), b.Load(i)).store(out + i);
   }
+  if (i < j) {
+    const int64_t count = j - i;
+    ApplyVector(in, a.LoadPartial(i, count), b.LoadPartial(i, count)).store(out + i, count);
+  }
+}
+
+// What ATen computes after the vector pairs of a loop: the scalar formula,
+// or, for its VML ops, the vector one.
+inline void TailRange(const PointwiseInstruction& in, const Operand& a, const Operand& b,
+                      float* out, int64_t i, int64_t j) {
+  if (in.vector_tail) {
+    VectorRange(in, a, b, out, i, j);
+    return;
+  }
+  for (; i < j; ++i) out[i] = ApplyScalar(in, a.At(i), b.At(i));
 }
 
 inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput* inputs,
@@ -132,15 +140,29 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
   const int64_t pair = 2 * Vec::size();
   const int64_t split = begin + (end - begin) / pair * pair;
   alignas(64) float scratch[kMaxPointwiseInstructions][kTile];
+  alignas(64) float broadcast[kMaxBroadcastInputs][kTile];
   float* registers[kMaxPointwiseInstructions];
+  const float* gathered[3 * kMaxPointwiseInstructions];
   const size_t size = program.code.size();
   for (int64_t start = begin; start < end; start += kTile) {
     const int64_t n = std::min(kTile, end - start);
     const int64_t vector = std::clamp<int64_t>(split - start, 0, n);
+    // Broadcast inputs, laid out element by element for this tile.
+    int used = 0;
+    for (int32_t reg = 0; reg < program.num_inputs; ++reg) {
+      const PointwiseInput& input = inputs[reg];
+      if (input.data == nullptr || input.count == 0) continue;
+      float* row = broadcast[used++];
+      for (int64_t i = 0; i < n; ++i) {
+        row[i] = input.data[((start + i) / input.divisor) % input.count];
+      }
+      gathered[reg] = row;
+    }
     auto operand = [&](int32_t reg) -> Operand {
       if (reg < program.num_inputs) {
         const PointwiseInput& input = inputs[reg];
-        return {input.data ? input.data + start : nullptr, input.scalar};
+        if (input.data == nullptr) return {nullptr, input.scalar};
+        return {input.count > 0 ? gathered[reg] : input.data + start, 0.f};
       }
       return {registers[reg - program.num_inputs], 0.f};
     };
@@ -149,7 +171,9 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
       registers[k] = outputs[k] ? outputs[k] + start : scratch[k];
       const Operand a = operand(in.a);
       const Operand b = IsBinary(in.op) ? operand(in.b) : Operand{nullptr, 0.f};
-      RunInstruction(in, a, b, registers[k], vector, n);
+      // The first `vector` elements of the tile are in ATen's vector pairs.
+      VectorRange(in, a, b, registers[k], 0, vector);
+      TailRange(in, a, b, registers[k], vector, n);
     }
   }
 }

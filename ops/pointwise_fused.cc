@@ -5,12 +5,13 @@
 // costs what the unfused graph costs, and its intermediates are planned).
 //
 // The fused form: every tensor input a plain contiguous float32 CPU tensor of
-// one shape, or a 0-dim float32 tensor; numbers; every op having at least one
-// operand of the full shape (an op on scalars alone runs ATen's scalar
-// formula, which the fused loop would not). Outputs are contiguous float32
-// tensors of that shape, bit for bit ATen's: each op's formula per element is
-// the one ATen's kernel uses for that element (ops/pointwise_program.h), and
-// the range is split across threads as TensorIterator splits it.
+// the group's shape (its largest input's), of a shape that broadcasts to it
+// as a repeated row ([16] or [1, 16] for [8, 16]) or column ([8, 1]), or
+// 0-dim; numbers; every op having an operand of the group's shape (an op on
+// scalars alone runs ATen's scalar formula, which the fused loop would not). Outputs are contiguous
+// float32 tensors of that shape, bit for bit ATen's: each op's formula per element is the one
+// ATen's kernel uses for that element (ops/pointwise_program.h), and the range is split across
+// threads as TensorIterator splits it.
 #include <array>
 #include <memory>
 #include <vector>
@@ -173,6 +174,42 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
   return program;
 }
 
+// A contiguous `tensor` that broadcasts to `shape` as a repeated row (its
+// sizes are shape's last ones, after leading 1s) or as a column of values
+// each repeated (its sizes are shape's first ones, then 1s): the input
+// reading it. False for other layouts.
+bool Broadcast(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* input) {
+  const at::IntArrayRef sizes = tensor.sizes();
+  if (sizes.size() > shape.size()) return false;
+  const size_t dims = shape.size();
+  const size_t offset = dims - sizes.size();
+  auto size = [&](size_t d) { return d < offset ? int64_t{1} : sizes[d - offset]; };
+  // A row: once a dim broadcasts (going outwards), every outer one does.
+  // A column: once a dim broadcasts (going inwards), every inner one does.
+  bool row = true, column = true, seen = false;
+  for (size_t d = dims; d-- > 0;) {
+    if (size(d) != shape[d] && size(d) != 1) return false;
+    if (size(d) != shape[d]) {
+      seen = true;
+    } else if (seen && shape[d] != 1) {
+      row = false;
+    }
+  }
+  seen = false;
+  int64_t repeat = 1;
+  for (size_t d = 0; d < dims; ++d) {
+    if (size(d) != shape[d]) {
+      seen = true;
+      repeat *= shape[d];
+    } else if (seen && shape[d] != 1) {
+      column = false;
+    }
+  }
+  if (!row && !column) return false;
+  *input = {tensor.data_ptr<float>(), 0.f, row ? 1 : repeat, tensor.numel()};
+  return true;
+}
+
 class FusedPointwise {
  public:
   static Kernel Make(const Node* node) {
@@ -195,10 +232,22 @@ class FusedPointwise {
   bool TryFused(NodeIO& io) const {
     if (!program_) return false;
     const PointwiseProgram& program = *program_;
+    // The group's shape: its largest tensor input's.
+    const at::Tensor* shaped = nullptr;
+    for (int32_t i = 0; i < program.num_inputs; ++i) {
+      const c10::IValue& value = io.Input(i);
+      if (value.isTensor() && value.toTensor().dim() > 0 &&
+          (shaped == nullptr || value.toTensor().numel() > shaped->numel())) {
+        shaped = &value.toTensor();
+      }
+    }
+    if (shaped == nullptr) return false;
+    const at::IntArrayRef shape = shaped->sizes();
+    const int64_t numel = shaped->numel();
     std::array<PointwiseInput, kMaxRegisters> inputs;
     std::array<bool, kMaxRegisters + ops::kMaxPointwiseInstructions> full{};
-    const at::Tensor* shaped = nullptr;
     const bool inference_mode = c10::InferenceMode::is_enabled();
+    int broadcasts = 0;
     for (int32_t i = 0; i < program.num_inputs; ++i) {
       const c10::IValue& value = io.Input(i);
       if (value.isTensor()) {
@@ -212,13 +261,13 @@ class FusedPointwise {
           continue;
         }
         if (!tensor.is_contiguous()) return false;
-        if (shaped == nullptr) {
-          shaped = &tensor;
-        } else if (!tensor.sizes().equals(shaped->sizes())) {
-          return false;
+        if (tensor.sizes().equals(shape)) {
+          inputs[i] = {tensor.data_ptr<float>(), 0.f};
+          full[i] = true;
+          continue;
         }
-        inputs[i] = {tensor.data_ptr<float>(), 0.f};
-        full[i] = true;
+        if (++broadcasts > ops::kMaxBroadcastInputs) return false;
+        if (!Broadcast(tensor, shape, &inputs[i])) return false;
       } else if (value.isDouble()) {
         inputs[i] = {nullptr, static_cast<float>(value.toDouble())};
       } else if (value.isInt()) {
@@ -227,15 +276,15 @@ class FusedPointwise {
         return false;
       }
     }
-    if (shaped == nullptr) return false;
+    // Each op's result has the group's shape: it has an operand of that shape
+    // (so a unary op loops over the whole range, contiguously, as here).
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
-      const bool is_full =
-          full[instruction.a] || (ops::IsBinary(instruction.op) && full[instruction.b]);
-      if (!is_full) return false;
+      if (!full[instruction.a] && !(ops::IsBinary(instruction.op) && full[instruction.b])) {
+        return false;
+      }
       full[program.num_inputs + k] = true;
     }
-    const at::IntArrayRef shape = shaped->sizes();
     std::array<float*, ops::kMaxPointwiseInstructions> outputs{};
     for (size_t k = 0; k < program.code.size(); ++k) {
       const int32_t output = output_of_instruction_[k];
@@ -244,7 +293,7 @@ class FusedPointwise {
       if (at::Tensor* reused = ReusableOutput(slot, at::kFloat)) {
         // Sized in place when the storage holds the result, else resized
         // (which grows the storage).
-        const size_t bytes = (reused->storage_offset() + shaped->numel()) * sizeof(float);
+        const size_t bytes = (reused->storage_offset() + numel) * sizeof(float);
         if (reused->storage().nbytes() >= bytes) {
           reused->unsafeGetTensorImpl()->set_sizes_contiguous(shape);
         } else {
@@ -253,11 +302,9 @@ class FusedPointwise {
         }
       } else {
         slot = at::empty(shape, at::kFloat);
-        fprintf(stderr, "fresh output %d of %zu\n", output, io.num_outputs());
       }
       outputs[k] = slot.toTensor().data_ptr<float>();
     }
-    const int64_t numel = shaped->numel();
     // TensorIterator's split of a loop over `numel` elements across threads.
     at::parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
       range_(program, inputs.data(), outputs.data(), begin, end);

@@ -51,16 +51,26 @@ struct PointwiseProgram {
   std::vector<PointwiseInstruction> code;
 };
 
-// An input register: `data` (contiguous) or, when null, `scalar`.
+// An input register: `data` or, when null, `scalar`. Element p of the
+// group reads data[p], or, for a broadcast input (count > 0),
+// data[(p / divisor) % count]: a row repeated (divisor 1, count = the row's
+// length) or a column of values each repeated `divisor` times.
 struct PointwiseInput {
   const float* data = nullptr;
   float scalar = 0;
+  int64_t divisor = 1;
+  int64_t count = 0;
 };
+
+// The most broadcast inputs a program may read.
+inline constexpr int kMaxBroadcastInputs = 8;
 
 // Evaluates `program` on elements [begin, end) of its inputs; `outputs[k]`
 // receives register num_inputs + k when not null (other registers live in
 // the evaluator's scratch). Elements are split as ATen splits the range
-// [begin, end) of one loop call.
+// [begin, end) of one loop call. (An op with a broadcast operand loops over
+// rows in ATen; only binary ops take one, and the probe admits a binary op
+// only if its vector and scalar formulas agree, so its split cannot show.)
 using PointwiseRangeFn = void (*)(const PointwiseProgram& program, const PointwiseInput* inputs,
                                   float* const* outputs, int64_t begin, int64_t end);
 

@@ -1,8 +1,8 @@
 // Pointwise fusion end to end: random programs of elementwise ops (random op
 // trees over two tensor inputs, Python numbers and earlier results; shapes
-// with 0 and 1 sizes; non-contiguous, broadcasting and non-float inputs that
-// take the unfused path) give, fused, exactly the JIT's outputs, in and out
-// of inference mode.
+// with 0 and 1 sizes; inputs broadcast as rows or columns; non-contiguous,
+// other broadcasts and non-float inputs, which take the unfused path) give, fused, exactly the
+// JIT's outputs, in and out of inference mode.
 #include <string>
 #include <vector>
 
@@ -110,8 +110,10 @@ RC_GTEST_PROP(Fusion, RandomPointwiseProgramsMatchTheJit, ()) {
       std::vector<int64_t> shape = *rc::gen::container<std::vector<int64_t>>(
           *rc::gen::inRange(0, 4), rc::gen::inRange<int64_t>(0, 40));
       std::vector<int64_t> y_shape = shape;
-      const int kind = *rc::gen::inRange(0, 6);
-      if (kind == 1 && !shape.empty()) y_shape.back() = 1;  // broadcasts: unfused path
+      const int kind = *rc::gen::inRange(0, 7);
+      if (kind == 1 && !shape.empty()) y_shape.back() = 1;              // a column, broadcast
+      if (kind == 4 && !shape.empty()) y_shape.erase(y_shape.begin());  // a row, broadcast
+      if (kind == 5 && shape.size() >= 3) y_shape[1] = 1;               // neither: the unfused path
       const at::Tensor x = RandomTensor(shape, kind == 2);
       at::Tensor y = RandomTensor(y_shape, false);
       if (kind == 3) y = y.to(at::kDouble);  // another dtype: unfused path
