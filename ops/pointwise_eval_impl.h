@@ -27,111 +27,81 @@ using Vec = at::vec::Vectorized<float>;
 constexpr int64_t kTile = 256;
 static_assert(kTile % (2 * Vec::size()) == 0, "tiles hold whole vector pairs");
 
-// An operand of one tile: `data` from the tile's first element, or a scalar.
-struct Operand {
-  const float* data;
-  float scalar;
-  Vec Load(int64_t i) const { return data ? Vec::loadu(data + i) : Vec(scalar); }
-  Vec LoadPartial(int64_t i, int64_t count) const {
-    return data ? Vec::loadu(data + i, count) : Vec(scalar);
-  }
-  float At(int64_t i) const { return data ? data[i] : scalar; }
-};
+// Each op as ATen's CPU kernel writes its vector and scalar formulas, as a
+// functor so that each op's loop is compiled on its own.
+template <PointwiseOp kOp>
+struct Formula;
+#define SR_POINTWISE_FORMULA(op, vector, scalar)                                 \
+  template <>                                                                    \
+  struct Formula<PointwiseOp::op> {                                              \
+    static Vec Vector(Vec a, Vec b, Vec lo, Vec hi) { return vector; }           \
+    static float Scalar(float a, float b, float lo, float hi) { return scalar; } \
+  };
+SR_POINTWISE_FORMULA(kAdd, a + b, a + b)
+SR_POINTWISE_FORMULA(kSub, a - b, a - b)
+SR_POINTWISE_FORMULA(kMul, a* b, a* b)
+SR_POINTWISE_FORMULA(kDiv, a / b, a / b)
+SR_POINTWISE_FORMULA(kNeg, a.neg(), -a)
+SR_POINTWISE_FORMULA(kAbs, a.abs(), std::abs(a))
+SR_POINTWISE_FORMULA(kRelu, at::vec::clamp_min(a, Vec(0.f)), std::max(a, 0.f))
+SR_POINTWISE_FORMULA(kSigmoid, ((Vec(0.f) - a).exp() + Vec(1.f)).reciprocal(),
+                     1.f / (1.f + std::exp(-a)))
+SR_POINTWISE_FORMULA(kTanh, a.tanh(), std::tanh(a))
+SR_POINTWISE_FORMULA(kExp, a.exp(), std::exp(a))
+SR_POINTWISE_FORMULA(kLog, a.log(), std::log(a))
+SR_POINTWISE_FORMULA(kSqrt, a.sqrt(), std::sqrt(a))
+SR_POINTWISE_FORMULA(kRsqrt, a.rsqrt(), 1.f / std::sqrt(a))
+SR_POINTWISE_FORMULA(kClamp, at::vec::clamp(a, lo, hi), std::min(std::max(a, lo), hi))
+#undef SR_POINTWISE_FORMULA
 
-// Each op as ATen's CPU kernel writes its vector and scalar formulas.
-inline Vec ApplyVector(const PointwiseInstruction& in, Vec a, Vec b) {
-  switch (in.op) {
-    case PointwiseOp::kAdd:
-      return a + b;
-    case PointwiseOp::kSub:
-      return a - b;
-    case PointwiseOp::kMul:
-      return a * b;
-    case PointwiseOp::kDiv:
-      return a / b;
-    case PointwiseOp::kNeg:
-      return a.neg();
-    case PointwiseOp::kAbs:
-      return a.abs();
-    case PointwiseOp::kRelu:
-      return at::vec::clamp_min(a, Vec(0.f));
-    case PointwiseOp::kSigmoid:
-      a = Vec(0.f) - a;
-      a = a.exp();
-      a = a + Vec(1.f);
-      return a.reciprocal();
-    case PointwiseOp::kTanh:
-      return a.tanh();
-    case PointwiseOp::kExp:
-      return a.exp();
-    case PointwiseOp::kLog:
-      return a.log();
-    case PointwiseOp::kSqrt:
-      return a.sqrt();
-    case PointwiseOp::kRsqrt:
-      return a.rsqrt();
-    case PointwiseOp::kClamp:
-      return at::vec::clamp(a, Vec(in.lo), Vec(in.hi));
-  }
-  return a;
-}
-
-inline float ApplyScalar(const PointwiseInstruction& in, float a, float b) {
-  switch (in.op) {
-    case PointwiseOp::kAdd:
-      return a + b;
-    case PointwiseOp::kSub:
-      return a - b;
-    case PointwiseOp::kMul:
-      return a * b;
-    case PointwiseOp::kDiv:
-      return a / b;
-    case PointwiseOp::kNeg:
-      return -a;
-    case PointwiseOp::kAbs:
-      return std::abs(a);
-    case PointwiseOp::kRelu:
-      return std::max(a, 0.f);
-    case PointwiseOp::kSigmoid:
-      return 1.f / (1.f + std::exp(-a));
-    case PointwiseOp::kTanh:
-      return std::tanh(a);
-    case PointwiseOp::kExp:
-      return std::exp(a);
-    case PointwiseOp::kLog:
-      return std::log(a);
-    case PointwiseOp::kSqrt:
-      return std::sqrt(a);
-    case PointwiseOp::kRsqrt:
-      return 1.f / std::sqrt(a);
-    case PointwiseOp::kClamp:
-      return std::min(std::max(a, in.lo), in.hi);
-  }
-  return a;
-}
-
-// The vector formula on elements [i, j) of a tile (a partial vector at the
-// end: the formulas work lane by lane).
-inline void VectorRange(const PointwiseInstruction& in, const Operand& a, const Operand& b,
-                        float* out, int64_t i, int64_t j) {
-  for (; i + Vec::size() <= j; i += Vec::size()) {
-    ApplyVector(in, a.Load(i), b.Load(i)).store(out + i);
-  }
-  if (i < j) {
-    const int64_t count = j - i;
-    ApplyVector(in, a.LoadPartial(i, count), b.LoadPartial(i, count)).store(out + i, count);
-  }
-}
-
-// What ATen computes after the vector pairs of a loop: the scalar formula,
-// or, for its VML ops, the vector one.
-inline void TailRange(const PointwiseInstruction& in, const Operand& a, const Operand& b,
-                      float* out, int64_t i, int64_t j) {
+// One op over elements [0, n) of a tile: the vector formula on the first
+// `vector` (ATen's vector pairs), then ATen's tail rule. Operands are tile
+// arrays (b unused by unary ops); a partial vector at the end of a vector
+// stretch is fine, the formulas work lane by lane.
+template <PointwiseOp kOp>
+void Run(const PointwiseInstruction& in, const float* a, const float* b, float* out, int64_t vector,
+         int64_t n) {
+  using F = Formula<kOp>;
+  const Vec lo(in.lo), hi(in.hi);
+  auto vector_range = [&](int64_t i, int64_t j) {
+    for (; i + Vec::size() <= j; i += Vec::size()) {
+      F::Vector(Vec::loadu(a + i), Vec::loadu(b + i), lo, hi).store(out + i);
+    }
+    if (i < j) {
+      const int64_t count = j - i;
+      F::Vector(Vec::loadu(a + i, count), Vec::loadu(b + i, count), lo, hi).store(out + i, count);
+    }
+  };
+  vector_range(0, vector);
   if (in.vector_tail) {
-    VectorRange(in, a, b, out, i, j);
-    return;
+    vector_range(vector, n);
+  } else {
+    for (int64_t i = vector; i < n; ++i) out[i] = F::Scalar(a[i], b[i], in.lo, in.hi);
   }
-  for (; i < j; ++i) out[i] = ApplyScalar(in, a.At(i), b.At(i));
+}
+
+inline void RunInstruction(const PointwiseInstruction& in, const float* a, const float* b,
+                           float* out, int64_t vector, int64_t n) {
+  switch (in.op) {
+#define SR_POINTWISE_CASE(op) \
+  case PointwiseOp::op:       \
+    return Run<PointwiseOp::op>(in, a, b, out, vector, n);
+    SR_POINTWISE_CASE(kAdd)
+    SR_POINTWISE_CASE(kSub)
+    SR_POINTWISE_CASE(kMul)
+    SR_POINTWISE_CASE(kDiv)
+    SR_POINTWISE_CASE(kNeg)
+    SR_POINTWISE_CASE(kAbs)
+    SR_POINTWISE_CASE(kRelu)
+    SR_POINTWISE_CASE(kSigmoid)
+    SR_POINTWISE_CASE(kTanh)
+    SR_POINTWISE_CASE(kExp)
+    SR_POINTWISE_CASE(kLog)
+    SR_POINTWISE_CASE(kSqrt)
+    SR_POINTWISE_CASE(kRsqrt)
+    SR_POINTWISE_CASE(kClamp)
+#undef SR_POINTWISE_CASE
+  }
 }
 
 inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput* inputs,
@@ -140,40 +110,44 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
   const int64_t pair = 2 * Vec::size();
   const int64_t split = begin + (end - begin) / pair * pair;
   alignas(64) float scratch[kMaxPointwiseInstructions][kTile];
-  alignas(64) float broadcast[kMaxBroadcastInputs][kTile];
-  float* registers[kMaxPointwiseInstructions];
-  const float* gathered[3 * kMaxPointwiseInstructions];
+  // Inputs that are not contiguous over the group (numbers, broadcasts),
+  // laid out element by element per tile.
+  alignas(64) float laid_out[kMaxLaidOutInputs][kTile];
+  const float* tile_of[3 * kMaxPointwiseInstructions];  // by register
+  bool used[3 * kMaxPointwiseInstructions] = {};
+  for (const PointwiseInstruction& in : program.code) {
+    used[in.a] = true;
+    if (IsBinary(in.op)) used[in.b] = true;
+  }
   const size_t size = program.code.size();
   for (int64_t start = begin; start < end; start += kTile) {
     const int64_t n = std::min(kTile, end - start);
     const int64_t vector = std::clamp<int64_t>(split - start, 0, n);
-    // Broadcast inputs, laid out element by element for this tile.
-    int used = 0;
+    int laid = 0;
     for (int32_t reg = 0; reg < program.num_inputs; ++reg) {
       const PointwiseInput& input = inputs[reg];
-      if (input.data == nullptr || input.count == 0) continue;
-      float* row = broadcast[used++];
-      for (int64_t i = 0; i < n; ++i) {
-        row[i] = input.data[((start + i) / input.divisor) % input.count];
+      if (!used[reg]) continue;
+      if (input.data != nullptr && input.count == 0) {
+        tile_of[reg] = input.data + start;
+        continue;
       }
-      gathered[reg] = row;
+      float* row = laid_out[laid++];
+      if (input.data == nullptr) {
+        std::fill(row, row + n, input.scalar);
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          row[i] = input.data[((start + i) / input.divisor) % input.count];
+        }
+      }
+      tile_of[reg] = row;
     }
-    auto operand = [&](int32_t reg) -> Operand {
-      if (reg < program.num_inputs) {
-        const PointwiseInput& input = inputs[reg];
-        if (input.data == nullptr) return {nullptr, input.scalar};
-        return {input.count > 0 ? gathered[reg] : input.data + start, 0.f};
-      }
-      return {registers[reg - program.num_inputs], 0.f};
-    };
     for (size_t k = 0; k < size; ++k) {
       const PointwiseInstruction& in = program.code[k];
-      registers[k] = outputs[k] ? outputs[k] + start : scratch[k];
-      const Operand a = operand(in.a);
-      const Operand b = IsBinary(in.op) ? operand(in.b) : Operand{nullptr, 0.f};
-      // The first `vector` elements of the tile are in ATen's vector pairs.
-      VectorRange(in, a, b, registers[k], 0, vector);
-      TailRange(in, a, b, registers[k], vector, n);
+      float* out = outputs[k] ? outputs[k] + start : scratch[k];
+      const float* a = tile_of[in.a];
+      const float* b = IsBinary(in.op) ? tile_of[in.b] : a;
+      RunInstruction(in, a, b, out, vector, n);
+      tile_of[program.num_inputs + k] = out;
     }
   }
 }

@@ -166,8 +166,11 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
   if (program.code.size() > static_cast<size_t>(ops::kMaxPointwiseInstructions)) {
     return c10::nullopt;
   }
+  // Only the outputs used after the group are written (the others are for
+  // the unfused path).
   output_of_instruction->assign(program.code.size(), -1);
-  for (size_t i = 0; i < subgraph.outputs().size(); ++i) {
+  const size_t used = static_cast<size_t>(fused->i(ops::kUsedOutputs));
+  for (size_t i = 0; i < used; ++i) {
     (*output_of_instruction)[reg.at(subgraph.outputs()[i]) - program.num_inputs] =
         static_cast<int32_t>(i);
   }
@@ -221,6 +224,13 @@ class FusedPointwise {
     if (evaluator.range != nullptr) {
       fused->range_ = evaluator.range;
       fused->program_ = Compile(node, evaluator, &fused->output_of_instruction_);
+      if (fused->program_) {
+        fused->used_.assign(fused->program_->num_inputs, false);
+        for (const PointwiseInstruction& instruction : fused->program_->code) {
+          fused->used_[instruction.a] = true;
+          if (ops::IsBinary(instruction.op)) fused->used_[instruction.b] = true;
+        }
+      }
     }
     return [fused](NodeIO& io) {
       if (!fused->TryFused(io)) fused->unfused_->Run(io);
@@ -247,7 +257,8 @@ class FusedPointwise {
     std::array<PointwiseInput, kMaxRegisters> inputs;
     std::array<bool, kMaxRegisters + ops::kMaxPointwiseInstructions> full{};
     const bool inference_mode = c10::InferenceMode::is_enabled();
-    int broadcasts = 0;
+    int laid_out = 0;  // inputs the evaluator lays out per tile
+    auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };
     for (int32_t i = 0; i < program.num_inputs; ++i) {
       const c10::IValue& value = io.Input(i);
       if (value.isTensor()) {
@@ -257,6 +268,7 @@ class FusedPointwise {
           return false;
         }
         if (tensor.dim() == 0) {
+          if (!lay_out(i)) return false;
           inputs[i] = {nullptr, *tensor.data_ptr<float>()};
           continue;
         }
@@ -266,11 +278,10 @@ class FusedPointwise {
           full[i] = true;
           continue;
         }
-        if (++broadcasts > ops::kMaxBroadcastInputs) return false;
-        if (!Broadcast(tensor, shape, &inputs[i])) return false;
-      } else if (value.isDouble()) {
+        if (!lay_out(i) || !Broadcast(tensor, shape, &inputs[i])) return false;
+      } else if (value.isDouble() && lay_out(i)) {
         inputs[i] = {nullptr, static_cast<float>(value.toDouble())};
-      } else if (value.isInt()) {
+      } else if (value.isInt() && lay_out(i)) {
         inputs[i] = {nullptr, static_cast<float>(value.toInt())};
       } else {
         return false;
@@ -315,6 +326,7 @@ class FusedPointwise {
   std::shared_ptr<const Unfused> unfused_;
   c10::optional<PointwiseProgram> program_;
   std::vector<int32_t> output_of_instruction_;
+  std::vector<bool> used_;  // by input: read by an instruction
   ops::PointwiseRangeFn range_ = nullptr;
 };
 

@@ -62,8 +62,8 @@ struct PointwiseInput {
   int64_t count = 0;
 };
 
-// The most broadcast inputs a program may read.
-inline constexpr int kMaxBroadcastInputs = 8;
+// The most inputs a program may read that are numbers or broadcast.
+inline constexpr int kMaxLaidOutInputs = 16;
 
 // Evaluates `program` on elements [begin, end) of its inputs; `outputs[k]`
 // receives register num_inputs + k when not null (other registers live in

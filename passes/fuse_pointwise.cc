@@ -103,6 +103,7 @@ void FuseRun(const std::vector<Node*>& nodes) {
   for (Value* output : outer_outputs) subgraph->registerOutput(inner.at(output));
   Node* fused = graph->create(ops::kFusedPointwise, outer_inputs, outer_outputs.size());
   fused->g_(c10::attr::Subgraph, subgraph);
+  fused->i_(ops::kUsedOutputs, static_cast<int64_t>(used_after.size()));
   // After the run: every user outside it comes later, every value the run
   // uses (constants between its nodes too) is defined by then.
   fused->insertAfter(nodes.back());

@@ -40,6 +40,7 @@ const c10::Symbol kConv2dFused =
     c10::Symbol::fromQualString("static_runtime::conv2d_fused");
 
 const c10::Symbol kFusedPointwise = c10::Symbol::fromQualString("static_runtime::fused_pointwise");
+const c10::Symbol kUsedOutputs = c10::Symbol::attr("used_outputs");
 const c10::Symbol kLinearFused =
     c10::Symbol::fromQualString("static_runtime::linear_fused");
 

@@ -67,8 +67,10 @@ at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weigh
                                 const std::string& activation, double min_value, double max_value);
 
 // fused_pointwise(...) -> ...: a run of elementwise nodes (its Subgraph
-// attribute) as one node, see FusePointwise; the JIT runs the subgraph.
+// attribute) as one node, see FusePointwise; the JIT runs the subgraph. Its
+// first `kUsedOutputs` (an int attribute) outputs are used after the run.
 extern const c10::Symbol kFusedPointwise;
+extern const c10::Symbol kUsedOutputs;
 
 // A view op overload and the copying op that replaces it. The copy has the
 // view's arguments and overload name, and a fresh (non-aliasing) result.
