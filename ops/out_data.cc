@@ -177,10 +177,19 @@ void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::Memor
   }
 }
 
+// An out variant of an op that may return its input: only where nothing in
+// the graph writes in place (so a copy and the input itself cannot be told
+// apart).
+void RegisterMaybeAliasing(const char* name, Kernel kernel) {
+  KernelRegistry::Global().RegisterOverload(
+      name, "", KernelKind::kOutVariant,
+      [kernel](const Node* node) -> Kernel { return GraphHasWriters(node) ? nullptr : kernel; });
+}
+
 // contiguous(self, memory_format) returns `self` when it already has that
 // layout, else a copy laid out in it.
 void RegisterContiguous() {
-  RegisterOut("aten::contiguous", "", [](NodeIO& io) {
+  RegisterMaybeAliasing("aten::contiguous", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::MemoryFormat format = io.Input(1).toMemoryFormat();
     if (format == at::MemoryFormat::Preserve) {
@@ -203,24 +212,19 @@ void RegisterContiguous() {
 // type_as(self, other) returns `self` when the dtypes agree, else a copy in
 // other's dtype laid out as `self` (to() preserves the layout).
 void RegisterTypeAs() {
-  KernelRegistry::Global().RegisterOverload(
-      "aten::type_as", "", KernelKind::kOutVariant, [](const Node* node) -> Kernel {
-        if (GraphHasWriters(node)) return nullptr;
-        return [](NodeIO& io) {
-          const at::Tensor& self = TensorArg(io, 0);
-          const at::ScalarType target = TensorArg(io, 1).scalar_type();
-          if (target == self.scalar_type()) {
-            io.Output(0) = self;
-            return;
-          }
-          WriteOutput(
-              io, 0, target, [&] { return self.to(target); },
-              [&](at::Tensor& out) {
-                ResizeLike(out, self, at::MemoryFormat::Preserve);
-                out.copy_(self);
-              });
-        };
-      });
+  RegisterMaybeAliasing("aten::type_as", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const at::ScalarType target = TensorArg(io, 1).scalar_type();
+    if (target == self.scalar_type()) {
+      io.Output(0) = self;
+      return;
+    }
+    WriteOutput(io, 0, target, [&] { return self.to(target); },
+                [&](at::Tensor& out) {
+                  ResizeLike(out, self, at::MemoryFormat::Preserve);
+                  out.copy_(self);
+                });
+  });
 }
 
 void RegisterCopies() {
