@@ -30,8 +30,8 @@ void TensorTensor(const char* name, const char* overload, Rule rule, TensorTenso
   RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
     const at::Tensor& b = TensorArg(io, 1);
-    WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
-                [&](at::Tensor& result) { out(result, a, b); });
+    WriteOutputOrCpuFunctional(
+        io, 0, rule(io), [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
   });
 }
 
@@ -43,8 +43,8 @@ void TensorScalar(const char* name, const char* overload, Rule rule, TensorScala
   RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
     const at::Scalar b = io.Input(1).toScalar();
-    WriteOutput(io, 0, rule(io), [&] { return fn(a, b); },
-                [&](at::Tensor& result) { out(result, a, b); });
+    WriteOutputOrCpuFunctional(
+        io, 0, rule(io), [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
   });
 }
 
@@ -57,7 +57,7 @@ void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
     const at::Tensor& a = TensorArg(io, 0);
     const at::ScalarType dtype = rule(io);
     const at::Tensor b = WrappedScalar(io.Input(1).toScalar(), dtype);
-    WriteOutput(
+    WriteOutputOrCpuFunctional(
         io, 0, dtype, [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
   });
 }
@@ -96,8 +96,9 @@ void RegisterArithmetic() {
       const at::Tensor& a = TensorArg(io, 0);
       const at::Tensor& b = TensorArg(io, 1);
       const at::Scalar alpha = io.Input(2).toScalar();
-      WriteOutput(io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
-                  [&](at::Tensor& result) { out(result, a, b, alpha); });
+      WriteOutputOrCpuFunctional(
+          io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
+          [&](at::Tensor& result) { out(result, a, b, alpha); });
     });
     RegisterOut(name, "Scalar", [fn, out](NodeIO& io) {
       const at::Tensor& a = TensorArg(io, 0);
@@ -105,7 +106,7 @@ void RegisterArithmetic() {
       const at::ScalarType dtype = Promoted(io);
       const at::Tensor b = WrappedScalar(io.Input(1).toScalar(), dtype);
       const at::Scalar alpha = io.Input(2).toScalar();
-      WriteOutput(
+      WriteOutputOrCpuFunctional(
           io, 0, dtype, [&] { return fn(a, b, alpha); },
           [&](at::Tensor& result) { out(result, a, b, alpha); });
     });
@@ -203,7 +204,7 @@ void RegisterSelection() {
     const at::Tensor& condition = TensorArg(io, 0);
     const at::Tensor& a = TensorArg(io, 1);
     const at::Tensor& b = TensorArg(io, 2);
-    WriteOutput(
+    WriteOutputOrCpuFunctional(
         io, 0, at::result_type(a, b),
         [&] {
           return CpuFunctionalOk(condition, a, b) ? at::cpu::where(condition, a, b)
@@ -232,7 +233,7 @@ void RegisterSelection() {
     const at::Scalar value = io.Input(3).toScalar();
     const at::ScalarType dtype =
         c10::promoteTypes(at::result_type(self, t1), at::result_type(self, t2));
-    WriteOutput(
+    WriteOutputOrCpuFunctional(
         io, 0, dtype,
         [&] {
           return CpuFunctionalOk(self, t1, t2) ? at::cpu::addcmul(self, t1, t2, value)
@@ -244,7 +245,7 @@ void RegisterSelection() {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Scalar weight = io.Input(2).toScalar();
-    WriteOutput(
+    WriteOutputOrCpuFunctional(
         io, 0, self.scalar_type(),
         [&] {
           return CpuFunctionalOk(self, end) ? at::cpu::lerp(self, end, weight)
@@ -256,7 +257,7 @@ void RegisterSelection() {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Tensor& weight = TensorArg(io, 2);
-    WriteOutput(
+    WriteOutputOrCpuFunctional(
         io, 0, self.scalar_type(),
         [&] {
           return CpuFunctionalOk(self, end, weight) ? at::cpu::lerp(self, end, weight)

@@ -20,7 +20,7 @@ at::ScalarType Bool(at::ScalarType) { return at::kBool; }
 void Unary(const char* name, Rule rule, Fn fn, Fn cpu_fn, OutFn out) {
   RegisterOut(name, "", [rule, fn, cpu_fn, out](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
-    WriteOutput(
+    WriteOutputOrCpuFunctional(
         io, 0, rule(self.scalar_type()),
         [&] { return cpu_fn != nullptr && CpuFunctionalOk(self) ? cpu_fn(self) : fn(self); },
         [&](at::Tensor& result) { out(result, self); });

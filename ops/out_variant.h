@@ -11,6 +11,9 @@
 #include <utility>
 
 #include "ATen/ATen.h"
+#include "ATen/EmptyTensor.h"
+#include "ATen/autocast_mode.h"
+#include "c10/core/InferenceMode.h"
 #include "ops/direct_call.h"
 #include "ops/registry.h"
 
@@ -39,20 +42,63 @@ inline at::Tensor& ReusableOrNewOutput(NodeIO& io, size_t i, at::ScalarType dtyp
   return io.Output(i).toTensor();
 }
 
-// Writes output `i`: out(tensor) into a reusable tensor of `dtype`, or
-// functional() into the slot.
+// Whether ATen's CPU kernels may compute a node's new output directly
+// rather than through the dispatcher: in inference mode (no autograd to
+// record) without CPU autocast, when every tensor input, alone or in a list,
+// is a plain CPU tensor (the dispatcher would land on those kernels).
+inline bool CpuKernelsServe(const NodeIO& io) {
+  if (!c10::InferenceMode::is_enabled() || at::autocast::is_cpu_enabled()) return false;
+  for (size_t i = 0; i < io.num_inputs(); ++i) {
+    const c10::IValue& input = io.Input(i);
+    if (input.isTensor()) {
+      if (!PlainCpuTensor(input.toTensor())) return false;
+    } else if (input.isTensorList()) {
+      for (const c10::IValue& element : input.toListRef()) {
+        if (!PlainCpuTensor(element.toTensor())) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Out forms call ATen's CPU kernels directly (at::cpu::), below the
+// autograd dispatch keys, as an inference runtime does not record graphs.
+template <typename Out>
+inline bool WriteReusable(c10::IValue& slot, at::ScalarType dtype, Out& out) {
+  at::Tensor* tensor = ReusableOutput(slot, dtype);
+  if (tensor == nullptr) return false;
+  at::AutoDispatchBelowADInplaceOrView below_autograd;
+  out(*tensor);
+  return true;
+}
+
+// Writes output `i`: out(tensor) into a reusable tensor of `dtype`; else,
+// when CpuKernelsServe(io), out() into a new empty tensor (the out forms
+// restride a tensor they resize to what the functional form returns, and
+// some functional forms compute more: embedding_bag's auxiliary outputs);
+// else functional() into the slot.
 template <typename Functional, typename Out>
 inline void WriteOutput(NodeIO& io, size_t i, at::ScalarType dtype, Functional&& functional,
                         Out&& out) {
   c10::IValue& slot = io.Output(i);
-  if (at::Tensor* tensor = ReusableOutput(slot, dtype)) {
-    // Out forms call ATen's CPU kernels directly (at::cpu::), below the
-    // autograd dispatch keys, as an inference runtime does not record graphs.
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    out(*tensor);
+  if (WriteReusable(slot, dtype, out)) return;
+  if (CpuKernelsServe(io)) {
+    slot =
+        at::detail::empty_cpu({0}, dtype, c10::nullopt, c10::nullopt, c10::nullopt, c10::nullopt);
+    out(slot.toTensor());
   } else {
     slot = functional();
   }
+}
+
+// As WriteOutput, for ops whose `functional` calls ATen's at::cpu::
+// functional form when it may (CpuFunctionalOk): that form allocates its
+// result directly, cheaper than resizing an empty tensor.
+template <typename Functional, typename Out>
+inline void WriteOutputOrCpuFunctional(NodeIO& io, size_t i, at::ScalarType dtype,
+                                       Functional&& functional, Out&& out) {
+  c10::IValue& slot = io.Output(i);
+  if (!WriteReusable(slot, dtype, out)) slot = functional();
 }
 
 // The dtype rules of the kernel families.
