@@ -38,30 +38,34 @@ const std::vector<const char*>& UnarySchemas() {
 
 }  // namespace
 
-bool IsFusiblePointwise(const Node* node) {
+std::string WhyNotFusible(const Node* node) {
   if (node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::TensorType) {
-    return false;
+    return "it does not return one tensor";
   }
   for (const char* schema :
        {"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
         "aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
         "aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
         "aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"}) {
-    if (node->matches(schema)) return IsConstantOne(node->input(2));
+    if (node->matches(schema)) {
+      return IsConstantOne(node->input(2)) ? "" : "its alpha is not the constant 1";
+    }
   }
   for (const char* schema : {"aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
                              "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor",
                              "aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
                              "aten::div.Scalar(Tensor self, Scalar other) -> Tensor"}) {
-    if (node->matches(schema)) return true;
+    if (node->matches(schema)) return "";
   }
   for (const char* schema : UnarySchemas()) {
-    if (node->matches(schema)) return true;
+    if (node->matches(schema)) return "";
   }
   if (node->matches("aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")) {
-    return IsConstantNumber(node->input(1)) && IsConstantNumber(node->input(2));
+    return IsConstantNumber(node->input(1)) && IsConstantNumber(node->input(2))
+               ? ""
+               : "its bounds are not two constant numbers";
   }
-  return false;
+  return "not an elementwise op the fusion handles";
 }
 
 namespace {
@@ -127,7 +131,7 @@ bool FuseBlock(torch::jit::Block* block) {
   for (Node* node : block->nodes()) {
     for (torch::jit::Block* sub_block : node->blocks()) changed |= FuseBlock(sub_block);
     if (node->kind() == c10::prim::Constant) continue;  // constants do not break a run
-    if (!IsFusiblePointwise(node)) {
+    if (!WhyNotFusible(node).empty()) {
       close_run();
       continue;
     }

@@ -22,13 +22,15 @@
 #define STATIC_RUNTIME_PASSES_FUSE_POINTWISE_H_
 
 #include <memory>
+#include <string>
 
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
 
-// Whether `node` is an op FusePointwise fuses (with its constant arguments).
-bool IsFusiblePointwise(const torch::jit::Node* node);
+// Why FusePointwise never fuses `node` ("" when it may: then only the run
+// around it decides).
+std::string WhyNotFusible(const torch::jit::Node* node);
 
 // Returns true if the graph changed.
 bool FusePointwise(const std::shared_ptr<torch::jit::Graph>& graph);

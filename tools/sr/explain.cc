@@ -5,7 +5,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "passes/fuse_pointwise.h"
+#include "passes/operators.h"
 
 namespace static_runtime {
 namespace sr {
@@ -24,6 +27,15 @@ void ForEachNode(const BlockPlan& block, const std::function<void(const NodePlan
   }
 }
 
+// Whether the node before or after `node` (constants aside) is a fused group.
+bool NextToFusedGroup(const torch::jit::Node* node) {
+  const torch::jit::Node* previous = node->prev();
+  while (previous->kind() == c10::prim::Constant) previous = previous->prev();
+  const torch::jit::Node* next = node->next();
+  while (next->kind() == c10::prim::Constant) next = next->next();
+  return previous->kind() == ops::kFusedPointwise || next->kind() == ops::kFusedPointwise;
+}
+
 }  // namespace
 
 std::string Explain(const StaticModule& module) {
@@ -34,6 +46,20 @@ std::string Explain(const StaticModule& module) {
                           node.info->node->kind().toQualString(), KindOf(node));
     if (node.control == NodePlan::Control::kKernel && node.info->kind == KernelKind::kFallback) {
       absl::StrAppend(&text, "           why: ", node.info->fallback_reason, "\n");
+    }
+    const torch::jit::Node* jit_node = node.info->node;
+    if (jit_node->kind() == ops::kFusedPointwise) {
+      std::vector<std::string> kinds;
+      for (const torch::jit::Node* fused : jit_node->g(c10::attr::Subgraph)->nodes()) {
+        kinds.push_back(fused->kind().toUnqualString());
+      }
+      absl::StrAppend(&text, "           fused: ", absl::StrJoin(kinds, ", "), " (",
+                      jit_node->i(ops::kUsedOutputs), " of ", jit_node->outputs().size(),
+                      " values used after)\n");
+    } else if (NextToFusedGroup(jit_node)) {
+      const std::string why = WhyNotFusible(jit_node);
+      absl::StrAppend(&text, "           not fused: ",
+                      why.empty() ? "it uses no value of the run next to it" : why, "\n");
     }
   });
   const KernelCounts& counts = module.kernel_counts();

@@ -31,6 +31,23 @@ graph(%x : Tensor, %w : Tensor, %n : int):
   EXPECT_THAT(dot, HasSubstr("node_0 -> node_1;"));
 }
 
+TEST(ExplainTest, FusedGroupsAndWhyTheirNeighboursAreNot) {
+  auto module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %a : Tensor = aten::add(%x, %y, %one)
+  %b : Tensor = aten::sigmoid(%a)
+  %c : Tensor = aten::sub(%b, %y, %two)
+  %d : Tensor = aten::tanh(%c)
+  return (%d, %a))IR");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string text = Explain(**module);
+  EXPECT_THAT(text, HasSubstr("static_runtime::fused_pointwise"));
+  EXPECT_THAT(text, HasSubstr("fused: add, sigmoid (2 of 2 values used after)"));
+  EXPECT_THAT(text, HasSubstr("not fused: its alpha is not the constant 1"));
+}
+
 }  // namespace
 }  // namespace sr
 }  // namespace static_runtime
