@@ -113,8 +113,8 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
   // Inputs that are not contiguous over the group (numbers, broadcasts),
   // laid out element by element per tile.
   alignas(64) float laid_out[kMaxLaidOutInputs][kTile];
-  const float* tile_of[3 * kMaxPointwiseInstructions];  // by register
-  bool used[3 * kMaxPointwiseInstructions] = {};
+  const float* tile_of[kMaxPointwiseRegisters];  // by register
+  bool used[kMaxPointwiseRegisters] = {};
   for (const PointwiseInstruction& in : program.code) {
     used[in.a] = true;
     if (IsBinary(in.op)) used[in.b] = true;

@@ -39,8 +39,6 @@ using ops::PointwiseProgram;
 using torch::jit::Node;
 using torch::jit::Value;
 
-// The group's inputs, then one register per node.
-constexpr size_t kMaxRegisters = 3 * ops::kMaxPointwiseInstructions;
 
 // The group's nodes run one by one with their own kernels, on the runtime's
 // slots: each node's inputs are fused-node inputs or outputs, its output a
@@ -144,7 +142,7 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
   // The fused node's input that a subgraph input stands for.
   auto outer = [&](const Value* inner) { return fused->input(reg.at(inner)); };
   program.num_inputs = static_cast<int32_t>(reg.size());
-  if (program.num_inputs > static_cast<int32_t>(kMaxRegisters)) return c10::nullopt;
+  if (program.num_inputs > ops::kMaxPointwiseInputs) return c10::nullopt;
   for (const Node* node : subgraph.nodes()) {
     const c10::optional<PointwiseOp> op = OpOf(node);
     if (!op || !evaluator.matches[static_cast<int>(*op)]) return c10::nullopt;
@@ -254,8 +252,8 @@ class FusedPointwise {
     if (shaped == nullptr) return false;
     const at::IntArrayRef shape = shaped->sizes();
     const int64_t numel = shaped->numel();
-    std::array<PointwiseInput, kMaxRegisters> inputs;
-    std::array<bool, kMaxRegisters + ops::kMaxPointwiseInstructions> full{};
+    std::array<PointwiseInput, ops::kMaxPointwiseInputs> inputs;
+    std::array<bool, ops::kMaxPointwiseRegisters> full{};
     const bool inference_mode = c10::InferenceMode::is_enabled();
     int laid_out = 0;  // inputs the evaluator lays out per tile
     auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };

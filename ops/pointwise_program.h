@@ -74,8 +74,11 @@ inline constexpr int kMaxLaidOutInputs = 16;
 using PointwiseRangeFn = void (*)(const PointwiseProgram& program, const PointwiseInput* inputs,
                                   float* const* outputs, int64_t begin, int64_t end);
 
-// The largest program an evaluator takes.
+// The largest program an evaluator takes: instructions, inputs (a fused
+// node's at most three per op), registers.
 inline constexpr int kMaxPointwiseInstructions = 32;
+inline constexpr int kMaxPointwiseInputs = 3 * kMaxPointwiseInstructions;
+inline constexpr int kMaxPointwiseRegisters = kMaxPointwiseInputs + kMaxPointwiseInstructions;
 
 }  // namespace ops
 }  // namespace static_runtime
