@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ATen/EmptyTensor.h"
 #include "ATen/Parallel.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
@@ -310,7 +311,8 @@ class FusedPointwise {
           reused->resize_(shape);
         }
       } else {
-        slot = at::empty(shape, at::kFloat);
+        slot = at::detail::empty_cpu(shape, at::kFloat, c10::nullopt, c10::nullopt, c10::nullopt,
+                                     c10::nullopt);
       }
       outputs[k] = slot.toTensor().data_ptr<float>();
     }
