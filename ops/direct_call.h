@@ -28,16 +28,20 @@ inline bool DirectCallOk(const at::Tensor& tensor) {
   return tensor.is_inference() && c10::InferenceMode::is_enabled() && PlainCpuTensor(tensor);
 }
 
+// Whether the dispatcher, for plain CPU tensors, would go straight to ATen's
+// CPU kernels: in inference mode (no autograd to record) without CPU
+// autocast.
+inline bool DispatchReachesCpuKernels() {
+  return c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled();
+}
+
 // Whether ATen's at::cpu:: functional form of an op (the CPU kernel
 // allocating its result) computes what the dispatched op would for these
-// tensor arguments: in inference mode without CPU autocast the dispatcher
-// skips autograd and lands on that kernel when all are plain CPU tensors.
-// Used for the outputs an out variant cannot reuse (graph outputs, first
-// runs); it saves the dispatcher's lookup.
+// tensor arguments. Used for the outputs an out variant cannot reuse (graph
+// outputs, first runs); it saves the dispatcher's lookup.
 template <typename... Tensors>
 inline bool CpuFunctionalOk(const Tensors&... tensors) {
-  return c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
-         (PlainCpuTensor(tensors) && ...);
+  return DispatchReachesCpuKernels() && (PlainCpuTensor(tensors) && ...);
 }
 
 // `at::native::fn(self, args...)` when DirectCallOk(self), else the

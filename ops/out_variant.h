@@ -12,8 +12,6 @@
 
 #include "ATen/ATen.h"
 #include "ATen/EmptyTensor.h"
-#include "ATen/autocast_mode.h"
-#include "c10/core/InferenceMode.h"
 #include "ops/direct_call.h"
 #include "ops/registry.h"
 
@@ -43,11 +41,10 @@ inline at::Tensor& ReusableOrNewOutput(NodeIO& io, size_t i, at::ScalarType dtyp
 }
 
 // Whether ATen's CPU kernels may compute a node's new output directly
-// rather than through the dispatcher: in inference mode (no autograd to
-// record) without CPU autocast, when every tensor input, alone or in a list,
-// is a plain CPU tensor (the dispatcher would land on those kernels).
+// rather than through the dispatcher: DispatchReachesCpuKernels() and every
+// tensor input, alone or in a list, is a plain CPU tensor.
 inline bool CpuKernelsServe(const NodeIO& io) {
-  if (!c10::InferenceMode::is_enabled() || at::autocast::is_cpu_enabled()) return false;
+  if (!DispatchReachesCpuKernels()) return false;
   for (size_t i = 0; i < io.num_inputs(); ++i) {
     const c10::IValue& input = io.Input(i);
     if (input.isTensor()) {

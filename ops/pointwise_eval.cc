@@ -82,40 +82,59 @@ bool SameBits(const at::Tensor& expected, const at::Tensor& actual) {
                    actual.masked_fill(expected_nan, 0).contiguous().view(at::kInt));
 }
 
+constexpr float kProbeLo = -1.5f, kProbeHi = 2.5f;
+constexpr double kProbeScalar = 0.37;
+
+// One probe of an op: rows of length n of a and b (or the scalar), and
+// ATen's result on them.
+struct ProbeCase {
+  int64_t n;
+  at::Tensor a, b;  // b undefined: the scalar
+  at::Tensor expected;
+};
+
+// The probes of `op`, ATen run once for each.
+std::vector<ProbeCase> ProbeCases(PointwiseOp op) {
+  std::vector<ProbeCase> cases;
+  for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 300, 1000}) {
+    const at::Tensor a = ProbeRows(n, 0);
+    const at::Tensor b = ProbeRows(n, 5);
+    cases.push_back({n, a, b, Aten(op, a, b, kProbeLo, kProbeHi)});
+    if (IsBinary(op)) {
+      cases.push_back({n, a, at::Tensor(), Aten(op, a, kProbeScalar, kProbeLo, kProbeHi)});
+    }
+  }
+  return cases;
+}
+
 // Whether `range` computes `op` as ATen does with the tail rule `vector_tail`.
-bool Matches(PointwiseRangeFn range, PointwiseOp op, bool vector_tail) {
+bool Matches(PointwiseRangeFn range, PointwiseOp op, bool vector_tail,
+             const std::vector<ProbeCase>& cases) {
   PointwiseProgram program;
   program.num_inputs = 2;
   PointwiseInstruction instruction;
   instruction.op = op;
   instruction.a = 0;
   instruction.b = 1;
-  instruction.lo = -1.5f;
-  instruction.hi = 2.5f;
+  instruction.lo = kProbeLo;
+  instruction.hi = kProbeHi;
   instruction.vector_tail = vector_tail;
   program.code.push_back(instruction);
-  for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 300, 1000}) {
-    for (bool scalar_b : {false, true}) {
-      if (scalar_b && !IsBinary(op)) continue;
-      const at::Tensor a = ProbeRows(n, 0);
-      const at::Tensor b_tensor = ProbeRows(n, 5);
-      const double b_scalar = 0.37;
-      const at::Tensor expected =
-          Aten(op, a, scalar_b ? c10::IValue(b_scalar) : c10::IValue(b_tensor), -1.5f, 2.5f);
-      // The evaluator on the same rows, one range per row (row strides n + 1).
-      const int64_t rows = a.size(0);
-      at::Tensor actual = at::empty({rows, n + 1}, at::kFloat).narrow(1, 0, n);
-      for (int64_t row = 0; row < rows; ++row) {
-        const int64_t begin = row * (n + 1);
-        const PointwiseInput inputs[2] = {
-            {a.data_ptr<float>(), 0.f},
-            scalar_b ? PointwiseInput{nullptr, static_cast<float>(b_scalar)}
-                     : PointwiseInput{b_tensor.data_ptr<float>(), 0.f}};
-        float* outputs[1] = {actual.data_ptr<float>()};
-        range(program, inputs, outputs, begin, begin + n);
-      }
-      if (!SameBits(expected, actual)) return false;
+  for (const ProbeCase& probe : cases) {
+    // The evaluator on the same rows, one range per row (row strides n + 1).
+    const int64_t n = probe.n;
+    const int64_t rows = probe.a.size(0);
+    at::Tensor actual = at::empty({rows, n + 1}, at::kFloat).narrow(1, 0, n);
+    const PointwiseInput inputs[2] = {
+        {probe.a.data_ptr<float>(), 0.f},
+        probe.b.defined() ? PointwiseInput{probe.b.data_ptr<float>(), 0.f}
+                          : PointwiseInput{nullptr, static_cast<float>(kProbeScalar)}};
+    float* outputs[1] = {actual.data_ptr<float>()};
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t begin = row * (n + 1);
+      range(program, inputs, outputs, begin, begin + n);
     }
+    if (!SameBits(probe.expected, actual)) return false;
   }
   return true;
 }
@@ -133,6 +152,9 @@ const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
       candidates.emplace_back("avx2", PointwiseRangeAvx2());
     }
+    std::vector<std::vector<ProbeCase>> cases;
+    for (int i = 0; i < kNumPointwiseOps; ++i)
+      cases.push_back(ProbeCases(static_cast<PointwiseOp>(i)));
     PointwiseEvaluator best;
     int best_count = 0;
     for (const auto& [isa, range] : candidates) {
@@ -144,14 +166,14 @@ const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
         const auto op = static_cast<PointwiseOp>(i);
         if (IsBinary(op)) {
           // Both formulas must agree (see PointwiseRangeFn).
-          if (Matches(range, op, false) && Matches(range, op, true)) {
+          if (Matches(range, op, false, cases[i]) && Matches(range, op, true, cases[i])) {
             evaluator.matches[i] = true;
             ++count;
           }
           continue;
         }
         for (bool vector_tail : {false, true}) {
-          if (Matches(range, op, vector_tail)) {
+          if (Matches(range, op, vector_tail, cases[i])) {
             evaluator.matches[i] = true;
             evaluator.vector_tail[i] = vector_tail;
             ++count;

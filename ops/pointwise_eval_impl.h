@@ -110,36 +110,47 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
   const int64_t pair = 2 * Vec::size();
   const int64_t split = begin + (end - begin) / pair * pair;
   alignas(64) float scratch[kMaxPointwiseInstructions][kTile];
-  // Inputs that are not contiguous over the group (numbers, broadcasts),
-  // laid out element by element per tile.
+  const float* tile_of[kMaxPointwiseRegisters];  // by register, for the current tile
+  // The inputs the instructions read: contiguous ones in place, numbers laid
+  // out once, broadcast ones laid out element by element per tile.
   alignas(64) float laid_out[kMaxLaidOutInputs][kTile];
-  const float* tile_of[kMaxPointwiseRegisters];  // by register
-  bool used[kMaxPointwiseRegisters] = {};
+  int32_t contiguous[kMaxPointwiseInputs];
+  int32_t broadcast[kMaxLaidOutInputs];
+  float* broadcast_row[kMaxLaidOutInputs];
+  int num_contiguous = 0, num_broadcast = 0, num_laid_out = 0;
+  bool seen[kMaxPointwiseInputs] = {};
+  auto classify = [&](int32_t reg) {
+    if (reg >= program.num_inputs || seen[reg]) return;
+    seen[reg] = true;
+    const PointwiseInput& input = inputs[reg];
+    if (input.data != nullptr && input.count == 0) {
+      contiguous[num_contiguous++] = reg;
+      return;
+    }
+    float* row = laid_out[num_laid_out++];
+    tile_of[reg] = row;
+    if (input.data == nullptr) {
+      std::fill(row, row + kTile, input.scalar);
+    } else {
+      broadcast_row[num_broadcast] = row;
+      broadcast[num_broadcast++] = reg;
+    }
+  };
   for (const PointwiseInstruction& in : program.code) {
-    used[in.a] = true;
-    if (IsBinary(in.op)) used[in.b] = true;
+    classify(in.a);
+    if (IsBinary(in.op)) classify(in.b);
   }
   const size_t size = program.code.size();
   for (int64_t start = begin; start < end; start += kTile) {
     const int64_t n = std::min(kTile, end - start);
     const int64_t vector = std::clamp<int64_t>(split - start, 0, n);
-    int laid = 0;
-    for (int32_t reg = 0; reg < program.num_inputs; ++reg) {
-      const PointwiseInput& input = inputs[reg];
-      if (!used[reg]) continue;
-      if (input.data != nullptr && input.count == 0) {
-        tile_of[reg] = input.data + start;
-        continue;
+    for (int c = 0; c < num_contiguous; ++c)
+      tile_of[contiguous[c]] = inputs[contiguous[c]].data + start;
+    for (int c = 0; c < num_broadcast; ++c) {
+      const PointwiseInput& input = inputs[broadcast[c]];
+      for (int64_t i = 0; i < n; ++i) {
+        broadcast_row[c][i] = input.data[((start + i) / input.divisor) % input.count];
       }
-      float* row = laid_out[laid++];
-      if (input.data == nullptr) {
-        std::fill(row, row + n, input.scalar);
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          row[i] = input.data[((start + i) / input.divisor) % input.count];
-        }
-      }
-      tile_of[reg] = row;
     }
     for (size_t k = 0; k < size; ++k) {
       const PointwiseInstruction& in = program.code[k];

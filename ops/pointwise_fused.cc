@@ -8,10 +8,11 @@
 // the group's shape (its largest input's), of a shape that broadcasts to it
 // as a repeated row ([16] or [1, 16] for [8, 16]) or column ([8, 1]), or
 // 0-dim; numbers; every op having an operand of the group's shape (an op on
-// scalars alone runs ATen's scalar formula, which the fused loop would not). Outputs are contiguous
-// float32 tensors of that shape, bit for bit ATen's: each op's formula per element is the one
-// ATen's kernel uses for that element (ops/pointwise_program.h), and the range is split across
-// threads as TensorIterator splits it.
+// scalars alone runs ATen's scalar formula, which the fused loop would not).
+// Outputs are contiguous float32 tensors of that shape, bit for bit ATen's:
+// each op's formula per element is the one ATen's kernel uses for that
+// element (ops/pointwise_program.h), and the range is split across threads
+// as TensorIterator splits it.
 #include <array>
 #include <memory>
 #include <vector>
@@ -40,7 +41,6 @@ using ops::PointwiseProgram;
 using torch::jit::Node;
 using torch::jit::Value;
 
-
 // The group's nodes run one by one with their own kernels, on the runtime's
 // slots: each node's inputs are fused-node inputs or outputs, its output a
 // fused-node output (the pass gives the node one output per value).
@@ -48,7 +48,7 @@ class Unfused {
  public:
   static std::shared_ptr<const Unfused> Make(const torch::jit::Graph& subgraph) {
     auto unfused = std::make_shared<Unfused>();
-    // Where each subgraph value lives: input i is kInput + i, output j is j.
+    // Where each subgraph value lives: a fused-node input or output.
     absl::flat_hash_map<const Value*, Place> place;
     for (size_t i = 0; i < subgraph.inputs().size(); ++i) {
       place.emplace(subgraph.inputs()[i], Place{true, static_cast<uint32_t>(i)});
