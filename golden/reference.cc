@@ -122,7 +122,17 @@ absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
 c10::IValue DeepCopy(const c10::IValue& value) {
   if (value.isTensor()) {
     const at::Tensor& t = value.toTensor();
-    return t.defined() ? c10::IValue(t.clone()) : value;
+    if (!t.defined()) return value;
+    // A view that is not dense (a slice, a step, an expanded tensor) keeps
+    // its layout: its whole storage is copied (clone() would make it
+    // contiguous, and ATen's loops, so some results' bits, follow layout).
+    if (t.layout() == at::kStrided && t.has_storage() && !t.requires_grad() &&
+        !t.is_non_overlapping_and_dense()) {
+      const int64_t elements = static_cast<int64_t>(t.storage().nbytes() / t.itemsize());
+      const at::Tensor whole = at::empty({0}, t.options()).set_(t.storage(), 0, {elements}, {1});
+      return whole.clone().as_strided(t.sizes(), t.strides(), t.storage_offset());
+    }
+    return t.clone();
   }
   if (value.isTuple()) {
     std::vector<c10::IValue> elements;

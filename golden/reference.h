@@ -33,8 +33,10 @@ enum class Tolerance {
 absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
                      Tolerance tolerance = Tolerance::kDtypeDefault);
 
-// A deep copy: tensors cloned, containers rebuilt. For checking that inputs
-// were not modified by a run.
+// A deep copy: tensors cloned with their layout (strides and storage
+// offset, also of views that are not dense), containers rebuilt. For
+// checking that inputs were not modified by a run, and for running the
+// reference on inputs laid out as the runtime's.
 c10::IValue DeepCopy(const c10::IValue& value);
 std::vector<c10::IValue> DeepCopy(const std::vector<c10::IValue>& values);
 

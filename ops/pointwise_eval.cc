@@ -164,22 +164,16 @@ const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
       int count = 0;
       for (int i = 0; i < kNumPointwiseOps; ++i) {
         const auto op = static_cast<PointwiseOp>(i);
-        if (IsBinary(op)) {
-          // Both formulas must agree (see PointwiseRangeFn).
-          if (Matches(range, op, false, cases[i]) && Matches(range, op, true, cases[i])) {
-            evaluator.matches[i] = true;
-            ++count;
-          }
+        const bool scalar_tail = Matches(range, op, false, cases[i]);
+        const bool vector_tail = Matches(range, op, true, cases[i]);
+        // A binary op needs both (see PointwiseRangeFn).
+        if (IsBinary(op) ? !(scalar_tail && vector_tail) : !(scalar_tail || vector_tail)) {
           continue;
         }
-        for (bool vector_tail : {false, true}) {
-          if (Matches(range, op, vector_tail, cases[i])) {
-            evaluator.matches[i] = true;
-            evaluator.vector_tail[i] = vector_tail;
-            ++count;
-            break;
-          }
-        }
+        evaluator.matches[i] = true;
+        evaluator.vector_tail[i] = !scalar_tail;
+        evaluator.split_free[i] = scalar_tail && vector_tail;
+        ++count;
       }
       if (count > best_count) {
         best = evaluator;

@@ -5,7 +5,7 @@
 // vector/scalar split differs between ISAs and between the two tail rules,
 // and on special values (NaN, infinities, signed zeros, tiny numbers). A
 // unary op is fusible when one tail rule matches, a binary op when both do
-// (its split then cannot matter); the ISA with the most such ops is used.
+// (its split then cannot matter, see PointwiseInstruction); the ISA with the most such ops is used.
 // Other ops are never fused.
 #ifndef STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
 #define STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
@@ -22,6 +22,7 @@ struct PointwiseEvaluator {
   const char* isa = "none";
   std::array<bool, kNumPointwiseOps> matches{};      // by PointwiseOp
   std::array<bool, kNumPointwiseOps> vector_tail{};  // the tail rule that matched
+  std::array<bool, kNumPointwiseOps> split_free{};   // both tail rules matched
 };
 
 const PointwiseEvaluator& PointwiseEvaluatorForThisCpu();

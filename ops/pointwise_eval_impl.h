@@ -104,6 +104,24 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
   }
 }
 
+// Elements [start, start + n) of a non-contiguous input, row by row.
+inline void LayOut(const PointwiseInput& input, int64_t start, int64_t n, float* out) {
+  int64_t row = start / input.inner;
+  int64_t column = start % input.inner;
+  for (int64_t i = 0; i < n; ++row, column = 0) {
+    const int64_t count = std::min(input.inner - column, n - i);
+    const float* from = input.data + row * input.row_stride + column * input.inner_stride;
+    if (input.inner_stride == 1) {
+      std::copy(from, from + count, out + i);
+    } else if (input.inner_stride == 0) {
+      std::fill(out + i, out + i + count, *from);
+    } else {
+      for (int64_t j = 0; j < count; ++j) out[i + j] = from[j * input.inner_stride];
+    }
+    i += count;
+  }
+}
+
 inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput* inputs,
                           float* const* outputs, int64_t begin, int64_t end) {
   // ATen's vectorized loop runs pairs of vectors from the start of its range.
@@ -112,28 +130,28 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
   alignas(64) float scratch[kMaxPointwiseInstructions][kTile];
   const float* tile_of[kMaxPointwiseRegisters];  // by register, for the current tile
   // The inputs the instructions read: contiguous ones in place, numbers laid
-  // out once, broadcast ones laid out element by element per tile.
+  // out once, the others laid out per tile.
   alignas(64) float laid_out[kMaxLaidOutInputs][kTile];
   int32_t contiguous[kMaxPointwiseInputs];
-  int32_t broadcast[kMaxLaidOutInputs];
-  float* broadcast_row[kMaxLaidOutInputs];
-  int num_contiguous = 0, num_broadcast = 0, num_laid_out = 0;
+  int32_t strided[kMaxLaidOutInputs];
+  float* strided_tile[kMaxLaidOutInputs];
+  int num_contiguous = 0, num_strided = 0, num_laid_out = 0;
   bool seen[kMaxPointwiseInputs] = {};
   auto classify = [&](int32_t reg) {
     if (reg >= program.num_inputs || seen[reg]) return;
     seen[reg] = true;
     const PointwiseInput& input = inputs[reg];
-    if (input.data != nullptr && input.count == 0) {
+    if (input.data != nullptr && input.inner == 0) {
       contiguous[num_contiguous++] = reg;
       return;
     }
-    float* row = laid_out[num_laid_out++];
-    tile_of[reg] = row;
+    float* tile = laid_out[num_laid_out++];
+    tile_of[reg] = tile;
     if (input.data == nullptr) {
-      std::fill(row, row + kTile, input.scalar);
+      std::fill(tile, tile + kTile, input.scalar);
     } else {
-      broadcast_row[num_broadcast] = row;
-      broadcast[num_broadcast++] = reg;
+      strided_tile[num_strided] = tile;
+      strided[num_strided++] = reg;
     }
   };
   for (const PointwiseInstruction& in : program.code) {
@@ -146,12 +164,7 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     const int64_t vector = std::clamp<int64_t>(split - start, 0, n);
     for (int c = 0; c < num_contiguous; ++c)
       tile_of[contiguous[c]] = inputs[contiguous[c]].data + start;
-    for (int c = 0; c < num_broadcast; ++c) {
-      const PointwiseInput& input = inputs[broadcast[c]];
-      for (int64_t i = 0; i < n; ++i) {
-        broadcast_row[c][i] = input.data[((start + i) / input.divisor) % input.count];
-      }
-    }
+    for (int c = 0; c < num_strided; ++c) LayOut(inputs[strided[c]], start, n, strided_tile[c]);
     for (size_t k = 0; k < size; ++k) {
       const PointwiseInstruction& in = program.code[k];
       float* out = outputs[k] ? outputs[k] + start : scratch[k];

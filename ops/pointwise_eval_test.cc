@@ -1,6 +1,7 @@
 // The probe finds an evaluator that computes every op as ATen does on this
 // machine, and the chosen evaluator matches ATen on long ranges too (tiles,
-// tails) and on programs of several ops.
+// tails), on programs of several ops and on inputs read as rows (views,
+// broadcasts).
 #include "ops/pointwise_eval.h"
 
 #include "ATen/ATen.h"
@@ -19,6 +20,9 @@ TEST(PointwiseEval, EveryOpMatchesAtenOnThisMachine) {
   // ATen's VML ops run every element through the vector function.
   EXPECT_TRUE(evaluator.vector_tail[static_cast<int>(PointwiseOp::kTanh)]);
   EXPECT_FALSE(evaluator.vector_tail[static_cast<int>(PointwiseOp::kSigmoid)]);
+  // Binary ops' formulas agree; sigmoid's exp differs between the two.
+  EXPECT_TRUE(evaluator.split_free[static_cast<int>(PointwiseOp::kMul)]);
+  EXPECT_FALSE(evaluator.split_free[static_cast<int>(PointwiseOp::kSigmoid)]);
 }
 
 TEST(PointwiseEval, ChainMatchesAtenOpByOp) {
@@ -55,6 +59,37 @@ TEST(PointwiseEval, ChainMatchesAtenOpByOp) {
     evaluator.range(program, inputs, outputs, 0, n);
     EXPECT_TRUE(at::equal(out, expected)) << "n=" << n << ", evaluator for " << evaluator.isa;
     EXPECT_TRUE(at::equal(out_relu, relu)) << "n=" << n;
+  }
+}
+
+TEST(PointwiseEval, ReadsViewsAndBroadcastsRowByRow) {
+  const PointwiseEvaluator& evaluator = PointwiseEvaluatorForThisCpu();
+  ASSERT_NE(evaluator.range, nullptr);
+  // x * column + stepped, across tiles and with rows that end mid-vector.
+  PointwiseProgram program;
+  program.num_inputs = 3;
+  PointwiseInstruction mul;
+  mul.op = PointwiseOp::kMul;
+  mul.a = 0;
+  mul.b = 1;
+  PointwiseInstruction add = mul;
+  add.op = PointwiseOp::kAdd;
+  add.a = 3;
+  add.b = 2;
+  program.code = {mul, add};
+  for (const auto& [rows, columns] :
+       {std::pair<int64_t, int64_t>{1, 1}, {3, 5}, {37, 19}, {9, 300}}) {
+    const at::Tensor x = at::randn({rows, columns + 3}).narrow(1, 0, columns);
+    const at::Tensor column = at::randn({rows, 1});
+    const at::Tensor stepped = at::randn({rows, 2 * columns}).slice(1, 0, c10::nullopt, 2);
+    const at::Tensor expected = x * column + stepped;
+    at::Tensor out = at::empty({rows, columns});
+    const PointwiseInput inputs[3] = {{x.data_ptr<float>(), 0.f, columns, 1, columns + 3},
+                                      {column.data_ptr<float>(), 0.f, columns, 0, 1},
+                                      {stepped.data_ptr<float>(), 0.f, columns, 2, 2 * columns}};
+    float* outputs[2] = {nullptr, out.data_ptr<float>()};
+    evaluator.range(program, inputs, outputs, 0, rows * columns);
+    EXPECT_TRUE(at::equal(out, expected)) << rows << "x" << columns;
   }
 }
 

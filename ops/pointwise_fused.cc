@@ -4,11 +4,15 @@
 // nodes one by one with their own kernels on the node's slots (so that path
 // costs what the unfused graph costs, and its intermediates are planned).
 //
-// The fused form: every tensor input a plain contiguous float32 CPU tensor of
-// the group's shape (its largest input's), of a shape that broadcasts to it
-// as a repeated row ([16] or [1, 16] for [8, 16]) or column ([8, 1]), or
-// 0-dim; numbers; every op having an operand of the group's shape (an op on
-// scalars alone runs ATen's scalar formula, which the fused loop would not).
+// The fused form: every tensor input a plain float32 CPU tensor of the
+// group's shape (its largest input's), of a shape that broadcasts to it, or
+// 0-dim, that reads as at most two levels of rows in row-major order: a
+// contiguous tensor, a view of a wider one (a chunk, a slice, a step), a
+// repeated row ([16] or [1, 16] for [8, 16]), a column ([8, 1]), an expanded
+// tensor; numbers; every op having an operand of the group's shape (an op on
+// scalars alone runs ATen's scalar formula, which the fused loop would not),
+// and an op reading a non-contiguous operand being one whose vector/scalar
+// split cannot show (ops/pointwise_program.h).
 // Outputs are contiguous float32 tensors of that shape, bit for bit ATen's:
 // each op's formula per element is the one ATen's kernel uses for that
 // element (ops/pointwise_program.h), and the range is split across threads
@@ -150,6 +154,7 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
     PointwiseInstruction instruction;
     instruction.op = *op;
     instruction.vector_tail = evaluator.vector_tail[static_cast<int>(*op)];
+    instruction.split_free = evaluator.split_free[static_cast<int>(*op)];
     instruction.a = reg.at(node->input(0));
     if (ops::IsBinary(*op)) instruction.b = reg.at(node->input(1));
     if (*op == PointwiseOp::kClamp) {
@@ -176,39 +181,44 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
   return program;
 }
 
-// A contiguous `tensor` that broadcasts to `shape` as a repeated row (its
-// sizes are shape's last ones, after leading 1s) or as a column of values
-// each repeated (its sizes are shape's first ones, then 1s): the input
-// reading it. False for other layouts.
-bool Broadcast(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* input) {
+// How `tensor`, broadcast to `shape` as ATen broadcasts (a missing or
+// size-1 dim read with stride 0), is read as rows (PointwiseInput): its
+// dims merge into at most two levels. False when they do not, or when its
+// dims are not in row-major order (then ATen's result would take the
+// input's dim order instead of being contiguous).
+bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* input) {
   const at::IntArrayRef sizes = tensor.sizes();
+  const at::IntArrayRef strides = tensor.strides();
   if (sizes.size() > shape.size()) return false;
-  const size_t dims = shape.size();
-  const size_t offset = dims - sizes.size();
-  auto size = [&](size_t d) { return d < offset ? int64_t{1} : sizes[d - offset]; };
-  // A row: once a dim broadcasts (going outwards), every outer one does.
-  // A column: once a dim broadcasts (going inwards), every inner one does.
-  bool row = true, column = true, seen = false;
-  for (size_t d = dims; d-- > 0;) {
-    if (size(d) != shape[d] && size(d) != 1) return false;
-    if (size(d) != shape[d]) {
-      seen = true;
-    } else if (seen && shape[d] != 1) {
-      row = false;
+  const size_t offset = shape.size() - sizes.size();
+  int64_t level_size[2] = {1, 1}, level_stride[2] = {1, 0};
+  int levels = 0;
+  int64_t inner_stride = 0;  // the last nonzero stride, going outwards
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 1) continue;
+    const int64_t size = d < offset ? 1 : sizes[d - offset];
+    if (size != shape[d] && size != 1) return false;
+    const int64_t stride = size == 1 ? 0 : strides[d - offset];
+    if (stride != 0) {
+      if (stride <= inner_stride) return false;
+      inner_stride = stride;
+    }
+    if (levels > 0 && stride == level_size[levels - 1] * level_stride[levels - 1]) {
+      level_size[levels - 1] *= shape[d];
+    } else if (levels == 2) {
+      return false;
+    } else {
+      level_size[levels] = shape[d];
+      level_stride[levels] = stride;
+      ++levels;
     }
   }
-  seen = false;
-  int64_t repeat = 1;
-  for (size_t d = 0; d < dims; ++d) {
-    if (size(d) != shape[d]) {
-      seen = true;
-      repeat *= shape[d];
-    } else if (seen && shape[d] != 1) {
-      column = false;
-    }
-  }
-  if (!row && !column) return false;
-  *input = {tensor.data_ptr<float>(), 0.f, row ? 1 : repeat, tensor.numel()};
+  input->data = tensor.data_ptr<float>();
+  input->scalar = 0.f;
+  const bool contiguous = levels == 0 || (levels == 1 && level_stride[0] == 1);
+  input->inner = contiguous ? 0 : level_size[0];
+  input->inner_stride = level_stride[0];
+  input->row_stride = level_stride[1];
   return true;
 }
 
@@ -254,7 +264,8 @@ class FusedPointwise {
     const at::IntArrayRef shape = shaped->sizes();
     const int64_t numel = shaped->numel();
     std::array<PointwiseInput, ops::kMaxPointwiseInputs> inputs;
-    std::array<bool, ops::kMaxPointwiseRegisters> full{};
+    std::array<bool, ops::kMaxPointwiseRegisters> full{};     // of the group's shape
+    std::array<bool, ops::kMaxPointwiseRegisters> strided{};  // not contiguous, not a number
     const bool inference_mode = c10::InferenceMode::is_enabled();
     int laid_out = 0;  // inputs the evaluator lays out per tile
     auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };
@@ -271,13 +282,10 @@ class FusedPointwise {
           inputs[i] = {nullptr, *tensor.data_ptr<float>()};
           continue;
         }
-        if (!tensor.is_contiguous()) return false;
-        if (tensor.sizes().equals(shape)) {
-          inputs[i] = {tensor.data_ptr<float>(), 0.f};
-          full[i] = true;
-          continue;
-        }
-        if (!lay_out(i) || !Broadcast(tensor, shape, &inputs[i])) return false;
+        if (!Layout(tensor, shape, &inputs[i])) return false;
+        full[i] = tensor.sizes().equals(shape);
+        strided[i] = inputs[i].inner != 0;
+        if (strided[i] && !lay_out(i)) return false;
       } else if (value.isDouble() && lay_out(i)) {
         inputs[i] = {nullptr, static_cast<float>(value.toDouble())};
       } else if (value.isInt() && lay_out(i)) {
@@ -287,10 +295,15 @@ class FusedPointwise {
       }
     }
     // Each op's result has the group's shape: it has an operand of that shape
-    // (so a unary op loops over the whole range, contiguously, as here).
+    // (so a unary op loops over the whole range, as here). An op reading a
+    // non-contiguous operand loops over its rows in ATen, which only an op
+    // whose split cannot show computes as here.
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
-      if (!full[instruction.a] && !(ops::IsBinary(instruction.op) && full[instruction.b])) {
+      const bool binary = ops::IsBinary(instruction.op);
+      if (!full[instruction.a] && !(binary && full[instruction.b])) return false;
+      if ((strided[instruction.a] || (binary && strided[instruction.b])) &&
+          !instruction.split_free && !instruction.vector_tail) {
         return false;
       }
       full[program.num_inputs + k] = true;

@@ -44,6 +44,11 @@ struct PointwiseInstruction {
   int32_t b = 0;         // binary ops only
   float lo = 0, hi = 0;  // clamp's bounds
   bool vector_tail = false;
+  // ATen's split between the vector and scalar formulas cannot change the
+  // result (they agree); required of an op reading a non-contiguous
+  // operand unless vector_tail (ATen then runs the vector formula on every
+  // element whatever the layout).
+  bool split_free = false;
 };
 
 struct PointwiseProgram {
@@ -51,26 +56,29 @@ struct PointwiseProgram {
   std::vector<PointwiseInstruction> code;
 };
 
-// An input register: `data` or, when null, `scalar`. Element p of the
-// group reads data[p], or, for a broadcast input (count > 0),
-// data[(p / divisor) % count]: a row repeated (divisor 1, count = the row's
-// length) or a column of values each repeated `divisor` times.
+// An input register: `data` or, when null, `scalar` everywhere. Element p
+// of the group reads data[p] when `inner` is 0 (a contiguous tensor), else
+// data[(p / inner) * row_stride + (p % inner) * inner_stride]: rows of
+// `inner` elements, e.g. a view of a wider tensor (row_stride > inner), a
+// repeated row (row_stride 0) or a column of values each repeated `inner`
+// times (inner_stride 0, row_stride 1).
 struct PointwiseInput {
   const float* data = nullptr;
   float scalar = 0;
-  int64_t divisor = 1;
-  int64_t count = 0;
+  int64_t inner = 0;
+  int64_t inner_stride = 0;
+  int64_t row_stride = 0;
 };
 
-// The most inputs a program may read that are numbers or broadcast.
+// The most inputs a program may read that are numbers or not contiguous.
 inline constexpr int kMaxLaidOutInputs = 16;
 
 // Evaluates `program` on elements [begin, end) of its inputs; `outputs[k]`
 // receives register num_inputs + k when not null (other registers live in
 // the evaluator's scratch). Elements are split as ATen splits the range
-// [begin, end) of one loop call. (An op with a broadcast operand loops over
-// rows in ATen; only binary ops take one, and the probe admits a binary op
-// only if its vector and scalar formulas agree, so its split cannot show.)
+// [begin, end) of one loop call. (An op with a non-contiguous operand loops
+// over rows in ATen; such an op must be split_free or vector_tail, so the
+// rows cannot show.)
 using PointwiseRangeFn = void (*)(const PointwiseProgram& program, const PointwiseInput* inputs,
                                   float* const* outputs, int64_t begin, int64_t end);
 

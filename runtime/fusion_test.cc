@@ -1,13 +1,15 @@
 // Pointwise fusion end to end: random programs of elementwise ops (random op
 // trees over two tensor inputs, Python numbers and earlier results; shapes
-// with 0 and 1 sizes; inputs broadcast as rows or columns; non-contiguous,
-// other broadcasts and non-float inputs, which take the unfused path) give, fused, exactly the
-// JIT's outputs, in and out of inference mode.
+// with 0 and 1 sizes; inputs broadcast as rows or columns, expanded, views
+// of wider tensors; transposed inputs, other broadcasts and non-float
+// inputs, which take the unfused path) give, fused, exactly the JIT's
+// outputs, in and out of inference mode.
 #include <string>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "passes/load.h"
@@ -83,10 +85,21 @@ std::string RandomProgram() {
                       earlier, ")\n");
 }
 
-at::Tensor RandomTensor(const std::vector<int64_t>& shape, bool non_contiguous) {
-  at::Tensor t = at::randn(shape) * 4;
-  if (non_contiguous && t.dim() >= 2) t = t.transpose(0, 1).contiguous().transpose(0, 1);
-  return t;
+// Layouts of a random input.
+enum class Layout { kContiguous, kTransposed, kNarrowed, kStepped };
+
+at::Tensor RandomTensor(const std::vector<int64_t>& shape, Layout layout) {
+  if (shape.empty() || layout == Layout::kContiguous) return at::randn(shape) * 4;
+  if (layout == Layout::kTransposed) {
+    if (shape.size() < 2) return at::randn(shape) * 4;
+    return (at::randn(shape) * 4).transpose(0, 1).contiguous().transpose(0, 1);
+  }
+  // A view of a wider tensor: the first columns, or every other column.
+  std::vector<int64_t> wider = shape;
+  const bool stepped = layout == Layout::kStepped;
+  wider.back() = stepped ? 2 * shape.back() : shape.back() + 3;
+  const at::Tensor whole = at::randn(wider) * 4;
+  return stepped ? whole.slice(-1, 0, c10::nullopt, 2) : whole.narrow(-1, 0, shape.back());
 }
 
 bool HasFusedNode(const torch::jit::Graph& graph) {
@@ -110,13 +123,19 @@ RC_GTEST_PROP(Fusion, RandomPointwiseProgramsMatchTheJit, ()) {
       std::vector<int64_t> shape = *rc::gen::container<std::vector<int64_t>>(
           *rc::gen::inRange(0, 4), rc::gen::inRange<int64_t>(0, 40));
       std::vector<int64_t> y_shape = shape;
-      const int kind = *rc::gen::inRange(0, 7);
+      const int kind = *rc::gen::inRange(0, 10);
       if (kind == 1 && !shape.empty()) y_shape.back() = 1;              // a column, broadcast
       if (kind == 4 && !shape.empty()) y_shape.erase(y_shape.begin());  // a row, broadcast
       if (kind == 5 && shape.size() >= 3) y_shape[1] = 1;               // neither: the unfused path
-      const at::Tensor x = RandomTensor(shape, kind == 2);
-      at::Tensor y = RandomTensor(y_shape, false);
+      Layout x_layout = Layout::kContiguous;
+      if (kind == 2) x_layout = Layout::kTransposed;  // dims out of order: the unfused path
+      if (kind == 6) x_layout = Layout::kNarrowed;
+      if (kind == 7) x_layout = Layout::kStepped;
+      const at::Tensor x = RandomTensor(shape, x_layout);
+      at::Tensor y = RandomTensor(y_shape, kind == 8 ? Layout::kNarrowed : Layout::kContiguous);
       if (kind == 3) y = y.to(at::kDouble);  // another dtype: unfused path
+      if (kind == 9 && !shape.empty())
+        y = RandomTensor({shape.back()}, Layout::kContiguous).expand(shape);
       const std::vector<c10::IValue> inputs = {x, y};
       c10::IValue expected;
       try {
@@ -129,9 +148,10 @@ RC_GTEST_PROP(Fusion, RandomPointwiseProgramsMatchTheJit, ()) {
       const absl::Status same =
           reference::Compare(expected, *actual, reference::Tolerance::kBitwise);
       if (!same.ok()) {
-        RC_FAIL(absl::StrCat(same.ToString(), "\nprogram:\n", source, "shapes ",
-                             reference::Shapes(inputs[0]), " ", reference::Shapes(inputs[1]),
-                             " inference mode ", inference_mode));
+        RC_FAIL(absl::StrCat(
+            same.ToString(), "\nprogram:\n", source, "shapes ", reference::Shapes(inputs[0]), " ",
+            reference::Shapes(inputs[1]), " strides ", absl::StrJoin(x.strides(), ","), " ",
+            absl::StrJoin(y.strides(), ","), " call ", call, " inference mode ", inference_mode));
       }
     }
   }
