@@ -7,7 +7,7 @@ ATEN_ISAS = {
     "avx512": ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma"],
 }
 
-def per_isa_libraries(name, hdrs):
+def per_isa_libraries(name, hdrs, deps = []):
     """One cc_library `<name>_<isa>` per ISA, from `<name>_<isa>.cc`.
 
     Each is compiled with ATen's flags and CPU_CAPABILITY macros for its ISA
@@ -15,7 +15,8 @@ def per_isa_libraries(name, hdrs):
     contraction (ATen rounds each multiply and add on its own). GCC 12 warns,
     falsely, about the undefined vectors some AVX512 intrinsics start from.
 
-    Returns the labels of the libraries.
+    `deps` are added to each library's own. Returns the labels of the
+    libraries.
     """
     labels = []
     for isa, flags in ATEN_ISAS.items():
@@ -31,7 +32,7 @@ def per_isa_libraries(name, hdrs):
                 "CPU_CAPABILITY=" + isa.upper(),
                 "CPU_CAPABILITY_" + isa.upper(),
             ],
-            deps = [
+            deps = deps + [
                 "//third_party:sleef",
                 "//third_party:torch",
             ],

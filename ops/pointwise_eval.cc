@@ -69,6 +69,18 @@ at::Tensor Aten(PointwiseOp op, const at::Tensor& a, const c10::IValue& b, float
       return at::sqrt(a);
     case PointwiseOp::kRsqrt:
       return at::rsqrt(a);
+    case PointwiseOp::kSilu:
+      return at::silu(a);
+    case PointwiseOp::kGelu:
+      return at::gelu(a, "none");
+    case PointwiseOp::kGeluTanh:
+      return at::gelu(a, "tanh");
+    case PointwiseOp::kHardswish:
+      return at::hardswish(a);
+    case PointwiseOp::kHardsigmoid:
+      return at::hardsigmoid(a);
+    case PointwiseOp::kLeakyRelu:
+      return at::leaky_relu(a, lo);
     case PointwiseOp::kClamp:
       return at::clamp(a, lo, hi);
   }

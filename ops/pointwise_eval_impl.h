@@ -27,6 +27,11 @@ using Vec = at::vec::Vectorized<float>;
 constexpr int64_t kTile = 256;
 static_assert(kTile % (2 * Vec::size()) == 0, "tiles hold whole vector pairs");
 
+// GELU's constants, as ATen's kernel rounds them to float.
+constexpr float kGeluAlpha = static_cast<float>(M_SQRT1_2);
+constexpr float kGeluBeta = static_cast<float>(M_SQRT2 * M_2_SQRTPI * 0.5);
+constexpr float kGeluKappa = static_cast<float>(0.044715);
+
 // Each op as ATen's CPU kernel writes its vector and scalar formulas, as a
 // functor so that each op's loop is compiled on its own.
 template <PointwiseOp kOp>
@@ -51,6 +56,24 @@ SR_POINTWISE_FORMULA(kExp, a.exp(), std::exp(a))
 SR_POINTWISE_FORMULA(kLog, a.log(), std::log(a))
 SR_POINTWISE_FORMULA(kSqrt, a.sqrt(), std::sqrt(a))
 SR_POINTWISE_FORMULA(kRsqrt, a.rsqrt(), 1.f / std::sqrt(a))
+SR_POINTWISE_FORMULA(kSilu, a / (Vec(1.f) + a.neg().exp()), a / (1.f + std::exp(-a)))
+SR_POINTWISE_FORMULA(kGelu, a* Vec(0.5f) * (Vec(1.f) + (a * Vec(kGeluAlpha)).erf()),
+                     a * 0.5f * (1.f + std::erf(a * kGeluAlpha)))
+// (GCC contracts kappa * x^3 + x in ATen's build of this kernel, both forms.)
+SR_POINTWISE_FORMULA(kGeluTanh,
+                     Vec(0.5f) * a *
+                         (Vec(1.f) +
+                          (Vec(kGeluBeta) * at::vec::fmadd(Vec(kGeluKappa), a* a* a, a)).tanh()),
+                     0.5f * a * (1.f + std::tanh(kGeluBeta * std::fma(kGeluKappa, a* a* a, a))))
+SR_POINTWISE_FORMULA(kHardswish,
+                     a* at::vec::minimum(at::vec::maximum(a + Vec(3.f), Vec(0.f)), Vec(6.f)) /
+                         Vec(6.f),
+                     a* std::min(std::max(a + 3.f, 0.f), 6.f) / 6.f)
+SR_POINTWISE_FORMULA(kHardsigmoid,
+                     at::vec::minimum(at::vec::maximum(a + Vec(3.f), Vec(0.f)), Vec(6.f)) /
+                         Vec(6.f),
+                     std::min(std::max(a + 3.f, 0.f), 6.f) / 6.f)
+SR_POINTWISE_FORMULA(kLeakyRelu, a* Vec::blendv(lo, Vec(1.f), a > Vec(0.f)), a > 0.f ? a : a * lo)
 SR_POINTWISE_FORMULA(kClamp, at::vec::clamp(a, lo, hi), std::min(std::max(a, lo), hi))
 #undef SR_POINTWISE_FORMULA
 
@@ -99,6 +122,12 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
     SR_POINTWISE_CASE(kLog)
     SR_POINTWISE_CASE(kSqrt)
     SR_POINTWISE_CASE(kRsqrt)
+    SR_POINTWISE_CASE(kSilu)
+    SR_POINTWISE_CASE(kGelu)
+    SR_POINTWISE_CASE(kGeluTanh)
+    SR_POINTWISE_CASE(kHardswish)
+    SR_POINTWISE_CASE(kHardsigmoid)
+    SR_POINTWISE_CASE(kLeakyRelu)
     SR_POINTWISE_CASE(kClamp)
 #undef SR_POINTWISE_CASE
   }

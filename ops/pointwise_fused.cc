@@ -32,6 +32,7 @@
 #include "ops/out_variant.h"
 #include "ops/pointwise_eval.h"
 #include "ops/registry.h"
+#include "passes/fuse_pointwise.h"
 #include "passes/operators.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -106,26 +107,9 @@ class Unfused {
   std::vector<Step> steps_;
 };
 
-// The op of a subgraph node, if the evaluator computes it like ATen here.
-c10::optional<PointwiseOp> OpOf(const Node* node) {
-  const std::string kind = node->kind().toQualString();
-  static const std::vector<std::pair<const char*, PointwiseOp>> kOps = {
-      {"aten::add", PointwiseOp::kAdd},     {"aten::sub", PointwiseOp::kSub},
-      {"aten::mul", PointwiseOp::kMul},     {"aten::div", PointwiseOp::kDiv},
-      {"aten::neg", PointwiseOp::kNeg},     {"aten::abs", PointwiseOp::kAbs},
-      {"aten::relu", PointwiseOp::kRelu},   {"aten::sigmoid", PointwiseOp::kSigmoid},
-      {"aten::tanh", PointwiseOp::kTanh},   {"aten::exp", PointwiseOp::kExp},
-      {"aten::log", PointwiseOp::kLog},     {"aten::sqrt", PointwiseOp::kSqrt},
-      {"aten::rsqrt", PointwiseOp::kRsqrt}, {"aten::clamp", PointwiseOp::kClamp}};
-  for (const auto& [name, op] : kOps) {
-    if (kind == name) return op;
-  }
-  return c10::nullopt;
-}
-
-// A clamp bound (a constant outside the group) as ATen converts it to float
-// (it rejects a finite double beyond float's range; such a group is left to
-// the unfused path).
+// A clamp bound or leaky_relu slope (a constant outside the group) as ATen
+// converts it to float (it rejects a finite double beyond float's range;
+// such a group is left to the unfused path).
 c10::optional<float> FloatBound(const Value* value) {
   const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
   if (!constant || !(constant->isDouble() || constant->isInt())) return c10::nullopt;
@@ -148,8 +132,9 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
   auto outer = [&](const Value* inner) { return fused->input(reg.at(inner)); };
   program.num_inputs = static_cast<int32_t>(reg.size());
   if (program.num_inputs > ops::kMaxPointwiseInputs) return c10::nullopt;
+  auto constant_of = [&](const Value* inner) { return torch::jit::toIValue(outer(inner)); };
   for (const Node* node : subgraph.nodes()) {
-    const c10::optional<PointwiseOp> op = OpOf(node);
+    const c10::optional<PointwiseOp> op = PointwiseOpOf(node, constant_of);
     if (!op || !evaluator.matches[static_cast<int>(*op)]) return c10::nullopt;
     PointwiseInstruction instruction;
     instruction.op = *op;
@@ -163,6 +148,10 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
       if (!lo || !hi) return c10::nullopt;
       instruction.lo = *lo;
       instruction.hi = *hi;
+    } else if (*op == PointwiseOp::kLeakyRelu) {
+      const c10::optional<float> slope = FloatBound(outer(node->input(1)));
+      if (!slope) return c10::nullopt;
+      instruction.lo = *slope;
     }
     reg.emplace(node->output(), program.num_inputs + program.code.size());
     program.code.push_back(instruction);
@@ -195,9 +184,9 @@ bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* inp
   int levels = 0;
   int64_t inner_stride = 0;  // the last nonzero stride, going outwards
   for (size_t d = shape.size(); d-- > 0;) {
-    if (shape[d] == 1) continue;
     const int64_t size = d < offset ? 1 : sizes[d - offset];
     if (size != shape[d] && size != 1) return false;
+    if (shape[d] == 1) continue;
     const int64_t stride = size == 1 ? 0 : strides[d - offset];
     if (stride != 0) {
       if (stride <= inner_stride) return false;
@@ -236,6 +225,8 @@ class FusedPointwise {
       if (fused->program_) {
         fused->used_.assign(fused->program_->num_inputs, false);
         for (const PointwiseInstruction& instruction : fused->program_->code) {
+          fused->own_grain_ |=
+              instruction.op == PointwiseOp::kGelu || instruction.op == PointwiseOp::kGeluTanh;
           fused->used_[instruction.a] = true;
           if (ops::IsBinary(instruction.op)) fused->used_[instruction.b] = true;
         }
@@ -263,6 +254,9 @@ class FusedPointwise {
     if (shaped == nullptr) return false;
     const at::IntArrayRef shape = shaped->sizes();
     const int64_t numel = shaped->numel();
+    // ATen's gelu splits more than 16384 elements across threads in its own
+    // chunks, which the fused loop's split would not match.
+    if (own_grain_ && numel > 16384 && at::get_num_threads() > 1) return false;
     std::array<PointwiseInput, ops::kMaxPointwiseInputs> inputs;
     std::array<bool, ops::kMaxPointwiseRegisters> full{};     // of the group's shape
     std::array<bool, ops::kMaxPointwiseRegisters> strided{};  // not contiguous, not a number
@@ -340,6 +334,7 @@ class FusedPointwise {
   c10::optional<PointwiseProgram> program_;
   std::vector<int32_t> output_of_instruction_;
   std::vector<bool> used_;  // by input: read by an instruction
+  bool own_grain_ = false;  // has an op that splits ranges across threads its own way
   ops::PointwiseRangeFn range_ = nullptr;
 };
 

@@ -16,33 +16,20 @@
 #include <cstdint>
 #include <vector>
 
+#include "passes/pointwise_op.h"
+
 namespace static_runtime {
 namespace ops {
 
-enum class PointwiseOp : uint8_t {
-  kAdd,  // a + b (ATen's add and sub with alpha 1)
-  kSub,  // a - b
-  kMul,
-  kDiv,
-  kNeg,
-  kAbs,
-  kRelu,  // clamp_min(a, 0)
-  kSigmoid,
-  kTanh,
-  kExp,
-  kLog,
-  kSqrt,
-  kRsqrt,
-  kClamp,  // min(max(a, lo), hi)
-};
-inline constexpr int kNumPointwiseOps = static_cast<int>(PointwiseOp::kClamp) + 1;
-inline bool IsBinary(PointwiseOp op) { return op <= PointwiseOp::kDiv; }
+using ::static_runtime::IsBinary;
+using ::static_runtime::kNumPointwiseOps;
+using ::static_runtime::PointwiseOp;
 
 struct PointwiseInstruction {
   PointwiseOp op;
   int32_t a = 0;
   int32_t b = 0;         // binary ops only
-  float lo = 0, hi = 0;  // clamp's bounds
+  float lo = 0, hi = 0;  // clamp's bounds; leaky_relu's slope is lo
   bool vector_tail = false;
   // ATen's split between the vector and scalar formulas cannot change the
   // result (they agree); required of an op reading a non-contiguous

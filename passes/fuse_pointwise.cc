@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "passes/operators.h"
+#include "passes/pointwise_op.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -14,58 +15,128 @@ using torch::jit::Value;
 
 constexpr size_t kMaxGroupNodes = 32;
 
-bool IsConstantNumber(const Value* value) {
-  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
-  return constant && (constant->isDouble() || constant->isInt());
-}
+// What a fusible op needs of its constant arguments.
+enum class Needs {
+  kNothing,
+  kAlphaOne,     // input 2 (alpha) the number 1
+  kOneNumber,    // input 1 a number (leaky_relu's slope)
+  kTwoNumbers,   // inputs 1 and 2 numbers (bounds)
+  kApproximate,  // input 1 the string given (gelu's approximate)
+};
 
-bool IsConstantOne(const Value* value) {
-  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
-  return constant && ((constant->isInt() && constant->toInt() == 1) ||
-                      (constant->isDouble() && constant->toDouble() == 1.0));
-}
+struct FusibleSchema {
+  const char* schema;
+  PointwiseOp op;
+  Needs needs = Needs::kNothing;
+  const char* approximate = nullptr;
+};
 
-const std::vector<const char*>& UnarySchemas() {
-  static const std::vector<const char*> kSchemas = {
-      "aten::neg(Tensor self) -> Tensor",   "aten::abs(Tensor self) -> Tensor",
-      "aten::relu(Tensor self) -> Tensor",  "aten::sigmoid(Tensor self) -> Tensor",
-      "aten::tanh(Tensor self) -> Tensor",  "aten::exp(Tensor self) -> Tensor",
-      "aten::log(Tensor self) -> Tensor",   "aten::sqrt(Tensor self) -> Tensor",
-      "aten::rsqrt(Tensor self) -> Tensor",
+const std::vector<FusibleSchema>& FusibleSchemas() {
+  static const std::vector<FusibleSchema> kSchemas = {
+      {"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+       PointwiseOp::kAdd, Needs::kAlphaOne},
+      {"aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PointwiseOp::kAdd,
+       Needs::kAlphaOne},
+      {"aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+       PointwiseOp::kSub, Needs::kAlphaOne},
+      {"aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PointwiseOp::kSub,
+       Needs::kAlphaOne},
+      {"aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kMul},
+      {"aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kMul},
+      {"aten::div.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kDiv},
+      {"aten::div.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kDiv},
+      {"aten::neg(Tensor self) -> Tensor", PointwiseOp::kNeg},
+      {"aten::abs(Tensor self) -> Tensor", PointwiseOp::kAbs},
+      {"aten::relu(Tensor self) -> Tensor", PointwiseOp::kRelu},
+      {"aten::sigmoid(Tensor self) -> Tensor", PointwiseOp::kSigmoid},
+      {"aten::tanh(Tensor self) -> Tensor", PointwiseOp::kTanh},
+      {"aten::exp(Tensor self) -> Tensor", PointwiseOp::kExp},
+      {"aten::log(Tensor self) -> Tensor", PointwiseOp::kLog},
+      {"aten::sqrt(Tensor self) -> Tensor", PointwiseOp::kSqrt},
+      {"aten::rsqrt(Tensor self) -> Tensor", PointwiseOp::kRsqrt},
+      {"aten::silu(Tensor self) -> Tensor", PointwiseOp::kSilu},
+      {"aten::gelu(Tensor self, *, str approximate='none') -> Tensor", PointwiseOp::kGelu,
+       Needs::kApproximate, "none"},
+      {"aten::gelu(Tensor self, *, str approximate='none') -> Tensor", PointwiseOp::kGeluTanh,
+       Needs::kApproximate, "tanh"},
+      {"aten::hardswish(Tensor self) -> Tensor", PointwiseOp::kHardswish},
+      {"aten::hardsigmoid(Tensor self) -> Tensor", PointwiseOp::kHardsigmoid},
+      {"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+       PointwiseOp::kLeakyRelu, Needs::kOneNumber},
+      {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+       PointwiseOp::kClamp, Needs::kTwoNumbers},
+      {"aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+       PointwiseOp::kClamp, Needs::kTwoNumbers},
   };
   return kSchemas;
 }
 
-}  // namespace
-
-std::string WhyNotFusible(const Node* node) {
-  if (node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::TensorType) {
-    return "it does not return one tensor";
-  }
-  for (const char* schema :
-       {"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-        "aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-        "aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-        "aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"}) {
-    if (node->matches(schema)) {
-      return IsConstantOne(node->input(2)) ? "" : "its alpha is not the constant 1";
+// Why `node`'s constant arguments do not suit `schema` ("" when they do).
+std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
+                         const ConstantOf& constant_of) {
+  auto number = [&](size_t i) {
+    const c10::optional<c10::IValue> constant = constant_of(node->input(i));
+    return constant && (constant->isDouble() || constant->isInt());
+  };
+  switch (schema.needs) {
+    case Needs::kNothing:
+      return "";
+    case Needs::kAlphaOne: {
+      const c10::optional<c10::IValue> alpha = constant_of(node->input(2));
+      const bool one = alpha && ((alpha->isInt() && alpha->toInt() == 1) ||
+                                 (alpha->isDouble() && alpha->toDouble() == 1.0));
+      return one ? "" : "its alpha is not the constant 1";
+    }
+    case Needs::kOneNumber:
+      return number(1) ? "" : "its slope is not a constant number";
+    case Needs::kTwoNumbers:
+      return number(1) && number(2) ? "" : "its bounds are not two constant numbers";
+    case Needs::kApproximate: {
+      const c10::optional<c10::IValue> approximate = constant_of(node->input(1));
+      return approximate && approximate->isString() &&
+                     approximate->toStringRef() == schema.approximate
+                 ? ""
+                 : "its approximate is not a constant 'none' or 'tanh'";
     }
   }
-  for (const char* schema : {"aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
-                             "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor",
-                             "aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
-                             "aten::div.Scalar(Tensor self, Scalar other) -> Tensor"}) {
-    if (node->matches(schema)) return "";
+  return "";
+}
+
+// The op `node` is, or why none (in *why).
+c10::optional<PointwiseOp> Match(const Node* node, const ConstantOf& constant_of,
+                                 std::string* why) {
+  if (node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::TensorType) {
+    *why = "it does not return one tensor";
+    return c10::nullopt;
   }
-  for (const char* schema : UnarySchemas()) {
-    if (node->matches(schema)) return "";
+  *why = "not an elementwise op the fusion handles";
+  for (const FusibleSchema& schema : FusibleSchemas()) {
+    if (!node->matches(schema.schema)) continue;
+    std::string reason = WhyNotSuited(node, schema, constant_of);
+    if (reason.empty()) {
+      why->clear();
+      return schema.op;
+    }
+    *why = std::move(reason);
   }
-  if (node->matches("aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")) {
-    return IsConstantNumber(node->input(1)) && IsConstantNumber(node->input(2))
-               ? ""
-               : "its bounds are not two constant numbers";
-  }
-  return "not an elementwise op the fusion handles";
+  return c10::nullopt;
+}
+
+c10::optional<c10::IValue> ConstantInGraph(const Value* value) {
+  return torch::jit::toIValue(value);
+}
+
+}  // namespace
+
+c10::optional<PointwiseOp> PointwiseOpOf(const Node* node, const ConstantOf& constant_of) {
+  std::string why;
+  return Match(node, constant_of, &why);
+}
+
+std::string WhyNotFusible(const Node* node) {
+  std::string why;
+  Match(node, ConstantInGraph, &why);
+  return why;
 }
 
 namespace {

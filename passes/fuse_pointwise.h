@@ -5,28 +5,42 @@
 // values, so that the kernel can also run the nodes one by one on the
 // runtime's slots (planned like any other intermediate).
 //
-// What fuses: aten::add/sub (Tensor and Scalar overloads, alpha a constant 1),
-// mul, div (without rounding mode), neg, abs, relu, sigmoid, tanh, exp, log,
-// sqrt, rsqrt and clamp with two constant bounds. A run is a sequence of such
-// nodes, each after the first using a value of the run, of at least two
+// What fuses: the ops of passes/pointwise_op.h: aten::add/sub (Tensor and
+// Scalar overloads, alpha a constant 1), mul, div (without rounding mode),
+// neg, abs, relu, sigmoid, tanh, exp, log, sqrt, rsqrt, silu, gelu (a
+// constant approximate), hardswish, hardsigmoid, leaky_relu with a constant
+// slope, clamp and hardtanh with two constant bounds. A run is a sequence of
+// such nodes, each after the first using a value of the run, of at least two
 // nodes and at most 32.
 //
 // Why this is safe without alias analysis: every op fused is functional (it
 // writes nothing and returns a fresh tensor), and the group takes the place
 // of the run it replaces (only constants sit between a run's nodes), so no
 // node moves past any other: whatever reads or writes the run's inputs or
-// outputs before or after sees them exactly as before. Shapes and dtypes are not known here; the
-// kernel checks them on each run and, when they do not fit its fused form (float32, one shape,
-// contiguous), runs the nodes one by one.
+// outputs before or after sees them exactly as before. Shapes, dtypes
+// and layouts are not known here; the kernel checks them on each run and,
+// when they do not fit its fused form, runs the nodes one by one.
 #ifndef STATIC_RUNTIME_PASSES_FUSE_POINTWISE_H_
 #define STATIC_RUNTIME_PASSES_FUSE_POINTWISE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "c10/util/Optional.h"
+#include "passes/pointwise_op.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
+
+// The constant a value stands for, if any.
+using ConstantOf = std::function<c10::optional<c10::IValue>(const torch::jit::Value*)>;
+
+// The op `node` is, if FusePointwise may fuse it: it matches one of the
+// schemas above and its constant arguments (as `constant_of` tells them;
+// inside a fused node's subgraph, the fused node's inputs) suit it.
+c10::optional<PointwiseOp> PointwiseOpOf(const torch::jit::Node* node,
+                                         const ConstantOf& constant_of);
 
 // Why FusePointwise never fuses `node` ("" when it may: then only the run
 // around it decides).

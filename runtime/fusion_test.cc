@@ -32,7 +32,7 @@ std::string RandomProgram() {
     auto pick = [&] { return values[*rc::gen::inRange<size_t>(0, values.size())]; };
     const std::string a = pick();
     std::string expression;
-    switch (*rc::gen::inRange(0, 14)) {
+    switch (*rc::gen::inRange(0, 21)) {
       case 0:
         expression = absl::StrCat(a, " + ", pick());
         break;
@@ -71,6 +71,27 @@ std::string RandomProgram() {
         break;
       case 12:
         expression = absl::StrCat("torch.rsqrt(", a, ")");
+        break;
+      case 13:
+        expression = absl::StrCat("torch.silu(", a, ")");
+        break;
+      case 14:
+        expression = absl::StrCat("torch.gelu(", a, ")");
+        break;
+      case 15:
+        expression = absl::StrCat("torch.gelu(", a, ", approximate='tanh')");
+        break;
+      case 16:
+        expression = absl::StrCat("torch.hardswish(", a, ")");
+        break;
+      case 17:
+        expression = absl::StrCat("torch.hardsigmoid(", a, ")");
+        break;
+      case 18:
+        expression = absl::StrCat("torch.leaky_relu(", a, ", 0.125)");
+        break;
+      case 19:
+        expression = absl::StrCat("torch.hardtanh(", a, ", -2.0, 1.5)");
         break;
       default:
         expression = absl::StrCat("torch.clamp(-", a, ", -1.5, 2.0)");
