@@ -1,7 +1,10 @@
 #include "passes/fuse_pointwise.h"
 
+#include <algorithm>
+#include <functional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "passes/operators.h"
 #include "passes/pointwise_op.h"
@@ -141,15 +144,15 @@ std::string WhyNotFusible(const Node* node) {
 
 namespace {
 
-// Replaces the run `nodes` (consecutive in one block) by one fused node.
-// Its inputs are every value the run uses from outside (constants
-// included); its outputs are the run's values used after it, then the
+// Replaces the group `nodes` (in order, in one window) by one fused node.
+// Its inputs are every value the group uses from outside (constants
+// included); its outputs are the group's values used after it, then the
 // others, so that the kernel can run the nodes one by one on the runtime's
 // own slots when the fused form does not apply.
-void FuseRun(const std::vector<Node*>& nodes) {
+void FuseGroup(const std::vector<Node*>& nodes) {
   torch::jit::Graph* graph = nodes.front()->owningGraph();
   auto subgraph = std::make_shared<torch::jit::Graph>();
-  absl::flat_hash_set<const Node*> in_run(nodes.begin(), nodes.end());
+  absl::flat_hash_set<const Node*> in_group(nodes.begin(), nodes.end());
   std::unordered_map<Value*, Value*> inner;  // outer value -> subgraph value
   std::vector<Value*> outer_inputs;
   auto map_input = [&](Value* outer) -> Value* {
@@ -170,7 +173,7 @@ void FuseRun(const std::vector<Node*>& nodes) {
   for (Node* node : nodes) {
     Value* output = node->output();
     bool used = false;
-    for (const torch::jit::Use& use : output->uses()) used = used || !in_run.contains(use.user);
+    for (const torch::jit::Use& use : output->uses()) used = used || !in_group.contains(use.user);
     (used ? used_after : internal).push_back(output);
   }
   std::vector<Value*> outer_outputs = used_after;
@@ -179,8 +182,10 @@ void FuseRun(const std::vector<Node*>& nodes) {
   Node* fused = graph->create(ops::kFusedPointwise, outer_inputs, outer_outputs.size());
   fused->g_(c10::attr::Subgraph, subgraph);
   fused->i_(ops::kUsedOutputs, static_cast<int64_t>(used_after.size()));
-  // After the run: every user outside it comes later, every value the run
-  // uses (constants between its nodes too) is defined by then.
+  // After the group's last node: every user outside the group comes later
+  // (a window node using a group value is in the group), every value the
+  // group uses (constants between its nodes too) is defined by then. Other
+  // window nodes it moves past are functional and independent of it.
   fused->insertAfter(nodes.back());
   for (size_t i = 0; i < outer_outputs.size(); ++i) {
     fused->output(i)->setType(outer_outputs[i]->type());
@@ -189,32 +194,61 @@ void FuseRun(const std::vector<Node*>& nodes) {
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) (*it)->destroy();
 }
 
+// The groups of a window of consecutive fusible nodes: its connected parts
+// (a node joins the part of every window value it uses), in order, cut into
+// pieces of at most kMaxGroupNodes; those of two nodes or more.
+std::vector<std::vector<Node*>> GroupsOf(const std::vector<Node*>& window) {
+  absl::flat_hash_map<const Node*, size_t> index;
+  std::vector<size_t> parent(window.size());
+  std::function<size_t(size_t)> root = [&](size_t i) {
+    return parent[i] == i ? i : parent[i] = root(parent[i]);
+  };
+  for (size_t i = 0; i < window.size(); ++i) {
+    parent[i] = i;
+    index.emplace(window[i], i);
+    for (const Value* input : window[i]->inputs()) {
+      auto producer = index.find(input->node());
+      if (producer != index.end()) parent[root(producer->second)] = root(i);
+    }
+  }
+  absl::flat_hash_map<size_t, std::vector<Node*>> parts;
+  std::vector<size_t> order;  // roots by first node
+  for (size_t i = 0; i < window.size(); ++i) {
+    std::vector<Node*>& part = parts[root(i)];
+    if (part.empty()) order.push_back(root(i));
+    part.push_back(window[i]);
+  }
+  std::vector<std::vector<Node*>> groups;
+  for (size_t part_root : order) {
+    const std::vector<Node*>& part = parts.at(part_root);
+    for (size_t begin = 0; begin + 1 < part.size(); begin += kMaxGroupNodes) {
+      const size_t end = std::min(part.size(), begin + kMaxGroupNodes);
+      if (end - begin >= 2) groups.emplace_back(part.begin() + begin, part.begin() + end);
+    }
+  }
+  return groups;
+}
+
 bool FuseBlock(torch::jit::Block* block) {
   bool changed = false;
-  std::vector<std::vector<Node*>> runs;
-  std::vector<Node*> run;
-  absl::flat_hash_set<const Value*> produced;
-  auto close_run = [&] {
-    if (run.size() >= 2) runs.push_back(run);
-    run.clear();
-    produced.clear();
+  std::vector<std::vector<Node*>> groups;
+  std::vector<Node*> window;
+  auto close_window = [&] {
+    for (std::vector<Node*>& group : GroupsOf(window)) groups.push_back(std::move(group));
+    window.clear();
   };
   for (Node* node : block->nodes()) {
     for (torch::jit::Block* sub_block : node->blocks()) changed |= FuseBlock(sub_block);
-    if (node->kind() == c10::prim::Constant) continue;  // constants do not break a run
-    if (!WhyNotFusible(node).empty()) {
-      close_run();
-      continue;
+    if (node->kind() == c10::prim::Constant) continue;  // constants do not end a window
+    if (WhyNotFusible(node).empty()) {
+      window.push_back(node);
+    } else {
+      close_window();
     }
-    bool uses_run = false;
-    for (const Value* input : node->inputs()) uses_run = uses_run || produced.contains(input);
-    if (!uses_run || run.size() == kMaxGroupNodes) close_run();
-    run.push_back(node);
-    produced.insert(node->output());
   }
-  close_run();
-  for (const std::vector<Node*>& nodes : runs) FuseRun(nodes);
-  return changed || !runs.empty();
+  close_window();
+  for (const std::vector<Node*>& nodes : groups) FuseGroup(nodes);
+  return changed || !groups.empty();
 }
 
 }  // namespace

@@ -1,23 +1,28 @@
-// FusePointwise: runs of consecutive float elementwise nodes become one
+// FusePointwise: connected groups of float elementwise nodes become one
 // `static_runtime::fused_pointwise` node whose Subgraph attribute holds the
-// run. Its inputs are the values the run uses (constants too); its outputs
-// are the run's values used after it (or returned), then the run's other
-// values, so that the kernel can also run the nodes one by one on the
+// group. Its inputs are the values the group uses (constants too); its
+// outputs are the group's values used after it (or returned), then its
+// other values, so that the kernel can also run the nodes one by one on the
 // runtime's slots (planned like any other intermediate).
 //
 // What fuses: the ops of passes/pointwise_op.h: aten::add/sub (Tensor and
 // Scalar overloads, alpha a constant 1), mul, div (without rounding mode),
 // neg, abs, relu, sigmoid, tanh, exp, log, sqrt, rsqrt, silu, gelu (a
 // constant approximate), hardswish, hardsigmoid, leaky_relu with a constant
-// slope, clamp and hardtanh with two constant bounds. A run is a sequence of
-// such nodes, each after the first using a value of the run, of at least two
-// nodes and at most 32.
+// slope, clamp and hardtanh with two constant bounds. A window is a sequence
+// of such nodes with only constants between them; its groups are its
+// connected parts (chains and trees: a node joins the part of each window
+// value it uses), each cut in order into pieces of at most 32 nodes; a
+// group has at least two nodes. The fused node sits where the group's last
+// node was.
 //
 // Why this is safe without alias analysis: every op fused is functional (it
-// writes nothing and returns a fresh tensor), and the group takes the place
-// of the run it replaces (only constants sit between a run's nodes), so no
-// node moves past any other: whatever reads or writes the run's inputs or
-// outputs before or after sees them exactly as before. Shapes, dtypes
+// writes nothing and returns a fresh tensor), and everything in a window is
+// such an op or a constant. A group's values are used outside the window
+// only after it, and the window's other nodes, which the group may move
+// past, neither use its values nor produce values it uses: whatever reads
+// or writes the group's inputs or outputs before or after the window sees
+// them exactly as before, and an in-place op ends a window. Shapes, dtypes
 // and layouts are not known here; the kernel checks them on each run and,
 // when they do not fit its fused form, runs the nodes one by one.
 #ifndef STATIC_RUNTIME_PASSES_FUSE_POINTWISE_H_

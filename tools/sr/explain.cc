@@ -59,7 +59,7 @@ std::string Explain(const StaticModule& module) {
     } else if (NextToFusedGroup(jit_node)) {
       const std::string why = WhyNotFusible(jit_node);
       absl::StrAppend(&text, "           not fused: ",
-                      why.empty() ? "it uses no value of the run next to it" : why, "\n");
+                      why.empty() ? "it shares no value with the group next to it" : why, "\n");
     }
   });
   const KernelCounts& counts = module.kernel_counts();
