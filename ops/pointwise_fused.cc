@@ -260,7 +260,6 @@ class FusedPointwise {
     std::array<PointwiseInput, ops::kMaxPointwiseInputs> inputs;
     std::array<bool, ops::kMaxPointwiseRegisters> full{};     // of the group's shape
     std::array<bool, ops::kMaxPointwiseRegisters> strided{};  // not contiguous, not a number
-    const bool inference_mode = c10::InferenceMode::is_enabled();
     int laid_out = 0;  // inputs the evaluator lays out per tile
     auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };
     for (int32_t i = 0; i < program.num_inputs; ++i) {
@@ -268,7 +267,7 @@ class FusedPointwise {
       if (value.isTensor()) {
         const at::Tensor& tensor = value.toTensor();
         if (!PlainCpuTensor(tensor) || tensor.scalar_type() != at::kFloat ||
-            (!inference_mode && tensor.requires_grad())) {
+            (tensor.requires_grad() && !c10::InferenceMode::is_enabled())) {
           return false;
         }
         if (tensor.dim() == 0) {

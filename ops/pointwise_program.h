@@ -49,12 +49,14 @@ struct PointwiseProgram {
 // `inner` elements, e.g. a view of a wider tensor (row_stride > inner), a
 // repeated row (row_stride 0) or a column of values each repeated `inner`
 // times (inner_stride 0, row_stride 1).
+// (No default member initializers: an array of them is left uninitialized
+// per call; a braced initializer zeroes the members it leaves out.)
 struct PointwiseInput {
-  const float* data = nullptr;
-  float scalar = 0;
-  int64_t inner = 0;
-  int64_t inner_stride = 0;
-  int64_t row_stride = 0;
+  const float* data;
+  float scalar;
+  int64_t inner;
+  int64_t inner_stride;
+  int64_t row_stride;
 };
 
 // The most inputs a program may read that are numbers or not contiguous.

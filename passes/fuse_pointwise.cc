@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_join.h"
 #include "passes/operators.h"
 #include "passes/pointwise_op.h"
 #include "torch/csrc/jit/ir/constants.h"
@@ -140,6 +141,14 @@ std::string WhyNotFusible(const Node* node) {
   std::string why;
   Match(node, ConstantInGraph, &why);
   return why;
+}
+
+std::string GroupOps(const Node* fused) {
+  std::vector<std::string> kinds;
+  for (const Node* node : fused->g(c10::attr::Subgraph)->nodes()) {
+    kinds.push_back(node->kind().toUnqualString());
+  }
+  return absl::StrJoin(kinds, ", ");
 }
 
 namespace {

@@ -51,6 +51,9 @@ c10::optional<PointwiseOp> PointwiseOpOf(const torch::jit::Node* node,
 // around it decides).
 std::string WhyNotFusible(const torch::jit::Node* node);
 
+// The ops of a fused node's group, in order: "silu, mul, hardswish".
+std::string GroupOps(const torch::jit::Node* fused);
+
 // Returns true if the graph changed.
 bool FusePointwise(const std::shared_ptr<torch::jit::Graph>& graph);
 

@@ -1,7 +1,10 @@
-// Pointwise fusion against the same runtime without it: a chain of 10
-// elementwise ops on one float tensor of each size, the two runtimes
+// Pointwise fusion against the same runtime without it: chains of 10
+// elementwise ops on float tensors of each size, the two runtimes
 // interleaved in one benchmark (one intra-op thread); reports both means and
-// their ratio (fused / unfused).
+// their ratio (fused / unfused). One chain is arithmetic and clamps, the
+// other has three ops that call a vector math function (sigmoid, tanh,
+// exp; the same Sleef calls ATen makes), whose cost no fusion removes:
+// BM_ChainMath times the fused kernel's evaluator alone on that chain.
 //
 //   bazel run -c opt //runtime:fusion_benchmark
 #include <chrono>
@@ -10,13 +13,14 @@
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
+#include "ops/pointwise_eval.h"
 #include "passes/load.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {
 namespace {
 
-constexpr char kChain[] = R"(
+constexpr char kMathChain[] = R"(
 def forward(self, x, y):
     a = x + y
     b = torch.relu(a)
@@ -30,6 +34,20 @@ def forward(self, x, y):
     return torch.exp(i)
 )";
 
+constexpr char kArithmeticChain[] = R"(
+def forward(self, x, y):
+    a = x + y
+    b = torch.relu(a)
+    c = b * 0.5
+    d = c - x
+    e = torch.abs(d)
+    f = e * y
+    g = torch.clamp(f, -1.0, 1.0)
+    h = g + a
+    i = torch.hardswish(h)
+    return torch.leaky_relu(i, 0.125)
+)";
+
 StaticModule::Ptr Prepare(const torch::jit::Module& module, bool fusion) {
   Options options;
   options.enable_fusion = fusion;
@@ -39,13 +57,15 @@ StaticModule::Ptr Prepare(const torch::jit::Module& module, bool fusion) {
   return *prepared;
 }
 
+// Arguments: the chain (0 arithmetic, 1 math), rows, columns.
 void BM_ChainFusedVsUnfused(benchmark::State& state) {
-  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(kChain);
+  absl::StatusOr<torch::jit::Module> module =
+      ModuleFromSource(state.range(0) == 0 ? kArithmeticChain : kMathChain);
   CHECK(module.ok()) << module.status();
   StaticRuntime fused(Prepare(*module, true));
   StaticRuntime unfused(Prepare(*module, false));
-  const std::vector<c10::IValue> inputs = {at::randn({state.range(0), state.range(1)}),
-                                           at::randn({state.range(0), state.range(1)})};
+  const std::vector<c10::IValue> inputs = {at::randn({state.range(1), state.range(2)}),
+                                           at::randn({state.range(1), state.range(2)})};
   using Clock = std::chrono::steady_clock;
   Clock::duration fused_time{0};
   Clock::duration unfused_time{0};
@@ -66,7 +86,54 @@ void BM_ChainFusedVsUnfused(benchmark::State& state) {
   state.counters["ratio"] = std::chrono::duration<double>(fused_time).count() /
                             std::chrono::duration<double>(unfused_time).count();
 }
-BENCHMARK(BM_ChainFusedVsUnfused)->Args({8, 16})->Args({1024, 1024});
+BENCHMARK(BM_ChainFusedVsUnfused)
+    ->ArgNames({"math", "rows", "cols"})
+    ->Args({0, 8, 16})
+    ->Args({1, 8, 16})
+    ->Args({0, 1024, 1024})
+    ->Args({1, 1024, 1024});
+
+// The math chain's program on rows x cols elements, evaluated alone: the
+// floor of the fused node's time.
+void BM_ChainMath(benchmark::State& state) {
+  const ops::PointwiseEvaluator& evaluator = ops::PointwiseEvaluatorForThisCpu();
+  CHECK(evaluator.range != nullptr);
+  ops::PointwiseProgram program;
+  program.num_inputs = 5;  // x, y, 0.5, and clamp's bounds (unread)
+  auto add = [&](PointwiseOp op, int32_t a, int32_t b) {
+    ops::PointwiseInstruction instruction;
+    instruction.op = op;
+    instruction.a = a;
+    instruction.b = b;
+    instruction.lo = -1.f;
+    instruction.hi = 1.f;
+    instruction.vector_tail = evaluator.vector_tail[static_cast<int>(op)];
+    program.code.push_back(instruction);
+  };
+  add(PointwiseOp::kAdd, 0, 1);      // 5 a
+  add(PointwiseOp::kRelu, 5, 5);     // 6 b
+  add(PointwiseOp::kMul, 6, 2);      // 7 c
+  add(PointwiseOp::kSigmoid, 7, 7);  // 8 d
+  add(PointwiseOp::kSub, 8, 0);      // 9 e
+  add(PointwiseOp::kTanh, 9, 9);     // 10 f
+  add(PointwiseOp::kMul, 10, 1);     // 11 g
+  add(PointwiseOp::kClamp, 11, 11);  // 12 h
+  add(PointwiseOp::kAdd, 12, 5);     // 13 i
+  add(PointwiseOp::kExp, 13, 13);    // 14
+  const int64_t numel = state.range(0) * state.range(1);
+  const at::Tensor x = at::randn({numel});
+  const at::Tensor y = at::randn({numel});
+  at::Tensor out = at::empty({numel});
+  const ops::PointwiseInput inputs[5] = {
+      {x.data_ptr<float>(), 0.f}, {y.data_ptr<float>(), 0.f}, {nullptr, 0.5f}, {}, {}};
+  std::vector<float*> outputs(program.code.size(), nullptr);
+  outputs.back() = out.data_ptr<float>();
+  for (auto _ : state) {
+    evaluator.range(program, inputs, outputs.data(), 0, numel);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_ChainMath)->ArgNames({"rows", "cols"})->Args({8, 16})->Args({1024, 1024});
 
 }  // namespace
 }  // namespace static_runtime

@@ -5,7 +5,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "passes/fuse_pointwise.h"
 #include "passes/operators.h"
@@ -49,11 +48,7 @@ std::string Explain(const StaticModule& module) {
     }
     const torch::jit::Node* jit_node = node.info->node;
     if (jit_node->kind() == ops::kFusedPointwise) {
-      std::vector<std::string> kinds;
-      for (const torch::jit::Node* fused : jit_node->g(c10::attr::Subgraph)->nodes()) {
-        kinds.push_back(fused->kind().toUnqualString());
-      }
-      absl::StrAppend(&text, "           fused: ", absl::StrJoin(kinds, ", "), " (",
+      absl::StrAppend(&text, "           fused: ", GroupOps(jit_node), " (",
                       jit_node->i(ops::kUsedOutputs), " of ", jit_node->outputs().size(),
                       " values used after)\n");
     } else if (NextToFusedGroup(jit_node)) {

@@ -6,6 +6,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "passes/fuse_pointwise.h"
+#include "passes/operators.h"
 
 namespace static_runtime {
 namespace sr {
@@ -24,9 +26,15 @@ class Timer : public NodeObserver {
   void After(const NodePlan& node, const c10::IValue*) override {
     const auto end = Clock::now();
     const double us = Micros(end - start_);
-    NodeKindProfile& entry = by_kind_[node.info->node->kind().toQualString()];
+    const torch::jit::Node* jit_node = node.info->node;
+    // A fused group is one entry of its own.
+    const bool group = jit_node->kind() == ops::kFusedPointwise;
+    NodeKindProfile& entry = group ? by_kind_[absl::StrCat("group ", node.info->position)]
+                                   : by_kind_[jit_node->kind().toQualString()];
     if (entry.calls == 0) {
-      entry.kind = node.info->node->kind().toQualString();
+      entry.kind = group ? absl::StrCat("fused group at node ", node.info->position, ": ",
+                                        GroupOps(jit_node))
+                         : jit_node->kind().toQualString();
       entry.kernel_kind = KernelKindOf(node);
     }
     entry.total_us += us;

@@ -1,10 +1,10 @@
 // `sr profile`: where a model's time goes on the static runtime. Per node
-// kind: total time, share, call count and kernel kind (measured around every
-// kernel call); the run's phases (binding arguments, memory allocation and
-// release, nodes); setup and first-run time; and the runtime's overhead per
-// node, measured on chains of no-op nodes (tools/sr/node_overhead.h), since
-// kernel times measured around every call include the measuring itself. One
-// observed run can be written as a Chrome/Perfetto trace.
+// kind, and per fused pointwise group: total time, share, call count and
+// kernel kind (measured around every kernel call); the run's phases (binding arguments, memory
+// allocation and release, nodes); setup and first-run time; and the runtime's overhead per node,
+// measured on chains of no-op nodes (tools/sr/node_overhead.h), since kernel times measured around
+// every call include the measuring itself. One observed run can be written as a Chrome/Perfetto
+// trace.
 #ifndef STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
 #define STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
 
@@ -20,7 +20,7 @@ namespace static_runtime {
 namespace sr {
 
 struct NodeKindProfile {
-  std::string kind;         // e.g. aten::linear
+  std::string kind;         // e.g. aten::linear, or "fused group at node 4: add, relu"
   std::string kernel_kind;  // out_variant / native / fallback
   double total_us = 0;      // over all profiled runs
   size_t calls = 0;

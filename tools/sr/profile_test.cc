@@ -1,7 +1,9 @@
 #include "tools/sr/profile.h"
 
+#include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "passes/load.h"
 #include "tools/sr/default_model.h"
 #include "tools/sr/input_spec.h"
 
@@ -38,6 +40,23 @@ TEST(ProfileTest, DefaultModel) {
   const std::string text = FormatProfile(*report);
   EXPECT_THAT(text, HasSubstr("runtime overhead per node"));
   EXPECT_THAT(text, HasSubstr("out_variant"));
+}
+
+TEST(ProfileTest, FusedGroupsHaveALineEach) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, y):
+    a = torch.relu(x + y)
+    b = torch.mm(a, y)
+    return torch.tanh(b) * 2.0
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<c10::IValue> inputs = {at::randn({4, 4}), at::randn({4, 4})};
+  auto report = Profile(*module, false, Options(), inputs, 3);
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::vector<std::string> kinds;
+  for (const auto& entry : report->kinds) kinds.push_back(entry.kind);
+  EXPECT_THAT(kinds, testing::IsSupersetOf({"fused group at node 0: add, relu",
+                                            "fused group at node 2: tanh, mul", "aten::mm"}));
 }
 
 }  // namespace
