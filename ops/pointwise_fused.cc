@@ -275,8 +275,12 @@ class FusedPointwise {
           inputs[i] = {nullptr, *tensor.data_ptr<float>()};
           continue;
         }
-        if (!Layout(tensor, shape, &inputs[i])) return false;
         full[i] = tensor.sizes().equals(shape);
+        if (full[i] && tensor.is_contiguous()) {  // the common case, in place
+          inputs[i] = {tensor.data_ptr<float>(), 0.f};
+          continue;
+        }
+        if (!Layout(tensor, shape, &inputs[i])) return false;
         strided[i] = inputs[i].inner != 0;
         if (strided[i] && !lay_out(i)) return false;
       } else if (value.isDouble() && lay_out(i)) {

@@ -67,7 +67,7 @@ absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
         schema.name(), "() argument ", index, " ('", argument.name(), "'): expected ",
         expected_text, ", got ", Describe(value)));
   };
-  if (const auto tensor_type = expected->cast<c10::TensorType>()) {
+  if (const c10::TensorType* tensor_type = expected->castRaw<c10::TensorType>()) {
     // Shapes in a declared tensor type are an example, not a contract; the
     // dtype is checked.
     if (!value.isTensor() || !value.toTensor().defined()) return mismatch("Tensor");
