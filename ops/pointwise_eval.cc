@@ -51,6 +51,15 @@ at::Tensor Aten(PointwiseOp op, const at::Tensor& a, const c10::IValue& b, float
       return b.isTensor() ? at::mul(a, b.toTensor()) : at::mul(a, b.toScalar());
     case PointwiseOp::kDiv:
       return b.isTensor() ? at::div(a, b.toTensor()) : at::div(a, b.toScalar());
+    case PointwiseOp::kGt:
+    case PointwiseOp::kLt:
+    case PointwiseOp::kGe:
+    case PointwiseOp::kLe:
+    case PointwiseOp::kEq:
+    case PointwiseOp::kNe:
+    case PointwiseOp::kWhere:
+    case PointwiseOp::kMaskedFill:
+      break;  // exact: never probed
     case PointwiseOp::kNeg:
       return at::neg(a);
     case PointwiseOp::kAbs:
@@ -112,7 +121,7 @@ std::vector<ProbeCase> ProbeCases(PointwiseOp op) {
     const at::Tensor a = ProbeRows(n, 0);
     const at::Tensor b = ProbeRows(n, 5);
     cases.push_back({n, a, b, Aten(op, a, b, kProbeLo, kProbeHi)});
-    if (IsBinary(op)) {
+    if (NumOperands(op) == 2) {
       cases.push_back({n, a, at::Tensor(), Aten(op, a, kProbeScalar, kProbeLo, kProbeHi)});
     }
   }
@@ -141,7 +150,7 @@ bool Matches(PointwiseRangeFn range, PointwiseOp op, bool vector_tail,
         {probe.a.data_ptr<float>(), 0.f},
         probe.b.defined() ? PointwiseInput{probe.b.data_ptr<float>(), 0.f}
                           : PointwiseInput{nullptr, static_cast<float>(kProbeScalar)}};
-    float* outputs[1] = {actual.data_ptr<float>()};
+    void* outputs[1] = {actual.data_ptr<float>()};
     for (int64_t row = 0; row < rows; ++row) {
       const int64_t begin = row * (n + 1);
       range(program, inputs, outputs, begin, begin + n);
@@ -165,8 +174,10 @@ const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
       candidates.emplace_back("avx2", PointwiseRangeAvx2());
     }
     std::vector<std::vector<ProbeCase>> cases;
-    for (int i = 0; i < kNumPointwiseOps; ++i)
-      cases.push_back(ProbeCases(static_cast<PointwiseOp>(i)));
+    for (int i = 0; i < kNumPointwiseOps; ++i) {
+      const auto op = static_cast<PointwiseOp>(i);
+      cases.push_back(IsExact(op) ? std::vector<ProbeCase>() : ProbeCases(op));
+    }
     PointwiseEvaluator best;
     int best_count = 0;
     for (const auto& [isa, range] : candidates) {
@@ -176,10 +187,15 @@ const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
       int count = 0;
       for (int i = 0; i < kNumPointwiseOps; ++i) {
         const auto op = static_cast<PointwiseOp>(i);
+        if (IsExact(op)) {
+          evaluator.matches[i] = true;
+          evaluator.split_free[i] = true;
+          continue;  // not counted: the same for every ISA
+        }
         const bool scalar_tail = Matches(range, op, false, cases[i]);
         const bool vector_tail = Matches(range, op, true, cases[i]);
         // A binary op needs both (see PointwiseRangeFn).
-        if (IsBinary(op) ? !(scalar_tail && vector_tail) : !(scalar_tail || vector_tail)) {
+        if (NumOperands(op) == 2 ? !(scalar_tail && vector_tail) : !(scalar_tail || vector_tail)) {
           continue;
         }
         evaluator.matches[i] = true;

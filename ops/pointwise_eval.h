@@ -5,8 +5,9 @@
 // vector/scalar split differs between ISAs and between the two tail rules,
 // and on special values (NaN, infinities, signed zeros, tiny numbers). A
 // unary op is fusible when one tail rule matches, a binary op when both do
-// (its split then cannot matter, see PointwiseInstruction); the ISA with the most such ops is used.
-// Other ops are never fused.
+// (its split then cannot matter, see PointwiseInstruction); the ISA with
+// the most such ops is used. Other ops are never fused. Comparisons and
+// selections are exact (no rounding), so they are not probed.
 #ifndef STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
 #define STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
 

@@ -36,16 +36,24 @@ constexpr float kGeluKappa = static_cast<float>(0.044715);
 // functor so that each op's loop is compiled on its own.
 template <PointwiseOp kOp>
 struct Formula;
-#define SR_POINTWISE_FORMULA(op, vector, scalar)                                 \
-  template <>                                                                    \
-  struct Formula<PointwiseOp::op> {                                              \
-    static Vec Vector(Vec a, Vec b, Vec lo, Vec hi) { return vector; }           \
-    static float Scalar(float a, float b, float lo, float hi) { return scalar; } \
+#define SR_POINTWISE_FORMULA(op, vector, scalar)                                          \
+  template <>                                                                             \
+  struct Formula<PointwiseOp::op> {                                                       \
+    static Vec Vector(Vec a, Vec b, Vec c, Vec lo, Vec hi) { return vector; }             \
+    static float Scalar(float a, float b, float c, float lo, float hi) { return scalar; } \
   };
 SR_POINTWISE_FORMULA(kAdd, a + b, a + b)
 SR_POINTWISE_FORMULA(kSub, a - b, a - b)
 SR_POINTWISE_FORMULA(kMul, a* b, a* b)
 SR_POINTWISE_FORMULA(kDiv, a / b, a / b)
+SR_POINTWISE_FORMULA(kGt, Vec::blendv(Vec(0.f), Vec(1.f), a > b), a > b ? 1.f : 0.f)
+SR_POINTWISE_FORMULA(kLt, Vec::blendv(Vec(0.f), Vec(1.f), a < b), a < b ? 1.f : 0.f)
+SR_POINTWISE_FORMULA(kGe, Vec::blendv(Vec(0.f), Vec(1.f), a >= b), a >= b ? 1.f : 0.f)
+SR_POINTWISE_FORMULA(kLe, Vec::blendv(Vec(0.f), Vec(1.f), a <= b), a <= b ? 1.f : 0.f)
+SR_POINTWISE_FORMULA(kEq, Vec::blendv(Vec(0.f), Vec(1.f), a == b), a == b ? 1.f : 0.f)
+SR_POINTWISE_FORMULA(kNe, Vec::blendv(Vec(0.f), Vec(1.f), a != b), a != b ? 1.f : 0.f)
+SR_POINTWISE_FORMULA(kWhere, Vec::blendv(b, a, c != Vec(0.f)), c != 0.f ? a : b)
+SR_POINTWISE_FORMULA(kMaskedFill, Vec::blendv(a, c, b != Vec(0.f)), b != 0.f ? c : a)
 SR_POINTWISE_FORMULA(kNeg, a.neg(), -a)
 SR_POINTWISE_FORMULA(kAbs, a.abs(), std::abs(a))
 SR_POINTWISE_FORMULA(kRelu, at::vec::clamp_min(a, Vec(0.f)), std::max(a, 0.f))
@@ -82,37 +90,47 @@ SR_POINTWISE_FORMULA(kClamp, at::vec::clamp(a, lo, hi), std::min(std::max(a, lo)
 // arrays (b unused by unary ops); a partial vector at the end of a vector
 // stretch is fine, the formulas work lane by lane.
 template <PointwiseOp kOp>
-void Run(const PointwiseInstruction& in, const float* a, const float* b, float* out, int64_t vector,
-         int64_t n) {
+void Run(const PointwiseInstruction& in, const float* a, const float* b, const float* c, float* out,
+         int64_t vector, int64_t n) {
   using F = Formula<kOp>;
   const Vec lo(in.lo), hi(in.hi);
   auto vector_range = [&](int64_t i, int64_t j) {
     for (; i + Vec::size() <= j; i += Vec::size()) {
-      F::Vector(Vec::loadu(a + i), Vec::loadu(b + i), lo, hi).store(out + i);
+      F::Vector(Vec::loadu(a + i), Vec::loadu(b + i), Vec::loadu(c + i), lo, hi).store(out + i);
     }
     if (i < j) {
       const int64_t count = j - i;
-      F::Vector(Vec::loadu(a + i, count), Vec::loadu(b + i, count), lo, hi).store(out + i, count);
+      F::Vector(Vec::loadu(a + i, count), Vec::loadu(b + i, count), Vec::loadu(c + i, count), lo,
+                hi)
+          .store(out + i, count);
     }
   };
   vector_range(0, vector);
   if (in.vector_tail) {
     vector_range(vector, n);
   } else {
-    for (int64_t i = vector; i < n; ++i) out[i] = F::Scalar(a[i], b[i], in.lo, in.hi);
+    for (int64_t i = vector; i < n; ++i) out[i] = F::Scalar(a[i], b[i], c[i], in.lo, in.hi);
   }
 }
 
 inline void RunInstruction(const PointwiseInstruction& in, const float* a, const float* b,
-                           float* out, int64_t vector, int64_t n) {
+                           const float* c, float* out, int64_t vector, int64_t n) {
   switch (in.op) {
 #define SR_POINTWISE_CASE(op) \
   case PointwiseOp::op:       \
-    return Run<PointwiseOp::op>(in, a, b, out, vector, n);
+    return Run<PointwiseOp::op>(in, a, b, c, out, vector, n);
     SR_POINTWISE_CASE(kAdd)
     SR_POINTWISE_CASE(kSub)
     SR_POINTWISE_CASE(kMul)
     SR_POINTWISE_CASE(kDiv)
+    SR_POINTWISE_CASE(kGt)
+    SR_POINTWISE_CASE(kLt)
+    SR_POINTWISE_CASE(kGe)
+    SR_POINTWISE_CASE(kLe)
+    SR_POINTWISE_CASE(kEq)
+    SR_POINTWISE_CASE(kNe)
+    SR_POINTWISE_CASE(kWhere)
+    SR_POINTWISE_CASE(kMaskedFill)
     SR_POINTWISE_CASE(kNeg)
     SR_POINTWISE_CASE(kAbs)
     SR_POINTWISE_CASE(kRelu)
@@ -133,26 +151,40 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
   }
 }
 
-// Elements [start, start + n) of a non-contiguous input, row by row.
-inline void LayOut(const PointwiseInput& input, int64_t start, int64_t n, float* out) {
+// Elements [start, start + n) of a non-contiguous or bool input, row by
+// row, as floats.
+template <typename T>
+void LayOutRows(const T* data, const PointwiseInput& input, int64_t start, int64_t n, float* out) {
+  if (input.inner == 0) {  // a contiguous bool input
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(data[start + i]);
+    return;
+  }
   int64_t row = start / input.inner;
   int64_t column = start % input.inner;
   for (int64_t i = 0; i < n; ++row, column = 0) {
     const int64_t count = std::min(input.inner - column, n - i);
-    const float* from = input.data + row * input.row_stride + column * input.inner_stride;
-    if (input.inner_stride == 1) {
-      std::copy(from, from + count, out + i);
-    } else if (input.inner_stride == 0) {
-      std::fill(out + i, out + i + count, *from);
+    const T* from = data + row * input.row_stride + column * input.inner_stride;
+    if (input.inner_stride == 0) {
+      std::fill(out + i, out + i + count, static_cast<float>(*from));
     } else {
-      for (int64_t j = 0; j < count; ++j) out[i + j] = from[j * input.inner_stride];
+      for (int64_t j = 0; j < count; ++j) {
+        out[i + j] = static_cast<float>(from[j * input.inner_stride]);
+      }
     }
     i += count;
   }
 }
 
+inline void LayOut(const PointwiseInput& input, int64_t start, int64_t n, float* out) {
+  if (input.boolean) {
+    LayOutRows(static_cast<const bool*>(input.data), input, start, n, out);
+  } else {
+    LayOutRows(static_cast<const float*>(input.data), input, start, n, out);
+  }
+}
+
 inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput* inputs,
-                          float* const* outputs, int64_t begin, int64_t end) {
+                          void* const* outputs, int64_t begin, int64_t end) {
   // ATen's vectorized loop runs pairs of vectors from the start of its range.
   const int64_t pair = 2 * Vec::size();
   const int64_t split = begin + (end - begin) / pair * pair;
@@ -170,7 +202,7 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     if (reg >= program.num_inputs || seen[reg]) return;
     seen[reg] = true;
     const PointwiseInput& input = inputs[reg];
-    if (input.data != nullptr && input.inner == 0) {
+    if (input.data != nullptr && input.inner == 0 && !input.boolean) {
       contiguous[num_contiguous++] = reg;
       return;
     }
@@ -185,21 +217,30 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
   };
   for (const PointwiseInstruction& in : program.code) {
     classify(in.a);
-    if (IsBinary(in.op)) classify(in.b);
+    if (NumOperands(in.op) >= 2) classify(in.b);
+    if (NumOperands(in.op) == 3) classify(in.c);
   }
   const size_t size = program.code.size();
   for (int64_t start = begin; start < end; start += kTile) {
     const int64_t n = std::min(kTile, end - start);
     const int64_t vector = std::clamp<int64_t>(split - start, 0, n);
-    for (int c = 0; c < num_contiguous; ++c)
-      tile_of[contiguous[c]] = inputs[contiguous[c]].data + start;
-    for (int c = 0; c < num_strided; ++c) LayOut(inputs[strided[c]], start, n, strided_tile[c]);
+    for (int i = 0; i < num_contiguous; ++i) {
+      tile_of[contiguous[i]] = static_cast<const float*>(inputs[contiguous[i]].data) + start;
+    }
+    for (int i = 0; i < num_strided; ++i) LayOut(inputs[strided[i]], start, n, strided_tile[i]);
     for (size_t k = 0; k < size; ++k) {
       const PointwiseInstruction& in = program.code[k];
-      float* out = outputs[k] ? outputs[k] + start : scratch[k];
+      // A comparison's result goes to its bool output from the scratch.
+      const bool to_floats = outputs[k] != nullptr && !IsComparison(in.op);
+      float* out = to_floats ? static_cast<float*>(outputs[k]) + start : scratch[k];
       const float* a = tile_of[in.a];
-      const float* b = IsBinary(in.op) ? tile_of[in.b] : a;
-      RunInstruction(in, a, b, out, vector, n);
+      const float* b = NumOperands(in.op) >= 2 ? tile_of[in.b] : a;
+      const float* c = NumOperands(in.op) == 3 ? tile_of[in.c] : a;
+      RunInstruction(in, a, b, c, out, vector, n);
+      if (outputs[k] != nullptr && !to_floats) {
+        bool* bools = static_cast<bool*>(outputs[k]) + start;
+        for (int64_t i = 0; i < n; ++i) bools[i] = out[i] != 0.f;
+      }
       tile_of[program.num_inputs + k] = out;
     }
   }

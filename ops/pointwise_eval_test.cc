@@ -54,8 +54,8 @@ TEST(PointwiseEval, ChainMatchesAtenOpByOp) {
     at::Tensor out = at::empty({n});
     const PointwiseInput inputs[3] = {
         {x.data_ptr<float>(), 0.f}, {y.data_ptr<float>(), 0.f}, {nullptr, 0.5f}};
-    float* outputs[6] = {nullptr, out_relu.data_ptr<float>(), nullptr, nullptr,
-                         nullptr, out.data_ptr<float>()};
+    void* outputs[6] = {nullptr, out_relu.data_ptr<float>(), nullptr, nullptr,
+                        nullptr, out.data_ptr<float>()};
     evaluator.range(program, inputs, outputs, 0, n);
     EXPECT_TRUE(at::equal(out, expected)) << "n=" << n << ", evaluator for " << evaluator.isa;
     EXPECT_TRUE(at::equal(out_relu, relu)) << "n=" << n;
@@ -87,7 +87,7 @@ TEST(PointwiseEval, ReadsViewsAndBroadcastsRowByRow) {
     const PointwiseInput inputs[3] = {{x.data_ptr<float>(), 0.f, columns, 1, columns + 3},
                                       {column.data_ptr<float>(), 0.f, columns, 0, 1},
                                       {stepped.data_ptr<float>(), 0.f, columns, 2, 2 * columns}};
-    float* outputs[2] = {nullptr, out.data_ptr<float>()};
+    void* outputs[2] = {nullptr, out.data_ptr<float>()};
     evaluator.range(program, inputs, outputs, 0, rows * columns);
     EXPECT_TRUE(at::equal(out, expected)) << rows << "x" << columns;
   }

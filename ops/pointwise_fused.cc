@@ -4,20 +4,23 @@
 // nodes one by one with their own kernels on the node's slots (so that path
 // costs what the unfused graph costs, and its intermediates are planned).
 //
-// The fused form: every tensor input a plain float32 CPU tensor of the
-// group's shape (its largest input's), of a shape that broadcasts to it, or
-// 0-dim, that reads as at most two levels of rows in row-major order: a
-// contiguous tensor, a view of a wider one (a chunk, a slice, a step), a
-// repeated row ([16] or [1, 16] for [8, 16]), a column ([8, 1]), an expanded
-// tensor; numbers; every op having an operand of the group's shape (an op on
-// scalars alone runs ATen's scalar formula, which the fused loop would not),
-// and an op reading a non-contiguous operand being one whose vector/scalar
-// split cannot show (ops/pointwise_program.h).
-// Outputs are contiguous float32 tensors of that shape, bit for bit ATen's:
-// each op's formula per element is the one ATen's kernel uses for that
-// element (ops/pointwise_program.h), and the range is split across threads
-// as TensorIterator splits it.
+// The fused form: every tensor input a plain float32 or bool CPU tensor of
+// the group's shape (its largest input's), of a shape that broadcasts to
+// it, or 0-dim, that reads as at most two levels of rows in row-major
+// order: a contiguous tensor, a view of a wider one (a chunk, a slice, a
+// step), a repeated row ([16] or [1, 16] for [8, 16]), a column ([8, 1]),
+// an expanded tensor; numbers; every op having an operand of the group's
+// shape (an op on scalars alone runs ATen's scalar formula, which the fused
+// loop would not; masked_fill's self), operands of the types Typed() admits
+// (bools where ATen wants bools, floats or 0/1 where it promotes), and an
+// op reading a non-contiguous operand being one whose vector/scalar split
+// cannot show (ops/pointwise_program.h).
+// Outputs are contiguous tensors of that shape (bool for comparisons, else
+// float32), bit for bit ATen's: each op's formula per element is the one
+// ATen's kernel uses for that element (ops/pointwise_program.h), and the
+// range is split across threads as TensorIterator splits it.
 #include <array>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -140,8 +143,15 @@ c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseE
     instruction.op = *op;
     instruction.vector_tail = evaluator.vector_tail[static_cast<int>(*op)];
     instruction.split_free = evaluator.split_free[static_cast<int>(*op)];
-    instruction.a = reg.at(node->input(0));
-    if (ops::IsBinary(*op)) instruction.b = reg.at(node->input(1));
+    if (*op == PointwiseOp::kWhere) {  // where(condition, self, other)
+      instruction.c = reg.at(node->input(0));
+      instruction.a = reg.at(node->input(1));
+      instruction.b = reg.at(node->input(2));
+    } else {
+      instruction.a = reg.at(node->input(0));
+      if (ops::NumOperands(*op) >= 2) instruction.b = reg.at(node->input(1));
+      if (ops::NumOperands(*op) == 3) instruction.c = reg.at(node->input(2));
+    }
     if (*op == PointwiseOp::kClamp) {
       const c10::optional<float> lo = FloatBound(outer(node->input(1)));
       const c10::optional<float> hi = FloatBound(outer(node->input(2)));
@@ -202,13 +212,36 @@ bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* inp
       ++levels;
     }
   }
-  input->data = tensor.data_ptr<float>();
+  input->data = tensor.data_ptr();
   input->scalar = 0.f;
   const bool contiguous = levels == 0 || (levels == 1 && level_stride[0] == 1);
   input->inner = contiguous ? 0 : level_size[0];
   input->inner_stride = level_stride[0];
   input->row_stride = level_stride[1];
   return true;
+}
+
+// Whether ATen computes `op` on operands of these types (bool or float) as
+// the evaluator does on 0/1 floats, with a float result or, for a
+// comparison, a bool one: a bool operand of arithmetic or of where's
+// choices promotes to 0 or 1 (not both: ATen's result would be a bool);
+// where's condition and masked_fill's mask are bools; masked_fill's self
+// and a unary op's operand are floats.
+bool Typed(PointwiseOp op, bool a, bool b, bool c) {
+  if (ops::IsComparison(op)) return true;
+  switch (op) {
+    case PointwiseOp::kAdd:
+    case PointwiseOp::kSub:
+    case PointwiseOp::kMul:
+    case PointwiseOp::kDiv:
+      return !(a && b);
+    case PointwiseOp::kWhere:
+      return c && !(a && b);
+    case PointwiseOp::kMaskedFill:
+      return !a && b && !c;
+    default:
+      return !a;
+  }
 }
 
 class FusedPointwise {
@@ -228,7 +261,8 @@ class FusedPointwise {
           fused->own_grain_ |=
               instruction.op == PointwiseOp::kGelu || instruction.op == PointwiseOp::kGeluTanh;
           fused->used_[instruction.a] = true;
-          if (ops::IsBinary(instruction.op)) fused->used_[instruction.b] = true;
+          if (ops::NumOperands(instruction.op) >= 2) fused->used_[instruction.b] = true;
+          if (ops::NumOperands(instruction.op) == 3) fused->used_[instruction.c] = true;
         }
       }
     }
@@ -260,31 +294,39 @@ class FusedPointwise {
     std::array<PointwiseInput, ops::kMaxPointwiseInputs> inputs;
     std::array<bool, ops::kMaxPointwiseRegisters> full{};     // of the group's shape
     std::array<bool, ops::kMaxPointwiseRegisters> strided{};  // not contiguous, not a number
+    std::array<bool, ops::kMaxPointwiseRegisters> boolean{};  // a bool tensor, a comparison
+    std::array<bool, ops::kMaxPointwiseInputs> overflows{};   // a double beyond float's range
     int laid_out = 0;  // inputs the evaluator lays out per tile
     auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };
     for (int32_t i = 0; i < program.num_inputs; ++i) {
       const c10::IValue& value = io.Input(i);
       if (value.isTensor()) {
         const at::Tensor& tensor = value.toTensor();
-        if (!PlainCpuTensor(tensor) || tensor.scalar_type() != at::kFloat ||
+        if (!PlainCpuTensor(tensor) ||
+            (tensor.scalar_type() != at::kFloat && tensor.scalar_type() != at::kBool) ||
             (tensor.requires_grad() && !c10::InferenceMode::is_enabled())) {
           return false;
         }
+        boolean[i] = tensor.scalar_type() == at::kBool;
         if (tensor.dim() == 0) {
           if (!lay_out(i)) return false;
-          inputs[i] = {nullptr, *tensor.data_ptr<float>()};
+          inputs[i] = {nullptr, boolean[i] ? static_cast<float>(*tensor.data_ptr<bool>())
+                                           : *tensor.data_ptr<float>()};
           continue;
         }
         full[i] = tensor.sizes().equals(shape);
-        if (full[i] && tensor.is_contiguous()) {  // the common case, in place
-          inputs[i] = {tensor.data_ptr<float>(), 0.f};
+        if (full[i] && tensor.is_contiguous() && !boolean[i]) {  // the common case, in place
+          inputs[i] = {tensor.data_ptr(), 0.f};
           continue;
         }
         if (!Layout(tensor, shape, &inputs[i])) return false;
         strided[i] = inputs[i].inner != 0;
-        if (strided[i] && !lay_out(i)) return false;
+        inputs[i].boolean = boolean[i];
+        if ((strided[i] || boolean[i]) && !lay_out(i)) return false;
       } else if (value.isDouble() && lay_out(i)) {
         inputs[i] = {nullptr, static_cast<float>(value.toDouble())};
+        // ATen's masked_fill rejects a value float cannot hold.
+        overflows[i] = std::isfinite(value.toDouble()) && std::isinf(inputs[i].scalar);
       } else if (value.isInt() && lay_out(i)) {
         inputs[i] = {nullptr, static_cast<float>(value.toInt())};
       } else {
@@ -292,28 +334,39 @@ class FusedPointwise {
       }
     }
     // Each op's result has the group's shape: it has an operand of that shape
-    // (so a unary op loops over the whole range, as here). An op reading a
-    // non-contiguous operand loops over its rows in ATen, which only an op
-    // whose split cannot show computes as here.
+    // (so a unary op loops over the whole range, as here; masked_fill's is its
+    // self). An op reading a non-contiguous operand loops over its rows in
+    // ATen, which only an op whose split cannot show computes as here.
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
-      const bool binary = ops::IsBinary(instruction.op);
-      if (!full[instruction.a] && !(binary && full[instruction.b])) return false;
-      if ((strided[instruction.a] || (binary && strided[instruction.b])) &&
+      const int operands = ops::NumOperands(instruction.op);
+      const int32_t a = instruction.a, b = instruction.b, c = instruction.c;
+      const bool has_full =
+          instruction.op == PointwiseOp::kMaskedFill
+              ? full[a]
+              : full[a] || (operands >= 2 && full[b]) || (operands == 3 && full[c]);
+      if (!has_full) return false;
+      if ((strided[a] || (operands >= 2 && strided[b]) || (operands == 3 && strided[c])) &&
           !instruction.split_free && !instruction.vector_tail) {
         return false;
       }
+      if (!Typed(instruction.op, boolean[a], boolean[b], boolean[c])) return false;
+      if (instruction.op == PointwiseOp::kMaskedFill && c < program.num_inputs && overflows[c]) {
+        return false;
+      }
       full[program.num_inputs + k] = true;
+      boolean[program.num_inputs + k] = ops::IsComparison(instruction.op);
     }
-    std::array<float*, ops::kMaxPointwiseInstructions> outputs{};
+    std::array<void*, ops::kMaxPointwiseInstructions> outputs{};
     for (size_t k = 0; k < program.code.size(); ++k) {
       const int32_t output = output_of_instruction_[k];
       if (output < 0) continue;
       c10::IValue& slot = io.Output(output);
-      if (at::Tensor* reused = ReusableOutput(slot, at::kFloat)) {
+      const at::ScalarType dtype = boolean[program.num_inputs + k] ? at::kBool : at::kFloat;
+      if (at::Tensor* reused = ReusableOutput(slot, dtype)) {
         // Sized in place when the storage holds the result, else resized
         // (which grows the storage).
-        const size_t bytes = (reused->storage_offset() + numel) * sizeof(float);
+        const size_t bytes = (reused->storage_offset() + numel) * at::elementSize(dtype);
         if (reused->storage().nbytes() >= bytes) {
           reused->unsafeGetTensorImpl()->set_sizes_contiguous(shape);
         } else {
@@ -321,10 +374,10 @@ class FusedPointwise {
           reused->resize_(shape);
         }
       } else {
-        slot = at::detail::empty_cpu(shape, at::kFloat, c10::nullopt, c10::nullopt, c10::nullopt,
+        slot = at::detail::empty_cpu(shape, dtype, c10::nullopt, c10::nullopt, c10::nullopt,
                                      c10::nullopt);
       }
-      outputs[k] = slot.toTensor().data_ptr<float>();
+      outputs[k] = slot.toTensor().data_ptr();
     }
     // TensorIterator's split of a loop over `numel` elements across threads.
     at::parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {

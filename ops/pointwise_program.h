@@ -2,13 +2,13 @@
 // the per-ISA function that evaluates it over a range of elements the way
 // ATen's own CPU kernels compute each op, bit for bit.
 //
-// Registers 0..num_inputs-1 are the group's inputs (a contiguous float
-// tensor, or one float broadcast to every element); instruction k writes
-// register num_inputs + k. Every op is evaluated per element with the
-// formula ATen uses for that element: ATen's vectorized loops
-// (cpu_kernel_vec) run pairs of vectors from the start of the range and the
-// scalar formula on the rest; its VML ops (tanh, exp, ...) run every element
-// through the vector function. `vector_tail` says which of the two an op's
+// Registers 0..num_inputs-1 are the group's inputs (PointwiseInput);
+// instruction k writes register num_inputs + k. A register holds floats; a
+// bool (a comparison's result, a bool tensor input) is held as 0 or 1,
+// which is also its value in ATen's arithmetic with floats. Every op is evaluated per element with
+// the formula ATen uses for that element: ATen's vectorized loops (cpu_kernel_vec) run pairs of
+// vectors from the start of the range and the scalar formula on the rest; its VML ops (tanh, exp,
+// ...) run every element through the vector function. `vector_tail` says which of the two an op's
 // ATen kernel does; the probe in pointwise_eval.cc finds out at first use.
 #ifndef STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
 #define STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
@@ -21,14 +21,17 @@
 namespace static_runtime {
 namespace ops {
 
-using ::static_runtime::IsBinary;
+using ::static_runtime::IsComparison;
+using ::static_runtime::IsExact;
 using ::static_runtime::kNumPointwiseOps;
+using ::static_runtime::NumOperands;
 using ::static_runtime::PointwiseOp;
 
 struct PointwiseInstruction {
   PointwiseOp op;
   int32_t a = 0;
-  int32_t b = 0;         // binary ops only
+  int32_t b = 0;         // ops of two or three operands
+  int32_t c = 0;         // ops of three
   float lo = 0, hi = 0;  // clamp's bounds; leaky_relu's slope is lo
   bool vector_tail = false;
   // ATen's split between the vector and scalar formulas cannot change the
@@ -43,8 +46,9 @@ struct PointwiseProgram {
   std::vector<PointwiseInstruction> code;
 };
 
-// An input register: `data` or, when null, `scalar` everywhere. Element p
-// of the group reads data[p] when `inner` is 0 (a contiguous tensor), else
+// An input register: `data` (floats, or the bytes of a bool tensor when
+// `boolean`) or, when null, `scalar` everywhere. Element p of the group
+// reads data[p] when `inner` is 0 (a contiguous tensor), else
 // data[(p / inner) * row_stride + (p % inner) * inner_stride]: rows of
 // `inner` elements, e.g. a view of a wider tensor (row_stride > inner), a
 // repeated row (row_stride 0) or a column of values each repeated `inner`
@@ -52,24 +56,27 @@ struct PointwiseProgram {
 // (No default member initializers: an array of them is left uninitialized
 // per call; a braced initializer zeroes the members it leaves out.)
 struct PointwiseInput {
-  const float* data;
+  const void* data;
   float scalar;
   int64_t inner;
   int64_t inner_stride;
   int64_t row_stride;
+  bool boolean;
 };
 
-// The most inputs a program may read that are numbers or not contiguous.
+// The most inputs a program may read that are numbers, bools or not
+// contiguous.
 inline constexpr int kMaxLaidOutInputs = 16;
 
 // Evaluates `program` on elements [begin, end) of its inputs; `outputs[k]`
-// receives register num_inputs + k when not null (other registers live in
-// the evaluator's scratch). Elements are split as ATen splits the range
+// receives register num_inputs + k when not null, as floats or, for a
+// comparison, as the bytes of a bool tensor (other registers live in the
+// evaluator's scratch). Elements are split as ATen splits the range
 // [begin, end) of one loop call. (An op with a non-contiguous operand loops
 // over rows in ATen; such an op must be split_free or vector_tail, so the
 // rows cannot show.)
 using PointwiseRangeFn = void (*)(const PointwiseProgram& program, const PointwiseInput* inputs,
-                                  float* const* outputs, int64_t begin, int64_t end);
+                                  void* const* outputs, int64_t begin, int64_t end);
 
 // The largest program an evaluator takes: instructions, inputs (a fused
 // node's at most three per op), registers.

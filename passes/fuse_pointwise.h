@@ -7,9 +7,11 @@
 //
 // What fuses: the ops of passes/pointwise_op.h: aten::add/sub (Tensor and
 // Scalar overloads, alpha a constant 1), mul, div (without rounding mode),
-// neg, abs, relu, sigmoid, tanh, exp, log, sqrt, rsqrt, silu, gelu (a
-// constant approximate), hardswish, hardsigmoid, leaky_relu with a constant
-// slope, clamp and hardtanh with two constant bounds. A window is a sequence
+// comparisons (gt, lt, ge, le, eq, ne with a tensor or a number), where
+// (not of two numbers), masked_fill with a number, neg, abs, relu, sigmoid,
+// tanh, exp, log, sqrt, rsqrt, silu, gelu (a constant approximate),
+// hardswish, hardsigmoid, leaky_relu with a constant slope, clamp and
+// hardtanh with two constant bounds. A window is a sequence
 // of such nodes with only constants between them; its groups are its
 // connected parts (chains and trees: a node joins the part of each window
 // value it uses), each cut in order into pieces of at most 32 nodes; a

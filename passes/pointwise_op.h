@@ -15,6 +15,16 @@ enum class PointwiseOp : uint8_t {
   kSub,
   kMul,
   kDiv,
+  // Comparisons: a op b, a bool.
+  kGt,
+  kLt,
+  kGe,
+  kLe,
+  kEq,
+  kNe,
+  // Selections: c ? a : b (where(c, a, b)); b ? c : a (masked_fill(a, b, c)).
+  kWhere,
+  kMaskedFill,
   // Unary.
   kNeg,
   kAbs,
@@ -35,7 +45,19 @@ enum class PointwiseOp : uint8_t {
   kClamp,      // min(max(a, lo), hi): clamp with two bounds, hardtanh
 };
 inline constexpr int kNumPointwiseOps = static_cast<int>(PointwiseOp::kClamp) + 1;
-constexpr bool IsBinary(PointwiseOp op) { return op <= PointwiseOp::kDiv; }
+
+// How many operands (a, b, c) the op reads.
+constexpr int NumOperands(PointwiseOp op) {
+  return op < PointwiseOp::kWhere ? 2 : op <= PointwiseOp::kMaskedFill ? 3 : 1;
+}
+constexpr bool IsComparison(PointwiseOp op) {
+  return op >= PointwiseOp::kGt && op <= PointwiseOp::kNe;
+}
+// Ops whose result is exact (a choice among operands or a comparison), so
+// that ATen's choice of formula cannot show: never probed.
+constexpr bool IsExact(PointwiseOp op) {
+  return op >= PointwiseOp::kGt && op <= PointwiseOp::kMaskedFill;
+}
 
 }  // namespace static_runtime
 

@@ -126,7 +126,7 @@ void BM_ChainMath(benchmark::State& state) {
   at::Tensor out = at::empty({numel});
   const ops::PointwiseInput inputs[5] = {
       {x.data_ptr<float>(), 0.f}, {y.data_ptr<float>(), 0.f}, {nullptr, 0.5f}, {}, {}};
-  std::vector<float*> outputs(program.code.size(), nullptr);
+  std::vector<void*> outputs(program.code.size(), nullptr);
   outputs.back() = out.data_ptr<float>();
   for (auto _ : state) {
     evaluator.range(program, inputs, outputs.data(), 0, numel);

@@ -4,6 +4,7 @@
 // of wider tensors; transposed inputs, other broadcasts and non-float
 // inputs, which take the unfused path) give, fused, exactly the JIT's
 // outputs, in and out of inference mode.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,8 @@ namespace static_runtime {
 namespace {
 
 // One random program: `forward(x, y)` with `num_ops` elementwise ops, each on
-// earlier values (x, y, results) or numbers, returning the last result and
-// one earlier one.
+// earlier values (x, y, results, float or bool) or numbers, returning the
+// last result and one earlier one.
 std::string RandomProgram() {
   const int num_ops = *rc::gen::inRange(2, 12);
   std::vector<std::string> values = {"x", "y"};
@@ -32,7 +33,7 @@ std::string RandomProgram() {
     auto pick = [&] { return values[*rc::gen::inRange<size_t>(0, values.size())]; };
     const std::string a = pick();
     std::string expression;
-    switch (*rc::gen::inRange(0, 21)) {
+    switch (*rc::gen::inRange(0, 26)) {
       case 0:
         expression = absl::StrCat(a, " + ", pick());
         break;
@@ -93,8 +94,23 @@ std::string RandomProgram() {
       case 19:
         expression = absl::StrCat("torch.hardtanh(", a, ", -2.0, 1.5)");
         break;
-      default:
+      case 20:
         expression = absl::StrCat("torch.clamp(-", a, ", -1.5, 2.0)");
+        break;
+      case 21:
+        expression = absl::StrCat("torch.where(", a, " > ", pick(), ", ", a, ", ", pick(), ")");
+        break;
+      case 22:
+        expression = absl::StrCat(a, ".masked_fill(", pick(), " < 0.5, -1.5)");
+        break;
+      case 23:
+        expression = absl::StrCat(a, " * (", pick(), " >= 0)");
+        break;
+      case 24:
+        expression = absl::StrCat("torch.where(", pick(), " != ", a, ", 0.25, ", a, ")");
+        break;
+      default:  // a bool value
+        expression = absl::StrCat(a, *rc::gen::element<std::string>(" < ", " == ", " <= "), pick());
         break;
     }
     const std::string name = absl::StrCat("v", i);
@@ -144,7 +160,7 @@ RC_GTEST_PROP(Fusion, RandomPointwiseProgramsMatchTheJit, ()) {
       std::vector<int64_t> shape = *rc::gen::container<std::vector<int64_t>>(
           *rc::gen::inRange(0, 4), rc::gen::inRange<int64_t>(0, 40));
       std::vector<int64_t> y_shape = shape;
-      const int kind = *rc::gen::inRange(0, 10);
+      const int kind = *rc::gen::inRange(0, 11);
       if (kind == 1 && !shape.empty()) y_shape.back() = 1;              // a column, broadcast
       if (kind == 4 && !shape.empty()) y_shape.erase(y_shape.begin());  // a row, broadcast
       if (kind == 5 && shape.size() >= 3) y_shape[1] = 1;               // neither: the unfused path
@@ -155,6 +171,7 @@ RC_GTEST_PROP(Fusion, RandomPointwiseProgramsMatchTheJit, ()) {
       const at::Tensor x = RandomTensor(shape, x_layout);
       at::Tensor y = RandomTensor(y_shape, kind == 8 ? Layout::kNarrowed : Layout::kContiguous);
       if (kind == 3) y = y.to(at::kDouble);  // another dtype: unfused path
+      if (kind == 10) y = y > 0;             // a bool tensor
       if (kind == 9 && !shape.empty())
         y = RandomTensor({shape.back()}, Layout::kContiguous).expand(shape);
       const std::vector<c10::IValue> inputs = {x, y};
@@ -202,6 +219,95 @@ def forward(self, x, y):
     ASSERT_TRUE(actual.ok()) << actual.status();
     EXPECT_TRUE(reference::Compare(expected, *actual, reference::Tolerance::kBitwise).ok())
         << "n=" << n;
+  }
+}
+
+// Counts the runs of fused groups that took the fused form: their values
+// not used after the group stay empty (the unfused path writes them all).
+class FusedFormCounter : public NodeObserver {
+ public:
+  void Before(const NodePlan&, const c10::IValue*) override {}
+  void After(const NodePlan& node, const c10::IValue* values) override {
+    if (node.info->node->kind() != ops::kFusedPointwise) return;
+    const absl::Span<const ValueIndex> outputs = node.outputs();
+    bool fused = true;
+    for (size_t i = node.info->node->i(ops::kUsedOutputs); i < outputs.size(); ++i) {
+      fused = fused && values[outputs[i]].isNone();
+    }
+    ++(fused ? fused_runs : unfused_runs);
+  }
+  int fused_runs = 0;
+  int unfused_runs = 0;
+};
+
+TEST(Fusion, TheFusedFormRunsOnViewsBroadcastsAndMasks) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, y, m):
+    a = torch.where(x > y, x * 2.0, y)
+    b = a.masked_fill(m, -1.0)
+    return torch.tanh(b) + y, b < 0.5
+)");
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(*prepared);
+  const at::Tensor x = at::randn({8, 16});
+  const at::Tensor y = at::randn({8, 16});
+  const at::Tensor mask = at::randn({8, 16}) > 0;
+  struct Case {
+    const char* name;
+    std::vector<c10::IValue> inputs;
+    bool fused;
+  };
+  const std::vector<Case> cases = {
+      {"contiguous", {x, y, mask}, true},
+      {"a chunk, a bool column",
+       {at::randn({8, 48}).chunk(3, 1)[1], y, at::randn({8, 1}) > 0},
+       true},
+      {"a row, an expanded mask",
+       {x, at::randn({16}), (at::randn({16}) > 0).expand({8, 16})},
+       true},
+      {"every other column", {at::randn({8, 32}).slice(1, 0, c10::nullopt, 2), y, mask}, true},
+      {"a transposed input", {at::randn({16, 8}).t(), y, mask}, false},
+      {"a float mask", {x, y, mask.to(at::kFloat)}, false},
+  };
+  for (const Case& c : cases) {
+    c10::IValue expected;
+    try {
+      expected = module->forward(reference::DeepCopy(c.inputs));
+    } catch (const std::exception& e) {
+      ASSERT_FALSE(c.fused) << c.name << ": " << e.what();
+      continue;
+    }
+    FusedFormCounter counter;
+    absl::StatusOr<c10::IValue> actual = runtime.RunObserved(c.inputs, {}, counter);
+    ASSERT_TRUE(actual.ok()) << c.name << ": " << actual.status();
+    EXPECT_TRUE(reference::Compare(expected, *actual, reference::Tolerance::kBitwise).ok())
+        << c.name;
+    EXPECT_EQ(counter.fused_runs, c.fused ? 1 : 0) << c.name;
+    EXPECT_EQ(counter.unfused_runs, c.fused ? 0 : 1) << c.name;
+  }
+}
+
+TEST(Fusion, AMaskedFillValueFloatCannotHoldFailsAsInTheJit) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, m, value: float):
+    return (x * 2.0).masked_fill(m, value)
+)");
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(*prepared);
+  const at::Tensor x = at::randn({4, 8});
+  const at::Tensor mask = at::randn({4, 8}) > 0;
+  EXPECT_THROW(module->forward({x, mask, 1e300}), std::exception);
+  EXPECT_FALSE(runtime.Run({x, mask, 1e300}).ok());
+  // The runtime stays usable, and infinities are values like any other.
+  for (double value : {-1.5, -std::numeric_limits<double>::infinity()}) {
+    const c10::IValue expected = module->forward({x, mask, value});
+    absl::StatusOr<c10::IValue> actual = runtime.Run({x, mask, value});
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    EXPECT_TRUE(reference::Compare(expected, *actual, reference::Tolerance::kBitwise).ok());
   }
 }
 
