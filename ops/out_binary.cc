@@ -191,10 +191,11 @@ void RegisterComparisonsAndLogic() {
   TensorTensor("aten::logical_xor", "", Bool, SR_TT_DISPATCHED(logical_xor));
 }
 
-// masked_fill as ATen computes it (a copy, then an in-place fill), into the
-// output; its out form would copy through a temporary.
-at::Tensor& CopyThenFill(at::Tensor& out, const at::Tensor& self) {
-  out.resize_(self.sizes());
+// masked_fill as ATen computes it (self broadcast with the mask and copied,
+// then an in-place fill), into the output; its out form would copy through
+// a temporary.
+at::Tensor& CopyThenFill(at::Tensor& out, const at::Tensor& self, const at::Tensor& mask) {
+  out.resize_(at::infer_size(self.sizes(), mask.sizes()));
   out.copy_(self);
   return out;
 }
@@ -216,15 +217,17 @@ void RegisterSelection() {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& mask = TensorArg(io, 1);
     const at::Scalar value = io.Input(2).toScalar();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
-                [&](at::Tensor& out) { CopyThenFill(out, self).masked_fill_(mask, value); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
+        [&](at::Tensor& out) { CopyThenFill(out, self, mask).masked_fill_(mask, value); });
   });
   RegisterOut("aten::masked_fill", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& mask = TensorArg(io, 1);
     const at::Tensor& value = TensorArg(io, 2);
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
-                [&](at::Tensor& out) { CopyThenFill(out, self).masked_fill_(mask, value); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
+        [&](at::Tensor& out) { CopyThenFill(out, self, mask).masked_fill_(mask, value); });
   });
   RegisterOut("aten::addcmul", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);

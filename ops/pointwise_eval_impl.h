@@ -52,6 +52,7 @@ SR_POINTWISE_FORMULA(kGe, Vec::blendv(Vec(0.f), Vec(1.f), a >= b), a >= b ? 1.f 
 SR_POINTWISE_FORMULA(kLe, Vec::blendv(Vec(0.f), Vec(1.f), a <= b), a <= b ? 1.f : 0.f)
 SR_POINTWISE_FORMULA(kEq, Vec::blendv(Vec(0.f), Vec(1.f), a == b), a == b ? 1.f : 0.f)
 SR_POINTWISE_FORMULA(kNe, Vec::blendv(Vec(0.f), Vec(1.f), a != b), a != b ? 1.f : 0.f)
+SR_POINTWISE_FORMULA(kToFloat, a, a)  // already 0 or 1
 SR_POINTWISE_FORMULA(kWhere, Vec::blendv(b, a, c != Vec(0.f)), c != 0.f ? a : b)
 SR_POINTWISE_FORMULA(kMaskedFill, Vec::blendv(a, c, b != Vec(0.f)), b != 0.f ? c : a)
 SR_POINTWISE_FORMULA(kNeg, a.neg(), -a)
@@ -129,6 +130,7 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
     SR_POINTWISE_CASE(kLe)
     SR_POINTWISE_CASE(kEq)
     SR_POINTWISE_CASE(kNe)
+    SR_POINTWISE_CASE(kToFloat)
     SR_POINTWISE_CASE(kWhere)
     SR_POINTWISE_CASE(kMaskedFill)
     SR_POINTWISE_CASE(kNeg)

@@ -11,7 +11,7 @@
 // step), a repeated row ([16] or [1, 16] for [8, 16]), a column ([8, 1]),
 // an expanded tensor; numbers; every op having an operand of the group's
 // shape (an op on scalars alone runs ATen's scalar formula, which the fused
-// loop would not; masked_fill's self), operands of the types Typed() admits
+// loop would not), operands of the types Typed() admits
 // (bools where ATen wants bools, floats or 0/1 where it promotes), and an
 // op reading a non-contiguous operand being one whose vector/scalar split
 // cannot show (ops/pointwise_program.h).
@@ -225,11 +225,13 @@ bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* inp
 // the evaluator does on 0/1 floats, with a float result or, for a
 // comparison, a bool one: a bool operand of arithmetic or of where's
 // choices promotes to 0 or 1 (not both: ATen's result would be a bool);
-// where's condition and masked_fill's mask are bools; masked_fill's self
-// and a unary op's operand are floats.
+// where's condition, masked_fill's mask and a conversion's operand are
+// bools; masked_fill's self and a unary op's operand are floats.
 bool Typed(PointwiseOp op, bool a, bool b, bool c) {
   if (ops::IsComparison(op)) return true;
   switch (op) {
+    case PointwiseOp::kToFloat:
+      return a;  // of a float, `to` returns its input itself
     case PointwiseOp::kAdd:
     case PointwiseOp::kSub:
     case PointwiseOp::kMul:
@@ -334,18 +336,13 @@ class FusedPointwise {
       }
     }
     // Each op's result has the group's shape: it has an operand of that shape
-    // (so a unary op loops over the whole range, as here; masked_fill's is its
-    // self). An op reading a non-contiguous operand loops over its rows in
-    // ATen, which only an op whose split cannot show computes as here.
+    // (so a unary op loops over the whole range, as here). An op reading a non-contiguous operand
+    // loops over its rows in ATen, which only an op whose split cannot show computes as here.
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
       const int operands = ops::NumOperands(instruction.op);
       const int32_t a = instruction.a, b = instruction.b, c = instruction.c;
-      const bool has_full =
-          instruction.op == PointwiseOp::kMaskedFill
-              ? full[a]
-              : full[a] || (operands >= 2 && full[b]) || (operands == 3 && full[c]);
-      if (!has_full) return false;
+      if (!full[a] && !(operands >= 2 && full[b]) && !(operands == 3 && full[c])) return false;
       if ((strided[a] || (operands >= 2 && strided[b]) || (operands == 3 && strided[c])) &&
           !instruction.split_free && !instruction.vector_tail) {
         return false;

@@ -22,10 +22,11 @@ constexpr size_t kMaxGroupNodes = 32;
 // What a fusible op needs of its constant arguments.
 enum class Needs {
   kNothing,
-  kAlphaOne,     // input 2 (alpha) the number 1
-  kOneNumber,    // input 1 a number (leaky_relu's slope)
-  kTwoNumbers,   // inputs 1 and 2 numbers (bounds)
-  kApproximate,  // input 1 the string given (gelu's approximate)
+  kAlphaOne,           // input 2 (alpha) the number 1
+  kOneNumber,          // input 1 a number (leaky_relu's slope)
+  kTwoNumbers,         // inputs 1 and 2 numbers (bounds)
+  kApproximate,        // input 1 the string given (gelu's approximate)
+  kFloatOfComparison,  // to(float) of a comparison's result, no memory format
 };
 
 struct FusibleSchema {
@@ -69,6 +70,9 @@ const std::vector<FusibleSchema>& FusibleSchemas() {
        PointwiseOp::kWhere},
       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
        PointwiseOp::kMaskedFill},
+      {"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
+       "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+       PointwiseOp::kToFloat, Needs::kFloatOfComparison},
       {"aten::neg(Tensor self) -> Tensor", PointwiseOp::kNeg},
       {"aten::abs(Tensor self) -> Tensor", PointwiseOp::kAbs},
       {"aten::relu(Tensor self) -> Tensor", PointwiseOp::kRelu},
@@ -95,7 +99,10 @@ const std::vector<FusibleSchema>& FusibleSchemas() {
   return kSchemas;
 }
 
-// Why `node`'s constant arguments do not suit `schema` ("" when they do).
+c10::optional<PointwiseOp> Match(const Node* node, const ConstantOf& constant_of, std::string* why);
+
+// Why `node`'s constant arguments (or, for a conversion, its input) do not
+// suit `schema` ("" when they do).
 std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
                          const ConstantOf& constant_of) {
   auto number = [&](size_t i) {
@@ -121,6 +128,19 @@ std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
                      approximate->toStringRef() == schema.approximate
                  ? ""
                  : "its approximate is not a constant 'none' or 'tanh'";
+    }
+    case Needs::kFloatOfComparison: {
+      // Only a conversion that surely converts: of a float, `to` returns
+      // its input itself, which a fused group would not.
+      const c10::optional<c10::IValue> dtype = constant_of(node->input(1));
+      const c10::optional<c10::IValue> format = constant_of(node->input(4));
+      if (!dtype || !dtype->isInt() || dtype->toInt() != static_cast<int64_t>(at::kFloat) ||
+          !format || !format->isNone()) {
+        return "it is not a conversion to float without a memory format";
+      }
+      std::string why;
+      const c10::optional<PointwiseOp> producer = Match(node->input(0)->node(), constant_of, &why);
+      return producer && IsComparison(*producer) ? "" : "it does not convert a comparison's result";
     }
   }
   return "";
@@ -269,7 +289,13 @@ bool FuseBlock(torch::jit::Block* block) {
   for (Node* node : block->nodes()) {
     for (torch::jit::Block* sub_block : node->blocks()) changed |= FuseBlock(sub_block);
     if (node->kind() == c10::prim::Constant) continue;  // constants do not end a window
-    if (WhyNotFusible(node).empty()) {
+    // A conversion joins only the window of the comparison it converts (so
+    // that the two share a group).
+    const bool fusible =
+        WhyNotFusible(node).empty() &&
+        (PointwiseOpOf(node, ConstantInGraph) != PointwiseOp::kToFloat ||
+         std::find(window.begin(), window.end(), node->input(0)->node()) != window.end());
+    if (fusible) {
       window.push_back(node);
     } else {
       close_window();

@@ -8,7 +8,8 @@
 // What fuses: the ops of passes/pointwise_op.h: aten::add/sub (Tensor and
 // Scalar overloads, alpha a constant 1), mul, div (without rounding mode),
 // comparisons (gt, lt, ge, le, eq, ne with a tensor or a number), where
-// (not of two numbers), masked_fill with a number, neg, abs, relu, sigmoid,
+// (not of two numbers), masked_fill with a number, to(float) of a
+// comparison's result in the same window, neg, abs, relu, sigmoid,
 // tanh, exp, log, sqrt, rsqrt, silu, gelu (a constant approximate),
 // hardswish, hardsigmoid, leaky_relu with a constant slope, clamp and
 // hardtanh with two constant bounds. A window is a sequence

@@ -22,6 +22,8 @@ enum class PointwiseOp : uint8_t {
   kLe,
   kEq,
   kNe,
+  // float(a) of a comparison's bool.
+  kToFloat,
   // Selections: c ? a : b (where(c, a, b)); b ? c : a (masked_fill(a, b, c)).
   kWhere,
   kMaskedFill,
@@ -48,13 +50,17 @@ inline constexpr int kNumPointwiseOps = static_cast<int>(PointwiseOp::kClamp) + 
 
 // How many operands (a, b, c) the op reads.
 constexpr int NumOperands(PointwiseOp op) {
-  return op < PointwiseOp::kWhere ? 2 : op <= PointwiseOp::kMaskedFill ? 3 : 1;
+  if (op <= PointwiseOp::kNe) return 2;
+  if (op == PointwiseOp::kWhere || op == PointwiseOp::kMaskedFill) return 3;
+  return 1;
 }
+// Ops whose result is a bool tensor.
 constexpr bool IsComparison(PointwiseOp op) {
   return op >= PointwiseOp::kGt && op <= PointwiseOp::kNe;
 }
-// Ops whose result is exact (a choice among operands or a comparison), so
-// that ATen's choice of formula cannot show: never probed.
+// Ops whose result is exact (a comparison, a bool as a float, a choice
+// among operands), so that ATen's choice of formula cannot show: never
+// probed.
 constexpr bool IsExact(PointwiseOp op) {
   return op >= PointwiseOp::kGt && op <= PointwiseOp::kMaskedFill;
 }
