@@ -66,15 +66,15 @@ bool ReturnsAnAlias(const Node* node) {
   return false;
 }
 
-// Whether the node's schema says it neither writes nor aliases any argument
-// in its results (a plain functional op).
-bool SchemaSaysFunctional(const Node* node) {
+// Whether the node's schema says it only reads its input `offset`: the
+// argument has no alias annotation, so the op neither writes it nor
+// returns or stores an alias of it.
+bool SchemaSaysOnlyReads(const Node* node, size_t offset) {
   const c10::FunctionSchema* schema = node->maybeSchema();
-  if (schema == nullptr || schema->is_vararg() || schema->is_varret()) return false;
-  for (const c10::Argument& argument : schema->arguments()) {
-    if (argument.alias_info() != nullptr) return false;
+  if (schema == nullptr || schema->is_vararg() || offset >= schema->arguments().size()) {
+    return false;
   }
-  return !ReturnsAnAlias(node);
+  return schema->arguments()[offset].alias_info() == nullptr;
 }
 
 // Whether every use of `value` is the graph's return, or a top-level tuple or
@@ -123,7 +123,8 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
           manageable = false;
           break;
         }
-        manageable = reads_only(user) || (fresh_despite_alias_db && SchemaSaysFunctional(user)) ||
+        manageable = reads_only(user) ||
+                     (fresh_despite_alias_db && SchemaSaysOnlyReads(user, use.offset)) ||
                      (!MayContainAlias(alias_db, user->outputs(), value) &&
                       !alias_db.writesToAlias(user, {value}));
         last = std::max(last, index.at(TopLevel(user, top)));

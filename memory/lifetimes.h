@@ -40,7 +40,8 @@ struct LifetimeAnalysis {
 // nor returns or stores an alias of them, and its outputs are fresh,
 // whatever the JIT's alias analysis assumes (a node with a variadic schema,
 // which it treats conservatively). Such a node's outputs are managed when
-// every user is such a node or has a schema saying it is functional.
+// every user is such a node or has a schema saying it only reads that
+// argument (no alias annotation: it neither writes it nor aliases it).
 LifetimeAnalysis AnalyzeLifetimes(
     const std::shared_ptr<torch::jit::Graph>& graph,
     const std::function<bool(const torch::jit::Node*)>& is_candidate,

@@ -3,12 +3,26 @@
 #include <string>
 #include <unordered_map>
 
+#include "ATen/ATen.h"
 #include "gtest/gtest.h"
 #include "torch/csrc/jit/ir/irparser.h"
+#include "torch/csrc/jit/runtime/custom_operator.h"
 
 namespace static_runtime {
 namespace memory {
 namespace {
+
+// A variadic op, whose outputs the JIT's alias analysis cannot tell apart
+// from its inputs (as the runtime's fused and variadic nodes).
+const c10::Symbol kOpaque = c10::Symbol::fromQualString("memory_test::opaque");
+const torch::jit::RegisterOperators kRegisterOpaque({torch::jit::Operator(
+    "memory_test::opaque(...) -> ...",
+    [](torch::jit::Stack& stack) {
+      const at::Tensor b = torch::jit::pop(stack).toTensor();
+      const at::Tensor a = torch::jit::pop(stack).toTensor();
+      torch::jit::push(stack, a.add(b));
+    },
+    c10::AliasAnalysisKind::FROM_SCHEMA)});
 
 // Names of the parsed values, as written in the IR.
 std::unordered_map<const torch::jit::Value*, std::string> names;
@@ -95,6 +109,28 @@ graph(%x : Tensor, %cond : bool):
   // %a is viewed, %b listed, %c written, %d yielded; %view and %c2 alias
   // inputs; %g is an output (inside the returned tuple). Only %f is managed.
   EXPECT_EQ(Describe(analysis), "%f[10,11] | out:%g %a %view %b %c %c2 %d");
+}
+
+TEST(LifetimesTest, FreshOutputsOfANodeThatOnlyReadsStayFreshThroughReadingArguments) {
+  // memory_test::opaque stands for such a node: its output is copied by
+  // clone and read by sub_ as `other` (sub_ writes only its self, the copy).
+  auto graph = Parse(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %half : float = prim::Constant[value=0.5]()
+  %a : Tensor = aten::relu(%x)
+  %v : Tensor = memory_test::opaque(%a, %x)
+  %z : Tensor = aten::clone(%v, %none)
+  %z2 : Tensor = aten::sub_(%z, %v, %half)
+  return (%z2))IR");
+  const LifetimeAnalysis analysis = AnalyzeLifetimes(
+      graph,
+      [](const torch::jit::Node* node) {
+        return node->kind().is_aten() || node->kind() == kOpaque;
+      },
+      [](const torch::jit::Node* node) { return node->kind() == kOpaque; });
+  // %v lives until sub_ reads it; %z is written and returned by sub_.
+  EXPECT_EQ(Describe(analysis), "%a[2,3] %v[3,5] | %z %z2");
 }
 
 }  // namespace
