@@ -211,7 +211,7 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     float* tile = laid_out[num_laid_out++];
     tile_of[reg] = tile;
     if (input.data == nullptr) {
-      std::fill(tile, tile + kTile, input.scalar);
+      std::fill(tile, tile + std::min(kTile, end - begin), input.scalar);
     } else {
       strided_tile[num_strided] = tile;
       strided[num_strided++] = reg;

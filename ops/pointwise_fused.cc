@@ -376,10 +376,15 @@ class FusedPointwise {
       }
       outputs[k] = slot.toTensor().data_ptr();
     }
-    // TensorIterator's split of a loop over `numel` elements across threads.
-    at::parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
-      range_(program, inputs.data(), outputs.data(), begin, end);
-    });
+    // TensorIterator's split of a loop over `numel` elements across threads
+    // (one range below its grain size).
+    if (numel < at::internal::GRAIN_SIZE) {
+      range_(program, inputs.data(), outputs.data(), 0, numel);
+    } else {
+      at::parallel_for(0, numel, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+        range_(program, inputs.data(), outputs.data(), begin, end);
+      });
+    }
     return true;
   }
 
