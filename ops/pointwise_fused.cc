@@ -221,28 +221,35 @@ bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* inp
   return true;
 }
 
-// Whether ATen computes `op` on operands of these types (bool or float) as
-// the evaluator does on 0/1 floats, with a float result or, for a
+// An operand's type: a float (tensor or double), an int number, a bool.
+enum class Type : uint8_t { kFloat, kInt, kBool };
+
+// Whether ATen computes `op` on operands of these types as the evaluator
+// does on floats (a bool as 0 or 1), with a float result or, for a
 // comparison, a bool one: a bool operand of arithmetic or of where's
-// choices promotes to 0 or 1 (not both: ATen's result would be a bool);
-// where's condition, masked_fill's mask and a conversion's operand are
-// bools; masked_fill's self and a unary op's operand are floats.
-bool Typed(PointwiseOp op, bool a, bool b, bool c) {
+// choices promotes to 0 or 1 when the other is a float (with a bool or an
+// int number, ATen's result would be a bool or an int64); where's condition,
+// masked_fill's mask and a conversion's operand are bools; masked_fill's
+// self and a unary op's operand are floats.
+bool Typed(PointwiseOp op, Type a, Type b, Type c) {
   if (ops::IsComparison(op)) return true;
+  const auto promotes_to_float = [](Type x, Type y) {
+    return x == Type::kFloat || y == Type::kFloat;
+  };
   switch (op) {
     case PointwiseOp::kToFloat:
-      return a;  // of a float, `to` returns its input itself
+      return a == Type::kBool;  // of a float, `to` returns its input itself
     case PointwiseOp::kAdd:
     case PointwiseOp::kSub:
     case PointwiseOp::kMul:
     case PointwiseOp::kDiv:
-      return !(a && b);
+      return promotes_to_float(a, b);
     case PointwiseOp::kWhere:
-      return c && !(a && b);
+      return c == Type::kBool && promotes_to_float(a, b);
     case PointwiseOp::kMaskedFill:
-      return !a && b && !c;
+      return a == Type::kFloat && b == Type::kBool && c != Type::kBool;
     default:
-      return !a;
+      return a == Type::kFloat;
   }
 }
 
@@ -296,7 +303,7 @@ class FusedPointwise {
     std::array<PointwiseInput, ops::kMaxPointwiseInputs> inputs;
     std::array<bool, ops::kMaxPointwiseRegisters> full{};     // of the group's shape
     std::array<bool, ops::kMaxPointwiseRegisters> strided{};  // not contiguous, not a number
-    std::array<bool, ops::kMaxPointwiseRegisters> boolean{};  // a bool tensor, a comparison
+    std::array<Type, ops::kMaxPointwiseRegisters> type{};     // kFloat to begin with
     std::array<bool, ops::kMaxPointwiseInputs> overflows{};   // a double beyond float's range
     int laid_out = 0;  // inputs the evaluator lays out per tile
     auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };
@@ -309,35 +316,38 @@ class FusedPointwise {
             (tensor.requires_grad() && !c10::InferenceMode::is_enabled())) {
           return false;
         }
-        boolean[i] = tensor.scalar_type() == at::kBool;
+        const bool boolean = tensor.scalar_type() == at::kBool;
+        if (boolean) type[i] = Type::kBool;
         if (tensor.dim() == 0) {
           if (!lay_out(i)) return false;
-          inputs[i] = {nullptr, boolean[i] ? static_cast<float>(*tensor.data_ptr<bool>())
-                                           : *tensor.data_ptr<float>()};
+          inputs[i] = {nullptr, boolean ? static_cast<float>(*tensor.data_ptr<bool>())
+                                        : *tensor.data_ptr<float>()};
           continue;
         }
         full[i] = tensor.sizes().equals(shape);
-        if (full[i] && tensor.is_contiguous() && !boolean[i]) {  // the common case, in place
+        if (full[i] && tensor.is_contiguous() && !boolean) {  // the common case, in place
           inputs[i] = {tensor.data_ptr(), 0.f};
           continue;
         }
         if (!Layout(tensor, shape, &inputs[i])) return false;
         strided[i] = inputs[i].inner != 0;
-        inputs[i].boolean = boolean[i];
-        if ((strided[i] || boolean[i]) && !lay_out(i)) return false;
+        inputs[i].boolean = boolean;
+        if ((strided[i] || boolean) && !lay_out(i)) return false;
       } else if (value.isDouble() && lay_out(i)) {
         inputs[i] = {nullptr, static_cast<float>(value.toDouble())};
         // ATen's masked_fill rejects a value float cannot hold.
         overflows[i] = std::isfinite(value.toDouble()) && std::isinf(inputs[i].scalar);
       } else if (value.isInt() && lay_out(i)) {
         inputs[i] = {nullptr, static_cast<float>(value.toInt())};
+        type[i] = Type::kInt;
       } else {
         return false;
       }
     }
     // Each op's result has the group's shape: it has an operand of that shape
-    // (so a unary op loops over the whole range, as here). An op reading a non-contiguous operand
-    // loops over its rows in ATen, which only an op whose split cannot show computes as here.
+    // (so a unary op loops over the whole range, as here). An op reading a
+    // non-contiguous operand loops over its rows in ATen, which only an op
+    // whose split cannot show computes as here.
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
       const int operands = ops::NumOperands(instruction.op);
@@ -347,19 +357,20 @@ class FusedPointwise {
           !instruction.split_free && !instruction.vector_tail) {
         return false;
       }
-      if (!Typed(instruction.op, boolean[a], boolean[b], boolean[c])) return false;
+      if (!Typed(instruction.op, type[a], type[b], type[c])) return false;
       if (instruction.op == PointwiseOp::kMaskedFill && c < program.num_inputs && overflows[c]) {
         return false;
       }
       full[program.num_inputs + k] = true;
-      boolean[program.num_inputs + k] = ops::IsComparison(instruction.op);
+      if (ops::IsComparison(instruction.op)) type[program.num_inputs + k] = Type::kBool;
     }
     std::array<void*, ops::kMaxPointwiseInstructions> outputs{};
     for (size_t k = 0; k < program.code.size(); ++k) {
       const int32_t output = output_of_instruction_[k];
       if (output < 0) continue;
       c10::IValue& slot = io.Output(output);
-      const at::ScalarType dtype = boolean[program.num_inputs + k] ? at::kBool : at::kFloat;
+      const at::ScalarType dtype =
+          type[program.num_inputs + k] == Type::kBool ? at::kBool : at::kFloat;
       if (at::Tensor* reused = ReusableOutput(slot, dtype)) {
         // Sized in place when the storage holds the result, else resized
         // (which grows the storage).

@@ -33,7 +33,7 @@ std::string RandomProgram() {
     auto pick = [&] { return values[*rc::gen::inRange<size_t>(0, values.size())]; };
     const std::string a = pick();
     std::string expression;
-    switch (*rc::gen::inRange(0, 27)) {
+    switch (*rc::gen::inRange(0, 28)) {
       case 0:
         expression = absl::StrCat(a, " + ", pick());
         break;
@@ -105,6 +105,9 @@ std::string RandomProgram() {
         break;
       case 23:
         expression = absl::StrCat(a, " * (", pick(), " >= 0)");
+        break;
+      case 26:  // bool and int: an int64 result, never fused
+        expression = absl::StrCat("(", a, " > 0) + 2");
         break;
       case 24:
         expression = absl::StrCat("torch.where(", pick(), " != ", a, ", 0.25, ", a, ")");
@@ -293,6 +296,31 @@ def forward(self, x, y, m):
     EXPECT_EQ(counter.fused_runs, c.fused ? 1 : 0) << c.name;
     EXPECT_EQ(counter.unfused_runs, c.fused ? 0 : 1) << c.name;
   }
+}
+
+TEST(Fusion, BoolsPromoteAsInATen) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, y):
+    a = x > y
+    b = y > 0.0
+    return (a + 2, a * 0.5, a + b, torch.where(b, a, 3), torch.where(b, a, 0.5) * x)
+)");
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(*prepared);
+  const std::vector<c10::IValue> inputs = {at::randn({8, 16}), at::randn({8, 16})};
+  const c10::IValue expected = module->forward(reference::DeepCopy(inputs));
+  absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  const absl::Status same = reference::Compare(expected, *actual, reference::Tolerance::kBitwise);
+  EXPECT_TRUE(same.ok()) << same;
+  const auto& outputs = actual->toTupleRef().elements();
+  EXPECT_EQ(outputs[0].toTensor().scalar_type(), at::kLong);
+  EXPECT_EQ(outputs[1].toTensor().scalar_type(), at::kFloat);
+  EXPECT_EQ(outputs[2].toTensor().scalar_type(), at::kBool);
+  EXPECT_EQ(outputs[3].toTensor().scalar_type(), at::kLong);
+  EXPECT_EQ(outputs[4].toTensor().scalar_type(), at::kFloat);
 }
 
 TEST(Fusion, AMaskedFillValueFloatCannotHoldFailsAsInTheJit) {
