@@ -85,9 +85,9 @@ absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
 
 }  // namespace
 
-absl::StatusOr<std::vector<c10::IValue>> BindArguments(
-    const c10::FunctionSchema& schema, std::vector<c10::IValue> args,
-    const KwargMap& kwargs) {
+absl::Status BindArgumentsInto(const c10::FunctionSchema& schema,
+                               absl::Span<const c10::IValue> args, const KwargMap& kwargs,
+                               absl::Span<c10::IValue> slots) {
   const std::vector<c10::Argument>& arguments = schema.arguments();
   if (args.size() > arguments.size()) {
     return absl::InvalidArgumentError(
@@ -109,15 +109,17 @@ absl::StatusOr<std::vector<c10::IValue>> BindArguments(
           schema.name(), "() got multiple values for argument ", index, " ('", name, "')"));
     }
   }
-  std::vector<c10::IValue> bound = std::move(args);
-  bound.reserve(arguments.size());
-  for (size_t i = bound.size(); i < arguments.size(); ++i) {
+  for (size_t i = 0; i < arguments.size(); ++i) {
     const c10::Argument& argument = arguments[i];
-    auto kwarg = kwargs.find(argument.name());
+    if (i < args.size()) {
+      slots[i] = args[i];
+      continue;
+    }
+    auto kwarg = kwargs.empty() ? kwargs.end() : kwargs.find(argument.name());
     if (kwarg != kwargs.end()) {
-      bound.push_back(kwarg->second);
+      slots[i] = kwarg->second;
     } else if (argument.default_value()) {
-      bound.push_back(*argument.default_value());
+      slots[i] = *argument.default_value();
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           schema.name(), "() missing argument ", i, " ('", argument.name(), "') of type ",
@@ -125,9 +127,18 @@ absl::StatusOr<std::vector<c10::IValue>> BindArguments(
     }
   }
   for (size_t i = 0; i < arguments.size(); ++i) {
-    absl::Status status = CheckType(schema, i, arguments[i], bound[i]);
+    absl::Status status = CheckType(schema, i, arguments[i], slots[i]);
     if (!status.ok()) return status;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<c10::IValue>> BindArguments(const c10::FunctionSchema& schema,
+                                                       absl::Span<const c10::IValue> args,
+                                                       const KwargMap& kwargs) {
+  std::vector<c10::IValue> bound(schema.arguments().size());
+  absl::Status status = BindArgumentsInto(schema, args, kwargs, absl::MakeSpan(bound));
+  if (!status.ok()) return status;
   return bound;
 }
 

@@ -14,17 +14,25 @@
 
 #include "ATen/core/function_schema.h"
 #include "ATen/core/ivalue.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace static_runtime {
 
 // The same map type as torch::IMethod::IValueMap.
 using KwargMap = std::unordered_map<std::string, c10::IValue>;
 
+// Writes one value per schema argument, in schema order, into `slots` (as
+// many as the schema has arguments; partly written when binding fails).
+absl::Status BindArgumentsInto(const c10::FunctionSchema& schema,
+                               absl::Span<const c10::IValue> args, const KwargMap& kwargs,
+                               absl::Span<c10::IValue> slots);
+
 // One value per schema argument, in schema order.
-absl::StatusOr<std::vector<c10::IValue>> BindArguments(
-    const c10::FunctionSchema& schema, std::vector<c10::IValue> args,
-    const KwargMap& kwargs);
+absl::StatusOr<std::vector<c10::IValue>> BindArguments(const c10::FunctionSchema& schema,
+                                                       absl::Span<const c10::IValue> args,
+                                                       const KwargMap& kwargs);
 
 }  // namespace static_runtime
 

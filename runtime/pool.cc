@@ -31,7 +31,7 @@ void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
   idle_.push_back(std::move(runtime));
 }
 
-absl::StatusOr<c10::IValue> RuntimePool::Run(std::vector<c10::IValue> args,
+absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& args,
                                              const KwargMap& kwargs) {
   if (module_->options().manage_output_tensors) {
     return absl::FailedPreconditionError(
@@ -39,7 +39,7 @@ absl::StatusOr<c10::IValue> RuntimePool::Run(std::vector<c10::IValue> args,
         "outputs; RuntimePool does not support it");
   }
   std::unique_ptr<StaticRuntime> runtime = Acquire();
-  absl::StatusOr<c10::IValue> result = runtime->Run(std::move(args), kwargs);
+  absl::StatusOr<c10::IValue> result = runtime->Run(args, kwargs);
   Release(std::move(runtime));
   return result;
 }

@@ -20,7 +20,7 @@ class RuntimePool {
   // `max_runtimes` is at least 1.
   RuntimePool(StaticModule::Ptr module, size_t max_runtimes);
 
-  absl::StatusOr<c10::IValue> Run(std::vector<c10::IValue> args,
+  absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& args,
                                   const KwargMap& kwargs = KwargMap());
 
   const StaticModule& module() const { return *module_; }

@@ -11,7 +11,7 @@ StaticMethod::StaticMethod(StaticModule::Ptr module, size_t max_concurrency)
 
 c10::IValue StaticMethod::operator()(std::vector<c10::IValue> args,
                                      const IValueMap& kwargs) const {
-  absl::StatusOr<c10::IValue> result = pool_.Run(std::move(args), kwargs);
+  absl::StatusOr<c10::IValue> result = pool_.Run(args, kwargs);
   TORCH_CHECK(result.ok(), result.status().message());
   return *std::move(result);
 }

@@ -67,9 +67,9 @@ class StaticModule {
   const std::vector<memory::Lifetime>& output_lifetimes() const { return output_lifetimes_; }
 
   // The arguments of one call, bound to the schema and type-checked.
-  absl::StatusOr<std::vector<c10::IValue>> Bind(std::vector<c10::IValue> args,
+  absl::StatusOr<std::vector<c10::IValue>> Bind(absl::Span<const c10::IValue> args,
                                                 const KwargMap& kwargs) const {
-    return BindArguments(schema(), std::move(args), kwargs);
+    return BindArguments(schema(), args, kwargs);
   }
 
  private:

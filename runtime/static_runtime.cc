@@ -89,7 +89,7 @@ class PhaseClock {
 }  // namespace
 
 template <typename RunPlan>
-absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args,
+absl::StatusOr<c10::IValue> StaticRuntime::RunWith(const std::vector<c10::IValue>& args,
                                                    const KwargMap& kwargs, RunPlan run_plan,
                                                    NodeObserver* observer) {
   PhaseClock clock(observer);
@@ -99,9 +99,14 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
         "the outputs of the previous run live in the runtime's output buffer "
         "(manage_output_tensors): call ReleaseOutputs() before running again");
   }
-  absl::StatusOr<std::vector<c10::IValue>> bound = module_->Bind(std::move(args), kwargs);
-  if (!bound.ok()) return bound.status();
-  for (size_t i = 0; i < bound->size(); ++i) values_[i] = std::move((*bound)[i]);
+  // The arguments go straight into the input slots.
+  const c10::FunctionSchema& schema = module_->schema();
+  absl::Status bound = BindArgumentsInto(schema, args, kwargs,
+                                         absl::MakeSpan(values_.data(), schema.arguments().size()));
+  if (!bound.ok()) {
+    ClearNonConstants();
+    return bound;
+  }
   clock.Lap("bind");
 
   const BlockPlan& plan = module_->plan();
@@ -135,19 +140,20 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(std::vector<c10::IValue> args
   return result;
 }
 
-absl::StatusOr<c10::IValue> StaticRuntime::Run(std::vector<c10::IValue> args,
+absl::StatusOr<c10::IValue> StaticRuntime::Run(const std::vector<c10::IValue>& args,
                                                const KwargMap& kwargs) {
-  return RunWith(std::move(args), kwargs, RunBlock, nullptr);
+  return RunWith(args, kwargs, RunBlock, nullptr);
 }
 
-absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(std::vector<c10::IValue> args,
+absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(const std::vector<c10::IValue>& args,
                                                        const KwargMap& kwargs,
                                                        NodeObserver& observer) {
-  return RunWith(std::move(args), kwargs,
-                 [&observer](const BlockPlan& plan, c10::IValue* values) {
-                   return RunBlockObserved(plan, values, observer);
-                 },
-                 &observer);
+  return RunWith(
+      args, kwargs,
+      [&observer](const BlockPlan& plan, c10::IValue* values) {
+        return RunBlockObserved(plan, values, observer);
+      },
+      &observer);
 }
 
 }  // namespace static_runtime

@@ -34,7 +34,7 @@ class StaticRuntime {
 
   // The model's result: its single output, or a tuple if the graph has
   // several.
-  absl::StatusOr<c10::IValue> Run(std::vector<c10::IValue> args,
+  absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& args,
                                   const KwargMap& kwargs = KwargMap());
 
   // With options().manage_output_tensors, output tensors live in a buffer the
@@ -43,7 +43,7 @@ class StaticRuntime {
   void ReleaseOutputs();
 
   // Run, reporting every kernel call to `observer` (for profiling).
-  absl::StatusOr<c10::IValue> RunObserved(std::vector<c10::IValue> args,
+  absl::StatusOr<c10::IValue> RunObserved(const std::vector<c10::IValue>& args,
                                           const KwargMap& kwargs, NodeObserver& observer);
 
   const StaticModule& module() const { return *module_; }
@@ -64,7 +64,7 @@ class StaticRuntime {
 
  private:
   template <typename RunPlan>
-  absl::StatusOr<c10::IValue> RunWith(std::vector<c10::IValue> args, const KwargMap& kwargs,
+  absl::StatusOr<c10::IValue> RunWith(const std::vector<c10::IValue>& args, const KwargMap& kwargs,
                                       RunPlan run_plan, NodeObserver* observer);
   void ClearNonConstants();
 
