@@ -158,10 +158,12 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
         absl::StrCat("the JIT cannot freeze the model: ", ExceptionMessage(e)));
   }
 
-  // One runtime per thread, through the pool (manage_output_tensors needs a
-  // runtime of its own that releases its outputs).
+  // One runtime per thread: with one thread (as PyTorch's Static Runtime is
+  // called, through its one cached runtime) or manage_output_tensors (which
+  // needs a runtime of its own that releases its outputs) a runtime of its
+  // own, else through the pool.
   RuntimePool pool(*static_module, config.threads);
-  const bool own_runtime = config.options.manage_output_tensors;
+  const bool own_runtime = config.options.manage_output_tensors || config.threads <= 1;
   StaticRuntime single(*static_module);
   auto run_static = [&](const std::vector<c10::IValue>& args) -> absl::StatusOr<c10::IValue> {
     if (!own_runtime) return pool.Run(args);
