@@ -10,11 +10,29 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// The top-level node containing `node` (itself if top-level).
-const Node* TopLevel(const Node* node, const torch::jit::Block* top) {
-  while (node->owningBlock() != top) node = node->owningBlock()->owningNode();
+// The node of `block` containing `node` (itself if it is in `block`).
+const Node* AncestorIn(const Node* node, const torch::jit::Block* block) {
+  while (node->owningBlock() != block) node = node->owningBlock()->owningNode();
   return node;
 }
+
+// Every node of the graph, blocks included, numbered in execution order
+// (a node before the nodes of its blocks, a block before the next), with
+// the last number inside each node (its own for a node without blocks).
+struct Numbering {
+  absl::flat_hash_map<const Node*, size_t> index;
+  absl::flat_hash_map<const Node*, size_t> last_inside;
+  std::vector<Node*> in_order;
+
+  void Add(torch::jit::Block* block) {
+    for (Node* node : block->nodes()) {
+      index.emplace(node, in_order.size());
+      in_order.push_back(node);
+      for (torch::jit::Block* sub_block : node->blocks()) Add(sub_block);
+      last_inside.emplace(node, in_order.size() - 1);
+    }
+  }
+};
 
 // Whether a value of `type` can hold (a reference to) a tensor.
 bool MayHoldTensor(const c10::TypePtr& type) {
@@ -99,15 +117,16 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
                                   const std::function<bool(const Node*)>& is_candidate,
                                   const std::function<bool(const Node*)>& only_reads_inputs) {
   torch::jit::AliasDb alias_db(graph);
-  const torch::jit::Block* top = graph->block();
-  absl::flat_hash_map<const Node*, size_t> index;
-  for (const Node* node : top->nodes()) index.emplace(node, index.size());
-  index.emplace(top->return_node(), index.size());
+  torch::jit::Block* top = graph->block();
+  Numbering numbering;
+  numbering.Add(top);
+  const size_t end = numbering.in_order.size();  // the graph's return
 
   auto reads_only = [&](const Node* node) { return only_reads_inputs && only_reads_inputs(node); };
   LifetimeAnalysis analysis;
-  for (Node* node : graph->nodes()) {
+  for (Node* node : numbering.in_order) {
     if (!is_candidate(node)) continue;
+    const torch::jit::Block* block = node->owningBlock();
     // The JIT's alias analysis knows nothing of the outputs of a variadic
     // node it treats conservatively; they are fresh when the node only reads
     // its inputs, and stay so through users whose schemas say so.
@@ -115,7 +134,7 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
     for (Value* value : node->outputs()) {
       if (value->type()->kind() != c10::TypeKind::TensorType) continue;
       bool manageable = !ReturnsAnAlias(node);
-      size_t last = index.at(node);
+      size_t last = numbering.index.at(node);
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = use.user;
         if (!manageable) break;
@@ -127,12 +146,15 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
                      (fresh_despite_alias_db && SchemaSaysOnlyReads(user, use.offset)) ||
                      (!MayContainAlias(alias_db, user->outputs(), value) &&
                       !alias_db.writesToAlias(user, {value}));
-        last = std::max(last, index.at(TopLevel(user, top)));
+        // A use inside a block of a node of the value's own block may come
+        // at any time while that node runs (in any iteration of a loop).
+        last = std::max(last, numbering.last_inside.at(AncestorIn(user, block)));
       }
+      const ManagedValue lifetime{value, numbering.index.at(node), last};
       if (manageable) {
-        analysis.managed.push_back({value, index.at(node), last});
-      } else if (!ReturnsAnAlias(node) && OnlyReturned(value, top)) {
-        analysis.outputs.push_back({value, index.at(node), index.at(top->return_node())});
+        analysis.managed.push_back(lifetime);
+      } else if (block == top && !ReturnsAnAlias(node) && OnlyReturned(value, top)) {
+        analysis.outputs.push_back({value, lifetime.first, end});
       } else {
         analysis.rejected.push_back(value);
       }

@@ -1,12 +1,15 @@
 // Lifetimes of the tensors a run may manage. A candidate (a tensor output of
-// a top-level node whose kernel writes fresh, runtime-owned memory) is
+// a node, in any block, whose kernel writes fresh, runtime-owned memory) is
 // managed only if nothing outside the run can observe it: it is not a graph
 // output, no node makes an alias of it or stores it in a container (per the
-// JIT's alias analysis), no node writes to it, and no sub-block yields it.
-// Its lifetime runs from its defining node to its last use, where a use
-// inside a sub-block counts as a use by the enclosing top-level node (a value
-// read in a loop body lives until the loop ends). Nodes are numbered in
-// top-level order.
+// JIT's alias analysis), no node writes to it, and no block yields it (an
+// If's result, a Loop's carried value). Nodes are numbered in execution
+// order through all blocks (a node before its blocks' nodes); a lifetime
+// runs from the defining node to its last use, where a use inside a block
+// counts as lasting until the end of the node of the value's own block that
+// holds it (a value read in a loop body lives until the loop ends). A value
+// of a loop body lives within one iteration, which every iteration repeats
+// at the same numbers; values of an If's two branches never overlap.
 #ifndef STATIC_RUNTIME_MEMORY_LIFETIMES_H_
 #define STATIC_RUNTIME_MEMORY_LIFETIMES_H_
 
@@ -21,8 +24,8 @@ namespace memory {
 
 struct ManagedValue {
   const torch::jit::Value* value = nullptr;
-  size_t first = 0;  // top-level index of the defining node
-  size_t last = 0;   // top-level index of the last (enclosing) user
+  size_t first = 0;  // number of the defining node
+  size_t last = 0;   // number of the last use (see above)
 };
 
 struct LifetimeAnalysis {
@@ -35,7 +38,7 @@ struct LifetimeAnalysis {
 };
 
 // `is_candidate(node)`: the node's tensor outputs are fresh, runtime-owned
-// tensors (an out-variant kernel). Only top-level nodes are considered.
+// tensors (an out-variant kernel).
 // `only_reads_inputs(node)`, when given: the node neither writes its inputs
 // nor returns or stores an alias of them, and its outputs are fresh,
 // whatever the JIT's alias analysis assumes (a node with a variadic schema,

@@ -80,8 +80,34 @@ graph(%x : Tensor, %n : int):
   %b : Tensor = aten::sigmoid(%y)
   %c : Tensor = aten::tanh(%b)
   return (%c))IR");
-  // 0:true 1:a 2:loop 3:b 4:c
-  EXPECT_EQ(Describe(Analyze(graph)), "%a[1,2] %b[3,4] | out:%c");
+  // 0:true 1:a 2:loop 3:next (in the body) 4:b 5:c; %next is yielded.
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[1,3] %b[4,5] | out:%c %next");
+}
+
+TEST(LifetimesTest, ValuesInsideBranchesAndLoopBodiesAreManaged) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %n : int, %cond : bool):
+  %true : bool = prim::Constant[value=1]()
+  %y : Tensor = prim::Loop(%n, %true, %x)
+    block0(%i : int, %acc : Tensor):
+      %p : Tensor = aten::relu(%acc)
+      %q : Tensor = aten::sigmoid(%p)
+      %r : Tensor = prim::If(%cond)
+        block0():
+          %s : Tensor = aten::tanh(%q)
+          %t : Tensor = aten::exp(%s)
+          -> (%t)
+        block1():
+          %u : Tensor = aten::neg(%q)
+          -> (%u)
+      %next : Tensor = aten::mul(%r, %p)
+      -> (%true, %next)
+  %z : Tensor = aten::abs(%y)
+  return (%z))IR");
+  // 0:true 1:loop 2:p 3:q 4:if 5:s 6:t 7:u 8:next 9:z. %p lives until the
+  // mul, %q until the If ends (read in both branches), %s within its branch;
+  // %t and %u are yielded by the If, %next by the loop.
+  EXPECT_EQ(Describe(Analyze(graph)), "%p[2,8] %q[3,7] %s[5,6] | out:%z %t %u %next");
 }
 
 TEST(LifetimesTest, AliasesContainersWritesAndYieldsAreNotManaged) {

@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -78,7 +79,10 @@ absl::Status RunLoop(const NodePlan& node, c10::IValue* values, Observer& observ
     condition = values[body.outputs[0]].toBool();
     for (size_t i = 0; i < num_carried; ++i) carried[i] = values[body.outputs[i + 1]];
     for (size_t i = 0; i < num_carried; ++i) {
-      values[body.inputs[i + 1]] = std::move(carried[i]);
+      c10::IValue previous = std::exchange(values[body.inputs[i + 1]], std::move(carried[i]));
+      // The previous value, if nothing else holds it, becomes the memory the
+      // defining kernel reuses next iteration (ReusableOutput checks).
+      if (body.recycle[i + 1]) values[body.outputs[i + 1]] = std::move(previous);
     }
   }
   for (size_t i = 0; i < num_carried; ++i) {

@@ -1,5 +1,7 @@
 #include "runtime/plan.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "ops/fallback.h"
 
@@ -36,6 +38,18 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
           node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), layout, allow_out_variants);
       if (!block.ok()) return block.status();
       plan.blocks.push_back(*std::move(block));
+    }
+    if (plan.control == NodePlan::Control::kLoop) {
+      const Block* body = node->blocks()[0];
+      BlockPlan& body_plan = plan.blocks[0];
+      for (const Value* output : body->outputs()) {
+        const Node* definer = output->node();
+        const bool defined_in_body = definer->owningBlock() == body &&
+                                     definer != body->param_node() &&
+                                     definer->kind() != c10::prim::Constant;
+        const auto yields = std::count(body->outputs().begin(), body->outputs().end(), output);
+        body_plan.recycle.push_back(defined_in_body && yields == 1);
+      }
     }
     return plan;
   }

@@ -67,6 +67,11 @@ struct BlockPlan {
   absl::InlinedVector<ValueIndex, 2> inputs;
   std::vector<NodePlan> nodes;
   absl::InlinedVector<ValueIndex, 2> outputs;
+  // For a loop body, by output: a value a node of the body defines and the
+  // body yields once, whose slot may take the previous iteration's value of
+  // that carried slot, for the defining kernel to reuse its memory (two
+  // buffers take turns) when nothing else holds it.
+  absl::InlinedVector<bool, 2> recycle;
   // The storage behind the nodes' `slots` and `info`.
   std::vector<ValueIndex> node_slots;
   std::vector<NodeInfo> node_infos;

@@ -1,5 +1,6 @@
 #include "runtime/static_module.h"
 
+#include <functional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -19,12 +20,19 @@ StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout 
       plan_(std::move(plan)),
       kernel_counts_(CountKernels(plan_)) {
   if (!options_.optimize_memory || !options_.enable_out_variant) return;
+  // Out-variant nodes in every block: values inside If branches and Loop
+  // bodies are planned too (memory/lifetimes.h).
   absl::flat_hash_set<const torch::jit::Node*> out_variant_nodes;
-  for (const NodePlan& node : plan_.nodes) {
-    if (node.control == NodePlan::Control::kKernel && node.info->kind == KernelKind::kOutVariant) {
-      out_variant_nodes.insert(node.info->node);
+  std::function<void(const BlockPlan&)> collect = [&](const BlockPlan& block) {
+    for (const NodePlan& node : block.nodes) {
+      if (node.control == NodePlan::Control::kKernel &&
+          node.info->kind == KernelKind::kOutVariant) {
+        out_variant_nodes.insert(node.info->node);
+      }
+      for (const BlockPlan& sub_block : node.blocks) collect(sub_block);
     }
-  }
+  };
+  collect(plan_);
   const memory::LifetimeAnalysis analysis = memory::AnalyzeLifetimes(
       prepared_.graph,
       [&](const torch::jit::Node* node) { return out_variant_nodes.contains(node); },
