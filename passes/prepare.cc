@@ -11,6 +11,7 @@
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
 #include "passes/hoist_dict_lookups.h"
+#include "passes/inline_forks.h"
 #include "passes/load.h"
 #include "passes/maybe_copy_to.h"
 #include "passes/operators.h"
@@ -76,6 +77,7 @@ void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
     }
   }
   torch::jit::Inline(*graph);
+  if (InlineForks(graph)) torch::jit::Inline(*graph);  // calls in the forked code
   torch::jit::ConstantPropagation(graph);
   graph = torch::jit::Canonicalize(graph);
   torch::jit::ConstantPropagation(graph);
@@ -121,6 +123,9 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
     }
     if (!is_frozen) {
       copy.eval();
+      // Forked calls inlined first, so that freezing folds the attributes
+      // they read as well.
+      InlineForks(copy.get_method(method_name).graph());
       // Freezing keeps `forward`; another entry point must be named.
       copy = torch::jit::freeze_module(
           copy, method_name == "forward" ? std::vector<std::string>{}

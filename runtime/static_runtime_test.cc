@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "ATen/ATen.h"
 #include "absl/container/flat_hash_set.h"
+#include "gmock/gmock.h"
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
-#include "ATen/ATen.h"
 #include "gtest/gtest.h"
+#include "torch/script.h"
 
 namespace static_runtime {
 namespace {
@@ -113,6 +115,34 @@ TEST(StaticRuntimeTest, KwargsAndDefaults) {
     ASSERT_TRUE(actual.ok()) << actual.status();
     EXPECT_TRUE(reference::Compare(expected, *actual).ok()) << reference::Compare(expected, *actual);
   }
+}
+
+// Models saved by runtime/testdata/save_forks.py.
+TEST(StaticRuntimeTest, WaitedForksRunInlineAndOtherFuturesAreRejected) {
+  const std::string towers_path = "runtime/testdata/fork_towers.pt";
+  torch::jit::Module towers = torch::jit::load(towers_path);
+  absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromFile(towers_path);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  for (const torch::jit::Node* node : (*static_module)->graph()->nodes()) {
+    EXPECT_NE(node->kind(), c10::prim::fork);
+  }
+  StaticRuntime runtime(*static_module);
+  for (bool flag : {true, false, true}) {
+    const std::vector<c10::IValue> inputs = {at::randn({3, 8}), flag};
+    const c10::IValue expected = towers.forward(inputs);
+    absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    EXPECT_TRUE(reference::Compare(expected, *actual).ok())
+        << reference::Compare(expected, *actual);
+  }
+
+  // Futures kept in a list keep their forks, which the check names.
+  absl::StatusOr<StaticModule::Ptr> rejected =
+      StaticModule::FromFile("runtime/testdata/fork_future_list.pt");
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_THAT(std::string(rejected.status().message()),
+              testing::AllOf(testing::HasSubstr("prim::fork"),
+                             testing::HasSubstr("asynchronous execution")));
 }
 
 TEST(StaticRuntimeTest, ReturnedInputIsTheCallersTensorAndRepeatsAreConsistent) {

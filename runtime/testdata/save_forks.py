@@ -1,0 +1,55 @@
+"""Saves the fork/wait models of //runtime:static_runtime_test (run from the
+repository root with Debian's python3-torch):
+
+    /usr/bin/python3 runtime/testdata/save_forks.py
+"""
+from typing import List
+
+import torch
+from torch import Tensor
+
+torch.manual_seed(0)
+
+
+class Tower(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+
+    def forward(self, x: Tensor, scale: float) -> Tensor:
+        return torch.relu(self.linear(x)) * scale
+
+
+class Towers(torch.nn.Module):
+    """Two towers in parallel, one more inside an If, one never waited for."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = Tower()
+        self.b = Tower()
+
+    def forward(self, x: Tensor, flag: bool) -> Tensor:
+        fa = torch.jit.fork(self.a, x, 0.5)
+        fb = torch.jit.fork(self.b, x + 1.0, 2.0)
+        unused = torch.jit.fork(self.a, x, 3.0)
+        y = torch.tanh(x)
+        if flag:
+            fc = torch.jit.fork(self.b, y, 1.5)
+            y = y + torch.jit.wait(fc)
+        return torch.jit.wait(fa) + torch.jit.wait(fb) + y
+
+
+class FutureList(torch.nn.Module):
+    """Futures kept in a list: not only waited for."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = Tower()
+
+    def forward(self, x: Tensor) -> List[Tensor]:
+        futures = [torch.jit.fork(self.a, x, 1.0), torch.jit.fork(self.a, x + 1.0, 1.0)]
+        return [torch.jit.wait(f) for f in futures]
+
+
+torch.jit.script(Towers().eval()).save("runtime/testdata/fork_towers.pt")
+torch.jit.script(FutureList().eval()).save("runtime/testdata/fork_future_list.pt")
