@@ -60,8 +60,9 @@ std::string ProblemWith(const Node* node) {
       return absl::StrCat("attribute access on a module ('", node->s(c10::attr::name),
                           "'): the module is not frozen");
     case c10::prim::fork:
-    case c10::aten::wait:
-      return "unsupported node kind: asynchronous execution";
+      return node->hasAttribute(c10::attr::Subgraph)
+                 ? ""
+                 : "unsupported node kind: asynchronous execution without a subgraph";
     case c10::prim::CreateObject:
       return "unsupported node kind: creates a TorchScript object";
     case c10::prim::PythonOp:

@@ -40,7 +40,7 @@ class Towers(torch.nn.Module):
 
 
 class FutureList(torch.nn.Module):
-    """Futures kept in a list: not only waited for."""
+    """Futures kept in a list: not inlined, run by the fork kernel."""
 
     def __init__(self):
         super().__init__()
@@ -51,5 +51,29 @@ class FutureList(torch.nn.Module):
         return [torch.jit.wait(f) for f in futures]
 
 
+class Failing(torch.nn.Module):
+    def forward(self, x: Tensor, fail: bool) -> Tensor:
+        if fail:
+            raise RuntimeError("the tower failed")
+        return x * 2.0
+
+
+class FailingFork(torch.nn.Module):
+    """Forks in a loop (so not inlined), one of which may raise: the error
+    comes out of its wait."""
+
+    def __init__(self):
+        super().__init__()
+        self.tower = Failing()
+
+    def forward(self, x: Tensor, n: int, fail_at: int) -> List[Tensor]:
+        futures: List[torch.jit.Future[Tensor]] = []
+        for i in range(n):
+            futures.append(torch.jit.fork(self.tower, x + float(i), i == fail_at))
+        y = torch.relu(x)
+        return [torch.jit.wait(f) + y for f in futures]
+
+
 torch.jit.script(Towers().eval()).save("runtime/testdata/fork_towers.pt")
+torch.jit.script(FailingFork().eval()).save("runtime/testdata/fork_failing.pt")
 torch.jit.script(FutureList().eval()).save("runtime/testdata/fork_future_list.pt")
