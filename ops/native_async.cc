@@ -15,7 +15,8 @@ namespace {
 
 Kernel Fork(const torch::jit::Node* node) {
   if (!node->hasAttribute(c10::attr::Subgraph)) return nullptr;
-  const c10::TypePtr result_type = node->output()->type()->expectRef<c10::FutureType>().getElementType();
+  const c10::TypePtr result_type =
+      node->output()->type()->expectRef<c10::FutureType>().getElementType();
   auto code = std::make_shared<torch::jit::Code>(node->g(c10::attr::Subgraph), "forked call");
   return [code, result_type](NodeIO& io) {
     torch::jit::Stack stack;
