@@ -1,8 +1,9 @@
 // Native kernels for the scalar, string and list ops TorchScript emits around
 // tensor code (argument checks of nn modules, error messages, flags): format,
-// str, list copies, list comparisons and membership, any/all, find, device
-// and autocast queries, and scalar tensors. Same results and errors as the
-// JIT's own operators, without a stack.
+// str, list copies, list comparisons and membership, any/all, find, device,
+// grad and autocast queries, and scalar tensors; and the fused ops of
+// nn.MultiheadAttention and nn.TransformerEncoderLayer, called directly. Same results and errors as
+// the JIT's own operators, without a stack.
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -125,6 +126,45 @@ const bool kRegistered = [] {
   RegisterNativeOverload("prim::is_cuda", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); });
   RegisterNativeOverload("prim::is_quantized", "",
            [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_quantized(); });
+  RegisterNativeOverload("prim::is_nested", "",
+                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_nested(); });
+  RegisterNativeOverload("prim::requires_grad", "",
+                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().requires_grad(); });
+  RegisterNativeOverload("aten::is_floating_point", "", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toTensor().is_floating_point();
+  });
+  RegisterNativeOverload("aten::is_grad_enabled", "",
+                         [](NodeIO& io) { io.Output(0) = at::GradMode::is_enabled(); });
+  RegisterNativeOverload("aten::len", "str", [](NodeIO& io) {
+    io.Output(0) = static_cast<int64_t>(io.Input(0).toStringRef().size());
+  });
+  RegisterNativeOverload("aten::add", "str", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toStringRef() + io.Input(1).toStringRef();
+  });
+  RegisterNativeOverload("aten::add", "t", [](NodeIO& io) {
+    c10::impl::GenericList list = io.Input(0).toList().copy();
+    for (const c10::IValue& element : io.Input(1).toListRef()) list.push_back(element);
+    io.Output(0) = std::move(list);
+  });
+  // nn.TransformerEncoderLayer's fast path in inference.
+  RegisterNativeOverload("aten::_transformer_encoder_layer_fwd", "", [](NodeIO& io) {
+    auto tensor = [&](size_t i) -> const at::Tensor& { return io.Input(i).toTensor(); };
+    io.Output(0) = at::_transformer_encoder_layer_fwd(
+        tensor(0), io.Input(1).toInt(), io.Input(2).toInt(), tensor(3), tensor(4), tensor(5),
+        tensor(6), io.Input(7).toBool(), io.Input(8).toBool(), io.Input(9).toDouble(), tensor(10),
+        tensor(11), tensor(12), tensor(13), tensor(14), tensor(15), tensor(16), tensor(17),
+        io.Input(18).toOptional<at::Tensor>(), io.Input(19).toOptional<int64_t>());
+  });
+  // nn.MultiheadAttention's fast path in inference.
+  RegisterNativeOverload("aten::_native_multi_head_attention", "", [](NodeIO& io) {
+    auto [output, weights] = at::_native_multi_head_attention(
+        io.Input(0).toTensor(), io.Input(1).toTensor(), io.Input(2).toTensor(), io.Input(3).toInt(),
+        io.Input(4).toInt(), io.Input(5).toTensor(), io.Input(6).toTensor(), io.Input(7).toTensor(),
+        io.Input(8).toTensor(), io.Input(9).toOptional<at::Tensor>(), io.Input(10).toBool(),
+        io.Input(11).toBool(), io.Input(12).toOptional<int64_t>());
+    io.Output(0) = std::move(output);
+    io.Output(1) = std::move(weights);
+  });
   RegisterNativeOverload("aten::is_autocast_enabled", "",
            [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); });
   RegisterNativeOverload("aten::is_autocast_cpu_enabled", "",

@@ -274,6 +274,73 @@ std::vector<Case> MiscCases() {
       return {value, dtype, c10::IValue(), false};
     });
   }
+  for (const char* name : {"prim::is_nested", "prim::requires_grad", "aten::is_floating_point"}) {
+    add(name, "", [](Draw& d) -> Inputs {
+      at::Tensor t = d.Tensor({d.Int(0, 3)}, d.OneOf(kNumbers));
+      if (t.is_floating_point() && d.Bool()) t.requires_grad_();
+      return {t};
+    });
+  }
+  add("aten::is_grad_enabled", "", [](Draw&) -> Inputs { return {}; });
+  add("aten::len", "str", [](Draw& d) -> Inputs { return {std::string(d.Int(0, 5), 'x')}; });
+  add("aten::_native_multi_head_attention", "", [](Draw& d) -> Inputs {
+    const int64_t heads = d.Int(1, 3);
+    const int64_t embed = heads * d.Int(1, 3);
+    const int64_t batch = d.Int(1, 3), length = d.Int(1, 4);
+    const at::Tensor x = d.Tensor({batch, length, embed}, at::kFloat);
+    c10::IValue mask;
+    c10::IValue mask_type;
+    if (d.Bool()) {
+      mask = at::rand({batch, length}) > 0.7;
+      mask_type = int64_t{1};
+    }
+    return {x,
+            x,
+            x,
+            embed,
+            heads,
+            d.Tensor({3 * embed, embed}, at::kFloat),
+            d.Tensor({3 * embed}, at::kFloat),
+            d.Tensor({embed, embed}, at::kFloat),
+            d.Tensor({embed}, at::kFloat),
+            mask,
+            d.Bool(),
+            d.Bool(),
+            mask_type};
+  });
+  add("aten::add", "str", [](Draw& d) -> Inputs {
+    return {std::string(d.Int(0, 3), 'a'), std::string(d.Int(0, 3), 'b')};
+  });
+  add("aten::add", "t", [](Draw& d) -> Inputs {
+    return {c10::List<int64_t>(std::vector<int64_t>(d.Int(0, 3), 1)),
+            c10::List<int64_t>(std::vector<int64_t>(d.Int(0, 3), 2))};
+  });
+  add("aten::_transformer_encoder_layer_fwd", "", [](Draw& d) -> Inputs {
+    const int64_t heads = d.Int(1, 2);
+    const int64_t embed = 2 * heads * d.Int(1, 2);
+    const int64_t ffn = d.Int(1, 6);
+    auto t = [&](std::vector<int64_t> shape) { return d.Tensor(shape, at::kFloat); };
+    return {t({d.Int(1, 3), d.Int(1, 4), embed}),
+            embed,
+            heads,
+            t({3 * embed, embed}),
+            t({3 * embed}),
+            t({embed, embed}),
+            t({embed}),
+            d.Bool(),
+            d.Bool(),
+            1e-5,
+            t({embed}),
+            t({embed}),
+            t({embed}),
+            t({embed}),
+            t({ffn, embed}),
+            t({ffn}),
+            t({embed, ffn}),
+            t({embed}),
+            c10::IValue(),
+            c10::IValue()};
+  });
   add("aten::lstm", "input", [](Draw& d) -> Inputs {
     const int64_t batch = d.Int(1, 3);
     const int64_t hidden = d.Int(1, 4);
