@@ -146,6 +146,15 @@ const bool kRegistered = [] {
     for (const c10::IValue& element : io.Input(1).toListRef()) list.push_back(element);
     io.Output(0) = std::move(list);
   });
+  // Ops that return their input when it already has the layout or dtype
+  // asked for (the out variants in out_data.cc decline in graphs with
+  // in-place writes, where a copy and the input could be told apart).
+  RegisterNativeOverload("aten::contiguous", "", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toTensor().contiguous(io.Input(1).toMemoryFormat());
+  });
+  RegisterNativeOverload("aten::type_as", "", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toTensor().type_as(io.Input(1).toTensor());
+  });
   // nn.TransformerEncoderLayer's fast path in inference.
   RegisterNativeOverload("aten::_transformer_encoder_layer_fwd", "", [](NodeIO& io) {
     auto tensor = [&](size_t i) -> const at::Tensor& { return io.Input(i).toTensor(); };

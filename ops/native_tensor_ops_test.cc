@@ -308,6 +308,14 @@ std::vector<Case> MiscCases() {
             d.Bool(),
             mask_type};
   });
+  add("aten::contiguous", "", [](Draw& d) -> Inputs {
+    at::Tensor t = AnyTensor(d, 1, kNumbers);
+    if (t.dim() >= 2 && d.Bool()) t = t.transpose(0, 1);
+    return {t, d.Bool() ? at::MemoryFormat::Contiguous : at::MemoryFormat::Preserve};
+  });
+  add("aten::type_as", "", [](Draw& d) -> Inputs {
+    return {AnyTensor(d, 0, kNumbers), AnyTensor(d, 0, kNumbers)};
+  });
   add("aten::add", "str", [](Draw& d) -> Inputs {
     return {std::string(d.Int(0, 3), 'a'), std::string(d.Int(0, 3), 'b')};
   });
