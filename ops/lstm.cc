@@ -18,30 +18,39 @@ bool IsFloatCpu(const at::Tensor& tensor) {
          tensor.layout() == at::kStrided && !tensor.is_neg() && !tensor.is_conj();
 }
 
-void SetOutputs(NodeIO& io, std::tuple<at::Tensor, at::Tensor, at::Tensor> result) {
-  io.Output(0) = std::move(std::get<0>(result));
-  io.Output(1) = std::move(std::get<1>(result));
-  io.Output(2) = std::move(std::get<2>(result));
-}
-
-// ATen's own LSTM on the node's inputs (any case the frozen path declines).
+// ATen's own network on the node's inputs (any case the frozen path
+// declines).
 void AtenLstm(NodeIO& io) {
   const std::vector<at::Tensor> hx = io.Input(1).toTensorVector();
   const std::vector<at::Tensor> params = io.Input(2).toTensorVector();
-  SetOutputs(io, at::lstm(io.Input(0).toTensor(), hx, params, io.Input(3).toBool(),
-                          io.Input(4).toInt(), io.Input(5).toDouble(), io.Input(6).toBool(),
-                          io.Input(7).toBool(), io.Input(8).toBool()));
+  auto [output, h_n, c_n] = at::lstm(
+      io.Input(0).toTensor(), hx, params, io.Input(3).toBool(), io.Input(4).toInt(),
+      io.Input(5).toDouble(), io.Input(6).toBool(), io.Input(7).toBool(), io.Input(8).toBool());
+  io.Output(0) = std::move(output);
+  io.Output(1) = std::move(h_n);
+  io.Output(2) = std::move(c_n);
+}
+
+void AtenGru(NodeIO& io) {
+  const std::vector<at::Tensor> params = io.Input(2).toTensorVector();
+  auto [output, h_n] = at::gru(io.Input(0).toTensor(), io.Input(1).toTensor(), params,
+                               io.Input(3).toBool(), io.Input(4).toInt(), io.Input(5).toDouble(),
+                               io.Input(6).toBool(), io.Input(7).toBool(), io.Input(8).toBool());
+  io.Output(0) = std::move(output);
+  io.Output(1) = std::move(h_n);
 }
 
 Kernel MakeLstmKernel(const torch::jit::Node* node) {
-  std::optional<FrozenLstm> frozen = FrozenLstm::FromNode(node);
+  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kLstm);
   if (!frozen) return AtenLstm;
-  auto lstm = std::make_shared<const FrozenLstm>(*std::move(frozen));
+  auto lstm = std::make_shared<const FrozenRnn>(*std::move(frozen));
   return [lstm](NodeIO& io) {
     const c10::List<at::Tensor> hx = io.Input(1).toTensorList();
     if (hx.size() == 2) {
       if (auto result = lstm->Run(io.Input(0).toTensor(), hx.get(0), hx.get(1))) {
-        SetOutputs(io, *std::move(result));
+        io.Output(0) = std::move(std::get<0>(*result));
+        io.Output(1) = std::move(std::get<1>(*result));
+        io.Output(2) = std::move(std::get<2>(*result));
         return;
       }
     }
@@ -49,17 +58,36 @@ Kernel MakeLstmKernel(const torch::jit::Node* node) {
   };
 }
 
+Kernel MakeGruKernel(const torch::jit::Node* node) {
+  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kGru);
+  if (!frozen) return AtenGru;
+  auto gru = std::make_shared<const FrozenRnn>(*std::move(frozen));
+  return [gru](NodeIO& io) {
+    if (auto result = gru->Run(io.Input(0).toTensor(), io.Input(1).toTensor(), at::Tensor())) {
+      io.Output(0) = std::move(std::get<0>(*result));
+      io.Output(1) = std::move(std::get<1>(*result));
+      return;
+    }
+    AtenGru(io);
+  };
+}
+
 const bool kRegistered = [] {
   KernelRegistry::Global().RegisterOverload("aten::lstm", "input", KernelKind::kNative,
                                             MakeLstmKernel);
+  KernelRegistry::Global().RegisterOverload("aten::gru", "input", KernelKind::kNative,
+                                            MakeGruKernel);
   return true;
 }();
 
 }  // namespace
 
-std::optional<FrozenLstm> FrozenLstm::FromNode(const torch::jit::Node* node) {
-  const LstmStepFn step = LstmStepForThisCpu();
-  if (step == nullptr || node->inputs().size() != 9) return std::nullopt;
+std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell cell) {
+  const RnnSteps& steps = RnnStepsForThisCpu();
+  if (steps.lstm == nullptr || steps.gru == nullptr || node->inputs().size() != 9) {
+    return std::nullopt;
+  }
+  const int64_t gates = cell == Cell::kLstm ? 4 : 3;
   std::vector<c10::IValue> args;
   for (size_t i = 2; i < 9; ++i) {
     c10::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
@@ -90,8 +118,8 @@ std::optional<FrozenLstm> FrozenLstm::FromNode(const torch::jit::Node* node) {
     }
     if (hidden < 0) hidden = w_hh.size(1);
     const int64_t layer = static_cast<int64_t>(weights.size()) / directions;
-    if (hidden == 0 || w_hh.size(1) != hidden || w_hh.size(0) != 4 * hidden ||
-        w_ih.size(0) != 4 * hidden || (layer > 0 && w_ih.size(1) != directions * hidden)) {
+    if (hidden == 0 || w_hh.size(1) != hidden || w_hh.size(0) != gates * hidden ||
+        w_ih.size(0) != gates * hidden || (layer > 0 && w_ih.size(1) != directions * hidden)) {
       return std::nullopt;
     }
     Weights entry{w_ih, w_hh.t(), at::Tensor(), at::Tensor()};
@@ -99,19 +127,20 @@ std::optional<FrozenLstm> FrozenLstm::FromNode(const torch::jit::Node* node) {
       entry.b_ih = params[first + 2];
       entry.b_hh = params[first + 3];
       for (const at::Tensor* bias : {&entry.b_ih, &entry.b_hh}) {
-        if (!IsFloatCpu(*bias) || bias->dim() != 1 || bias->size(0) != 4 * hidden) {
+        if (!IsFloatCpu(*bias) || bias->dim() != 1 || bias->size(0) != gates * hidden) {
           return std::nullopt;
         }
       }
     }
     weights.push_back(std::move(entry));
   }
-  return FrozenLstm(std::move(weights), num_layers, bidirectional, batch_first, step);
+  return FrozenRnn(cell, std::move(weights), num_layers, bidirectional, batch_first, steps);
 }
 
-std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenLstm::Run(
+std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenRnn::Run(
     const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0) const {
-  if (!IsFloatCpu(input) || !IsFloatCpu(h0) || !IsFloatCpu(c0) || input.dim() != 3) {
+  const bool lstm = cell_ == Cell::kLstm;
+  if (!IsFloatCpu(input) || !IsFloatCpu(h0) || (lstm && !IsFloatCpu(c0)) || input.dim() != 3) {
     return std::nullopt;
   }
   // ATen works time-major and transposes back at the end.
@@ -121,7 +150,8 @@ std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenLstm::Run(
   const int64_t directions = bidirectional_ ? 2 : 1;
   const std::array<int64_t, 3> hidden_sizes = {num_layers_ * directions, batch, hidden};
   if (steps == 0 || batch == 0 || x.size(2) != weights_[0].w_ih.size(1) ||
-      h0.sizes() != at::IntArrayRef(hidden_sizes) || c0.sizes() != at::IntArrayRef(hidden_sizes)) {
+      h0.sizes() != at::IntArrayRef(hidden_sizes) ||
+      (lstm && c0.sizes() != at::IntArrayRef(hidden_sizes))) {
     return std::nullopt;
   }
   // ATen splits a sigmoid of this many elements across threads, which moves
@@ -136,22 +166,22 @@ std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenLstm::Run(
     for (int64_t direction = 0; direction < directions; ++direction) {
       const int64_t index = layer * directions + direction;
       auto [h, c] = RunDirection(weights_[index], layer_input, h0.select(0, index),
-                                 c0.select(0, index), direction == 1, output, direction * hidden);
+                                 lstm ? c0.select(0, index) : at::Tensor(), direction == 1, output,
+                                 direction * hidden);
       h_n.push_back(std::move(h));
       c_n.push_back(std::move(c));
     }
     layer_input = std::move(output);
   }
   at::Tensor output = batch_first_ ? layer_input.transpose(0, 1) : layer_input;
-  return std::make_tuple(std::move(output), at::stack(h_n, 0), at::stack(c_n, 0));
+  return std::make_tuple(std::move(output), at::stack(h_n, 0),
+                         lstm ? at::stack(c_n, 0) : at::Tensor());
 }
 
-std::pair<at::Tensor, at::Tensor> FrozenLstm::RunDirection(const Weights& weights,
-                                                           const at::Tensor& input,
-                                                           const at::Tensor& h0,
-                                                           const at::Tensor& c0, bool reverse,
-                                                           at::Tensor& output,
-                                                           int64_t column) const {
+std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
+    const Weights& weights, const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0,
+    bool reverse, at::Tensor& output, int64_t column) const {
+  const bool lstm = cell_ == Cell::kLstm;
   const int64_t steps = input.size(0), batch = input.size(1);
   const int64_t hidden = weights.w_hh_t.size(0);
   // ATen's projection of every step's input at once, by the same call.
@@ -159,10 +189,13 @@ std::pair<at::Tensor, at::Tensor> FrozenLstm::RunDirection(const Weights& weight
                                   weights.b_ih.defined() ? c10::optional<at::Tensor>(weights.b_ih)
                                                          : c10::nullopt);
   if (input_w.stride(2) != 1) input_w = input_w.contiguous();
-  const at::Tensor c_first = c0.stride(1) == 1 ? c0 : c0.contiguous();
-  at::Tensor gates = at::empty({batch, 4 * hidden}, input.options());
+  const at::Tensor h_first = h0.stride(1) == 1 ? h0 : h0.contiguous();
+  const at::Tensor c_first = !lstm || c0.stride(1) == 1 ? c0 : c0.contiguous();
+  at::Tensor gates = at::empty({batch, (lstm ? 4 : 3) * hidden}, input.options());
+  // A GRU step reads h while writing h': two buffers take turns.
   at::Tensor h = at::empty({batch, hidden}, input.options());
-  at::Tensor c = at::empty({batch, hidden}, input.options());
+  at::Tensor h_other = lstm ? at::Tensor() : at::empty({batch, hidden}, input.options());
+  at::Tensor c = lstm ? at::empty({batch, hidden}, input.options()) : at::Tensor();
   float* out = output.data_ptr<float>();
   const int64_t out_row = output.size(2);
   for (int64_t s = 0; s < steps; ++s) {
@@ -175,10 +208,17 @@ std::pair<at::Tensor, at::Tensor> FrozenLstm::RunDirection(const Weights& weight
     } else {
       at::mm_out(gates, h_prev, weights.w_hh_t);
     }
-    const at::Tensor& c_prev = s == 0 ? c_first : c;
-    step_({gates.data_ptr<float>(), input_w.data_ptr<float>() + t * input_w.stride(0),
-           input_w.stride(1), c_prev.data_ptr<float>(), c_prev.stride(0), c.data_ptr<float>(),
-           h.data_ptr<float>(), batch, hidden});
+    const float* input_t = input_w.data_ptr<float>() + t * input_w.stride(0);
+    if (lstm) {
+      const at::Tensor& c_prev = s == 0 ? c_first : c;
+      steps_.lstm({gates.data_ptr<float>(), input_t, input_w.stride(1), c_prev.data_ptr<float>(),
+                   c_prev.stride(0), c.data_ptr<float>(), h.data_ptr<float>(), batch, hidden});
+    } else {
+      const at::Tensor& h_read = s == 0 ? h_first : h;
+      steps_.gru({gates.data_ptr<float>(), input_t, input_w.stride(1), h_read.data_ptr<float>(),
+                  h_read.stride(0), h_other.data_ptr<float>(), batch, hidden});
+      std::swap(h, h_other);
+    }
     const float* h_data = h.data_ptr<float>();
     for (int64_t b = 0; b < batch; ++b) {
       std::memcpy(out + (t * batch + b) * out_row + column, h_data + b * hidden,

@@ -1,12 +1,13 @@
-// aten::lstm.input with frozen weights (the `_flat_weights` constant of a
-// frozen nn.LSTM): the same results as ATen's CPU LSTM, bit for bit, with
-// ATen's own GEMMs (the input projection of all time steps at once, then
-// h W_hh^T + b_hh per step into one reused buffer) and the elementwise part
-// of each step in one pass (ops/lstm_gates.h) instead of ATen's eleven ops
-// and their allocations. Multi-layer and bidirectional LSTMs, batch_first,
-// with or without biases. Not taken (ATen runs instead, with its result or
-// error): projections (proj_size), dropout in training mode, inputs that are
-// not float32 CPU tensors of the shapes ATen accepts, empty sequences or
+// aten::lstm.input and aten::gru.input with frozen weights (the
+// `_flat_weights` constant of a frozen nn.LSTM or nn.GRU): the same results
+// as ATen's CPU LSTM and GRU, bit for bit, with ATen's own GEMMs (the input
+// projection of all time steps at once, then h W_hh^T + b_hh per step into
+// one reused buffer) and the elementwise part of each step in one pass
+// (ops/lstm_gates.h) instead of ATen's eleven (nine) ops and their
+// allocations. Multi-layer and bidirectional, batch_first, with or without
+// biases. Not taken (ATen runs instead, with its result or error):
+// projections (proj_size), dropout in training mode, inputs that are not
+// float32 CPU tensors of the shapes ATen accepts, empty sequences or
 // batches, CPUs on which ATen runs its scalar kernels, and rows of gates
 // large enough for ATen to split its sigmoid across threads.
 #ifndef STATIC_RUNTIME_OPS_LSTM_H_
@@ -23,14 +24,17 @@
 namespace static_runtime {
 namespace ops {
 
-class FrozenLstm {
+class FrozenRnn {
  public:
-  // nullopt when the node's parameters (input 2) and arguments 3..8 are not
-  // constants, or describe an LSTM this kernel does not take.
-  static std::optional<FrozenLstm> FromNode(const torch::jit::Node* node);
+  enum class Cell { kLstm, kGru };
 
-  // The LSTM of these weights on `input` and hx = (h0, c0), as
-  // (output, h_n, c_n); nullopt when these inputs are not ones it takes.
+  // nullopt when the node's parameters (input 2) and arguments 3..8 are not
+  // constants, or describe a network this kernel does not take.
+  static std::optional<FrozenRnn> FromNode(const torch::jit::Node* node, Cell cell);
+
+  // The network of these weights on `input` and hx = (h0, c0) (an LSTM) or
+  // h0 (a GRU; c0 undefined), as (output, h_n, c_n) (c_n undefined for a
+  // GRU); nullopt when these inputs are not ones it takes.
   std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> Run(
       const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0) const;
 
@@ -38,26 +42,29 @@ class FrozenLstm {
   struct Weights {
     at::Tensor w_ih, w_hh_t, b_ih, b_hh;  // biases undefined without biases
   };
-  FrozenLstm(std::vector<Weights> weights, int64_t num_layers, bool bidirectional,
-             bool batch_first, LstmStepFn step)
-      : weights_(std::move(weights)),
+  FrozenRnn(Cell cell, std::vector<Weights> weights, int64_t num_layers, bool bidirectional,
+            bool batch_first, RnnSteps steps)
+      : cell_(cell),
+        weights_(std::move(weights)),
         num_layers_(num_layers),
         bidirectional_(bidirectional),
         batch_first_(batch_first),
-        step_(step) {}
+        steps_(steps) {}
 
   // Runs one direction of one layer over `input` ([T, B, I]), writing
-  // h of step t into output[t, :, column:column + H]; returns (h_n, c_n).
+  // h of step t into output[t, :, column:column + H]; returns (h_n, c_n)
+  // (c_n undefined for a GRU).
   std::pair<at::Tensor, at::Tensor> RunDirection(const Weights& weights, const at::Tensor& input,
                                                  const at::Tensor& h0, const at::Tensor& c0,
                                                  bool reverse, at::Tensor& output,
                                                  int64_t column) const;
 
+  Cell cell_;
   std::vector<Weights> weights_;  // per layer, then direction
   int64_t num_layers_;
   bool bidirectional_;
   bool batch_first_;
-  LstmStepFn step_;
+  RnnSteps steps_;
 };
 
 }  // namespace ops

@@ -37,8 +37,8 @@ bool MatchesAten(const LstmIsaKernels& kernels) {
 
 }  // namespace
 
-LstmStepFn LstmStepForThisCpu() {
-  static const LstmStepFn kStep = []() -> LstmStepFn {
+const RnnSteps& RnnStepsForThisCpu() {
+  static const RnnSteps kSteps = [] {
     std::vector<LstmIsaKernels> candidates;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
@@ -49,11 +49,11 @@ LstmStepFn LstmStepForThisCpu() {
       candidates.push_back(LstmKernelsAvx2());
     }
     for (const LstmIsaKernels& kernels : candidates) {
-      if (MatchesAten(kernels)) return kernels.step;
+      if (MatchesAten(kernels)) return RnnSteps{kernels.step, kernels.gru_step};
     }
-    return nullptr;
+    return RnnSteps{};
   }();
-  return kStep;
+  return kSteps;
 }
 
 }  // namespace ops

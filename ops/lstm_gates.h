@@ -1,5 +1,6 @@
-// The elementwise part of one LSTM time step, computed as ATen's CPU LSTM
-// cell computes it, bit for bit, in one pass instead of eleven ATen ops.
+// The elementwise part of one LSTM (or GRU, below) time step, computed as
+// ATen's CPU cell computes it, bit for bit, in one pass instead of eleven
+// (nine) ATen ops.
 //
 // ATen's cell (aten/src/ATen/native/RNN.cpp, LSTMCell with a pre-computed
 // input projection) does, on gates = h W_hh^T + b_hh ([rows, 4H]):
@@ -41,9 +42,34 @@ struct LstmStep {
 
 using LstmStepFn = void (*)(const LstmStep& step);
 
-// The step kernel matching ATen's own kernels on this CPU, or nullptr when
-// none does (ATen runs its scalar DEFAULT kernels, or the probe failed).
-LstmStepFn LstmStepForThisCpu();
+// One GRU time step, as ATen's GRUCell with a pre-computed input projection
+// does it on hgates = h W_hh^T + b_hh ([rows, 3H]) and igates:
+//   r = (hg_r.add_(ig_r)).sigmoid_(); z = (hg_z.add_(ig_z)).sigmoid_()
+//   n = ig_n.add(hg_n.mul_(r)).tanh_(); h' = (h - n).mul_(z).add_(n)
+// sigmoid row by row of H (the chunks are views), tanh by the vector
+// function everywhere, each add and mul one rounding.
+struct GruStep {
+  float* hgates;         // [rows, 3H], contiguous: h W_hh^T + b_hh; clobbered
+  const float* input_w;  // [rows, 3H], last dimension contiguous: x W_ih^T + b_ih
+  int64_t input_w_row_stride;
+  const float* h_prev;  // [rows, H], last dimension contiguous
+  int64_t h_prev_row_stride;
+  float* h_next;  // [rows, H], contiguous
+  int64_t rows;
+  int64_t hidden;  // H
+};
+
+using GruStepFn = void (*)(const GruStep& step);
+
+// The step kernels of the ISA whose sigmoid and tanh match ATen's own on
+// this CPU, or nullptr when none does (ATen runs its scalar DEFAULT
+// kernels, or the probe failed).
+struct RnnSteps {
+  LstmStepFn lstm = nullptr;
+  GruStepFn gru = nullptr;
+};
+const RnnSteps& RnnStepsForThisCpu();
+inline LstmStepFn LstmStepForThisCpu() { return RnnStepsForThisCpu().lstm; }
 
 }  // namespace ops
 }  // namespace static_runtime

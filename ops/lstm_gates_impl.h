@@ -13,9 +13,11 @@
 namespace static_runtime {
 namespace ops {
 
-// One ISA's kernels: the step, and its sigmoid and tanh alone (for the probe).
+// One ISA's kernels: the steps, and its sigmoid and tanh alone (for the
+// probe).
 struct LstmIsaKernels {
   LstmStepFn step;
+  GruStepFn gru_step;
   void (*sigmoid_row)(float* data, int64_t n);
   void (*tanh_row)(const float* in, float* out, int64_t n);
 };
@@ -80,7 +82,31 @@ inline void LstmStepImpl(const LstmStep& step) {
   }
 }
 
-inline LstmIsaKernels Kernels() { return {LstmStepImpl, SigmoidRow, TanhRow}; }
+inline void GruStepImpl(const GruStep& step) {
+  const int64_t h = step.hidden;
+  for (int64_t row = 0; row < step.rows; ++row) {
+    float* reset = step.hgates + row * 3 * h;
+    float* update = reset + h;
+    float* fresh = reset + 2 * h;  // hg_n, then n
+    const float* input_w = step.input_w + row * step.input_w_row_stride;
+    for (int64_t j = 0; j < 2 * h; ++j) reset[j] = reset[j] + input_w[j];
+    SigmoidRow(reset, h);
+    SigmoidRow(update, h);
+    for (int64_t j = 0; j < h; ++j) {
+      const float scaled = fresh[j] * reset[j];
+      fresh[j] = input_w[2 * h + j] + scaled;
+    }
+    TanhRow(fresh, fresh, h);
+    const float* h_prev = step.h_prev + row * step.h_prev_row_stride;
+    float* h_next = step.h_next + row * h;
+    for (int64_t j = 0; j < h; ++j) {
+      const float kept = (h_prev[j] - fresh[j]) * update[j];
+      h_next[j] = kept + fresh[j];
+    }
+  }
+}
+
+inline LstmIsaKernels Kernels() { return {LstmStepImpl, GruStepImpl, SigmoidRow, TanhRow}; }
 
 }  // namespace CPU_CAPABILITY
 }  // namespace ops

@@ -1,6 +1,7 @@
-// ops/lstm: the frozen-weight LSTM gives ATen's results bit for bit, for
-// random layer counts, directions, layouts, biases and sizes (hidden sizes
-// on both sides of the vector widths), and declines what it does not take.
+// ops/lstm: the frozen-weight LSTM and GRU give ATen's results bit for bit,
+// for random layer counts, directions, layouts, biases and sizes (hidden
+// sizes on both sides of the vector widths), and decline what they do not
+// take.
 #include "ops/lstm.h"
 
 #include <string>
@@ -20,6 +21,8 @@ namespace {
 
 using testing::Difference;
 using testing::Draw;
+constexpr ops::FrozenRnn::Cell kLstm = ops::FrozenRnn::Cell::kLstm;
+constexpr ops::FrozenRnn::Cell kGru = ops::FrozenRnn::Cell::kGru;
 
 struct LstmCase {
   at::Tensor input, h0, c0;
@@ -30,7 +33,7 @@ struct LstmCase {
   bool batch_first = false;
 };
 
-LstmCase DrawCase(Draw& d) {
+LstmCase DrawCase(Draw& d, int64_t gates = 4) {
   LstmCase c;
   c.num_layers = d.Int(1, 2);
   c.bidirectional = d.Bool();
@@ -47,11 +50,11 @@ LstmCase DrawCase(Draw& d) {
   for (int64_t layer = 0; layer < c.num_layers; ++layer) {
     for (int64_t direction = 0; direction < directions; ++direction) {
       const int64_t in = layer == 0 ? features : directions * hidden;
-      c.params.push_back(d.Tensor({4 * hidden, in}, at::kFloat));
-      c.params.push_back(d.Tensor({4 * hidden, hidden}, at::kFloat));
+      c.params.push_back(d.Tensor({gates * hidden, in}, at::kFloat));
+      c.params.push_back(d.Tensor({gates * hidden, hidden}, at::kFloat));
       if (c.has_biases) {
-        c.params.push_back(d.Tensor({4 * hidden}, at::kFloat));
-        c.params.push_back(d.Tensor({4 * hidden}, at::kFloat));
+        c.params.push_back(d.Tensor({gates * hidden}, at::kFloat));
+        c.params.push_back(d.Tensor({gates * hidden}, at::kFloat));
       }
     }
   }
@@ -101,7 +104,7 @@ RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
   c10::optional<c10::InferenceMode> mode;
   if (inference) mode.emplace();
   const LstmGraph g = MakeGraph(c, /*frozen=*/true);
-  const std::optional<ops::FrozenLstm> lstm = ops::FrozenLstm::FromNode(g.node);
+  const std::optional<ops::FrozenRnn> lstm = ops::FrozenRnn::FromNode(g.node, kLstm);
   RC_ASSERT(lstm.has_value());
   const auto ours = lstm->Run(c.input, c.h0, c.c0);
   RC_ASSERT(ours.has_value());
@@ -127,6 +130,56 @@ RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
   RC_ASSERT(at::equal(input_before, c.input) && at::equal(h0_before, c.h0));
 }
 
+// A graph `aten::gru(x, h0, <params>, ...)` whose parameters and flags are
+// constants (as in a frozen model).
+LstmGraph MakeGruGraph(const LstmCase& c) {
+  LstmGraph g;
+  torch::jit::Graph& graph = *g.graph;
+  torch::jit::Value* x = graph.addInput("x")->setType(c10::TensorType::get());
+  torch::jit::Value* h0 = graph.addInput("h0")->setType(c10::TensorType::get());
+  torch::jit::Value* params = graph.insertConstant(c10::List<at::Tensor>(c.params));
+  torch::jit::Value* result = graph.insert(
+      c10::Symbol::fromQualString("aten::gru"),
+      {x, h0, params, c.has_biases, c.num_layers, 0.0, false, c.bidirectional, c.batch_first});
+  g.node = result->node()->input(0)->node();
+  graph.registerOutput(result);
+  return g;
+}
+
+RC_GTEST_PROP(FrozenGru, EqualsAtenBitForBit, ()) {
+  Draw d;
+  const LstmCase c = DrawCase(d, /*gates=*/3);
+  const bool inference = d.Bool();
+  c10::optional<c10::InferenceMode> mode;
+  if (inference) mode.emplace();
+  const LstmGraph g = MakeGruGraph(c);
+  const std::optional<ops::FrozenRnn> gru = ops::FrozenRnn::FromNode(g.node, kGru);
+  RC_ASSERT(gru.has_value());
+  const auto ours = gru->Run(c.input, c.h0, at::Tensor());
+  RC_ASSERT(ours.has_value());
+  const auto expected = at::gru(c.input, c.h0, c.params, c.has_biases, c.num_layers, 0.0, false,
+                                c.bidirectional, c.batch_first);
+  RC_LOG() << "layers " << c.num_layers << " bidirectional " << c.bidirectional << " batch_first "
+           << c.batch_first << " biases " << c.has_biases << " input " << c.input.sizes() << " h0 "
+           << c.h0.sizes() << " inference " << inference << "\n";
+  RC_ASSERT(Difference(std::get<0>(expected), std::get<0>(*ours)) == "");
+  RC_ASSERT(std::get<0>(expected).strides() == std::get<0>(*ours).strides());
+  RC_ASSERT(Difference(std::get<1>(expected), std::get<1>(*ours)) == "");
+
+  // The registered kernel takes the same path and leaves the inputs alone.
+  const at::Tensor input_before = c.input.clone(), h0_before = c.h0.clone();
+  const std::optional<KernelRegistry::Selected> selected =
+      KernelRegistry::Global().Find(g.node, /*allow_out_variants=*/true);
+  RC_ASSERT(selected.has_value());
+  testing::Slots slots(2);
+  RC_ASSERT(slots.Run(selected->kernel,
+                      {c.input, c.h0, c10::List<at::Tensor>(c.params), c.has_biases, c.num_layers,
+                       0.0, false, c.bidirectional, c.batch_first}) == "");
+  RC_ASSERT(Difference(std::get<0>(expected), slots.Output(0)) == "");
+  RC_ASSERT(Difference(std::get<1>(expected), slots.Output(1)) == "");
+  RC_ASSERT(at::equal(input_before, c.input) && at::equal(h0_before, c.h0));
+}
+
 LstmCase SmallCase() {
   LstmCase c;
   c.input = at::randn({3, 2, 5});
@@ -143,13 +196,14 @@ TEST(FrozenLstm, StepKernelMatchesAtenOnThisCpu) {
 TEST(FrozenLstm, DeclinesWhatItDoesNotTake) {
   const LstmCase c = SmallCase();
   // Parameters that are not constants.
-  EXPECT_FALSE(ops::FrozenLstm::FromNode(MakeGraph(c, /*frozen=*/false).node).has_value());
+  EXPECT_FALSE(ops::FrozenRnn::FromNode(MakeGraph(c, /*frozen=*/false).node, kLstm).has_value());
   // Projections (a fifth weight per direction).
   LstmCase projected = c;
   projected.params.push_back(at::randn({3, 4}));
-  EXPECT_FALSE(ops::FrozenLstm::FromNode(MakeGraph(projected, true).node).has_value());
+  EXPECT_FALSE(ops::FrozenRnn::FromNode(MakeGraph(projected, true).node, kLstm).has_value());
   // Double inputs, a wrong feature size, an empty sequence: ATen's turn.
-  const std::optional<ops::FrozenLstm> lstm = ops::FrozenLstm::FromNode(MakeGraph(c, true).node);
+  const std::optional<ops::FrozenRnn> lstm =
+      ops::FrozenRnn::FromNode(MakeGraph(c, true).node, kLstm);
   ASSERT_TRUE(lstm.has_value());
   EXPECT_FALSE(lstm->Run(c.input.to(at::kDouble), c.h0, c.c0).has_value());
   EXPECT_FALSE(lstm->Run(at::randn({3, 2, 6}), c.h0, c.c0).has_value());
