@@ -217,11 +217,7 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
       strided[num_strided++] = reg;
     }
   };
-  for (const PointwiseInstruction& in : program.code) {
-    classify(in.a);
-    if (NumOperands(in.op) >= 2) classify(in.b);
-    if (NumOperands(in.op) == 3) classify(in.c);
-  }
+  for (const PointwiseInstruction& in : program.code) ForEachOperand(in, classify);
   const size_t size = program.code.size();
   for (int64_t start = begin; start < end; start += kTile) {
     const int64_t n = std::min(kTile, end - start);

@@ -269,9 +269,7 @@ class FusedPointwise {
         for (const PointwiseInstruction& instruction : fused->program_->code) {
           fused->own_grain_ |=
               instruction.op == PointwiseOp::kGelu || instruction.op == PointwiseOp::kGeluTanh;
-          fused->used_[instruction.a] = true;
-          if (ops::NumOperands(instruction.op) >= 2) fused->used_[instruction.b] = true;
-          if (ops::NumOperands(instruction.op) == 3) fused->used_[instruction.c] = true;
+          ops::ForEachOperand(instruction, [&](int32_t reg) { fused->used_[reg] = true; });
         }
       }
     }
@@ -350,13 +348,14 @@ class FusedPointwise {
     // whose split cannot show computes as here.
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
-      const int operands = ops::NumOperands(instruction.op);
+      bool reads_full = false, reads_strided = false;
+      ops::ForEachOperand(instruction, [&](int32_t reg) {
+        reads_full |= full[reg];
+        reads_strided |= strided[reg];
+      });
+      if (!reads_full) return false;
+      if (reads_strided && !instruction.split_free && !instruction.vector_tail) return false;
       const int32_t a = instruction.a, b = instruction.b, c = instruction.c;
-      if (!full[a] && !(operands >= 2 && full[b]) && !(operands == 3 && full[c])) return false;
-      if ((strided[a] || (operands >= 2 && strided[b]) || (operands == 3 && strided[c])) &&
-          !instruction.split_free && !instruction.vector_tail) {
-        return false;
-      }
       if (!Typed(instruction.op, type[a], type[b], type[c])) return false;
       if (instruction.op == PointwiseOp::kMaskedFill && c < program.num_inputs && overflows[c]) {
         return false;

@@ -41,6 +41,15 @@ struct PointwiseInstruction {
   bool split_free = false;
 };
 
+// Calls visit(register) for each register `instruction` reads: a, then b
+// and c as its op takes them.
+template <typename Visit>
+void ForEachOperand(const PointwiseInstruction& instruction, Visit&& visit) {
+  visit(instruction.a);
+  if (NumOperands(instruction.op) >= 2) visit(instruction.b);
+  if (NumOperands(instruction.op) == 3) visit(instruction.c);
+}
+
 struct PointwiseProgram {
   int32_t num_inputs = 0;
   std::vector<PointwiseInstruction> code;

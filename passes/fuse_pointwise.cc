@@ -291,10 +291,10 @@ bool FuseBlock(torch::jit::Block* block) {
     if (node->kind() == c10::prim::Constant) continue;  // constants do not end a window
     // A conversion joins only the window of the comparison it converts (so
     // that the two share a group).
+    const c10::optional<PointwiseOp> op = PointwiseOpOf(node, ConstantInGraph);
     const bool fusible =
-        WhyNotFusible(node).empty() &&
-        (PointwiseOpOf(node, ConstantInGraph) != PointwiseOp::kToFloat ||
-         std::find(window.begin(), window.end(), node->input(0)->node()) != window.end());
+        op && (*op != PointwiseOp::kToFloat ||
+               std::find(window.begin(), window.end(), node->input(0)->node()) != window.end());
     if (fusible) {
       window.push_back(node);
     } else {
