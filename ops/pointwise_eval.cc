@@ -147,10 +147,10 @@ bool Matches(PointwiseRangeFn range, PointwiseOp op, bool vector_tail,
     const int64_t n = probe.n;
     const int64_t rows = probe.a.size(0);
     at::Tensor actual = at::empty({rows, n + 1}, at::kFloat).narrow(1, 0, n);
-    const PointwiseInput inputs[2] = {
-        {probe.a.data_ptr<float>(), 0.f},
-        probe.b.defined() ? PointwiseInput{probe.b.data_ptr<float>(), 0.f}
-                          : PointwiseInput{nullptr, static_cast<float>(kProbeScalar)}};
+    const PointwiseInput inputs[2] = {ContiguousFloats(probe.a.data_ptr<float>()),
+                                      probe.b.defined()
+                                          ? ContiguousFloats(probe.b.data_ptr<float>())
+                                          : Number(static_cast<float>(kProbeScalar))};
     void* outputs[1] = {actual.data_ptr<float>()};
     for (int64_t row = 0; row < rows; ++row) {
       const int64_t begin = row * (n + 1);

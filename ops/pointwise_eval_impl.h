@@ -91,11 +91,12 @@ SR_POINTWISE_FORMULA(kClamp, at::vec::clamp(a, lo, hi), std::min(std::max(a, lo)
 // arrays (b unused by unary ops); a partial vector at the end of a vector
 // stretch is fine, the formulas work lane by lane.
 template <PointwiseOp kOp>
-void Run(const PointwiseInstruction& in, const float* a, const float* b, const float* c, float* out,
-         int64_t vector, int64_t n) {
+__attribute__((always_inline)) inline void Run(const PointwiseInstruction& in, const float* a,
+                                               const float* b, const float* c, float* out,
+                                               int64_t vector, int64_t n) {
   using F = Formula<kOp>;
   const Vec lo(in.lo), hi(in.hi);
-  auto vector_range = [&](int64_t i, int64_t j) {
+  auto vector_range = [&](int64_t i, int64_t j) __attribute__((always_inline)) {
     for (; i + Vec::size() <= j; i += Vec::size()) {
       F::Vector(Vec::loadu(a + i), Vec::loadu(b + i), Vec::loadu(c + i), lo, hi).store(out + i);
     }
@@ -153,11 +154,11 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
   }
 }
 
-// Elements [start, start + n) of a non-contiguous or bool input, row by
-// row, as floats.
+// Elements [start, start + n) of a non-contiguous or non-float input, row
+// by row, as floats.
 template <typename T>
 void LayOutRows(const T* data, const PointwiseInput& input, int64_t start, int64_t n, float* out) {
-  if (input.inner == 0) {  // a contiguous bool input
+  if (input.inner == 0) {  // a contiguous non-float input
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(data[start + i]);
     return;
   }
@@ -178,10 +179,15 @@ void LayOutRows(const T* data, const PointwiseInput& input, int64_t start, int64
 }
 
 inline void LayOut(const PointwiseInput& input, int64_t start, int64_t n, float* out) {
-  if (input.boolean) {
-    LayOutRows(static_cast<const bool*>(input.data), input, start, n, out);
-  } else {
-    LayOutRows(static_cast<const float*>(input.data), input, start, n, out);
+  switch (input.element) {
+    case Element::kFloat:
+      return LayOutRows(static_cast<const float*>(input.data), input, start, n, out);
+    case Element::kBool:
+      return LayOutRows(static_cast<const bool*>(input.data), input, start, n, out);
+    case Element::kInt32:
+      return LayOutRows(static_cast<const int32_t*>(input.data), input, start, n, out);
+    case Element::kInt64:
+      return LayOutRows(static_cast<const int64_t*>(input.data), input, start, n, out);
   }
 }
 
@@ -204,14 +210,17 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     if (reg >= program.num_inputs || seen[reg]) return;
     seen[reg] = true;
     const PointwiseInput& input = inputs[reg];
-    if (input.data != nullptr && input.inner == 0 && !input.boolean) {
+    if (input.data != nullptr && input.inner == 0 && input.element == Element::kFloat) {
       contiguous[num_contiguous++] = reg;
       return;
     }
     float* tile = laid_out[num_laid_out++];
     tile_of[reg] = tile;
     if (input.data == nullptr) {
-      std::fill(tile, tile + std::min(kTile, end - begin), input.scalar);
+      const Vec scalar(input.scalar);  // whole vectors: a tile holds whole pairs
+      for (int64_t i = 0; i < std::min(kTile, end - begin); i += Vec::size()) {
+        scalar.store(tile + i);
+      }
     } else {
       strided_tile[num_strided] = tile;
       strided[num_strided++] = reg;

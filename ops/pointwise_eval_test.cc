@@ -52,8 +52,8 @@ TEST(PointwiseEval, ChainMatchesAtenOpByOp) {
     const at::Tensor relu = at::relu(x + y);
     at::Tensor out_relu = at::empty({n});
     at::Tensor out = at::empty({n});
-    const PointwiseInput inputs[3] = {
-        {x.data_ptr<float>(), 0.f}, {y.data_ptr<float>(), 0.f}, {nullptr, 0.5f}};
+    const PointwiseInput inputs[3] = {ContiguousFloats(x.data_ptr<float>()),
+                                      ContiguousFloats(y.data_ptr<float>()), Number(0.5f)};
     void* outputs[6] = {nullptr, out_relu.data_ptr<float>(), nullptr, nullptr,
                         nullptr, out.data_ptr<float>()};
     evaluator.range(program, inputs, outputs, 0, n);
@@ -84,12 +84,47 @@ TEST(PointwiseEval, ReadsViewsAndBroadcastsRowByRow) {
     const at::Tensor stepped = at::randn({rows, 2 * columns}).slice(1, 0, c10::nullopt, 2);
     const at::Tensor expected = x * column + stepped;
     at::Tensor out = at::empty({rows, columns});
-    const PointwiseInput inputs[3] = {{x.data_ptr<float>(), 0.f, columns, 1, columns + 3},
-                                      {column.data_ptr<float>(), 0.f, columns, 0, 1},
-                                      {stepped.data_ptr<float>(), 0.f, columns, 2, 2 * columns}};
+    const PointwiseInput inputs[3] = {
+        {x.data_ptr<float>(), 0.f, columns, 1, columns + 3, Element::kFloat},
+        {column.data_ptr<float>(), 0.f, columns, 0, 1, Element::kFloat},
+        {stepped.data_ptr<float>(), 0.f, columns, 2, 2 * columns, Element::kFloat}};
     void* outputs[2] = {nullptr, out.data_ptr<float>()};
     evaluator.range(program, inputs, outputs, 0, rows * columns);
     EXPECT_TRUE(at::equal(out, expected)) << rows << "x" << columns;
+  }
+}
+
+TEST(PointwiseEval, ReadsIntegerAndBoolInputsAsATenConvertsThem) {
+  const PointwiseEvaluator& evaluator = PointwiseEvaluatorForThisCpu();
+  ASSERT_NE(evaluator.range, nullptr);
+  // x * a + b: a an int64 tensor (contiguous), b an int32 or bool column.
+  PointwiseProgram program;
+  program.num_inputs = 3;
+  PointwiseInstruction mul;
+  mul.op = PointwiseOp::kMul;
+  mul.a = 0;
+  mul.b = 1;
+  PointwiseInstruction add = mul;
+  add.op = PointwiseOp::kAdd;
+  add.a = 3;
+  add.b = 2;
+  program.code = {mul, add};
+  for (at::ScalarType column_type : {at::kInt, at::kBool}) {
+    const int64_t rows = 7, columns = 45;
+    const at::Tensor x = at::randn({rows, columns});
+    // Values beyond 2^24 round when converted.
+    const at::Tensor a = at::randint(-(int64_t{1} << 40), int64_t{1} << 40, {rows, columns},
+                                     at::TensorOptions().dtype(at::kLong));
+    const at::Tensor column = at::randint(-1000, 1000, {rows, 1}).to(column_type);
+    const at::Tensor expected = x * a.to(at::kFloat) + column.to(at::kFloat);
+    at::Tensor out = at::empty({rows, columns});
+    const PointwiseInput inputs[3] = {ContiguousFloats(x.data_ptr<float>()),
+                                      {a.data_ptr(), 0.f, 0, 0, 0, Element::kInt64},
+                                      {column.data_ptr(), 0.f, columns, 0, 1,
+                                       column_type == at::kInt ? Element::kInt32 : Element::kBool}};
+    void* outputs[2] = {nullptr, out.data_ptr<float>()};
+    evaluator.range(program, inputs, outputs, 0, rows * columns);
+    EXPECT_TRUE(at::equal(out, expected)) << column_type;
   }
 }
 

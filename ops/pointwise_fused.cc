@@ -19,7 +19,9 @@
 // float32), bit for bit ATen's: each op's formula per element is the one
 // ATen's kernel uses for that element (ops/pointwise_program.h), and the
 // range is split across threads as TensorIterator splits it.
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -212,8 +214,7 @@ bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* inp
       ++levels;
     }
   }
-  input->data = tensor.data_ptr();
-  input->scalar = 0.f;
+  *input = ops::ContiguousFloats(tensor.data_ptr());
   const bool contiguous = levels == 0 || (levels == 1 && level_stride[0] == 1);
   input->inner = contiguous ? 0 : level_size[0];
   input->inner_stride = level_stride[0];
@@ -221,28 +222,76 @@ bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* inp
   return true;
 }
 
-// An operand's type: a float (tensor or double), an int number, a bool.
-enum class Type : uint8_t { kFloat, kInt, kBool };
+// An operand's type: a float (float32 tensor or double), an int number, a
+// bool tensor, an integer (int32 or int64) tensor.
+enum class Type : uint8_t { kFloat, kInt, kBool, kIntTensor };
+
+// How the evaluator reads a tensor of `dtype`, and its type; false for a
+// dtype it does not read.
+bool ElementOf(at::ScalarType dtype, ops::Element* element, Type* type) {
+  switch (dtype) {
+    case at::kFloat:
+      *element = ops::Element::kFloat;
+      *type = Type::kFloat;
+      return true;
+    case at::kBool:
+      *element = ops::Element::kBool;
+      *type = Type::kBool;
+      return true;
+    case at::kInt:
+      *element = ops::Element::kInt32;
+      *type = Type::kIntTensor;
+      return true;
+    case at::kLong:
+      *element = ops::Element::kInt64;
+      *type = Type::kIntTensor;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The element at `data` as ATen converts it to float.
+float AsFloat(const void* data, ops::Element element) {
+  switch (element) {
+    case ops::Element::kFloat:
+      return *static_cast<const float*>(data);
+    case ops::Element::kBool:
+      return static_cast<float>(*static_cast<const bool*>(data));
+    case ops::Element::kInt32:
+      return static_cast<float>(*static_cast<const int32_t*>(data));
+    case ops::Element::kInt64:
+      return static_cast<float>(*static_cast<const int64_t*>(data));
+  }
+  return 0.f;
+}
 
 // Whether ATen computes `op` on operands of these types as the evaluator
-// does on floats (a bool as 0 or 1), with a float result or, for a
-// comparison, a bool one: a bool operand of arithmetic or of where's
-// choices promotes to 0 or 1 when the other is a float (with a bool or an
-// int number, ATen's result would be a bool or an int64); where's condition,
-// masked_fill's mask and a conversion's operand are bools; masked_fill's
-// self and a unary op's operand are floats.
+// does on floats (a bool as 0 or 1, an integer converted to float), with a
+// float result or, for a comparison, a bool one. ATen computes in the
+// operands' common dtype, converting each operand to it: arithmetic and
+// where's choices are computed in float when one operand is a float (with
+// bools, integers and int numbers alone the result would be a bool or an
+// int64), division always (true division of integers gives a float); a
+// comparison of an integer tensor only against a float (otherwise ATen
+// compares integers, which floats hold inexactly beyond 2^24); where's
+// condition and masked_fill's mask are bools, masked_fill's self and a
+// unary op's operand floats; `to(float)` converts anything (of a float it
+// is a copy here, which the alias rule of passes/fuse_pointwise.h allows).
 bool Typed(PointwiseOp op, Type a, Type b, Type c) {
-  if (ops::IsComparison(op)) return true;
   const auto promotes_to_float = [](Type x, Type y) {
     return x == Type::kFloat || y == Type::kFloat;
   };
+  if (ops::IsComparison(op)) {
+    return (a != Type::kIntTensor && b != Type::kIntTensor) || promotes_to_float(a, b);
+  }
   switch (op) {
     case PointwiseOp::kToFloat:
-      return a == Type::kBool;  // of a float, `to` returns its input itself
+    case PointwiseOp::kDiv:
+      return true;
     case PointwiseOp::kAdd:
     case PointwiseOp::kSub:
     case PointwiseOp::kMul:
-    case PointwiseOp::kDiv:
       return promotes_to_float(a, b);
     case PointwiseOp::kWhere:
       return c == Type::kBool && promotes_to_float(a, b);
@@ -298,74 +347,60 @@ class FusedPointwise {
     // ATen's gelu splits more than 16384 elements across threads in its own
     // chunks, which the fused loop's split would not match.
     if (own_grain_ && numel > 16384 && at::get_num_threads() > 1) return false;
+    // Per register (only the program's are set: filling the whole arrays
+    // would cost more than the checks).
     std::array<PointwiseInput, ops::kMaxPointwiseInputs> inputs;
-    std::array<bool, ops::kMaxPointwiseRegisters> full{};     // of the group's shape
-    std::array<bool, ops::kMaxPointwiseRegisters> strided{};  // not contiguous, not a number
-    std::array<Type, ops::kMaxPointwiseRegisters> type{};     // kFloat to begin with
-    std::array<bool, ops::kMaxPointwiseInputs> overflows{};   // a double beyond float's range
+    std::array<bool, ops::kMaxPointwiseRegisters> full;     // of the group's shape
+    std::array<bool, ops::kMaxPointwiseRegisters> strided;  // not contiguous, not a number
+    std::array<Type, ops::kMaxPointwiseRegisters> type;
+    std::array<bool, ops::kMaxPointwiseInputs> overflows;  // a double beyond float's range
+    const size_t registers = program.num_inputs + program.code.size();
+    std::fill_n(full.begin(), registers, false);
+    std::fill_n(strided.begin(), registers, false);
+    std::fill_n(type.begin(), registers, Type::kFloat);
+    std::fill_n(overflows.begin(), program.num_inputs, false);
     int laid_out = 0;  // inputs the evaluator lays out per tile
     auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };
     for (int32_t i = 0; i < program.num_inputs; ++i) {
       const c10::IValue& value = io.Input(i);
       if (value.isTensor()) {
         const at::Tensor& tensor = value.toTensor();
-        if (!PlainCpuTensor(tensor) ||
-            (tensor.scalar_type() != at::kFloat && tensor.scalar_type() != at::kBool) ||
+        ops::Element element;
+        if (!PlainCpuTensor(tensor) || !ElementOf(tensor.scalar_type(), &element, &type[i]) ||
             (tensor.requires_grad() && !c10::InferenceMode::is_enabled())) {
           return false;
         }
-        const bool boolean = tensor.scalar_type() == at::kBool;
-        if (boolean) type[i] = Type::kBool;
         if (tensor.dim() == 0) {
           if (!lay_out(i)) return false;
-          inputs[i] = {nullptr, boolean ? static_cast<float>(*tensor.data_ptr<bool>())
-                                        : *tensor.data_ptr<float>()};
+          inputs[i] = ops::Number(AsFloat(tensor.data_ptr(), element));
           continue;
         }
         full[i] = tensor.sizes().equals(shape);
-        if (full[i] && tensor.is_contiguous() && !boolean) {  // the common case, in place
-          inputs[i] = {tensor.data_ptr(), 0.f};
+        const bool floats = element == ops::Element::kFloat;
+        if (full[i] && tensor.is_contiguous() && floats) {  // the common case, in place
+          inputs[i] = ops::ContiguousFloats(tensor.data_ptr());
           continue;
         }
         if (!Layout(tensor, shape, &inputs[i])) return false;
         strided[i] = inputs[i].inner != 0;
-        inputs[i].boolean = boolean;
-        if ((strided[i] || boolean) && !lay_out(i)) return false;
+        inputs[i].element = element;
+        if ((strided[i] || !floats) && !lay_out(i)) return false;
       } else if (value.isDouble() && lay_out(i)) {
-        inputs[i] = {nullptr, static_cast<float>(value.toDouble())};
+        inputs[i] = ops::Number(static_cast<float>(value.toDouble()));
         // ATen's masked_fill rejects a value float cannot hold.
         overflows[i] = std::isfinite(value.toDouble()) && std::isinf(inputs[i].scalar);
       } else if (value.isInt() && lay_out(i)) {
-        inputs[i] = {nullptr, static_cast<float>(value.toInt())};
+        inputs[i] = ops::Number(static_cast<float>(value.toInt()));
         type[i] = Type::kInt;
       } else {
         return false;
       }
     }
-    // Each op's result has the group's shape: it has an operand of that shape
-    // (so a unary op loops over the whole range, as here). An op reading a
-    // non-contiguous operand loops over its rows in ATen, which only an op
-    // whose split cannot show computes as here.
-    for (size_t k = 0; k < program.code.size(); ++k) {
-      const PointwiseInstruction& instruction = program.code[k];
-      bool reads_full = false, reads_strided = false;
-      ops::ForEachOperand(instruction, [&](int32_t reg) {
-        reads_full |= full[reg];
-        reads_strided |= strided[reg];
-      });
-      if (!reads_full) return false;
-      if (reads_strided && !instruction.split_free && !instruction.vector_tail) return false;
-      const int32_t a = instruction.a, b = instruction.b, c = instruction.c;
-      if (!Typed(instruction.op, type[a], type[b], type[c])) return false;
-      if (instruction.op == PointwiseOp::kMaskedFill && c < program.num_inputs && overflows[c]) {
-        return false;
-      }
-      full[program.num_inputs + k] = true;
-      if (ops::IsComparison(instruction.op)) type[program.num_inputs + k] = Type::kBool;
-    }
-    std::array<void*, ops::kMaxPointwiseInstructions> outputs{};
+    if (!InstructionsFit(full, strided, type, overflows)) return false;
+    std::array<void*, ops::kMaxPointwiseInstructions> outputs;
     for (size_t k = 0; k < program.code.size(); ++k) {
       const int32_t output = output_of_instruction_[k];
+      outputs[k] = nullptr;
       if (output < 0) continue;
       c10::IValue& slot = io.Output(output);
       const at::ScalarType dtype =
@@ -398,12 +433,59 @@ class FusedPointwise {
     return true;
   }
 
+  // Whether every instruction's operands fit the fused form, from the
+  // inputs' facts; fills the instructions' registers of `full` and `type`.
+  // The inputs' facts of the last call that fit are remembered (programs of
+  // at most kMaxKeyedInputs inputs), so that a run whose inputs look like the
+  // previous run's skips the walk.
+  bool InstructionsFit(std::array<bool, ops::kMaxPointwiseRegisters>& full,
+                       const std::array<bool, ops::kMaxPointwiseRegisters>& strided,
+                       std::array<Type, ops::kMaxPointwiseRegisters>& type,
+                       const std::array<bool, ops::kMaxPointwiseInputs>& overflows) const {
+    const PointwiseProgram& program = *program_;
+    uint64_t key = 0;
+    if (program.num_inputs <= kMaxKeyedInputs) {
+      key = 1;  // 0 is "none yet"
+      for (int32_t i = 0; i < program.num_inputs; ++i) {
+        key = key << 5 | uint64_t{full[i]} << 4 | uint64_t{strided[i]} << 3 |
+              uint64_t{overflows[i]} << 2 | static_cast<uint64_t>(type[i]);
+      }
+    }
+    const bool known = key != 0 && key == last_fit_.load(std::memory_order_relaxed);
+    // Each op's result has the group's shape: it has an operand of that shape
+    // (so a unary op loops over the whole range, as here). An op reading a
+    // non-contiguous operand loops over its rows in ATen, which only an op
+    // whose split cannot show computes as here.
+    for (size_t k = 0; k < program.code.size(); ++k) {
+      const PointwiseInstruction& instruction = program.code[k];
+      full[program.num_inputs + k] = true;
+      if (ops::IsComparison(instruction.op)) type[program.num_inputs + k] = Type::kBool;
+      if (known) continue;
+      bool reads_full = false, reads_strided = false;
+      ops::ForEachOperand(instruction, [&](int32_t reg) {
+        reads_full |= full[reg];
+        reads_strided |= strided[reg];
+      });
+      if (!reads_full) return false;
+      if (reads_strided && !instruction.split_free && !instruction.vector_tail) return false;
+      const int32_t a = instruction.a, b = instruction.b, c = instruction.c;
+      if (!Typed(instruction.op, type[a], type[b], type[c])) return false;
+      if (instruction.op == PointwiseOp::kMaskedFill && c < program.num_inputs && overflows[c]) {
+        return false;
+      }
+    }
+    if (key != 0) last_fit_.store(key, std::memory_order_relaxed);
+    return true;
+  }
+
   std::shared_ptr<const Unfused> unfused_;
   c10::optional<PointwiseProgram> program_;
   std::vector<int32_t> output_of_instruction_;
   std::vector<bool> used_;  // by input: read by an instruction
   bool own_grain_ = false;  // has an op that splits ranges across threads its own way
   ops::PointwiseRangeFn range_ = nullptr;
+  static constexpr int32_t kMaxKeyedInputs = 12;  // 5 bits each, and a leading 1
+  mutable std::atomic<uint64_t> last_fit_{0};     // shared by the runtimes of all threads
 };
 
 const bool kRegistered = [] {

@@ -55,8 +55,12 @@ struct PointwiseProgram {
   std::vector<PointwiseInstruction> code;
 };
 
-// An input register: `data` (floats, or the bytes of a bool tensor when
-// `boolean`) or, when null, `scalar` everywhere. Element p of the group
+// How an input tensor's elements are stored; the evaluator reads each as a
+// float, converting it as ATen does (static_cast).
+enum class Element : uint8_t { kFloat, kBool, kInt32, kInt64 };
+
+// An input register: `data` (elements of type `element`) or, when null,
+// `scalar` everywhere. Element p of the group
 // reads data[p] when `inner` is 0 (a contiguous tensor), else
 // data[(p / inner) * row_stride + (p % inner) * inner_stride]: rows of
 // `inner` elements, e.g. a view of a wider tensor (row_stride > inner), a
@@ -70,10 +74,22 @@ struct PointwiseInput {
   int64_t inner;
   int64_t inner_stride;
   int64_t row_stride;
-  bool boolean;
+  Element element;
 };
 
-// The most inputs a program may read that are numbers, bools or not
+// A contiguous float input in place, and a number.
+inline PointwiseInput ContiguousFloats(const void* data) {
+  PointwiseInput input{};
+  input.data = data;
+  return input;
+}
+inline PointwiseInput Number(float value) {
+  PointwiseInput input{};
+  input.scalar = value;
+  return input;
+}
+
+// The most inputs a program may read that are numbers, not floats or not
 // contiguous.
 inline constexpr int kMaxLaidOutInputs = 16;
 

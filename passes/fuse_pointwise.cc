@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "passes/operators.h"
 #include "passes/pointwise_op.h"
+#include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -22,11 +23,11 @@ constexpr size_t kMaxGroupNodes = 32;
 // What a fusible op needs of its constant arguments.
 enum class Needs {
   kNothing,
-  kAlphaOne,           // input 2 (alpha) the number 1
-  kOneNumber,          // input 1 a number (leaky_relu's slope)
-  kTwoNumbers,         // inputs 1 and 2 numbers (bounds)
-  kApproximate,        // input 1 the string given (gelu's approximate)
-  kFloatOfComparison,  // to(float) of a comparison's result, no memory format
+  kAlphaOne,         // input 2 (alpha) the number 1
+  kOneNumber,        // input 1 a number (leaky_relu's slope)
+  kTwoNumbers,       // inputs 1 and 2 numbers (bounds)
+  kApproximate,      // input 1 the string given (gelu's approximate)
+  kFloatConversion,  // input 1 the dtype float, no memory format
 };
 
 struct FusibleSchema {
@@ -72,7 +73,7 @@ const std::vector<FusibleSchema>& FusibleSchemas() {
        PointwiseOp::kMaskedFill},
       {"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
        "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-       PointwiseOp::kToFloat, Needs::kFloatOfComparison},
+       PointwiseOp::kToFloat, Needs::kFloatConversion},
       {"aten::neg(Tensor self) -> Tensor", PointwiseOp::kNeg},
       {"aten::abs(Tensor self) -> Tensor", PointwiseOp::kAbs},
       {"aten::relu(Tensor self) -> Tensor", PointwiseOp::kRelu},
@@ -98,8 +99,6 @@ const std::vector<FusibleSchema>& FusibleSchemas() {
   };
   return kSchemas;
 }
-
-c10::optional<PointwiseOp> Match(const Node* node, const ConstantOf& constant_of, std::string* why);
 
 // Why `node`'s constant arguments (or, for a conversion, its input) do not
 // suit `schema` ("" when they do).
@@ -129,18 +128,13 @@ std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
                  ? ""
                  : "its approximate is not a constant 'none' or 'tanh'";
     }
-    case Needs::kFloatOfComparison: {
-      // Only a conversion that surely converts: of a float, `to` returns
-      // its input itself, which a fused group would not.
+    case Needs::kFloatConversion: {
       const c10::optional<c10::IValue> dtype = constant_of(node->input(1));
       const c10::optional<c10::IValue> format = constant_of(node->input(4));
-      if (!dtype || !dtype->isInt() || dtype->toInt() != static_cast<int64_t>(at::kFloat) ||
-          !format || !format->isNone()) {
-        return "it is not a conversion to float without a memory format";
-      }
-      std::string why;
-      const c10::optional<PointwiseOp> producer = Match(node->input(0)->node(), constant_of, &why);
-      return producer && IsComparison(*producer) ? "" : "it does not convert a comparison's result";
+      return dtype && dtype->isInt() && dtype->toInt() == static_cast<int64_t>(at::kFloat) &&
+                     format && format->isNone()
+                 ? ""
+                 : "it is not a conversion to float without a memory format";
     }
   }
   return "";
@@ -170,6 +164,17 @@ c10::optional<c10::IValue> ConstantInGraph(const Value* value) {
   return torch::jit::toIValue(value);
 }
 
+// The alias rule (passes/fuse_pointwise.h): why alias analysis keeps the
+// fusible `node` out of groups ("" when it does not).
+std::string WhyAliasingBlocks(const Node* node, PointwiseOp op,
+                              const torch::jit::AliasDb& alias_db) {
+  if (op != PointwiseOp::kToFloat) return "";
+  return alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(node->output())
+             ? "a conversion that may return its input, which is written in place (alias "
+               "analysis)"
+             : "";
+}
+
 }  // namespace
 
 c10::optional<PointwiseOp> PointwiseOpOf(const Node* node, const ConstantOf& constant_of) {
@@ -177,10 +182,10 @@ c10::optional<PointwiseOp> PointwiseOpOf(const Node* node, const ConstantOf& con
   return Match(node, constant_of, &why);
 }
 
-std::string WhyNotFusible(const Node* node) {
+std::string WhyNotFusible(const Node* node, const torch::jit::AliasDb& alias_db) {
   std::string why;
-  Match(node, ConstantInGraph, &why);
-  return why;
+  const c10::optional<PointwiseOp> op = Match(node, ConstantInGraph, &why);
+  return op ? WhyAliasingBlocks(node, *op, alias_db) : why;
 }
 
 std::string GroupOps(const Node* fused) {
@@ -278,39 +283,38 @@ std::vector<std::vector<Node*>> GroupsOf(const std::vector<Node*>& window) {
   return groups;
 }
 
-bool FuseBlock(torch::jit::Block* block) {
-  bool changed = false;
-  std::vector<std::vector<Node*>> groups;
+// Appends the groups of `block` and of its sub-blocks to `groups`.
+void CollectGroups(torch::jit::Block* block, const torch::jit::AliasDb& alias_db,
+                   std::vector<std::vector<Node*>>* groups) {
   std::vector<Node*> window;
   auto close_window = [&] {
-    for (std::vector<Node*>& group : GroupsOf(window)) groups.push_back(std::move(group));
+    for (std::vector<Node*>& group : GroupsOf(window)) groups->push_back(std::move(group));
     window.clear();
   };
   for (Node* node : block->nodes()) {
-    for (torch::jit::Block* sub_block : node->blocks()) changed |= FuseBlock(sub_block);
+    for (torch::jit::Block* sub_block : node->blocks()) CollectGroups(sub_block, alias_db, groups);
     if (node->kind() == c10::prim::Constant) continue;  // constants do not end a window
-    // A conversion joins only the window of the comparison it converts (so
-    // that the two share a group).
     const c10::optional<PointwiseOp> op = PointwiseOpOf(node, ConstantInGraph);
-    const bool fusible =
-        op && (*op != PointwiseOp::kToFloat ||
-               std::find(window.begin(), window.end(), node->input(0)->node()) != window.end());
-    if (fusible) {
+    if (op && WhyAliasingBlocks(node, *op, alias_db).empty()) {
       window.push_back(node);
     } else {
       close_window();
     }
   }
   close_window();
-  for (const std::vector<Node*>& nodes : groups) FuseGroup(nodes);
-  return changed || !groups.empty();
 }
 
 }  // namespace
 
 bool FusePointwise(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
-  return FuseBlock(graph->block());
+  std::vector<std::vector<Node*>> groups;
+  {
+    const torch::jit::AliasDb alias_db(graph);  // of the graph before any group is fused
+    CollectGroups(graph->block(), alias_db, &groups);
+  }
+  for (const std::vector<Node*>& nodes : groups) FuseGroup(nodes);
+  return !groups.empty();
 }
 
 }  // namespace static_runtime

@@ -8,8 +8,8 @@
 // What fuses: the ops of passes/pointwise_op.h: aten::add/sub (Tensor and
 // Scalar overloads, alpha a constant 1), mul, div (without rounding mode),
 // comparisons (gt, lt, ge, le, eq, ne with a tensor or a number), where
-// (not of two numbers), masked_fill with a number, to(float) of a
-// comparison's result in the same window, neg, abs, relu, sigmoid,
+// (not of two numbers), masked_fill with a number, to(float) (no memory
+// format; see the alias rule), neg, abs, relu, sigmoid,
 // tanh, exp, log, sqrt, rsqrt, silu, gelu (a constant approximate),
 // hardswish, hardsigmoid, leaky_relu with a constant slope, clamp and
 // hardtanh with two constant bounds. A window is a sequence
@@ -19,15 +19,22 @@
 // group has at least two nodes. The fused node sits where the group's last
 // node was.
 //
-// Why this is safe without alias analysis: every op fused is functional (it
-// writes nothing and returns a fresh tensor), and everything in a window is
-// such an op or a constant. A group's values are used outside the window
-// only after it, and the window's other nodes, which the group may move
-// past, neither use its values nor produce values it uses: whatever reads
-// or writes the group's inputs or outputs before or after the window sees
-// them exactly as before, and an in-place op ends a window. Shapes, dtypes
-// and layouts are not known here; the kernel checks them on each run and,
-// when they do not fit its fused form, runs the nodes one by one.
+// Aliasing. Every op fused but `to` is functional (it writes nothing and
+// returns a fresh tensor), and everything in a window is such an op or a
+// constant. A group's values are used outside the window only after it, and
+// the window's other nodes, which the group may move past, neither use its
+// values nor produce values it uses: whatever reads or writes the group's
+// inputs or outputs before or after the window sees them exactly as before,
+// and an in-place op ends a window (it is not fusible). `to(float)` of a
+// float tensor returns its input itself, where the fused kernel writes a
+// copy; the copy is indistinguishable unless something writes to one of
+// the two. The alias rule: a `to` is fused only if alias analysis
+// (torch::jit::AliasDb, on the graph before fusion) finds no writer of its
+// input's or its result's memory anywhere in the graph.
+//
+// Shapes, dtypes and layouts are not known here; the kernel checks them on
+// each run and, when they do not fit its fused form, runs the nodes one by
+// one.
 #ifndef STATIC_RUNTIME_PASSES_FUSE_POINTWISE_H_
 #define STATIC_RUNTIME_PASSES_FUSE_POINTWISE_H_
 
@@ -37,6 +44,7 @@
 
 #include "c10/util/Optional.h"
 #include "passes/pointwise_op.h"
+#include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -51,8 +59,8 @@ c10::optional<PointwiseOp> PointwiseOpOf(const torch::jit::Node* node,
                                          const ConstantOf& constant_of);
 
 // Why FusePointwise never fuses `node` ("" when it may: then only the run
-// around it decides).
-std::string WhyNotFusible(const torch::jit::Node* node);
+// around it decides); `alias_db` is of the node's graph.
+std::string WhyNotFusible(const torch::jit::Node* node, const torch::jit::AliasDb& alias_db);
 
 // The ops of a fused node's group, in order: "silu, mul, hardswish".
 std::string GroupOps(const torch::jit::Node* fused);

@@ -4,7 +4,7 @@
 // their ratio (fused / unfused). One chain is arithmetic and clamps, the
 // other has three ops that call a vector math function (sigmoid, tanh,
 // exp; the same Sleef calls ATen makes), whose cost no fusion removes:
-// BM_ChainMath times the fused kernel's evaluator alone on that chain.
+// BM_ChainEvaluator times the fused kernel's evaluator alone on each chain.
 //
 //   bazel run -c opt //runtime:fusion_benchmark
 #include <chrono>
@@ -93,39 +93,51 @@ BENCHMARK(BM_ChainFusedVsUnfused)
     ->Args({0, 1024, 1024})
     ->Args({1, 1024, 1024});
 
-// The math chain's program on rows x cols elements, evaluated alone: the
-// floor of the fused node's time.
-void BM_ChainMath(benchmark::State& state) {
+// A chain's program on rows x cols elements, evaluated alone: the floor of
+// the fused node's time. Arguments: the chain (0 arithmetic, 1 math), rows,
+// columns.
+void BM_ChainEvaluator(benchmark::State& state) {
   const ops::PointwiseEvaluator& evaluator = ops::PointwiseEvaluatorForThisCpu();
   CHECK(evaluator.range != nullptr);
   ops::PointwiseProgram program;
-  program.num_inputs = 5;  // x, y, 0.5, and clamp's bounds (unread)
-  auto add = [&](PointwiseOp op, int32_t a, int32_t b) {
+  program.num_inputs = 3;  // x, y, 0.5
+  auto add = [&](PointwiseOp op, int32_t a, int32_t b, float lo = -1.f, float hi = 1.f) {
     ops::PointwiseInstruction instruction;
     instruction.op = op;
     instruction.a = a;
     instruction.b = b;
-    instruction.lo = -1.f;
-    instruction.hi = 1.f;
+    instruction.lo = lo;
+    instruction.hi = hi;
     instruction.vector_tail = evaluator.vector_tail[static_cast<int>(op)];
     program.code.push_back(instruction);
   };
-  add(PointwiseOp::kAdd, 0, 1);      // 5 a
-  add(PointwiseOp::kRelu, 5, 5);     // 6 b
-  add(PointwiseOp::kMul, 6, 2);      // 7 c
-  add(PointwiseOp::kSigmoid, 7, 7);  // 8 d
-  add(PointwiseOp::kSub, 8, 0);      // 9 e
-  add(PointwiseOp::kTanh, 9, 9);     // 10 f
-  add(PointwiseOp::kMul, 10, 1);     // 11 g
-  add(PointwiseOp::kClamp, 11, 11);  // 12 h
-  add(PointwiseOp::kAdd, 12, 5);     // 13 i
-  add(PointwiseOp::kExp, 13, 13);    // 14
-  const int64_t numel = state.range(0) * state.range(1);
+  add(PointwiseOp::kAdd, 0, 1);   // 3 a
+  add(PointwiseOp::kRelu, 3, 3);  // 4 b
+  add(PointwiseOp::kMul, 4, 2);   // 5 c
+  if (state.range(0) == 0) {
+    add(PointwiseOp::kSub, 5, 0);                  // 6 d
+    add(PointwiseOp::kAbs, 6, 6);                  // 7 e
+    add(PointwiseOp::kMul, 7, 1);                  // 8 f
+    add(PointwiseOp::kClamp, 8, 8);                // 9 g
+    add(PointwiseOp::kAdd, 9, 3);                  // 10 h
+    add(PointwiseOp::kHardswish, 10, 10);          // 11 i
+    add(PointwiseOp::kLeakyRelu, 11, 11, 0.125f);  // 12
+  } else {
+    add(PointwiseOp::kSigmoid, 5, 5);  // 6 d
+    add(PointwiseOp::kSub, 6, 0);      // 7 e
+    add(PointwiseOp::kTanh, 7, 7);     // 8 f
+    add(PointwiseOp::kMul, 8, 1);      // 9 g
+    add(PointwiseOp::kClamp, 9, 9);    // 10 h
+    add(PointwiseOp::kAdd, 10, 3);     // 11 i
+    add(PointwiseOp::kExp, 11, 11);    // 12
+  }
+  const int64_t numel = state.range(1) * state.range(2);
   const at::Tensor x = at::randn({numel});
   const at::Tensor y = at::randn({numel});
   at::Tensor out = at::empty({numel});
-  const ops::PointwiseInput inputs[5] = {
-      {x.data_ptr<float>(), 0.f}, {y.data_ptr<float>(), 0.f}, {nullptr, 0.5f}, {}, {}};
+  const ops::PointwiseInput inputs[3] = {ops::ContiguousFloats(x.data_ptr<float>()),
+                                         ops::ContiguousFloats(y.data_ptr<float>()),
+                                         ops::Number(0.5f)};
   std::vector<void*> outputs(program.code.size(), nullptr);
   outputs.back() = out.data_ptr<float>();
   for (auto _ : state) {
@@ -133,7 +145,12 @@ void BM_ChainMath(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
-BENCHMARK(BM_ChainMath)->ArgNames({"rows", "cols"})->Args({8, 16})->Args({1024, 1024});
+BENCHMARK(BM_ChainEvaluator)
+    ->ArgNames({"math", "rows", "cols"})
+    ->Args({0, 8, 16})
+    ->Args({1, 8, 16})
+    ->Args({0, 1024, 1024})
+    ->Args({1, 1024, 1024});
 
 }  // namespace
 }  // namespace static_runtime

@@ -2,8 +2,8 @@
 // trees over two tensor inputs, Python numbers and earlier results; shapes
 // with 0 and 1 sizes; inputs broadcast as rows or columns, expanded, views
 // of wider tensors; transposed inputs, other broadcasts and non-float
-// inputs, which take the unfused path) give, fused, exactly the JIT's
-// outputs, in and out of inference mode.
+// inputs, which take the unfused path; int32, int64 and bool inputs) give,
+// fused, exactly the JIT's outputs, in and out of inference mode.
 #include <limits>
 #include <string>
 #include <vector>
@@ -33,7 +33,7 @@ std::string RandomProgram() {
     auto pick = [&] { return values[*rc::gen::inRange<size_t>(0, values.size())]; };
     const std::string a = pick();
     std::string expression;
-    switch (*rc::gen::inRange(0, 28)) {
+    switch (*rc::gen::inRange(0, 31)) {
       case 0:
         expression = absl::StrCat(a, " + ", pick());
         break;
@@ -112,6 +112,15 @@ std::string RandomProgram() {
       case 24:
         expression = absl::StrCat("torch.where(", pick(), " != ", a, ", 0.25, ", a, ")");
         break;
+      case 27:  // a conversion (of a float: a copy when fused)
+        expression = absl::StrCat(a, ".float()");
+        break;
+      case 28:  // an integer tensor: compared in floats only against a float
+        expression = absl::StrCat("(", a, " > ", *rc::gen::element<std::string>("0.5", "3"), ")");
+        break;
+      case 29:
+        expression = absl::StrCat(a, " / ", pick());
+        break;
       case 25:
         expression = absl::StrCat("(", a, " > ", pick(), ").float() * ", pick());
         break;
@@ -166,7 +175,7 @@ RC_GTEST_PROP(Fusion, RandomPointwiseProgramsMatchTheJit, ()) {
       std::vector<int64_t> shape = *rc::gen::container<std::vector<int64_t>>(
           *rc::gen::inRange(0, 4), rc::gen::inRange<int64_t>(0, 40));
       std::vector<int64_t> y_shape = shape;
-      const int kind = *rc::gen::inRange(0, 11);
+      const int kind = *rc::gen::inRange(0, 13);
       if (kind == 1 && !shape.empty()) y_shape.back() = 1;              // a column, broadcast
       if (kind == 4 && !shape.empty()) y_shape.erase(y_shape.begin());  // a row, broadcast
       if (kind == 5 && shape.size() >= 3) y_shape[1] = 1;               // neither: the unfused path
@@ -178,6 +187,9 @@ RC_GTEST_PROP(Fusion, RandomPointwiseProgramsMatchTheJit, ()) {
       at::Tensor y = RandomTensor(y_shape, kind == 8 ? Layout::kNarrowed : Layout::kContiguous);
       if (kind == 3) y = y.to(at::kDouble);  // another dtype: unfused path
       if (kind == 10) y = y > 0;             // a bool tensor
+      // An integer tensor, with values floats hold exactly or not.
+      if (kind == 11) y = (y * 1000).to(at::kInt);
+      if (kind == 12) y = (y * 1e7).to(at::kLong) * 7;
       if (kind == 9 && !shape.empty())
         y = RandomTensor({shape.back()}, Layout::kContiguous).expand(shape);
       const std::vector<c10::IValue> inputs = {x, y};
@@ -321,6 +333,47 @@ def forward(self, x, y):
   EXPECT_EQ(outputs[2].toTensor().scalar_type(), at::kBool);
   EXPECT_EQ(outputs[3].toTensor().scalar_type(), at::kLong);
   EXPECT_EQ(outputs[4].toTensor().scalar_type(), at::kFloat);
+}
+
+// Integer tensors take the fused form where ATen computes in float: a
+// conversion, arithmetic with a float, true division, a comparison with a
+// float; integer arithmetic and integer comparisons take the unfused path.
+TEST(Fusion, IntegerTensorsFuseWhereATenComputesInFloat) {
+  struct Case {
+    const char* source;
+    bool fused;
+  };
+  const std::vector<Case> cases = {
+      {"    return torch.relu(n.float() * x)\n", true},
+      {"    return torch.sigmoid(n * 0.5) + x\n", true},
+      {"    return (n / 3) * x\n", true},
+      {"    return torch.where(n > 0.5, x, 1.0) * x\n", true},
+      {"    return (n + 1) * 3\n", false},
+      {"    return torch.where(n > 3, x, 1.0) * x\n", false},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<torch::jit::Module> module =
+        ModuleFromSource(absl::StrCat("def forward(self, x, n):\n", c.source));
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    ASSERT_TRUE(HasFusedNode(*(*prepared)->graph())) << c.source;
+    StaticRuntime runtime(*prepared);
+    for (at::ScalarType dtype : {at::kInt, at::kLong}) {
+      // Values beyond 2^24, which floats round.
+      const std::vector<c10::IValue> inputs = {
+          at::randn({8, 16}),
+          at::randint(-(int64_t{1} << 30), int64_t{1} << 30, {8, 16}).to(dtype)};
+      const c10::IValue expected = module->forward(reference::DeepCopy(inputs));
+      FusedFormCounter counter;
+      absl::StatusOr<c10::IValue> actual = runtime.RunObserved(inputs, {}, counter);
+      ASSERT_TRUE(actual.ok()) << actual.status();
+      const absl::Status same =
+          reference::Compare(expected, *actual, reference::Tolerance::kBitwise);
+      EXPECT_TRUE(same.ok()) << c.source << same;
+      EXPECT_EQ(counter.fused_runs, c.fused ? 1 : 0) << c.source << dtype;
+    }
+  }
 }
 
 TEST(Fusion, AMaskedFillValueFloatCannotHoldFailsAsInTheJit) {

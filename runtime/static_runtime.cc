@@ -24,6 +24,12 @@ StaticRuntime::StaticRuntime(StaticModule::Ptr module)
                             module_->output_lifetimes(), std::vector<memory::TensorRecord>{},
                             /*handed_out=*/true);
   }
+  for (size_t i = 0; i < values_.size(); ++i) {
+    const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
+    const bool kept =
+        (planner_ && planner_->IsManaged(i)) || (output_planner_ && output_planner_->IsManaged(i));
+    if (!constant && !kept) cleared_slots_.push_back(static_cast<uint32_t>(i));
+  }
 }
 
 MemoryStats StaticRuntime::memory_stats() const {
@@ -45,13 +51,7 @@ void StaticRuntime::ReleaseOutputs() {
 }
 
 void StaticRuntime::ClearNonConstants() {
-  const ValueLayout& layout = module_->layout();
-  for (size_t i = 0; i < layout.num_inputs(); ++i) values_[i] = c10::IValue();
-  for (size_t i = layout.constants_end(); i < values_.size(); ++i) {
-    const bool kept = (planner_ && planner_->IsManaged(i)) ||
-                      (output_planner_ && output_planner_->IsManaged(i));
-    if (!kept) values_[i] = c10::IValue();
-  }
+  for (uint32_t slot : cleared_slots_) values_[slot] = c10::IValue();
 }
 
 size_t StaticRuntime::NumHeldValues() const {

@@ -70,6 +70,9 @@ class StaticRuntime {
 
   StaticModule::Ptr module_;
   std::vector<c10::IValue> values_;
+  // The slots a run leaves empty: the inputs and every produced value that
+  // no planner keeps.
+  std::vector<uint32_t> cleared_slots_;
   std::optional<memory::MemoryPlanner> planner_;
   std::optional<memory::MemoryPlanner> output_planner_;
   bool outputs_pending_ = false;

@@ -40,6 +40,7 @@ bool NextToFusedGroup(const torch::jit::Node* node) {
 std::string Explain(const StaticModule& module) {
   std::string text = absl::StrCat("prepared graph:\n", module.graph()->toString(), "\n");
   absl::StrAppendFormat(&text, "%-10s %-40s %s\n", "node", "kind", "kernel");
+  const torch::jit::AliasDb alias_db(module.graph());
   ForEachNode(module.plan(), [&](const NodePlan& node) {
     absl::StrAppendFormat(&text, "%-10s %-40s %s\n", node.info->position,
                           node.info->node->kind().toQualString(), KindOf(node));
@@ -52,7 +53,7 @@ std::string Explain(const StaticModule& module) {
                       jit_node->i(ops::kUsedOutputs), " of ", jit_node->outputs().size(),
                       " values used after)\n");
     } else if (NextToFusedGroup(jit_node)) {
-      const std::string why = WhyNotFusible(jit_node);
+      const std::string why = WhyNotFusible(jit_node, alias_db);
       absl::StrAppend(&text, "           not fused: ",
                       why.empty() ? "it shares no value with the group next to it" : why, "\n");
     }
