@@ -20,6 +20,7 @@ const std::vector<OptionSet>& OptionSets() {
     no_rewrites.fuse_list_unpack = false;
     no_rewrites.hoist_dict_lookups = false;
     no_rewrites.enable_fusion = false;
+    no_rewrites.parallel_forks = false;
     Options no_prepacking;
     no_prepacking.prepack_weights = false;
     Options list_unpack_copies;

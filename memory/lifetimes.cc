@@ -138,7 +138,9 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = use.user;
         if (!manageable) break;
-        if (user->kind() == c10::prim::Return) {  // a graph output, or yielded
+        // A graph output or a yielded value; or read by a forked call,
+        // which may run until its wait, or after the run if nothing waits.
+        if (user->kind() == c10::prim::Return || user->kind() == c10::prim::fork) {
           manageable = false;
           break;
         }

@@ -37,7 +37,8 @@ std::string DescribeOptions(const Options& options) {
       " enable_tensorexpr_fusion=", options.enable_tensorexpr_fusion,
       " use_variadic_ops=", options.use_variadic_ops,
       " fuse_list_unpack=", options.fuse_list_unpack,
-      " hoist_dict_lookups=", options.hoist_dict_lookups, " enable_fusion=", options.enable_fusion,
+      " hoist_dict_lookups=", options.hoist_dict_lookups,
+      " parallel_forks=", options.parallel_forks, " enable_fusion=", options.enable_fusion,
       " prepack_weights=", options.prepack_weights, " inference_mode=", options.inference_mode);
 }
 

@@ -44,6 +44,13 @@ struct Options {
   // run with views, 17.4 us with copies).
   bool fuse_list_unpack = false;
   bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
+  // prim::fork calls run as tasks on LibTorch's inter-op thread pool (or
+  // the launcher given to RunAsync), each forked subgraph prepared as a
+  // static module of its own; aten::wait blocks on them. Off: every forked
+  // call is inlined where it is forked and runs in program order (one of
+  // the schedules the JIT allows; the fastest with one thread).
+  bool parallel_forks = true;
+
   // Runs of float elementwise ops -> one static_runtime::fused_pointwise
   // node evaluated in one pass, bit for bit as ATen computes each op (see
   // passes/fuse_pointwise.h and ops/pointwise_program.h).

@@ -64,6 +64,22 @@ absl::StatusOr<PreparedGraph> PrepareOwnedGraph(
   return PreparedGraph{std::move(graph), std::move(schema)};
 }
 
+// Whether `block` (its sub-blocks and forked subgraphs too) reads a module
+// attribute.
+bool ReadsAttributes(const torch::jit::Block& block) {
+  for (const torch::jit::Node* node : block.nodes()) {
+    if (node->kind() == c10::prim::GetAttr) return true;
+    for (const torch::jit::Block* sub_block : node->blocks()) {
+      if (ReadsAttributes(*sub_block)) return true;
+    }
+    if (node->kind() == c10::prim::fork && node->hasAttribute(c10::attr::Subgraph) &&
+        ReadsAttributes(*node->g(c10::attr::Subgraph)->block())) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
@@ -77,7 +93,9 @@ void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
     }
   }
   torch::jit::Inline(*graph);
-  if (InlineForks(graph)) torch::jit::Inline(*graph);  // calls in the forked code
+  if (!options.parallel_forks && InlineForks(graph)) {
+    torch::jit::Inline(*graph);  // calls in the forked code
+  }
   torch::jit::ConstantPropagation(graph);
   graph = torch::jit::Canonicalize(graph);
   torch::jit::ConstantPropagation(graph);
@@ -107,8 +125,8 @@ void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
   torch::jit::EliminateDeadCode(graph);
 }
 
-absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
-                                            bool is_frozen) {
+absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bool is_frozen,
+                                            bool parallel_forks) {
   std::shared_ptr<torch::jit::Graph> graph;
   std::vector<c10::Argument> arguments;
   std::vector<c10::Argument> returns;
@@ -121,21 +139,31 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
     if (!copy.find_method(method_name)) {
       return absl::InvalidArgumentError("module has no forward method");
     }
-    if (!is_frozen) {
-      copy.eval();
-      // Forked calls inlined first, so that freezing folds the attributes
-      // they read as well.
-      InlineForks(copy.get_method(method_name).graph());
-      // Freezing keeps `forward`; another entry point must be named.
-      copy = torch::jit::freeze_module(
-          copy, method_name == "forward" ? std::vector<std::string>{}
-                                         : std::vector<std::string>{method_name});
+    // The method's graph, frozen unless `is_frozen`, after what
+    // torch.jit.freeze does after freezing: drop dropout, fold batch norm
+    // and add/mul constants into convolutions and linears.
+    auto frozen_graph = [&](bool inline_forks) {
+      torch::jit::Module frozen = copy.clone();
+      if (!is_frozen) {
+        frozen.eval();
+        if (inline_forks) InlineForks(frozen.get_method(method_name).graph());
+        // Freezing keeps `forward`; another entry point must be named.
+        frozen = torch::jit::freeze_module(frozen, method_name == "forward"
+                                                       ? std::vector<std::string>{}
+                                                       : std::vector<std::string>{method_name});
+      }
+      std::shared_ptr<torch::jit::Graph> optimized = frozen.get_method(method_name).graph()->copy();
+      torch::jit::OptimizeFrozenGraph(optimized, /*optimize_numerics=*/true);
+      return optimized;
+    };
+    // Freezing folds the attributes forked subgraphs read too, except those
+    // of a module forked inside a forked call: then, as without parallel
+    // forks, forked calls are inlined first.
+    if (parallel_forks) graph = frozen_graph(/*inline_forks=*/false);
+    if (!parallel_forks || (!is_frozen && ReadsAttributes(*graph->block()))) {
+      graph = frozen_graph(/*inline_forks=*/true);
     }
     c10::optional<torch::jit::Method> forward = copy.find_method(method_name);
-    graph = forward->graph()->copy();
-    // What torch.jit.freeze does after freezing: drop dropout, fold
-    // batch norm and add/mul constants into convolutions and linears.
-    torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
     const c10::FunctionSchema& schema = forward->function().getSchema();
     arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
     returns = schema.returns();
@@ -166,7 +194,7 @@ absl::StatusOr<PreparedGraph> PrepareModule(
   if (!valid.ok()) return valid;
   VLOG(1) << "static_runtime: preparing module with "
             << DescribeOptions(options);
-  absl::StatusOr<PreparedGraph> frozen = FrozenForward(module, is_frozen);
+  absl::StatusOr<PreparedGraph> frozen = FrozenForward(module, is_frozen, options.parallel_forks);
   if (!frozen.ok()) return frozen.status();
   return PrepareOwnedGraph(std::move(frozen->graph), std::move(frozen->schema),
                            options, sample_inputs);

@@ -41,9 +41,10 @@ struct PreparedGraph {
 // (dropout removed, batch norm and constant add/mul folded into convolutions
 // and linears), with the unused `self` input dropped. An overloaded forward
 // (compiled as forward__0, forward__1, ...) gives its first overload; the
-// schema is named after the method.
-absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module,
-                                            bool is_frozen);
+// schema is named after the method. Unless `parallel_forks`, forked calls
+// are inlined before freezing (see Options::parallel_forks).
+absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bool is_frozen,
+                                            bool parallel_forks = true);
 
 // `module.forward`, frozen first unless `is_frozen`.
 absl::StatusOr<PreparedGraph> PrepareModule(

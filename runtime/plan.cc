@@ -17,13 +17,21 @@ void AddSlots(const ValueLayout& layout, const Values& values, Slots& slots) {
   for (const Value* value : values) slots.push_back(layout.SlotOf(value));
 }
 
+// What planning every node needs.
+struct Planning {
+  const ValueLayout& layout;
+  bool allow_out_variants;
+  const KernelFactory& fork_kernels;
+};
+
 absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefix,
-                                    const ValueLayout& layout, bool allow_out_variants);
+                                    const Planning& planning);
 
 // Plans `node` (its slots appended to `slots`, which the caller points the
 // plan at once the block is complete).
 absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<ValueIndex>& slots,
-                                  const ValueLayout& layout, bool allow_out_variants) {
+                                  const Planning& planning) {
+  const ValueLayout& layout = planning.layout;
   NodePlan plan;
   info.node = node;
   plan.num_inputs = node->inputs().size();
@@ -34,8 +42,8 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
     plan.control = node->kind() == c10::prim::If ? NodePlan::Control::kIf
                                                  : NodePlan::Control::kLoop;
     for (size_t i = 0; i < node->blocks().size(); ++i) {
-      absl::StatusOr<BlockPlan> block = PlanBlock(
-          node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), layout, allow_out_variants);
+      absl::StatusOr<BlockPlan> block =
+          PlanBlock(node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), planning);
       if (!block.ok()) return block.status();
       plan.blocks.push_back(*std::move(block));
     }
@@ -53,7 +61,13 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
     }
     return plan;
   }
-  if (auto selected = KernelRegistry::Global().Find(node, allow_out_variants)) {
+  if (node->kind() == c10::prim::fork && planning.fork_kernels) {
+    if (Kernel kernel = planning.fork_kernels(node)) {
+      plan.kernel = std::move(kernel);
+      return plan;
+    }
+  }
+  if (auto selected = KernelRegistry::Global().Find(node, planning.allow_out_variants)) {
     plan.kernel = std::move(selected->kernel);
     info.kind = selected->kind;
     info.error_bound = std::move(selected->error_bound);
@@ -75,16 +89,15 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
 }
 
 absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefix,
-                                    const ValueLayout& layout, bool allow_out_variants) {
+                                    const Planning& planning) {
   BlockPlan plan;
-  AddSlots(layout, block->inputs(), plan.inputs);
-  AddSlots(layout, block->outputs(), plan.outputs);
+  AddSlots(planning.layout, block->inputs(), plan.inputs);
+  AddSlots(planning.layout, block->outputs(), plan.outputs);
   for (const Node* node : block->nodes()) {
     if (node->kind() == c10::prim::Constant) continue;
     NodeInfo& info = plan.node_infos.emplace_back();
     info.position = absl::StrCat(prefix, plan.nodes.size());
-    absl::StatusOr<NodePlan> node_plan =
-        PlanNode(node, info, plan.node_slots, layout, allow_out_variants);
+    absl::StatusOr<NodePlan> node_plan = PlanNode(node, info, plan.node_slots, planning);
     if (!node_plan.ok()) return node_plan.status();
     plan.nodes.push_back(*std::move(node_plan));
   }
@@ -122,9 +135,9 @@ void Count(const BlockPlan& block, KernelCounts& counts) {
 
 }  // namespace
 
-absl::StatusOr<BlockPlan> BuildPlan(const torch::jit::Graph& graph,
-                                    const ValueLayout& layout, bool allow_out_variants) {
-  return PlanBlock(graph.block(), "", layout, allow_out_variants);
+absl::StatusOr<BlockPlan> BuildPlan(const torch::jit::Graph& graph, const ValueLayout& layout,
+                                    bool allow_out_variants, const KernelFactory& fork_kernels) {
+  return PlanBlock(graph.block(), "", Planning{layout, allow_out_variants, fork_kernels});
 }
 
 KernelCounts CountKernels(const BlockPlan& plan) {

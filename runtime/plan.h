@@ -85,11 +85,13 @@ struct KernelCounts {
 };
 
 // Binds every node of `graph` to a kernel from the global registry (out
-// variants only if `allow_out_variants`), falling back to the JIT. An error
-// names a node no kernel and no fallback can run.
-absl::StatusOr<BlockPlan> BuildPlan(const torch::jit::Graph& graph,
-                                    const ValueLayout& layout,
-                                    bool allow_out_variants);
+// variants only if `allow_out_variants`), falling back to the JIT. A
+// prim::fork gets the kernel `fork_kernels` makes for it, if it makes one
+// (a native kernel). An error names a node no kernel and no fallback can
+// run.
+absl::StatusOr<BlockPlan> BuildPlan(const torch::jit::Graph& graph, const ValueLayout& layout,
+                                    bool allow_out_variants,
+                                    const KernelFactory& fork_kernels = nullptr);
 
 KernelCounts CountKernels(const BlockPlan& plan);
 

@@ -1,6 +1,7 @@
 // RuntimePool: serves one StaticModule to many threads. Runtimes are created
 // on demand, up to a bound, and reused; a caller that finds every runtime busy
-// and the bound reached waits for one to be returned. Run() is thread-safe.
+// and the bound reached waits for one to be returned. Run() and RunAsync()
+// are thread-safe.
 #ifndef STATIC_RUNTIME_RUNTIME_POOL_H_
 #define STATIC_RUNTIME_RUNTIME_POOL_H_
 
@@ -10,6 +11,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "ops/native_async.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 
@@ -22,6 +24,11 @@ class RuntimePool {
 
   absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& args,
                                   const KwargMap& kwargs = KwargMap());
+  // Run as a task on `launcher` (see StaticRuntime::RunAsync); the pool must
+  // outlive the future's completion.
+  c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,
+                                                   KwargMap kwargs = KwargMap(),
+                                                   ops::TaskLauncher launcher = nullptr);
 
   const StaticModule& module() const { return *module_; }
   size_t max_runtimes() const { return max_runtimes_; }

@@ -6,6 +6,7 @@
 #define STATIC_RUNTIME_RUNTIME_STATIC_METHOD_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/pool.h"
@@ -22,6 +23,13 @@ class StaticMethod : public torch::IMethod {
   c10::IValue operator()(std::vector<c10::IValue> args,
                          const IValueMap& kwargs = IValueMap()) const override;
   const std::string& name() const override { return name_; }
+  // The call as a task on `launcher` (see RuntimePool::RunAsync); this
+  // method must outlive the future's completion.
+  c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,
+                                                   IValueMap kwargs = IValueMap(),
+                                                   ops::TaskLauncher launcher = nullptr) const {
+    return pool_.RunAsync(std::move(args), std::move(kwargs), std::move(launcher));
+  }
 
  protected:
   void setArgumentNames(std::vector<std::string>& argument_names) const override;

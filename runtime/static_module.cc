@@ -8,6 +8,7 @@
 #include "memory/lifetimes.h"
 #include "passes/exception_message.h"
 #include "passes/operators.h"
+#include "runtime/forked_call.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {
@@ -54,8 +55,9 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
     const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<ValueLayout> layout = ValueLayout::Build(*prepared.graph);
   if (!layout.ok()) return layout.status();
-  absl::StatusOr<BlockPlan> plan =
-      BuildPlan(*prepared.graph, *layout, options.enable_out_variant);
+  absl::StatusOr<BlockPlan> plan = BuildPlan(
+      *prepared.graph, *layout, options.enable_out_variant,
+      [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
   if (!plan.ok()) return plan.status();
   std::shared_ptr<StaticModule> module(new StaticModule(
       std::move(prepared), options, *std::move(layout), *std::move(plan)));

@@ -1,6 +1,8 @@
 #include "runtime/static_runtime.h"
 
 #include <chrono>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "c10/core/InferenceMode.h"
@@ -140,14 +142,43 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunWith(const std::vector<c10::IValue
   return result;
 }
 
+namespace {
+
+absl::Status StillRunningAsync() {
+  return absl::FailedPreconditionError(
+      "a RunAsync of this runtime has not completed: wait for its future before running again");
+}
+
+}  // namespace
+
 absl::StatusOr<c10::IValue> StaticRuntime::Run(const std::vector<c10::IValue>& args,
                                                const KwargMap& kwargs) {
+  if (running_async_.load(std::memory_order_acquire)) return StillRunningAsync();
   return RunWith(args, kwargs, RunBlock, nullptr);
+}
+
+c10::intrusive_ptr<c10::ivalue::Future> StaticRuntime::RunAsync(std::vector<c10::IValue> args,
+                                                                KwargMap kwargs,
+                                                                ops::TaskLauncher launcher) {
+  auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
+  if (running_async_.exchange(true, std::memory_order_acq_rel)) {
+    future->setError(
+        std::make_exception_ptr(std::runtime_error(std::string(StillRunningAsync().message()))));
+    return future;
+  }
+  ops::ScopedTaskLauncher scoped(std::move(launcher));
+  ops::LaunchForked(future, [this, args = std::move(args), kwargs = std::move(kwargs)] {
+    absl::StatusOr<c10::IValue> result = RunWith(args, kwargs, RunBlock, nullptr);
+    running_async_.store(false, std::memory_order_release);
+    return result;
+  });
+  return future;
 }
 
 absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(const std::vector<c10::IValue>& args,
                                                        const KwargMap& kwargs,
                                                        NodeObserver& observer) {
+  if (running_async_.load(std::memory_order_acquire)) return StillRunningAsync();
   return RunWith(
       args, kwargs,
       [&observer](const BlockPlan& plan, c10::IValue* values) {

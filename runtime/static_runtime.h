@@ -8,13 +8,15 @@
 #ifndef STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 #define STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 
+#include <atomic>
 #include <optional>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
-#include "runtime/arguments.h"
 #include "memory/planner.h"
+#include "ops/native_async.h"
+#include "runtime/arguments.h"
 #include "runtime/block_runner.h"
 #include "runtime/static_module.h"
 
@@ -41,6 +43,16 @@ class StaticRuntime {
   // runtime reuses: after using a run's outputs, the caller calls this, and
   // the tensors it holds become empty. Running again before is an error.
   void ReleaseOutputs();
+
+  // Starts a run on `launcher` (at::launch, LibTorch's inter-op pool, when
+  // null) and returns its future at once; the model's forked calls use the
+  // same launcher. The future completes with the result, or with an error
+  // whose message is the run's status message (future->tryRetrieveErrorMessage()).
+  // The runtime must outlive the future's completion, and runs nothing else
+  // until then (Run, RunObserved and RunAsync meanwhile are errors).
+  c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,
+                                                   KwargMap kwargs = KwargMap(),
+                                                   ops::TaskLauncher launcher = nullptr);
 
   // Run, reporting every kernel call to `observer` (for profiling).
   absl::StatusOr<c10::IValue> RunObserved(const std::vector<c10::IValue>& args,
@@ -76,6 +88,7 @@ class StaticRuntime {
   std::optional<memory::MemoryPlanner> planner_;
   std::optional<memory::MemoryPlanner> output_planner_;
   bool outputs_pending_ = false;
+  std::atomic<bool> running_async_{false};
 };
 
 }  // namespace static_runtime

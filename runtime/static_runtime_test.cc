@@ -117,59 +117,6 @@ TEST(StaticRuntimeTest, KwargsAndDefaults) {
   }
 }
 
-// Models saved by runtime/testdata/save_forks.py.
-TEST(StaticRuntimeTest, WaitedForksRunInlineAndOtherForksOnTheForkKernel) {
-  const std::string towers_path = "runtime/testdata/fork_towers.pt";
-  torch::jit::Module towers = torch::jit::load(towers_path);
-  absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromFile(towers_path);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  for (const torch::jit::Node* node : (*static_module)->graph()->nodes()) {
-    EXPECT_NE(node->kind(), c10::prim::fork);
-  }
-  StaticRuntime runtime(*static_module);
-  for (bool flag : {true, false, true}) {
-    const std::vector<c10::IValue> inputs = {at::randn({3, 8}), flag};
-    const c10::IValue expected = towers.forward(inputs);
-    absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
-    ASSERT_TRUE(actual.ok()) << actual.status();
-    EXPECT_TRUE(reference::Compare(expected, *actual).ok())
-        << reference::Compare(expected, *actual);
-  }
-
-  // Futures kept in a list: the forks run on the fork kernel.
-  const std::string list_path = "runtime/testdata/fork_future_list.pt";
-  torch::jit::Module future_list = torch::jit::load(list_path);
-  absl::StatusOr<StaticModule::Ptr> list_module = StaticModule::FromFile(list_path);
-  ASSERT_TRUE(list_module.ok()) << list_module.status();
-  StaticRuntime list_runtime(*list_module);
-  const std::vector<c10::IValue> list_inputs = {at::randn({3, 8})};
-  absl::StatusOr<c10::IValue> listed = list_runtime.Run(list_inputs);
-  ASSERT_TRUE(listed.ok()) << listed.status();
-  EXPECT_TRUE(reference::Compare(future_list.forward(list_inputs), *listed).ok());
-}
-
-TEST(StaticRuntimeTest, AForkedCallsErrorComesOutOfItsWait) {
-  const std::string path = "runtime/testdata/fork_failing.pt";
-  torch::jit::Module failing = torch::jit::load(path);
-  absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromFile(path);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  StaticRuntime runtime(*static_module);
-  for (int64_t fail_at : {1, -1, 0, 5}) {
-    const std::vector<c10::IValue> inputs = {at::randn({2, 3}), int64_t{3}, fail_at};
-    absl::StatusOr<c10::IValue> result = runtime.Run(inputs);
-    if (fail_at >= 0 && fail_at < 3) {
-      ASSERT_FALSE(result.ok());
-      EXPECT_THAT(
-          std::string(result.status().message()),
-          testing::AllOf(testing::HasSubstr("aten::wait"), testing::HasSubstr("the tower failed")));
-    } else {
-      ASSERT_TRUE(result.ok()) << result.status();
-      EXPECT_TRUE(reference::Compare(failing.forward(inputs), *result).ok());
-    }
-    EXPECT_EQ(runtime.NumHeldValues(), 0u);
-  }
-}
-
 TEST(StaticRuntimeTest, ReturnedInputIsTheCallersTensorAndRepeatsAreConsistent) {
   const corpus::Model& model = corpus::ModelNamed("returns_input_and_constant");
   absl::StatusOr<torch::jit::Module> module = corpus::Build(model);

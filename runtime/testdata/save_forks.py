@@ -74,6 +74,53 @@ class FailingFork(torch.nn.Module):
         return [torch.jit.wait(f) + y for f in futures]
 
 
+def inner_tower(y: Tensor) -> Tensor:
+    return torch.tanh(y) * 2.0 + y.sum()
+
+
+class ThreeTowers(torch.nn.Module):
+    """Three towers in parallel, one of them forking a fourth (a function)
+    inside an If and waiting for it there; or (`nested_module`) forking a
+    module of its own, which freezing cannot fold inside a fork, so that
+    the runtime inlines the forks."""
+
+    def __init__(self, nested_module: bool):
+        super().__init__()
+        self.a = Tower()
+        self.b = Tower()
+        self.c = NestingModuleTower() if nested_module else NestingTower()
+
+    def forward(self, x: Tensor, flag: bool) -> Tensor:
+        fa = torch.jit.fork(self.a, x, 1.0)
+        fb = torch.jit.fork(self.b, x * 2.0, 0.5)
+        fc = torch.jit.fork(self.c, x, flag)
+        return torch.jit.wait(fa) * torch.jit.wait(fb) + torch.jit.wait(fc)
+
+
+class NestingTower(torch.nn.Module):
+    def forward(self, x: Tensor, flag: bool) -> Tensor:
+        y = torch.sigmoid(x)
+        if flag:
+            f = torch.jit.fork(inner_tower, y)
+            y = y - torch.jit.wait(f)
+        return y
+
+
+class NestingModuleTower(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Tower()
+
+    def forward(self, x: Tensor, flag: bool) -> Tensor:
+        y = torch.sigmoid(x)
+        if flag:
+            f = torch.jit.fork(self.inner, y, 2.0)
+            y = y - torch.jit.wait(f)
+        return y
+
+
 torch.jit.script(Towers().eval()).save("runtime/testdata/fork_towers.pt")
+torch.jit.script(ThreeTowers(False).eval()).save("runtime/testdata/fork_three_towers.pt")
+torch.jit.script(ThreeTowers(True).eval()).save("runtime/testdata/fork_nested_module.pt")
 torch.jit.script(FailingFork().eval()).save("runtime/testdata/fork_failing.pt")
 torch.jit.script(FutureList().eval()).save("runtime/testdata/fork_future_list.pt")

@@ -64,6 +64,8 @@ const std::vector<FlagSpec>& Flags() {
       {"use_variadic_ops", FlagKind::kBool, "true", "cat/stack of a list -> variadic node"},
       {"fuse_list_unpack", FlagKind::kBool, "false", "split/chunk/unbind + unpack fusion (copies)"},
       {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
+      {"parallel_forks", FlagKind::kBool, "true",
+       "forked calls on the inter-op pool (false: inlined, in program order)"},
       {"enable_fusion", FlagKind::kBool, "true",
        "runs of float elementwise ops -> one fused kernel"},
       {"inference_mode", FlagKind::kBool, "true", "run under c10::InferenceMode"},
@@ -131,6 +133,7 @@ Options OptionsFrom(const Args& args) {
   options.use_variadic_ops = args.Bool("use_variadic_ops");
   options.fuse_list_unpack = args.Bool("fuse_list_unpack");
   options.hoist_dict_lookups = args.Bool("hoist_dict_lookups");
+  options.parallel_forks = args.Bool("parallel_forks");
   options.enable_fusion = args.Bool("enable_fusion");
   options.prepack_weights = args.Bool("prepack_weights");
   options.inference_mode = args.Bool("inference_mode");

@@ -1,0 +1,60 @@
+// Asynchronous calls: how a forked call (prim::fork) runs and how aten::wait
+// gets its value.
+//
+// A forked call runs as a task on a TaskLauncher: the one a
+// ScopedTaskLauncher installed on the launching thread, else at::launch
+// (LibTorch's inter-op thread pool). The task runs under the launching
+// thread's thread-local state (grad and inference mode, ...) and the same
+// launcher (so the call's own forks use it too), and completes the call's
+// future with the value or the exception. aten::wait blocks on the future,
+// except that a wait that finds the task not started yet runs it itself:
+// nested forks cannot deadlock a small pool by waiting for tasks queued
+// behind them, and a call waited for at once costs no thread switch.
+//
+// prim::fork's kernel registered here runs the subgraph on the JIT
+// interpreter; the runtime binds a fork whose subgraph it can prepare to a
+// kernel of its own (runtime/forked_call.h) that launches through
+// LaunchForked too.
+#ifndef STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
+#define STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
+
+#include <functional>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+
+namespace static_runtime {
+namespace ops {
+
+// Runs a task, now or later, on some thread; it must run every task once.
+using TaskLauncher = std::function<void(std::function<void()>)>;
+
+// Makes `launcher` (at::launch when null) the one forked calls launched on
+// this thread use, until destroyed.
+class ScopedTaskLauncher {
+ public:
+  explicit ScopedTaskLauncher(TaskLauncher launcher);
+  ~ScopedTaskLauncher();
+  ScopedTaskLauncher(const ScopedTaskLauncher&) = delete;
+  ScopedTaskLauncher& operator=(const ScopedTaskLauncher&) = delete;
+
+ private:
+  TaskLauncher launcher_;
+  const TaskLauncher* previous_;
+};
+
+// Launches `call` as a forked task that completes `future` (see above): with
+// its value, or with an error holding its status's message or the
+// exception it throws.
+void LaunchForked(const c10::intrusive_ptr<c10::ivalue::Future>& future,
+                  std::function<absl::StatusOr<c10::IValue>()> call);
+
+// Blocks until `future` completes, first running its forked task on this
+// thread if no thread has started it; then its value (or its error,
+// rethrown).
+c10::IValue WaitForked(const c10::intrusive_ptr<c10::ivalue::Future>& future);
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
