@@ -1,11 +1,12 @@
-// Forked tasks (ops/native_async.h) and the native kernels of prim::fork (on
-// the JIT interpreter) and aten::wait.
+// Forked tasks (ops/native_async.h) and the native kernel of aten::wait.
 #include "ops/native_async.h"
 
 #include <atomic>
+#include <list>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -15,7 +16,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "ops/registry.h"
-#include "torch/csrc/jit/runtime/interpreter.h"
 
 namespace static_runtime {
 namespace ops {
@@ -30,10 +30,12 @@ class ForkedTask {
              std::function<absl::StatusOr<c10::IValue>()> call)
       : future_(std::move(future)),
         call_(std::move(call)),
-        launcher_(current_launcher != nullptr ? *current_launcher : TaskLauncher()) {}
+        launcher_(current_launcher != nullptr ? *current_launcher : TaskLauncher()),
+        launched_by_(std::this_thread::get_id()) {}
 
   const c10::ivalue::Future* future() const { return future_.get(); }
   const TaskLauncher& launcher() const { return launcher_; }
+  std::thread::id launched_by() const { return launched_by_; }
 
   // Runs the call unless another thread has claimed it.
   void RunOnce();
@@ -43,10 +45,15 @@ class ForkedTask {
   const c10::intrusive_ptr<c10::ivalue::Future> future_;
   std::function<absl::StatusOr<c10::IValue>()> call_;
   const TaskLauncher launcher_;
+  const std::thread::id launched_by_;
   const at::ThreadLocalState thread_state_;  // the launching thread's
 };
 
-// The tasks not run yet, by future, for waits to claim.
+// The tasks not started yet: by future, for a wait to claim its own, and by
+// launching thread in launch order, for a wait whose task is running
+// elsewhere to run another of its thread's meanwhile (so that a thread that
+// forked three calls and waits for the first, started by the only pool
+// thread, runs the second instead of idling).
 class PendingTasks {
  public:
   static PendingTasks& Global() {
@@ -55,61 +62,50 @@ class PendingTasks {
   }
   void Add(const std::shared_ptr<ForkedTask>& task) {
     absl::MutexLock lock(&mutex_);
-    tasks_.emplace(task->future(), task);
+    std::list<std::shared_ptr<ForkedTask>>& launched = by_thread_[task->launched_by()];
+    tasks_.emplace(task->future(), launched.insert(launched.end(), task));
   }
-  void Remove(const c10::ivalue::Future* future) {
+  void Remove(const ForkedTask& task) {
     absl::MutexLock lock(&mutex_);
-    tasks_.erase(future);
+    auto found = tasks_.find(task.future());
+    if (found == tasks_.end()) return;
+    auto launched = by_thread_.find(task.launched_by());
+    launched->second.erase(found->second);
+    if (launched->second.empty()) by_thread_.erase(launched);
+    tasks_.erase(found);
   }
   std::shared_ptr<ForkedTask> Find(const c10::ivalue::Future* future) {
     absl::MutexLock lock(&mutex_);
     auto found = tasks_.find(future);
-    return found == tasks_.end() ? nullptr : found->second;
+    return found == tasks_.end() ? nullptr : *found->second;
+  }
+  // The oldest task this thread launched, if any is not started.
+  std::shared_ptr<ForkedTask> OldestOfThisThread() {
+    absl::MutexLock lock(&mutex_);
+    auto launched = by_thread_.find(std::this_thread::get_id());
+    return launched == by_thread_.end() ? nullptr : launched->second.front();
   }
 
  private:
+  using Position = std::list<std::shared_ptr<ForkedTask>>::iterator;
   absl::Mutex mutex_;
-  absl::flat_hash_map<const c10::ivalue::Future*, std::shared_ptr<ForkedTask>> tasks_
+  absl::flat_hash_map<const c10::ivalue::Future*, Position> tasks_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::thread::id, std::list<std::shared_ptr<ForkedTask>>> by_thread_
       ABSL_GUARDED_BY(mutex_);
 };
 
 void ForkedTask::RunOnce() {
   if (claimed_.exchange(true)) return;
-  PendingTasks::Global().Remove(future_.get());
+  PendingTasks::Global().Remove(*this);
   at::ThreadLocalStateGuard thread_state(thread_state_);
   ScopedTaskLauncher launcher(launcher_);
   std::function<absl::StatusOr<c10::IValue>()> call = std::move(call_);
-  try {
-    absl::StatusOr<c10::IValue> result = call();
-    if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
-    future_->markCompleted(*std::move(result));
-  } catch (...) {
-    future_->setError(std::current_exception());
-  }
-}
-
-Kernel Fork(const torch::jit::Node* node) {
-  if (!node->hasAttribute(c10::attr::Subgraph)) return nullptr;
-  const c10::TypePtr result_type =
-      node->output()->type()->expectRef<c10::FutureType>().getElementType();
-  auto code = std::make_shared<torch::jit::Code>(node->g(c10::attr::Subgraph), "forked call");
-  return [code, result_type](NodeIO& io) {
-    torch::jit::Stack stack;
-    stack.reserve(io.num_inputs());
-    for (size_t i = 0; i < io.num_inputs(); ++i) stack.push_back(io.Input(i));
-    auto future = c10::make_intrusive<c10::ivalue::Future>(result_type);
-    LaunchForked(future, [code, stack = std::move(stack)]() mutable -> absl::StatusOr<c10::IValue> {
-      torch::jit::InterpreterState(*code).run(stack);
-      return std::move(stack.back());
-    });
-    io.Output(0) = std::move(future);
-  };
+  CompleteNow(future_, call);
 }
 
 void Wait(NodeIO& io) { io.Output(0) = WaitForked(io.Input(0).toFuture()); }
 
 const bool kRegistered = [] {
-  RegisterNative("prim::fork", Fork);
   RegisterNative("aten::wait(Future(t) self) -> t", ForAnyNode(Wait));
   return true;
 }();
@@ -135,11 +131,29 @@ void LaunchForked(const c10::intrusive_ptr<c10::ivalue::Future>& future,
   }
 }
 
+void CompleteNow(const c10::intrusive_ptr<c10::ivalue::Future>& future,
+                 const std::function<absl::StatusOr<c10::IValue>()>& call) {
+  try {
+    absl::StatusOr<c10::IValue> result = call();
+    if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
+    future->markCompleted(*std::move(result));
+  } catch (...) {
+    future->setError(std::current_exception());
+  }
+}
+
 c10::IValue WaitForked(const c10::intrusive_ptr<c10::ivalue::Future>& future) {
   if (!future->completed()) {
     if (std::shared_ptr<ForkedTask> task = PendingTasks::Global().Find(future.get())) {
       task->RunOnce();
     }
+  }
+  // Running elsewhere: meanwhile, run the calls this thread forked that no
+  // thread has started.
+  while (!future->completed()) {
+    std::shared_ptr<ForkedTask> other = PendingTasks::Global().OldestOfThisThread();
+    if (other == nullptr) break;
+    other->RunOnce();
   }
   future->wait();
   return future->value();  // rethrows the call's error

@@ -7,14 +7,16 @@
 // thread's thread-local state (grad and inference mode, ...) and the same
 // launcher (so the call's own forks use it too), and completes the call's
 // future with the value or the exception. aten::wait blocks on the future,
-// except that a wait that finds the task not started yet runs it itself:
-// nested forks cannot deadlock a small pool by waiting for tasks queued
-// behind them, and a call waited for at once costs no thread switch.
+// except that a wait that finds the task not started yet runs it itself
+// (nested forks cannot deadlock a small pool by waiting for tasks queued
+// behind them, and a call waited for at once costs no thread switch), and
+// a wait for a task running elsewhere first runs the not yet started
+// tasks its own thread launched (the pool's threads and the waiting thread
+// share the work).
 //
-// prim::fork's kernel registered here runs the subgraph on the JIT
-// interpreter; the runtime binds a fork whose subgraph it can prepare to a
-// kernel of its own (runtime/forked_call.h) that launches through
-// LaunchForked too.
+// The runtime's prim::fork kernels (runtime/forked_call.h) launch through
+// LaunchForked, or, when forks run serially, call CompleteNow; aten::wait's
+// kernel is registered here.
 #ifndef STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
 #define STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
 
@@ -48,6 +50,11 @@ class ScopedTaskLauncher {
 // exception it throws.
 void LaunchForked(const c10::intrusive_ptr<c10::ivalue::Future>& future,
                   std::function<absl::StatusOr<c10::IValue>()> call);
+
+// Runs `call` on this thread now and completes `future` as LaunchForked's
+// task does.
+void CompleteNow(const c10::intrusive_ptr<c10::ivalue::Future>& future,
+                 const std::function<absl::StatusOr<c10::IValue>()>& call);
 
 // Blocks until `future` completes, first running its forked task on this
 // thread if no thread has started it; then its value (or its error,

@@ -46,9 +46,10 @@ struct Options {
   bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
   // prim::fork calls run as tasks on LibTorch's inter-op thread pool (or
   // the launcher given to RunAsync), each forked subgraph prepared as a
-  // static module of its own; aten::wait blocks on them. Off: every forked
-  // call is inlined where it is forked and runs in program order (one of
-  // the schedules the JIT allows; the fastest with one thread).
+  // static module of its own; aten::wait blocks on them. Off: forked calls
+  // run in program order (one of the schedules the JIT allows; the fastest
+  // with one thread): inlined where every future is only waited for, else
+  // each at its fork, on the calling thread.
   bool parallel_forks = true;
 
   // Runs of float elementwise ops -> one static_runtime::fused_pointwise

@@ -1,12 +1,14 @@
-// The kernel of a prim::fork whose subgraph the runtime can prepare: the
-// subgraph becomes a StaticModule of its own (the parent's options, outputs
-// never managed: they go to the parent), prepared and planned once. Each
-// call takes a StaticRuntime from the fork's RuntimePool, so concurrent
-// calls (forks of one node in a loop, runs of the parent on several
-// threads) never share an arena, and runs it as a forked task
-// (ops/native_async.h): on the inter-op pool or the launcher of the run. A
-// failing call's error, naming the node and source line inside the fork,
-// comes out of the aten::wait on its future.
+// The kernel of prim::fork. A forked subgraph the runtime can prepare
+// becomes a StaticModule of its own (the parent's options, outputs never
+// managed: they go to the parent), prepared and planned once; each call
+// takes a StaticRuntime from the fork's RuntimePool, so concurrent calls
+// (forks of one node in a loop, runs of the parent on several threads)
+// never share an arena. A subgraph it cannot prepare runs on the JIT
+// interpreter. With Options::parallel_forks a call runs as a forked task
+// (ops/native_async.h: on the inter-op pool or the launcher of the run);
+// without, at once, on the calling thread. A failing call's error (naming
+// the node and source line inside the fork when the runtime ran it) comes
+// out of the aten::wait on its future.
 #ifndef STATIC_RUNTIME_RUNTIME_FORKED_CALL_H_
 #define STATIC_RUNTIME_RUNTIME_FORKED_CALL_H_
 
@@ -16,8 +18,7 @@
 
 namespace static_runtime {
 
-// nullptr if `fork` has no subgraph or the subgraph cannot be prepared (the
-// registered prim::fork kernel then runs it on the JIT interpreter).
+// nullptr if `fork` has no subgraph.
 Kernel MakeForkedCallKernel(const torch::jit::Node* fork, const Options& options);
 
 }  // namespace static_runtime

@@ -12,7 +12,9 @@ writes OUT_DIR/<name>.pt and OUT_DIR/<name>_inputs.pt for: ads (dict and
 list inputs, embedding bags, MLP), inplace (in-place arithmetic and
 activations, masked_fill_, setitem), multi_output (chunk/split views,
 several results), lstm (nn.LSTM), dlrm (bottom MLP, embedding bags, pairwise
-dot interaction, top MLP), control_flow (data-dependent If, loops).
+dot interaction, top MLP), control_flow (data-dependent If, loops),
+forked_ads2 and forked_ads3 (two and three equal towers of embedding bag and
+MLP run in parallel with torch.jit.fork).
 tools/bench_models/compare.sh runs `sr bench --against=pytorch-sr` on them.
 """
 import os
@@ -160,6 +162,43 @@ def control_flow_inputs(batch=8):
     return (torch.randn(batch, 16), 3)
 
 
+class AdsTower(nn.Module):
+    """One tower of a forked ads model: pooled embeddings of its own ids and
+    the dense features through an MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(20000, 64, mode="sum")
+        self.mlp = nn.Sequential(nn.Linear(64 + 32, 256), nn.ReLU(), nn.Linear(256, 256),
+                                 nn.ReLU(), nn.Linear(256, 64))
+
+    def forward(self, dense: Tensor, ids: Tensor, offsets: Tensor) -> Tensor:
+        return self.mlp(torch.cat([self.bag(ids, offsets), dense], dim=1))
+
+
+class ForkedAds(nn.Module):
+    """Equal towers computed in parallel with torch.jit.fork (as ads ranking
+    models do), joined by a top MLP."""
+
+    def __init__(self, towers: int):
+        super().__init__()
+        self.towers = nn.ModuleList([AdsTower() for _ in range(towers)])
+        self.top = nn.Sequential(nn.Linear(64 * towers, 64), nn.ReLU(), nn.Linear(64, 1))
+
+    def forward(self, dense: Tensor, ids: List[Tensor], offsets: List[Tensor]) -> Tensor:
+        futures: List[torch.jit.Future[Tensor]] = []
+        for i, tower in enumerate(self.towers):
+            futures.append(torch.jit.fork(tower, dense, ids[i], offsets[i]))
+        parts = [torch.jit.wait(future) for future in futures]
+        return torch.sigmoid(self.top(torch.cat(parts, dim=1)))
+
+
+def forked_ads_inputs(towers, batch=128):
+    ids = [torch.randint(0, 20000, (batch * 20,)) for _ in range(towers)]
+    offsets = [torch.arange(0, batch * 20, 20) for _ in range(towers)]
+    return (torch.rand(batch, 32), ids, offsets)
+
+
 MODELS = {
     "ads": (Ads, ads_inputs),
     "inplace": (InPlace, inplace_inputs),
@@ -167,6 +206,8 @@ MODELS = {
     "lstm": (Lstm, lstm_inputs),
     "dlrm": (Dlrm, dlrm_inputs),
     "control_flow": (ControlFlow, control_flow_inputs),
+    "forked_ads2": (lambda: ForkedAds(2), lambda: forked_ads_inputs(2)),
+    "forked_ads3": (lambda: ForkedAds(3), lambda: forked_ads_inputs(3)),
 }
 
 
