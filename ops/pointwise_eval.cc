@@ -58,6 +58,7 @@ at::Tensor Aten(PointwiseOp op, const at::Tensor& a, const c10::IValue& b, float
     case PointwiseOp::kEq:
     case PointwiseOp::kNe:
     case PointwiseOp::kToFloat:
+    case PointwiseOp::kToBool:
     case PointwiseOp::kWhere:
     case PointwiseOp::kMaskedFill:
       break;  // exact: never probed

@@ -52,7 +52,8 @@ SR_POINTWISE_FORMULA(kGe, Vec::blendv(Vec(0.f), Vec(1.f), a >= b), a >= b ? 1.f 
 SR_POINTWISE_FORMULA(kLe, Vec::blendv(Vec(0.f), Vec(1.f), a <= b), a <= b ? 1.f : 0.f)
 SR_POINTWISE_FORMULA(kEq, Vec::blendv(Vec(0.f), Vec(1.f), a == b), a == b ? 1.f : 0.f)
 SR_POINTWISE_FORMULA(kNe, Vec::blendv(Vec(0.f), Vec(1.f), a != b), a != b ? 1.f : 0.f)
-SR_POINTWISE_FORMULA(kToFloat, a, a)  // already 0 or 1
+SR_POINTWISE_FORMULA(kToFloat, a, a)  // converted when read
+SR_POINTWISE_FORMULA(kToBool, Vec::blendv(Vec(0.f), Vec(1.f), a != Vec(0.f)), a != 0.f ? 1.f : 0.f)
 SR_POINTWISE_FORMULA(kWhere, Vec::blendv(b, a, c != Vec(0.f)), c != 0.f ? a : b)
 SR_POINTWISE_FORMULA(kMaskedFill, Vec::blendv(a, c, b != Vec(0.f)), b != 0.f ? c : a)
 SR_POINTWISE_FORMULA(kNeg, a.neg(), -a)
@@ -132,6 +133,7 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
     SR_POINTWISE_CASE(kEq)
     SR_POINTWISE_CASE(kNe)
     SR_POINTWISE_CASE(kToFloat)
+    SR_POINTWISE_CASE(kToBool)
     SR_POINTWISE_CASE(kWhere)
     SR_POINTWISE_CASE(kMaskedFill)
     SR_POINTWISE_CASE(kNeg)
@@ -237,8 +239,8 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     for (int i = 0; i < num_strided; ++i) LayOut(inputs[strided[i]], start, n, strided_tile[i]);
     for (size_t k = 0; k < size; ++k) {
       const PointwiseInstruction& in = program.code[k];
-      // A comparison's result goes to its bool output from the scratch.
-      const bool to_floats = outputs[k] != nullptr && !IsComparison(in.op);
+      // A bool result goes to its bool output from the scratch.
+      const bool to_floats = outputs[k] != nullptr && !ResultIsBool(in.op);
       float* out = to_floats ? static_cast<float*>(outputs[k]) + start : scratch[k];
       const float* a = tile_of[in.a];
       const float* b = NumOperands(in.op) >= 2 ? tile_of[in.b] : a;

@@ -62,10 +62,8 @@ TEST(PointwiseEval, ChainMatchesAtenOpByOp) {
   }
 }
 
-TEST(PointwiseEval, ReadsViewsAndBroadcastsRowByRow) {
-  const PointwiseEvaluator& evaluator = PointwiseEvaluatorForThisCpu();
-  ASSERT_NE(evaluator.range, nullptr);
-  // x * column + stepped, across tiles and with rows that end mid-vector.
+// Inputs 0, 1, 2: input 0 * input 1 + input 2.
+PointwiseProgram MultiplyAdd() {
   PointwiseProgram program;
   program.num_inputs = 3;
   PointwiseInstruction mul;
@@ -77,6 +75,14 @@ TEST(PointwiseEval, ReadsViewsAndBroadcastsRowByRow) {
   add.a = 3;
   add.b = 2;
   program.code = {mul, add};
+  return program;
+}
+
+TEST(PointwiseEval, ReadsViewsAndBroadcastsRowByRow) {
+  const PointwiseEvaluator& evaluator = PointwiseEvaluatorForThisCpu();
+  ASSERT_NE(evaluator.range, nullptr);
+  // x * column + stepped, across tiles and with rows that end mid-vector.
+  const PointwiseProgram program = MultiplyAdd();
   for (const auto& [rows, columns] :
        {std::pair<int64_t, int64_t>{1, 1}, {3, 5}, {37, 19}, {9, 300}}) {
     const at::Tensor x = at::randn({rows, columns + 3}).narrow(1, 0, columns);
@@ -98,17 +104,7 @@ TEST(PointwiseEval, ReadsIntegerAndBoolInputsAsATenConvertsThem) {
   const PointwiseEvaluator& evaluator = PointwiseEvaluatorForThisCpu();
   ASSERT_NE(evaluator.range, nullptr);
   // x * a + b: a an int64 tensor (contiguous), b an int32 or bool column.
-  PointwiseProgram program;
-  program.num_inputs = 3;
-  PointwiseInstruction mul;
-  mul.op = PointwiseOp::kMul;
-  mul.a = 0;
-  mul.b = 1;
-  PointwiseInstruction add = mul;
-  add.op = PointwiseOp::kAdd;
-  add.a = 3;
-  add.b = 2;
-  program.code = {mul, add};
+  const PointwiseProgram program = MultiplyAdd();
   for (at::ScalarType column_type : {at::kInt, at::kBool}) {
     const int64_t rows = 7, columns = 45;
     const at::Tensor x = at::randn({rows, columns});

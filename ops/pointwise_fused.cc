@@ -276,8 +276,9 @@ float AsFloat(const void* data, ops::Element element) {
 // comparison of an integer tensor only against a float (otherwise ATen
 // compares integers, which floats hold inexactly beyond 2^24); where's
 // condition and masked_fill's mask are bools, masked_fill's self and a
-// unary op's operand floats; `to(float)` converts anything (of a float it
-// is a copy here, which the alias rule of passes/fuse_pointwise.h allows).
+// unary op's operand floats; a conversion converts anything (of its own
+// dtype it is a copy here, which the alias rule of passes/fuse_pointwise.h
+// allows).
 bool Typed(PointwiseOp op, Type a, Type b, Type c) {
   const auto promotes_to_float = [](Type x, Type y) {
     return x == Type::kFloat || y == Type::kFloat;
@@ -287,6 +288,7 @@ bool Typed(PointwiseOp op, Type a, Type b, Type c) {
   }
   switch (op) {
     case PointwiseOp::kToFloat:
+    case PointwiseOp::kToBool:
     case PointwiseOp::kDiv:
       return true;
     case PointwiseOp::kAdd:
@@ -459,7 +461,7 @@ class FusedPointwise {
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
       full[program.num_inputs + k] = true;
-      if (ops::IsComparison(instruction.op)) type[program.num_inputs + k] = Type::kBool;
+      if (ops::ResultIsBool(instruction.op)) type[program.num_inputs + k] = Type::kBool;
       if (known) continue;
       bool reads_full = false, reads_strided = false;
       ops::ForEachOperand(instruction, [&](int32_t reg) {

@@ -26,6 +26,7 @@ using ::static_runtime::IsExact;
 using ::static_runtime::kNumPointwiseOps;
 using ::static_runtime::NumOperands;
 using ::static_runtime::PointwiseOp;
+using ::static_runtime::ResultIsBool;
 
 struct PointwiseInstruction {
   PointwiseOp op;

@@ -23,11 +23,11 @@ constexpr size_t kMaxGroupNodes = 32;
 // What a fusible op needs of its constant arguments.
 enum class Needs {
   kNothing,
-  kAlphaOne,         // input 2 (alpha) the number 1
-  kOneNumber,        // input 1 a number (leaky_relu's slope)
-  kTwoNumbers,       // inputs 1 and 2 numbers (bounds)
-  kApproximate,      // input 1 the string given (gelu's approximate)
-  kFloatConversion,  // input 1 the dtype float, no memory format
+  kAlphaOne,     // input 2 (alpha) the number 1
+  kOneNumber,    // input 1 a number (leaky_relu's slope)
+  kTwoNumbers,   // inputs 1 and 2 numbers (bounds)
+  kApproximate,  // input 1 the string given (gelu's approximate)
+  kConversion,   // input 1 the schema's dtype, no memory format
 };
 
 struct FusibleSchema {
@@ -35,6 +35,7 @@ struct FusibleSchema {
   PointwiseOp op;
   Needs needs = Needs::kNothing;
   const char* approximate = nullptr;
+  at::ScalarType dtype = at::kFloat;  // of a conversion
 };
 
 const std::vector<FusibleSchema>& FusibleSchemas() {
@@ -73,7 +74,10 @@ const std::vector<FusibleSchema>& FusibleSchemas() {
        PointwiseOp::kMaskedFill},
       {"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
        "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-       PointwiseOp::kToFloat, Needs::kFloatConversion},
+       PointwiseOp::kToFloat, Needs::kConversion, nullptr, at::kFloat},
+      {"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
+       "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+       PointwiseOp::kToBool, Needs::kConversion, nullptr, at::kBool},
       {"aten::neg(Tensor self) -> Tensor", PointwiseOp::kNeg},
       {"aten::abs(Tensor self) -> Tensor", PointwiseOp::kAbs},
       {"aten::relu(Tensor self) -> Tensor", PointwiseOp::kRelu},
@@ -128,13 +132,13 @@ std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
                  ? ""
                  : "its approximate is not a constant 'none' or 'tanh'";
     }
-    case Needs::kFloatConversion: {
+    case Needs::kConversion: {
       const c10::optional<c10::IValue> dtype = constant_of(node->input(1));
       const c10::optional<c10::IValue> format = constant_of(node->input(4));
-      return dtype && dtype->isInt() && dtype->toInt() == static_cast<int64_t>(at::kFloat) &&
+      return dtype && dtype->isInt() && dtype->toInt() == static_cast<int64_t>(schema.dtype) &&
                      format && format->isNone()
                  ? ""
-                 : "it is not a conversion to float without a memory format";
+                 : "it is not a conversion to float or bool without a memory format";
     }
   }
   return "";
@@ -168,7 +172,7 @@ c10::optional<c10::IValue> ConstantInGraph(const Value* value) {
 // fusible `node` out of groups ("" when it does not).
 std::string WhyAliasingBlocks(const Node* node, PointwiseOp op,
                               const torch::jit::AliasDb& alias_db) {
-  if (op != PointwiseOp::kToFloat) return "";
+  if (op != PointwiseOp::kToFloat && op != PointwiseOp::kToBool) return "";
   return alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(node->output())
              ? "a conversion that may return its input, which is written in place (alias "
                "analysis)"

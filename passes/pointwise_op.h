@@ -22,8 +22,10 @@ enum class PointwiseOp : uint8_t {
   kLe,
   kEq,
   kNe,
-  // float(a) of a comparison's bool.
+  // Conversions: float(a) (of a float, a bool or an integer, converted when
+  // read); bool(a), a != 0 (NaN is true).
   kToFloat,
+  kToBool,
   // Selections: c ? a : b (where(c, a, b)); b ? c : a (masked_fill(a, b, c)).
   kWhere,
   kMaskedFill,
@@ -54,13 +56,16 @@ constexpr int NumOperands(PointwiseOp op) {
   if (op == PointwiseOp::kWhere || op == PointwiseOp::kMaskedFill) return 3;
   return 1;
 }
-// Ops whose result is a bool tensor.
+// Comparisons: a op b.
 constexpr bool IsComparison(PointwiseOp op) {
   return op >= PointwiseOp::kGt && op <= PointwiseOp::kNe;
 }
-// Ops whose result is exact (a comparison, a bool as a float, a choice
-// among operands), so that ATen's choice of formula cannot show: never
-// probed.
+// Ops whose result is a bool tensor.
+constexpr bool ResultIsBool(PointwiseOp op) {
+  return IsComparison(op) || op == PointwiseOp::kToBool;
+}
+// Ops whose result is exact (a comparison, a conversion, a choice among
+// operands), so that ATen's choice of formula cannot show: never probed.
 constexpr bool IsExact(PointwiseOp op) {
   return op >= PointwiseOp::kGt && op <= PointwiseOp::kMaskedFill;
 }

@@ -33,7 +33,7 @@ std::string RandomProgram() {
     auto pick = [&] { return values[*rc::gen::inRange<size_t>(0, values.size())]; };
     const std::string a = pick();
     std::string expression;
-    switch (*rc::gen::inRange(0, 31)) {
+    switch (*rc::gen::inRange(0, 32)) {
       case 0:
         expression = absl::StrCat(a, " + ", pick());
         break;
@@ -120,6 +120,9 @@ std::string RandomProgram() {
         break;
       case 29:
         expression = absl::StrCat(a, " / ", pick());
+        break;
+      case 30:  // to(bool) (11 is torch.bool): nonzero (NaN too)
+        expression = absl::StrCat("torch.where(", a, ".to(11), ", pick(), ", 0.5)");
         break;
       case 25:
         expression = absl::StrCat("(", a, " > ", pick(), ").float() * ", pick());
@@ -348,6 +351,7 @@ TEST(Fusion, IntegerTensorsFuseWhereATenComputesInFloat) {
       {"    return torch.sigmoid(n * 0.5) + x\n", true},
       {"    return (n / 3) * x\n", true},
       {"    return torch.where(n > 0.5, x, 1.0) * x\n", true},
+      {"    return torch.where(n.to(11), x, 1.0) * x\n", true},
       {"    return (n + 1) * 3\n", false},
       {"    return torch.where(n > 3, x, 1.0) * x\n", false},
   };
