@@ -50,10 +50,11 @@ class ForkedTask {
 };
 
 // The tasks not started yet: by future, for a wait to claim its own, and by
-// launching thread in launch order, for a wait whose task is running
-// elsewhere to run another of its thread's meanwhile (so that a thread that
-// forked three calls and waits for the first, started by the only pool
-// thread, runs the second instead of idling).
+// launching thread in launch order, for a wait to run its thread's own
+// tasks newest first while the pool's threads take them oldest first (as
+// work-stealing schedulers do: a thread that forked two calls and waits
+// for the first runs the second while a pool thread runs the first, and
+// never idles while one of its calls waits for a thread).
 class PendingTasks {
  public:
   static PendingTasks& Global() {
@@ -79,11 +80,11 @@ class PendingTasks {
     auto found = tasks_.find(future);
     return found == tasks_.end() ? nullptr : *found->second;
   }
-  // The oldest task this thread launched, if any is not started.
-  std::shared_ptr<ForkedTask> OldestOfThisThread() {
+  // The newest task this thread launched, if any is not started.
+  std::shared_ptr<ForkedTask> NewestOfThisThread() {
     absl::MutexLock lock(&mutex_);
     auto launched = by_thread_.find(std::this_thread::get_id());
-    return launched == by_thread_.end() ? nullptr : launched->second.front();
+    return launched == by_thread_.end() ? nullptr : launched->second.back();
   }
 
  private:
@@ -143,17 +144,18 @@ void CompleteNow(const c10::intrusive_ptr<c10::ivalue::Future>& future,
 }
 
 c10::IValue WaitForked(const c10::intrusive_ptr<c10::ivalue::Future>& future) {
+  // The calls this thread forked that no thread has started, newest first
+  // (the awaited one among them, if this thread forked it).
+  while (!future->completed()) {
+    std::shared_ptr<ForkedTask> task = PendingTasks::Global().NewestOfThisThread();
+    if (task == nullptr) break;
+    task->RunOnce();
+  }
+  // Forked by another thread and not started.
   if (!future->completed()) {
     if (std::shared_ptr<ForkedTask> task = PendingTasks::Global().Find(future.get())) {
       task->RunOnce();
     }
-  }
-  // Running elsewhere: meanwhile, run the calls this thread forked that no
-  // thread has started.
-  while (!future->completed()) {
-    std::shared_ptr<ForkedTask> other = PendingTasks::Global().OldestOfThisThread();
-    if (other == nullptr) break;
-    other->RunOnce();
   }
   future->wait();
   return future->value();  // rethrows the call's error

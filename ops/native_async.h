@@ -7,12 +7,12 @@
 // thread's thread-local state (grad and inference mode, ...) and the same
 // launcher (so the call's own forks use it too), and completes the call's
 // future with the value or the exception. aten::wait blocks on the future,
-// except that a wait that finds the task not started yet runs it itself
-// (nested forks cannot deadlock a small pool by waiting for tasks queued
-// behind them, and a call waited for at once costs no thread switch), and
-// a wait for a task running elsewhere first runs the not yet started
-// tasks its own thread launched (the pool's threads and the waiting thread
-// share the work).
+// but first runs, newest first, the tasks its thread launched that no
+// thread has started (the pool's threads take them oldest first), and the
+// awaited task itself if another thread launched it and none has started
+// it: nested forks cannot deadlock a small pool by waiting for tasks
+// queued behind them, a call waited for at once costs no thread switch,
+// and the waiting thread shares its calls with the pool.
 //
 // The runtime's prim::fork kernels (runtime/forked_call.h) launch through
 // LaunchForked, or, when forks run serially, call CompleteNow; aten::wait's

@@ -108,6 +108,20 @@ PyTorchSrOptions PyTorchSrOptionsFrom(const Options& options) {
   return pytorch;
 }
 
+// The static runtime as a contestant: a runtime of its own, or a pool.
+struct StaticSide {
+  StaticSide(const StaticModule::Ptr& module, bool own_runtime, int threads)
+      : own_runtime(own_runtime), pool(module, threads), single(module) {}
+  absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& args) {
+    if (!own_runtime) return pool.Run(args);
+    single.ReleaseOutputs();
+    return single.Run(args);
+  }
+  const bool own_runtime;
+  RuntimePool pool;
+  StaticRuntime single;
+};
+
 }  // namespace
 
 absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual) {
@@ -162,15 +176,20 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   // called, through its one cached runtime) or manage_output_tensors (which
   // needs a runtime of its own that releases its outputs) a runtime of its
   // own, else through the pool.
-  RuntimePool pool(*static_module, config.threads);
-  const bool own_runtime = config.options.manage_output_tensors || config.threads <= 1;
-  StaticRuntime single(*static_module);
-  auto run_static = [&](const std::vector<c10::IValue>& args) -> absl::StatusOr<c10::IValue> {
-    if (!own_runtime) return pool.Run(args);
-    single.ReleaseOutputs();
-    return single.Run(args);
-  };
+  const bool own_runtime = config.options.manage_output_tensors || config.threads <= 1 ||
+                           (config.other_options && config.other_options->manage_output_tensors);
+  StaticSide ours(*static_module, own_runtime, config.threads);
+  auto run_static = [&](const std::vector<c10::IValue>& args) { return ours.Run(args); };
   const int threads = own_runtime ? 1 : config.threads;
+  std::unique_ptr<StaticSide> other;
+  if (config.other_options) {
+    absl::StatusOr<StaticModule::Ptr> other_module =
+        StaticModule::FromModule(module, config.is_frozen, *config.other_options, inputs);
+    if (!other_module.ok()) return other_module.status();
+    other = std::make_unique<StaticSide>(*other_module, own_runtime, config.threads);
+    absl::StatusOr<c10::IValue> other_result = other->Run(args);
+    if (!other_result.ok()) return other_result.status();
+  }
 
   // Reference outputs and the output check.
   c10::IValue expected;
@@ -214,6 +233,8 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
       return absl::OkStatus();
     });
   }
+  const size_t other_index = contestants.size();
+  if (other) contestants.push_back([&]() { return other->Run(args).status(); });
   const testing::CountingAllocator& allocator = testing::CountingAllocator::Installed();
 
   absl::Mutex mutex;
@@ -294,8 +315,16 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
                                      ? report.static_runtime.median_us / report.pytorch_sr->median_us
                                      : 0;
   }
+  if (other) {
+    report.other_static = latencies[other_index];
+    report.other_name = config.other_name;
+    report.ratio_to_other_static =
+        report.other_static->median_us > 0
+            ? report.static_runtime.median_us / report.other_static->median_us
+            : 0;
+  }
   if (own_runtime) {
-    report.memory = single.memory_stats();
+    report.memory = ours.single.memory_stats();
   } else {
     // The pool's runtimes are private: the stats of one more runtime that ran.
     StaticRuntime probe(*static_module);
@@ -308,6 +337,7 @@ std::string FormatReport(const BenchReport& r) {
   std::vector<std::pair<const char*, const Latency*>> columns = {{"static", &r.static_runtime},
                                                                  {"jit", &r.jit}};
   if (r.pytorch_sr) columns.push_back({"pytorch sr", &*r.pytorch_sr});
+  if (r.other_static) columns.push_back({"static (other)", &*r.other_static});
   auto row = [&](const char* name, const char* format, auto field) {
     std::string line = absl::StrFormat("%-18s", name);
     for (const auto& column : columns) {
@@ -333,6 +363,10 @@ std::string FormatReport(const BenchReport& r) {
                           r.jit.median_us > 0 ? r.pytorch_sr->median_us / r.jit.median_us : 0);
     absl::StrAppendFormat(&text, "ratio (static / pytorch sr, median): %.3f\n",
                           r.ratio_to_pytorch_sr);
+  }
+  if (r.other_static) {
+    absl::StrAppendFormat(&text, "ratio (static / static with %s, median): %.3f\n", r.other_name,
+                          r.ratio_to_other_static);
   }
   absl::StrAppendFormat(&text, "output check: max |static - jit| = %.3g\n", r.max_abs_diff);
   const memory::PlannerStats& m = r.memory.intermediates;
@@ -394,6 +428,11 @@ std::string ReportJson(const BenchReport& r, const std::string& model) {
                                   ",\n  \"ratio_to_pytorch_sr\": ",
                                   absl::StrFormat("%.4f", r.ratio_to_pytorch_sr))
                    : std::string(),
+      r.other_static ? absl::StrCat(",\n  \"other_static\": ", LatencyJson(*r.other_static),
+                                    ",\n  \"other_options\": ", JsonString(r.other_name),
+                                    ",\n  \"ratio_to_other_static\": ",
+                                    absl::StrFormat("%.4f", r.ratio_to_other_static))
+                     : std::string(),
       ",\n  \"max_abs_diff\": ", absl::StrFormat("%.6g", r.max_abs_diff),
       ",\n  \"setup_ms\": ", absl::StrFormat("%.3f", r.setup_ms),
       ",\n  \"nodes\": {\"out_variant\": ", r.kernels.out_variant,

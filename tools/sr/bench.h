@@ -2,7 +2,8 @@
 // forward, warmed up) on the same inputs, interleaved call by call, with
 // latency percentiles, throughput, the output check, memory and kernel
 // statistics. Several caller threads share one RuntimePool (static runtime)
-// and one frozen module (JIT).
+// and one frozen module (JIT). Optionally also PyTorch's Static Runtime and
+// the static runtime with other options (say, serial forks), interleaved.
 #ifndef STATIC_RUNTIME_TOOLS_SR_BENCH_H_
 #define STATIC_RUNTIME_TOOLS_SR_BENCH_H_
 
@@ -30,6 +31,10 @@ struct BenchConfig {
   bool is_frozen = false;
   // Also time PyTorch's own Static Runtime (in this process, interleaved).
   bool against_pytorch_sr = false;
+  // Also time the static runtime with these options (in this process,
+  // interleaved), called `other_name` in the report.
+  std::optional<Options> other_options;
+  std::string other_name;
   // Called with the fraction done (0..1) while timing; may be empty.
   std::function<void(double)> progress;
 };
@@ -54,6 +59,11 @@ struct BenchReport {
   // PyTorch SR median.
   std::optional<Latency> pytorch_sr;
   double ratio_to_pytorch_sr = 0;
+  // With other_options: the static runtime with them, and static median /
+  // its median.
+  std::optional<Latency> other_static;
+  double ratio_to_other_static = 0;
+  std::string other_name;
   double max_abs_diff = 0;   // over every tensor of the outputs
   KernelCounts kernels;
   MemoryStats memory;

@@ -41,6 +41,29 @@ TEST(BenchTest, DefaultModelReportIsConsistent) {
   EXPECT_THAT(FormatReport(*report), HasSubstr("ratio (static / jit, median)"));
 }
 
+TEST(BenchTest, TimesTheRuntimeWithOtherOptionsBesideIt) {
+  absl::StatusOr<torch::jit::Module> module = DefaultModel();
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<c10::IValue>> inputs = ParseInputSpec(kDefaultInputSpec, 0);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  BenchConfig config;
+  config.iters = 5;
+  config.warmup = 1;
+  config.other_options = Options();
+  config.other_options->enable_out_variant = false;
+  config.other_options->optimize_memory = false;
+  config.other_name = "enable_out_variant=false,optimize_memory=false";
+  absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->other_static.has_value());
+  EXPECT_GT(report->other_static->median_us, 0);
+  // Without out variants every run allocates what the planned runtime does not.
+  EXPECT_GT(report->other_static->allocations_per_run, report->static_runtime.allocations_per_run);
+  EXPECT_DOUBLE_EQ(report->ratio_to_other_static,
+                   report->static_runtime.median_us / report->other_static->median_us);
+  EXPECT_THAT(ReportJson(*report, "m"), HasSubstr("\"ratio_to_other_static\""));
+}
+
 TEST(BenchTest, BadConfigAndBadInputs) {
   absl::StatusOr<torch::jit::Module> module = DefaultModel();
   ASSERT_TRUE(module.ok());

@@ -69,6 +69,16 @@ if [[ "$against" != *"ratio (static / pytorch sr, median)"* || "$against" != *"a
   echo "FAIL: sr bench --against=pytorch-sr: $against"
   failures=$((failures + 1))
 fi
+# The static runtime with other options, beside it; a bad option is a
+# command-line error.
+other="$("$SR" bench --against=static:enable_fusion=false --iters=3 --warmup=1 --json="${TEST_TMPDIR}/other.json" 2>/dev/null)"
+if [[ "$other" != *"ratio (static / static with enable_fusion=false, median)"* ]] ||
+   ! grep -q '"ratio_to_other_static"' "${TEST_TMPDIR}/other.json"; then
+  echo "FAIL: sr bench --against=static:enable_fusion=false: $other"
+  failures=$((failures + 1))
+fi
+expect_error 2 "not 'fusion=false'" bench --against=static:fusion=false
+expect_error 2 "not 'enable_fusion=no'" bench --against=static:enable_fusion=no
 if ! "$SR" plan --svg="${TEST_TMPDIR}/plan.svg" | grep -q "managed tensors"; then
   echo "FAIL: sr plan on the default model"
   failures=$((failures + 1))

@@ -8,20 +8,25 @@
 // inputs; 2: the command line).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ATen/Parallel.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "passes/exception_message.h"
 #include "passes/load.h"
-#include "torch/csrc/jit/serialization/pickle.h"
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
 #include "tools/sr/default_model.h"
@@ -30,6 +35,7 @@
 #include "tools/sr/inputs_file.h"
 #include "tools/sr/plan_svg.h"
 #include "tools/sr/profile.h"
+#include "torch/csrc/jit/serialization/pickle.h"
 
 namespace static_runtime {
 namespace sr {
@@ -50,7 +56,8 @@ const std::vector<FlagSpec>& Flags() {
       {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
       {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
       {"against", FlagKind::kString, "",
-       "bench: also time pytorch-sr (PyTorch's own Static Runtime), interleaved"},
+       "bench: also time pytorch-sr (PyTorch's own Static Runtime) and/or, joined by +, "
+       "static:OPTION=VALUE,... (this runtime with other options), interleaved"},
       {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
       {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
       {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
@@ -123,20 +130,47 @@ absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name
   return LoadModuleFromFile(name);
 }
 
+// The flags that set Options, by name.
+const std::vector<std::pair<const char*, bool Options::*>>& OptionFlags() {
+  static const auto* const kOptionFlags = new std::vector<std::pair<const char*, bool Options::*>>{
+      {"enable_out_variant", &Options::enable_out_variant},
+      {"optimize_memory", &Options::optimize_memory},
+      {"manage_output_tensors", &Options::manage_output_tensors},
+      {"use_copy_variants", &Options::use_copy_variants},
+      {"use_maybe_copy_variants", &Options::use_maybe_copy_variants},
+      {"use_variadic_ops", &Options::use_variadic_ops},
+      {"fuse_list_unpack", &Options::fuse_list_unpack},
+      {"hoist_dict_lookups", &Options::hoist_dict_lookups},
+      {"parallel_forks", &Options::parallel_forks},
+      {"enable_fusion", &Options::enable_fusion},
+      {"prepack_weights", &Options::prepack_weights},
+      {"inference_mode", &Options::inference_mode},
+  };
+  return *kOptionFlags;
+}
+
 Options OptionsFrom(const Args& args) {
   Options options;
-  options.enable_out_variant = args.Bool("enable_out_variant");
-  options.optimize_memory = args.Bool("optimize_memory");
-  options.manage_output_tensors = args.Bool("manage_output_tensors");
-  options.use_copy_variants = args.Bool("use_copy_variants");
-  options.use_maybe_copy_variants = args.Bool("use_maybe_copy_variants");
-  options.use_variadic_ops = args.Bool("use_variadic_ops");
-  options.fuse_list_unpack = args.Bool("fuse_list_unpack");
-  options.hoist_dict_lookups = args.Bool("hoist_dict_lookups");
-  options.parallel_forks = args.Bool("parallel_forks");
-  options.enable_fusion = args.Bool("enable_fusion");
-  options.prepack_weights = args.Bool("prepack_weights");
-  options.inference_mode = args.Bool("inference_mode");
+  for (const auto& [name, member] : OptionFlags()) options.*member = args.Bool(name);
+  return options;
+}
+
+// `options` with the changes of `changes` ("parallel_forks=false,
+// enable_fusion=false"; '-' and '_' alike in names).
+absl::StatusOr<Options> ChangedOptions(Options options, absl::string_view changes) {
+  for (absl::string_view change : absl::StrSplit(changes, ',', absl::SkipEmpty())) {
+    const std::pair<std::string, std::string> name_value = absl::StrSplit(change, '=');
+    const std::string name = absl::StrReplaceAll(name_value.first, {{"-", "_"}});
+    const std::string& value = name_value.second;
+    auto flag = std::find_if(OptionFlags().begin(), OptionFlags().end(),
+                             [&](const auto& entry) { return name == entry.first; });
+    if (flag == OptionFlags().end() || (value != "true" && value != "false")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--against=static: takes OPTION=true|false,... with an option flag's name, not '", change,
+          "'"));
+    }
+    options.*(flag->second) = value == "true";
+  }
   return options;
 }
 
@@ -211,12 +245,19 @@ int Bench(const Args& args) {
   config.intra_op_threads = args.Int("intra_op_threads");
   config.is_frozen = args.Bool("frozen");
   config.options = setup.options;
-  if (args.Given("against")) {
-    if (args.String("against") != "pytorch-sr") {
+  for (absl::string_view contestant :
+       absl::StrSplit(args.String("against"), '+', absl::SkipEmpty())) {
+    if (contestant == "pytorch-sr") {
+      config.against_pytorch_sr = true;
+    } else if (absl::ConsumePrefix(&contestant, "static:") && !config.other_options) {
+      absl::StatusOr<Options> other = ChangedOptions(setup.options, contestant);
+      if (!other.ok()) return Fail(2, std::string(other.status().message()));
+      config.other_options = *other;
+      config.other_name = std::string(contestant);
+    } else {
       return Fail(2, absl::StrCat("unknown --against=", args.String("against"),
-                                  " (the one contestant offered is pytorch-sr)"));
+                                  " (pytorch-sr, static:OPTION=VALUE,... or both joined by +)"));
     }
-    config.against_pytorch_sr = true;
   }
   if (isatty(STDERR_FILENO)) config.progress = ProgressBar();
   absl::StatusOr<BenchReport> report = RunBench(setup.module, setup.inputs, config);
