@@ -1,5 +1,6 @@
 #include "ops/pointwise_eval.h"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace {
 // so that ATen's loops run row by row: special values first, then values
 // spread over [-8, 8] in an order that puts varied values at every position
 // (the tail of each row decides between the tail rules and the ISAs).
-at::Tensor ProbeRows(int64_t n, int64_t shift) {
+at::Tensor ProbeRows(int64_t n, int64_t shift, int64_t max_rows = 4000) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> special = {std::numeric_limits<float>::quiet_NaN(),
                                       inf,
@@ -28,7 +29,7 @@ at::Tensor ProbeRows(int64_t n, int64_t shift) {
                                       0.5f,
                                       100.f,
                                       -100.f};
-  const int64_t rows = (4000 + n - 1) / n;
+  const int64_t rows = std::min(max_rows, (4000 + n - 1) / n);
   at::Tensor values =
       8 * at::sin(at::arange(rows * n, at::kFloat) * 0.7548776662f + static_cast<float>(shift));
   for (size_t i = 0; i < special.size() && static_cast<int64_t>(i) < rows * n; ++i) {
@@ -59,6 +60,8 @@ at::Tensor Aten(PointwiseOp op, const at::Tensor& a, const c10::IValue& b, float
     case PointwiseOp::kNe:
     case PointwiseOp::kToFloat:
     case PointwiseOp::kToBool:
+    case PointwiseOp::kToInt32:
+    case PointwiseOp::kToInt64:
     case PointwiseOp::kWhere:
     case PointwiseOp::kMaskedFill:
       break;  // exact: never probed
@@ -119,12 +122,16 @@ struct ProbeCase {
 // The probes of `op`, ATen run once for each.
 std::vector<ProbeCase> ProbeCases(PointwiseOp op) {
   std::vector<ProbeCase> cases;
-  for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 300, 1000}) {
-    const at::Tensor a = ProbeRows(n, 0);
-    const at::Tensor b = ProbeRows(n, 5);
-    cases.push_back({n, a, b, Aten(op, a, b, kProbeLo, kProbeHi)});
-    if (NumOperands(op) == 2) {
-      cases.push_back({n, a, at::Tensor(), Aten(op, a, kProbeScalar, kProbeLo, kProbeHi)});
+  for (int64_t n : {1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 300, 1000}) {
+    // Rows of a wider tensor, and one row alone: a contiguous tensor, for
+    // which ATen's kernels may choose their formulas otherwise.
+    for (int64_t max_rows : {int64_t{4000}, int64_t{1}}) {
+      const at::Tensor a = ProbeRows(n, 0, max_rows);
+      const at::Tensor b = ProbeRows(n, 5, max_rows);
+      cases.push_back({n, a, b, Aten(op, a, b, kProbeLo, kProbeHi)});
+      if (NumOperands(op) == 2) {
+        cases.push_back({n, a, at::Tensor(), Aten(op, a, kProbeScalar, kProbeLo, kProbeHi)});
+      }
     }
   }
   return cases;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "ATen/cpu/vec/functional.h"
 #include "ATen/cpu/vec/vec.h"
@@ -54,6 +55,16 @@ SR_POINTWISE_FORMULA(kEq, Vec::blendv(Vec(0.f), Vec(1.f), a == b), a == b ? 1.f 
 SR_POINTWISE_FORMULA(kNe, Vec::blendv(Vec(0.f), Vec(1.f), a != b), a != b ? 1.f : 0.f)
 SR_POINTWISE_FORMULA(kToFloat, a, a)  // converted when read
 SR_POINTWISE_FORMULA(kToBool, Vec::blendv(Vec(0.f), Vec(1.f), a != Vec(0.f)), a != 0.f ? 1.f : 0.f)
+// x86's conversion (cvttss2si): truncated, or the lowest value where the
+// type cannot hold the result (NaN included). The floats are exact: the
+// truncation of a float with |a| < 2^31 or 2^63 fits the type.
+constexpr float kInt32Limit = 0x1p31f, kInt64Limit = 0x1p63f;
+SR_POINTWISE_FORMULA(kToInt32,
+                     Vec::blendv(Vec(-kInt32Limit), a.trunc(), a.abs() < Vec(kInt32Limit)),
+                     std::abs(a) < kInt32Limit ? std::trunc(a) : -kInt32Limit)
+SR_POINTWISE_FORMULA(kToInt64,
+                     Vec::blendv(Vec(-kInt64Limit), a.trunc(), a.abs() < Vec(kInt64Limit)),
+                     std::abs(a) < kInt64Limit ? std::trunc(a) : -kInt64Limit)
 SR_POINTWISE_FORMULA(kWhere, Vec::blendv(b, a, c != Vec(0.f)), c != 0.f ? a : b)
 SR_POINTWISE_FORMULA(kMaskedFill, Vec::blendv(a, c, b != Vec(0.f)), b != 0.f ? c : a)
 SR_POINTWISE_FORMULA(kNeg, a.neg(), -a)
@@ -134,6 +145,8 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
     SR_POINTWISE_CASE(kNe)
     SR_POINTWISE_CASE(kToFloat)
     SR_POINTWISE_CASE(kToBool)
+    SR_POINTWISE_CASE(kToInt32)
+    SR_POINTWISE_CASE(kToInt64)
     SR_POINTWISE_CASE(kWhere)
     SR_POINTWISE_CASE(kMaskedFill)
     SR_POINTWISE_CASE(kNeg)
@@ -193,6 +206,26 @@ inline void LayOut(const PointwiseInput& input, int64_t start, int64_t n, float*
   }
 }
 
+// Elements [start, start + n) of an output of type `result` (bool or
+// integer), from their floats.
+inline void Convert(const float* values, int64_t n, ResultType result, void* output,
+                    int64_t start) {
+  auto convert = [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    for (int64_t i = 0; i < n; ++i) typed[start + i] = static_cast<T>(values[i]);
+  };
+  switch (result) {
+    case ResultType::kBool:
+      return convert(static_cast<bool*>(output));
+    case ResultType::kInt32:
+      return convert(static_cast<int32_t*>(output));
+    case ResultType::kInt64:
+      return convert(static_cast<int64_t*>(output));
+    case ResultType::kFloat:
+      return;
+  }
+}
+
 inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput* inputs,
                           void* const* outputs, int64_t begin, int64_t end) {
   // ATen's vectorized loop runs pairs of vectors from the start of its range.
@@ -239,17 +272,15 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     for (int i = 0; i < num_strided; ++i) LayOut(inputs[strided[i]], start, n, strided_tile[i]);
     for (size_t k = 0; k < size; ++k) {
       const PointwiseInstruction& in = program.code[k];
-      // A bool result goes to its bool output from the scratch.
-      const bool to_floats = outputs[k] != nullptr && !ResultIsBool(in.op);
+      // A bool or integer result goes to its output from the scratch.
+      const ResultType result = ResultTypeOf(in.op);
+      const bool to_floats = outputs[k] != nullptr && result == ResultType::kFloat;
       float* out = to_floats ? static_cast<float*>(outputs[k]) + start : scratch[k];
       const float* a = tile_of[in.a];
       const float* b = NumOperands(in.op) >= 2 ? tile_of[in.b] : a;
       const float* c = NumOperands(in.op) == 3 ? tile_of[in.c] : a;
       RunInstruction(in, a, b, c, out, vector, n);
-      if (outputs[k] != nullptr && !to_floats) {
-        bool* bools = static_cast<bool*>(outputs[k]) + start;
-        for (int64_t i = 0; i < n; ++i) bools[i] = out[i] != 0.f;
-      }
+      if (outputs[k] != nullptr && !to_floats) Convert(out, n, result, outputs[k], start);
       tile_of[program.num_inputs + k] = out;
     }
   }

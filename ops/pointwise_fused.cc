@@ -9,13 +9,15 @@
 // it, or 0-dim, that reads as at most two levels of rows in row-major
 // order: a contiguous tensor, a view of a wider one (a chunk, a slice, a
 // step), a repeated row ([16] or [1, 16] for [8, 16]), a column ([8, 1]),
-// an expanded tensor; numbers; every op having an operand of the group's
-// shape (an op on scalars alone runs ATen's scalar formula, which the fused
-// loop would not), operands of the types Typed() admits
-// (bools where ATen wants bools, floats or 0/1 where it promotes), and an
-// op reading a non-contiguous operand being one whose vector/scalar split
-// cannot show (ops/pointwise_program.h).
-// Outputs are contiguous tensors of that shape (bool for comparisons, else
+// an expanded tensor; numbers; operands of the types Typed() admits (bools
+// where ATen wants bools, floats or 0/1 where it promotes, integers where
+// ATen computes in float); an op reading a non-contiguous operand, or no
+// operand of the group's shape (a row, a 0-dim tensor, numbers: ATen
+// computes it over fewer elements, the fused loop at each element of the
+// group), being one whose vector/scalar split cannot show
+// (ops/pointwise_program.h), and the latter's result no output of the
+// group. Outputs are contiguous tensors of that shape (bool for
+// comparisons and to(bool), int32/int64 for those conversions, else
 // float32), bit for bit ATen's: each op's formula per element is the one
 // ATen's kernel uses for that element (ops/pointwise_program.h), and the
 // range is split across threads as TensorIterator splits it.
@@ -96,7 +98,7 @@ class Unfused {
   }
 
  private:
-  static constexpr size_t kMaxStepInputs = 4;
+  static constexpr size_t kMaxStepInputs = 8;
   struct Place {
     bool is_input;
     uint32_t index;
@@ -251,6 +253,20 @@ bool ElementOf(at::ScalarType dtype, ops::Element* element, Type* type) {
   }
 }
 
+at::ScalarType DtypeOf(ops::ResultType result) {
+  switch (result) {
+    case ops::ResultType::kBool:
+      return at::kBool;
+    case ops::ResultType::kInt32:
+      return at::kInt;
+    case ops::ResultType::kInt64:
+      return at::kLong;
+    case ops::ResultType::kFloat:
+      break;
+  }
+  return at::kFloat;
+}
+
 // The element at `data` as ATen converts it to float.
 float AsFloat(const void* data, ops::Element element) {
   switch (element) {
@@ -278,7 +294,8 @@ float AsFloat(const void* data, ops::Element element) {
 // condition and masked_fill's mask are bools, masked_fill's self and a
 // unary op's operand floats; a conversion converts anything (of its own
 // dtype it is a copy here, which the alias rule of passes/fuse_pointwise.h
-// allows).
+// allows), but a conversion to an integer type not an integer (held as a
+// float, it may have been rounded).
 bool Typed(PointwiseOp op, Type a, Type b, Type c) {
   const auto promotes_to_float = [](Type x, Type y) {
     return x == Type::kFloat || y == Type::kFloat;
@@ -291,6 +308,9 @@ bool Typed(PointwiseOp op, Type a, Type b, Type c) {
     case PointwiseOp::kToBool:
     case PointwiseOp::kDiv:
       return true;
+    case PointwiseOp::kToInt32:
+    case PointwiseOp::kToInt64:
+      return a != Type::kIntTensor;
     case PointwiseOp::kAdd:
     case PointwiseOp::kSub:
     case PointwiseOp::kMul:
@@ -362,8 +382,11 @@ class FusedPointwise {
     std::fill_n(type.begin(), registers, Type::kFloat);
     std::fill_n(overflows.begin(), program.num_inputs, false);
     int laid_out = 0;  // inputs the evaluator lays out per tile
-    auto lay_out = [&](int32_t i) { return !used_[i] || ++laid_out <= ops::kMaxLaidOutInputs; };
+    auto lay_out = [&](int32_t i) { return ++laid_out <= ops::kMaxLaidOutInputs; };
     for (int32_t i = 0; i < program.num_inputs; ++i) {
+      // Not an operand: a constant argument (a bound, a dtype) read when the
+      // program was compiled.
+      if (!used_[i]) continue;
       const c10::IValue& value = io.Input(i);
       if (value.isTensor()) {
         const at::Tensor& tensor = value.toTensor();
@@ -405,8 +428,7 @@ class FusedPointwise {
       outputs[k] = nullptr;
       if (output < 0) continue;
       c10::IValue& slot = io.Output(output);
-      const at::ScalarType dtype =
-          type[program.num_inputs + k] == Type::kBool ? at::kBool : at::kFloat;
+      const at::ScalarType dtype = DtypeOf(ops::ResultTypeOf(program.code[k].op));
       if (at::Tensor* reused = ReusableOutput(slot, dtype)) {
         // Sized in place when the storage holds the result, else resized
         // (which grows the storage).
@@ -436,7 +458,8 @@ class FusedPointwise {
   }
 
   // Whether every instruction's operands fit the fused form, from the
-  // inputs' facts; fills the instructions' registers of `full` and `type`.
+  // inputs' facts (the instructions' registers of `full` and `type` are
+  // filled as it goes).
   // The inputs' facts of the last call that fit are remembered (programs of
   // at most kMaxKeyedInputs inputs), so that a run whose inputs look like the
   // previous run's skips the walk.
@@ -453,27 +476,41 @@ class FusedPointwise {
               uint64_t{overflows[i]} << 2 | static_cast<uint64_t>(type[i]);
       }
     }
-    const bool known = key != 0 && key == last_fit_.load(std::memory_order_relaxed);
-    // Each op's result has the group's shape: it has an operand of that shape
-    // (so a unary op loops over the whole range, as here). An op reading a
-    // non-contiguous operand loops over its rows in ATen, which only an op
-    // whose split cannot show computes as here.
+    if (key != 0 && key == last_fit_.load(std::memory_order_relaxed)) return true;
+    // The fused loop computes every op at every element of the group's
+    // shape. ATen computes an op with an operand of that shape over the
+    // same range, as here; an op on smaller operands (a row, a column, a
+    // 0-dim tensor, numbers) over a smaller range, and an op reading a
+    // non-contiguous operand row by row: only an op whose split between
+    // vector and scalar formulas cannot show computes those as here.
     for (size_t k = 0; k < program.code.size(); ++k) {
       const PointwiseInstruction& instruction = program.code[k];
-      full[program.num_inputs + k] = true;
-      if (ops::ResultIsBool(instruction.op)) type[program.num_inputs + k] = Type::kBool;
-      if (known) continue;
       bool reads_full = false, reads_strided = false;
       ops::ForEachOperand(instruction, [&](int32_t reg) {
         reads_full |= full[reg];
         reads_strided |= strided[reg];
       });
-      if (!reads_full) return false;
-      if (reads_strided && !instruction.split_free && !instruction.vector_tail) return false;
+      const bool split_cannot_show = instruction.split_free || instruction.vector_tail;
+      if ((!reads_full || reads_strided) && !split_cannot_show) return false;
+      // A result of a smaller shape is no output of the group's shape.
+      if (!reads_full && output_of_instruction_[k] >= 0) return false;
       const int32_t a = instruction.a, b = instruction.b, c = instruction.c;
       if (!Typed(instruction.op, type[a], type[b], type[c])) return false;
       if (instruction.op == PointwiseOp::kMaskedFill && c < program.num_inputs && overflows[c]) {
         return false;
+      }
+      const int32_t result = program.num_inputs + static_cast<int32_t>(k);
+      full[result] = reads_full;
+      switch (ops::ResultTypeOf(instruction.op)) {
+        case ops::ResultType::kFloat:
+          break;
+        case ops::ResultType::kBool:
+          type[result] = Type::kBool;
+          break;
+        case ops::ResultType::kInt32:
+        case ops::ResultType::kInt64:
+          type[result] = Type::kIntTensor;
+          break;
       }
     }
     if (key != 0) last_fit_.store(key, std::memory_order_relaxed);

@@ -22,11 +22,13 @@ namespace static_runtime {
 namespace ops {
 
 using ::static_runtime::IsComparison;
+using ::static_runtime::IsConversion;
 using ::static_runtime::IsExact;
 using ::static_runtime::kNumPointwiseOps;
 using ::static_runtime::NumOperands;
 using ::static_runtime::PointwiseOp;
-using ::static_runtime::ResultIsBool;
+using ::static_runtime::ResultType;
+using ::static_runtime::ResultTypeOf;
 
 struct PointwiseInstruction {
   PointwiseOp op;

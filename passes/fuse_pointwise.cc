@@ -38,70 +38,92 @@ struct FusibleSchema {
   at::ScalarType dtype = at::kFloat;  // of a conversion
 };
 
+// aten::to.dtype, and the same op after UseMaybeCopyTo (passes/maybe_copy_to.h).
+constexpr const char* kConversionSchemas[] = {
+    "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
+    "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+    "static_runtime::maybe_copy_to.dtype(Tensor(a) self, ScalarType dtype, "
+    "bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+};
+
 const std::vector<FusibleSchema>& FusibleSchemas() {
-  static const std::vector<FusibleSchema> kSchemas = {
-      {"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-       PointwiseOp::kAdd, Needs::kAlphaOne},
-      {"aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PointwiseOp::kAdd,
-       Needs::kAlphaOne},
-      {"aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-       PointwiseOp::kSub, Needs::kAlphaOne},
-      {"aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PointwiseOp::kSub,
-       Needs::kAlphaOne},
-      {"aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kMul},
-      {"aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kMul},
-      {"aten::div.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kDiv},
-      {"aten::div.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kDiv},
-      {"aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kGt},
-      {"aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kGt},
-      {"aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kLt},
-      {"aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kLt},
-      {"aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kGe},
-      {"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kGe},
-      {"aten::le.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kLe},
-      {"aten::le.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kLe},
-      {"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kEq},
-      {"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kEq},
-      {"aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kNe},
-      {"aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kNe},
-      {"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
-       PointwiseOp::kWhere},
-      {"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
-       PointwiseOp::kWhere},
-      {"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
-       PointwiseOp::kWhere},
-      {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
-       PointwiseOp::kMaskedFill},
-      {"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
-       "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-       PointwiseOp::kToFloat, Needs::kConversion, nullptr, at::kFloat},
-      {"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
-       "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-       PointwiseOp::kToBool, Needs::kConversion, nullptr, at::kBool},
-      {"aten::neg(Tensor self) -> Tensor", PointwiseOp::kNeg},
-      {"aten::abs(Tensor self) -> Tensor", PointwiseOp::kAbs},
-      {"aten::relu(Tensor self) -> Tensor", PointwiseOp::kRelu},
-      {"aten::sigmoid(Tensor self) -> Tensor", PointwiseOp::kSigmoid},
-      {"aten::tanh(Tensor self) -> Tensor", PointwiseOp::kTanh},
-      {"aten::exp(Tensor self) -> Tensor", PointwiseOp::kExp},
-      {"aten::log(Tensor self) -> Tensor", PointwiseOp::kLog},
-      {"aten::sqrt(Tensor self) -> Tensor", PointwiseOp::kSqrt},
-      {"aten::rsqrt(Tensor self) -> Tensor", PointwiseOp::kRsqrt},
-      {"aten::silu(Tensor self) -> Tensor", PointwiseOp::kSilu},
-      {"aten::gelu(Tensor self, *, str approximate='none') -> Tensor", PointwiseOp::kGelu,
-       Needs::kApproximate, "none"},
-      {"aten::gelu(Tensor self, *, str approximate='none') -> Tensor", PointwiseOp::kGeluTanh,
-       Needs::kApproximate, "tanh"},
-      {"aten::hardswish(Tensor self) -> Tensor", PointwiseOp::kHardswish},
-      {"aten::hardsigmoid(Tensor self) -> Tensor", PointwiseOp::kHardsigmoid},
-      {"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
-       PointwiseOp::kLeakyRelu, Needs::kOneNumber},
-      {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-       PointwiseOp::kClamp, Needs::kTwoNumbers},
-      {"aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
-       PointwiseOp::kClamp, Needs::kTwoNumbers},
-  };
+  static const std::vector<FusibleSchema> kSchemas = [] {
+    std::vector<FusibleSchema> schemas = {
+        {"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+         PointwiseOp::kAdd, Needs::kAlphaOne},
+        {"aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PointwiseOp::kAdd,
+         Needs::kAlphaOne},
+        {"aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+         PointwiseOp::kSub, Needs::kAlphaOne},
+        {"aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", PointwiseOp::kSub,
+         Needs::kAlphaOne},
+        {"aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kMul},
+        {"aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kMul},
+        {"aten::div.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kDiv},
+        {"aten::div.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kDiv},
+        {"aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kGt},
+        {"aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kGt},
+        {"aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kLt},
+        {"aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kLt},
+        {"aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kGe},
+        {"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kGe},
+        {"aten::le.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kLe},
+        {"aten::le.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kLe},
+        {"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kEq},
+        {"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kEq},
+        {"aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", PointwiseOp::kNe},
+        {"aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", PointwiseOp::kNe},
+        {"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+         PointwiseOp::kWhere},
+        {"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+         PointwiseOp::kWhere},
+        {"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+         PointwiseOp::kWhere},
+        {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+         PointwiseOp::kMaskedFill},
+        {"aten::neg(Tensor self) -> Tensor", PointwiseOp::kNeg},
+        {"aten::abs(Tensor self) -> Tensor", PointwiseOp::kAbs},
+        {"aten::relu(Tensor self) -> Tensor", PointwiseOp::kRelu},
+        {"aten::sigmoid(Tensor self) -> Tensor", PointwiseOp::kSigmoid},
+        {"aten::tanh(Tensor self) -> Tensor", PointwiseOp::kTanh},
+        {"aten::exp(Tensor self) -> Tensor", PointwiseOp::kExp},
+        {"aten::log(Tensor self) -> Tensor", PointwiseOp::kLog},
+        {"aten::sqrt(Tensor self) -> Tensor", PointwiseOp::kSqrt},
+        {"aten::rsqrt(Tensor self) -> Tensor", PointwiseOp::kRsqrt},
+        {"aten::silu(Tensor self) -> Tensor", PointwiseOp::kSilu},
+        {"aten::gelu(Tensor self, *, str approximate='none') -> Tensor", PointwiseOp::kGelu,
+         Needs::kApproximate, "none"},
+        {"aten::gelu(Tensor self, *, str approximate='none') -> Tensor", PointwiseOp::kGeluTanh,
+         Needs::kApproximate, "tanh"},
+        {"aten::hardswish(Tensor self) -> Tensor", PointwiseOp::kHardswish},
+        {"aten::hardsigmoid(Tensor self) -> Tensor", PointwiseOp::kHardsigmoid},
+        {"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+         PointwiseOp::kLeakyRelu, Needs::kOneNumber},
+        {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+         PointwiseOp::kClamp, Needs::kTwoNumbers},
+        {"aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+         PointwiseOp::kClamp, Needs::kTwoNumbers},
+    };
+    for (const char* conversion : kConversionSchemas) {
+      for (const auto& [op, dtype] :
+           {std::pair{PointwiseOp::kToFloat, at::kFloat},
+            std::pair{PointwiseOp::kToBool, at::kBool}, std::pair{PointwiseOp::kToInt32, at::kInt},
+            std::pair{PointwiseOp::kToInt64, at::kLong}}) {
+        schemas.push_back({conversion, op, Needs::kConversion, nullptr, dtype});
+      }
+    }
+    return schemas;
+  }();
   return kSchemas;
+}
+
+c10::optional<PointwiseOp> Match(const Node* node, const ConstantOf& constant_of, std::string* why);
+
+// The result type of a tensor `op` gives whatever its operands (bool for a
+// comparison, the target of a conversion), if it is known without them.
+c10::optional<ResultType> StaticResultType(PointwiseOp op) {
+  if (IsComparison(op) || IsConversion(op)) return ResultTypeOf(op);
+  return c10::nullopt;
 }
 
 // Why `node`'s constant arguments (or, for a conversion, its input) do not
@@ -135,10 +157,18 @@ std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
     case Needs::kConversion: {
       const c10::optional<c10::IValue> dtype = constant_of(node->input(1));
       const c10::optional<c10::IValue> format = constant_of(node->input(4));
-      return dtype && dtype->isInt() && dtype->toInt() == static_cast<int64_t>(schema.dtype) &&
-                     format && format->isNone()
+      if (!dtype || !dtype->isInt() || dtype->toInt() != static_cast<int64_t>(schema.dtype) ||
+          !format || !format->isNone()) {
+        return "it is not a conversion to float, bool, int or long without a memory format";
+      }
+      // Only a conversion that surely converts: of a tensor of its dtype,
+      // `to` returns its input itself, which a fused group would not.
+      std::string why;
+      const c10::optional<PointwiseOp> producer = Match(node->input(0)->node(), constant_of, &why);
+      const c10::optional<ResultType> from = producer ? StaticResultType(*producer) : c10::nullopt;
+      return from && *from != ResultTypeOf(schema.op)
                  ? ""
-                 : "it is not a conversion to float or bool without a memory format";
+                 : "it does not convert a comparison's or a conversion's result of another dtype";
     }
   }
   return "";
@@ -172,7 +202,7 @@ c10::optional<c10::IValue> ConstantInGraph(const Value* value) {
 // fusible `node` out of groups ("" when it does not).
 std::string WhyAliasingBlocks(const Node* node, PointwiseOp op,
                               const torch::jit::AliasDb& alias_db) {
-  if (op != PointwiseOp::kToFloat && op != PointwiseOp::kToBool) return "";
+  if (!IsConversion(op)) return "";
   return alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(node->output())
              ? "a conversion that may return its input, which is written in place (alias "
                "analysis)"
@@ -298,8 +328,13 @@ void CollectGroups(torch::jit::Block* block, const torch::jit::AliasDb& alias_db
   for (Node* node : block->nodes()) {
     for (torch::jit::Block* sub_block : node->blocks()) CollectGroups(sub_block, alias_db, groups);
     if (node->kind() == c10::prim::Constant) continue;  // constants do not end a window
+    // A conversion joins only the window of the value it converts (so that
+    // the two share a group).
     const c10::optional<PointwiseOp> op = PointwiseOpOf(node, ConstantInGraph);
-    if (op && WhyAliasingBlocks(node, *op, alias_db).empty()) {
+    const bool fusible = op && WhyAliasingBlocks(node, *op, alias_db).empty() &&
+                         (!IsConversion(*op) || std::find(window.begin(), window.end(),
+                                                          node->input(0)->node()) != window.end());
+    if (fusible) {
       window.push_back(node);
     } else {
       close_window();

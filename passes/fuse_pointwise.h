@@ -8,8 +8,10 @@
 // What fuses: the ops of passes/pointwise_op.h: aten::add/sub (Tensor and
 // Scalar overloads, alpha a constant 1), mul, div (without rounding mode),
 // comparisons (gt, lt, ge, le, eq, ne with a tensor or a number), where
-// (not of two numbers), masked_fill with a number, to(float) and to(bool)
-// (no memory format; see the alias rule), neg, abs, relu, sigmoid,
+// (not of two numbers), masked_fill with a number, `to` float32, bool,
+// int32 or int64 (no memory format) of a comparison's or another
+// conversion's result of another dtype in the same window (so that it
+// surely converts; see also the alias rule), neg, abs, relu, sigmoid,
 // tanh, exp, log, sqrt, rsqrt, silu, gelu (a constant approximate),
 // hardswish, hardsigmoid, leaky_relu with a constant slope, clamp and
 // hardtanh with two constant bounds. A window is a sequence
@@ -26,9 +28,9 @@
 // values nor produce values it uses: whatever reads or writes the group's
 // inputs or outputs before or after the window sees them exactly as before,
 // and an in-place op ends a window (it is not fusible). `to` of a tensor
-// of its dtype returns its input itself, where the fused kernel writes a
-// copy; the copy is indistinguishable unless something writes to one of
-// the two. The alias rule: a `to` is fused only if alias analysis
+// of its dtype returns its input itself; a fused one converts a value of
+// another dtype, so it returns a fresh tensor too. The alias rule, a check
+// of that with alias analysis: a `to` is fused only if alias analysis
 // (torch::jit::AliasDb, on the graph before fusion) finds no writer of its
 // input's or its result's memory anywhere in the graph.
 //

@@ -23,9 +23,13 @@ enum class PointwiseOp : uint8_t {
   kEq,
   kNe,
   // Conversions: float(a) (of a float, a bool or an integer, converted when
-  // read); bool(a), a != 0 (NaN is true).
+  // read); bool(a), a != 0 (NaN is true); int32(a) and int64(a), a
+  // truncated, and as x86 converts (ATen's static_cast), the lowest value
+  // for NaN and what the type cannot hold.
   kToFloat,
   kToBool,
+  kToInt32,
+  kToInt64,
   // Selections: c ? a : b (where(c, a, b)); b ? c : a (masked_fill(a, b, c)).
   kWhere,
   kMaskedFill,
@@ -60,9 +64,16 @@ constexpr int NumOperands(PointwiseOp op) {
 constexpr bool IsComparison(PointwiseOp op) {
   return op >= PointwiseOp::kGt && op <= PointwiseOp::kNe;
 }
-// Ops whose result is a bool tensor.
-constexpr bool ResultIsBool(PointwiseOp op) {
-  return IsComparison(op) || op == PointwiseOp::kToBool;
+constexpr bool IsConversion(PointwiseOp op) {
+  return op >= PointwiseOp::kToFloat && op <= PointwiseOp::kToInt64;
+}
+// The dtype of an op's result tensor.
+enum class ResultType : uint8_t { kFloat, kBool, kInt32, kInt64 };
+constexpr ResultType ResultTypeOf(PointwiseOp op) {
+  if (IsComparison(op) || op == PointwiseOp::kToBool) return ResultType::kBool;
+  if (op == PointwiseOp::kToInt32) return ResultType::kInt32;
+  if (op == PointwiseOp::kToInt64) return ResultType::kInt64;
+  return ResultType::kFloat;
 }
 // Ops whose result is exact (a comparison, a conversion, a choice among
 // operands), so that ATen's choice of formula cannot show: never probed.

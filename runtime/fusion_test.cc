@@ -4,6 +4,7 @@
 // of wider tensors; transposed inputs, other broadcasts and non-float
 // inputs, which take the unfused path; int32, int64 and bool inputs) give,
 // fused, exactly the JIT's outputs, in and out of inference mode.
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@ std::string RandomProgram() {
     auto pick = [&] { return values[*rc::gen::inRange<size_t>(0, values.size())]; };
     const std::string a = pick();
     std::string expression;
-    switch (*rc::gen::inRange(0, 32)) {
+    switch (*rc::gen::inRange(0, 34)) {
       case 0:
         expression = absl::StrCat(a, " + ", pick());
         break;
@@ -123,6 +124,12 @@ std::string RandomProgram() {
         break;
       case 30:  // to(bool) (11 is torch.bool): nonzero (NaN too)
         expression = absl::StrCat("torch.where(", a, ".to(11), ", pick(), ", 0.5)");
+        break;
+      case 31:  // to(int64) (4) of a bool, back in float arithmetic
+        expression = absl::StrCat("(", a, " > ", pick(), ").to(4).float() * ", pick());
+        break;
+      case 32:  // to(int32) (3) of a bool, a result of its own
+        expression = absl::StrCat("(", a, " != 0.5).to(3)");
         break;
       case 25:
         expression = absl::StrCat("(", a, " > ", pick(), ").float() * ", pick());
@@ -353,6 +360,7 @@ TEST(Fusion, IntegerTensorsFuseWhereATenComputesInFloat) {
       {"    return torch.where(n > 0.5, x, 1.0) * x\n", true},
       {"    return torch.where(n.to(11), x, 1.0) * x\n", true},
       {"    return (n + 1) * 3\n", false},
+      {"    return ((x > 0.5).to(4).float() + (n > 0.5).to(3)) * x\n", true},
       {"    return torch.where(n > 3, x, 1.0) * x\n", false},
   };
   for (const Case& c : cases) {
