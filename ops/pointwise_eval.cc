@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -169,55 +170,66 @@ bool Matches(PointwiseRangeFn range, PointwiseOp op, bool vector_tail,
   return true;
 }
 
+// The evaluator of the ISA that matches ATen on the most ops.
+PointwiseEvaluator Probe() {
+  std::vector<std::pair<const char*, PointwiseRangeFn>> candidates;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("fma")) {
+    candidates.emplace_back("avx512", PointwiseRangeAvx512());
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    candidates.emplace_back("avx2", PointwiseRangeAvx2());
+  }
+  std::vector<std::vector<ProbeCase>> cases;
+  for (int i = 0; i < kNumPointwiseOps; ++i) {
+    const auto op = static_cast<PointwiseOp>(i);
+    cases.push_back(IsExact(op) ? std::vector<ProbeCase>() : ProbeCases(op));
+  }
+  PointwiseEvaluator best;
+  int best_count = 0;
+  for (const auto& [isa, range] : candidates) {
+    PointwiseEvaluator evaluator;
+    evaluator.range = range;
+    evaluator.isa = isa;
+    int count = 0;
+    for (int i = 0; i < kNumPointwiseOps; ++i) {
+      const auto op = static_cast<PointwiseOp>(i);
+      if (IsExact(op)) {
+        evaluator.matches[i] = true;
+        evaluator.split_free[i] = true;
+        continue;  // not counted: the same for every ISA
+      }
+      const bool scalar_tail = Matches(range, op, false, cases[i]);
+      const bool vector_tail = Matches(range, op, true, cases[i]);
+      // A binary op needs both (see PointwiseRangeFn).
+      if (NumOperands(op) == 2 ? !(scalar_tail && vector_tail) : !(scalar_tail || vector_tail)) {
+        continue;
+      }
+      evaluator.matches[i] = true;
+      evaluator.vector_tail[i] = !scalar_tail;
+      evaluator.split_free[i] = scalar_tail && vector_tail;
+      ++count;
+    }
+    if (count > best_count) {
+      best = evaluator;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 const PointwiseEvaluator& PointwiseEvaluatorForThisCpu() {
   static const PointwiseEvaluator kEvaluator = [] {
-    std::vector<std::pair<const char*, PointwiseRangeFn>> candidates;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("fma")) {
-      candidates.emplace_back("avx512", PointwiseRangeAvx512());
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      candidates.emplace_back("avx2", PointwiseRangeAvx2());
-    }
-    std::vector<std::vector<ProbeCase>> cases;
-    for (int i = 0; i < kNumPointwiseOps; ++i) {
-      const auto op = static_cast<PointwiseOp>(i);
-      cases.push_back(IsExact(op) ? std::vector<ProbeCase>() : ProbeCases(op));
-    }
-    PointwiseEvaluator best;
-    int best_count = 0;
-    for (const auto& [isa, range] : candidates) {
-      PointwiseEvaluator evaluator;
-      evaluator.range = range;
-      evaluator.isa = isa;
-      int count = 0;
-      for (int i = 0; i < kNumPointwiseOps; ++i) {
-        const auto op = static_cast<PointwiseOp>(i);
-        if (IsExact(op)) {
-          evaluator.matches[i] = true;
-          evaluator.split_free[i] = true;
-          continue;  // not counted: the same for every ISA
-        }
-        const bool scalar_tail = Matches(range, op, false, cases[i]);
-        const bool vector_tail = Matches(range, op, true, cases[i]);
-        // A binary op needs both (see PointwiseRangeFn).
-        if (NumOperands(op) == 2 ? !(scalar_tail && vector_tail) : !(scalar_tail || vector_tail)) {
-          continue;
-        }
-        evaluator.matches[i] = true;
-        evaluator.vector_tail[i] = !scalar_tail;
-        evaluator.split_free[i] = scalar_tail && vector_tail;
-        ++count;
-      }
-      if (count > best_count) {
-        best = evaluator;
-        best_count = count;
-      }
-    }
-    return best;
+    // On a thread of its own, so that the probe's thousands of temporary
+    // tensors come from (and go back to) that thread's malloc arena, not
+    // the caller's: it fragmented the serving thread's heap enough to slow
+    // the allocations of later runs measurably.
+    PointwiseEvaluator evaluator;
+    std::thread([&evaluator] { evaluator = Probe(); }).join();
+    return evaluator;
   }();
   return kEvaluator;
 }
