@@ -26,6 +26,25 @@ TEST(RegistryTest, EverySchemaNamesAJitOperator) {
   EXPECT_EQ(absl::StrJoin(KernelRegistry::Global().SchemasUnknownToJit(), "\n"), "");
 }
 
+// Two kernels of one kind for one schema would leave the choice to the link
+// order (the first registered that accepts a node wins).
+TEST(RegistryTest, NoSchemaHasTwoKernelsOfOneKind) {
+  for (KernelKind kind : {KernelKind::kOutVariant, KernelKind::kNative}) {
+    std::vector<std::string> ops;
+    for (const std::string& op : KernelRegistry::Global().Registered(kind)) {
+      // One spelling per schema (a literal or a JIT operator's printed form).
+      ops.push_back(op.find('(') == std::string::npos ? op
+                                                      : c10::toString(torch::jit::parseSchema(op)));
+    }
+    std::sort(ops.begin(), ops.end());
+    std::vector<std::string> repeated;
+    for (size_t i = 1; i < ops.size(); ++i) {
+      if (ops[i] == ops[i - 1]) repeated.push_back(ops[i]);
+    }
+    EXPECT_EQ(absl::StrJoin(repeated, "\n"), "") << "kind " << static_cast<int>(kind);
+  }
+}
+
 TEST(RegistryTest, EveryRewriteOperatorHasANativeKernel) {
   ops::EnsureOperatorsRegistered();
   std::vector<std::string> native = KernelRegistry::Global().Registered(KernelKind::kNative);

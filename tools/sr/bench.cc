@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include "ATen/ATen.h"
@@ -62,8 +63,14 @@ absl::Status Accumulate(const c10::IValue& e, const c10::IValue& a, double& max_
                                    c10::toString(at_.scalar_type()), c10::str(at_.sizes())));
     }
     if (et.numel() > 0) {
-      const double diff = (et.to(at::kDouble) - at_.to(at::kDouble)).abs().max().item<double>();
-      max_diff = std::max(max_diff, std::isnan(diff) ? max_diff : diff);
+      // Equal elements (NaN and NaN, an infinity and itself) differ by 0; a
+      // NaN against a number, or infinities apart, by infinity.
+      const at::Tensor ed = et.to(at::kDouble);
+      const at::Tensor ad = at_.to(at::kDouble);
+      const at::Tensor equal = ed.eq(ad).logical_or(ed.isnan().logical_and(ad.isnan()));
+      const at::Tensor diff = at::where(equal, at::zeros_like(ed), (ed - ad).abs())
+                                  .nan_to_num(std::numeric_limits<double>::infinity());
+      max_diff = std::max(max_diff, diff.max().item<double>());
     }
     return absl::OkStatus();
   }

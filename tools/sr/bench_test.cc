@@ -1,5 +1,8 @@
 #include "tools/sr/bench.h"
 
+#include <cmath>
+#include <limits>
+
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -83,6 +86,15 @@ TEST(BenchTest, MaxAbsDifferenceChecksStructure) {
   EXPECT_DOUBLE_EQ(*same, 0.5);
   EXPECT_FALSE(MaxAbsDifference(at::ones({2}), at::ones({3})).ok());
   EXPECT_FALSE(MaxAbsDifference(at::ones({2}), at::ones({2}, at::kDouble)).ok());
+  // NaN where the other has a number is an infinite difference; NaN against
+  // NaN and an infinity against itself none.
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  auto nan_vs_number = MaxAbsDifference(at::tensor({nan, 1.f}), at::tensor({1.f, 1.f}));
+  ASSERT_TRUE(nan_vs_number.ok());
+  EXPECT_TRUE(std::isinf(*nan_vs_number));
+  auto alike = MaxAbsDifference(at::tensor({nan, inf, 2.f}), at::tensor({nan, inf, 2.5f}));
+  ASSERT_TRUE(alike.ok());
+  EXPECT_DOUBLE_EQ(*alike, 0.5);
 }
 
 }  // namespace
