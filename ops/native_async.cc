@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "ops/registry.h"
+#include "passes/exception_message.h"
 
 namespace static_runtime {
 namespace ops {
@@ -136,7 +137,7 @@ void CompleteNow(const c10::intrusive_ptr<c10::ivalue::Future>& future,
                  const std::function<absl::StatusOr<c10::IValue>()>& call) {
   try {
     absl::StatusOr<c10::IValue> result = call();
-    if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
+    if (!result.ok()) throw StatusException(result.status());
     future->markCompleted(*std::move(result));
   } catch (...) {
     future->setError(std::current_exception());

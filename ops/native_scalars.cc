@@ -10,6 +10,7 @@
 #include "ATen/ScalarOps.h"
 #include "absl/strings/str_cat.h"
 #include "ops/registry.h"
+#include "torch/csrc/jit/runtime/jit_exception.h"
 
 namespace static_runtime {
 namespace {
@@ -164,11 +165,13 @@ void RegisterConversions() {
 void RegisterSpecial() {
   Register("prim::Uninitialized() -> Any",
            [](NodeIO& io) { io.Output(0) = c10::IValue::uninitialized(); });
-  // The model's own error: the runtime adds which node raised it.
+  // The model's own error, as the JIT's exception (the runtime adds which
+  // node raised it).
   Register("prim::RaiseException(str msg, str? cls=None) -> ()", [](NodeIO& io) {
     const c10::IValue& cls = io.Input(1);
-    throw std::runtime_error(absl::StrCat(
-        cls.isNone() ? "Exception" : cls.toStringRef(), ": ", io.Input(0).toStringRef()));
+    const std::string class_name = cls.isNone() ? "Exception" : cls.toStringRef();
+    throw torch::jit::JITException(absl::StrCat(class_name, ": ", io.Input(0).toStringRef()),
+                                   class_name);
   });
 }
 

@@ -1,15 +1,29 @@
 // ExceptionMessage: the message of an exception thrown by LibTorch, without
-// the C++ backtrace that c10::Error::what() appends. Used wherever a LibTorch
-// exception becomes an absl::Status.
+// the C++ backtrace that c10::Error::what() appends; StatusException: an
+// absl::Status thrown through code that speaks exceptions (a forked call's
+// error rethrown at its wait) keeping its code. Used wherever an exception
+// becomes an absl::Status.
 #ifndef STATIC_RUNTIME_PASSES_EXCEPTION_MESSAGE_H_
 #define STATIC_RUNTIME_PASSES_EXCEPTION_MESSAGE_H_
 
 #include <exception>
+#include <stdexcept>
 #include <string>
 
+#include "absl/status/status.h"
 #include "c10/util/Exception.h"
 
 namespace static_runtime {
+
+class StatusException : public std::runtime_error {
+ public:
+  explicit StatusException(const absl::Status& status)
+      : std::runtime_error(std::string(status.message())), code_(status.code()) {}
+  absl::StatusCode code() const { return code_; }
+
+ private:
+  absl::StatusCode code_;
+};
 
 inline std::string ExceptionMessage(const std::exception& e) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {

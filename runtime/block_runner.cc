@@ -1,15 +1,18 @@
 #include "runtime/block_runner.h"
 
+#include <new>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/exception_message.h"
 #include "passes/graph_util.h"
+#include "torch/csrc/jit/runtime/jit_exception.h"
 
 namespace static_runtime {
 namespace {
@@ -29,11 +32,40 @@ std::string DescribeValue(const c10::IValue& value) {
   return value.tagKind();
 }
 
+// What a node's exception says of its cause (the README's table): the
+// model's own raise or assert (the JIT's exception) is kAborted; running
+// out of memory kResourceExhausted; a LibTorch error (its checks of shapes,
+// dtypes, values: what the caller passed) kInvalidArgument, but a failed
+// internal assert kInternal; a forked call's error its own code; anything
+// else, a bug of ours, kInternal.
+absl::StatusCode CodeOf(const std::exception& e) {
+  if (const auto* status = dynamic_cast<const StatusException*>(&e)) return status->code();
+  if (dynamic_cast<const torch::jit::JITException*>(&e) != nullptr) {
+    return absl::StatusCode::kAborted;
+  }
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
+      dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr) {
+    return absl::StatusCode::kResourceExhausted;
+  }
+  if (const auto* error = dynamic_cast<const c10::Error*>(&e)) {
+    const std::string& message = error->msg();
+    // LibTorch's CPU allocator reports a failed allocation as a plain error.
+    if (absl::StrContains(message, "can't allocate memory") ||
+        absl::StrContains(message, "not enough memory")) {
+      return absl::StatusCode::kResourceExhausted;
+    }
+    if (absl::StrContains(message, "INTERNAL ASSERT FAILED")) return absl::StatusCode::kInternal;
+    return absl::StatusCode::kInvalidArgument;
+  }
+  return absl::StatusCode::kInternal;
+}
+
 absl::Status NodeError(const NodePlan& node, const c10::IValue* values,
                        const std::exception& e) {
   std::vector<std::string> inputs;
   for (ValueIndex slot : node.inputs()) inputs.push_back(DescribeValue(values[slot]));
-  return absl::InternalError(
+  return absl::Status(
+      CodeOf(e),
       absl::StrCat("node ", node.info->position, " (", node.info->node->kind().toQualString(),
                    ") at ", SourceOf(node.info->node), " failed: ", ExceptionMessage(e),
                    "; inputs: (", absl::StrJoin(inputs, ", "), ")"));

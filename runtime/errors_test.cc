@@ -166,6 +166,53 @@ def forward(self, x):
   EXPECT_TRUE(good->toTensor().equal(at::full({3}, 2.0)));
 }
 
+// The code says who is to blame (the README's table): the caller's
+// arguments and what kernels reject of them (shapes, dtypes) are
+// kInvalidArgument, the model's own raise kAborted, memory kResourceExhausted.
+TEST(RuntimeErrorsTest, StatusCodesSayWhatFailed) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, y, n: int):
+    assert n >= 0, "n is negative"
+    z = torch.zeros([n, n])
+    return torch.mm(x, y), z.sum()
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  const at::Tensor x = at::randn({2, 3});
+  struct Case {
+    const char* what;
+    std::vector<c10::IValue> args;
+    absl::StatusCode code;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"an argument of the wrong type",
+       {x, x, 2.5},
+       absl::StatusCode::kInvalidArgument,
+       "argument 2"},
+      {"shapes mm rejects",
+       {x, x, int64_t{2}},
+       absl::StatusCode::kInvalidArgument,
+       "cannot be multiplied"},
+      {"the model's raise", {x, x.t(), int64_t{-1}}, absl::StatusCode::kAborted, "n is negative"},
+      {"64 TiB of zeros",
+       {x, x.t(), int64_t{1} << 22},
+       absl::StatusCode::kResourceExhausted,
+       "allocate"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<c10::IValue> result = runtime.Run(c.args);
+    ASSERT_FALSE(result.ok()) << c.what;
+    EXPECT_EQ(result.status().code(), c.code) << c.what << ": " << result.status();
+    EXPECT_THAT(std::string(result.status().message()), HasSubstr(c.message)) << c.what;
+    EXPECT_EQ(runtime.NumHeldValues(), 0u) << c.what;
+  }
+  EXPECT_TRUE(runtime.Run({x, x.t(), int64_t{3}}).ok());
+}
+
 TEST(RuntimeErrorsTest, FailureInsideALoopBodyNamesTheNestedNode) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
 def forward(self, xs: List[Tensor]):
