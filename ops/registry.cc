@@ -45,7 +45,7 @@ void KernelRegistry::Register(absl::string_view op, KernelKind kind,
   CHECK(kind != KernelKind::kFallback)
       << "fallback kernels are not registered: " << op;
   Entry entry{std::string(op), std::nullopt, false, c10::Symbol(), kind,
-              std::move(factory)};
+              std::move(factory), ErrorBound()};
   if (absl::StrContains(op, "(")) {
     entry.schema = torch::jit::parseSchema(entry.op);
     entry.kind_symbol = c10::Symbol::fromQualString(entry.schema->name());
@@ -69,7 +69,7 @@ void KernelRegistry::RegisterOverload(absl::string_view name,
     }
   }
   entries_.push_back(Entry{absl::StrCat(name, ".", overload), std::nullopt, true, symbol,
-                           kind, std::move(factory)});
+                           kind, std::move(factory), ErrorBound()});
 }
 
 bool KernelRegistry::Matches(const Entry& entry,
