@@ -1,6 +1,7 @@
 #include "tools/counting_allocator.h"
 
 #include "c10/core/CPUAllocator.h"
+#include "c10/util/Exception.h"
 
 namespace static_runtime {
 namespace testing {
@@ -20,6 +21,12 @@ c10::DataPtr CountingAllocator::allocate(size_t bytes) const {
   if (bytes == 0) return base_->allocate(bytes);
   count_.fetch_add(1, std::memory_order_relaxed);
   bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  size_t countdown = fail_countdown_.load(std::memory_order_relaxed);
+  while (countdown > 0 && !fail_countdown_.compare_exchange_weak(countdown, countdown - 1,
+                                                                 std::memory_order_relaxed)) {
+  }
+  TORCH_CHECK(countdown != 1, "CountingAllocator: not enough memory (a failure injected for ",
+              bytes, " bytes)");
   return base_->allocate(bytes);
 }
 

@@ -1,6 +1,8 @@
 // A CPU allocator that counts allocations and their bytes and passes them on
 // to LibTorch's default CPU allocator: for tests that assert how much a run
-// allocates, and for `sr bench`'s allocations per run. Installed once per
+// allocates, and for `sr bench`'s allocations per run. It can also fail a
+// chosen allocation, as LibTorch's allocator fails when memory runs out (a
+// c10::Error), for tests of what allocation failures do. Installed once per
 // process (LibTorch keeps the highest-priority allocator for the rest of the
 // process); counting costs one relaxed atomic add per allocation.
 #ifndef STATIC_RUNTIME_TOOLS_COUNTING_ALLOCATOR_H_
@@ -24,6 +26,8 @@ class CountingAllocator final : public c10::Allocator {
   // Allocations (and their bytes) since the process started.
   size_t count() const { return count_.load(std::memory_order_relaxed); }
   size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+  // Fails the k-th allocation from now (k >= 1; 0: none), on any thread.
+  void FailAllocation(size_t k) { fail_countdown_.store(k, std::memory_order_relaxed); }
 
  private:
   explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
@@ -31,6 +35,7 @@ class CountingAllocator final : public c10::Allocator {
   c10::Allocator* base_;
   mutable std::atomic<size_t> count_{0};
   mutable std::atomic<size_t> bytes_{0};
+  mutable std::atomic<size_t> fail_countdown_{0};
 };
 
 }  // namespace testing
