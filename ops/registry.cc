@@ -52,6 +52,19 @@ void KernelRegistry::Register(absl::string_view op, KernelKind kind,
   } else {
     entry.kind_symbol = c10::Symbol::fromQualString(entry.op);
   }
+  Add(std::move(entry));
+}
+
+void KernelRegistry::Add(Entry entry) {
+  // Two kernels of one kind for one schema would leave the choice to the
+  // link order: an error at startup, naming both.
+  for (const Entry& other : entries_) {
+    const bool same_op =
+        entry.schema && other.schema ? *entry.schema == *other.schema : entry.op == other.op;
+    CHECK(!(same_op && other.kind == entry.kind))
+        << "two kernels of one kind registered for one operator: '" << other.op << "' and '"
+        << entry.op << "'";
+  }
   entries_.push_back(std::move(entry));
 }
 
@@ -63,13 +76,13 @@ void KernelRegistry::RegisterOverload(absl::string_view name,
   const c10::Symbol symbol = c10::Symbol::fromQualString(std::string(name));
   for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
     if (op->schema().overload_name() == overload) {
-      entries_.push_back(Entry{c10::toString(op->schema()), op->schema(), false, symbol,
-                               kind, std::move(factory), std::move(error_bound)});
+      Add(Entry{c10::toString(op->schema()), op->schema(), false, symbol, kind, std::move(factory),
+                std::move(error_bound)});
       return;
     }
   }
-  entries_.push_back(Entry{absl::StrCat(name, ".", overload), std::nullopt, true, symbol,
-                           kind, std::move(factory), ErrorBound()});
+  Add(Entry{absl::StrCat(name, ".", overload), std::nullopt, true, symbol, kind, std::move(factory),
+            ErrorBound()});
 }
 
 bool KernelRegistry::Matches(const Entry& entry,

@@ -75,7 +75,9 @@ class KernelRegistry {
   static KernelRegistry& Global();
 
   // `op` is an operator schema or a node kind (see the top of this file).
-  // An unparsable schema is a programming error and aborts.
+  // An unparsable schema, or a second kernel of one kind for one operator
+  // (the link order would choose), is a programming error and aborts at
+  // startup, naming both registrations.
   void Register(absl::string_view op, KernelKind kind, KernelFactory factory);
 
   // For the operator `name`.`overload` ("" = the default overload) registered
@@ -113,6 +115,8 @@ class KernelRegistry {
     ErrorBound error_bound;
   };
   bool Matches(const Entry& entry, const torch::jit::Node* node) const;
+  // Appends `entry`; a second kernel of its kind for its operator is fatal.
+  void Add(Entry entry);
 
   std::vector<Entry> entries_;
 };

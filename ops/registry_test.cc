@@ -27,7 +27,16 @@ TEST(RegistryTest, EverySchemaNamesAJitOperator) {
 }
 
 // Two kernels of one kind for one schema would leave the choice to the link
-// order (the first registered that accepts a node wins).
+// order (the first registered that accepts a node wins): registering the
+// second aborts, naming both.
+TEST(RegistryDeathTest, ASecondKernelOfOneKindForOneSchemaAborts) {
+  KernelRegistry& registry = KernelRegistry::Global();
+  EXPECT_DEATH(registry.Register("aten::relu(Tensor self) -> Tensor", KernelKind::kOutVariant,
+                                 [](const torch::jit::Node*) { return Kernel(); }),
+               "two kernels of one kind registered for one operator: "
+               "'aten::relu\\(Tensor self\\) -> Tensor'");
+}
+
 TEST(RegistryTest, NoSchemaHasTwoKernelsOfOneKind) {
   for (KernelKind kind : {KernelKind::kOutVariant, KernelKind::kNative}) {
     std::vector<std::string> ops;

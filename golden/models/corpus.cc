@@ -194,6 +194,36 @@ def forward(self, x):
        {},
        [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 2})}; }});
 
+  // Carried values that trade places: each takes another's previous value
+  // (the loop's double buffers must not hand one tensor to two values).
+  add({"loop_carried_swap",
+       R"(
+def forward(self, x, y, n: int):
+    a = x * 1.0
+    b = y * 1.0
+    cur = x + y
+    prev = x - y
+    k = 0
+    s = 0.5
+    for i in range(n):
+        a, b = b, a
+        cur, prev = cur * 0.5 + prev, cur
+        k, s = k + 1, s * 2.0
+    j = 0
+    while j < n:
+        p, q = torch.relu(cur), prev
+        for t in range(2):
+            p, q = q - 1.0, p * 2.0
+        cur, prev = q, p
+        j += 1
+    return a, b, cur, prev, k, s
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3}), rng.Normal({size, 3}),
+                 c10::IValue(static_cast<int64_t>(size % 4 + 1))};
+       }});
+
   add({"dict_input",
        R"(
 def forward(self, features: Dict[str, Tensor]):
