@@ -6,7 +6,6 @@
 
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
-#include "ATen/ATen.h"
 #include "gtest/gtest.h"
 #include "passes/load.h"
 #include "runtime/static_runtime.h"
@@ -118,8 +117,9 @@ graph(%x : Float(2, 3), %y : Tensor):
   StaticRuntime runtime(*module);
   absl::StatusOr<c10::IValue> bad = runtime.Run({at::ones({2, 3}, at::kLong), at::ones({1})});
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(std::string(bad.status().message()),
-              HasSubstr("argument 0 ('x'): expected Tensor of dtype Float, got Tensor of dtype Long"));
+  EXPECT_THAT(
+      std::string(bad.status().message()),
+      HasSubstr("argument 0 ('x'): expected Tensor of dtype Float, got Tensor of dtype Long"));
   // Other shapes than the declared example are fine.
   absl::StatusOr<c10::IValue> good = runtime.Run({at::ones({5}), at::ones({1})});
   EXPECT_TRUE(good.ok()) << good.status();
@@ -143,6 +143,35 @@ graph(%x : Tensor, %w : Tensor):
   ASSERT_FALSE(runtime.Run({x, w}).ok());
   EXPECT_EQ(x.use_count(), 1);
   EXPECT_EQ(w.use_count(), 1);
+}
+
+// After a failing out-variant or native node, as after a failing fallback
+// (above), the caller's inputs are referenced by the caller alone.
+TEST(RuntimeErrorsTest, FailingOutVariantAndNativeNodesKeepNoReferenceToTheInputs) {
+  absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor, %w : Tensor, %i : int):
+  %zero : int = prim::Constant[value=0]()
+  %y : Tensor = aten::mm(%x, %w)
+  %z : Tensor = aten::select(%y, %zero, %i)
+  return (%z))IR");
+  ASSERT_TRUE(module.ok()) << module.status();
+  StaticRuntime runtime(*module);
+  at::Tensor x = at::ones({2, 3});
+  at::Tensor good_w = at::ones({3, 4});
+  at::Tensor bad_w = at::ones({5, 4});
+  // mm (an out variant) rejects the shapes.
+  absl::StatusOr<c10::IValue> bad_mm = runtime.Run({x, bad_w, int64_t{0}});
+  ASSERT_FALSE(bad_mm.ok());
+  EXPECT_THAT(std::string(bad_mm.status().message()), HasSubstr("aten::mm"));
+  EXPECT_EQ(x.use_count(), 1);
+  EXPECT_EQ(bad_w.use_count(), 1);
+  // select (a native view kernel) rejects the index.
+  absl::StatusOr<c10::IValue> bad_select = runtime.Run({x, good_w, int64_t{7}});
+  ASSERT_FALSE(bad_select.ok());
+  EXPECT_THAT(std::string(bad_select.status().message()), HasSubstr("aten::select"));
+  EXPECT_EQ(x.use_count(), 1);
+  EXPECT_EQ(good_w.use_count(), 1);
+  EXPECT_EQ(runtime.NumHeldValues(), 0u);
 }
 
 TEST(RuntimeErrorsTest, ModelExceptionCarriesTheModelsMessage) {
@@ -226,8 +255,8 @@ def forward(self, xs: List[Tensor]):
       StaticModule::FromModule(*module, /*is_frozen=*/false);
   ASSERT_TRUE(static_module.ok()) << static_module.status();
   StaticRuntime runtime(*static_module);
-  absl::StatusOr<c10::IValue> bad = runtime.Run(
-      {c10::List<at::Tensor>({at::ones({2, 2}), at::ones({2, 2}), at::ones({3, 1})})});
+  absl::StatusOr<c10::IValue> bad =
+      runtime.Run({c10::List<at::Tensor>({at::ones({2, 2}), at::ones({2, 2}), at::ones({3, 1})})});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
               AllOf(HasSubstr("/0/"), HasSubstr("(aten::mm)"),
@@ -254,7 +283,8 @@ graph(%x : Tensor):
   %three : iNt = prim::Constant[value=6]()
   return (%x, %three))IR");
   ASSERT_FALSE(module.ok());
-  EXPECT_THAT(std::string(module.status().message()), HasSubstr("of type iNt cannot be held by the runtime"));
+  EXPECT_THAT(std::string(module.status().message()),
+              HasSubstr("of type iNt cannot be held by the runtime"));
 }
 
 }  // namespace
