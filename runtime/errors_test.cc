@@ -108,6 +108,18 @@ TEST_F(ErrorsTest, MissingDictKey) {
   EXPECT_THAT(ErrorOf({at::randn({2, 3}), features}), HasSubstr("KeyError"));
 }
 
+// The module of TorchScript `source`, prepared (null, with a test failure,
+// if either step fails).
+StaticModule::Ptr Prepare(const char* source) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(source);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return nullptr;
+  absl::StatusOr<StaticModule::Ptr> prepared =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  EXPECT_TRUE(prepared.ok()) << prepared.status();
+  return prepared.ok() ? *prepared : nullptr;
+}
+
 TEST(RuntimeErrorsTest, DeclaredDtypeIsChecked) {
   absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(R"IR(
 graph(%x : Float(2, 3), %y : Tensor):
@@ -175,16 +187,13 @@ graph(%x : Tensor, %w : Tensor, %i : int):
 }
 
 TEST(RuntimeErrorsTest, ModelExceptionCarriesTheModelsMessage) {
-  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+  StaticModule::Ptr static_module = Prepare(R"(
 def forward(self, x):
     assert bool(x.sum() < 100.0), "sum too large"
     return x * 2.0
 )");
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  StaticRuntime runtime(*static_module);
+  ASSERT_NE(static_module, nullptr);
+  StaticRuntime runtime(static_module);
   absl::StatusOr<c10::IValue> bad = runtime.Run({at::full({3}, 50.0)});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
@@ -199,17 +208,14 @@ def forward(self, x):
 // arguments and what kernels reject of them (shapes, dtypes) are
 // kInvalidArgument, the model's own raise kAborted, memory kResourceExhausted.
 TEST(RuntimeErrorsTest, StatusCodesSayWhatFailed) {
-  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+  StaticModule::Ptr static_module = Prepare(R"(
 def forward(self, x, y, n: int):
     assert n >= 0, "n is negative"
     z = torch.zeros([n, n])
     return torch.mm(x, y), z.sum()
 )");
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  StaticRuntime runtime(*static_module);
+  ASSERT_NE(static_module, nullptr);
+  StaticRuntime runtime(static_module);
   const at::Tensor x = at::randn({2, 3});
   struct Case {
     const char* what;
@@ -243,18 +249,15 @@ def forward(self, x, y, n: int):
 }
 
 TEST(RuntimeErrorsTest, FailureInsideALoopBodyNamesTheNestedNode) {
-  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+  StaticModule::Ptr static_module = Prepare(R"(
 def forward(self, xs: List[Tensor]):
     total = xs[0]
     for i in range(1, len(xs)):
         total = torch.mm(total, xs[i])
     return total
 )");
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  StaticRuntime runtime(*static_module);
+  ASSERT_NE(static_module, nullptr);
+  StaticRuntime runtime(static_module);
   absl::StatusOr<c10::IValue> bad =
       runtime.Run({c10::List<at::Tensor>({at::ones({2, 2}), at::ones({2, 2}), at::ones({3, 1})})});
   ASSERT_FALSE(bad.ok());
