@@ -791,8 +791,10 @@ bool IfMutateRule(Builder& b, const Gene& g) {
 
 const char* const kLoopBodies[] = {"$0 * 0.5 + $1", "torch.tanh($0 + $1)", "$0.clone().add_($1)"};
 
-// A loop carrying a float value: a for loop with a fixed or batch-dependent
-// trip count, or a while loop.
+// A loop carrying a float value, alone or with a second one that it trades
+// places with (`cur, prev = f(cur) + prev * 0.25, cur`, or `cur, prev =
+// prev, f(cur)`): a for loop with a fixed or batch-dependent trip count, or
+// a while loop.
 bool LoopRule(Builder& b, const Gene& g, bool while_loop) {
   const int x = b.Pick(g.a, IsFloat);
   if (x < 0) return false;
@@ -807,6 +809,9 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop) {
     trips = absl::StrCat(b[x].name, ".size(0)");
   }
   b.Line(absl::StrCat(name, " = ", b[x].name, "  # ", Builder::TypeText(result)));
+  const std::string prev = absl::StrCat(name, "_prev");
+  const int carried = static_cast<int>(g.c / 4 % 3);  // 0: one value; 1, 2: two
+  if (carried > 0) b.Line(absl::StrCat(prev, " = ", b[x].name, " * 0.5"));
   if (while_loop) {
     const std::string counter = absl::StrCat("i", b.size());
     b.Line(absl::StrCat(counter, " = 0"));
@@ -817,7 +822,14 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop) {
     b.Line(absl::StrCat("for _ in range(", trips, "):"));
     b.Indent();
   }
-  b.Line(absl::StrCat(name, " = ", absl::Substitute(kLoopBodies[g.b % 3], name, b[y].name)));
+  const std::string body = absl::Substitute(kLoopBodies[g.b % 3], name, b[y].name);
+  if (carried == 0) {
+    b.Line(absl::StrCat(name, " = ", body));
+  } else if (carried == 1) {
+    b.Line(absl::StrCat(name, ", ", prev, " = ", body, " + ", prev, " * 0.25, ", name));
+  } else {
+    b.Line(absl::StrCat(name, ", ", prev, " = ", prev, ", ", body));
+  }
   b.Dedent();
   b.Declare(result);
   return true;
