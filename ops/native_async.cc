@@ -133,6 +133,14 @@ void LaunchForked(const c10::intrusive_ptr<c10::ivalue::Future>& future,
   }
 }
 
+c10::intrusive_ptr<c10::ivalue::Future> RunAsTask(std::function<absl::StatusOr<c10::IValue>()> call,
+                                                  TaskLauncher launcher) {
+  auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
+  ScopedTaskLauncher scoped(std::move(launcher));
+  LaunchForked(future, std::move(call));
+  return future;
+}
+
 void CompleteNow(const c10::intrusive_ptr<c10::ivalue::Future>& future,
                  const std::function<absl::StatusOr<c10::IValue>()>& call) {
   try {

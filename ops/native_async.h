@@ -51,6 +51,11 @@ class ScopedTaskLauncher {
 void LaunchForked(const c10::intrusive_ptr<c10::ivalue::Future>& future,
                   std::function<absl::StatusOr<c10::IValue>()> call);
 
+// A future of `call` run as a forked task on `launcher` (at::launch when
+// null): what RunAsync of a runtime, a pool or a StaticMethod returns.
+c10::intrusive_ptr<c10::ivalue::Future> RunAsTask(std::function<absl::StatusOr<c10::IValue>()> call,
+                                                  TaskLauncher launcher);
+
 // Runs `call` on this thread now and completes `future` as LaunchForked's
 // task does.
 void CompleteNow(const c10::intrusive_ptr<c10::ivalue::Future>& future,

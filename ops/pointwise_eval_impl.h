@@ -195,33 +195,33 @@ void LayOutRows(const T* data, const PointwiseInput& input, int64_t start, int64
 
 inline void LayOut(const PointwiseInput& input, int64_t start, int64_t n, float* out) {
   switch (input.element) {
-    case Element::kFloat:
+    case ElementType::kFloat:
       return LayOutRows(static_cast<const float*>(input.data), input, start, n, out);
-    case Element::kBool:
+    case ElementType::kBool:
       return LayOutRows(static_cast<const bool*>(input.data), input, start, n, out);
-    case Element::kInt32:
+    case ElementType::kInt32:
       return LayOutRows(static_cast<const int32_t*>(input.data), input, start, n, out);
-    case Element::kInt64:
+    case ElementType::kInt64:
       return LayOutRows(static_cast<const int64_t*>(input.data), input, start, n, out);
   }
 }
 
 // Elements [start, start + n) of an output of type `result` (bool or
 // integer), from their floats.
-inline void Convert(const float* values, int64_t n, ResultType result, void* output,
+inline void Convert(const float* values, int64_t n, ElementType result, void* output,
                     int64_t start) {
   auto convert = [&](auto* typed) {
     using T = std::remove_pointer_t<decltype(typed)>;
     for (int64_t i = 0; i < n; ++i) typed[start + i] = static_cast<T>(values[i]);
   };
   switch (result) {
-    case ResultType::kBool:
+    case ElementType::kBool:
       return convert(static_cast<bool*>(output));
-    case ResultType::kInt32:
+    case ElementType::kInt32:
       return convert(static_cast<int32_t*>(output));
-    case ResultType::kInt64:
+    case ElementType::kInt64:
       return convert(static_cast<int64_t*>(output));
-    case ResultType::kFloat:
+    case ElementType::kFloat:
       return;
   }
 }
@@ -245,7 +245,7 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     if (reg >= program.num_inputs || seen[reg]) return;
     seen[reg] = true;
     const PointwiseInput& input = inputs[reg];
-    if (input.data != nullptr && input.inner == 0 && input.element == Element::kFloat) {
+    if (input.data != nullptr && input.inner == 0 && input.element == ElementType::kFloat) {
       contiguous[num_contiguous++] = reg;
       return;
     }
@@ -273,8 +273,8 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
     for (size_t k = 0; k < size; ++k) {
       const PointwiseInstruction& in = program.code[k];
       // A bool or integer result goes to its output from the scratch.
-      const ResultType result = ResultTypeOf(in.op);
-      const bool to_floats = outputs[k] != nullptr && result == ResultType::kFloat;
+      const ElementType result = ResultTypeOf(in.op);
+      const bool to_floats = outputs[k] != nullptr && result == ElementType::kFloat;
       float* out = to_floats ? static_cast<float*>(outputs[k]) + start : scratch[k];
       const float* a = tile_of[in.a];
       const float* b = NumOperands(in.op) >= 2 ? tile_of[in.b] : a;

@@ -95,9 +95,9 @@ TEST(PointwiseEval, ReadsViewsAndBroadcastsRowByRow) {
     const at::Tensor expected = x * column + stepped;
     at::Tensor out = at::empty({rows, columns});
     const PointwiseInput inputs[3] = {
-        {x.data_ptr<float>(), 0.f, columns, 1, columns + 3, Element::kFloat},
-        {column.data_ptr<float>(), 0.f, columns, 0, 1, Element::kFloat},
-        {stepped.data_ptr<float>(), 0.f, columns, 2, 2 * columns, Element::kFloat}};
+        {x.data_ptr<float>(), 0.f, columns, 1, columns + 3, ElementType::kFloat},
+        {column.data_ptr<float>(), 0.f, columns, 0, 1, ElementType::kFloat},
+        {stepped.data_ptr<float>(), 0.f, columns, 2, 2 * columns, ElementType::kFloat}};
     void* outputs[2] = {nullptr, out.data_ptr<float>()};
     evaluator.range(program, inputs, outputs, 0, rows * columns);
     EXPECT_TRUE(at::equal(out, expected)) << rows << "x" << columns;
@@ -118,10 +118,11 @@ TEST(PointwiseEval, ReadsIntegerAndBoolInputsAsATenConvertsThem) {
     const at::Tensor column = at::randint(-1000, 1000, {rows, 1}).to(column_type);
     const at::Tensor expected = x * a.to(at::kFloat) + column.to(at::kFloat);
     at::Tensor out = at::empty({rows, columns});
-    const PointwiseInput inputs[3] = {ContiguousFloats(x.data_ptr<float>()),
-                                      {a.data_ptr(), 0.f, 0, 0, 0, Element::kInt64},
-                                      {column.data_ptr(), 0.f, columns, 0, 1,
-                                       column_type == at::kInt ? Element::kInt32 : Element::kBool}};
+    const PointwiseInput inputs[3] = {
+        ContiguousFloats(x.data_ptr<float>()),
+        {a.data_ptr(), 0.f, 0, 0, 0, ElementType::kInt64},
+        {column.data_ptr(), 0.f, columns, 0, 1,
+         column_type == at::kInt ? ElementType::kInt32 : ElementType::kBool}};
     void* outputs[2] = {nullptr, out.data_ptr<float>()};
     evaluator.range(program, inputs, outputs, 0, rows * columns);
     EXPECT_TRUE(at::equal(out, expected)) << column_type;

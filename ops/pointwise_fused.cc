@@ -228,55 +228,57 @@ bool Layout(const at::Tensor& tensor, at::IntArrayRef shape, PointwiseInput* inp
 // bool tensor, an integer (int32 or int64) tensor.
 enum class Type : uint8_t { kFloat, kInt, kBool, kIntTensor };
 
-// How the evaluator reads a tensor of `dtype`, and its type; false for a
-// dtype it does not read.
-bool ElementOf(at::ScalarType dtype, ops::Element* element, Type* type) {
-  switch (dtype) {
-    case at::kFloat:
-      *element = ops::Element::kFloat;
-      *type = Type::kFloat;
-      return true;
-    case at::kBool:
-      *element = ops::Element::kBool;
-      *type = Type::kBool;
-      return true;
-    case at::kInt:
-      *element = ops::Element::kInt32;
-      *type = Type::kIntTensor;
-      return true;
-    case at::kLong:
-      *element = ops::Element::kInt64;
-      *type = Type::kIntTensor;
-      return true;
-    default:
-      return false;
-  }
-}
-
-at::ScalarType DtypeOf(ops::ResultType result) {
-  switch (result) {
-    case ops::ResultType::kBool:
+at::ScalarType DtypeOf(ops::ElementType element) {
+  switch (element) {
+    case ops::ElementType::kBool:
       return at::kBool;
-    case ops::ResultType::kInt32:
+    case ops::ElementType::kInt32:
       return at::kInt;
-    case ops::ResultType::kInt64:
+    case ops::ElementType::kInt64:
       return at::kLong;
-    case ops::ResultType::kFloat:
+    case ops::ElementType::kFloat:
       break;
   }
   return at::kFloat;
 }
 
-// The element at `data` as ATen converts it to float.
-float AsFloat(const void* data, ops::Element element) {
+// The element type of a tensor of `dtype`; false for a dtype the evaluator
+// does not read.
+bool ElementOf(at::ScalarType dtype, ops::ElementType* element) {
+  for (ops::ElementType candidate : {ops::ElementType::kFloat, ops::ElementType::kBool,
+                                     ops::ElementType::kInt32, ops::ElementType::kInt64}) {
+    if (DtypeOf(candidate) == dtype) {
+      *element = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The operand type of a tensor of `element`s.
+Type TypeOf(ops::ElementType element) {
   switch (element) {
-    case ops::Element::kFloat:
+    case ops::ElementType::kFloat:
+      return Type::kFloat;
+    case ops::ElementType::kBool:
+      return Type::kBool;
+    case ops::ElementType::kInt32:
+    case ops::ElementType::kInt64:
+      break;
+  }
+  return Type::kIntTensor;
+}
+
+// The element at `data` as ATen converts it to float.
+float AsFloat(const void* data, ops::ElementType element) {
+  switch (element) {
+    case ops::ElementType::kFloat:
       return *static_cast<const float*>(data);
-    case ops::Element::kBool:
+    case ops::ElementType::kBool:
       return static_cast<float>(*static_cast<const bool*>(data));
-    case ops::Element::kInt32:
+    case ops::ElementType::kInt32:
       return static_cast<float>(*static_cast<const int32_t*>(data));
-    case ops::Element::kInt64:
+    case ops::ElementType::kInt64:
       return static_cast<float>(*static_cast<const int64_t*>(data));
   }
   return 0.f;
@@ -390,18 +392,19 @@ class FusedPointwise {
       const c10::IValue& value = io.Input(i);
       if (value.isTensor()) {
         const at::Tensor& tensor = value.toTensor();
-        ops::Element element;
-        if (!PlainCpuTensor(tensor) || !ElementOf(tensor.scalar_type(), &element, &type[i]) ||
+        ops::ElementType element;
+        if (!PlainCpuTensor(tensor) || !ElementOf(tensor.scalar_type(), &element) ||
             (tensor.requires_grad() && !c10::InferenceMode::is_enabled())) {
           return false;
         }
+        type[i] = TypeOf(element);
         if (tensor.dim() == 0) {
           if (!lay_out(i)) return false;
           inputs[i] = ops::Number(AsFloat(tensor.data_ptr(), element));
           continue;
         }
         full[i] = tensor.sizes().equals(shape);
-        const bool floats = element == ops::Element::kFloat;
+        const bool floats = element == ops::ElementType::kFloat;
         if (full[i] && tensor.is_contiguous() && floats) {  // the common case, in place
           inputs[i] = ops::ContiguousFloats(tensor.data_ptr());
           continue;
@@ -501,17 +504,7 @@ class FusedPointwise {
       }
       const int32_t result = program.num_inputs + static_cast<int32_t>(k);
       full[result] = reads_full;
-      switch (ops::ResultTypeOf(instruction.op)) {
-        case ops::ResultType::kFloat:
-          break;
-        case ops::ResultType::kBool:
-          type[result] = Type::kBool;
-          break;
-        case ops::ResultType::kInt32:
-        case ops::ResultType::kInt64:
-          type[result] = Type::kIntTensor;
-          break;
-      }
+      type[result] = TypeOf(ops::ResultTypeOf(instruction.op));
     }
     if (key != 0) last_fit_.store(key, std::memory_order_relaxed);
     return true;

@@ -21,13 +21,13 @@
 namespace static_runtime {
 namespace ops {
 
+using ::static_runtime::ElementType;
 using ::static_runtime::IsComparison;
 using ::static_runtime::IsConversion;
 using ::static_runtime::IsExact;
 using ::static_runtime::kNumPointwiseOps;
 using ::static_runtime::NumOperands;
 using ::static_runtime::PointwiseOp;
-using ::static_runtime::ResultType;
 using ::static_runtime::ResultTypeOf;
 
 struct PointwiseInstruction {
@@ -58,10 +58,6 @@ struct PointwiseProgram {
   std::vector<PointwiseInstruction> code;
 };
 
-// How an input tensor's elements are stored; the evaluator reads each as a
-// float, converting it as ATen does (static_cast).
-enum class Element : uint8_t { kFloat, kBool, kInt32, kInt64 };
-
 // An input register: `data` (elements of type `element`) or, when null,
 // `scalar` everywhere. Element p of the group
 // reads data[p] when `inner` is 0 (a contiguous tensor), else
@@ -77,7 +73,7 @@ struct PointwiseInput {
   int64_t inner;
   int64_t inner_stride;
   int64_t row_stride;
-  Element element;
+  ElementType element;
 };
 
 // A contiguous float input in place, and a number.

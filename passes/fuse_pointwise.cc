@@ -121,7 +121,7 @@ c10::optional<PointwiseOp> Match(const Node* node, const ConstantOf& constant_of
 
 // The result type of a tensor `op` gives whatever its operands (bool for a
 // comparison, the target of a conversion), if it is known without them.
-c10::optional<ResultType> StaticResultType(PointwiseOp op) {
+c10::optional<ElementType> StaticResultType(PointwiseOp op) {
   if (IsComparison(op) || IsConversion(op)) return ResultTypeOf(op);
   return c10::nullopt;
 }
@@ -165,7 +165,7 @@ std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
       // `to` returns its input itself, which a fused group would not.
       std::string why;
       const c10::optional<PointwiseOp> producer = Match(node->input(0)->node(), constant_of, &why);
-      const c10::optional<ResultType> from = producer ? StaticResultType(*producer) : c10::nullopt;
+      const c10::optional<ElementType> from = producer ? StaticResultType(*producer) : c10::nullopt;
       return from && *from != ResultTypeOf(schema.op)
                  ? ""
                  : "it does not convert a comparison's or a conversion's result of another dtype";

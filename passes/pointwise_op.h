@@ -67,13 +67,16 @@ constexpr bool IsComparison(PointwiseOp op) {
 constexpr bool IsConversion(PointwiseOp op) {
   return op >= PointwiseOp::kToFloat && op <= PointwiseOp::kToInt64;
 }
-// The dtype of an op's result tensor.
-enum class ResultType : uint8_t { kFloat, kBool, kInt32, kInt64 };
-constexpr ResultType ResultTypeOf(PointwiseOp op) {
-  if (IsComparison(op) || op == PointwiseOp::kToBool) return ResultType::kBool;
-  if (op == PointwiseOp::kToInt32) return ResultType::kInt32;
-  if (op == PointwiseOp::kToInt64) return ResultType::kInt64;
-  return ResultType::kFloat;
+// The element types of the tensors the fused kernel reads and writes: an
+// input's (each element read as a float, converted as ATen converts it,
+// static_cast) and an op's result's.
+enum class ElementType : uint8_t { kFloat, kBool, kInt32, kInt64 };
+// The element type of an op's result tensor.
+constexpr ElementType ResultTypeOf(PointwiseOp op) {
+  if (IsComparison(op) || op == PointwiseOp::kToBool) return ElementType::kBool;
+  if (op == PointwiseOp::kToInt32) return ElementType::kInt32;
+  if (op == PointwiseOp::kToInt64) return ElementType::kInt64;
+  return ElementType::kFloat;
 }
 // Ops whose result is exact (a comparison, a conversion, a choice among
 // operands), so that ATen's choice of formula cannot show: never probed.

@@ -47,12 +47,9 @@ absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& arg
 c10::intrusive_ptr<c10::ivalue::Future> RuntimePool::RunAsync(std::vector<c10::IValue> args,
                                                               KwargMap kwargs,
                                                               ops::TaskLauncher launcher) {
-  auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
-  ops::ScopedTaskLauncher scoped(std::move(launcher));
-  ops::LaunchForked(future, [this, args = std::move(args), kwargs = std::move(kwargs)] {
-    return Run(args, kwargs);
-  });
-  return future;
+  return ops::RunAsTask(
+      [this, args = std::move(args), kwargs = std::move(kwargs)] { return Run(args, kwargs); },
+      std::move(launcher));
 }
 
 size_t RuntimePool::runtimes_created() const {

@@ -1,8 +1,6 @@
 #include "runtime/static_runtime.h"
 
 #include <chrono>
-#include <stdexcept>
-#include <string>
 #include <utility>
 
 #include "c10/core/InferenceMode.h"
@@ -160,19 +158,18 @@ absl::StatusOr<c10::IValue> StaticRuntime::Run(const std::vector<c10::IValue>& a
 c10::intrusive_ptr<c10::ivalue::Future> StaticRuntime::RunAsync(std::vector<c10::IValue> args,
                                                                 KwargMap kwargs,
                                                                 ops::TaskLauncher launcher) {
-  auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
   if (running_async_.exchange(true, std::memory_order_acq_rel)) {
-    future->setError(
-        std::make_exception_ptr(std::runtime_error(std::string(StillRunningAsync().message()))));
+    auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
+    ops::CompleteNow(future, [] { return absl::StatusOr<c10::IValue>(StillRunningAsync()); });
     return future;
   }
-  ops::ScopedTaskLauncher scoped(std::move(launcher));
-  ops::LaunchForked(future, [this, args = std::move(args), kwargs = std::move(kwargs)] {
-    absl::StatusOr<c10::IValue> result = RunWith(args, kwargs, RunBlock, nullptr);
-    running_async_.store(false, std::memory_order_release);
-    return result;
-  });
-  return future;
+  return ops::RunAsTask(
+      [this, args = std::move(args), kwargs = std::move(kwargs)] {
+        absl::StatusOr<c10::IValue> result = RunWith(args, kwargs, RunBlock, nullptr);
+        running_async_.store(false, std::memory_order_release);
+        return result;
+      },
+      std::move(launcher));
 }
 
 absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(const std::vector<c10::IValue>& args,
