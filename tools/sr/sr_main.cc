@@ -41,45 +41,67 @@ namespace static_runtime {
 namespace sr {
 namespace {
 
-const std::vector<FlagSpec>& Flags() {
-  static const auto* const kFlags = new std::vector<FlagSpec>{
-      {"builtin", FlagKind::kString, "ads",
-       "the embedded model used without a model file: ads or op_dense"},
-      {"inputs", FlagKind::kString, "", "inputs: a file written by torch.save (tuple or list)"},
-      {"input_spec", FlagKind::kString, "",
-       "random inputs, e.g. 'f32[8,64];i64[32]{0..999};int=3' (see README)"},
-      {"seed", FlagKind::kInt, "0", "seed for --input-spec"},
-      {"iters", FlagKind::kInt, "200", "timed calls per side and thread"},
-      {"warmup", FlagKind::kInt, "20", "untimed calls per side and thread first"},
-      {"threads", FlagKind::kInt, "1", "concurrent callers (static runtime through a pool)"},
-      {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
-      {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
-      {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
-      {"against", FlagKind::kString, "",
-       "bench: also time pytorch-sr (PyTorch's own Static Runtime) and/or, joined by +, "
-       "static:OPTION=VALUE,... (this runtime with other options), interleaved"},
-      {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
-      {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
-      {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
-      {"model_out", FlagKind::kString, "", "export: write the model (torch.jit.save format)"},
-      {"inputs_out", FlagKind::kString, "", "export: write the inputs (torch.save format)"},
-      {"enable_out_variant", FlagKind::kBool, "true", "use out-variant kernels"},
-      {"optimize_memory", FlagKind::kBool, "true", "plan intermediates into one arena"},
-      {"manage_output_tensors", FlagKind::kBool, "false", "keep outputs in a reused buffer"},
-      {"use_copy_variants", FlagKind::kBool, "true", "replace unobserved views by copies"},
-      {"use_maybe_copy_variants", FlagKind::kBool, "true", "aten::to into owned memory"},
-      {"use_variadic_ops", FlagKind::kBool, "true", "cat/stack of a list -> variadic node"},
-      {"fuse_list_unpack", FlagKind::kBool, "false", "split/chunk/unbind + unpack fusion (copies)"},
-      {"hoist_dict_lookups", FlagKind::kBool, "true", "constant-key lookups on input dicts"},
-      {"parallel_forks", FlagKind::kBool, "true",
+// The flags that set Options: name, member, help. Their defaults are
+// Options' own.
+struct OptionFlag {
+  const char* name;
+  bool Options::*member;
+  const char* help;
+};
+const std::vector<OptionFlag>& OptionFlags() {
+  static const auto* const kOptionFlags = new std::vector<OptionFlag>{
+      {"enable_out_variant", &Options::enable_out_variant, "use out-variant kernels"},
+      {"optimize_memory", &Options::optimize_memory, "plan intermediates into one arena"},
+      {"manage_output_tensors", &Options::manage_output_tensors, "keep outputs in a reused buffer"},
+      {"use_copy_variants", &Options::use_copy_variants, "replace unobserved views by copies"},
+      {"use_maybe_copy_variants", &Options::use_maybe_copy_variants, "aten::to into owned memory"},
+      {"use_variadic_ops", &Options::use_variadic_ops, "cat/stack of a list -> variadic node"},
+      {"fuse_list_unpack", &Options::fuse_list_unpack,
+       "split/chunk/unbind + unpack fusion (copies)"},
+      {"hoist_dict_lookups", &Options::hoist_dict_lookups, "constant-key lookups on input dicts"},
+      {"parallel_forks", &Options::parallel_forks,
        "forked calls on the inter-op pool (false: inlined, in program order)"},
-      {"enable_fusion", FlagKind::kBool, "true",
+      {"enable_fusion", &Options::enable_fusion,
        "runs of float elementwise ops -> one fused kernel"},
-      {"inference_mode", FlagKind::kBool, "true", "run under c10::InferenceMode"},
-      {"prepack_weights", FlagKind::kBool, "true",
+      {"inference_mode", &Options::inference_mode, "run under c10::InferenceMode"},
+      {"prepack_weights", &Options::prepack_weights,
        "oneDNN convolutions and linears, pre-packed weights (false: ATen's exact kernels)"},
-      {"help", FlagKind::kBool, "false", "this text"},
   };
+  return *kOptionFlags;
+}
+
+const std::vector<FlagSpec>& Flags() {
+  static const auto* const kFlags = [] {
+    auto* flags = new std::vector<FlagSpec>{
+        {"builtin", FlagKind::kString, "ads",
+         "the embedded model used without a model file: ads or op_dense"},
+        {"inputs", FlagKind::kString, "", "inputs: a file written by torch.save (tuple or list)"},
+        {"input_spec", FlagKind::kString, "",
+         "random inputs, e.g. 'f32[8,64];i64[32]{0..999};int=3' (see README)"},
+        {"seed", FlagKind::kInt, "0", "seed for --input-spec"},
+        {"iters", FlagKind::kInt, "200", "timed calls per side and thread"},
+        {"warmup", FlagKind::kInt, "20", "untimed calls per side and thread first"},
+        {"threads", FlagKind::kInt, "1", "concurrent callers (static runtime through a pool)"},
+        {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
+        {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
+        {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
+        {"against", FlagKind::kString, "",
+         "bench: also time pytorch-sr (PyTorch's own Static Runtime) and/or, joined by +, "
+         "static:OPTION=VALUE,... (this runtime with other options), interleaved"},
+        {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
+        {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
+        {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
+        {"model_out", FlagKind::kString, "", "export: write the model (torch.jit.save format)"},
+        {"inputs_out", FlagKind::kString, "", "export: write the inputs (torch.save format)"},
+    };
+    const Options defaults;
+    for (const OptionFlag& flag : OptionFlags()) {
+      flags->push_back(
+          {flag.name, FlagKind::kBool, defaults.*flag.member ? "true" : "false", flag.help});
+    }
+    flags->push_back({"help", FlagKind::kBool, "false", "this text"});
+    return flags;
+  }();
   return *kFlags;
 }
 
@@ -120,8 +142,8 @@ absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name
       return OpDenseModel();
     }
     if (args.String("builtin") != "ads") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown --builtin=", args.String("builtin"), " (ads or op_dense)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown --builtin=", args.String("builtin"), " (ads or op_dense)"));
     }
     name = "default (ads ranking)";
     return DefaultModel();
@@ -130,28 +152,9 @@ absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name
   return LoadModuleFromFile(name);
 }
 
-// The flags that set Options, by name.
-const std::vector<std::pair<const char*, bool Options::*>>& OptionFlags() {
-  static const auto* const kOptionFlags = new std::vector<std::pair<const char*, bool Options::*>>{
-      {"enable_out_variant", &Options::enable_out_variant},
-      {"optimize_memory", &Options::optimize_memory},
-      {"manage_output_tensors", &Options::manage_output_tensors},
-      {"use_copy_variants", &Options::use_copy_variants},
-      {"use_maybe_copy_variants", &Options::use_maybe_copy_variants},
-      {"use_variadic_ops", &Options::use_variadic_ops},
-      {"fuse_list_unpack", &Options::fuse_list_unpack},
-      {"hoist_dict_lookups", &Options::hoist_dict_lookups},
-      {"parallel_forks", &Options::parallel_forks},
-      {"enable_fusion", &Options::enable_fusion},
-      {"prepack_weights", &Options::prepack_weights},
-      {"inference_mode", &Options::inference_mode},
-  };
-  return *kOptionFlags;
-}
-
 Options OptionsFrom(const Args& args) {
   Options options;
-  for (const auto& [name, member] : OptionFlags()) options.*member = args.Bool(name);
+  for (const OptionFlag& flag : OptionFlags()) options.*flag.member = args.Bool(flag.name);
   return options;
 }
 
@@ -163,13 +166,13 @@ absl::StatusOr<Options> ChangedOptions(Options options, absl::string_view change
     const std::string name = absl::StrReplaceAll(name_value.first, {{"-", "_"}});
     const std::string& value = name_value.second;
     auto flag = std::find_if(OptionFlags().begin(), OptionFlags().end(),
-                             [&](const auto& entry) { return name == entry.first; });
+                             [&](const OptionFlag& entry) { return name == entry.name; });
     if (flag == OptionFlags().end() || (value != "true" && value != "false")) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--against=static: takes OPTION=true|false,... with an option flag's name, not '", change,
           "'"));
     }
-    options.*(flag->second) = value == "true";
+    options.*(flag->member) = value == "true";
   }
   return options;
 }
@@ -269,8 +272,8 @@ int Bench(const Args& args) {
 int ProfileCommand(const Args& args) {
   RunSetup setup;
   if (int code = PrepareRun(args, "profile", setup)) return code;
-  absl::StatusOr<ProfileReport> report = Profile(setup.module, args.Bool("frozen"),
-                                                 setup.options, setup.inputs, args.Int("iters"));
+  absl::StatusOr<ProfileReport> report =
+      Profile(setup.module, args.Bool("frozen"), setup.options, setup.inputs, args.Int("iters"));
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
   std::cout << "model: " << setup.model_name << "\n" << FormatProfile(*report);
   return WriteIfGiven(args, "trace", report->trace_json);
@@ -288,8 +291,9 @@ int PlanCommand(const Args& args) {
   if (!result.ok()) return Fail(1, std::string(result.status().message()));
   const memory::MemoryPlanner* planner = runtime.memory_planner();
   if (planner == nullptr) {
-    return Fail(1, "the runtime plans no memory for this model (no managed tensors, or "
-                   "--optimize-memory=false)");
+    return Fail(1,
+                "the runtime plans no memory for this model (no managed tensors, or "
+                "--optimize-memory=false)");
   }
   const memory::PlannerStats& stats = planner->stats();
   std::cout << "model: " << setup.model_name << "\n"
@@ -311,15 +315,16 @@ int ExportCommand(const Args& args) {
   try {
     setup.module.save(args.String("model_out"));
   } catch (const std::exception& e) {
-    return Fail(1, absl::StrCat("cannot write ", args.String("model_out"), ": ",
-                                ExceptionMessage(e)));
+    return Fail(1,
+                absl::StrCat("cannot write ", args.String("model_out"), ": ", ExceptionMessage(e)));
   }
-  const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(setup.inputs));
+  const std::vector<char> pickled =
+      torch::jit::pickle_save(c10::ivalue::Tuple::create(setup.inputs));
   if (int code = WriteIfGiven(args, "inputs_out", std::string(pickled.begin(), pickled.end()))) {
     return code;
   }
-  std::cout << "model: " << setup.model_name << "\nwrote " << args.String("model_out")
-            << " and " << args.String("inputs_out") << "\n";
+  std::cout << "model: " << setup.model_name << "\nwrote " << args.String("model_out") << " and "
+            << args.String("inputs_out") << "\n";
   return 0;
 }
 
@@ -343,8 +348,7 @@ int ExplainCommand(const Args& args) {
 }
 
 int Main(int argc, char** argv) {
-  absl::StatusOr<Args> args =
-      Args::Parse(std::vector<std::string>(argv, argv + argc), Flags());
+  absl::StatusOr<Args> args = Args::Parse(std::vector<std::string>(argv, argv + argc), Flags());
   if (!args.ok()) return Fail(2, std::string(args.status().message()));
   if (args->Bool("help") || args->command() == "help") {
     std::cout << Usage();
@@ -356,7 +360,8 @@ int Main(int argc, char** argv) {
   if (args->command() == "plan") return PlanCommand(*args);
   if (args->command() == "export") return ExportCommand(*args);
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
-  return Fail(2, absl::StrCat("unknown command '", args->command(), "' (commands: bench, profile, explain, plan, export)"));
+  return Fail(2, absl::StrCat("unknown command '", args->command(),
+                              "' (commands: bench, profile, explain, plan, export)"));
 }
 
 }  // namespace
