@@ -142,15 +142,17 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     // The method's graph, frozen unless `is_frozen`, after what
     // torch.jit.freeze does after freezing: drop dropout, fold batch norm
     // and add/mul constants into convolutions and linears.
+    // (freeze_module freezes a clone; inlining forks changes `copy`, so it
+    // comes last.)
+    if (!is_frozen) copy.eval();
     auto frozen_graph = [&](bool inline_forks) {
-      torch::jit::Module frozen = copy.clone();
+      torch::jit::Module frozen = copy;
       if (!is_frozen) {
-        frozen.eval();
-        if (inline_forks) InlineForks(frozen.get_method(method_name).graph());
+        if (inline_forks) InlineForks(copy.get_method(method_name).graph());
         // Freezing keeps `forward`; another entry point must be named.
-        frozen = torch::jit::freeze_module(frozen, method_name == "forward"
-                                                       ? std::vector<std::string>{}
-                                                       : std::vector<std::string>{method_name});
+        frozen = torch::jit::freeze_module(copy, method_name == "forward"
+                                                     ? std::vector<std::string>{}
+                                                     : std::vector<std::string>{method_name});
       }
       std::shared_ptr<torch::jit::Graph> optimized = frozen.get_method(method_name).graph()->copy();
       torch::jit::OptimizeFrozenGraph(optimized, /*optimize_numerics=*/true);
