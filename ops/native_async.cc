@@ -10,12 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "ATen/Parallel.h"
 #include "ATen/ThreadLocalState.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "ops/registry.h"
+#include "ops/task_workers.h"
 #include "passes/exception_message.h"
 
 namespace static_runtime {
@@ -129,7 +130,7 @@ void LaunchForked(const c10::intrusive_ptr<c10::ivalue::Future>& future,
   if (task->launcher()) {
     task->launcher()(std::move(run));
   } else {
-    at::launch(std::move(run));
+    TaskWorkers::Default().Run(std::move(run));
   }
 }
 
@@ -166,6 +167,10 @@ c10::IValue WaitForked(const c10::intrusive_ptr<c10::ivalue::Future>& future) {
       task->RunOnce();
     }
   }
+  // Running on another thread: poll for a while before sleeping, as the
+  // workers do (waking a sleeping thread costs more than a short tower).
+  const absl::Time deadline = absl::Now() + TaskWorkers::DefaultSpin();
+  while (!future->completed() && absl::Now() < deadline) std::this_thread::yield();
   future->wait();
   return future->value();  // rethrows the call's error
 }

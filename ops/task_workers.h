@@ -1,0 +1,70 @@
+// The threads that run forked tasks by default (ops/native_async.h): a
+// fixed set of workers (LibTorch's inter-op thread count) of which one,
+// when idle, polls for new tasks for a short while before it sleeps.
+//
+// A forked tower of a model is short (tens to hundreds of microseconds)
+// and the run that forks it waits for it, so the time a sleeping thread
+// takes to wake (tens of microseconds on a virtual machine) is paid on
+// every run; with at::launch's pool it cost a two-tower model a fifth of
+// its run time. The polling worker picks a task up within a microsecond
+// or so. Only one worker polls at a time, and it yields the core to any
+// other runnable thread while it does, so idle workers do not take cores
+// from the threads that run models; after `spin` without a task it
+// sleeps until the next one is queued (and that wake-up is paid again).
+#ifndef STATIC_RUNTIME_OPS_TASK_WORKERS_H_
+#define STATIC_RUNTIME_OPS_TASK_WORKERS_H_
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace static_runtime {
+namespace ops {
+
+class TaskWorkers {
+ public:
+  // How long idle threads poll for their next task or a task's completion
+  // before they sleep: 2 ms, or STATIC_RUNTIME_TASK_SPIN_US microseconds
+  // (0: never poll).
+  static absl::Duration DefaultSpin();
+
+  // The process's workers: at::get_num_interop_threads() of them, polling
+  // for DefaultSpin().
+  static TaskWorkers& Default();
+
+  // `threads` >= 1 workers.
+  TaskWorkers(int threads, absl::Duration spin);
+  // Runs the queued tasks, then stops the workers.
+  ~TaskWorkers();
+  TaskWorkers(const TaskWorkers&) = delete;
+  TaskWorkers& operator=(const TaskWorkers&) = delete;
+
+  // Queues `task`; a worker runs it. Tasks start in the order queued.
+  void Run(std::function<void()> task);
+
+ private:
+  void Work();
+  // Polls until a task is queued or `spin_` passes; true if one is.
+  bool Poll();
+
+  const absl::Duration spin_;
+  absl::Mutex mutex_;
+  std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mutex_);
+  int sleeping_ ABSL_GUARDED_BY(mutex_) = 0;  // workers waiting on queued_
+  absl::CondVar queued_;
+  std::atomic<int> queued_count_{0};  // tasks_.size(), read without the lock
+  std::atomic<bool> polling_{false};  // one worker polls at a time
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_TASK_WORKERS_H_
