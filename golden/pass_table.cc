@@ -38,6 +38,7 @@ const std::vector<NamedPass>& Passes() {
       Rewrite("fuse_list_unpack", FuseListUnpack),
       Rewrite("fuse_conv", FuseConvolutions),
       Rewrite("fuse_linear", FuseLinears),
+      Rewrite("prepack_transformer_layers", PrepackTransformerLayers),
       Rewrite("copy_variants", UseCopyVariants),
       Rewrite("maybe_copy_to", UseMaybeCopyTo),
       Rewrite("hoist_dict_lookups", HoistDictLookups),

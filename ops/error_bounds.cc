@@ -41,5 +41,57 @@ at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const a
   return SumBound(magnitude, inputs[1].toTensor().size(1), inputs[3].toStringRef(), exact);
 }
 
+namespace {
+
+// max|z| / sigma(z) of each row (last dimension) of `z`, keeping that
+// dimension, for a layer norm with `eps`.
+at::Tensor NormAmplification(const at::Tensor& z, double eps) {
+  const at::Tensor sigma = (z.var(-1, /*unbiased=*/false, /*keepdim=*/true) + eps).sqrt();
+  return std::get<0>(z.abs().max(-1, /*keepdim=*/true)) / sigma;
+}
+
+}  // namespace
+
+at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inputs,
+                                             const at::Tensor& exact) {
+  auto dbl = [&](size_t i) { return inputs[i].toTensor().to(at::kDouble); };
+  const int64_t width = inputs[1].toInt(), heads = inputs[2].toInt();
+  const bool use_gelu = inputs[7].toBool(), norm_first = inputs[8].toBool();
+  const double norm_eps = inputs[9].toDouble();
+  const c10::optional<at::Tensor> mask = inputs[18].toOptional<at::Tensor>();
+  // The inputs of the two layer norms, in float64.
+  auto attention = [&](const at::Tensor& x) {
+    return std::get<0>(at::_native_multi_head_attention(
+        x, x, x, width, heads, dbl(3), dbl(4), dbl(5), dbl(6), mask, /*need_weights=*/false,
+        /*average_attn_weights=*/true, inputs[19].toOptional<int64_t>()));
+  };
+  auto norm = [&](const at::Tensor& z, size_t weight) {
+    return at::layer_norm(z, {width}, dbl(weight), dbl(weight + 1), norm_eps);
+  };
+  auto feed_forward = [&](const at::Tensor& x) {
+    at::Tensor hidden = at::linear(x, dbl(14), dbl(15));
+    hidden = use_gelu ? at::gelu(hidden) : at::relu(hidden);
+    return at::linear(hidden, dbl(16), dbl(17));
+  };
+  const at::Tensor src = dbl(0);
+  at::Tensor first, second;
+  if (norm_first) {
+    first = src;
+    second = src + attention(norm(src, 10));
+  } else {
+    first = src + attention(src);
+    const at::Tensor normed = norm(first, 10);
+    second = normed + feed_forward(normed);
+  }
+  const at::Tensor a1 = NormAmplification(first, norm_eps).max();
+  const at::Tensor a2 = NormAmplification(second, norm_eps);
+  const int64_t feed_forward_width = inputs[14].toTensor().size(0);
+  const double eps = std::numeric_limits<float>::epsilon();
+  const at::Tensor row_scale = std::get<0>(exact.to(at::kDouble).abs().max(-1, /*keepdim=*/true));
+  return (row_scale + 1) * (a1 + 1) * (a2 + 1) *
+             (4 * static_cast<double>(width + feed_forward_width) * eps) +
+         at::zeros_like(exact, at::kDouble);
+}
+
 }  // namespace ops
 }  // namespace static_runtime

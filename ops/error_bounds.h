@@ -28,6 +28,21 @@ at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const a
 // max_value), with L the input's last dimension.
 at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
 
+// transformer_encoder_layer (aten::_transformer_encoder_layer_fwd's
+// arguments), whose four matrix products sum in another order. A layer norm
+// turns an error e in its input row z into about e |gamma| / sigma(z) in its
+// output, so errors of size eps |z| grow by A = max|z| / sigma(z) (about 3
+// for a well-spread row; huge for a nearly constant one). The bound
+// declared is of the linear bound's form with the layer's summation lengths,
+// grown by both layer norms' A (A1: the largest over the rows of the first
+// norm's input, whose errors mix across rows in attention; A2: that row's
+// for the second):
+//   |result - exact| <= 4 (D + F) eps32 (1 + A1) (1 + A2) (1 + max|exact| of the row)
+// with D the model width and F the feed-forward width. It is not proven;
+// ops/transformer_encoder_layer_test checks it with ATen's and our results.
+at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inputs,
+                                             const at::Tensor& exact);
+
 }  // namespace ops
 }  // namespace static_runtime
 

@@ -239,7 +239,34 @@ std::vector<Node*> NodesWhere(const std::shared_ptr<torch::jit::Graph>& graph,
   return found;
 }
 
+// A transformer encoder layer whose inputs but the source, the mask and the
+// mask type are constants, with float weights of the expected ranks
+// (3, 5, 14, 16: [N, K] matrices; 4, 6, 10-13, 15, 17: vectors).
+bool IsPrepackableTransformerLayer(const Node* node) {
+  if (!IsOverload(node, "aten::_transformer_encoder_layer_fwd", "")) return false;
+  for (size_t i : {3, 5, 14, 16}) {
+    if (!IsConstantTensor(node->input(i), 2)) return false;
+  }
+  for (size_t i : {4, 6, 10, 11, 12, 13, 15, 17}) {
+    if (!IsConstantTensor(node->input(i), 1)) return false;
+  }
+  for (size_t i : {1, 2, 7, 8, 9}) {
+    if (!IsConstant(node->input(i))) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph) {
+  ops::EnsureOperatorsRegistered();
+  const std::vector<Node*> layers = NodesWhere(graph, IsPrepackableTransformerLayer);
+  for (Node* layer : layers) {
+    layer->replaceWithNewSymbol(ops::kTransformerEncoderLayer);
+    layer->destroy();
+  }
+  return !layers.empty();
+}
 
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();

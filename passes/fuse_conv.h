@@ -1,5 +1,5 @@
 // The ops with frozen weights whose kernels pre-pack them (Options::
-// prepack_weights): convolutions and linears.
+// prepack_weights): convolutions, linears and transformer encoder layers.
 //
 // FuseConvolutions: every aten::conv2d whose weight, bias and hyper-parameters
 // are constants (a frozen model's convolutions) becomes one
@@ -16,8 +16,8 @@
 // it gets the same kernel (without epilogue: its user is the squeeze).
 // Before that, padding="valid" and padding="same" (the `padding` overloads)
 // become the integer padding ATen itself uses, where ATen pads symmetrically
-// ("same" with an odd total padding, where ATen pads the input first, stays). The fused node computes exactly what the absorbed
-// ops compute (ops::Conv2dFusedReference in passes/operators.h).
+// ("same" with an odd total padding, where ATen pads the input first, stays). The fused node
+// computes exactly what the absorbed ops compute (ops::Conv2dFusedReference in passes/operators.h).
 #ifndef STATIC_RUNTIME_PASSES_FUSE_CONV_H_
 #define STATIC_RUNTIME_PASSES_FUSE_CONV_H_
 
@@ -35,6 +35,14 @@ bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph);
 // following activation (conv2d_fused's list) when the linear's result has no
 // other use. Returns true if the graph changed.
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph);
+
+// PrepackTransformerLayers: every aten::_transformer_encoder_layer_fwd (what
+// nn.TransformerEncoderLayer runs in eval mode, batch_first, on its fast
+// path) whose weights, biases, norm parameters and hyper-parameters are
+// constants becomes static_runtime::transformer_encoder_layer (same
+// arguments), whose kernel runs the four matrix products on pre-packed
+// weights. Returns true if the graph changed.
+bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph);
 
 }  // namespace static_runtime
 

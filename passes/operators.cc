@@ -43,6 +43,8 @@ const c10::Symbol kFusedPointwise = c10::Symbol::fromQualString("static_runtime:
 const c10::Symbol kUsedOutputs = c10::Symbol::attr("used_outputs");
 const c10::Symbol kLinearFused =
     c10::Symbol::fromQualString("static_runtime::linear_fused");
+const c10::Symbol kTransformerEncoderLayer =
+    c10::Symbol::fromQualString("static_runtime::transformer_encoder_layer");
 
 void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
                        double max_value) {
@@ -284,6 +286,14 @@ void RegisterAll() {
                          LinearFusedReference(input, weight, bias, activation, min_value, max_value));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
+
+  {
+    // ATen's op under our name (a literal, as for maybe_copy_to below).
+    std::shared_ptr<Operator> layer = FindJitOperator("aten::_transformer_encoder_layer_fwd", "");
+    operators.emplace_back("static_runtime::transformer_encoder_layer", "",
+                           layer->schema().arguments(), layer->schema().returns(),
+                           layer->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
+  }
 
   operators.emplace_back(
       "static_runtime::fused_pointwise(...) -> ...",

@@ -66,6 +66,12 @@ at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weigh
                                 const c10::optional<at::Tensor>& bias,
                                 const std::string& activation, double min_value, double max_value);
 
+// transformer_encoder_layer(<aten::_transformer_encoder_layer_fwd's
+// arguments>) -> Tensor: that op (the fast path of nn.TransformerEncoderLayer
+// in eval mode) with frozen weights, see PrepackTransformerLayers; the JIT
+// runs ATen's op.
+extern const c10::Symbol kTransformerEncoderLayer;
+
 // fused_pointwise(...) -> ...: a run of elementwise nodes (its Subgraph
 // attribute) as one node, see FusePointwise; the JIT runs the subgraph. Its
 // first `kUsedOutputs` (an int attribute) outputs are used after the run.

@@ -61,8 +61,9 @@ struct Options {
   // a frozen model) run on oneDNN kernels with weights re-laid out once per
   // model, fused with a following activation (and, for conv2d, a residual
   // add); chains of convolutions keep their activations channels-last.
-  // Results may differ from ATen's in the last bits (another summation
-  // order, within each kernel's declared bound: see the README's tolerance
+  // Transformer encoder layers (nn.TransformerEncoderLayer's eval op) run
+  // their four matrix products on such kernels too. Results may differ from ATen's in the last bits
+  // (another summation order, within each kernel's declared bound: see the README's tolerance
   // table). Turn it off to get ATen's own kernels and the JIT's exact bits.
   bool prepack_weights = true;
 

@@ -115,6 +115,7 @@ void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
   if (options.prepack_weights) {
     FuseConvolutions(graph);
     FuseLinears(graph);
+    PrepackTransformerLayers(graph);
   }
   if (options.use_variadic_ops) UseVariadicOps(graph);
   if (options.fuse_list_unpack) FuseListUnpack(graph);

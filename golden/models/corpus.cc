@@ -428,6 +428,41 @@ def forward(self, x, padding: Tensor):
          return {rng.Normal({2, seq, 8}), padding};
        }});
 
+  add({"transformer_encoder_fast_path",
+       R"(
+def forward(self, x, padding: Tensor):
+    # nn.TransformerEncoderLayer's eval-mode op (batch_first, width 8, 2 heads):
+    # relu and norm last, then gelu and norm first with a key padding mask
+    h = torch._transformer_encoder_layer_fwd(
+        x, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, False, False, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, None, None)
+    g = torch._transformer_encoder_layer_fwd(
+        h, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, True, True, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, None, None)
+    return g, torch._transformer_encoder_layer_fwd(
+        h, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, True, True, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, padding, 1)
+)",
+       {{"w_qkv", {24, 8}},
+        {"b_qkv", {24}},
+        {"w_o", {8, 8}},
+        {"b_o", {8}},
+        {"ln1_w", {8}},
+        {"ln1_b", {8}},
+        {"w_ff1", {16, 8}},
+        {"b_ff1", {16}},
+        {"w_ff2", {8, 16}},
+        {"ln2_w", {8}},
+        {"ln2_b", {8}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         const int64_t seq = 2 + 3 * size;
+         at::Tensor padding = at::arange(seq).unsqueeze(0).repeat({2, 1}) >= seq - 1;
+         return {rng.Normal({2, seq, 8}), padding};
+       }});
+
   add({"cnn_two_stage",
        R"(
 def forward(self, x):

@@ -65,7 +65,8 @@ const std::vector<OptionFlag>& OptionFlags() {
        "runs of float elementwise ops -> one fused kernel"},
       {"inference_mode", &Options::inference_mode, "run under c10::InferenceMode"},
       {"prepack_weights", &Options::prepack_weights,
-       "oneDNN convolutions and linears, pre-packed weights (false: ATen's exact kernels)"},
+       "oneDNN convolutions, linears and transformer layers, pre-packed weights (false: ATen's "
+       "exact kernels)"},
   };
   return *kOptionFlags;
 }

@@ -1,0 +1,45 @@
+// A linear with a frozen weight on oneDNN's matmul (brgemm): out[rows, N] =
+// src[rows, K] W^T (+ b), with W [N, K] re-laid out once, in the blocked
+// format oneDNN's kernel for the number of rows wants, and shared by every
+// thread and every row count that wants the same format. One plan per row
+// count (onednn::PlanCache); a steady-state call allocates nothing.
+//
+// Numerics: oneDNN sums the K products in another order than BLAS (ATen's
+// linear); see LinearFusedErrorBound in ops/error_bounds.h.
+#ifndef STATIC_RUNTIME_OPS_ONEDNN_MATMUL_H_
+#define STATIC_RUNTIME_OPS_ONEDNN_MATMUL_H_
+
+#include <memory>
+
+#include "ATen/ATen.h"
+#include "ops/onednn.h"
+
+namespace static_runtime {
+namespace onednn {
+
+class PackedLinear {
+ public:
+  // `weight`: float32, 2-D, contiguous, non-empty; `bias`: undefined or
+  // float32 [N], contiguous. Both must outlive the object.
+  PackedLinear(at::Tensor weight, at::Tensor bias);
+
+  int64_t in_features() const { return weight_.size(1); }
+  int64_t out_features() const { return weight_.size(0); }
+
+  // `src`: float32, contiguous, rows * in_features() values; `out`: float32,
+  // contiguous, rows * out_features() values (not overlapping `src`).
+  void Run(const float* src, int64_t rows, float* out);
+
+ private:
+  std::unique_ptr<Plan> MakePlan(int64_t rows);
+
+  const at::Tensor weight_;
+  const at::Tensor bias_;
+  PackedWeights packed_;
+  PlanCache plans_;
+};
+
+}  // namespace onednn
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_ONEDNN_MATMUL_H_

@@ -1,0 +1,174 @@
+// The native kernel of static_runtime::transformer_encoder_layer
+// (passes/fuse_conv.h): ATen's transformer encoder layer (aten::
+// _transformer_encoder_layer_fwd, the fast path of nn.TransformerEncoderLayer
+// in eval mode) step by step, as ATen 1.13 computes it, with its four matrix
+// products (the qkv and output projections, the two feed-forward linears) on
+// oneDNN with the frozen weights pre-packed (ops/onednn_matmul.h); the
+// attention (bias and scaling of q, k, v; q k^T; softmax; times v), the
+// residual adds, the layer norms and the activation are ATen's own ops.
+//
+// Measured on a 2-layer nn.TransformerEncoder (width 64, 4 heads,
+// feed-forward 128, batch 4 x 16 tokens), one thread: see the README.
+//
+// Inputs it does not take (a mask, a source that is not a non-empty float
+// [B, T, D] tensor, weights of unexpected shapes) run ATen's op, which gives
+// its result or error. Numerics: another summation order in the products;
+// the bound is TransformerEncoderLayerErrorBound (ops/error_bounds.h).
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "ATen/ATen.h"
+#include "ops/error_bounds.h"
+#include "ops/onednn_matmul.h"
+#include "ops/registry.h"
+#include "passes/operators.h"
+#include "torch/csrc/jit/ir/constants.h"
+
+namespace static_runtime {
+namespace {
+
+// The layer's constant arguments (inputs 1-17).
+struct LayerParams {
+  int64_t width = 0;  // D
+  int64_t heads = 0;
+  bool use_gelu = false;
+  bool norm_first = false;
+  double eps = 0;
+  at::Tensor qkv_weight, qkv_bias, proj_weight, proj_bias;
+  at::Tensor norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2;
+  at::Tensor ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2;
+};
+
+// nullopt unless every constant argument has the shape the kernel needs
+// (ATen's op then runs and checks them itself).
+std::optional<LayerParams> ReadParams(const torch::jit::Node* node) {
+  std::vector<c10::IValue> constants(18);
+  for (size_t i = 1; i < 18; ++i) {
+    c10::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
+    if (!value) return std::nullopt;
+    constants[i] = *std::move(value);
+  }
+  auto tensor = [&](size_t i) { return constants[i].toTensor().contiguous(); };
+  LayerParams p;
+  p.width = constants[1].toInt();
+  p.heads = constants[2].toInt();
+  p.use_gelu = constants[7].toBool();
+  p.norm_first = constants[8].toBool();
+  p.eps = constants[9].toDouble();
+  p.qkv_weight = tensor(3), p.qkv_bias = tensor(4);
+  p.proj_weight = tensor(5), p.proj_bias = tensor(6);
+  p.norm_weight_1 = tensor(10), p.norm_bias_1 = tensor(11);
+  p.norm_weight_2 = tensor(12), p.norm_bias_2 = tensor(13);
+  p.ffn_weight_1 = tensor(14), p.ffn_bias_1 = tensor(15);
+  p.ffn_weight_2 = tensor(16), p.ffn_bias_2 = tensor(17);
+  const int64_t d = p.width;
+  if (d <= 0 || p.heads <= 0 || d % p.heads != 0) return std::nullopt;
+  const int64_t f = p.ffn_weight_1.size(0);
+  auto is = [](const at::Tensor& t, std::initializer_list<int64_t> sizes) {
+    return t.scalar_type() == at::kFloat && t.sizes() == at::IntArrayRef(sizes);
+  };
+  if (f <= 0 || !is(p.qkv_weight, {3 * d, d}) || !is(p.qkv_bias, {3 * d}) ||
+      !is(p.proj_weight, {d, d}) || !is(p.proj_bias, {d}) || !is(p.norm_weight_1, {d}) ||
+      !is(p.norm_bias_1, {d}) || !is(p.norm_weight_2, {d}) || !is(p.norm_bias_2, {d}) ||
+      !is(p.ffn_weight_1, {f, d}) || !is(p.ffn_bias_1, {f}) || !is(p.ffn_weight_2, {d, f}) ||
+      !is(p.ffn_bias_2, {d})) {
+    return std::nullopt;
+  }
+  return p;
+}
+
+class EncoderLayerKernel {
+ public:
+  explicit EncoderLayerKernel(LayerParams params)
+      : p_(std::move(params)),
+        qkv_(p_.qkv_weight, at::Tensor()),  // ATen adds the bias with the scaling
+        proj_(p_.proj_weight, p_.proj_bias),
+        ffn_1_(p_.ffn_weight_1, p_.ffn_bias_1),
+        ffn_2_(p_.ffn_weight_2, p_.ffn_bias_2) {}
+
+  void operator()(NodeIO& io) {
+    const at::Tensor& src = io.Input(0).toTensor();
+    if (!io.Input(18).isNone() || src.is_nested() || !src.is_cpu() ||
+        src.layout() != at::kStrided || src.scalar_type() != at::kFloat || src.dim() != 3 ||
+        src.size(2) != p_.width || src.numel() == 0 || src.is_neg() || src.is_conj()) {
+      io.Output(0) = Reference(io);
+      return;
+    }
+    io.Output(0) = Compute(src.contiguous());
+  }
+
+ private:
+  at::Tensor Norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const {
+    return at::layer_norm(x, {p_.width}, weight, bias, p_.eps);
+  }
+
+  // `x` [B, T, K] contiguous through `linear` into a new [B, T, N] tensor.
+  static at::Tensor Linear(onednn::PackedLinear& linear, const at::Tensor& x) {
+    at::Tensor out = at::empty({x.size(0), x.size(1), linear.out_features()}, x.options());
+    linear.Run(x.data_ptr<float>(), x.size(0) * x.size(1), out.data_ptr<float>());
+    return out;
+  }
+
+  at::Tensor Compute(const at::Tensor& src) {
+    const int64_t batch = src.size(0), tokens = src.size(1);
+    const int64_t head_width = p_.width / p_.heads;
+    const at::Tensor x = p_.norm_first ? Norm(src, p_.norm_weight_1, p_.norm_bias_1) : src;
+
+    // Self-attention: q, k, v as [B, heads, T, head width], q scaled.
+    auto [q, k, v] = at::_transform_bias_rescale_qkv(Linear(qkv_, x), p_.qkv_bias, p_.heads);
+    const int64_t matrices = batch * p_.heads;
+    at::Tensor scores = at::bmm(q.view({matrices, tokens, head_width}),
+                                k.view({matrices, tokens, head_width}).transpose(1, 2));
+    at::_softmax_out(scores, scores, /*dim=*/2, /*half_to_float=*/false);
+    const at::Tensor context = at::bmm(scores, v.view({matrices, tokens, head_width}))
+                                   .view({batch, p_.heads, tokens, head_width})
+                                   .transpose(1, 2)
+                                   .contiguous();  // [B, T, heads, head width]
+    at::Tensor attended = Linear(proj_, context.view({batch, tokens, p_.width}));
+    attended.add_(src);
+    if (!p_.norm_first) attended = Norm(attended, p_.norm_weight_1, p_.norm_bias_1);
+
+    // Feed-forward.
+    const at::Tensor ffn_input =
+        p_.norm_first ? Norm(attended, p_.norm_weight_2, p_.norm_bias_2) : attended;
+    at::Tensor hidden = Linear(ffn_1_, ffn_input);
+    if (p_.use_gelu) {
+      at::gelu_(hidden);
+    } else {
+      hidden.relu_();
+    }
+    at::Tensor out = Linear(ffn_2_, hidden);
+    out.add_(attended);
+    return p_.norm_first ? out : Norm(out, p_.norm_weight_2, p_.norm_bias_2);
+  }
+
+  at::Tensor Reference(const NodeIO& io) const {
+    return at::_transformer_encoder_layer_fwd(
+        io.Input(0).toTensor(), p_.width, p_.heads, p_.qkv_weight, p_.qkv_bias, p_.proj_weight,
+        p_.proj_bias, p_.use_gelu, p_.norm_first, p_.eps, p_.norm_weight_1, p_.norm_bias_1,
+        p_.norm_weight_2, p_.norm_bias_2, p_.ffn_weight_1, p_.ffn_bias_1, p_.ffn_weight_2,
+        p_.ffn_bias_2, io.Input(18).toOptional<at::Tensor>(), io.Input(19).toOptional<int64_t>());
+  }
+
+  const LayerParams p_;
+  onednn::PackedLinear qkv_, proj_, ffn_1_, ffn_2_;
+};
+
+Kernel MakeEncoderLayerKernel(const torch::jit::Node* node) {
+  std::optional<LayerParams> params = ReadParams(node);
+  if (!params) return nullptr;
+  auto kernel = std::make_shared<EncoderLayerKernel>(*std::move(params));
+  return [kernel](NodeIO& io) { (*kernel)(io); };
+}
+
+const bool kRegistered = [] {
+  ops::EnsureOperatorsRegistered();
+  KernelRegistry::Global().RegisterOverload("static_runtime::transformer_encoder_layer", "",
+                                            KernelKind::kNative, MakeEncoderLayerKernel,
+                                            ops::TransformerEncoderLayerErrorBound);
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,178 @@
+// The kernel of static_runtime::transformer_encoder_layer (ops/
+// transformer_encoder_layer.cc) against ATen's op computed in float64,
+// within the bound it declares (ops/error_bounds.h), which ATen's own float32
+// result must meet too: random widths, heads, feed-forward widths, batch and
+// token counts, relu or gelu, norm first or last. A mask or a source the
+// kernel does not take runs ATen's op (its result, its error); one kernel
+// runs on several threads at once.
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "gtest/gtest.h"
+#include "ops/error_bounds.h"
+#include "ops/out_variant_test_support.h"
+#include "ops/registry.h"
+#include "passes/operators.h"
+#include "rapidcheck.h"
+#include "rapidcheck/gtest.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace {
+
+using testing::Draw;
+using testing::Slots;
+
+struct LayerCase {
+  int64_t width = 8, heads = 2, feed_forward = 16;
+  bool use_gelu = false, norm_first = false;
+  double eps = 1e-5;
+};
+
+// The constant arguments 1-17 of the op, random weights.
+std::vector<c10::IValue> LayerConstants(const LayerCase& c) {
+  const int64_t d = c.width, f = c.feed_forward;
+  auto weight = [](int64_t rows, int64_t cols) {
+    return at::randn({rows, cols}) / std::sqrt(cols);
+  };
+  return {d,
+          c.heads,
+          weight(3 * d, d),
+          at::randn({3 * d}) * 0.1,
+          weight(d, d),
+          at::randn({d}) * 0.1,
+          c.use_gelu,
+          c.norm_first,
+          c.eps,
+          at::rand({d}) + 0.5,
+          at::randn({d}) * 0.1,
+          at::rand({d}) + 0.5,
+          at::randn({d}) * 0.1,
+          weight(f, d),
+          at::randn({f}) * 0.1,
+          weight(d, f),
+          at::randn({d}) * 0.1};
+}
+
+struct LayerGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::vector<c10::IValue> constants;
+  Kernel kernel;
+};
+
+LayerGraph MakeLayerGraph(const LayerCase& c) {
+  ops::EnsureOperatorsRegistered();
+  auto graph = std::make_shared<torch::jit::Graph>();
+  std::vector<torch::jit::Value*> inputs = {
+      graph->addInput("src")->setType(c10::TensorType::get())};
+  const std::vector<c10::IValue> constants = LayerConstants(c);
+  for (const c10::IValue& constant : constants) inputs.push_back(graph->insertConstant(constant));
+  inputs.push_back(graph->addInput("mask")->setType(c10::OptionalType::ofTensor()));
+  inputs.push_back(
+      graph->addInput("mask_type")->setType(c10::OptionalType::create(c10::IntType::get())));
+  torch::jit::Node* node =
+      graph->insertNode(graph->create(ops::kTransformerEncoderLayer, inputs, 1));
+  node->output()->setType(c10::TensorType::get());
+  graph->registerOutput(node->output());
+  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  EXPECT_TRUE(selected.has_value() && selected->kind == KernelKind::kNative &&
+              selected->error_bound);
+  return {graph, constants, selected ? selected->kernel : Kernel()};
+}
+
+std::vector<c10::IValue> Inputs(const LayerGraph& layer, const at::Tensor& src,
+                                const c10::IValue& mask = c10::IValue(),
+                                const c10::IValue& mask_type = c10::IValue()) {
+  std::vector<c10::IValue> inputs = {src};
+  inputs.insert(inputs.end(), layer.constants.begin(), layer.constants.end());
+  inputs.push_back(mask);
+  inputs.push_back(mask_type);
+  return inputs;
+}
+
+// ATen's op on `inputs`, every tensor converted to `dtype`.
+at::Tensor AtenLayer(const std::vector<c10::IValue>& inputs, at::ScalarType dtype) {
+  auto t = [&](size_t i) { return inputs[i].toTensor().to(dtype); };
+  c10::optional<at::Tensor> mask;
+  if (!inputs[18].isNone()) mask = inputs[18].toTensor();
+  return at::_transformer_encoder_layer_fwd(
+      t(0), inputs[1].toInt(), inputs[2].toInt(), t(3), t(4), t(5), t(6), inputs[7].toBool(),
+      inputs[8].toBool(), inputs[9].toDouble(), t(10), t(11), t(12), t(13), t(14), t(15), t(16),
+      t(17), mask, inputs[19].toOptional<int64_t>());
+}
+
+RC_GTEST_PROP(TransformerEncoderLayerProperty, WithinTheDeclaredBoundOfTheExactResult, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  LayerCase c;
+  c.heads = d.Int(1, 4);
+  c.width = c.heads * d.Int(1, 12);
+  c.feed_forward = d.Int(1, 48);
+  c.use_gelu = d.Bool();
+  c.norm_first = d.Bool();
+  LayerGraph layer = MakeLayerGraph(c);
+  Slots slots(1);
+  for (int call = 0; call < 3; ++call) {  // batch and token counts change
+    at::Tensor src = at::randn({d.Int(1, 3), d.Int(1, 9), c.width});
+    if (d.Int(0, 3) == 0) src = src.transpose(0, 1).contiguous().transpose(0, 1);
+    const std::vector<c10::IValue> inputs = Inputs(layer, src);
+    RC_ASSERT(slots.Run(layer.kernel, inputs) == "");
+    const at::Tensor actual = slots.Output(0).toTensor();
+    const at::Tensor exact = AtenLayer(inputs, at::kDouble);
+    const std::string ours =
+        testing::OutsideBound(ops::TransformerEncoderLayerErrorBound, inputs, exact, actual);
+    if (!ours.empty()) {
+      RC_FAIL(c10::str("kernel: ", ours, " width ", c.width, " heads ", c.heads, " ffn ",
+                       c.feed_forward, " gelu ", c.use_gelu, " norm_first ", c.norm_first, " src ",
+                       src.sizes()));
+    }
+    const std::string atens = testing::OutsideBound(ops::TransformerEncoderLayerErrorBound, inputs,
+                                                    exact, AtenLayer(inputs, at::kFloat));
+    if (!atens.empty()) RC_FAIL("ATen's layer: " + atens);
+  }
+}
+
+// What the kernel does not take runs ATen's op: with a mask, the very same
+// result; a source of the wrong width, ATen's error.
+TEST(TransformerEncoderLayerTest, LeavesMasksAndBadSourcesToAten) {
+  LayerCase c;
+  LayerGraph layer = MakeLayerGraph(c);
+  Slots slots(1);
+  const at::Tensor src = at::randn({2, 5, c.width});
+  const at::Tensor mask = at::rand({2, 5}) > 0.7;  // a key padding mask (type 1)
+  const std::vector<c10::IValue> masked = Inputs(layer, src, mask, 1);
+  ASSERT_EQ(slots.Run(layer.kernel, masked), "");
+  EXPECT_TRUE(at::equal(slots.Output(0).toTensor(), AtenLayer(masked, at::kFloat)));
+
+  const std::vector<c10::IValue> narrow = Inputs(layer, at::randn({2, 5, c.width - 1}));
+  std::string aten_error;
+  try {
+    AtenLayer(narrow, at::kFloat);
+  } catch (const c10::Error& e) {
+    aten_error = e.what_without_backtrace();
+  }
+  ASSERT_FALSE(aten_error.empty());
+  const std::string error = slots.Run(layer.kernel, narrow);
+  EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
+  EXPECT_EQ(slots.Run(layer.kernel, Inputs(layer, src)), "");  // still usable
+}
+
+TEST(TransformerEncoderLayerTest, OneKernelRunsOnSeveralThreadsAtOnce) {
+  LayerCase c;
+  c.width = 32;
+  c.heads = 4;
+  c.feed_forward = 64;
+  LayerGraph layer = MakeLayerGraph(c);
+  std::vector<std::vector<c10::IValue>> input_sets;
+  for (const auto& shape : {std::vector<int64_t>{1, 7, 32}, std::vector<int64_t>{3, 4, 32},
+                            std::vector<int64_t>{2, 16, 32}}) {
+    input_sets.push_back(Inputs(layer, at::randn(shape)));
+  }
+  const std::vector<std::string> failures =
+      testing::SameResultsOnSeveralThreads(layer.kernel, input_sets);
+  for (size_t t = 0; t < failures.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+}  // namespace
+}  // namespace static_runtime
