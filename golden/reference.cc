@@ -90,6 +90,9 @@ absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
     }
     return absl::OkStatus();
   }
+  // prim::Uninitialized's placeholder (a value an If branch never sets):
+  // equal to itself, which IValue's == does not say.
+  if (expected.tagKind() == "Uninitialized") return absl::OkStatus();
   if (expected.isDouble()) {
     const double e = expected.toDouble(), a = actual.toDouble();
     const double allowed = tolerance == Tolerance::kBitwise ? 0 : 1e-6 * std::max(1.0, std::abs(e));

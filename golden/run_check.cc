@@ -15,7 +15,7 @@ namespace golden {
 
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
-                                WhenTheJitRaises when_the_jit_raises) {
+                                WhenTheJitRaises when_the_jit_raises, c10::IValue* output) {
   const c10::IValue before = reference::DeepCopy(c10::ivalue::Tuple::create(inputs));
   std::string jit_error;
   c10::IValue expected;
@@ -44,6 +44,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   if (!reference::ExactlyEqual(before, c10::ivalue::Tuple::create(inputs))) {
     return absl::InternalError("the run modified its inputs");
   }
+  if (output != nullptr && actual.ok()) *output = *std::move(actual);
   runtime.ReleaseOutputs();
   if (runtime.NumHeldValues() != 0) {
     return absl::InternalError(

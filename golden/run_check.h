@@ -25,9 +25,12 @@ enum class WhenTheJitRaises {
   kExpectAnError,  // the static runtime must return an error too
 };
 
+// With `output`, the runtime's output is left there (the caller may hold it
+// across later runs; with managed output tensors it is released, so empty).
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
-                                WhenTheJitRaises when_the_jit_raises);
+                                WhenTheJitRaises when_the_jit_raises,
+                                c10::IValue* output = nullptr);
 
 // The strict check, node by node: runs the model on `runtime` and, for every
 // node bound to a kernel of our own (out variant or native; fallbacks are the

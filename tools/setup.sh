@@ -23,6 +23,7 @@ PACKAGES=(
   libclang-rt-14-dev     # clang's sanitizer and libFuzzer runtimes
   libdnnl-dev            # oneDNN 2.6 headers: convolutions with pre-packed weights
   libsleef-dev           # SLEEF header: ATen's Vectorized<float> math in our LSTM step
+  nlohmann-json3-dev     # nlohmann/json (header-only): sr's JSON reports, sr gate
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -54,6 +54,14 @@ absl::StatusOr<Args> Args::Parse(const std::vector<std::string>& argv,
         }
         break;
       }
+      case FlagKind::kDouble: {
+        double parsed;
+        if (!has_value || !absl::SimpleAtod(value, &parsed)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--", name, " needs a number (--", name, "=X)"));
+        }
+        break;
+      }
       case FlagKind::kString:
         if (!has_value || value.empty()) {
           return absl::InvalidArgumentError(
@@ -71,13 +79,15 @@ std::string FlagHelp(const std::vector<FlagSpec>& specs) {
   std::string text;
   for (const FlagSpec& spec : specs) {
     std::string name = absl::StrReplaceAll(spec.name, {{"_", "-"}});
-    absl::StrAppend(&text, "  --", name,
-                    spec.kind == FlagKind::kBool ? "[=true|false]"
-                    : spec.kind == FlagKind::kInt ? "=N"
-                                                  : "=VALUE",
-                    "\n      ", spec.help,
-                    spec.default_value.empty() ? "" : absl::StrCat(" (default ", spec.default_value, ")"),
-                    "\n");
+    absl::StrAppend(
+        &text, "  --", name,
+        spec.kind == FlagKind::kBool     ? "[=true|false]"
+        : spec.kind == FlagKind::kInt    ? "=N"
+        : spec.kind == FlagKind::kDouble ? "=X"
+                                         : "=VALUE",
+        "\n      ", spec.help,
+        spec.default_value.empty() ? "" : absl::StrCat(" (default ", spec.default_value, ")"),
+        "\n");
   }
   return text;
 }

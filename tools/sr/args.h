@@ -14,7 +14,7 @@
 namespace static_runtime {
 namespace sr {
 
-enum class FlagKind { kString, kInt, kBool };
+enum class FlagKind { kString, kInt, kDouble, kBool };
 
 struct FlagSpec {
   std::string name;  // with underscores
@@ -33,6 +33,7 @@ class Args {
   const std::vector<std::string>& positional() const { return positional_; }
   const std::string& String(const std::string& name) const { return values_.at(name); }
   int Int(const std::string& name) const { return std::stoi(values_.at(name)); }
+  double Double(const std::string& name) const { return std::stod(values_.at(name)); }
   bool Bool(const std::string& name) const { return values_.at(name) == "true"; }
   bool Given(const std::string& name) const { return given_.contains(name); }
 

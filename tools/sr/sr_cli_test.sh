@@ -130,4 +130,34 @@ done
 grep -q "ratio (static / jit, median)" "${TEST_TMPDIR}/out.txt" || {
   echo "FAIL: no ratio line"; failures=$((failures + 1)); }
 
+# verify: a saved model passes under every option set (exit 0, JSON written);
+# without inputs it is a usage error.
+if ! "$SR" verify "${TESTDATA}/to_dtype_in_if.pt" --inputs="${TESTDATA}/to_dtype_in_if_inputs.pt" \
+    --json="${TEST_TMPDIR}/verify.json" | grep -q "0 failed: PASSED" ||
+    ! grep -q '"passed": true' "${TEST_TMPDIR}/verify.json"; then
+  echo "FAIL: sr verify of a saved model"
+  failures=$((failures + 1))
+fi
+expect_error 2 "verify needs --inputs" verify "${TESTDATA}/to_dtype_in_if.pt"
+
+# gate: a ratio 20% worse fails (exit 1) and is named; within the limit
+# passes; malformed JSON and a missing file are errors (exit 2).
+report() { printf '{"model": "%s", "ratio": %s}' "$1" "$2"; }
+report ads 0.50 > "${TEST_TMPDIR}/old.json"
+report ads 0.60 > "${TEST_TMPDIR}/new.json"
+report ads 0.51 > "${TEST_TMPDIR}/same.json"
+printf '{"model": ' > "${TEST_TMPDIR}/broken.json"
+"$SR" gate --baseline="${TEST_TMPDIR}/old.json" --current="${TEST_TMPDIR}/new.json" \
+  > "${TEST_TMPDIR}/gate.txt"
+[ $? -eq 1 ] && grep -q "REGRESSION" "${TEST_TMPDIR}/gate.txt" || {
+  echo "FAIL: sr gate on a regression"; failures=$((failures + 1)); }
+"$SR" gate --baseline="${TEST_TMPDIR}/old.json" --current="${TEST_TMPDIR}/same.json" \
+  --max-regression=5 > /dev/null || {
+  echo "FAIL: sr gate within the limit"; failures=$((failures + 1)); }
+expect_error 2 "not valid JSON" gate --baseline="${TEST_TMPDIR}/old.json" \
+  --current="${TEST_TMPDIR}/broken.json"
+expect_error 2 "cannot read" gate --baseline="${TEST_TMPDIR}/none.json" \
+  --current="${TEST_TMPDIR}/new.json"
+expect_error 2 "gate needs --baseline" gate --current="${TEST_TMPDIR}/new.json"
+
 exit $failures

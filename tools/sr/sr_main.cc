@@ -31,10 +31,12 @@
 #include "tools/sr/bench.h"
 #include "tools/sr/default_model.h"
 #include "tools/sr/explain.h"
+#include "tools/sr/gate.h"
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
 #include "tools/sr/plan_svg.h"
 #include "tools/sr/profile.h"
+#include "tools/sr/verify.h"
 #include "torch/csrc/jit/serialization/pickle.h"
 
 namespace static_runtime {
@@ -80,18 +82,23 @@ const std::vector<FlagSpec>& Flags() {
         {"input_spec", FlagKind::kString, "",
          "random inputs, e.g. 'f32[8,64];i64[32]{0..999};int=3' (see README)"},
         {"seed", FlagKind::kInt, "0", "seed for --input-spec"},
+        {"seeds", FlagKind::kInt, "2", "verify: seeds per --input-spec alternative"},
         {"iters", FlagKind::kInt, "200", "timed calls per side and thread"},
         {"warmup", FlagKind::kInt, "20", "untimed calls per side and thread first"},
         {"threads", FlagKind::kInt, "1", "concurrent callers (static runtime through a pool)"},
         {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
         {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
-        {"json", FlagKind::kString, "", "bench: also write the report as JSON to this file"},
+        {"json", FlagKind::kString, "",
+         "bench, verify: also write the report as JSON to this file"},
         {"time_jit", FlagKind::kBool, "true",
          "bench: time the JIT too (false: it only checks the outputs, and the other sides run "
          "back to back)"},
         {"against", FlagKind::kString, "",
          "bench: also time pytorch-sr (PyTorch's own Static Runtime) and/or, joined by +, "
          "static:OPTION=VALUE,... (this runtime with other options), interleaved"},
+        {"baseline", FlagKind::kString, "", "gate: the reference reports (sr bench --json)"},
+        {"current", FlagKind::kString, "", "gate: the reports to judge"},
+        {"max_regression", FlagKind::kDouble, "5", "gate: allowed growth of a ratio, percent"},
         {"dot", FlagKind::kString, "", "explain: also write the graph for Graphviz to this file"},
         {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
         {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
@@ -115,7 +122,10 @@ std::string Usage() {
       "       sr profile [MODEL.pt] [--trace=FILE.json] [flags]\n"
       "       sr explain [MODEL.pt] [--dot=FILE] [flags]\n"
       "       sr plan [MODEL.pt] --svg=FILE [flags]\n"
-      "       sr export [MODEL.pt] --model-out=FILE --inputs-out=FILE [flags]\n\n"
+      "       sr export [MODEL.pt] --model-out=FILE --inputs-out=FILE [flags]\n"
+      "       sr verify MODEL.pt --inputs=FILE[,FILE...] | --input-spec=SPEC[|SPEC...] "
+      "[--seeds=N]\n"
+      "       sr gate --baseline=FILE[,FILE...] --current=FILE[,FILE...] [--max-regression=PCT]\n\n"
       "bench runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
       "ads-ranking model) on the static runtime and on the TorchScript JIT,\n"
       "interleaved, and prints latency, the output check, memory and kernel\n"
@@ -124,7 +134,11 @@ std::string Usage() {
       "each node's kernel kind and why a node runs in fallback, or why the\n"
       "model cannot run. plan draws the memory plan after a run. export writes\n"
       "the model and its inputs as files Python loads with torch.jit.load and\n"
-      "torch.load (for tools/compare_pytorch_sr.py).\n\nflags:\n",
+      "torch.load (for tools/compare_pytorch_sr.py). verify checks the model\n"
+      "against the JIT under every option set, on every input set, and exits 0\n"
+      "only if every check passes. gate compares benchmark JSON reports (sr bench\n"
+      "--json) by their static / JIT ratios and exits 1 on a regression beyond\n"
+      "--max-regression percent or a missing model.\n\nflags:\n",
       FlagHelp(Flags()));
 }
 
@@ -333,6 +347,78 @@ int ExportCommand(const Args& args) {
   return 0;
 }
 
+// verify's input sets: each file of --inputs (comma separated), and each
+// alternative of --input-spec ('|' separated) with --seeds seeds.
+absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args) {
+  std::vector<InputSet> sets;
+  if (args.Given("inputs")) {
+    for (absl::string_view file : absl::StrSplit(args.String("inputs"), ',', absl::SkipEmpty())) {
+      absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputsFile(std::string(file));
+      if (!inputs.ok()) return inputs.status();
+      sets.push_back({std::string(file), *std::move(inputs)});
+    }
+  }
+  if (args.Given("input_spec")) {
+    if (args.Int("seeds") < 1) return absl::InvalidArgumentError("--seeds must be >= 1");
+    for (absl::string_view spec :
+         absl::StrSplit(args.String("input_spec"), '|', absl::SkipWhitespace())) {
+      for (int seed = 0; seed < args.Int("seeds"); ++seed) {
+        absl::StatusOr<std::vector<c10::IValue>> inputs =
+            ParseInputSpec(std::string(absl::StripAsciiWhitespace(spec)), seed);
+        if (!inputs.ok()) return inputs.status();
+        sets.push_back({absl::StrCat("spec '", absl::StripAsciiWhitespace(spec), "' seed ", seed),
+                        *std::move(inputs)});
+      }
+    }
+  }
+  if (sets.empty()) {
+    return absl::InvalidArgumentError(
+        "verify needs --inputs=FILE[,FILE...] and/or --input-spec=SPEC");
+  }
+  return sets;
+}
+
+int VerifyCommand(const Args& args) {
+  if (args.positional().size() != 1) return Fail(2, "verify takes one model file");
+  std::string model_name;
+  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
+  if (!module.ok()) return Fail(1, std::string(module.status().message()));
+  VerifyConfig config;
+  config.options = OptionsFrom(args);
+  absl::Status valid = ValidateOptions(config.options);
+  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+  config.is_frozen = args.Bool("frozen");
+  absl::StatusOr<std::vector<InputSet>> input_sets = VerifyInputSets(args);
+  if (!input_sets.ok()) {
+    return Fail(input_sets.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1,
+                std::string(input_sets.status().message()));
+  }
+  config.input_sets = *std::move(input_sets);
+  SetIntraOpThreads(args.Int("intra_op_threads"));
+  const VerifyReport report = Verify(*module, config);
+  std::cout << FormatVerifyReport(report, model_name);
+  if (int code = WriteIfGiven(args, "json", VerifyReportJson(report, model_name))) return code;
+  return report.passed() ? 0 : 1;
+}
+
+int GateCommand(const Args& args) {
+  if (!args.Given("baseline") || !args.Given("current")) {
+    return Fail(2, "gate needs --baseline=FILE[,FILE...] and --current=FILE[,FILE...]");
+  }
+  const double max_regression = args.Double("max_regression");
+  if (!(max_regression >= 0)) return Fail(2, "--max-regression must be >= 0 (percent)");
+  auto files = [&](const char* flag) -> std::vector<std::string> {
+    return absl::StrSplit(args.String(flag), ',', absl::SkipEmpty());
+  };
+  absl::StatusOr<std::map<std::string, double>> baseline = ReadRatios(files("baseline"));
+  if (!baseline.ok()) return Fail(2, std::string(baseline.status().message()));
+  absl::StatusOr<std::map<std::string, double>> current = ReadRatios(files("current"));
+  if (!current.ok()) return Fail(2, std::string(current.status().message()));
+  const GateResult result = Gate(*baseline, *current, max_regression);
+  std::cout << FormatGate(result, max_regression);
+  return result.passed ? 0 : 1;
+}
+
 int ExplainCommand(const Args& args) {
   if (args.positional().size() > 1) return Fail(2, "explain takes at most one model file");
   std::string model_name;
@@ -364,9 +450,11 @@ int Main(int argc, char** argv) {
   if (args->command() == "profile") return ProfileCommand(*args);
   if (args->command() == "plan") return PlanCommand(*args);
   if (args->command() == "export") return ExportCommand(*args);
+  if (args->command() == "verify") return VerifyCommand(*args);
+  if (args->command() == "gate") return GateCommand(*args);
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
   return Fail(2, absl::StrCat("unknown command '", args->command(),
-                              "' (commands: bench, profile, explain, plan, export)"));
+                              "' (commands: bench, profile, explain, plan, export, verify, gate)"));
 }
 
 }  // namespace

@@ -1,0 +1,88 @@
+#include "tools/sr/verify.h"
+
+#include <string>
+
+#include "ATen/ATen.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/registry.h"
+#include "passes/load.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+using testing::AllOf;
+using testing::HasSubstr;
+
+// A kernel wrong on purpose, in this test binary only: aten::flip (which
+// otherwise runs as a fallback) gives the flipped tensor plus one.
+const bool kRegistered = [] {
+  RegisterNative("aten::flip(Tensor self, int[] dims) -> Tensor", ForAnyNode([](NodeIO& io) {
+                   io.Output(0) = at::flip(io.Input(0).toTensor(), io.Input(1).toIntVector()) + 1;
+                 }));
+  return true;
+}();
+
+VerifyConfig TwoInputSets() {
+  VerifyConfig config;
+  config.input_sets = {{"a", {at::randn({4, 3})}}, {"b", {at::randn({2, 3})}}};
+  return config;
+}
+
+TEST(VerifyTest, PassesOnACorrectModelUnderEveryOptionSet) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      "def forward(self, x):\n"
+      "    y = torch.relu(x * 2.0 + 1.0)\n"
+      "    return torch.cat([y, x.sigmoid()], 1).sum(1), y\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const VerifyReport report = Verify(*module, TwoInputSets());
+  EXPECT_TRUE(report.passed()) << FormatVerifyReport(report, "m");
+  EXPECT_GE(report.option_sets, 9);
+  EXPECT_EQ(report.runs, report.option_sets * 4);  // 2 rounds over 2 input sets
+  EXPECT_THAT(FormatVerifyReport(report, "m"), HasSubstr("0 failed: PASSED"));
+  EXPECT_THAT(VerifyReportJson(report, "m"), HasSubstr("\"passed\": true"));
+}
+
+TEST(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
+  absl::StatusOr<torch::jit::Module> module =
+      ModuleFromSource("def forward(self, x):\n    return torch.flip(x, [0]) * 2.0\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const VerifyReport report = Verify(*module, TwoInputSets());
+  ASSERT_FALSE(report.passed());
+  const std::string text = FormatVerifyReport(report, "m");
+  EXPECT_THAT(text, AllOf(HasSubstr("FAILED [as given] run 1 (a)"),
+                          HasSubstr("outputs equal the JIT's"), HasSubstr("value at flat index 0"),
+                          HasSubstr("aten::flip"), HasSubstr("native kernel")))
+      << text;
+  EXPECT_THAT(VerifyReportJson(report, "m"),
+              AllOf(HasSubstr("\"passed\": false"), HasSubstr("\"option_set\": \"as given\"")));
+}
+
+TEST(VerifyTest, AModelWritingToItsInputFailsWithTheReason) {
+  absl::StatusOr<torch::jit::Module> module =
+      ModuleFromSource("def forward(self, x):\n    x.add_(1.0)\n    return x.relu()\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const VerifyReport report = Verify(*module, TwoInputSets());
+  ASSERT_FALSE(report.passed());
+  EXPECT_EQ(report.runs, 0);
+  EXPECT_THAT(FormatVerifyReport(report, "m"),
+              AllOf(HasSubstr("the runtime prepares the model"), HasSubstr("aten::add_"),
+                    HasSubstr("mutates graph input %x")));
+}
+
+TEST(VerifyTest, AModelItCannotRunListsEveryProblem) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      "def forward(self, x, y):\n    x.add_(1.0)\n    y.mul_(2.0)\n    return x + y\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  VerifyConfig config;
+  config.input_sets = {{"a", {at::randn({2}), at::randn({2})}}};
+  const VerifyReport report = Verify(*module, config);
+  ASSERT_FALSE(report.passed());
+  EXPECT_THAT(FormatVerifyReport(report, "m"),
+              AllOf(HasSubstr("2 problems"), HasSubstr("aten::add_"), HasSubstr("aten::mul_")));
+}
+
+}  // namespace
+}  // namespace sr
+}  // namespace static_runtime
