@@ -2,8 +2,10 @@
 
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "passes/exception_message.h"
 
 // Declarations of the symbols libtorch_cpu.so 1.13 exports (nm -DC shows
@@ -58,6 +60,14 @@ absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> PyTorchStaticRuntime::Crea
     ::operator delete(storage, std::align_val_t(64));
     return absl::InvalidArgumentError(
         absl::StrCat("PyTorch's Static Runtime rejects the model: ", ExceptionMessage(e)));
+  }
+  // Never freed (see the header), but kept reachable, so that leak checkers
+  // (--config=asan) do not report it.
+  static auto* const kKeptModules = new std::vector<void*>();
+  static absl::Mutex mutex;
+  {
+    absl::MutexLock lock(&mutex);
+    kKeptModules->push_back(storage);
   }
   return std::unique_ptr<PyTorchStaticRuntime>(new PyTorchStaticRuntime(storage));
 }
