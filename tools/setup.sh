@@ -24,6 +24,8 @@ PACKAGES=(
   libdnnl-dev            # oneDNN 2.6 headers: convolutions with pre-packed weights
   libsleef-dev           # SLEEF header: ATen's Vectorized<float> math in our LSTM step
   nlohmann-json3-dev     # nlohmann/json (header-only): sr's JSON reports, sr gate
+  python3-torch          # Python tests: models saved from Python (torch.jit.save)
+  python3-torchvision    # ... including torchvision's
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -3,7 +3,9 @@
 #include <string>
 
 #include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "ops/registry.h"
 #include "passes/load.h"
@@ -81,6 +83,22 @@ TEST(VerifyTest, AModelItCannotRunListsEveryProblem) {
   ASSERT_FALSE(report.passed());
   EXPECT_THAT(FormatVerifyReport(report, "m"),
               AllOf(HasSubstr("2 problems"), HasSubstr("aten::add_"), HasSubstr("aten::mul_")));
+}
+
+// Every corpus model passes, on two input sets of different shapes.
+TEST(VerifyTest, PassesOnEveryCorpusModel) {
+  for (const corpus::Model& model : corpus::Models()) {
+    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+    ASSERT_TRUE(module.ok()) << model.name << ": " << module.status();
+    VerifyConfig config;
+    config.rounds = 1;
+    for (int64_t size : {1, 2}) {
+      corpus::InputRng rng(size);
+      config.input_sets.push_back({absl::StrCat("size ", size), model.inputs(rng, size)});
+    }
+    const VerifyReport report = Verify(*module, config);
+    EXPECT_TRUE(report.passed()) << FormatVerifyReport(report, model.name);
+  }
 }
 
 }  // namespace
