@@ -25,8 +25,8 @@ such reports.
 _SR = Label("//tools:sr")
 _RUN_SR = Label("//tools:run_sr.sh")
 
-def _option_flags(options):
-    flags = []
+def _runtime_flags(options, frozen):
+    flags = ["--frozen"] if frozen else []
     for name, value in options.items():
         if type(value) == "bool":
             value = "true" if value else "false"
@@ -72,9 +72,7 @@ def static_runtime_model_test(
     args = ["--expect-failure"] if expect_failure else []
     args += ["$(rootpath %s)" % _SR, "verify", "$(rootpath %s)" % model]
     args += _input_flags(inputs, input_specs, seeds)
-    args += _option_flags(options)
-    if frozen:
-        args.append("--frozen")
+    args += _runtime_flags(options, frozen)
     native.sh_test(
         name = name,
         srcs = [_RUN_SR],
@@ -124,9 +122,7 @@ def static_runtime_model_benchmark(
         args.append("--input-spec=" + input_spec)
     if against:
         args.append("--against=" + against)
-    args += _option_flags(options)
-    if frozen:
-        args.append("--frozen")
+    args += _runtime_flags(options, frozen)
     native.sh_binary(
         name = name,
         srcs = [_RUN_SR],
