@@ -4,6 +4,29 @@
 
 namespace static_runtime {
 
+const std::vector<BoolOption>& BoolOptions() {
+  static const auto* const kBoolOptions = new std::vector<BoolOption>{
+      {"enable_out_variant", &Options::enable_out_variant, "use out-variant kernels"},
+      {"optimize_memory", &Options::optimize_memory, "plan intermediates into one arena"},
+      {"manage_output_tensors", &Options::manage_output_tensors, "keep outputs in a reused buffer"},
+      {"use_copy_variants", &Options::use_copy_variants, "replace unobserved views by copies"},
+      {"use_maybe_copy_variants", &Options::use_maybe_copy_variants, "aten::to into owned memory"},
+      {"use_variadic_ops", &Options::use_variadic_ops, "cat/stack of a list -> variadic node"},
+      {"fuse_list_unpack", &Options::fuse_list_unpack,
+       "split/chunk/unbind + unpack fusion (copies)"},
+      {"hoist_dict_lookups", &Options::hoist_dict_lookups, "constant-key lookups on input dicts"},
+      {"parallel_forks", &Options::parallel_forks,
+       "forked calls run in parallel on task workers (false: inlined, in program order)"},
+      {"enable_fusion", &Options::enable_fusion,
+       "runs of float elementwise ops -> one fused kernel"},
+      {"inference_mode", &Options::inference_mode, "run under c10::InferenceMode"},
+      {"prepack_weights", &Options::prepack_weights,
+       "oneDNN convolutions, linears and transformer layers, pre-packed weights (false: ATen's "
+       "exact kernels)"},
+  };
+  return *kBoolOptions;
+}
+
 absl::Status ValidateOptions(const Options& options) {
   if (options.optimize_memory && !options.enable_out_variant) {
     return absl::InvalidArgumentError(

@@ -76,6 +76,15 @@ struct Options {
   bool inference_mode = true;
 };
 
+// Every boolean option by its C++ name, with a one-line description: what
+// the sr tool's flags and the Python package's keyword arguments are made of.
+struct BoolOption {
+  const char* name;
+  bool Options::*member;
+  const char* help;
+};
+const std::vector<BoolOption>& BoolOptions();
+
 // Checks that the combination of options is supported.
 absl::Status ValidateOptions(const Options& options);
 

@@ -24,8 +24,10 @@ PACKAGES=(
   libdnnl-dev            # oneDNN 2.6 headers: convolutions with pre-packed weights
   libsleef-dev           # SLEEF header: ATen's Vectorized<float> math in our LSTM step
   nlohmann-json3-dev     # nlohmann/json (header-only): sr's JSON reports, sr gate
-  python3-torch          # Python tests: models saved from Python (torch.jit.save)
-  python3-torchvision    # ... including torchvision's
+  python3-torch          # Python tests and the Python package (libtorch_python)
+  python3-torchvision    # Python tests: torchvision models
+  python3-dev            # the Python package: CPython headers
+  pybind11-dev           # the Python package: pybind11
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -45,34 +45,6 @@ namespace {
 
 // The flags that set Options: name, member, help. Their defaults are
 // Options' own.
-struct OptionFlag {
-  const char* name;
-  bool Options::*member;
-  const char* help;
-};
-const std::vector<OptionFlag>& OptionFlags() {
-  static const auto* const kOptionFlags = new std::vector<OptionFlag>{
-      {"enable_out_variant", &Options::enable_out_variant, "use out-variant kernels"},
-      {"optimize_memory", &Options::optimize_memory, "plan intermediates into one arena"},
-      {"manage_output_tensors", &Options::manage_output_tensors, "keep outputs in a reused buffer"},
-      {"use_copy_variants", &Options::use_copy_variants, "replace unobserved views by copies"},
-      {"use_maybe_copy_variants", &Options::use_maybe_copy_variants, "aten::to into owned memory"},
-      {"use_variadic_ops", &Options::use_variadic_ops, "cat/stack of a list -> variadic node"},
-      {"fuse_list_unpack", &Options::fuse_list_unpack,
-       "split/chunk/unbind + unpack fusion (copies)"},
-      {"hoist_dict_lookups", &Options::hoist_dict_lookups, "constant-key lookups on input dicts"},
-      {"parallel_forks", &Options::parallel_forks,
-       "forked calls on the inter-op pool (false: inlined, in program order)"},
-      {"enable_fusion", &Options::enable_fusion,
-       "runs of float elementwise ops -> one fused kernel"},
-      {"inference_mode", &Options::inference_mode, "run under c10::InferenceMode"},
-      {"prepack_weights", &Options::prepack_weights,
-       "oneDNN convolutions, linears and transformer layers, pre-packed weights (false: ATen's "
-       "exact kernels)"},
-  };
-  return *kOptionFlags;
-}
-
 const std::vector<FlagSpec>& Flags() {
   static const auto* const kFlags = [] {
     auto* flags = new std::vector<FlagSpec>{
@@ -106,7 +78,7 @@ const std::vector<FlagSpec>& Flags() {
         {"inputs_out", FlagKind::kString, "", "export: write the inputs (torch.save format)"},
     };
     const Options defaults;
-    for (const OptionFlag& flag : OptionFlags()) {
+    for (const BoolOption& flag : BoolOptions()) {
       flags->push_back(
           {flag.name, FlagKind::kBool, defaults.*flag.member ? "true" : "false", flag.help});
     }
@@ -172,7 +144,7 @@ absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name
 
 Options OptionsFrom(const Args& args) {
   Options options;
-  for (const OptionFlag& flag : OptionFlags()) options.*flag.member = args.Bool(flag.name);
+  for (const BoolOption& flag : BoolOptions()) options.*flag.member = args.Bool(flag.name);
   return options;
 }
 
@@ -183,9 +155,9 @@ absl::StatusOr<Options> ChangedOptions(Options options, absl::string_view change
     const std::pair<std::string, std::string> name_value = absl::StrSplit(change, '=');
     const std::string name = absl::StrReplaceAll(name_value.first, {{"-", "_"}});
     const std::string& value = name_value.second;
-    auto flag = std::find_if(OptionFlags().begin(), OptionFlags().end(),
-                             [&](const OptionFlag& entry) { return name == entry.name; });
-    if (flag == OptionFlags().end() || (value != "true" && value != "false")) {
+    auto flag = std::find_if(BoolOptions().begin(), BoolOptions().end(),
+                             [&](const BoolOption& entry) { return name == entry.name; });
+    if (flag == BoolOptions().end() || (value != "true" && value != "false")) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--against=static: takes OPTION=true|false,... with an option flag's name, not '", change,
           "'"));

@@ -1,0 +1,262 @@
+// The C++ half of the Python package (runtime/python/static_runtime): a
+// prepared model with a pool of runtimes, called with Python arguments bound
+// to the model's schema as the JIT binds them, the GIL released while it
+// runs. The Python half adds option checking, result objects, compare()
+// and the command line.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/registry.h"
+#include "passes/options.h"
+#include "runtime/pool.h"
+#include "runtime/static_module.h"
+#include "runtime/static_runtime.h"
+#include "tools/sr/explain.h"
+#include "torch/csrc/jit/python/pybind_utils.h"
+#include "torch/csrc/utils/pybind.h"
+
+namespace static_runtime {
+namespace python {
+
+namespace py = pybind11;
+using Clock = std::chrono::steady_clock;
+
+double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+// Options from {name: bool}; ValueError names an unknown option or a bad
+// combination.
+Options OptionsFrom(const std::map<std::string, bool>& given) {
+  Options options;
+  for (const auto& [name, value] : given) {
+    auto option = std::find_if(BoolOptions().begin(), BoolOptions().end(),
+                               [&](const BoolOption& o) { return name == o.name; });
+    if (option == BoolOptions().end()) {
+      std::string names;
+      for (const BoolOption& o : BoolOptions())
+        absl::StrAppend(&names, names.empty() ? "" : ", ", o.name);
+      throw py::value_error(absl::StrCat("unknown option '", name, "' (options: ", names, ")"));
+    }
+    options.*(option->member) = value;
+  }
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) throw py::value_error(std::string(valid.message()));
+  return options;
+}
+
+// Times each node kind over observed runs (benchmark_individual_ops).
+class NodeTimer : public NodeObserver {
+ public:
+  struct Kind {
+    double total_us = 0;
+    size_t calls = 0;
+    std::string kernel;
+  };
+  void Before(const NodePlan& node, const c10::IValue* values) override { start_ = Clock::now(); }
+  void After(const NodePlan& node, const c10::IValue* values) override {
+    Kind& kind = kinds_[node.info->node->kind().toQualString()];
+    kind.total_us += Micros(Clock::now() - start_);
+    ++kind.calls;
+    kind.kernel = KernelKindName(node.info->kind);
+  }
+  const std::map<std::string, Kind>& kinds() const { return kinds_; }
+
+ private:
+  Clock::time_point start_;
+  std::map<std::string, Kind> kinds_;
+};
+
+class PyModule {
+ public:
+  PyModule(StaticModule::Ptr module, size_t max_runtimes, double setup_ms)
+      : module_(std::move(module)),
+        pool_(std::make_shared<RuntimePool>(module_, max_runtimes)),
+        setup_ms_(setup_ms) {}
+
+  static PyModule FromScriptModule(const torch::jit::Module& module, bool frozen,
+                                   const std::map<std::string, bool>& options,
+                                   const std::vector<c10::IValue>& sample_inputs,
+                                   size_t max_runtimes) {
+    const Options parsed = OptionsFrom(options);
+    const auto start = Clock::now();
+    absl::StatusOr<StaticModule::Ptr> prepared =
+        StaticModule::FromModule(module, frozen, parsed, sample_inputs);
+    return Created(std::move(prepared), max_runtimes, start);
+  }
+
+  static PyModule FromGraph(const std::shared_ptr<torch::jit::Graph>& graph,
+                            const std::map<std::string, bool>& options,
+                            const std::vector<c10::IValue>& sample_inputs, size_t max_runtimes) {
+    const Options parsed = OptionsFrom(options);
+    const auto start = Clock::now();
+    absl::StatusOr<StaticModule::Ptr> prepared =
+        StaticModule::FromGraph(graph, parsed, sample_inputs);
+    return Created(std::move(prepared), max_runtimes, start);
+  }
+
+  // Another pool of `max_runtimes` over the same prepared model.
+  PyModule WithPool(size_t max_runtimes) const {
+    return PyModule(module_, max_runtimes, setup_ms_);
+  }
+
+  py::object Call(const py::args& args, const py::kwargs& kwargs) {
+    const std::vector<c10::IValue> stack = Bind(args, kwargs);
+    absl::StatusOr<c10::IValue> result;
+    {
+      py::gil_scoped_release no_gil;
+      result = pool_->Run(stack);
+    }
+    if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
+    return torch::jit::toPyObject(*std::move(result));
+  }
+
+  // Times `main_runs` calls after `warmup_runs` on one runtime; with
+  // `per_node`, then as many observed runs timing each node kind.
+  py::dict Benchmark(const py::tuple& args, const py::dict& kwargs, int warmup_runs, int main_runs,
+                     bool per_node) {
+    if (warmup_runs < 0 || main_runs < 1) {
+      throw py::value_error("warmup_runs must be >= 0 and main_runs >= 1");
+    }
+    const std::vector<c10::IValue> stack = Bind(args, kwargs);
+    StaticRuntime runtime(module_);
+    auto run = [&](const auto& call) {
+      absl::StatusOr<c10::IValue> result = call();
+      if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
+      runtime.ReleaseOutputs();
+    };
+    py::dict out;
+    double first_us = 0, total_us = 0;
+    NodeTimer timer;
+    {
+      py::gil_scoped_release no_gil;
+      const auto first = Clock::now();
+      run([&] { return runtime.Run(stack); });
+      first_us = Micros(Clock::now() - first);
+      for (int i = 1; i < warmup_runs; ++i) run([&] { return runtime.Run(stack); });
+      const auto start = Clock::now();
+      for (int i = 0; i < main_runs; ++i) run([&] { return runtime.Run(stack); });
+      total_us = Micros(Clock::now() - start);
+      if (per_node) {
+        for (int i = 0; i < main_runs; ++i)
+          run([&] { return runtime.RunObserved(stack, {}, timer); });
+      }
+    }
+    out["setup_time"] = setup_ms_;
+    out["first_iter_time"] = first_us / 1000;
+    out["total_time"] = total_us / 1000 / main_runs;  // ms per run, as PyTorch's
+    py::dict time_per_node_type, instances_per_node_type, kernel_per_node_type;
+    double node_total = 0;
+    for (const auto& [kind, stats] : timer.kinds()) node_total += stats.total_us;
+    py::dict percent_per_node_type;
+    for (const auto& [kind, stats] : timer.kinds()) {
+      time_per_node_type[py::str(kind)] = stats.total_us / 1000 / main_runs;
+      percent_per_node_type[py::str(kind)] = node_total > 0 ? 100 * stats.total_us / node_total : 0;
+      instances_per_node_type[py::str(kind)] = stats.calls / static_cast<size_t>(main_runs);
+      kernel_per_node_type[py::str(kind)] = stats.kernel;
+    }
+    out["time_per_node_type"] = time_per_node_type;
+    out["percent_per_node_type"] = percent_per_node_type;
+    out["instances_per_node_type"] = instances_per_node_type;
+    out["kernel_per_node_type"] = kernel_per_node_type;
+    const KernelCounts& counts = module_->kernel_counts();
+    out["out_nodes_count"] = counts.out_variant;
+    out["total_nodes_count"] = counts.total();
+    out["memory"] = MemoryDict(runtime.memory_stats());
+    return out;
+  }
+
+  py::dict MemoryStats(const py::args& args, const py::kwargs& kwargs) {
+    const std::vector<c10::IValue> stack = Bind(args, kwargs);
+    StaticRuntime runtime(module_);
+    {
+      py::gil_scoped_release no_gil;
+      absl::StatusOr<c10::IValue> result = runtime.Run(stack);
+      if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
+      runtime.ReleaseOutputs();
+    }
+    return MemoryDict(runtime.memory_stats());
+  }
+
+  py::dict KernelCountsDict() const {
+    const KernelCounts& counts = module_->kernel_counts();
+    py::dict out;
+    out["out_variant"] = counts.out_variant;
+    out["native"] = counts.native;
+    out["fallback"] = counts.fallback;
+    return out;
+  }
+
+  std::string ExplainText() const { return sr::Explain(*module_); }
+
+ private:
+  static PyModule Created(absl::StatusOr<StaticModule::Ptr> prepared, size_t max_runtimes,
+                          Clock::time_point start) {
+    if (!prepared.ok()) {
+      throw std::runtime_error(
+          absl::StrCat("static_runtime cannot run the model: ", prepared.status().message()));
+    }
+    if (max_runtimes < 1) throw py::value_error("max_runtimes must be >= 1");
+    return PyModule(*std::move(prepared), max_runtimes, Micros(Clock::now() - start) / 1000);
+  }
+
+  // The arguments bound to the model's schema, as the JIT binds a call;
+  // TypeError when they do not fit.
+  std::vector<c10::IValue> Bind(const py::tuple& args, const py::dict& kwargs) const {
+    try {
+      return torch::jit::createStackForSchema(
+          module_->schema(), args, py::reinterpret_borrow<py::kwargs>(kwargs), c10::nullopt);
+    } catch (const std::exception& e) {
+      throw py::type_error(e.what());
+    }
+  }
+
+  static py::dict MemoryDict(const static_runtime::MemoryStats& stats) {
+    py::dict out;
+    out["managed_tensors"] = stats.intermediates.managed_tensors;
+    out["reused_tensors"] = stats.intermediates.reused_tensors;
+    out["arena_bytes"] = stats.intermediates.greedy_by_size_bytes;
+    out["lower_bound_bytes"] = stats.intermediates.lower_bound_bytes;
+    out["unmanaged_values"] = stats.unmanaged_values;
+    out["output_tensors"] = stats.output_tensors;
+    out["output_buffer_bytes"] = stats.output_buffer_bytes;
+    return out;
+  }
+
+  StaticModule::Ptr module_;
+  std::shared_ptr<RuntimePool> pool_;
+  double setup_ms_;
+};
+
+}  // namespace python
+}  // namespace static_runtime
+
+namespace py = pybind11;
+using static_runtime::python::PyModule;
+
+PYBIND11_MODULE(_static_runtime, m) {
+  py::module::import("torch");  // its type casters (Tensor, ScriptModule, Graph)
+  m.doc() = "C++ half of static_runtime; use the static_runtime package.";
+  py::class_<PyModule>(m, "_Module")
+      .def_static("from_script_module", &PyModule::FromScriptModule)
+      .def_static("from_graph", &PyModule::FromGraph)
+      .def("with_pool", &PyModule::WithPool)
+      .def("__call__", &PyModule::Call)
+      .def("benchmark", &PyModule::Benchmark)
+      .def("memory_stats", &PyModule::MemoryStats)
+      .def("kernel_counts", &PyModule::KernelCountsDict)
+      .def("explain", &PyModule::ExplainText);
+  m.def("option_names", [] {
+    std::map<std::string, bool> defaults;
+    const static_runtime::Options options;
+    for (const static_runtime::BoolOption& o : static_runtime::BoolOptions())
+      defaults[o.name] = options.*(o.member);
+    return defaults;
+  });
+}

@@ -1,0 +1,229 @@
+"""Tests of the static_runtime Python package against the modules themselves
+(Debian's python3-torch and python3-torchvision; no network)."""
+import gc
+import sys
+import threading
+import time
+import unittest
+from typing import Dict
+
+import torch
+import torchvision
+from torch import Tensor, nn
+
+import static_runtime
+
+torch.manual_seed(0)
+
+
+class DictModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(8, 4)
+
+    def forward(self, features: Dict[str, Tensor], scale: float = 1.0) -> Tensor:
+        return torch.relu(self.linear(features["dense"] + features["extra"])) * scale
+
+
+class Lstm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.lstm(x)[0]
+
+
+class Failing(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.view(-1, 7)
+
+
+class WritesInput(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        x.add_(1.0)
+        return x
+
+
+class Slow(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        for _ in range(200):
+            x = torch.matmul(x, x) / 512.0
+        return x
+
+
+def script(module):
+    return torch.jit.script(module.eval())
+
+
+class StaticModuleTest(unittest.TestCase):
+    def assert_same(self, actual, expected, exact=True):
+        if exact:
+            self.assertTrue(torch.equal(actual, expected), (actual - expected).abs().max())
+        else:  # oneDNN kernels: the README's tolerance
+            torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-4)
+
+    def test_real_models_give_the_modules_outputs(self):
+        encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, batch_first=True),
+            num_layers=2, enable_nested_tensor=False)
+        cases = [
+            (torchvision.models.resnet18(), (torch.randn(1, 3, 64, 64),), True),
+            (torchvision.models.mobilenet_v3_small(), (torch.randn(2, 3, 64, 64),), True),
+            (encoder, (torch.randn(2, 5, 16),), False),
+            (Lstm(), (torch.randn(3, 4, 8),), False),
+        ]
+        for model, args, has_batch_norm in cases:
+            with self.subTest(type(model).__name__):
+                scripted = script(model)
+                with torch.no_grad():
+                    expected = scripted(*args)
+                sm = static_runtime.StaticModule(scripted)
+                self.assert_same(sm(*args), expected, exact=False)
+                # ATen's kernels give the JIT's bits, but where preparation
+                # folds batch norms into convolutions (as freezing does).
+                exact = static_runtime.StaticModule(scripted, prepack_weights=False)
+                self.assert_same(exact(*args), expected, exact=not has_batch_norm)
+
+    def test_dict_inputs_kwargs_and_graphs(self):
+        scripted = script(DictModel())
+        features = {"dense": torch.randn(2, 8), "extra": torch.randn(2, 8)}
+        sm = static_runtime.StaticModule(scripted)
+        self.assert_same(sm(features), scripted(features))
+        self.assert_same(sm(features, scale=3.0), scripted(features, 3.0))
+        self.assert_same(sm(features=features, scale=0.5), scripted(features, 0.5))
+        graph = torch.jit.freeze(scripted).graph
+        from_graph = static_runtime.StaticModule(graph)
+        self.assert_same(from_graph(features, 2.0), scripted(features, 2.0))
+
+    def test_errors_have_their_types_and_name_the_problem(self):
+        sm = static_runtime.StaticModule(script(DictModel()))
+        with self.assertRaisesRegex(TypeError, "features"):
+            sm(torch.randn(2, 8))  # a tensor where a dict is expected
+        with self.assertRaisesRegex(TypeError, "at most 2 argument"):
+            sm({}, 1.0, 2.0)
+        with self.assertRaisesRegex(ValueError, "unknown option 'enable_fusoin'"):
+            static_runtime.StaticModule(script(DictModel()), enable_fusoin=False)
+        with self.assertRaisesRegex(ValueError, "optimize_memory"):
+            static_runtime.StaticModule(script(DictModel()), enable_out_variant=False,
+                                        optimize_memory=True)
+        with self.assertRaisesRegex(RuntimeError, "mutates graph input"):
+            static_runtime.StaticModule(script(WritesInput()))
+        with self.assertRaisesRegex(TypeError, "ScriptModule"):
+            static_runtime.StaticModule(DictModel())
+        failing = static_runtime.StaticModule(script(Failing()))
+        with self.assertRaisesRegex(RuntimeError, r"aten::view.*x.view\(-1, 7\)"):
+            failing(torch.randn(3, 5))
+        self.assertEqual(failing(torch.randn(2, 7)).shape, (2, 7))  # still usable
+
+    def test_pool_from_many_threads(self):
+        scripted = script(DictModel())
+        pool = static_runtime.Pool(static_runtime.StaticModule(scripted), max_runtimes=4)
+        failures = []
+
+        def worker(seed):
+            generator = torch.Generator().manual_seed(seed)
+            for _ in range(50):
+                features = {"dense": torch.randn(3, 8, generator=generator),
+                            "extra": torch.randn(3, 8, generator=generator)}
+                if not torch.equal(pool(features), scripted(features)):
+                    failures.append(seed)
+
+        threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(failures, [])
+
+    def test_the_gil_is_released_while_the_model_runs(self):
+        sm = static_runtime.StaticModule(script(Slow()))
+        x = torch.eye(512)
+        ticks = []
+        done = threading.Event()
+
+        def ticker():
+            while not done.is_set():
+                ticks.append(time.perf_counter())
+                time.sleep(0.001)
+
+        start = time.perf_counter()
+        thread = threading.Thread(target=ticker)
+        thread.start()
+        sm(x)
+        end = time.perf_counter()
+        done.set()
+        thread.join()
+        during = [t for t in ticks if start < t < end]
+        self.assertGreater(end - start, 0.05)
+        self.assertGreater(len(during), 5, "the other Python thread made no progress")
+
+    def test_no_reference_is_kept_after_10000_calls(self):
+        sm = static_runtime.StaticModule(script(DictModel()))
+        features = {"dense": torch.randn(2, 8), "extra": torch.randn(2, 8)}
+        dense_refs = sys.getrefcount(features["dense"])
+        dict_refs = sys.getrefcount(features)
+        for _ in range(100):
+            sm(features)
+        gc.collect()
+        objects = len(gc.get_objects())
+        for _ in range(10000):
+            out = sm(features)
+        self.assertEqual(sys.getrefcount(out), 2)  # `out` and getrefcount's argument
+        del out
+        gc.collect()
+        self.assertEqual(sys.getrefcount(features["dense"]), dense_refs)
+        self.assertEqual(sys.getrefcount(features), dict_refs)
+        self.assertLess(len(gc.get_objects()) - objects, 100)
+
+    def test_benchmark_explain_and_stats(self):
+        sm = static_runtime.StaticModule(script(DictModel()))
+        features = {"dense": torch.randn(2, 8), "extra": torch.randn(2, 8)}
+        result = sm.benchmark_individual_ops([features], main_runs=5)
+        for field in ("setup_time", "first_iter_time", "total_time", "time_per_node_type",
+                      "percent_per_node_type", "instances_per_node_type", "out_nodes_count",
+                      "total_nodes_count", "kernel_per_node_type", "memory"):
+            self.assertTrue(hasattr(result, field), field)
+        self.assertGreater(result.total_time, 0)
+        self.assertAlmostEqual(sum(result.percent_per_node_type.values()), 100, places=3)
+        self.assertIn("static_runtime::linear_fused", result.time_per_node_type)
+        self.assertEqual(sm.benchmark([features]).time_per_node_type, {})
+        counts = sm.kernel_counts()
+        self.assertEqual(sum(counts.values()), result.total_nodes_count)
+        self.assertIn("linear_fused", sm.explain())
+        self.assertIn("managed_tensors", sm.memory_stats(features))
+
+    def test_compare_prints_the_three_runtimes(self):
+        import io
+        out = io.StringIO()
+        result = static_runtime.compare(script(DictModel()),
+                                        ({"dense": torch.randn(2, 8), "extra": torch.randn(2, 8)},),
+                                        iters=5, warmup=1, file=out)
+        self.assertEqual(result["max_abs_diff"], 0.0)
+        self.assertIn("pytorch sr", out.getvalue())
+        self.assertIn("static_runtime / pytorch sr", out.getvalue())
+
+    def test_command_line_bench(self):
+        import contextlib
+        import io
+        import os
+        import tempfile
+        from static_runtime import __main__ as command_line
+        with tempfile.TemporaryDirectory() as directory:
+            model = os.path.join(directory, "model.pt")
+            inputs = os.path.join(directory, "inputs.pt")
+            torch.jit.save(script(DictModel()), model)
+            torch.save(({"dense": torch.randn(2, 8), "extra": torch.randn(2, 8)}, 2.0), inputs)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = command_line.main(["bench", model, "--inputs", inputs, "--iters", "3"])
+            self.assertEqual(code, 0)
+            self.assertIn("static_runtime / pytorch sr", out.getvalue())
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                code = command_line.main(["bench", model + ".missing", "--inputs", inputs])
+            self.assertEqual(code, 1)
+            self.assertIn("cannot load", err.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
