@@ -5,6 +5,7 @@
 // with memory again, equals the JIT's. The same for each allocation of
 // module creation: an error, or a module that runs correctly. Run under
 // ASan/LSan (`bazel test --config=asan`) it also shows nothing leaks.
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,8 @@ TEST_P(AllocationFailureTest, EveryAllocationOfARunMayFail) {
   // Most do fail (a failed run can change the next one's allocations: a
   // buffer it left unused, a size the planner learned).
   EXPECT_GE(2 * failed, static_cast<int>(per_run));
+  std::cout << GetParam() << ": " << per_run + 1 << " runs with one failing allocation, " << failed
+            << " ResourceExhausted, " << per_run + 1 - failed << " succeeded\n";
 }
 
 TEST_P(AllocationFailureTest, EveryAllocationOfModuleCreationMayFail) {
@@ -67,18 +70,26 @@ TEST_P(AllocationFailureTest, EveryAllocationOfModuleCreationMayFail) {
   const size_t before = allocator.count();
   ASSERT_TRUE(StaticModule::FromModule(*module, false, Options(), inputs).ok());
   const size_t per_creation = allocator.count() - before;
+  int tried = 0, errors = 0;
   for (size_t k = 1; k <= per_creation; k += 1 + per_creation / 200) {
     SCOPED_TRACE(k);
+    ++tried;
     allocator.FailAllocation(k);
     absl::StatusOr<StaticModule::Ptr> prepared =
         StaticModule::FromModule(*module, false, Options(), inputs);
     allocator.FailAllocation(0);
-    if (!prepared.ok()) continue;  // an error, not a crash
+    if (!prepared.ok()) {  // an error, not a crash
+      ++errors;
+      continue;
+    }
     StaticRuntime runtime(*prepared);
     const absl::Status checked =
         golden::CheckRunAgainstJit(*module, runtime, inputs, golden::WhenTheJitRaises::kFail);
     EXPECT_TRUE(checked.ok()) << checked;
   }
+  std::cout << GetParam() << ": " << tried << " module creations with one failing allocation (of "
+            << per_creation << "), " << errors << " errors, " << tried - errors
+            << " modules that ran correctly\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, AllocationFailureTest,
