@@ -188,25 +188,26 @@ size_t LowerBound(const std::vector<Lifetime>& lifetimes, size_t alignment) {
   return static_cast<size_t>(peak);
 }
 
-std::string CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes,
-                      size_t alignment) {
-  if (plan.offsets.size() != lifetimes.size()) return "one offset per tensor expected";
-  if (plan.arena_bytes % alignment != 0) return "arena size not aligned";
+absl::Status CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes,
+                       size_t alignment) {
+  if (plan.offsets.size() != lifetimes.size()) return absl::InvalidArgumentError("one offset per tensor expected");
+  if (plan.arena_bytes % alignment != 0) return absl::InvalidArgumentError("arena size not aligned");
   for (size_t i = 0; i < lifetimes.size(); ++i) {
-    if (plan.offsets[i] % alignment != 0) return absl::StrCat("tensor ", i, " misaligned");
+    if (plan.offsets[i] % alignment != 0) return absl::InvalidArgumentError(absl::StrCat("tensor ", i, " misaligned"));
     if (plan.offsets[i] + lifetimes[i].bytes > plan.arena_bytes) {
-      return absl::StrCat("tensor ", i, " ends past the arena");
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", i, " ends past the arena"));
     }
     for (size_t j = 0; j < i; ++j) {
       const bool apart = plan.offsets[i] + lifetimes[i].bytes <= plan.offsets[j] ||
                          plan.offsets[j] + lifetimes[j].bytes <= plan.offsets[i];
       if (Overlap(lifetimes[i], lifetimes[j]) && !apart && lifetimes[i].bytes > 0 &&
           lifetimes[j].bytes > 0) {
-        return absl::StrCat("tensors ", j, " and ", i, " are alive together and overlap");
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensors ", j, " and ", i, " are alive together and overlap"));
       }
     }
   }
-  return "";
+  return absl::OkStatus();
 }
 
 }  // namespace memory

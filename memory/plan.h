@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace static_runtime {
 namespace memory {
 
@@ -47,9 +49,10 @@ size_t AlignUp(size_t bytes, size_t alignment);
 // The largest total aligned size of tensors alive at the same node.
 size_t LowerBound(const std::vector<Lifetime>& lifetimes, size_t alignment);
 
-// "" if `plan` is valid for `lifetimes`, else the first violation.
-std::string CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes,
-                      size_t alignment);
+// OK if `plan` is valid for `lifetimes`, else InvalidArgument naming the
+// first violation.
+absl::Status CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes,
+                       size_t alignment);
 
 }  // namespace memory
 }  // namespace static_runtime

@@ -34,7 +34,7 @@ RC_GTEST_PROP(PlanProperty, PlansAreValidAndBetweenTheBounds, ()) {
   const size_t lower_bound = LowerBound(lifetimes, alignment);
   for (Algorithm algorithm : kAlgorithms) {
     const Plan plan = PlanMemory(algorithm, lifetimes, alignment);
-    RC_ASSERT(CheckPlan(plan, lifetimes, alignment) == "");
+    RC_ASSERT(CheckPlan(plan, lifetimes, alignment).ok());
     RC_ASSERT(plan.arena_bytes >= lower_bound);
     RC_ASSERT(plan.arena_bytes <= total);
   }
@@ -55,7 +55,7 @@ RC_GTEST_PROP(PlanProperty, PlanningIsDeterministic, ()) {
 RC_GTEST_PROP(PlanProperty, CheckerRejectsOverlappingPlacements, ()) {
   const size_t bytes = *rc::gen::inRange<size_t>(1, 100);
   const std::vector<Lifetime> lifetimes = {{0, 2, bytes}, {1, 3, bytes}};
-  RC_ASSERT(CheckPlan({{0, 0}, 2 * bytes}, lifetimes, 1) != "");
+  RC_ASSERT(!CheckPlan({{0, 0}, 2 * bytes}, lifetimes, 1).ok());
 }
 
 // Alloc/free order +0 +1 -0 +2 -1 -2 with sizes 100, 50, 80: 0 and 2 can
@@ -78,7 +78,7 @@ TEST(PlanTest, GreedyUsesGapsBetweenLiveTensors) {
       {0, 1, 64}, {0, 1, 64}, {0, 4, 64}, {2, 4, 128}, {2, 3, 32}};
   const Plan greedy = PlanMemory(Algorithm::kGreedyBySize, lifetimes, 1);
   const Plan groups = PlanMemory(Algorithm::kStorageGroups, lifetimes, 1);
-  EXPECT_EQ(CheckPlan(greedy, lifetimes, 1), "");
+  EXPECT_TRUE(CheckPlan(greedy, lifetimes, 1).ok());
   EXPECT_EQ(greedy.arena_bytes, LowerBound(lifetimes, 1));  // 64 + 128 + 32
   EXPECT_GT(groups.arena_bytes, greedy.arena_bytes);
 }
@@ -86,7 +86,7 @@ TEST(PlanTest, GreedyUsesGapsBetweenLiveTensors) {
 TEST(PlanTest, AlignmentRoundsOffsetsAndArena) {
   const std::vector<Lifetime> lifetimes = {{0, 0, 1}, {0, 0, 65}, {0, 0, 3}};
   const Plan plan = PlanMemory(Algorithm::kGreedyBySize, lifetimes, 64);
-  EXPECT_EQ(CheckPlan(plan, lifetimes, 64), "");
+  EXPECT_TRUE(CheckPlan(plan, lifetimes, 64).ok());
   EXPECT_EQ(plan.arena_bytes, 256u);
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string>
 
 #include "ATen/ATen.h"
 #include "ATen/CPUGeneratorImpl.h"
@@ -49,19 +51,18 @@ int BracketDepth(absl::string_view text) {
 }
 
 // What is wrong with the inputs, outputs or blocks of a structural node
-// (unpacking, indexing, control flow, attributes), or "". LibTorch's IR
+// (unpacking, indexing, control flow, attributes), if anything. LibTorch's IR
 // parser accepts any arity, and its passes and interpreter then read past
 // their stack (a ListUnpack without input crashed ConstantPropagation: found
 // by //fuzz:ir_fuzzer).
-std::string StructureProblem(const torch::jit::Node* node) {
+std::optional<std::string> StructureProblem(const torch::jit::Node* node) {
   using c10::prim::If;
   using c10::prim::Loop;
   const c10::Symbol kind = node->kind();
   const size_t inputs = node->inputs().size(), outputs = node->outputs().size();
-  auto expect_inputs = [&](size_t count) {
-    return inputs == count ? std::string()
-                           : absl::StrCat("takes ", count, " input", count == 1 ? "" : "s",
-                                          ", has ", inputs);
+  auto expect_inputs = [&](size_t count) -> std::optional<std::string> {
+    if (inputs == count) return std::nullopt;
+    return absl::StrCat("takes ", count, " input", count == 1 ? "" : "s", ", has ", inputs);
   };
   if (kind == c10::prim::ListUnpack) {
     if (inputs != 1) return expect_inputs(1);
@@ -96,15 +97,14 @@ std::string StructureProblem(const torch::jit::Node* node) {
              "yields them";
     }
   }
-  return "";
+  return std::nullopt;
 }
 
 absl::Status CheckStructure(const torch::jit::Block* block) {
   for (const torch::jit::Node* node : block->nodes()) {
-    const std::string problem = StructureProblem(node);
-    if (!problem.empty()) {
+    if (const std::optional<std::string> problem = StructureProblem(node)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "malformed graph IR: ", node->kind().toQualString(), " ", problem));
+          "malformed graph IR: ", node->kind().toQualString(), " ", *problem));
     }
     for (const torch::jit::Block* sub : node->blocks()) {
       absl::Status status = CheckStructure(sub);
