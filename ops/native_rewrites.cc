@@ -114,9 +114,11 @@ Kernel MaybeCopyTo(const Node* node) {
 }
 
 Kernel CopyVariant(const Node* node) {
-  const ViewFn* view = CopyVariantView(node);
+  const ops::CopyVariant::View view = CopyVariantView(node);
   if (view == nullptr) return nullptr;
-  return [view](NodeIO& io) { io.Output(0) = (*view)(io).clone(at::MemoryFormat::Contiguous); };
+  return [view](NodeIO& io) {
+    io.Output(0) = ApplyView(view, io).clone(at::MemoryFormat::Contiguous);
+  };
 }
 
 const bool kRegistered = [] {

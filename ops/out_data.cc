@@ -352,11 +352,10 @@ void RegisterRewriteOperators() {
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
     KernelRegistry::Global().Register(
-        variant.copy_op, KernelKind::kOutVariant,
-        [](const Node* node) -> Kernel {
-          const ViewFn* view = CopyVariantView(node);
+        variant.copy_op, KernelKind::kOutVariant, [](const Node* node) -> Kernel {
+          const ops::CopyVariant::View view = CopyVariantView(node);
           if (view == nullptr) return nullptr;
-          return [view](NodeIO& io) { CopyToOutput(io, 0, (*view)(io)); };
+          return [view](NodeIO& io) { CopyToOutput(io, 0, ApplyView(view, io)); };
         });
   }
   // maybe_copy_to: the input itself when no conversion happens (the pass

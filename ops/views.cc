@@ -1,38 +1,29 @@
 #include "ops/views.h"
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace static_runtime {
-namespace {
-
-// The view each copy variant materializes, keyed by "<copy op>.<overload>".
-const absl::flat_hash_map<std::string, ViewFn>& Views() {
-  static const auto* const kViews = new absl::flat_hash_map<std::string, ViewFn>{
-      {"copy_reshape.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().reshape(io.Input(1).toIntVector()); }},
-      {"copy_flatten.using_ints",
-       [](const NodeIO& io) {
-         return io.Input(0).toTensor().flatten(io.Input(1).toInt(), io.Input(2).toInt());
-       }},
-      {"copy_permute.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().permute(io.Input(1).toIntVector()); }},
-      {"copy_reshape_as.",
-       [](const NodeIO& io) { return io.Input(0).toTensor().reshape_as(io.Input(1).toTensor()); }},
-  };
-  return *kViews;
-}
-
-}  // namespace
 
 std::string OverloadOf(const torch::jit::Node* node) {
   const c10::FunctionSchema* schema = node->maybeSchema();
   return schema == nullptr ? "?" : schema->overload_name();
 }
 
-const ViewFn* CopyVariantView(const torch::jit::Node* node) {
-  auto found = Views().find(absl::StrCat(node->kind().toUnqualString(), ".", OverloadOf(node)));
-  return found == Views().end() ? nullptr : &found->second;
+ops::CopyVariant::View CopyVariantView(const torch::jit::Node* node) {
+  const std::string overload = OverloadOf(node);
+  for (const ops::CopyVariant& variant : ops::CopyVariants()) {
+    if (node->kind().toQualString() == absl::string_view(variant.copy_op) &&
+        overload == variant.view_overload) {
+      return variant.view;
+    }
+  }
+  return nullptr;
+}
+
+at::Tensor ApplyView(ops::CopyVariant::View view, const NodeIO& io) {
+  static const c10::IValue kNone;
+  return view(io.Input(0).toTensor(), io.num_inputs() > 1 ? io.Input(1) : kNone,
+              io.num_inputs() > 2 ? io.Input(2) : kNone);
 }
 
 }  // namespace static_runtime

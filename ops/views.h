@@ -5,19 +5,21 @@
 #ifndef STATIC_RUNTIME_OPS_VIEWS_H_
 #define STATIC_RUNTIME_OPS_VIEWS_H_
 
-#include <functional>
 #include <string>
 
 #include "ATen/ATen.h"
 #include "ops/registry.h"
+#include "passes/operators.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
 
-using ViewFn = std::function<at::Tensor(const NodeIO&)>;
+// The view of a copy-variant node (passes/operators.h: CopyVariants(), the
+// one table of copy variants); nullptr for any other node.
+ops::CopyVariant::View CopyVariantView(const torch::jit::Node* node);
 
-// The view of a copy-variant node; nullptr for any other node.
-const ViewFn* CopyVariantView(const torch::jit::Node* node);
+// `view` of the node's inputs.
+at::Tensor ApplyView(ops::CopyVariant::View view, const NodeIO& io);
 
 // The node's overload name ("" for the default one); "?" without a schema.
 std::string OverloadOf(const torch::jit::Node* node);

@@ -100,10 +100,22 @@ at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weigh
 // 48-element select in a DLRM-style model, measured with `sr profile`).
 const std::vector<CopyVariant>& CopyVariants() {
   static const auto* const kVariants = new std::vector<CopyVariant>{
-      {"aten::reshape", "", "static_runtime::copy_reshape"},
-      {"aten::flatten", "using_ints", "static_runtime::copy_flatten"},
-      {"aten::permute", "", "static_runtime::copy_permute"},
-      {"aten::reshape_as", "", "static_runtime::copy_reshape_as"},
+      {"aten::reshape", "", "static_runtime::copy_reshape",
+       [](const at::Tensor& self, const c10::IValue& shape, const c10::IValue&) {
+         return self.reshape(shape.toIntVector());
+       }},
+      {"aten::flatten", "using_ints", "static_runtime::copy_flatten",
+       [](const at::Tensor& self, const c10::IValue& start, const c10::IValue& end) {
+         return self.flatten(start.toInt(), end.toInt());
+       }},
+      {"aten::permute", "", "static_runtime::copy_permute",
+       [](const at::Tensor& self, const c10::IValue& dims, const c10::IValue&) {
+         return self.permute(dims.toIntVector());
+       }},
+      {"aten::reshape_as", "", "static_runtime::copy_reshape_as",
+       [](const at::Tensor& self, const c10::IValue& other, const c10::IValue&) {
+         return self.reshape_as(other.toTensor());
+       }},
   };
   return *kVariants;
 }

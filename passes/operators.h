@@ -13,6 +13,7 @@
 
 #include "ATen/core/Tensor.h"
 #include "ATen/core/interned_strings.h"
+#include "ATen/core/ivalue.h"
 
 namespace static_runtime {
 namespace ops {
@@ -81,9 +82,14 @@ extern const c10::Symbol kUsedOutputs;
 // A view op overload and the copying op that replaces it. The copy has the
 // view's arguments and overload name, and a fresh (non-aliasing) result.
 struct CopyVariant {
+  // The view itself, of the node's first input and its next two (None when
+  // the op has fewer): what the copy's kernels materialize.
+  using View = at::Tensor (*)(const at::Tensor& self, const c10::IValue& first,
+                              const c10::IValue& second);
   const char* view_op;        // e.g. "aten::flatten"
   const char* view_overload;  // e.g. "using_ints"; "" for the default overload
   const char* copy_op;        // e.g. "static_runtime::copy_flatten"
+  View view;
 };
 const std::vector<CopyVariant>& CopyVariants();
 
