@@ -1,6 +1,7 @@
 #include "memory/lifetimes.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "passes/graph_util.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 
 namespace static_runtime {
@@ -33,30 +34,6 @@ struct Numbering {
     }
   }
 };
-
-// Whether a value of `type` can hold (a reference to) a tensor.
-bool MayHoldTensor(const c10::TypePtr& type) {
-  switch (type->kind()) {
-    case c10::TypeKind::IntType:
-    case c10::TypeKind::FloatType:
-    case c10::TypeKind::BoolType:
-    case c10::TypeKind::StringType:
-    case c10::TypeKind::NoneType:
-    case c10::TypeKind::DeviceObjType:
-    case c10::TypeKind::NumberType:
-    case c10::TypeKind::ComplexType:
-      return false;
-    case c10::TypeKind::OptionalType:
-      return MayHoldTensor(type->expectRef<c10::OptionalType>().getElementType());
-    case c10::TypeKind::TupleType:
-      for (const c10::TypePtr& element : type->containedTypes()) {
-        if (MayHoldTensor(element)) return true;
-      }
-      return false;
-    default:
-      return true;  // tensors, lists, dicts, objects, Any, ...
-  }
-}
 
 // Whether any of `values` may contain an alias of `value`; true when alias
 // analysis cannot tell.

@@ -58,4 +58,27 @@ std::string SourceOf(const torch::jit::Node* node) {
   return absl::StrCat(where, " `", absl::StripAsciiWhitespace(text), "`");
 }
 
+bool MayHoldTensor(const c10::TypePtr& type) {
+  switch (type->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::BoolType:
+    case c10::TypeKind::StringType:
+    case c10::TypeKind::NoneType:
+    case c10::TypeKind::DeviceObjType:
+    case c10::TypeKind::NumberType:
+    case c10::TypeKind::ComplexType:
+      return false;
+    case c10::TypeKind::OptionalType:
+      return MayHoldTensor(type->expectRef<c10::OptionalType>().getElementType());
+    case c10::TypeKind::TupleType:
+      for (const c10::TypePtr& element : type->containedTypes()) {
+        if (MayHoldTensor(element)) return true;
+      }
+      return false;
+    default:
+      return true;  // tensors, lists, dicts, objects, Any, ...
+  }
+}
+
 }  // namespace static_runtime

@@ -1,6 +1,7 @@
-// Small helpers shared by the passes: walking every node of a graph (including
-// sub-blocks), matching a node against an operator overload, replacing a node
-// by one of another kind, and naming where a node came from in the source.
+// Small helpers shared by the passes (and memory/lifetimes): walking every node
+// of a graph (including sub-blocks), matching a node against an operator
+// overload, replacing a node by one of another kind, whether a type may hold a
+// tensor, and naming where a node came from in the source.
 #ifndef STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
 #define STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
 
@@ -30,6 +31,12 @@ torch::jit::Node* ReplaceNode(torch::jit::Node* node, c10::Symbol kind,
 // reshape, reshape_as, flatten, contiguous: ops that return a view of their
 // input when its strides allow it and a copy otherwise.
 bool ReturnsViewOrCopyByStrides(c10::Symbol kind);
+
+// Whether a value of `type` may hold a tensor (a tensor, a container or an
+// object that may contain one); false for numbers, strings, None, devices,
+// and optionals and tuples of those. The one predicate for "may this alias
+// tensor memory" (memory/lifetimes, passes/input_aliases).
+bool MayHoldTensor(const c10::TypePtr& type);
 
 // Where `node` came from: "file:line:col `<source line>`" (or "line N
 // `<source line>`" when the source has no file name), or "<unknown source>".

@@ -25,24 +25,6 @@ bool IsContainer(const c10::TypePtr& type) {
   }
 }
 
-// Only values that can hold tensors (or containers of them) can alias.
-// (memory/lifetimes has its own copy: memory/ and passes/ share no code, and
-// LibTorch does not export AliasDb::isMutableType.)
-bool MayHoldTensors(const c10::TypePtr& type) {
-  switch (type->kind()) {
-    case c10::TypeKind::IntType:
-    case c10::TypeKind::FloatType:
-    case c10::TypeKind::BoolType:
-    case c10::TypeKind::StringType:
-    case c10::TypeKind::NoneType:
-    case c10::TypeKind::DeviceObjType:
-    case c10::TypeKind::NumberType:
-      return false;
-    default:
-      return true;
-  }
-}
-
 // The alias sets an annotation names, those of contained types included
 // (`Tensor(a)[]` names `a` on its element type).
 void CollectSets(const c10::AliasInfo& info, std::set<c10::Symbol>& sets) {
@@ -85,7 +67,7 @@ InputSet InputAliases::Aliases(const Value* value) const { return Get(value).ali
 InputSet InputAliases::Contains(const Value* value) const { return Get(value).contains; }
 
 bool InputAliases::Merge(const Value* value, const InputSet& aliases, const InputSet& contains) {
-  if (!MayHoldTensors(value->type()) || (aliases.empty() && contains.empty())) return false;
+  if (!MayHoldTensor(value->type()) || (aliases.empty() && contains.empty())) return false;
   Sets& sets = sets_[value];
   const size_t before = sets.aliases.size() + sets.contains.size();
   Add(sets.aliases, aliases);
