@@ -37,35 +37,6 @@ void VariadicStack(NodeIO& io) {
   io.Output(0) = at::stack(TensorsBeforeDim(io), io.Input(io.num_inputs() - 1).toInt());
 }
 
-// Copies each part of a split into its own output.
-void OutputParts(const std::vector<at::Tensor>& parts, NodeIO& io, const char* op) {
-  TORCH_CHECK(parts.size() == io.num_outputs(), op, " produced ", parts.size(),
-              " tensors but the graph unpacks ", io.num_outputs());
-  for (size_t i = 0; i < parts.size(); ++i) {
-    io.Output(i) = parts[i].clone(at::MemoryFormat::Contiguous);
-  }
-}
-
-void SplitUnpacked(NodeIO& io) {
-  OutputParts(at::split(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toInt()),
-              io, "split");
-}
-
-void SplitWithSizesUnpacked(NodeIO& io) {
-  OutputParts(at::split_with_sizes(io.Input(0).toTensor(), io.Input(1).toIntVector(),
-                                   io.Input(2).toInt()),
-              io, "split_with_sizes");
-}
-
-void ChunkUnpacked(NodeIO& io) {
-  OutputParts(at::chunk(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toInt()),
-              io, "chunk");
-}
-
-void UnbindUnpacked(NodeIO& io) {
-  OutputParts(at::unbind(io.Input(0).toTensor(), io.Input(1).toInt()), io, "unbind");
-}
-
 void UnpackDict(NodeIO& io) {
   const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
   for (size_t i = 1; i < io.num_inputs(); ++i) {
@@ -126,10 +97,15 @@ const bool kRegistered = [] {
   // unit and may not be initialized yet during static initialization.
   RegisterNative("static_runtime::variadic_cat", ForAnyNode(VariadicCat));
   RegisterNative("static_runtime::variadic_stack", ForAnyNode(VariadicStack));
-  RegisterNative("static_runtime::split_unpacked", ForAnyNode(SplitUnpacked));
-  RegisterNative("static_runtime::split_with_sizes_unpacked", ForAnyNode(SplitWithSizesUnpacked));
-  RegisterNative("static_runtime::chunk_unpacked", ForAnyNode(ChunkUnpacked));
-  RegisterNative("static_runtime::unbind_unpacked", ForAnyNode(UnbindUnpacked));
+  // Each part of a split into its own output, a contiguous copy.
+  for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
+    RegisterNative(split.op, ForAnyNode([split](NodeIO& io) {
+                     const std::vector<at::Tensor> parts = ApplySplit(split, io);
+                     for (size_t i = 0; i < parts.size(); ++i) {
+                       io.Output(i) = parts[i].clone(at::MemoryFormat::Contiguous);
+                     }
+                   }));
+  }
   RegisterNative("static_runtime::unpack_dict", ForAnyNode(UnpackDict));
   RegisterNative("static_runtime::owned_ref",
            ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));

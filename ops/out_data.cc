@@ -391,33 +391,11 @@ void RegisterRewriteOperators() {
       });
 
   // split / chunk / unbind with one output per part.
-  const struct {
-    const char* op;
-    std::vector<at::Tensor> (*parts)(const NodeIO&);
-  } kSplits[] = {
-      {"static_runtime::split_unpacked",
-       [](const NodeIO& io) {
-         return at::split(TensorArg(io, 0), io.Input(1).toInt(), io.Input(2).toInt());
-       }},
-      {"static_runtime::split_with_sizes_unpacked",
-       [](const NodeIO& io) {
-         return at::split_with_sizes(TensorArg(io, 0), io.Input(1).toIntVector(),
-                                     io.Input(2).toInt());
-       }},
-      {"static_runtime::chunk_unpacked",
-       [](const NodeIO& io) {
-         return at::chunk(TensorArg(io, 0), io.Input(1).toInt(), io.Input(2).toInt());
-       }},
-      {"static_runtime::unbind_unpacked",
-       [](const NodeIO& io) { return at::unbind(TensorArg(io, 0), io.Input(1).toInt()); }},
-  };
-  for (const auto& split : kSplits) {
+  for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
     KernelRegistry::Global().Register(
-        split.op, KernelKind::kOutVariant, [parts_of = split.parts, op = split.op](const Node*) -> Kernel {
-          return [parts_of, op](NodeIO& io) {
-            const std::vector<at::Tensor> parts = parts_of(io);
-            TORCH_CHECK(parts.size() == io.num_outputs(), op, " produced ", parts.size(),
-                        " tensors but the graph unpacks ", io.num_outputs());
+        split.op, KernelKind::kOutVariant, [split](const Node*) -> Kernel {
+          return [split](NodeIO& io) {
+            const std::vector<at::Tensor> parts = ApplySplit(split, io);
             for (size_t i = 0; i < parts.size(); ++i) CopyToOutput(io, i, parts[i]);
           };
         });

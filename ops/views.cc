@@ -26,4 +26,13 @@ at::Tensor ApplyView(ops::CopyVariant::View view, const NodeIO& io) {
               io.num_inputs() > 2 ? io.Input(2) : kNone);
 }
 
+std::vector<at::Tensor> ApplySplit(const ops::UnpackedSplit& split, const NodeIO& io) {
+  static const c10::IValue kNone;
+  std::vector<at::Tensor> parts =
+      split.parts(io.Input(0).toTensor(), io.num_inputs() > 1 ? io.Input(1) : kNone,
+                  io.num_inputs() > 2 ? io.Input(2) : kNone);
+  ops::CheckPartCount(split.op, parts.size(), io.num_outputs());
+  return parts;
+}
+
 }  // namespace static_runtime

@@ -9,12 +9,11 @@ namespace {
 
 // The multi-output replacement for `node`, or an empty symbol.
 c10::Symbol UnpackedVariant(const torch::jit::Node* node) {
-  if (IsOverload(node, "aten::split", "Tensor")) return ops::kSplitUnpacked;
-  if (IsOverload(node, "aten::split_with_sizes", "")) {
-    return ops::kSplitWithSizesUnpacked;
+  for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
+    if (IsOverload(node, split.list_op, split.list_overload)) {
+      return c10::Symbol::fromQualString(split.op);
+    }
   }
-  if (IsOverload(node, "aten::chunk", "")) return ops::kChunkUnpacked;
-  if (IsOverload(node, "aten::unbind", "int")) return ops::kUnbindUnpacked;
   return c10::Symbol();
 }
 

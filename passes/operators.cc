@@ -120,6 +120,33 @@ const std::vector<CopyVariant>& CopyVariants() {
   return *kVariants;
 }
 
+const std::vector<UnpackedSplit>& UnpackedSplits() {
+  static const auto* const kSplits = new std::vector<UnpackedSplit>{
+      {"static_runtime::split_unpacked", "aten::split", "Tensor",
+       [](const at::Tensor& self, const c10::IValue& size, const c10::IValue& dim) {
+         return at::split(self, size.toInt(), dim.toInt());
+       }},
+      {"static_runtime::split_with_sizes_unpacked", "aten::split_with_sizes", "",
+       [](const at::Tensor& self, const c10::IValue& sizes, const c10::IValue& dim) {
+         return at::split_with_sizes(self, sizes.toIntVector(), dim.toInt());
+       }},
+      {"static_runtime::chunk_unpacked", "aten::chunk", "",
+       [](const at::Tensor& self, const c10::IValue& chunks, const c10::IValue& dim) {
+         return at::chunk(self, chunks.toInt(), dim.toInt());
+       }},
+      {"static_runtime::unbind_unpacked", "aten::unbind", "int",
+       [](const at::Tensor& self, const c10::IValue& dim, const c10::IValue&) {
+         return at::unbind(self, dim.toInt());
+       }},
+  };
+  return *kSplits;
+}
+
+void CheckPartCount(const char* op, size_t parts, size_t outputs) {
+  TORCH_CHECK(parts == outputs, op, " produced ", parts, " tensors but the graph unpacks ",
+              outputs);
+}
+
 namespace {
 
 // The JIT operator registered for exactly `name`.`overload`.
@@ -178,17 +205,23 @@ std::pair<std::vector<at::Tensor>, int64_t> PopTensorsAndDim(const Node* node,
   return {std::move(tensors), dim};
 }
 
-// Runs a list-producing aten op on the stack and pushes copies of its elements
-// as separate outputs, checking that there are as many as the node unpacks.
-Operation UnpackedListOp(const std::string& name, const std::string& overload,
-                         const Node* node) {
-  Operation list_op = FindJitOperator(name, overload)->getOperation();
-  const size_t expected = node->outputs().size();
-  return [list_op, expected, name](Stack& stack) mutable {
-    list_op(stack);
-    c10::List<at::Tensor> parts = torch::jit::pop(stack).toTensorList();
-    TORCH_CHECK(parts.size() == expected, name, " produced ", parts.size(),
-                " tensors but the graph unpacks ", expected);
+// An unpacked split (UnpackedSplits()) on the stack: pops its inputs, pushes
+// a contiguous copy of each part.
+Operation UnpackedSplitOp(const Node* node) {
+  const UnpackedSplit* split = nullptr;
+  for (const UnpackedSplit& entry : UnpackedSplits()) {
+    if (node->kind().toQualString() == std::string(entry.op)) split = &entry;
+  }
+  TORCH_CHECK(split != nullptr, "static_runtime: no split named ", node->kind().toQualString());
+  const size_t num_inputs = node->inputs().size();
+  const size_t outputs = node->outputs().size();
+  return [split, num_inputs, outputs](Stack& stack) {
+    const c10::IValue none;
+    const auto inputs = torch::jit::last(stack, num_inputs);
+    std::vector<at::Tensor> parts = split->parts(
+        inputs[0].toTensor(), num_inputs > 1 ? inputs[1] : none, num_inputs > 2 ? inputs[2] : none);
+    torch::jit::drop(stack, num_inputs);
+    CheckPartCount(split->op, parts.size(), outputs);
     for (const at::Tensor& part : parts) {
       torch::jit::push(stack, part.clone(at::MemoryFormat::Contiguous));
     }
@@ -218,31 +251,11 @@ void RegisterAll() {
 
   // The outputs are fresh copies (FuseListUnpack only fuses when no one writes
   // to the input or the parts, so copies and views are indistinguishable).
-  // An OperationCreator is a plain function pointer, hence one lambda each.
-  operators.emplace_back(
-      "static_runtime::split_unpacked(...) -> ...",
-      torch::jit::OperationCreator([](const Node* node) {
-        return UnpackedListOp("aten::split", "Tensor", node);
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
-  operators.emplace_back(
-      "static_runtime::split_with_sizes_unpacked(...) -> ...",
-      torch::jit::OperationCreator([](const Node* node) {
-        return UnpackedListOp("aten::split_with_sizes", "", node);
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
-  operators.emplace_back(
-      "static_runtime::chunk_unpacked(...) -> ...",
-      torch::jit::OperationCreator([](const Node* node) {
-        return UnpackedListOp("aten::chunk", "", node);
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
-  operators.emplace_back(
-      "static_runtime::unbind_unpacked(...) -> ...",
-      torch::jit::OperationCreator([](const Node* node) {
-        return UnpackedListOp("aten::unbind", "int", node);
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
+  for (const UnpackedSplit& split : UnpackedSplits()) {
+    operators.emplace_back(absl::StrCat(split.op, "(...) -> ..."),
+                           torch::jit::OperationCreator(UnpackedSplitOp),
+                           AliasAnalysisKind::FROM_SCHEMA);
+  }
 
   // The outputs are the dict's values (never written: HoistDictLookups checks),
   // produced by a native node, so the runtime never plans their memory.

@@ -23,7 +23,7 @@ extern const c10::Symbol kVariadicCat;
 // variadic_stack(Tensor... tensors, int dim) -> Tensor
 extern const c10::Symbol kVariadicStack;
 // <op>_unpacked(<the op's arguments>) -> Tensor..., one fresh (contiguous copy)
-// output per list element
+// output per list element: see UnpackedSplits() below.
 extern const c10::Symbol kSplitUnpacked;
 extern const c10::Symbol kSplitWithSizesUnpacked;
 extern const c10::Symbol kChunkUnpacked;
@@ -92,6 +92,22 @@ struct CopyVariant {
   View view;
 };
 const std::vector<CopyVariant>& CopyVariants();
+
+// split, split_with_sizes, chunk and unbind with one output per part
+// (FuseListUnpack): each unpacked op, the list op it replaces, and the parts
+// it computes (views of the input, of its first input and its next two, None
+// when the op has fewer). The JIT operator and the kernels copy the parts.
+struct UnpackedSplit {
+  using Parts = std::vector<at::Tensor> (*)(const at::Tensor& self, const c10::IValue& first,
+                                            const c10::IValue& second);
+  const char* op;             // e.g. "static_runtime::split_unpacked"
+  const char* list_op;        // e.g. "aten::split"
+  const char* list_overload;  // e.g. "Tensor"
+  Parts parts;
+};
+const std::vector<UnpackedSplit>& UnpackedSplits();
+// Throws (c10::Error) unless a split gave as many parts as its node unpacks.
+void CheckPartCount(const char* op, size_t parts, size_t outputs);
 
 // Makes sure the operators above are registered with the JIT. Registration
 // happens at static initialization; calling this keeps the linker from
