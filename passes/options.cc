@@ -27,6 +27,13 @@ const std::vector<BoolOption>& BoolOptions() {
   return *kBoolOptions;
 }
 
+const BoolOption* FindBoolOption(absl::string_view name) {
+  for (const BoolOption& option : BoolOptions()) {
+    if (name == option.name) return &option;
+  }
+  return nullptr;
+}
+
 absl::Status ValidateOptions(const Options& options) {
   if (options.optimize_memory && !options.enable_out_variant) {
     return absl::InvalidArgumentError(

@@ -12,6 +12,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -84,6 +85,8 @@ struct BoolOption {
   const char* help;
 };
 const std::vector<BoolOption>& BoolOptions();
+// The option named `name` (its C++ name), or nullptr.
+const BoolOption* FindBoolOption(absl::string_view name);
 
 // Checks that the combination of options is supported.
 absl::Status ValidateOptions(const Options& options);

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -14,12 +15,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ops/registry.h"
 #include "passes/options.h"
 #include "runtime/pool.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 #include "tools/sr/explain.h"
+#include "tools/sr/profile.h"
 #include "torch/csrc/jit/python/pybind_utils.h"
 #include "torch/csrc/utils/pybind.h"
 
@@ -36,9 +37,8 @@ double Micros(Clock::duration d) { return std::chrono::duration<double, std::mic
 Options OptionsFrom(const std::map<std::string, bool>& given) {
   Options options;
   for (const auto& [name, value] : given) {
-    auto option = std::find_if(BoolOptions().begin(), BoolOptions().end(),
-                               [&](const BoolOption& o) { return name == o.name; });
-    if (option == BoolOptions().end()) {
+    const BoolOption* option = FindBoolOption(name);
+    if (option == nullptr) {
       std::string names;
       for (const BoolOption& o : BoolOptions())
         absl::StrAppend(&names, names.empty() ? "" : ", ", o.name);
@@ -50,28 +50,6 @@ Options OptionsFrom(const std::map<std::string, bool>& given) {
   if (!valid.ok()) throw py::value_error(std::string(valid.message()));
   return options;
 }
-
-// Times each node kind over observed runs (benchmark_individual_ops).
-class NodeTimer : public NodeObserver {
- public:
-  struct Kind {
-    double total_us = 0;
-    size_t calls = 0;
-    std::string kernel;
-  };
-  void Before(const NodePlan& node, const c10::IValue* values) override { start_ = Clock::now(); }
-  void After(const NodePlan& node, const c10::IValue* values) override {
-    Kind& kind = kinds_[node.info->node->kind().toQualString()];
-    kind.total_us += Micros(Clock::now() - start_);
-    ++kind.calls;
-    kind.kernel = KernelKindName(node.info->kind);
-  }
-  const std::map<std::string, Kind>& kinds() const { return kinds_; }
-
- private:
-  Clock::time_point start_;
-  std::map<std::string, Kind> kinds_;
-};
 
 class PyModule {
  public:
@@ -117,49 +95,42 @@ class PyModule {
     return torch::jit::toPyObject(*std::move(result));
   }
 
-  // Times `main_runs` calls after `warmup_runs` on one runtime; with
-  // `per_node`, then as many observed runs timing each node kind.
+  // Times `main_runs` calls after `warmup_runs` (at least one) on one
+  // runtime; with `per_node`, then as many observed runs timing each node
+  // kind (sr::ProfileRuns, what `sr profile` runs).
   py::dict Benchmark(const py::tuple& args, const py::dict& kwargs, int warmup_runs, int main_runs,
                      bool per_node) {
     if (warmup_runs < 0 || main_runs < 1) {
       throw py::value_error("warmup_runs must be >= 0 and main_runs >= 1");
     }
     const std::vector<c10::IValue> stack = Bind(args, kwargs);
-    StaticRuntime runtime(module_);
-    auto run = [&](const auto& call) {
-      absl::StatusOr<c10::IValue> result = call();
-      if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
-      runtime.ReleaseOutputs();
-    };
-    py::dict out;
-    double first_us = 0, total_us = 0;
-    NodeTimer timer;
+    absl::StatusOr<sr::ProfileReport> report;
     {
       py::gil_scoped_release no_gil;
-      const auto first = Clock::now();
-      run([&] { return runtime.Run(stack); });
-      first_us = Micros(Clock::now() - first);
-      for (int i = 1; i < warmup_runs; ++i) run([&] { return runtime.Run(stack); });
-      const auto start = Clock::now();
-      for (int i = 0; i < main_runs; ++i) run([&] { return runtime.Run(stack); });
-      total_us = Micros(Clock::now() - start);
-      if (per_node) {
-        for (int i = 0; i < main_runs; ++i)
-          run([&] { return runtime.RunObserved(stack, {}, timer); });
-      }
+      report = sr::ProfileRuns(module_, stack, std::max(0, warmup_runs - 1), main_runs, per_node);
     }
+    if (!report.ok()) throw std::runtime_error(std::string(report.status().message()));
+    py::dict out;
     out["setup_time"] = setup_ms_;
-    out["first_iter_time"] = first_us / 1000;
-    out["total_time"] = total_us / 1000 / main_runs;  // ms per run, as PyTorch's
-    py::dict time_per_node_type, instances_per_node_type, kernel_per_node_type;
+    out["first_iter_time"] = report->first_run_us / 1000;
+    out["total_time"] = report->mean_run_us / 1000;  // ms per run, as PyTorch's
+    // By node kind, as PyTorch's (fused groups together).
+    std::map<std::string, sr::NodeKindProfile> by_kind;
     double node_total = 0;
-    for (const auto& [kind, stats] : timer.kinds()) node_total += stats.total_us;
-    py::dict percent_per_node_type;
-    for (const auto& [kind, stats] : timer.kinds()) {
+    for (const sr::NodeKindProfile& entry : report->kinds) {
+      sr::NodeKindProfile& kind = by_kind[entry.node_kind];
+      kind.total_us += entry.total_us;
+      kind.calls += entry.calls;
+      kind.kernel_kind = entry.kernel_kind;
+      node_total += entry.total_us;
+    }
+    py::dict time_per_node_type, percent_per_node_type, instances_per_node_type,
+        kernel_per_node_type;
+    for (const auto& [kind, stats] : by_kind) {
       time_per_node_type[py::str(kind)] = stats.total_us / 1000 / main_runs;
       percent_per_node_type[py::str(kind)] = node_total > 0 ? 100 * stats.total_us / node_total : 0;
       instances_per_node_type[py::str(kind)] = stats.calls / static_cast<size_t>(main_runs);
-      kernel_per_node_type[py::str(kind)] = stats.kernel;
+      kernel_per_node_type[py::str(kind)] = stats.kernel_kind;
     }
     out["time_per_node_type"] = time_per_node_type;
     out["percent_per_node_type"] = percent_per_node_type;
@@ -168,7 +139,7 @@ class PyModule {
     const KernelCounts& counts = module_->kernel_counts();
     out["out_nodes_count"] = counts.out_variant;
     out["total_nodes_count"] = counts.total();
-    out["memory"] = MemoryDict(runtime.memory_stats());
+    out["memory"] = MemoryDict(report->memory);
     return out;
   }
 
@@ -252,7 +223,7 @@ PYBIND11_MODULE(_static_runtime, m) {
       .def("memory_stats", &PyModule::MemoryStats)
       .def("kernel_counts", &PyModule::KernelCountsDict)
       .def("explain", &PyModule::ExplainText);
-  m.def("option_names", [] {
+  m.def("option_defaults", [] {
     std::map<std::string, bool> defaults;
     const static_runtime::Options options;
     for (const static_runtime::BoolOption& o : static_runtime::BoolOptions())

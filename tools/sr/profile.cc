@@ -35,6 +35,7 @@ class Timer : public NodeObserver {
       entry.kind = group ? absl::StrCat("fused group at node ", node.info->position, ": ",
                                         GroupOps(jit_node))
                          : jit_node->kind().toQualString();
+      entry.node_kind = jit_node->kind().toQualString();
       entry.kernel_kind = KernelKindOf(node);
     }
     entry.total_us += us;
@@ -72,24 +73,18 @@ class Timer : public NodeObserver {
 
 }  // namespace
 
-absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,
-                                      const Options& options,
-                                      const std::vector<c10::IValue>& inputs, int runs) {
-  if (runs < 1) return absl::InvalidArgumentError("--iters must be >= 1");
+absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
+                                          const std::vector<c10::IValue>& args, int warmup,
+                                          int runs, bool by_node) {
+  if (runs < 1 || warmup < 0) {
+    return absl::InvalidArgumentError("runs must be >= 1 and warm-up runs >= 0");
+  }
   ProfileReport report;
   report.runs = runs;
-  const auto setup_start = Clock::now();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(module, is_frozen, options);
-  if (!static_module.ok()) return static_module.status();
-  report.setup_ms = Micros(Clock::now() - setup_start) / 1000;
-  absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
-  if (!bound.ok()) return bound.status();
-
-  StaticRuntime runtime(*static_module);
+  StaticRuntime runtime(module);
   auto run = [&](NodeObserver* observer) -> absl::Status {
     absl::StatusOr<c10::IValue> result =
-        observer ? runtime.RunObserved(*bound, {}, *observer) : runtime.Run(*bound);
+        observer ? runtime.RunObserved(args, {}, *observer) : runtime.Run(args);
     runtime.ReleaseOutputs();
     return result.status();
   };
@@ -97,6 +92,10 @@ absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_
   absl::Status status = run(nullptr);
   if (!status.ok()) return status;
   report.first_run_us = Micros(Clock::now() - first_start);
+  for (int i = 0; i < warmup; ++i) {
+    status = run(nullptr);
+    if (!status.ok()) return status;
+  }
 
   std::vector<double> plain;
   for (int i = 0; i < runs; ++i) {
@@ -105,8 +104,11 @@ absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_
     if (!status.ok()) return status;
     plain.push_back(Micros(Clock::now() - start));
   }
+  for (double us : plain) report.mean_run_us += us / runs;
   std::sort(plain.begin(), plain.end());
   report.run_us = plain[plain.size() / 2];
+  report.memory = runtime.memory_stats();
+  if (!by_node) return report;
 
   Timer timer;
   for (int i = 0; i < runs; ++i) {
@@ -126,13 +128,32 @@ absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_
             });
   report.kernel_us_per_run = timer.kernel_us_ / runs;
   report.calls_per_run = static_cast<double>(timer.calls_) / runs;
-  absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();
-  if (!overhead.ok()) return overhead.status();
-  report.overhead = *overhead;
   report.bind_us = timer.phases_["bind"] / runs;
   report.allocate_us = timer.phases_["allocate"] / runs;
   report.nodes_us = timer.phases_["nodes"] / runs;
   report.release_us = timer.phases_["release"] / runs;
+  return report;
+}
+
+absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,
+                                      const Options& options,
+                                      const std::vector<c10::IValue>& inputs, int runs) {
+  if (runs < 1) return absl::InvalidArgumentError("--iters must be >= 1");
+  const auto setup_start = Clock::now();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(module, is_frozen, options);
+  if (!static_module.ok()) return static_module.status();
+  const double setup_ms = Micros(Clock::now() - setup_start) / 1000;
+  absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
+  if (!bound.ok()) return bound.status();
+
+  absl::StatusOr<ProfileReport> report =
+      ProfileRuns(*static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true);
+  if (!report.ok()) return report.status();
+  report->setup_ms = setup_ms;
+  absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();
+  if (!overhead.ok()) return overhead.status();
+  report->overhead = *overhead;
   return report;
 }
 

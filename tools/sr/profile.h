@@ -21,6 +21,7 @@ namespace sr {
 
 struct NodeKindProfile {
   std::string kind;         // e.g. aten::linear, or "fused group at node 4: add, relu"
+  std::string node_kind;    // the JIT node's kind (static_runtime::fused_pointwise for a group)
   std::string kernel_kind;  // out_variant / native / fallback
   double total_us = 0;      // over all profiled runs
   size_t calls = 0;
@@ -31,17 +32,28 @@ struct ProfileReport {
   double setup_ms = 0;
   double first_run_us = 0;
   double run_us = 0;              // median unobserved run
+  double mean_run_us = 0;         // mean unobserved run
   double kernel_us_per_run = 0;   // mean sum of kernel times per observed run
   double calls_per_run = 0;
   NodeOverhead overhead;  // the runtime's own cost per node
   double bind_us = 0, allocate_us = 0, nodes_us = 0, release_us = 0;  // means
   std::string trace_json;  // one run as Chrome trace events
+  MemoryStats memory;      // of the runtime that ran
   int runs = 0;
 };
 
 absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,
                                       const Options& options,
                                       const std::vector<c10::IValue>& inputs, int runs);
+
+// The runs behind Profile, on a prepared module and arguments already bound
+// to its schema: a first run, `warmup` more, `runs` unobserved ones, then,
+// with `by_node`, `runs` observed by node kind and phase and one traced.
+// Fills everything but setup_ms and overhead. Also what the Python
+// package's benchmark() reports.
+absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
+                                          const std::vector<c10::IValue>& args, int warmup,
+                                          int runs, bool by_node);
 
 std::string FormatProfile(const ProfileReport& report);
 

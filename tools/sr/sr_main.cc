@@ -43,8 +43,8 @@ namespace static_runtime {
 namespace sr {
 namespace {
 
-// The flags that set Options: name, member, help. Their defaults are
-// Options' own.
+// Every flag of every command; the runtime options' flags (BoolOptions(),
+// with Options' own defaults) come last but --help.
 const std::vector<FlagSpec>& Flags() {
   static const auto* const kFlags = [] {
     auto* flags = new std::vector<FlagSpec>{
@@ -58,7 +58,7 @@ const std::vector<FlagSpec>& Flags() {
         {"iters", FlagKind::kInt, "200", "timed calls per side and thread"},
         {"warmup", FlagKind::kInt, "20", "untimed calls per side and thread first"},
         {"threads", FlagKind::kInt, "1", "concurrent callers (static runtime through a pool)"},
-        {"intra_op_threads", FlagKind::kInt, "1", "ATen intra-op threads"},
+        {"intra_op_threads", FlagKind::kInt, "1", "intra-op threads (ATen's and OpenBLAS's)"},
         {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
         {"json", FlagKind::kString, "",
          "bench, verify: also write the report as JSON to this file"},
@@ -155,9 +155,8 @@ absl::StatusOr<Options> ChangedOptions(Options options, absl::string_view change
     const std::pair<std::string, std::string> name_value = absl::StrSplit(change, '=');
     const std::string name = absl::StrReplaceAll(name_value.first, {{"-", "_"}});
     const std::string& value = name_value.second;
-    auto flag = std::find_if(BoolOptions().begin(), BoolOptions().end(),
-                             [&](const BoolOption& entry) { return name == entry.name; });
-    if (flag == BoolOptions().end() || (value != "true" && value != "false")) {
+    const BoolOption* flag = FindBoolOption(name);
+    if (flag == nullptr || (value != "true" && value != "false")) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--against=static: takes OPTION=true|false,... with an option flag's name, not '", change,
           "'"));
