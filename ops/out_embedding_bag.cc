@@ -14,7 +14,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "ATen/ATen.h"
@@ -83,6 +82,27 @@ std::pair<int64_t, int64_t> BagRange(const Arguments& a, const Index* offsets, i
   return {offsets[b], end};
 }
 
+// Sums bag [begin, end)'s rows into `row_out` from column `column` on
+// (starting from zero, in index order), then divides the whole row by the
+// bag's size in mean mode.
+template <typename Scalar, typename Index>
+void SumBagFrom(const Arguments& a, const Scalar* weight, const Index* indices, int64_t begin,
+                int64_t end, int64_t column, Scalar* row_out) {
+  const int64_t dim = a.weight.size(1);
+  std::fill(row_out + column, row_out + dim, Scalar(0));
+  int64_t count = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    if (indices[i] == a.padding_idx) continue;
+    const Scalar* row = weight + indices[i] * dim;
+    for (int64_t j = column; j < dim; ++j) row_out[j] += row[j];
+    ++count;
+  }
+  if (a.mode == kModeMean && count > 1) {
+    const Scalar divisor = static_cast<Scalar>(count);
+    for (int64_t j = 0; j < dim; ++j) row_out[j] /= divisor;
+  }
+}
+
 template <typename Scalar, typename Index>
 void Pool(const Arguments& a, int64_t bags, at::Tensor& out) {
   const Index* offsets = a.offsets.data_ptr<Index>();
@@ -90,21 +110,9 @@ void Pool(const Arguments& a, int64_t bags, at::Tensor& out) {
   const Scalar* weight = a.weight.data_ptr<Scalar>();
   Scalar* output = out.data_ptr<Scalar>();
   const int64_t dim = a.weight.size(1);
-  std::memset(output, 0, sizeof(Scalar) * bags * dim);
   for (int64_t b = 0; b < bags; ++b) {
     const auto [begin, end] = BagRange(a, offsets, b);
-    Scalar* row_out = output + b * dim;
-    int64_t count = 0;
-    for (int64_t i = begin; i < end; ++i) {
-      if (indices[i] == a.padding_idx) continue;
-      const Scalar* row = weight + indices[i] * dim;
-      for (int64_t j = 0; j < dim; ++j) row_out[j] += row[j];
-      ++count;
-    }
-    if (a.mode == kModeMean && count > 1) {
-      const Scalar divisor = static_cast<Scalar>(count);
-      for (int64_t j = 0; j < dim; ++j) row_out[j] /= divisor;
-    }
+    SumBagFrom(a, weight, indices, begin, end, /*column=*/0, output + b * dim);
   }
 }
 
@@ -165,18 +173,7 @@ __attribute__((target("avx2"))) void PoolFloatAvx2(const Arguments& a, int64_t b
                       &column);
     SumColumnsAvx2<1>(weight, dim, indices, begin, end, last_index, a.padding_idx, row_out,
                       &column);
-    int64_t count = 0;
-    for (int64_t j = column; j < dim; ++j) row_out[j] = 0;
-    for (int64_t i = begin; i < end; ++i) {
-      if (indices[i] == a.padding_idx) continue;
-      ++count;
-      const float* row = weight + indices[i] * dim;
-      for (int64_t j = column; j < dim; ++j) row_out[j] += row[j];
-    }
-    if (a.mode == kModeMean && count > 1) {
-      const float divisor = static_cast<float>(count);
-      for (int64_t j = 0; j < dim; ++j) row_out[j] /= divisor;
-    }
+    SumBagFrom(a, weight, indices, begin, end, column, row_out);  // the rest; the mean
   }
 }
 
