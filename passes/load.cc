@@ -5,9 +5,11 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 
 #include "ATen/ATen.h"
 #include "ATen/CPUGeneratorImpl.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "passes/archive_check.h"
 #include "passes/exception_message.h"
@@ -176,7 +178,7 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
 }
 
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
-    absl::string_view ir) {
+    absl::string_view ir, bool keep_value_names) {
   const int depth = BracketDepth(ir);
   if (depth > kMaxBracketDepth) {
     return absl::InvalidArgumentError(absl::StrCat("malformed graph IR: brackets nest ", depth,
@@ -185,8 +187,17 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
   }
   auto graph = std::make_shared<torch::jit::Graph>();
   try {
-    torch::jit::parseIR(std::string(ir), graph.get(),
+    std::unordered_map<std::string, torch::jit::Value*> values_by_name;
+    torch::jit::parseIR(std::string(ir), graph.get(), values_by_name,
                         /*parse_tensor_constants=*/true);
+    if (keep_value_names) {
+      for (const auto& [name, value] : values_by_name) {
+        // Numbers are what the printer gives unnamed values.
+        if (!std::all_of(name.begin(), name.end(), absl::ascii_isdigit)) {
+          value->setDebugName(name);
+        }
+      }
+    }
     graph->lint();
     at::Generator generator = at::detail::createCPUGenerator(/*seed_val=*/0);
     FillTensorConstants(graph->block(), generator);

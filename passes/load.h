@@ -30,9 +30,10 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes);
 // deterministic values (seeded normal samples for floating types, zeros
 // otherwise), the same on every run. InvalidArgument on malformed IR,
 // and on brackets nested more than 64 deep (LibTorch's parser would overflow
-// the stack).
+// the stack). With `keep_value_names`, values named in the text (not just
+// numbered) keep their names as debug names.
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
-    absl::string_view ir);
+    absl::string_view ir, bool keep_value_names = false);
 
 // A named module parameter or buffer, registered before the source is compiled.
 using NamedTensor = std::pair<std::string, at::Tensor>;

@@ -28,6 +28,7 @@ PACKAGES=(
   python3-torchvision    # Python tests: torchvision models
   python3-dev            # the Python package: CPython headers
   pybind11-dev           # the Python package: pybind11
+  libssl-dev             # OpenSSL's SHA-256: model package keys and checksums
 )
 
 say() { printf 'setup: %s\n' "$*"; }
