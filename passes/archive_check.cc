@@ -116,7 +116,10 @@ bool ApplyZip64(absl::string_view extra, Entry& entry) {
 
 }  // namespace
 
-absl::Status CheckArchive(absl::string_view bytes) {
+absl::Status CheckArchive(absl::string_view bytes) { return IndexArchive(bytes).status(); }
+
+absl::StatusOr<std::vector<ArchiveRecord>> IndexArchive(absl::string_view bytes) {
+  std::vector<ArchiveRecord> records;
   const Reader reader(bytes);
   // The end-of-directory record is in the last 64 KiB + 22 bytes.
   std::optional<uint64_t> end;
@@ -178,8 +181,10 @@ absl::Status CheckArchive(absl::string_view bytes) {
     if (DataCrc(*data, entry) != entry.crc) {
       return Damaged(absl::StrCat("entry '", entry.name, "' does not match its checksum"));
     }
+    const bool stored = entry.method == 0;
+    records.push_back({entry.name, stored, stored ? *data : absl::string_view()});
   }
-  return absl::OkStatus();
+  return records;
 }
 
 }  // namespace static_runtime

@@ -32,6 +32,11 @@ inline std::string ExceptionMessage(const std::exception& e) {
   return e.what();
 }
 
+// The first line of a (possibly multi-line, backtrace-carrying) error message.
+inline std::string FirstLine(const std::string& message) {
+  return message.substr(0, message.find('\n'));
+}
+
 }  // namespace static_runtime
 
 #endif  // STATIC_RUNTIME_PASSES_EXCEPTION_MESSAGE_H_

@@ -19,11 +19,6 @@
 namespace static_runtime {
 namespace {
 
-// The first line of a (possibly multi-line, backtrace-carrying) error message.
-std::string FirstLine(const std::string& message) {
-  return message.substr(0, message.find('\n'));
-}
-
 // LibTorch's IR parser recurses once per bracket level (types like
 // `((((Tensor))))`); deep nesting overflows the stack (found by
 // //fuzz:ir_fuzzer). Real graphs nest a few levels.
@@ -157,19 +152,26 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) 
   }
 }
 
-absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
+absl::StatusOr<std::string> ReadModelFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) {
     return absl::NotFoundError(
         absl::StrCat("cannot open model file '", path, "'"));
   }
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  if (file.bad()) {
+  const std::streamoff size = file.tellg();
+  std::string bytes(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+  file.seekg(0);
+  if (size < 0 || !file.read(bytes.data(), size)) {
     return absl::NotFoundError(
         absl::StrCat("cannot read model file '", path, "'"));
   }
-  absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(bytes.str());
+  return bytes;
+}
+
+absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadModelFile(path);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
   if (!module.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("'", path, "' is ", module.status().message()));

@@ -22,6 +22,9 @@ namespace static_runtime {
 // InvalidArgument if it is not a TorchScript archive.
 absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path);
 
+// The bytes of a file; NotFound naming the path if it cannot be read.
+absl::StatusOr<std::string> ReadModelFile(const std::string& path);
+
 // Same as LoadModuleFromFile, from the archive's bytes.
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes);
 

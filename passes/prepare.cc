@@ -1,5 +1,7 @@
 #include "passes/prepare.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "passes/check_static_runnable.h"
@@ -82,9 +84,16 @@ bool ReadsAttributes(const torch::jit::Block& block) {
 
 }  // namespace
 
+namespace {
+std::atomic<int64_t> optimizations{0};
+}  // namespace
+
+int64_t OptimizeGraphRuns() { return optimizations.load(std::memory_order_relaxed); }
+
 void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
                    const Options& options,
                    const std::vector<c10::IValue>& sample_inputs) {
+  optimizations.fetch_add(1, std::memory_order_relaxed);
   if (options.enable_tensorexpr_fusion) {
     if (sample_inputs.empty()) {
       LOG(INFO) << "static_runtime: fusion skipped: no sample inputs given";

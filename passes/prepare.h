@@ -71,6 +71,9 @@ absl::StatusOr<PreparedGraph> PrepareFile(
 void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
                    const Options& options,
                    const std::vector<c10::IValue>& sample_inputs);
+// How many times this process ran OptimizeGraph (every preparation does, once
+// per graph): tests check that a model loaded from a package ran no passes.
+int64_t OptimizeGraphRuns();
 void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
                           const Options& options);
 

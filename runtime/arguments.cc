@@ -1,5 +1,7 @@
 #include "runtime/arguments.h"
 
+#include <sstream>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -84,6 +86,36 @@ absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
 }
 
 }  // namespace
+
+std::string DescribeValue(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const at::Tensor& tensor = value.toTensor();
+    if (!tensor.defined()) return "undefined Tensor";
+    return absl::StrCat(c10::toString(tensor.scalar_type()), "[",
+                        absl::StrJoin(tensor.sizes(), ", "), "]");
+  }
+  const auto describe = [](std::string* out, const c10::IValue& element) {
+    out->append(DescribeValue(element));
+  };
+  if (value.isList()) return absl::StrCat("[", absl::StrJoin(value.toListRef(), ", ", describe), "]");
+  if (value.isTuple()) {
+    return absl::StrCat("(", absl::StrJoin(value.toTupleRef().elements(), ", ", describe), ")");
+  }
+  if (value.isGenericDict()) {
+    std::vector<std::string> entries;
+    for (const auto& entry : value.toGenericDict()) {
+      entries.push_back(absl::StrCat(DescribeValue(entry.key()), ": ", DescribeValue(entry.value())));
+    }
+    return absl::StrCat("{", absl::StrJoin(entries, ", "), "}");
+  }
+  if (value.isNone()) return "None";
+  if (value.isInt() || value.isDouble() || value.isBool() || value.isString()) {
+    std::ostringstream text;
+    text << value;
+    return absl::StrCat(value.type()->annotation_str(), "=", text.str());
+  }
+  return value.type()->annotation_str();
+}
 
 absl::Status BindArgumentsInto(const c10::FunctionSchema& schema,
                                absl::Span<const c10::IValue> args, const KwargMap& kwargs,

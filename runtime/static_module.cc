@@ -9,6 +9,7 @@
 #include "passes/exception_message.h"
 #include "passes/operators.h"
 #include "runtime/forked_call.h"
+#include "runtime/model_cache.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {
@@ -50,17 +51,27 @@ StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout 
   }
 }
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
-    PreparedGraph prepared, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<std::shared_ptr<StaticModule>> StaticModule::Bind(PreparedGraph prepared,
+                                                                 const Options& options) {
   absl::StatusOr<ValueLayout> layout = ValueLayout::Build(*prepared.graph);
   if (!layout.ok()) return layout.status();
   absl::StatusOr<BlockPlan> plan = BuildPlan(
       *prepared.graph, *layout, options.enable_out_variant,
       [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
   if (!plan.ok()) return plan.status();
-  std::shared_ptr<StaticModule> module(new StaticModule(
+  return std::shared_ptr<StaticModule>(new StaticModule(
       std::move(prepared), options, *std::move(layout), *std::move(plan)));
+}
+
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
+    PreparedGraph prepared, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
+  absl::StatusOr<std::shared_ptr<StaticModule>> bound = Bind(std::move(prepared), options);
+  if (!bound.ok()) return bound.status();
+  std::shared_ptr<StaticModule>& module = *bound;
+  for (const c10::IValue& input : sample_inputs) {
+    module->planned_inputs_.push_back(DescribeValue(input));
+  }
   if (!sample_inputs.empty() && !module->managed_slots_.empty()) {
     // One run on the samples gives every managed tensor's size and dtype, so
     // even the first real run is planned.
@@ -116,6 +127,10 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromIR(
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromFile(
     const std::string& path, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
+  const std::string cache_directory = CacheDirectory(options);
+  if (!cache_directory.empty() && !options.enable_tensorexpr_fusion) {
+    return FromFileThroughCache(path, cache_directory, options, sample_inputs);
+  }
   return FromPreparedOrError(PrepareFile(path, options, sample_inputs), options,
                              sample_inputs);
 }

@@ -20,6 +20,7 @@
 #include "passes/options.h"
 #include "passes/prepare.h"
 #include "runtime/arguments.h"
+#include "runtime/package.h"
 #include "runtime/plan.h"
 #include "runtime/value_layout.h"
 #include "torch/csrc/jit/api/module.h"
@@ -40,10 +41,19 @@ class StaticModule {
                                        const std::vector<c10::IValue>& sample_inputs = {});
   static absl::StatusOr<Ptr> FromIR(absl::string_view ir, const Options& options = Options(),
                                     const std::vector<c10::IValue>& sample_inputs = {});
-  // A TorchScript archive saved by torch.jit.save.
+  // A TorchScript archive saved by torch.jit.save. With a cache directory
+  // (Options::cache_dir or STATIC_RUNTIME_CACHE_DIR), through the persistent
+  // model cache (runtime/model_cache.h).
   static absl::StatusOr<Ptr> FromFile(const std::string& path,
                                       const Options& options = Options(),
                                       const std::vector<c10::IValue>& sample_inputs = {});
+  // A compiled package (runtime/package.h) written by SavePackage or `sr
+  // compile`: no archive is loaded and no pass runs. The package's options
+  // are used. InvalidArgument for a damaged or malformed package,
+  // FailedPrecondition for one written by another library, LibTorch or
+  // package format version, or whose nodes this build binds to other kernels.
+  static absl::StatusOr<Ptr> FromPackage(const std::string& path);
+  static absl::StatusOr<Ptr> FromPackageBytes(absl::string_view bytes);
   // A graph already prepared by one of passes/prepare.h's functions.
   static absl::StatusOr<Ptr> FromPrepared(PreparedGraph prepared, const Options& options,
                                           const std::vector<c10::IValue>& sample_inputs = {});
@@ -66,6 +76,15 @@ class StaticModule {
   const std::vector<ValueIndex>& output_slots() const { return output_slots_; }
   const std::vector<memory::Lifetime>& output_lifetimes() const { return output_lifetimes_; }
 
+  // What the sample inputs the memory plan was made from were, one line per
+  // input ("Float[1, 3, 224, 224]", "int", ...); empty without samples.
+  const std::vector<std::string>& planned_inputs() const { return planned_inputs_; }
+
+  // Writes this module as a package to `path`, atomically (a temporary file
+  // in the same directory, renamed). InvalidArgument if the graph holds a
+  // value a package cannot (a type attribute, a custom class object).
+  absl::Status SavePackage(const std::string& path, const PackageSource& source = {}) const;
+
   // The arguments of one call, bound to the schema and type-checked.
   absl::StatusOr<std::vector<c10::IValue>> Bind(absl::Span<const c10::IValue> args,
                                                 const KwargMap& kwargs) const {
@@ -74,6 +93,11 @@ class StaticModule {
 
  private:
   StaticModule(PreparedGraph prepared, Options options, ValueLayout layout, BlockPlan plan);
+  // FromPackage's work on the package's bytes, which its tensors keep alive.
+  static absl::StatusOr<Ptr> FromPackageBuffer(std::shared_ptr<const std::string> buffer);
+  // Binds the prepared graph's nodes to kernels; no memory plan records yet.
+  static absl::StatusOr<std::shared_ptr<StaticModule>> Bind(PreparedGraph prepared,
+                                                            const Options& options);
 
   PreparedGraph prepared_;
   Options options_;
@@ -85,6 +109,7 @@ class StaticModule {
   std::vector<memory::TensorRecord> initial_records_;
   std::vector<ValueIndex> output_slots_;
   std::vector<memory::Lifetime> output_lifetimes_;
+  std::vector<std::string> planned_inputs_;
 };
 
 }  // namespace static_runtime

@@ -40,6 +40,10 @@ struct BenchConfig {
   std::string other_name;
   // Called with the fraction done (0..1) while timing; may be empty.
   std::function<void(double)> progress;
+  // Our side, already loaded (from a compiled package) in `prebuilt_ms`;
+  // null: prepared from the module with `options`.
+  StaticModule::Ptr prebuilt;
+  double prebuilt_ms = 0;
 };
 
 struct Latency {

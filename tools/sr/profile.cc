@@ -138,17 +138,21 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
 absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,
                                       const Options& options,
                                       const std::vector<c10::IValue>& inputs, int runs) {
-  if (runs < 1) return absl::InvalidArgumentError("--iters must be >= 1");
   const auto setup_start = Clock::now();
   absl::StatusOr<StaticModule::Ptr> static_module =
       StaticModule::FromModule(module, is_frozen, options);
   if (!static_module.ok()) return static_module.status();
-  const double setup_ms = Micros(Clock::now() - setup_start) / 1000;
-  absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
+  return Profile(*static_module, Micros(Clock::now() - setup_start) / 1000, inputs, runs);
+}
+
+absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, double setup_ms,
+                                      const std::vector<c10::IValue>& inputs, int runs) {
+  if (runs < 1) return absl::InvalidArgumentError("--iters must be >= 1");
+  absl::StatusOr<std::vector<c10::IValue>> bound = static_module->Bind(inputs, {});
   if (!bound.ok()) return bound.status();
 
   absl::StatusOr<ProfileReport> report =
-      ProfileRuns(*static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true);
+      ProfileRuns(static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true);
   if (!report.ok()) return report.status();
   report->setup_ms = setup_ms;
   absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();

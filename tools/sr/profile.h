@@ -45,6 +45,10 @@ struct ProfileReport {
 absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,
                                       const Options& options,
                                       const std::vector<c10::IValue>& inputs, int runs);
+// The same for a module already prepared (or loaded from a package) in
+// `setup_ms`.
+absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, double setup_ms,
+                                      const std::vector<c10::IValue>& inputs, int runs);
 
 // The runs behind Profile, on a prepared module and arguments already bound
 // to its schema: a first run, `warmup` more, `runs` unobserved ones, then,

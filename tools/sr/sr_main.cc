@@ -19,13 +19,16 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "passes/exception_message.h"
 #include "passes/load.h"
+#include "runtime/model_cache.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
@@ -75,6 +78,10 @@ const std::vector<FlagSpec>& Flags() {
         {"trace", FlagKind::kString, "", "profile: write one run as a Chrome/Perfetto trace"},
         {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
         {"model_out", FlagKind::kString, "", "export: write the model (torch.jit.save format)"},
+        {"out", FlagKind::kString, "", "compile: the package to write (also -o FILE)"},
+        {"source", FlagKind::kString, "",
+         "bench on a package: the model it was compiled from, for the JIT's side and the output "
+         "check"},
         {"inputs_out", FlagKind::kString, "", "export: write the inputs (torch.save format)"},
     };
     const Options defaults;
@@ -90,10 +97,11 @@ const std::vector<FlagSpec>& Flags() {
 
 std::string Usage() {
   return absl::StrCat(
-      "usage: sr bench [MODEL.pt] [flags]\n"
-      "       sr profile [MODEL.pt] [--trace=FILE.json] [flags]\n"
-      "       sr explain [MODEL.pt] [--dot=FILE] [flags]\n"
-      "       sr plan [MODEL.pt] --svg=FILE [flags]\n"
+      "usage: sr bench [MODEL.pt | MODEL.srpkg --source=MODEL.pt] [flags]\n"
+      "       sr profile [MODEL.pt | MODEL.srpkg] [--trace=FILE.json] [flags]\n"
+      "       sr explain [MODEL.pt | MODEL.srpkg] [--dot=FILE] [flags]\n"
+      "       sr plan [MODEL.pt | MODEL.srpkg] --svg=FILE [flags]\n"
+      "       sr compile MODEL.pt [--inputs=FILE | --input-spec=SPEC] -o MODEL.srpkg [flags]\n"
       "       sr export [MODEL.pt] --model-out=FILE --inputs-out=FILE [flags]\n"
       "       sr verify MODEL.pt --inputs=FILE[,FILE...] | --input-spec=SPEC[|SPEC...] "
       "[--seeds=N]\n"
@@ -110,7 +118,12 @@ std::string Usage() {
       "against the JIT under every option set, on every input set, and exits 0\n"
       "only if every check passes. gate compares benchmark JSON reports (sr bench\n"
       "--json) by their static / JIT ratios and exits 1 on a regression beyond\n"
-      "--max-regression percent or a missing model.\n\nflags:\n",
+      "--max-regression percent or a missing model. compile prepares MODEL.pt\n"
+      "once and writes it as a compiled package (prepared graph, constants,\n"
+      "kernel choices and the memory plan for the given inputs) that loads\n"
+      "without running any pass; bench, profile, explain and plan take a\n"
+      "package (MODEL.srpkg) in place of a model, with the options it was\n"
+      "compiled with.\n\nflags:\n",
       FlagHelp(Flags()));
 }
 
@@ -122,6 +135,11 @@ absl::StatusOr<std::vector<c10::IValue>> LoadInputs(const Args& args) {
   return ParseInputSpec(
       args.Given("input_spec") ? args.String("input_spec") : std::string(builtin_spec),
       args.Int("seed"));
+}
+
+// True if the model named on the command line is a compiled package.
+bool IsPackage(const Args& args) {
+  return !args.positional().empty() && absl::EndsWith(args.positional()[0], ".srpkg");
 }
 
 // The model named on the command line, or the embedded one.
@@ -140,6 +158,19 @@ absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name
   }
   name = args.positional()[0];
   return LoadModuleFromFile(name);
+}
+
+// The static module of a command that takes no inputs: the package's, or
+// prepared from the model named on the command line (or the embedded one).
+absl::StatusOr<StaticModule::Ptr> LoadStaticModule(const Args& args, const Options& options,
+                                                   std::string& name) {
+  if (IsPackage(args)) {
+    name = args.positional()[0];
+    return StaticModule::FromPackage(name);
+  }
+  absl::StatusOr<torch::jit::Module> module = LoadModel(args, name);
+  if (!module.ok()) return module.status();
+  return StaticModule::FromModule(*module, args.Bool("frozen"), options);
 }
 
 Options OptionsFrom(const Args& args) {
@@ -190,6 +221,9 @@ int Fail(int code, const std::string& message) {
 struct RunSetup {
   std::string model_name;
   torch::jit::Module module;
+  // A compiled package given instead of a model file, and its load time.
+  StaticModule::Ptr package;
+  double package_load_ms = 0;
   std::vector<c10::IValue> inputs;
   Options options;
 };
@@ -208,9 +242,25 @@ int PrepareRun(const Args& args, const char* command, RunSetup& setup) {
   setup.options = OptionsFrom(args);
   absl::Status valid = ValidateOptions(setup.options);
   if (!valid.ok()) return Fail(2, std::string(valid.message()));
-  absl::StatusOr<torch::jit::Module> module = LoadModel(args, setup.model_name);
-  if (!module.ok()) return Fail(1, std::string(module.status().message()));
-  setup.module = *std::move(module);
+  if (IsPackage(args)) {
+    setup.model_name = args.positional()[0];
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<StaticModule::Ptr> package = StaticModule::FromPackage(setup.model_name);
+    if (!package.ok()) return Fail(1, std::string(package.status().message()));
+    setup.package = *std::move(package);
+    setup.package_load_ms = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start).count();
+    setup.options = setup.package->options();
+    if (args.Given("source")) {
+      absl::StatusOr<torch::jit::Module> source = LoadModuleFromFile(args.String("source"));
+      if (!source.ok()) return Fail(1, std::string(source.status().message()));
+      setup.module = *std::move(source);
+    }
+  } else {
+    absl::StatusOr<torch::jit::Module> module = LoadModel(args, setup.model_name);
+    if (!module.ok()) return Fail(1, std::string(module.status().message()));
+    setup.module = *std::move(module);
+  }
   absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
   if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
   setup.inputs = *std::move(inputs);
@@ -252,6 +302,15 @@ int Bench(const Args& args) {
                                   " (pytorch-sr, static:OPTION=VALUE,... or both joined by +)"));
     }
   }
+  if (setup.package) {
+    if (!args.Given("source")) {
+      return Fail(2,
+                  "bench on a package needs --source=MODEL.pt, the model it was compiled from "
+                  "(the JIT's side and the output check run it)");
+    }
+    config.prebuilt = setup.package;
+    config.prebuilt_ms = setup.package_load_ms;
+  }
   if (isatty(STDERR_FILENO)) config.progress = ProgressBar();
   absl::StatusOr<BenchReport> report = RunBench(setup.module, setup.inputs, config);
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
@@ -263,7 +322,10 @@ int ProfileCommand(const Args& args) {
   RunSetup setup;
   if (int code = PrepareRun(args, "profile", setup)) return code;
   absl::StatusOr<ProfileReport> report =
-      Profile(setup.module, args.Bool("frozen"), setup.options, setup.inputs, args.Int("iters"));
+      setup.package
+          ? Profile(setup.package, setup.package_load_ms, setup.inputs, args.Int("iters"))
+          : Profile(setup.module, args.Bool("frozen"), setup.options, setup.inputs,
+                    args.Int("iters"));
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
   std::cout << "model: " << setup.model_name << "\n" << FormatProfile(*report);
   return WriteIfGiven(args, "trace", report->trace_json);
@@ -274,7 +336,9 @@ int PlanCommand(const Args& args) {
   RunSetup setup;
   if (int code = PrepareRun(args, "plan", setup)) return code;
   absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options, setup.inputs);
+      setup.package ? setup.package
+                    : StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options,
+                                               setup.inputs);
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
   StaticRuntime runtime(*static_module);
   absl::StatusOr<c10::IValue> result = runtime.Run(setup.inputs);
@@ -301,6 +365,7 @@ int ExportCommand(const Args& args) {
     return Fail(2, "export needs --model-out=FILE and --inputs-out=FILE");
   }
   RunSetup setup;
+  if (IsPackage(args)) return Fail(2, "export takes a model file, not a compiled package");
   if (int code = PrepareRun(args, "export", setup)) return code;
   try {
     setup.module.save(args.String("model_out"));
@@ -392,14 +457,11 @@ int GateCommand(const Args& args) {
 
 int ExplainCommand(const Args& args) {
   if (args.positional().size() > 1) return Fail(2, "explain takes at most one model file");
-  std::string model_name;
-  absl::StatusOr<torch::jit::Module> module = LoadModel(args, model_name);
-  if (!module.ok()) return Fail(1, std::string(module.status().message()));
   const Options options = OptionsFrom(args);
   absl::Status valid = ValidateOptions(options);
   if (!valid.ok()) return Fail(2, std::string(valid.message()));
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, args.Bool("frozen"), options);
+  std::string model_name;
+  absl::StatusOr<StaticModule::Ptr> static_module = LoadStaticModule(args, options, model_name);
   if (!static_module.ok()) {
     // The check's full report: every node the runtime cannot run.
     std::cout << "model: " << model_name << "\n" << static_module.status().message() << "\n";
@@ -409,8 +471,58 @@ int ExplainCommand(const Args& args) {
   return WriteIfGiven(args, "dot", ToDot(**static_module));
 }
 
+int CompileCommand(const Args& args) {
+  if (args.positional().size() != 1 || IsPackage(args)) {
+    return Fail(2, "compile takes one model file (MODEL.pt)");
+  }
+  if (!args.Given("out")) return Fail(2, "compile needs -o FILE.srpkg (or --out=FILE.srpkg)");
+  if (args.Given("inputs") && args.Given("input_spec")) {
+    return Fail(2, "give --inputs or --input-spec, not both");
+  }
+  const Options options = OptionsFrom(args);
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return Fail(2, std::string(valid.message()));
+  const std::string path = args.positional()[0];
+  absl::StatusOr<std::string> bytes = ReadModelFile(path);
+  if (!bytes.ok()) return Fail(1, std::string(bytes.status().message()));
+  std::vector<c10::IValue> inputs;  // none: the plan is learned on the first run
+  if (args.Given("inputs") || args.Given("input_spec")) {
+    absl::StatusOr<std::vector<c10::IValue>> loaded = LoadInputs(args);
+    if (!loaded.ok()) return Fail(1, std::string(loaded.status().message()));
+    inputs = *std::move(loaded);
+  }
+  SetIntraOpThreads(args.Int("intra_op_threads"));
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
+  if (!module.ok()) return Fail(1, absl::StrCat("'", path, "' is ", module.status().message()));
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, args.Bool("frozen"), options, inputs);
+  if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
+  const double prepare_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  absl::Status saved = (*static_module)->SavePackage(args.String("out"), {path, Sha256Hex(*bytes)});
+  if (!saved.ok()) return Fail(1, std::string(saved.message()));
+  const KernelCounts& kernels = (*static_module)->kernel_counts();
+  std::cout << "model: " << path << "\n"
+            << absl::StrFormat("prepared in %.1f ms: %d out variant, %d native, %d fallback nodes\n",
+                               prepare_ms, kernels.out_variant, kernels.native, kernels.fallback)
+            << (inputs.empty() ? "memory plan: learned on the first run (no --inputs given)\n"
+                               : absl::StrCat("memory plan: for ", inputs.size(), " inputs (",
+                                              absl::StrJoin((*static_module)->planned_inputs(), ", "),
+                                              ")\n"))
+            << "wrote " << args.String("out") << "\n";
+  return 0;
+}
+
 int Main(int argc, char** argv) {
-  absl::StatusOr<Args> args = Args::Parse(std::vector<std::string>(argv, argv + argc), Flags());
+  std::vector<std::string> arguments(argv, argv + argc);
+  for (size_t i = 0; i + 1 < arguments.size(); ++i) {  // -o FILE is --out=FILE
+    if (arguments[i] == "-o") {
+      arguments[i] = "--out=" + arguments[i + 1];
+      arguments.erase(arguments.begin() + i + 1);
+    }
+  }
+  absl::StatusOr<Args> args = Args::Parse(arguments, Flags());
   if (!args.ok()) return Fail(2, std::string(args.status().message()));
   if (args->Bool("help") || args->command() == "help") {
     std::cout << Usage();
@@ -418,6 +530,7 @@ int Main(int argc, char** argv) {
   }
   if (args->command() == "bench") return Bench(*args);
   if (args->command() == "explain") return ExplainCommand(*args);
+  if (args->command() == "compile") return CompileCommand(*args);
   if (args->command() == "profile") return ProfileCommand(*args);
   if (args->command() == "plan") return PlanCommand(*args);
   if (args->command() == "export") return ExportCommand(*args);

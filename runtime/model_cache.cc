@@ -1,0 +1,168 @@
+#include "runtime/model_cache.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "glog/logging.h"
+#include "openssl/evp.h"
+#include "passes/load.h"
+#include "runtime/arguments.h"
+
+namespace static_runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kEntrySuffix[] = ".srpkg";
+// Temporary files of writers that died are removed after this long.
+constexpr auto kStaleTemporary = std::chrono::hours(1);
+
+struct Counters {
+  std::atomic<int64_t> hits{0}, misses{0}, rejected{0}, evicted{0}, store_failures{0};
+};
+Counters& GlobalCounters() {
+  static auto* const counters = new Counters();
+  return *counters;
+}
+
+// Reports a rejected entry once per process and entry.
+void ReportRejected(const std::string& entry, const absl::Status& reason) {
+  static absl::Mutex mutex;
+  static auto* const reported ABSL_GUARDED_BY(mutex) = new absl::flat_hash_set<std::string>();
+  absl::MutexLock lock(&mutex);
+  if (reported->insert(entry).second) {
+    LOG(WARNING) << "static_runtime: model cache entry '" << entry
+                 << "' is unusable and is rebuilt: " << reason.message();
+  }
+}
+
+// Removes the least recently used entries (and stale temporary files) until
+// the entries total at most `max_bytes`; `keep` is never removed.
+void Evict(const fs::path& directory, uint64_t max_bytes, const fs::path& keep) {
+  struct Entry {
+    fs::path path;
+    fs::file_time_type used;
+    uint64_t bytes;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code error;
+  const auto now = fs::file_time_type::clock::now();
+  for (const fs::directory_entry& file : fs::directory_iterator(directory, error)) {
+    std::error_code file_error;
+    const std::string name = file.path().filename().string();
+    const fs::file_time_type used = file.last_write_time(file_error);
+    const uint64_t bytes = file.file_size(file_error);
+    if (file_error) continue;  // removed by another process meanwhile
+    if (absl::StrContains(name, std::string(kEntrySuffix) + ".tmp.")) {
+      if (now - used > kStaleTemporary) fs::remove(file.path(), file_error);
+      continue;
+    }
+    if (!absl::EndsWith(name, kEntrySuffix)) continue;
+    entries.push_back({file.path(), used, bytes});
+    total += bytes;
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& entry : entries) {
+    if (total <= max_bytes) break;
+    if (entry.path == keep) continue;
+    std::error_code remove_error;
+    if (fs::remove(entry.path, remove_error)) {
+      total -= entry.bytes;
+      GlobalCounters().evicted.fetch_add(1);
+    }
+  }
+}
+
+}  // namespace
+
+ModelCacheStats GetModelCacheStats() {
+  const Counters& counters = GlobalCounters();
+  ModelCacheStats stats;
+  stats.hits = counters.hits.load();
+  stats.misses = counters.misses.load();
+  stats.rejected = counters.rejected.load();
+  stats.evicted = counters.evicted.load();
+  stats.store_failures = counters.store_failures.load();
+  return stats;
+}
+
+std::string CacheDirectory(const Options& options) {
+  if (!options.cache_dir.empty()) return options.cache_dir;
+  const char* from_environment = std::getenv("STATIC_RUNTIME_CACHE_DIR");
+  return from_environment == nullptr ? "" : from_environment;
+}
+
+std::string Sha256Hex(absl::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  CHECK(EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) == 1);
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(digest), size));
+}
+
+std::string CacheKey(absl::string_view model_bytes, const Options& options,
+                     const std::vector<c10::IValue>& sample_inputs) {
+  std::string identity = absl::StrCat("model ", Sha256Hex(model_bytes), "\noptions ",
+                                      DescribeOptions(options), "\nlibrary ", kLibraryVersion,
+                                      "\nlibtorch ", LibTorchVersion(), "\nformat ",
+                                      kPackageFormatVersion, "\ninputs");
+  for (const c10::IValue& input : sample_inputs) {
+    absl::StrAppend(&identity, " ", DescribeValue(input));
+  }
+  return Sha256Hex(identity);
+}
+
+absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
+    const std::string& path, const std::string& directory, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) {
+  absl::StatusOr<std::string> bytes = ReadModelFile(path);
+  if (!bytes.ok()) return bytes.status();
+  const fs::path entry =
+      fs::path(directory) / (CacheKey(*bytes, options, sample_inputs) + kEntrySuffix);
+  std::error_code error;
+  if (fs::exists(entry, error)) {
+    absl::StatusOr<StaticModule::Ptr> cached = StaticModule::FromPackage(entry.string());
+    if (cached.ok()) {
+      GlobalCounters().hits.fetch_add(1);
+      fs::last_write_time(entry, fs::file_time_type::clock::now(), error);  // recently used
+      return cached;
+    }
+    GlobalCounters().rejected.fetch_add(1);
+    ReportRejected(entry.string(), cached.status());
+    fs::remove(entry, error);
+  }
+  GlobalCounters().misses.fetch_add(1);
+  absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
+  if (!module.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is ", module.status().message()));
+  }
+  absl::StatusOr<StaticModule::Ptr> prepared =
+      StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs);
+  if (!prepared.ok()) return prepared.status();
+  fs::create_directories(directory, error);
+  absl::Status stored = (*prepared)->SavePackage(entry.string(), {path, Sha256Hex(*bytes)});
+  if (!stored.ok()) {
+    GlobalCounters().store_failures.fetch_add(1);
+    LOG(WARNING) << "static_runtime: cannot store '" << path << "' in the model cache: "
+                 << stored.message();
+    return prepared;
+  }
+  Evict(directory, options.cache_max_bytes, entry);
+  return prepared;
+}
+
+}  // namespace static_runtime

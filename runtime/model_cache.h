@@ -1,0 +1,59 @@
+// The persistent model cache behind StaticModule::FromFile (Options::cache_dir
+// or STATIC_RUNTIME_CACHE_DIR): prepared models kept as compiled packages
+// (runtime/package.h), one file `<key>.srpkg` per model, where the key is the
+// SHA-256 of the model file's bytes, the options, the sample inputs'
+// description, and the library, LibTorch and package format versions.
+//
+// A hit loads the package (no archive load, no pass) and marks the entry
+// used (its modification time); a miss prepares the model from its bytes and
+// stores the package by writing a temporary file and renaming it, so
+// processes filling the cache at once never see a partial entry. An entry
+// that does not load (truncated, corrupted, another version) is reported in
+// the log once per process, deleted and rebuilt, never trusted. After each
+// store, the least recently used entries are evicted until the cache holds
+// at most Options::cache_max_bytes. A cache that cannot be written (a
+// read-only directory) only costs the time: the model is still returned.
+#ifndef STATIC_RUNTIME_RUNTIME_MODEL_CACHE_H_
+#define STATIC_RUNTIME_RUNTIME_MODEL_CACHE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "passes/options.h"
+#include "runtime/static_module.h"
+
+namespace static_runtime {
+
+// Counts since the process started, for logs and tests.
+struct ModelCacheStats {
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t rejected = 0;  // entries that did not load and were rebuilt
+  int64_t evicted = 0;
+  int64_t store_failures = 0;
+};
+ModelCacheStats GetModelCacheStats();
+
+// The cache directory `options` ask for ("" for none).
+std::string CacheDirectory(const Options& options);
+
+// The hex SHA-256 of `bytes`.
+std::string Sha256Hex(absl::string_view bytes);
+
+// The entry name (without directory) of a model.
+std::string CacheKey(absl::string_view model_bytes, const Options& options,
+                     const std::vector<c10::IValue>& sample_inputs);
+
+// The model at `path` through the cache in `directory`.
+absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(const std::string& path,
+                                                       const std::string& directory,
+                                                       const Options& options,
+                                                       const std::vector<c10::IValue>& sample_inputs);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_RUNTIME_MODEL_CACHE_H_

@@ -1,0 +1,470 @@
+// StaticModule::SavePackage and StaticModule::FromPackage(Bytes): see
+// runtime/package.h for the records.
+#include "runtime/package.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <random>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "ATen/EmptyTensor.h"
+#include "caffe2/serialize/inline_container.h"
+#include "memory/planner.h"
+#include "nlohmann/json.hpp"
+#include "passes/archive_check.h"
+#include "passes/exception_message.h"
+#include "passes/graph_serialization.h"
+#include "passes/load.h"
+#include "runtime/static_module.h"
+#include "torch/csrc/jit/frontend/function_schema_parser.h"
+#include "torch/csrc/jit/serialization/unpickler.h"
+#include "torch/csrc/jit/serialization/pickler.h"
+#include "torch/version.h"
+
+namespace static_runtime {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kFormatName[] = "static_runtime package";
+constexpr char kMetadata[] = "metadata.json";
+constexpr char kGraph[] = "graph.ir";
+constexpr char kSchema[] = "schema.txt";
+constexpr char kKernels[] = "kernels.txt";
+constexpr char kMemoryPlan[] = "memory_plan.json";
+constexpr char kValues[] = "values";  // values.pkl and values/<n>
+// Managed tensor sizes beyond this are refused as malformed.
+constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 48;
+
+// One line per node, in plan order: position, kernel kind, operator.
+std::string KernelLines(const BlockPlan& block) {
+  std::string lines;
+  for (const NodePlan& node : block.nodes) {
+    absl::StrAppend(&lines, node.info->position, " ",
+                    node.control == NodePlan::Control::kKernel ? KernelKindName(node.info->kind)
+                                                               : "control",
+                    " ", node.info->node->kind().toQualString(), "\n");
+    for (const BlockPlan& sub_block : node.blocks) lines += KernelLines(sub_block);
+  }
+  return lines;
+}
+
+bool HoldsObject(const c10::IValue& value) {
+  bool found = false;
+  value.visit([&found](const c10::IValue& element) {
+    found = found || element.isObject() || element.isCapsule() || element.isFuture();
+    return found;
+  });
+  return found;
+}
+
+// A package's records by name (the archive's top folder stripped): views
+// into the bytes of the package.
+using Records = absl::flat_hash_map<std::string, absl::string_view>;
+
+absl::StatusOr<Records> IndexRecords(absl::string_view bytes) {
+  absl::StatusOr<std::vector<ArchiveRecord>> index = IndexArchive(bytes);
+  if (!index.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("damaged package: ", index.status().message()));
+  }
+  Records records;
+  for (const ArchiveRecord& record : *index) {
+    const size_t slash = record.name.find('/');
+    if (slash == std::string::npos || !record.stored) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "record '", record.name, "' is not a stored record under the archive's folder"));
+    }
+    records[record.name.substr(slash + 1)] = record.data;
+  }
+  return records;
+}
+
+absl::StatusOr<std::string> ReadRecord(const Records& records, const std::string& name) {
+  const auto found = records.find(name);
+  if (found == records.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("the package has no record ", name));
+  }
+  return std::string(found->second);
+}
+
+// The value table: values.pkl unpickled, its tensors' storages the values/<n>
+// records themselves (no copy), each kept alive by `buffer`. Every tensor
+// must lie within its record.
+absl::StatusOr<std::vector<c10::IValue>> ReadValues(
+    const Records& records, const std::shared_ptr<const std::string>& buffer) {
+  const auto pickle = records.find(absl::StrCat(kValues, ".pkl"));
+  if (pickle == records.end()) return absl::InvalidArgumentError("the package has no values.pkl");
+  size_t position = 0;
+  const absl::string_view pickled = pickle->second;
+  absl::flat_hash_map<const void*, size_t> record_bytes;
+  torch::jit::Unpickler unpickler(
+      [&](char* out, size_t size) {
+        size = std::min(size, pickled.size() - position);
+        std::memcpy(out, pickled.data() + position, size);
+        position += size;
+        return size;
+      },
+      nullptr, nullptr,
+      [&](const std::string& key) {
+        const auto record = records.find(absl::StrCat(kValues, "/", key));
+        if (record == records.end()) {
+          throw std::runtime_error(absl::StrCat("values.pkl names a missing record ", key));
+        }
+        void* data = const_cast<char*>(record->second.data());
+        record_bytes[data] = record->second.size();
+        return at::DataPtr(
+            data, new std::shared_ptr<const std::string>(buffer),
+            [](void* keep) { delete static_cast<std::shared_ptr<const std::string>*>(keep); },
+            c10::Device(c10::kCPU));
+      },
+      c10::Device(c10::kCPU));
+  const c10::IValue values = unpickler.parse_ivalue();
+  if (!values.isTuple()) return absl::InvalidArgumentError("values.pkl is not a tuple");
+  absl::Status bounds = absl::OkStatus();
+  values.visit([&](const c10::IValue& value) {
+    if (!value.isTensor() || !bounds.ok()) return false;
+    const at::Tensor& tensor = value.toTensor();
+    const auto record = record_bytes.find(tensor.storage().data());
+    const size_t needed =
+        at::detail::computeStorageNbytes(tensor.sizes(), tensor.strides(), tensor.itemsize(),
+                                         tensor.storage_offset());
+    if (record == record_bytes.end() || tensor.storage().nbytes() > record->second ||
+        needed > tensor.storage().nbytes()) {
+      bounds = absl::InvalidArgumentError("values.pkl has a tensor beyond its record");
+    }
+    return false;
+  });
+  if (!bounds.ok()) return bounds;
+  return values.toTupleRef().elements().vec();
+}
+
+absl::StatusOr<Json> ParseJson(const std::string& text, const char* record) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(record, " is not a JSON object"));
+  }
+  return json;
+}
+
+// The metadata's checks: format, versions. FailedPrecondition on a mismatch.
+absl::Status CheckVersions(const Json& metadata) {
+  const auto string_field = [&](const char* key) -> std::string {
+    const auto it = metadata.find(key);
+    return it != metadata.end() && it->is_string() ? it->get<std::string>() : "";
+  };
+  if (string_field("format") != kFormatName) {
+    return absl::InvalidArgumentError("metadata.json does not describe a static_runtime package");
+  }
+  const auto version = metadata.find("format_version");
+  if (version == metadata.end() || !version->is_number_integer() ||
+      version->get<int64_t>() != kPackageFormatVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("package format version ", version == metadata.end() ? "?" : version->dump(),
+                     ", this library reads version ", kPackageFormatVersion));
+  }
+  if (string_field("library_version") != kLibraryVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("package written by static_runtime ", string_field("library_version"),
+                     ", this is ", kLibraryVersion));
+  }
+  if (string_field("libtorch_version") != LibTorchVersion()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("package written with LibTorch ", string_field("libtorch_version"),
+                     ", this is ", LibTorchVersion()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Options> OptionsFrom(const Json& metadata) {
+  const auto options_json = metadata.find("options");
+  if (options_json == metadata.end() || !options_json->is_object()) {
+    return absl::InvalidArgumentError("metadata.json has no options");
+  }
+  Options options;
+  for (const BoolOption& option : BoolOptions()) {
+    const auto value = options_json->find(option.name);
+    if (value == options_json->end() || !value->is_boolean()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("metadata.json has no boolean option ", option.name));
+    }
+    options.*option.member = value->get<bool>();
+  }
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return valid;
+  return options;
+}
+
+absl::StatusOr<std::vector<memory::TensorRecord>> RecordsFrom(const Json& plan) {
+  const auto records_json = plan.find("records");
+  if (records_json == plan.end() || !records_json->is_array()) {
+    return absl::InvalidArgumentError("memory_plan.json has no records");
+  }
+  std::vector<memory::TensorRecord> records;
+  for (const Json& entry : *records_json) {
+    const auto bytes = entry.find("bytes");
+    const auto dtype = entry.find("dtype");
+    if (!entry.is_object() || bytes == entry.end() || !bytes->is_number_unsigned() ||
+        bytes->get<uint64_t>() > kMaxRecordBytes || dtype == entry.end() ||
+        !(dtype->is_null() ||
+          (dtype->is_number_unsigned() &&
+           dtype->get<uint64_t>() < static_cast<uint64_t>(c10::ScalarType::NumOptions)))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("memory_plan.json has a malformed record: ", entry.dump()));
+    }
+    memory::TensorRecord record;
+    record.bytes = bytes->get<uint64_t>();
+    if (!dtype->is_null()) record.dtype = static_cast<c10::ScalarType>(dtype->get<int>());
+    records.push_back(record);
+  }
+  return records;
+}
+
+Json DescribeSchema(const c10::FunctionSchema& schema, const torch::jit::Graph& graph) {
+  Json inputs = Json::array();
+  for (const c10::Argument& argument : schema.arguments()) {
+    inputs.push_back({{"name", argument.name()}, {"type", argument.type()->annotation_str()}});
+  }
+  Json outputs = Json::array();
+  for (const torch::jit::Value* output : graph.outputs()) {
+    outputs.push_back({{"type", output->type()->annotation_str()}});
+  }
+  return {{"inputs", inputs}, {"outputs", outputs}};
+}
+
+// Writes the archive to `path` through a temporary file renamed over it, so
+// no reader ever sees a partial package.
+absl::Status WriteAtomically(const std::string& path,
+                             const std::function<void(caffe2::serialize::PyTorchStreamWriter&)>& fill) {
+  std::random_device random;
+  const std::string temporary =
+      absl::StrCat(path, ".tmp.", getpid(), ".", random(), random());
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot create '", temporary, "'"));
+    }
+    try {
+      caffe2::serialize::PyTorchStreamWriter writer([&file](const void* data, size_t size) {
+        file.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+        return file ? size : 0;
+      });
+      fill(writer);
+      writer.writeEndOfFile();
+    } catch (const std::exception& e) {
+      file.close();
+      std::remove(temporary.c_str());
+      return absl::InternalError(
+          absl::StrCat("cannot write '", temporary, "': ", ExceptionMessage(e)));
+    }
+    file.close();
+    if (!file) {
+      std::remove(temporary.c_str());
+      return absl::ResourceExhaustedError(absl::StrCat("cannot write '", temporary, "'"));
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot rename '", temporary, "' to '", path, "': ", reason));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char* LibTorchVersion() { return TORCH_VERSION; }
+
+absl::Status StaticModule::SavePackage(const std::string& path,
+                                       const PackageSource& source) const {
+  if (options_.enable_tensorexpr_fusion) {
+    return absl::InvalidArgumentError("a package cannot hold a fusion_hook");
+  }
+  absl::StatusOr<SerializedGraph> graph = SerializeGraph(*prepared_.graph);
+  if (!graph.ok()) return graph.status();
+  for (const c10::IValue& value : graph->table) {
+    if (HoldsObject(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a package cannot hold the graph constant of type ", value.type()->annotation_str()));
+    }
+  }
+  std::ostringstream schema_text;
+  schema_text << prepared_.schema;
+  try {
+    if (!(torch::jit::parseSchema(schema_text.str()) == prepared_.schema)) {
+      throw std::runtime_error("it does not read back equal");
+    }
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("a package cannot hold the input schema '",
+                                                   schema_text.str(), "': ", ExceptionMessage(e)));
+  }
+
+  Json records = Json::array();
+  for (const memory::TensorRecord& record : initial_records_) {
+    records.push_back({{"bytes", record.bytes},
+                       {"dtype", record.dtype ? Json(static_cast<int>(*record.dtype)) : Json()}});
+  }
+  const memory::MemoryPlanner planner(managed_slots_, managed_lifetimes_, initial_records_);
+  Json options = Json::object();
+  for (const BoolOption& option : BoolOptions()) options[option.name] = options_.*option.member;
+  Json metadata = {
+      {"format", kFormatName},
+      {"format_version", kPackageFormatVersion},
+      {"library_version", kLibraryVersion},
+      {"libtorch_version", LibTorchVersion()},
+      {"created", absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone())},
+      {"source", {{"path", source.path}, {"sha256", source.sha256}}},
+      {"options", options},
+      {"planned_for", planned_inputs_},
+      {"nodes",
+       {{"out_variant", kernel_counts_.out_variant},
+        {"native", kernel_counts_.native},
+        {"fallback", kernel_counts_.fallback}}},
+      {"memory",
+       {{"managed_tensors", managed_slots_.size()},
+        {"arena_bytes", initial_records_.empty() ? 0 : planner.stats().arena_bytes}}},
+  };
+  metadata.update(DescribeSchema(prepared_.schema, *prepared_.graph));
+
+  // The value table, its tensors as records of their own (as torch.jit.save
+  // writes constants).
+  std::vector<char> pickle;
+  std::vector<at::Tensor> tensors;
+  try {
+    torch::jit::Pickler pickler(
+        [&pickle](const char* data, size_t size) { pickle.insert(pickle.end(), data, data + size); },
+        nullptr, nullptr, nullptr);
+    pickler.protocol();
+    pickler.pushIValue(c10::ivalue::Tuple::create(graph->table));
+    pickler.stop();
+    tensors = pickler.tensorData();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write the graph's values: ", ExceptionMessage(e)));
+  }
+  const std::string kernels = KernelLines(plan_);
+  const std::string metadata_text = metadata.dump(2);
+  const std::string plan_text = Json{{"records", records}}.dump();
+  return WriteAtomically(path, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
+    writer.writeRecord(kMetadata, metadata_text.data(), metadata_text.size());
+    writer.writeRecord(kGraph, graph->ir.data(), graph->ir.size());
+    writer.writeRecord(kSchema, schema_text.str().data(), schema_text.str().size());
+    writer.writeRecord(kKernels, kernels.data(), kernels.size());
+    writer.writeRecord(kMemoryPlan, plan_text.data(), plan_text.size());
+    writer.writeRecord(absl::StrCat(kValues, ".pkl"), pickle.data(), pickle.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const torch::jit::WriteableTensorData data = torch::jit::getWriteableTensorData(tensors[i]);
+      writer.writeRecord(absl::StrCat(kValues, "/", i), data.data(), data.sizeInBytes());
+    }
+  });
+}
+
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackage(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadModelFile(path);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<Ptr> module =
+      FromPackageBuffer(std::make_shared<const std::string>(*std::move(bytes)));
+  if (!module.ok()) {
+    return absl::Status(module.status().code(),
+                        absl::StrCat("package '", path, "': ", module.status().message()));
+  }
+  return module;
+}
+
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBytes(absl::string_view bytes) {
+  return FromPackageBuffer(std::make_shared<const std::string>(bytes));
+}
+
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
+    std::shared_ptr<const std::string> buffer) {
+  absl::StatusOr<Records> records = IndexRecords(*buffer);
+  if (!records.ok()) return records.status();
+  try {
+    absl::StatusOr<std::string> metadata_text = ReadRecord(*records, kMetadata);
+    if (!metadata_text.ok()) return metadata_text.status();
+    absl::StatusOr<Json> metadata = ParseJson(*metadata_text, kMetadata);
+    if (!metadata.ok()) return metadata.status();
+    absl::Status versions = CheckVersions(*metadata);
+    if (!versions.ok()) return versions;
+    absl::StatusOr<Options> options = OptionsFrom(*metadata);
+    if (!options.ok()) return options.status();
+
+    absl::StatusOr<std::vector<c10::IValue>> table = ReadValues(*records, buffer);
+    if (!table.ok()) return table.status();
+    absl::StatusOr<std::string> graph_text = ReadRecord(*records, kGraph);
+    if (!graph_text.ok()) return graph_text.status();
+    absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
+        DeserializeGraph(*graph_text, *table);
+    if (!graph.ok()) return graph.status();
+    absl::StatusOr<std::string> schema_text = ReadRecord(*records, kSchema);
+    if (!schema_text.ok()) return schema_text.status();
+    c10::FunctionSchema schema = torch::jit::parseSchema(*schema_text);
+    if (schema.arguments().size() != (*graph)->inputs().size()) {
+      return absl::InvalidArgumentError(absl::StrCat("schema.txt has ", schema.arguments().size(),
+                                                     " arguments, the graph ",
+                                                     (*graph)->inputs().size(), " inputs"));
+    }
+
+    absl::StatusOr<std::shared_ptr<StaticModule>> module =
+        Bind(PreparedGraph{*std::move(graph), std::move(schema)}, *options);
+    if (!module.ok()) return module.status();
+    absl::StatusOr<std::string> kernels = ReadRecord(*records, kKernels);
+    if (!kernels.ok()) return kernels.status();
+    if (*kernels != KernelLines((*module)->plan_)) {
+      return absl::FailedPreconditionError(
+          "this build binds the package's nodes to other kernels than the build that wrote it");
+    }
+    absl::StatusOr<std::string> plan_text = ReadRecord(*records, kMemoryPlan);
+    if (!plan_text.ok()) return plan_text.status();
+    absl::StatusOr<Json> plan = ParseJson(*plan_text, kMemoryPlan);
+    if (!plan.ok()) return plan.status();
+    absl::StatusOr<std::vector<memory::TensorRecord>> memory_records = RecordsFrom(*plan);
+    if (!memory_records.ok()) return memory_records.status();
+    if (!memory_records->empty() && memory_records->size() != (*module)->managed_slots_.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_plan.json has ",
+                                                     memory_records->size(), " records for ",
+                                                     (*module)->managed_slots_.size(),
+                                                     " managed tensors"));
+    }
+    (*module)->initial_records_ = *std::move(memory_records);
+    const auto planned_for = metadata->find("planned_for");
+    if (planned_for != metadata->end() && planned_for->is_array()) {
+      for (const Json& input : *planned_for) {
+        if (input.is_string()) (*module)->planned_inputs_.push_back(input.get<std::string>());
+      }
+    }
+    return Ptr(*std::move(module));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed package: ", FirstLine(ExceptionMessage(e))));
+  }
+}
+
+absl::StatusOr<std::string> ReadPackageMetadata(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadModelFile(path);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<Records> records = IndexRecords(*bytes);
+  if (!records.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("package '", path, "': ", records.status().message()));
+  }
+  absl::StatusOr<std::string> text = ReadRecord(*records, kMetadata);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Json> metadata = ParseJson(*text, kMetadata);
+  if (!metadata.ok()) return metadata.status();
+  absl::Status versions = CheckVersions(*metadata);
+  if (!versions.ok() && !absl::IsFailedPrecondition(versions)) return versions;
+  return *text;
+}
+
+}  // namespace static_runtime
