@@ -46,6 +46,24 @@ const TabledKind* FindTabledKind(absl::string_view name) {
   return nullptr;
 }
 
+// "Future[Tensor[]]" -> "Future(Tensor[])", everywhere in `line`.
+void ParenthesizeFutureTypes(std::string& line) {
+  static constexpr char kFuture[] = "Future[";
+  for (size_t at = line.find(kFuture); at != std::string::npos;
+       at = line.find(kFuture, at + 1)) {
+    const size_t open = at + sizeof(kFuture) - 2;
+    int depth = 0;
+    for (size_t i = open; i < line.size(); ++i) {
+      depth += line[i] == '[' ? 1 : line[i] == ']' ? -1 : 0;
+      if (depth == 0) {
+        line[open] = '(';
+        line[i] = ')';
+        break;
+      }
+    }
+  }
+}
+
 class Serializer {
  public:
   explicit Serializer(std::vector<c10::IValue>& table) : table_(table) {}
@@ -55,12 +73,14 @@ class Serializer {
     std::shared_ptr<torch::jit::Graph> copy = const_cast<torch::jit::Graph&>(graph).copy();
     absl::Status status = ReplaceAttributes(copy->block());
     if (!status.ok()) return status;
-    // LibTorch's parser reads a node without outputs written without the
+    // LibTorch's parser reads a future type written Future(T), not Future[T]
+    // as the printer writes it, and a node without outputs written without the
     // " = " the printer puts after the (empty) outputs.
     std::vector<std::string> lines =
         absl::StrSplit(copy->toString(/*print_source_locations=*/false), '\n');
     for (std::string& line : lines) {
       const size_t indent = line.find_first_not_of(' ');
+      ParenthesizeFutureTypes(line);
       if (indent != std::string::npos && indent > 0 &&
           absl::string_view(line).substr(indent, 2) == "= ") {
         line.erase(indent - 1, 3);

@@ -332,7 +332,7 @@ absl::Status StaticModule::SavePackage(const std::string& path,
         {"fallback", kernel_counts_.fallback}}},
       {"memory",
        {{"managed_tensors", managed_slots_.size()},
-        {"arena_bytes", initial_records_.empty() ? 0 : planner.stats().arena_bytes}}},
+        {"arena_bytes", initial_records_.empty() ? 0 : planner.plan().arena_bytes}}},
   };
   metadata.update(DescribeSchema(prepared_.schema, *prepared_.graph));
 

@@ -1,0 +1,353 @@
+// Compiled packages and the model cache: every corpus model (and the forked
+// models of runtime/testdata) gives, loaded from its package, the same
+// outputs bit for bit as the module it was written from, on the planned
+// input shapes and on others; metadata matches the module; damaged
+// packages (every truncation, every flipped byte) are errors or load intact;
+// the cache misses then hits without running a pass, is invalidated by
+// other bytes or options, rebuilds corrupt entries, evicts the least
+// recently used entries beyond its size and is filled by several processes
+// at once.
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "golden/models/corpus.h"
+#include "golden/reference.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "passes/load.h"
+#include "passes/prepare.h"
+#include "runtime/model_cache.h"
+#include "runtime/package.h"
+#include "runtime/static_module.h"
+#include "runtime/static_runtime.h"
+
+extern char** environ;
+
+namespace static_runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// A fresh directory under the test's temporary directory.
+fs::path TempDir(const std::string& name) {
+  const fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+c10::IValue RunOnce(const StaticModule::Ptr& module, const std::vector<c10::IValue>& inputs) {
+  StaticRuntime runtime(module);
+  absl::StatusOr<c10::IValue> result = runtime.Run(reference::DeepCopy(inputs));
+  TORCH_CHECK(result.ok(), result.status().ToString());
+  return *result;
+}
+
+std::string ReadBytes(const fs::path& path) {
+  absl::StatusOr<std::string> bytes = ReadModelFile(path.string());
+  TORCH_CHECK(bytes.ok(), bytes.status().ToString());
+  return *bytes;
+}
+
+TEST(PackageTest, EveryCorpusModelRoundTrips) {
+  const fs::path dir = TempDir("round_trip");
+  for (const corpus::Model& model : corpus::Models()) {
+    SCOPED_TRACE(model.name);
+    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+    ASSERT_TRUE(module.ok()) << module.status();
+    corpus::InputRng rng(1);
+    const std::vector<c10::IValue> planned = model.inputs(rng, 1);
+    absl::StatusOr<StaticModule::Ptr> original =
+        StaticModule::FromModule(*module, false, Options(), planned);
+    ASSERT_TRUE(original.ok()) << original.status();
+    const fs::path path = dir / (model.name + ".srpkg");
+    ASSERT_TRUE((*original)->SavePackage(path.string(), {"corpus", ""}).ok());
+
+    const int64_t optimizations = OptimizeGraphRuns();
+    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(path.string());
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(OptimizeGraphRuns(), optimizations) << "loading a package ran the passes";
+
+    const StaticModule& a = **original;
+    const StaticModule& b = **loaded;
+    EXPECT_EQ(b.kernel_counts().total(), a.kernel_counts().total());
+    EXPECT_EQ(b.kernel_counts().out_variant, a.kernel_counts().out_variant);
+    EXPECT_EQ(b.schema(), a.schema());
+    EXPECT_EQ(b.managed_slots(), a.managed_slots());
+    EXPECT_EQ(b.planned_inputs(), a.planned_inputs());
+    ASSERT_EQ(b.initial_records().size(), a.initial_records().size());
+    for (size_t i = 0; i < a.initial_records().size(); ++i) {
+      EXPECT_EQ(b.initial_records()[i].bytes, a.initial_records()[i].bytes);
+    }
+    for (int64_t size : {1, 2, 3}) {  // the planned shapes and others
+      corpus::InputRng inputs_rng(size * 7);
+      const std::vector<c10::IValue> inputs = model.inputs(inputs_rng, size);
+      EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*original, inputs), RunOnce(*loaded, inputs)))
+          << "size " << size;
+    }
+  }
+}
+
+TEST(PackageTest, ForkedModelsRoundTrip) {
+  const fs::path dir = TempDir("forks");
+  for (const char* name : {"fork_towers", "fork_three_towers", "fork_future_list"}) {
+    SCOPED_TRACE(name);
+    const std::string path = absl::StrCat("runtime/testdata/", name, ".pt");
+    absl::StatusOr<StaticModule::Ptr> original = StaticModule::FromFile(path);
+    ASSERT_TRUE(original.ok()) << original.status();
+    const fs::path package = dir / (std::string(name) + ".srpkg");
+    ASSERT_TRUE((*original)->SavePackage(package.string()).ok());
+    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(package.string());
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    std::vector<c10::IValue> inputs;
+    for (const c10::Argument& argument : (*original)->schema().arguments()) {
+      switch (argument.type()->kind()) {
+        case c10::TypeKind::TensorType:
+          inputs.emplace_back(at::randn({4, 8}));
+          break;
+        case c10::TypeKind::BoolType:
+          inputs.emplace_back(true);
+          break;
+        default:
+          FAIL() << "no input for " << argument;
+      }
+    }
+    EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*original, inputs), RunOnce(*loaded, inputs)));
+  }
+}
+
+TEST(PackageTest, MetadataDescribesThePackage) {
+  const corpus::Model& model = corpus::ModelNamed("mlp");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok());
+  corpus::InputRng rng(1);
+  absl::StatusOr<StaticModule::Ptr> original =
+      StaticModule::FromModule(*module, false, Options(), model.inputs(rng, 1));
+  ASSERT_TRUE(original.ok());
+  const fs::path path = TempDir("metadata") / "mlp.srpkg";
+  ASSERT_TRUE((*original)->SavePackage(path.string(), {"mlp.pt", "abc123"}).ok());
+  absl::StatusOr<std::string> text = ReadPackageMetadata(path.string());
+  ASSERT_TRUE(text.ok()) << text.status();
+  const nlohmann::json metadata = nlohmann::json::parse(*text);
+  EXPECT_EQ(metadata["format_version"], kPackageFormatVersion);
+  EXPECT_EQ(metadata["library_version"], kLibraryVersion);
+  EXPECT_EQ(metadata["libtorch_version"], LibTorchVersion());
+  EXPECT_EQ(metadata["source"]["sha256"], "abc123");
+  EXPECT_EQ(metadata["options"]["prepack_weights"], true);
+  EXPECT_EQ(metadata["planned_for"], (*original)->planned_inputs());
+  EXPECT_EQ(metadata["nodes"]["out_variant"], (*original)->kernel_counts().out_variant);
+  EXPECT_EQ(metadata["inputs"][0]["name"], (*original)->schema().arguments()[0].name());
+  EXPECT_GT(metadata["memory"]["arena_bytes"].get<int64_t>(), 0);
+  EXPECT_FALSE(metadata["created"].get<std::string>().empty());
+}
+
+// The package of a small corpus model, and its outputs on its inputs.
+struct SmallPackage {
+  std::string bytes;
+  std::vector<c10::IValue> inputs;
+  c10::IValue expected;
+};
+
+SmallPackage MakeSmallPackage() {
+  const corpus::Model& model = corpus::ModelNamed("mlp");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  TORCH_CHECK(module.ok());
+  corpus::InputRng rng(3);
+  SmallPackage small;
+  small.inputs = model.inputs(rng, 1);
+  absl::StatusOr<StaticModule::Ptr> original =
+      StaticModule::FromModule(*module, false, Options(), small.inputs);
+  TORCH_CHECK(original.ok());
+  const fs::path path = TempDir("small") / "mlp.srpkg";
+  TORCH_CHECK((*original)->SavePackage(path.string()).ok());
+  small.bytes = ReadBytes(path);
+  small.expected = RunOnce(*original, small.inputs);
+  return small;
+}
+
+// A damaged package is an error, or (a byte no check covers, such as a
+// timestamp in a zip header) loads and gives the same outputs.
+void ExpectErrorOrIntact(const SmallPackage& small, absl::string_view damaged,
+                         const std::string& what) {
+  absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackageBytes(damaged);
+  if (loaded.ok()) {
+    EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*loaded, small.inputs), small.expected)) << what;
+  }
+}
+
+TEST(PackageTest, EveryTruncationIsAnError) {
+  const SmallPackage small = MakeSmallPackage();
+  for (size_t size = 0; size < small.bytes.size(); ++size) {
+    absl::StatusOr<StaticModule::Ptr> loaded =
+        StaticModule::FromPackageBytes(absl::string_view(small.bytes).substr(0, size));
+    ASSERT_FALSE(loaded.ok()) << "truncated to " << size;
+  }
+}
+
+TEST(PackageTest, EveryFlippedByteIsAnErrorOrHarmless) {
+  const SmallPackage small = MakeSmallPackage();
+  int errors = 0;
+  for (size_t at = 0; at < small.bytes.size(); ++at) {
+    std::string damaged = small.bytes;
+    damaged[at] ^= 0x5a;
+    ExpectErrorOrIntact(small, damaged, absl::StrCat("byte ", at));
+    errors += !StaticModule::FromPackageBytes(damaged).ok();
+  }
+  EXPECT_GT(errors, static_cast<int>(small.bytes.size() / 2));
+}
+
+// The cache tests: a corpus model saved as a `.pt` file.
+fs::path SaveCorpusModel(const std::string& name, const fs::path& dir) {
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(corpus::ModelNamed(name));
+  TORCH_CHECK(module.ok());
+  const fs::path path = dir / (name + ".pt");
+  module->save(path.string());
+  return path;
+}
+
+std::vector<fs::path> Entries(const fs::path& cache) {
+  std::vector<fs::path> entries;
+  for (const fs::directory_entry& file : fs::directory_iterator(cache)) {
+    entries.push_back(file.path());
+  }
+  return entries;
+}
+
+TEST(ModelCacheTest, MissThenHitWithoutPasses) {
+  const fs::path dir = TempDir("cache_hit");
+  const fs::path model = SaveCorpusModel("mlp", dir);
+  Options options;
+  options.cache_dir = (dir / "cache").string();
+  const ModelCacheStats before = GetModelCacheStats();
+  absl::StatusOr<StaticModule::Ptr> first = StaticModule::FromFile(model.string(), options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(GetModelCacheStats().misses, before.misses + 1);
+  ASSERT_EQ(Entries(options.cache_dir).size(), 1u);
+
+  const int64_t optimizations = OptimizeGraphRuns();
+  absl::StatusOr<StaticModule::Ptr> second = StaticModule::FromFile(model.string(), options);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(GetModelCacheStats().hits, before.hits + 1);
+  EXPECT_EQ(OptimizeGraphRuns(), optimizations);
+  corpus::InputRng rng(5);
+  const std::vector<c10::IValue> inputs = corpus::ModelNamed("mlp").inputs(rng, 2);
+  EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*first, inputs), RunOnce(*second, inputs)));
+}
+
+TEST(ModelCacheTest, OtherBytesOrOptionsMiss) {
+  const fs::path dir = TempDir("cache_invalidation");
+  const fs::path model = SaveCorpusModel("mlp", dir);
+  Options options;
+  options.cache_dir = (dir / "cache").string();
+  ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+  const ModelCacheStats before = GetModelCacheStats();
+
+  Options other_options = options;
+  other_options.enable_fusion = false;
+  ASSERT_TRUE(StaticModule::FromFile(model.string(), other_options).ok());
+  EXPECT_EQ(GetModelCacheStats().misses, before.misses + 1);
+
+  const fs::path other_model = SaveCorpusModel("conv_bn_residual", dir);
+  fs::rename(other_model, model);  // the same path, other bytes
+  absl::StatusOr<StaticModule::Ptr> rebuilt = StaticModule::FromFile(model.string(), options);
+  ASSERT_TRUE(rebuilt.ok());
+  EXPECT_EQ(GetModelCacheStats().misses, before.misses + 2);
+  EXPECT_EQ(GetModelCacheStats().hits, before.hits);
+  EXPECT_EQ(Entries(options.cache_dir).size(), 3u);
+  EXPECT_NE(CacheKey("a", options, {}), CacheKey("b", options, {}));
+  EXPECT_NE(CacheKey("a", options, {}), CacheKey("a", other_options, {}));
+  EXPECT_NE(CacheKey("a", options, {}), CacheKey("a", options, {c10::IValue(at::ones({2}))}));
+}
+
+TEST(ModelCacheTest, CorruptEntriesAreRebuilt) {
+  const fs::path dir = TempDir("cache_corrupt");
+  const fs::path model = SaveCorpusModel("mlp", dir);
+  Options options;
+  options.cache_dir = (dir / "cache").string();
+  ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+  const fs::path entry = Entries(options.cache_dir).at(0);
+  const std::string intact = ReadBytes(entry);
+  for (const std::string& corrupt :
+       {intact.substr(0, intact.size() / 2), std::string("junk"),
+        absl::StrCat(intact.substr(0, 100), "X", intact.substr(101))}) {
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << corrupt;
+    const ModelCacheStats before = GetModelCacheStats();
+    ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+    EXPECT_EQ(GetModelCacheStats().rejected, before.rejected + 1);
+    EXPECT_EQ(GetModelCacheStats().misses, before.misses + 1);
+    EXPECT_EQ(ReadBytes(entry).size(), intact.size());  // rebuilt
+    ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+    EXPECT_EQ(GetModelCacheStats().hits, before.hits + 1);
+  }
+}
+
+TEST(ModelCacheTest, EvictsLeastRecentlyUsedBeyondTheLimit) {
+  const fs::path dir = TempDir("cache_eviction");
+  Options options;
+  options.cache_dir = (dir / "cache").string();
+  const fs::path a = SaveCorpusModel("mlp", dir);
+  const fs::path b = SaveCorpusModel("conv_bn_residual", dir);
+  const fs::path c = SaveCorpusModel("attention_block", dir);
+  ASSERT_TRUE(StaticModule::FromFile(a.string(), options).ok());
+  ASSERT_TRUE(StaticModule::FromFile(b.string(), options).ok());
+  uint64_t two = 0;
+  for (const fs::path& entry : Entries(options.cache_dir)) two += fs::file_size(entry);
+  Options elsewhere = options;  // c's package size
+  elsewhere.cache_dir = (dir / "sizes").string();
+  ASSERT_TRUE(StaticModule::FromFile(c.string(), elsewhere).ok());
+  const uint64_t limit = two + fs::file_size(Entries(elsewhere.cache_dir).at(0)) - 1;
+  // a is used again, so b is the least recently used when c comes in.
+  fs::last_write_time(Entries(options.cache_dir)[0],
+                      fs::file_time_type::clock::now() - std::chrono::hours(2));
+  fs::last_write_time(Entries(options.cache_dir)[1],
+                      fs::file_time_type::clock::now() - std::chrono::hours(2));
+  ASSERT_TRUE(StaticModule::FromFile(a.string(), options).ok());  // a hit: recently used
+  options.cache_max_bytes = limit;
+  const ModelCacheStats before = GetModelCacheStats();
+  ASSERT_TRUE(StaticModule::FromFile(c.string(), options).ok());
+  EXPECT_GE(GetModelCacheStats().evicted, before.evicted + 1);
+  uint64_t total = 0;
+  for (const fs::path& entry : Entries(options.cache_dir)) total += fs::file_size(entry);
+  EXPECT_LE(total, limit);
+  // a (recently used) and c (just stored) stay; b went.
+  const ModelCacheStats after_eviction = GetModelCacheStats();
+  ASSERT_TRUE(StaticModule::FromFile(a.string(), options).ok());
+  EXPECT_EQ(GetModelCacheStats().hits, after_eviction.hits + 1);
+  ASSERT_TRUE(StaticModule::FromFile(b.string(), options).ok());
+  EXPECT_EQ(GetModelCacheStats().misses, after_eviction.misses + 1);
+}
+
+TEST(ModelCacheTest, SeveralProcessesFillTheCacheAtOnce) {
+  const fs::path dir = TempDir("cache_concurrent");
+  const fs::path model = SaveCorpusModel("conv_bn_residual", dir);
+  const std::string cache = (dir / "cache").string();
+  const std::string filler = "runtime/package_cache_filler";
+  std::vector<pid_t> children;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<std::string> args = {filler, model.string(), cache};
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, filler.c_str(), nullptr, nullptr, argv.data(), environ), 0);
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
+  const std::vector<fs::path> entries = Entries(cache);
+  ASSERT_EQ(entries.size(), 1u);  // no temporary file left
+  EXPECT_EQ(entries[0].extension(), ".srpkg");
+  EXPECT_TRUE(StaticModule::FromPackage(entries[0].string()).ok());
+}
+
+}  // namespace
+}  // namespace static_runtime
