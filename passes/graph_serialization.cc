@@ -26,9 +26,9 @@ struct TabledKind {
   const char* name;
 };
 constexpr TabledKind kTabledKinds[] = {
-    {AttributeKind::f, "f"},   {AttributeKind::fs, "fs"}, {AttributeKind::c, "c"},
-    {AttributeKind::cs, "cs"}, {AttributeKind::s, "s"},   {AttributeKind::ss, "ss"},
-    {AttributeKind::t, "t"},   {AttributeKind::ts, "ts"}, {AttributeKind::g, "g"},
+    {AttributeKind::f, "f"},   {AttributeKind::fs, "fs"},     {AttributeKind::c, "c"},
+    {AttributeKind::cs, "cs"}, {AttributeKind::s, "s"},       {AttributeKind::ss, "ss"},
+    {AttributeKind::t, "t"},   {AttributeKind::ts, "ts"},     {AttributeKind::g, "g"},
     {AttributeKind::gs, "gs"}, {AttributeKind::ival, "ival"},
 };
 
@@ -49,8 +49,7 @@ const TabledKind* FindTabledKind(absl::string_view name) {
 // "Future[Tensor[]]" -> "Future(Tensor[])", everywhere in `line`.
 void ParenthesizeFutureTypes(std::string& line) {
   static constexpr char kFuture[] = "Future[";
-  for (size_t at = line.find(kFuture); at != std::string::npos;
-       at = line.find(kFuture, at + 1)) {
+  for (size_t at = line.find(kFuture); at != std::string::npos; at = line.find(kFuture, at + 1)) {
     const size_t open = at + sizeof(kFuture) - 2;
     int depth = 0;
     for (size_t i = open; i < line.size(); ++i) {
@@ -116,8 +115,8 @@ class Serializer {
         absl::StatusOr<c10::IValue> value = ValueOf(*node, name, kind);
         if (!value.ok()) return value.status();
         node->removeAttribute(name);
-        node->i_(c10::Symbol::attr(absl::StrCat(kMarkerPrefix, tabled->name, "__",
-                                                name.toUnqualString())),
+        node->i_(c10::Symbol::attr(
+                     absl::StrCat(kMarkerPrefix, tabled->name, "__", name.toUnqualString())),
                  static_cast<int64_t>(table_.size()));
         table_.push_back(*std::move(value));
       }
@@ -176,13 +175,13 @@ class Deserializer {
  public:
   explicit Deserializer(const std::vector<c10::IValue>& table) : table_(table) {}
 
-  absl::StatusOr<std::shared_ptr<torch::jit::Graph>> Deserialize(absl::string_view ir,
-                                                                 int depth) {
+  absl::StatusOr<std::shared_ptr<torch::jit::Graph>> Deserialize(absl::string_view ir, int depth) {
     if (depth > kMaxSubgraphDepth) {
       return absl::InvalidArgumentError(
           absl::StrCat("subgraphs nested more than ", kMaxSubgraphDepth, " deep"));
     }
-    absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph = ParseGraphIR(ir, /*keep_value_names=*/true);
+    absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
+        ParseGraphIR(ir, /*keep_value_names=*/true);
     if (!graph.ok()) return graph.status();
     absl::Status status = RestoreAttributes((*graph)->block(), depth);
     if (!status.ok()) return status;
@@ -210,8 +209,7 @@ class Deserializer {
     return absl::OkStatus();
   }
 
-  absl::Status Restore(Node* node, c10::Symbol marker_name, const std::string& marker,
-                       int depth) {
+  absl::Status Restore(Node* node, c10::Symbol marker_name, const std::string& marker, int depth) {
     const std::vector<absl::string_view> parts =
         absl::StrSplit(marker.substr(kMarkerPrefix.size()), absl::MaxSplits("__", 1));
     const TabledKind* tabled = parts.size() == 2 ? FindTabledKind(parts[0]) : nullptr;
@@ -236,8 +234,8 @@ class Deserializer {
   absl::Status Set(Node* node, c10::Symbol name, AttributeKind kind, const c10::IValue& value,
                    int depth) {
     const auto wrong_kind = [&] {
-      return absl::InvalidArgumentError(absl::StrCat("table entry of type ",
-                                                      value.tagKind(), " for this kind"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("table entry of type ", value.tagKind(), " for this kind"));
     };
     switch (kind) {
       case AttributeKind::f:

@@ -179,8 +179,8 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
   return module;
 }
 
-absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
-    absl::string_view ir, bool keep_value_names) {
+absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_view ir,
+                                                                bool keep_value_names) {
   const int depth = BracketDepth(ir);
   if (depth > kMaxBracketDepth) {
     return absl::InvalidArgumentError(absl::StrCat("malformed graph IR: brackets nest ", depth,

@@ -35,8 +35,8 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes);
 // and on brackets nested more than 64 deep (LibTorch's parser would overflow
 // the stack). With `keep_value_names`, values named in the text (not just
 // numbered) keep their names as debug names.
-absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(
-    absl::string_view ir, bool keep_value_names = false);
+absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_view ir,
+                                                                bool keep_value_names = false);
 
 // A named module parameter or buffer, registered before the source is compiled.
 using NamedTensor = std::pair<std::string, at::Tensor>;

@@ -87,24 +87,27 @@ absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
 
 }  // namespace
 
+std::string DescribeTensor(const at::Tensor& tensor) {
+  if (!tensor.defined()) return "undefined Tensor";
+  return absl::StrCat(c10::toString(tensor.scalar_type()), "[", absl::StrJoin(tensor.sizes(), ", "),
+                      "]");
+}
+
 std::string DescribeValue(const c10::IValue& value) {
-  if (value.isTensor()) {
-    const at::Tensor& tensor = value.toTensor();
-    if (!tensor.defined()) return "undefined Tensor";
-    return absl::StrCat(c10::toString(tensor.scalar_type()), "[",
-                        absl::StrJoin(tensor.sizes(), ", "), "]");
-  }
+  if (value.isTensor()) return DescribeTensor(value.toTensor());
   const auto describe = [](std::string* out, const c10::IValue& element) {
     out->append(DescribeValue(element));
   };
-  if (value.isList()) return absl::StrCat("[", absl::StrJoin(value.toListRef(), ", ", describe), "]");
+  if (value.isList())
+    return absl::StrCat("[", absl::StrJoin(value.toListRef(), ", ", describe), "]");
   if (value.isTuple()) {
     return absl::StrCat("(", absl::StrJoin(value.toTupleRef().elements(), ", ", describe), ")");
   }
   if (value.isGenericDict()) {
     std::vector<std::string> entries;
     for (const auto& entry : value.toGenericDict()) {
-      entries.push_back(absl::StrCat(DescribeValue(entry.key()), ": ", DescribeValue(entry.value())));
+      entries.push_back(
+          absl::StrCat(DescribeValue(entry.key()), ": ", DescribeValue(entry.value())));
     }
     return absl::StrCat("{", absl::StrJoin(entries, ", "), "}");
   }

@@ -34,9 +34,12 @@ absl::StatusOr<std::vector<c10::IValue>> BindArguments(const c10::FunctionSchema
                                                        absl::Span<const c10::IValue> args,
                                                        const KwargMap& kwargs);
 
-// A one-line description of a value for metadata and logs: a tensor's dtype
-// and sizes ("Float[1, 3, 224, 224]"), containers element by element, a
-// scalar's type and value ("int=3").
+// A tensor's dtype and sizes ("Float[1, 3, 224, 224]"), or "undefined Tensor".
+std::string DescribeTensor(const at::Tensor& tensor);
+
+// A one-line description of a value for metadata and logs: a tensor as
+// DescribeTensor, containers element by element, a scalar's type and value
+// ("int=3").
 std::string DescribeValue(const c10::IValue& value);
 
 }  // namespace static_runtime

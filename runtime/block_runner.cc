@@ -12,18 +12,15 @@
 #include "absl/strings/str_join.h"
 #include "passes/exception_message.h"
 #include "passes/graph_util.h"
+#include "runtime/arguments.h"
 #include "torch/csrc/jit/runtime/jit_exception.h"
 
 namespace static_runtime {
 namespace {
 
-std::string DescribeValue(const c10::IValue& value) {
-  if (value.isTensor()) {
-    const at::Tensor& tensor = value.toTensor();
-    if (!tensor.defined()) return "undefined Tensor";
-    return absl::StrCat(c10::toString(tensor.scalar_type()), "[",
-                        absl::StrJoin(tensor.sizes(), ", "), "]");
-  }
+// A node input for an error message: scalars by their value alone.
+std::string DescribeInput(const c10::IValue& value) {
+  if (value.isTensor()) return DescribeTensor(value.toTensor());
   if (value.isInt() || value.isDouble() || value.isBool() || value.isNone()) {
     std::ostringstream text;
     text << value;
@@ -63,7 +60,7 @@ absl::StatusCode CodeOf(const std::exception& e) {
 absl::Status NodeError(const NodePlan& node, const c10::IValue* values,
                        const std::exception& e) {
   std::vector<std::string> inputs;
-  for (ValueIndex slot : node.inputs()) inputs.push_back(DescribeValue(values[slot]));
+  for (ValueIndex slot : node.inputs()) inputs.push_back(DescribeInput(values[slot]));
   return absl::Status(
       CodeOf(e),
       absl::StrCat("node ", node.info->position, " (", node.info->node->kind().toQualString(),

@@ -109,16 +109,14 @@ std::string Sha256Hex(absl::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   CHECK(EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) == 1);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(digest), size));
+  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), size));
 }
 
-std::string CacheKey(absl::string_view model_bytes, const Options& options,
+std::string CacheKey(absl::string_view model_sha256, const Options& options,
                      const std::vector<c10::IValue>& sample_inputs) {
-  std::string identity = absl::StrCat("model ", Sha256Hex(model_bytes), "\noptions ",
-                                      DescribeOptions(options), "\nlibrary ", kLibraryVersion,
-                                      "\nlibtorch ", LibTorchVersion(), "\nformat ",
-                                      kPackageFormatVersion, "\ninputs");
+  std::string identity = absl::StrCat(
+      "model ", model_sha256, "\noptions ", DescribeOptions(options), "\nlibrary ", kLibraryVersion,
+      "\nlibtorch ", LibTorchVersion(), "\nformat ", kPackageFormatVersion, "\ninputs");
   for (const c10::IValue& input : sample_inputs) {
     absl::StrAppend(&identity, " ", DescribeValue(input));
   }
@@ -130,8 +128,9 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
     const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<std::string> bytes = ReadModelFile(path);
   if (!bytes.ok()) return bytes.status();
+  const std::string model_sha256 = Sha256Hex(*bytes);
   const fs::path entry =
-      fs::path(directory) / (CacheKey(*bytes, options, sample_inputs) + kEntrySuffix);
+      fs::path(directory) / (CacheKey(model_sha256, options, sample_inputs) + kEntrySuffix);
   std::error_code error;
   if (fs::exists(entry, error)) {
     absl::StatusOr<StaticModule::Ptr> cached = StaticModule::FromPackage(entry.string());
@@ -147,18 +146,17 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
   GlobalCounters().misses.fetch_add(1);
   absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
   if (!module.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is ", module.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is ", module.status().message()));
   }
   absl::StatusOr<StaticModule::Ptr> prepared =
       StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs);
   if (!prepared.ok()) return prepared.status();
   fs::create_directories(directory, error);
-  absl::Status stored = (*prepared)->SavePackage(entry.string(), {path, Sha256Hex(*bytes)});
+  absl::Status stored = (*prepared)->SavePackage(entry.string(), {path, model_sha256});
   if (!stored.ok()) {
     GlobalCounters().store_failures.fetch_add(1);
-    LOG(WARNING) << "static_runtime: cannot store '" << path << "' in the model cache: "
-                 << stored.message();
+    LOG(WARNING) << "static_runtime: cannot store '" << path
+                 << "' in the model cache: " << stored.message();
     return prepared;
   }
   Evict(directory, options.cache_max_bytes, entry);

@@ -44,15 +44,15 @@ std::string CacheDirectory(const Options& options);
 // The hex SHA-256 of `bytes`.
 std::string Sha256Hex(absl::string_view bytes);
 
-// The entry name (without directory) of a model.
-std::string CacheKey(absl::string_view model_bytes, const Options& options,
+// The entry name (without directory) of a model whose file's bytes have the
+// SHA-256 `model_sha256`.
+std::string CacheKey(absl::string_view model_sha256, const Options& options,
                      const std::vector<c10::IValue>& sample_inputs);
 
 // The model at `path` through the cache in `directory`.
-absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(const std::string& path,
-                                                       const std::string& directory,
-                                                       const Options& options,
-                                                       const std::vector<c10::IValue>& sample_inputs);
+absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
+    const std::string& path, const std::string& directory, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs);
 
 }  // namespace static_runtime
 

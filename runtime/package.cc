@@ -11,13 +11,11 @@
 #include <functional>
 #include <random>
 
+#include "ATen/EmptyTensor.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "ATen/EmptyTensor.h"
 #include "caffe2/serialize/inline_container.h"
 #include "memory/planner.h"
 #include "nlohmann/json.hpp"
@@ -27,8 +25,8 @@
 #include "passes/load.h"
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
-#include "torch/csrc/jit/serialization/unpickler.h"
 #include "torch/csrc/jit/serialization/pickler.h"
+#include "torch/csrc/jit/serialization/unpickler.h"
 #include "torch/version.h"
 
 namespace static_runtime {
@@ -50,10 +48,10 @@ constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 48;
 std::string KernelLines(const BlockPlan& block) {
   std::string lines;
   for (const NodePlan& node : block.nodes) {
-    absl::StrAppend(&lines, node.info->position, " ",
-                    node.control == NodePlan::Control::kKernel ? KernelKindName(node.info->kind)
-                                                               : "control",
-                    " ", node.info->node->kind().toQualString(), "\n");
+    absl::StrAppend(
+        &lines, node.info->position, " ",
+        node.control == NodePlan::Control::kKernel ? KernelKindName(node.info->kind) : "control",
+        " ", node.info->node->kind().toQualString(), "\n");
     for (const BlockPlan& sub_block : node.blocks) lines += KernelLines(sub_block);
   }
   return lines;
@@ -135,9 +133,8 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
     if (!value.isTensor() || !bounds.ok()) return false;
     const at::Tensor& tensor = value.toTensor();
     const auto record = record_bytes.find(tensor.storage().data());
-    const size_t needed =
-        at::detail::computeStorageNbytes(tensor.sizes(), tensor.strides(), tensor.itemsize(),
-                                         tensor.storage_offset());
+    const size_t needed = at::detail::computeStorageNbytes(
+        tensor.sizes(), tensor.strides(), tensor.itemsize(), tensor.storage_offset());
     if (record == record_bytes.end() || tensor.storage().nbytes() > record->second ||
         needed > tensor.storage().nbytes()) {
       bounds = absl::InvalidArgumentError("values.pkl has a tensor beyond its record");
@@ -154,6 +151,13 @@ absl::StatusOr<Json> ParseJson(const std::string& text, const char* record) {
     return absl::InvalidArgumentError(absl::StrCat(record, " is not a JSON object"));
   }
   return json;
+}
+
+// The package's metadata.json, parsed.
+absl::StatusOr<Json> ReadMetadata(const Records& records) {
+  absl::StatusOr<std::string> text = ReadRecord(records, kMetadata);
+  if (!text.ok()) return text.status();
+  return ParseJson(*text, kMetadata);
 }
 
 // The metadata's checks: format, versions. FailedPrecondition on a mismatch.
@@ -173,14 +177,14 @@ absl::Status CheckVersions(const Json& metadata) {
                      ", this library reads version ", kPackageFormatVersion));
   }
   if (string_field("library_version") != kLibraryVersion) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("package written by static_runtime ", string_field("library_version"),
-                     ", this is ", kLibraryVersion));
+    return absl::FailedPreconditionError(absl::StrCat("package written by static_runtime ",
+                                                      string_field("library_version"), ", this is ",
+                                                      kLibraryVersion));
   }
   if (string_field("libtorch_version") != LibTorchVersion()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("package written with LibTorch ", string_field("libtorch_version"),
-                     ", this is ", LibTorchVersion()));
+    return absl::FailedPreconditionError(absl::StrCat("package written with LibTorch ",
+                                                      string_field("libtorch_version"),
+                                                      ", this is ", LibTorchVersion()));
   }
   return absl::OkStatus();
 }
@@ -243,11 +247,11 @@ Json DescribeSchema(const c10::FunctionSchema& schema, const torch::jit::Graph& 
 
 // Writes the archive to `path` through a temporary file renamed over it, so
 // no reader ever sees a partial package.
-absl::Status WriteAtomically(const std::string& path,
-                             const std::function<void(caffe2::serialize::PyTorchStreamWriter&)>& fill) {
+absl::Status WriteAtomically(
+    const std::string& path,
+    const std::function<void(caffe2::serialize::PyTorchStreamWriter&)>& fill) {
   std::random_device random;
-  const std::string temporary =
-      absl::StrCat(path, ".tmp.", getpid(), ".", random(), random());
+  const std::string temporary = absl::StrCat(path, ".tmp.", getpid(), ".", random(), random());
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
     if (!file) {
@@ -285,8 +289,7 @@ absl::Status WriteAtomically(const std::string& path,
 
 const char* LibTorchVersion() { return TORCH_VERSION; }
 
-absl::Status StaticModule::SavePackage(const std::string& path,
-                                       const PackageSource& source) const {
+absl::Status StaticModule::SavePackage(const std::string& path, const PackageSource& source) const {
   if (options_.enable_tensorexpr_fusion) {
     return absl::InvalidArgumentError("a package cannot hold a fusion_hook");
   }
@@ -342,7 +345,9 @@ absl::Status StaticModule::SavePackage(const std::string& path,
   std::vector<at::Tensor> tensors;
   try {
     torch::jit::Pickler pickler(
-        [&pickle](const char* data, size_t size) { pickle.insert(pickle.end(), data, data + size); },
+        [&pickle](const char* data, size_t size) {
+          pickle.insert(pickle.end(), data, data + size);
+        },
         nullptr, nullptr, nullptr);
     pickler.protocol();
     pickler.pushIValue(c10::ivalue::Tuple::create(graph->table));
@@ -390,9 +395,7 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
   absl::StatusOr<Records> records = IndexRecords(*buffer);
   if (!records.ok()) return records.status();
   try {
-    absl::StatusOr<std::string> metadata_text = ReadRecord(*records, kMetadata);
-    if (!metadata_text.ok()) return metadata_text.status();
-    absl::StatusOr<Json> metadata = ParseJson(*metadata_text, kMetadata);
+    absl::StatusOr<Json> metadata = ReadMetadata(*records);
     if (!metadata.ok()) return metadata.status();
     absl::Status versions = CheckVersions(*metadata);
     if (!versions.ok()) return versions;
@@ -416,7 +419,7 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
     }
 
     absl::StatusOr<std::shared_ptr<StaticModule>> module =
-        Bind(PreparedGraph{*std::move(graph), std::move(schema)}, *options);
+        BindKernels(PreparedGraph{*std::move(graph), std::move(schema)}, *options);
     if (!module.ok()) return module.status();
     absl::StatusOr<std::string> kernels = ReadRecord(*records, kKernels);
     if (!kernels.ok()) return kernels.status();
@@ -431,10 +434,9 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
     absl::StatusOr<std::vector<memory::TensorRecord>> memory_records = RecordsFrom(*plan);
     if (!memory_records.ok()) return memory_records.status();
     if (!memory_records->empty() && memory_records->size() != (*module)->managed_slots_.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("memory_plan.json has ",
-                                                     memory_records->size(), " records for ",
-                                                     (*module)->managed_slots_.size(),
-                                                     " managed tensors"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("memory_plan.json has ", memory_records->size(), " records for ",
+                       (*module)->managed_slots_.size(), " managed tensors"));
     }
     (*module)->initial_records_ = *std::move(memory_records);
     const auto planned_for = metadata->find("planned_for");
@@ -458,13 +460,11 @@ absl::StatusOr<std::string> ReadPackageMetadata(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat("package '", path, "': ", records.status().message()));
   }
-  absl::StatusOr<std::string> text = ReadRecord(*records, kMetadata);
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Json> metadata = ParseJson(*text, kMetadata);
+  absl::StatusOr<Json> metadata = ReadMetadata(*records);
   if (!metadata.ok()) return metadata.status();
   absl::Status versions = CheckVersions(*metadata);
   if (!versions.ok() && !absl::IsFailedPrecondition(versions)) return versions;
-  return *text;
+  return ReadRecord(*records, kMetadata);
 }
 
 }  // namespace static_runtime

@@ -7,6 +7,8 @@
 // other bytes or options, rebuilds corrupt entries, evicts the least
 // recently used entries beyond its size and is filled by several processes
 // at once.
+#include "runtime/package.h"
+
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -22,7 +24,6 @@
 #include "passes/load.h"
 #include "passes/prepare.h"
 #include "runtime/model_cache.h"
-#include "runtime/package.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 

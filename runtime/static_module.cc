@@ -51,22 +51,21 @@ StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout 
   }
 }
 
-absl::StatusOr<std::shared_ptr<StaticModule>> StaticModule::Bind(PreparedGraph prepared,
-                                                                 const Options& options) {
+absl::StatusOr<std::shared_ptr<StaticModule>> StaticModule::BindKernels(PreparedGraph prepared,
+                                                                        const Options& options) {
   absl::StatusOr<ValueLayout> layout = ValueLayout::Build(*prepared.graph);
   if (!layout.ok()) return layout.status();
   absl::StatusOr<BlockPlan> plan = BuildPlan(
       *prepared.graph, *layout, options.enable_out_variant,
       [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
   if (!plan.ok()) return plan.status();
-  return std::shared_ptr<StaticModule>(new StaticModule(
-      std::move(prepared), options, *std::move(layout), *std::move(plan)));
+  return std::shared_ptr<StaticModule>(
+      new StaticModule(std::move(prepared), options, *std::move(layout), *std::move(plan)));
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
-    PreparedGraph prepared, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
-  absl::StatusOr<std::shared_ptr<StaticModule>> bound = Bind(std::move(prepared), options);
+    PreparedGraph prepared, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
+  absl::StatusOr<std::shared_ptr<StaticModule>> bound = BindKernels(std::move(prepared), options);
   if (!bound.ok()) return bound.status();
   std::shared_ptr<StaticModule>& module = *bound;
   for (const c10::IValue& input : sample_inputs) {

@@ -96,8 +96,8 @@ class StaticModule {
   // FromPackage's work on the package's bytes, which its tensors keep alive.
   static absl::StatusOr<Ptr> FromPackageBuffer(std::shared_ptr<const std::string> buffer);
   // Binds the prepared graph's nodes to kernels; no memory plan records yet.
-  static absl::StatusOr<std::shared_ptr<StaticModule>> Bind(PreparedGraph prepared,
-                                                            const Options& options);
+  static absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared,
+                                                                   const Options& options);
 
   PreparedGraph prepared_;
   Options options_;

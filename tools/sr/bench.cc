@@ -156,7 +156,8 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
       config.prebuilt ? config.prebuilt
                       : StaticModule::FromModule(module, config.is_frozen, config.options, inputs);
   if (!static_module.ok()) return static_module.status();
-  report.setup_ms = config.prebuilt ? config.prebuilt_ms : Micros(Clock::now() - setup_start) / 1000;
+  report.setup_ms =
+      config.prebuilt ? config.prebuilt_ms : Micros(Clock::now() - setup_start) / 1000;
   // Both sides get the arguments bound to the schema (defaults filled,
   // loosely typed containers from torch.save files retyped).
   absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
@@ -184,7 +185,8 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   // called, through its one cached runtime) or manage_output_tensors (which
   // needs a runtime of its own that releases its outputs) a runtime of its
   // own, else through the pool.
-  const bool own_runtime = (*static_module)->options().manage_output_tensors || config.threads <= 1 ||
+  const bool own_runtime = (*static_module)->options().manage_output_tensors ||
+                           config.threads <= 1 ||
                            (config.other_options && config.other_options->manage_output_tensors);
   StaticSide ours(*static_module, own_runtime, config.threads);
   auto run_static = [&](const std::vector<c10::IValue>& args) { return ours.Run(args); };

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -248,8 +248,8 @@ int PrepareRun(const Args& args, const char* command, RunSetup& setup) {
     absl::StatusOr<StaticModule::Ptr> package = StaticModule::FromPackage(setup.model_name);
     if (!package.ok()) return Fail(1, std::string(package.status().message()));
     setup.package = *std::move(package);
-    setup.package_load_ms = std::chrono::duration<double, std::milli>(
-                                std::chrono::steady_clock::now() - start).count();
+    setup.package_load_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     setup.options = setup.package->options();
     if (args.Given("source")) {
       absl::StatusOr<torch::jit::Module> source = LoadModuleFromFile(args.String("source"));
@@ -322,10 +322,9 @@ int ProfileCommand(const Args& args) {
   RunSetup setup;
   if (int code = PrepareRun(args, "profile", setup)) return code;
   absl::StatusOr<ProfileReport> report =
-      setup.package
-          ? Profile(setup.package, setup.package_load_ms, setup.inputs, args.Int("iters"))
-          : Profile(setup.module, args.Bool("frozen"), setup.options, setup.inputs,
-                    args.Int("iters"));
+      setup.package ? Profile(setup.package, setup.package_load_ms, setup.inputs, args.Int("iters"))
+                    : Profile(setup.module, args.Bool("frozen"), setup.options, setup.inputs,
+                              args.Int("iters"));
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
   std::cout << "model: " << setup.model_name << "\n" << FormatProfile(*report);
   return WriteIfGiven(args, "trace", report->trace_json);
@@ -504,12 +503,13 @@ int CompileCommand(const Args& args) {
   if (!saved.ok()) return Fail(1, std::string(saved.message()));
   const KernelCounts& kernels = (*static_module)->kernel_counts();
   std::cout << "model: " << path << "\n"
-            << absl::StrFormat("prepared in %.1f ms: %d out variant, %d native, %d fallback nodes\n",
-                               prepare_ms, kernels.out_variant, kernels.native, kernels.fallback)
-            << (inputs.empty() ? "memory plan: learned on the first run (no --inputs given)\n"
-                               : absl::StrCat("memory plan: for ", inputs.size(), " inputs (",
-                                              absl::StrJoin((*static_module)->planned_inputs(), ", "),
-                                              ")\n"))
+            << absl::StrFormat(
+                   "prepared in %.1f ms: %d out variant, %d native, %d fallback nodes\n",
+                   prepare_ms, kernels.out_variant, kernels.native, kernels.fallback)
+            << (inputs.empty()
+                    ? "memory plan: learned on the first run (no --inputs given)\n"
+                    : absl::StrCat("memory plan: for ", inputs.size(), " inputs (",
+                                   absl::StrJoin((*static_module)->planned_inputs(), ", "), ")\n"))
             << "wrote " << args.String("out") << "\n";
   return 0;
 }
