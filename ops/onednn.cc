@@ -1,5 +1,7 @@
 #include "ops/onednn.h"
 
+#include <algorithm>
+
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -83,6 +85,73 @@ std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64
   params.min_value = min_value->toDouble();
   params.max_value = max_value->toDouble();
   return params;
+}
+
+namespace {
+
+// Every live cache, by the weight it packs.
+struct Caches {
+  absl::Mutex mutex;
+  absl::flat_hash_map<const void*, std::vector<PackedWeights*>> by_weight ABSL_GUARDED_BY(mutex);
+};
+Caches& LiveCaches() {
+  static auto* const caches = new Caches();
+  return *caches;
+}
+
+thread_local const PreloadedPacks::Map* preloaded = nullptr;
+
+}  // namespace
+
+PreloadedPacks::PreloadedPacks(Map packs) : packs_(std::move(packs)), previous_(preloaded) {
+  preloaded = &packs_;
+}
+
+PreloadedPacks::~PreloadedPacks() { preloaded = previous_; }
+
+PackedWeights::PackedWeights(dnnl::memory::desc plain, void* data)
+    : plain_(std::move(plain)), data_(data) {
+  if (preloaded != nullptr) {
+    const auto found = preloaded->find(data_);
+    if (found != preloaded->end()) {
+      absl::MutexLock lock(&mutex_);
+      for (const PackedCopy& copy : found->second) {
+        const dnnl::memory::desc format(copy.format);
+        if (format.get_size() != copy.bytes) continue;
+        packed_.emplace_back(format, CpuEngine(), const_cast<void*>(copy.data));
+      }
+    }
+  }
+  Caches& caches = LiveCaches();
+  absl::MutexLock lock(&caches.mutex);
+  caches.by_weight[data_].push_back(this);
+}
+
+PackedWeights::~PackedWeights() {
+  Caches& caches = LiveCaches();
+  absl::MutexLock lock(&caches.mutex);
+  std::vector<PackedWeights*>& same_weight = caches.by_weight[data_];
+  same_weight.erase(std::find(same_weight.begin(), same_weight.end(), this));
+  if (same_weight.empty()) caches.by_weight.erase(data_);
+}
+
+std::vector<PackedCopy> PacksOf(const void* weight_data) {
+  std::vector<PackedCopy> copies;
+  Caches& caches = LiveCaches();
+  absl::MutexLock lock(&caches.mutex);
+  const auto found = caches.by_weight.find(weight_data);
+  if (found == caches.by_weight.end()) return copies;
+  for (PackedWeights* cache : found->second) {
+    absl::MutexLock cache_lock(&cache->mutex_);
+    for (const dnnl::memory& packed : cache->packed_) {
+      const dnnl::memory::desc format = packed.get_desc();
+      const bool known = std::any_of(copies.begin(), copies.end(), [&](const PackedCopy& copy) {
+        return dnnl::memory::desc(copy.format) == format;
+      });
+      if (!known) copies.push_back({format.data, packed.get_data_handle(), format.get_size()});
+    }
+  }
+  return copies;
 }
 
 dnnl::memory PackedWeights::Get(const dnnl::memory::desc& format) {

@@ -109,22 +109,60 @@ struct FrozenParams {
 // does not have `weight_dim` dimensions: the node then falls back.
 std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim);
 
+// One format a weight was packed into, and the packed bytes.
+struct PackedCopy {
+  dnnl_memory_desc_t format;
+  const void* data;
+  size_t bytes;
+};
+
 // A frozen weight re-laid out into the formats primitives ask for: one copy
 // per format, made on first request and shared by every plan, thread and
 // runtime of the kernel that owns the cache.
+//
+// Compiled packages (runtime/package.h) carry the copies from process to
+// process: PacksOf gives every format the live caches of a weight hold, and
+// a cache made while a PreloadedPacks scope is active on its thread starts
+// with the copies given for its weight (used in place, not copied).
 class PackedWeights {
  public:
   // `plain` describes the weight as it is stored at `data`, which must
   // outlive the cache.
-  PackedWeights(dnnl::memory::desc plain, void* data) : plain_(std::move(plain)), data_(data) {}
+  PackedWeights(dnnl::memory::desc plain, void* data);
+  ~PackedWeights();
+  PackedWeights(const PackedWeights&) = delete;
+  PackedWeights& operator=(const PackedWeights&) = delete;
 
   dnnl::memory Get(const dnnl::memory::desc& format);
 
  private:
+  friend std::vector<PackedCopy> PacksOf(const void* weight_data);
+
   const dnnl::memory::desc plain_;
   void* const data_;
   absl::Mutex mutex_;
   std::vector<dnnl::memory> packed_ ABSL_GUARDED_BY(mutex_);
+};
+
+// The packed copies (one per format) that the live caches of the weight
+// stored at `weight_data` hold; they stay valid while those caches live.
+std::vector<PackedCopy> PacksOf(const void* weight_data);
+
+// While alive, caches made on this thread for a weight at one of the keys
+// start with its copies (whose data must outlive them). Copies whose bytes do
+// not match their format's size are ignored; a copy is only ever used where a
+// primitive asks for exactly its format.
+class PreloadedPacks {
+ public:
+  using Map = absl::flat_hash_map<const void*, std::vector<PackedCopy>>;
+  explicit PreloadedPacks(Map packs);
+  ~PreloadedPacks();
+  PreloadedPacks(const PreloadedPacks&) = delete;
+  PreloadedPacks& operator=(const PreloadedPacks&) = delete;
+
+ private:
+  Map packs_;
+  const Map* previous_;
 };
 
 }  // namespace onednn

@@ -221,6 +221,40 @@ absl::StatusOr<PreparedGraph> PrepareGraph(
   return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), options, sample_inputs);
 }
 
+PreparedGraph AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {
+  c10::FunctionSchema schema = SchemaFromGraph(*graph);
+  return PreparedGraph{std::move(graph), std::move(schema)};
+}
+
+c10::Symbol PreparedSubgraphAttribute() {
+  static const c10::Symbol kAttribute = c10::Symbol::attr("static_runtime_prepared");
+  return kAttribute;
+}
+
+namespace {
+
+void PrepareForkedSubgraphsIn(torch::jit::Block* block, const Options& options) {
+  for (torch::jit::Node* node : block->nodes()) {
+    for (torch::jit::Block* sub_block : node->blocks())
+      PrepareForkedSubgraphsIn(sub_block, options);
+    if (node->kind() != c10::prim::fork || !node->hasAttribute(c10::attr::Subgraph) ||
+        node->hasAttribute(PreparedSubgraphAttribute())) {
+      continue;
+    }
+    absl::StatusOr<PreparedGraph> prepared = PrepareGraph(node->g(c10::attr::Subgraph), options);
+    if (!prepared.ok()) continue;
+    PrepareForkedSubgraphs(*prepared->graph, options);
+    node->g_(c10::attr::Subgraph, prepared->graph);
+    node->i_(PreparedSubgraphAttribute(), 1);
+  }
+}
+
+}  // namespace
+
+void PrepareForkedSubgraphs(torch::jit::Graph& graph, const Options& options) {
+  PrepareForkedSubgraphsIn(graph.block(), options);
+}
+
 absl::StatusOr<PreparedGraph> PrepareIR(
     absl::string_view ir, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {

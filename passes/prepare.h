@@ -71,6 +71,20 @@ absl::StatusOr<PreparedGraph> PrepareFile(
 void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
                    const Options& options,
                    const std::vector<c10::IValue>& sample_inputs);
+// A prepared graph with the schema its inputs give (as PrepareGraph derives
+// it), for a graph prepared ahead (see PrepareForkedSubgraphs).
+PreparedGraph AsPrepared(std::shared_ptr<torch::jit::Graph> graph);
+
+// The int attribute (1) of a prim::fork whose subgraph is already prepared.
+c10::Symbol PreparedSubgraphAttribute();
+
+// For compiled packages: replaces, everywhere in `graph` (blocks and nested
+// forks included), each prim::fork's subgraph by PrepareGraph's result with
+// `options` and marks it with PreparedSubgraphAttribute, so that whoever
+// binds the fork need not prepare it again. A subgraph that cannot be
+// prepared stays as it is, unmarked.
+void PrepareForkedSubgraphs(torch::jit::Graph& graph, const Options& options);
+
 // How many times this process ran OptimizeGraph (every preparation does, once
 // per graph): tests check that a model loaded from a package ran no passes.
 int64_t OptimizeGraphRuns();

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "ops/native_async.h"
+#include "passes/prepare.h"
 #include "runtime/pool.h"
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
@@ -20,11 +21,13 @@ constexpr size_t kMaxConcurrentCalls = 64;
 using Call = std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> args)>;
 
 // The forked subgraph as a call: on a static module of its own if it can be
-// prepared, else on the JIT interpreter.
-Call MakeCall(const std::shared_ptr<torch::jit::Graph>& subgraph, const Options& options) {
-  Options call_options = options;
-  call_options.manage_output_tensors = false;
-  absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromGraph(subgraph, call_options);
+// prepared (or is already), else on the JIT interpreter.
+Call MakeCall(const std::shared_ptr<torch::jit::Graph>& subgraph, bool prepared,
+              const Options& options) {
+  const Options call_options = ForkedCallOptions(options);
+  absl::StatusOr<StaticModule::Ptr> module =
+      prepared ? StaticModule::FromPrepared(AsPrepared(subgraph), call_options)
+               : StaticModule::FromGraph(subgraph, call_options);
   if (module.ok()) {
     auto pool = std::make_shared<RuntimePool>(*std::move(module), kMaxConcurrentCalls);
     return [pool](std::vector<c10::IValue> args) -> absl::StatusOr<c10::IValue> {
@@ -46,9 +49,16 @@ Call MakeCall(const std::shared_ptr<torch::jit::Graph>& subgraph, const Options&
 
 }  // namespace
 
+Options ForkedCallOptions(const Options& options) {
+  Options call_options = options;
+  call_options.manage_output_tensors = false;
+  return call_options;
+}
+
 Kernel MakeForkedCallKernel(const torch::jit::Node* fork, const Options& options) {
   if (!fork->hasAttribute(c10::attr::Subgraph)) return nullptr;
-  Call call = MakeCall(fork->g(c10::attr::Subgraph), options);
+  Call call = MakeCall(fork->g(c10::attr::Subgraph),
+                       fork->hasAttribute(PreparedSubgraphAttribute()), options);
   const c10::TypePtr result_type =
       fork->output()->type()->expectRef<c10::FutureType>().getElementType();
   return [call = std::move(call), result_type, parallel = options.parallel_forks](NodeIO& io) {

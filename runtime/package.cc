@@ -12,17 +12,23 @@
 #include <random>
 
 #include "ATen/EmptyTensor.h"
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "caffe2/serialize/inline_container.h"
 #include "memory/planner.h"
 #include "nlohmann/json.hpp"
+#include "ops/onednn.h"
 #include "passes/archive_check.h"
 #include "passes/exception_message.h"
 #include "passes/graph_serialization.h"
 #include "passes/load.h"
+#include "passes/prepare.h"
+#include "runtime/forked_call.h"
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 #include "torch/csrc/jit/serialization/pickler.h"
@@ -41,6 +47,7 @@ constexpr char kSchema[] = "schema.txt";
 constexpr char kKernels[] = "kernels.txt";
 constexpr char kMemoryPlan[] = "memory_plan.json";
 constexpr char kValues[] = "values";  // values.pkl and values/<n>
+constexpr char kPacks[] = "packed";   // packed.json and packed/<n>
 // Managed tensor sizes beyond this are refused as malformed.
 constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 48;
 
@@ -151,6 +158,42 @@ absl::StatusOr<Json> ParseJson(const std::string& text, const char* record) {
     return absl::InvalidArgumentError(absl::StrCat(record, " is not a JSON object"));
   }
   return json;
+}
+
+// The pre-packed weights of packed.json, by the data of the value-table
+// tensor each was packed from; the copies are the packed/<n> records in
+// place.
+absl::StatusOr<onednn::PreloadedPacks::Map> ReadPacks(const Records& records, const Json& packs,
+                                                      const std::vector<c10::IValue>& table) {
+  onednn::PreloadedPacks::Map by_weight;
+  const auto entries = packs.find("packs");
+  if (entries == packs.end() || !entries->is_array()) {
+    return absl::InvalidArgumentError("packed.json has no packs");
+  }
+  for (const Json& entry : *entries) {
+    const auto value = entry.find("value");
+    const auto record = entry.find("record");
+    const auto format = entry.find("format");
+    const bool well_formed = entry.is_object() && value != entry.end() &&
+                             value->is_number_unsigned() && value->get<uint64_t>() < table.size() &&
+                             table[value->get<uint64_t>()].isTensor() && record != entry.end() &&
+                             record->is_string() && records.contains(record->get<std::string>()) &&
+                             format != entry.end() && format->is_string() &&
+                             format->get<std::string>().size() == 2 * sizeof(dnnl_memory_desc_t) &&
+                             absl::c_all_of(format->get<std::string>(), absl::ascii_isxdigit);
+    if (!well_formed) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("packed.json has a malformed entry: ", entry.dump()));
+    }
+    onednn::PackedCopy copy;
+    const std::string format_bytes = absl::HexStringToBytes(format->get<std::string>());
+    std::memcpy(&copy.format, format_bytes.data(), sizeof(copy.format));
+    const absl::string_view data = records.at(record->get<std::string>());
+    copy.data = data.data();
+    copy.bytes = data.size();
+    by_weight[table[value->get<uint64_t>()].toTensor().data_ptr()].push_back(copy);
+  }
+  return by_weight;
 }
 
 // The package's metadata.json, parsed.
@@ -289,11 +332,15 @@ absl::Status WriteAtomically(
 
 const char* LibTorchVersion() { return TORCH_VERSION; }
 
-absl::Status StaticModule::SavePackage(const std::string& path, const PackageSource& source) const {
+absl::Status StaticModule::SavePackage(const std::string& path, const PackageSource& source,
+                                       bool packed_weights) const {
   if (options_.enable_tensorexpr_fusion) {
     return absl::InvalidArgumentError("a package cannot hold a fusion_hook");
   }
-  absl::StatusOr<SerializedGraph> graph = SerializeGraph(*prepared_.graph);
+  // Forked subgraphs go in prepared, so that loading runs no pass.
+  const std::shared_ptr<torch::jit::Graph> to_write = prepared_.graph->copy();
+  PrepareForkedSubgraphs(*to_write, ForkedCallOptions(options_));
+  absl::StatusOr<SerializedGraph> graph = SerializeGraph(*to_write);
   if (!graph.ok()) return graph.status();
   for (const c10::IValue& value : graph->table) {
     if (HoldsObject(value)) {
@@ -357,6 +404,21 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     return absl::InvalidArgumentError(
         absl::StrCat("cannot write the graph's values: ", ExceptionMessage(e)));
   }
+  // The oneDNN layouts the kernels packed the table's tensors into.
+  Json packs = Json::array();
+  std::vector<onednn::PackedCopy> packed_copies;
+  for (size_t i = 0; packed_weights && i < graph->table.size(); ++i) {
+    if (!graph->table[i].isTensor()) continue;
+    for (const onednn::PackedCopy& copy : onednn::PacksOf(graph->table[i].toTensor().data_ptr())) {
+      packs.push_back(
+          {{"value", i},
+           {"record", absl::StrCat(kPacks, "/", packed_copies.size())},
+           {"format", absl::BytesToHexString(absl::string_view(
+                          reinterpret_cast<const char*>(&copy.format), sizeof(copy.format)))}});
+      packed_copies.push_back(copy);
+    }
+  }
+  const std::string packs_text = Json{{"packs", packs}}.dump();
   const std::string kernels = KernelLines(plan_);
   const std::string metadata_text = metadata.dump(2);
   const std::string plan_text = Json{{"records", records}}.dump();
@@ -370,6 +432,11 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     for (size_t i = 0; i < tensors.size(); ++i) {
       const torch::jit::WriteableTensorData data = torch::jit::getWriteableTensorData(tensors[i]);
       writer.writeRecord(absl::StrCat(kValues, "/", i), data.data(), data.sizeInBytes());
+    }
+    writer.writeRecord(absl::StrCat(kPacks, ".json"), packs_text.data(), packs_text.size());
+    for (size_t i = 0; i < packed_copies.size(); ++i) {
+      writer.writeRecord(absl::StrCat(kPacks, "/", i), packed_copies[i].data,
+                         packed_copies[i].bytes);
     }
   });
 }
@@ -418,6 +485,13 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
                                                      (*graph)->inputs().size(), " inputs"));
     }
 
+    absl::StatusOr<std::string> packs_text = ReadRecord(*records, absl::StrCat(kPacks, ".json"));
+    if (!packs_text.ok()) return packs_text.status();
+    absl::StatusOr<Json> packs_json = ParseJson(*packs_text, "packed.json");
+    if (!packs_json.ok()) return packs_json.status();
+    absl::StatusOr<onednn::PreloadedPacks::Map> packs = ReadPacks(*records, *packs_json, *table);
+    if (!packs.ok()) return packs.status();
+    const onednn::PreloadedPacks preloaded(*std::move(packs));
     absl::StatusOr<std::shared_ptr<StaticModule>> module =
         BindKernels(PreparedGraph{*std::move(graph), std::move(schema)}, *options);
     if (!module.ok()) return module.status();

@@ -7,6 +7,8 @@
 //                   output specs, the source's sha256, kernel counts, arena
 //   graph.ir        the prepared graph (passes/graph_serialization.h)
 //   values.pkl      its value table, tensors in values/<n>
+//   packed.json     the oneDNN layouts frozen weights were packed into, with
+//                   the packed bytes in packed/<n> (used in place on load)
 //   schema.txt      the input schema
 //   kernels.txt     each node's kernel kind, checked again on load
 //   memory_plan.json the managed tensors' sizes for the planned inputs
@@ -26,7 +28,7 @@ namespace static_runtime {
 
 // Bumped whenever the records' meaning changes; a package of another
 // version is refused.
-inline constexpr int kPackageFormatVersion = 1;
+inline constexpr int kPackageFormatVersion = 2;
 
 // This library's version, recorded in packages and part of cache keys: a
 // package is only loaded by the library version that wrote it.

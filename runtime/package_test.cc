@@ -12,6 +12,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -21,11 +22,13 @@
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "ops/onednn.h"
 #include "passes/load.h"
 #include "passes/prepare.h"
 #include "runtime/model_cache.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
+#include "torch/csrc/jit/ir/constants.h"
 
 extern char** environ;
 
@@ -56,8 +59,11 @@ std::string ReadBytes(const fs::path& path) {
   return *bytes;
 }
 
-TEST(PackageTest, EveryCorpusModelRoundTrips) {
-  const fs::path dir = TempDir("round_trip");
+class PackageRoundTripTest : public testing::TestWithParam<bool> {};
+
+TEST_P(PackageRoundTripTest, EveryCorpusModelRoundTrips) {
+  const bool packed_weights = GetParam();
+  const fs::path dir = TempDir(absl::StrCat("round_trip_", packed_weights));
   for (const corpus::Model& model : corpus::Models()) {
     SCOPED_TRACE(model.name);
     absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
@@ -68,7 +74,7 @@ TEST(PackageTest, EveryCorpusModelRoundTrips) {
         StaticModule::FromModule(*module, false, Options(), planned);
     ASSERT_TRUE(original.ok()) << original.status();
     const fs::path path = dir / (model.name + ".srpkg");
-    ASSERT_TRUE((*original)->SavePackage(path.string(), {"corpus", ""}).ok());
+    ASSERT_TRUE((*original)->SavePackage(path.string(), {"corpus", ""}, packed_weights).ok());
 
     const int64_t optimizations = OptimizeGraphRuns();
     absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(path.string());
@@ -95,17 +101,63 @@ TEST(PackageTest, EveryCorpusModelRoundTrips) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(WithAndWithoutPackedWeights, PackageRoundTripTest, testing::Bool());
+
+// The frozen weight (input 1) of the first node of `kind` in `module`.
+const void* WeightOf(const StaticModule& module, const char* kind) {
+  for (const torch::jit::Node* node : module.graph()->nodes()) {
+    if (node->kind().toQualString() == std::string(kind)) {
+      return torch::jit::toIValue(node->input(1))->toTensor().data_ptr();
+    }
+  }
+  return nullptr;
+}
+
+TEST(PackageTest, PackedWeightsAreLoadedPacked) {
+  const corpus::Model& model = corpus::ModelNamed("conv_bn_residual");
+  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
+  ASSERT_TRUE(module.ok());
+  corpus::InputRng rng(1);
+  const std::vector<c10::IValue> inputs = model.inputs(rng, 1);
+  absl::StatusOr<StaticModule::Ptr> original =
+      StaticModule::FromModule(*module, false, Options(), inputs);
+  ASSERT_TRUE(original.ok());
+  const char* kConv = "static_runtime::conv2d_fused";
+  ASSERT_NE(WeightOf(**original, kConv), nullptr);
+  const std::vector<onednn::PackedCopy> packed = onednn::PacksOf(WeightOf(**original, kConv));
+  ASSERT_FALSE(packed.empty()) << "the sample run packs the weight";
+  const fs::path dir = TempDir("packed");
+  for (const bool packed_weights : {false, true}) {
+    const fs::path path = dir / absl::StrCat("conv_", packed_weights, ".srpkg");
+    ASSERT_TRUE((*original)->SavePackage(path.string(), {}, packed_weights).ok());
+    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(path.string());
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    // Before any run: packed from the package, or not packed yet.
+    const std::vector<onednn::PackedCopy> preloaded = onednn::PacksOf(WeightOf(**loaded, kConv));
+    ASSERT_EQ(preloaded.size(), packed_weights ? packed.size() : 0u);
+    for (size_t i = 0; i < preloaded.size(); ++i) {
+      EXPECT_EQ(preloaded[i].bytes, packed[i].bytes);
+      EXPECT_EQ(std::memcmp(preloaded[i].data, packed[i].data, packed[i].bytes), 0);
+    }
+    EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*original, inputs), RunOnce(*loaded, inputs)));
+    EXPECT_EQ(onednn::PacksOf(WeightOf(**loaded, kConv)).size(), packed.size());
+  }
+}
+
 TEST(PackageTest, ForkedModelsRoundTrip) {
   const fs::path dir = TempDir("forks");
-  for (const char* name : {"fork_towers", "fork_three_towers", "fork_future_list"}) {
+  for (const char* name :
+       {"fork_towers", "fork_three_towers", "fork_future_list", "fork_nested_module"}) {
     SCOPED_TRACE(name);
     const std::string path = absl::StrCat("runtime/testdata/", name, ".pt");
     absl::StatusOr<StaticModule::Ptr> original = StaticModule::FromFile(path);
     ASSERT_TRUE(original.ok()) << original.status();
     const fs::path package = dir / (std::string(name) + ".srpkg");
     ASSERT_TRUE((*original)->SavePackage(package.string()).ok());
+    const int64_t optimizations = OptimizeGraphRuns();
     absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(package.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(OptimizeGraphRuns(), optimizations) << "loading ran the passes on a forked call";
     std::vector<c10::IValue> inputs;
     for (const c10::Argument& argument : (*original)->schema().arguments()) {
       switch (argument.type()->kind()) {

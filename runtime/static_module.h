@@ -81,9 +81,14 @@ class StaticModule {
   const std::vector<std::string>& planned_inputs() const { return planned_inputs_; }
 
   // Writes this module as a package to `path`, atomically (a temporary file
-  // in the same directory, renamed). InvalidArgument if the graph holds a
-  // value a package cannot (a type attribute, a custom class object).
-  absl::Status SavePackage(const std::string& path, const PackageSource& source = {}) const;
+  // in the same directory, renamed). With `packed_weights`, the oneDNN
+  // layouts the kernels have packed frozen weights into so far (on the
+  // sample inputs) go in too, and a module loaded from the package starts
+  // with them (see the README for when that pays). InvalidArgument if the
+  // graph holds a value a package cannot (a type attribute, a custom class
+  // object).
+  absl::Status SavePackage(const std::string& path, const PackageSource& source = {},
+                           bool packed_weights = false) const;
 
   // The arguments of one call, bound to the schema and type-checked.
   absl::StatusOr<std::vector<c10::IValue>> Bind(absl::Span<const c10::IValue> args,

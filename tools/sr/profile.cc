@@ -75,7 +75,8 @@ class Timer : public NodeObserver {
 
 absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
                                           const std::vector<c10::IValue>& args, int warmup,
-                                          int runs, bool by_node) {
+                                          int runs, bool by_node,
+                                          const testing::CountingAllocator* allocator) {
   if (runs < 1 || warmup < 0) {
     return absl::InvalidArgumentError("runs must be >= 1 and warm-up runs >= 0");
   }
@@ -88,10 +89,16 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
     runtime.ReleaseOutputs();
     return result.status();
   };
+  const size_t count_before = allocator ? allocator->count() : 0;
+  const size_t bytes_before = allocator ? allocator->bytes() : 0;
   const auto first_start = Clock::now();
   absl::Status status = run(nullptr);
   if (!status.ok()) return status;
   report.first_run_us = Micros(Clock::now() - first_start);
+  if (allocator) {
+    report.first_run_allocations = allocator->count() - count_before;
+    report.first_run_allocated_bytes = allocator->bytes() - bytes_before;
+  }
   for (int i = 0; i < warmup; ++i) {
     status = run(nullptr);
     if (!status.ok()) return status;
@@ -152,7 +159,8 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
   if (!bound.ok()) return bound.status();
 
   absl::StatusOr<ProfileReport> report =
-      ProfileRuns(static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true);
+      ProfileRuns(static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true,
+                  &testing::CountingAllocator::Installed());
   if (!report.ok()) return report.status();
   report->setup_ms = setup_ms;
   absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();
@@ -179,9 +187,14 @@ std::string FormatProfile(const ProfileReport& r) {
                         "run (median, unobserved): %.2f us; kernels: %.2f us in %.1f calls\n"
                         "runtime overhead per node: %.1f ns (no-op node chains: %.1f ns per "
                         "node, of which the kernel %.1f ns)\n"
-                        "setup: %.2f ms; first run: %.2f us\n",
+                        "setup: %.2f ms; first run: %.2f us",
                         r.run_us, r.kernel_us_per_run, r.calls_per_run, r.overhead.per_node_ns,
                         r.overhead.slope_ns, r.overhead.kernel_ns, r.setup_ms, r.first_run_us);
+  if (r.first_run_allocations >= 0) {
+    absl::StrAppendFormat(&text, ", %d allocations (%d B)", r.first_run_allocations,
+                          r.first_run_allocated_bytes);
+  }
+  text += "\n";
   return text;
 }
 

@@ -14,6 +14,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "runtime/static_runtime.h"
+#include "tools/counting_allocator.h"
 #include "tools/sr/node_overhead.h"
 
 namespace static_runtime {
@@ -31,6 +32,10 @@ struct ProfileReport {
   std::vector<NodeKindProfile> kinds;  // largest total first
   double setup_ms = 0;
   double first_run_us = 0;
+  // LibTorch CPU allocations of the first run and their bytes (-1: not
+  // counted, without a counting allocator).
+  int64_t first_run_allocations = -1;
+  int64_t first_run_allocated_bytes = -1;
   double run_us = 0;              // median unobserved run
   double mean_run_us = 0;         // mean unobserved run
   double kernel_us_per_run = 0;   // mean sum of kernel times per observed run
@@ -54,10 +59,12 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
 // to its schema: a first run, `warmup` more, `runs` unobserved ones, then,
 // with `by_node`, `runs` observed by node kind and phase and one traced.
 // Fills everything but setup_ms and overhead. Also what the Python
-// package's benchmark() reports.
+// package's benchmark() reports. With `allocator`, the first run's
+// allocations are counted.
 absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
                                           const std::vector<c10::IValue>& args, int warmup,
-                                          int runs, bool by_node);
+                                          int runs, bool by_node,
+                                          const testing::CountingAllocator* allocator = nullptr);
 
 std::string FormatProfile(const ProfileReport& report);
 

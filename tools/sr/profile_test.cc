@@ -11,7 +11,7 @@ namespace static_runtime {
 namespace sr {
 namespace {
 
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 
 TEST(ProfileTest, DefaultModel) {
   auto module = DefaultModel();
@@ -55,7 +55,7 @@ def forward(self, x, y):
   ASSERT_TRUE(report.ok()) << report.status();
   std::vector<std::string> kinds;
   for (const auto& entry : report->kinds) kinds.push_back(entry.kind);
-  EXPECT_THAT(kinds, testing::IsSupersetOf({"fused group at node 0: add, relu",
+  EXPECT_THAT(kinds, ::testing::IsSupersetOf({"fused group at node 0: add, relu",
                                             "fused group at node 2: tanh, mul", "aten::mm"}));
 }
 

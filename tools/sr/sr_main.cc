@@ -79,6 +79,9 @@ const std::vector<FlagSpec>& Flags() {
         {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
         {"model_out", FlagKind::kString, "", "export: write the model (torch.jit.save format)"},
         {"out", FlagKind::kString, "", "compile: the package to write (also -o FILE)"},
+        {"packed_weights", FlagKind::kBool, "false",
+         "compile: also store the oneDNN-packed weights (a faster first run, a larger package "
+         "and a slower load)"},
         {"source", FlagKind::kString, "",
          "bench on a package: the model it was compiled from, for the JIT's side and the output "
          "check"},
@@ -499,7 +502,9 @@ int CompileCommand(const Args& args) {
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
   const double prepare_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  absl::Status saved = (*static_module)->SavePackage(args.String("out"), {path, Sha256Hex(*bytes)});
+  absl::Status saved =
+      (*static_module)
+          ->SavePackage(args.String("out"), {path, Sha256Hex(*bytes)}, args.Bool("packed_weights"));
   if (!saved.ok()) return Fail(1, std::string(saved.message()));
   const KernelCounts& kernels = (*static_module)->kernel_counts();
   std::cout << "model: " << path << "\n"
