@@ -160,4 +160,28 @@ expect_error 2 "cannot read" gate --baseline="${TEST_TMPDIR}/none.json" \
   --current="${TEST_TMPDIR}/new.json"
 expect_error 2 "gate needs --baseline" gate --current="${TEST_TMPDIR}/new.json"
 
+# Compiled packages: compile, then profile, explain, plan and bench take the
+# package; load compares the ways of loading.
+MODEL="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/sr/testdata/to_dtype_in_if.pt"
+MODEL_INPUTS="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/sr/testdata/to_dtype_in_if_inputs.pt"
+PACKAGE="${TEST_TMPDIR}/model.srpkg"
+expect_error 2 "compile needs -o" compile "$MODEL"
+expect_error 2 "compile takes one model file" compile
+"$SR" compile "$MODEL" --inputs="$MODEL_INPUTS" -o "$PACKAGE" | grep -q "wrote" || {
+  echo "FAIL: sr compile"; failures=$((failures + 1)); }
+"$SR" explain "$PACKAGE" | grep -q "model: $PACKAGE" || {
+  echo "FAIL: sr explain on a package"; failures=$((failures + 1)); }
+"$SR" profile "$PACKAGE" --inputs="$MODEL_INPUTS" --iters=2 | grep -q "first run" || {
+  echo "FAIL: sr profile on a package"; failures=$((failures + 1)); }
+# (this model's tensors are all outputs or inputs: as from the .pt)
+expect_error 1 "plans no memory" plan "$PACKAGE" --inputs="$MODEL_INPUTS" --svg="${TEST_TMPDIR}/p.svg"
+"$SR" bench "$PACKAGE" --source="$MODEL" --inputs="$MODEL_INPUTS" --iters=2 \
+  | grep -q "output check" || { echo "FAIL: sr bench on a package"; failures=$((failures + 1)); }
+expect_error 2 "bench on a package needs --source" bench "$PACKAGE" --inputs="$MODEL_INPUTS"
+expect_error 2 "export takes a model file" export "$PACKAGE" --model-out=a --inputs-out=b --input-spec=f32[2]
+head -c 100 "$PACKAGE" > "${TEST_TMPDIR}/truncated.srpkg"
+expect_error 1 "damaged package" profile "${TEST_TMPDIR}/truncated.srpkg" --inputs="$MODEL_INPUTS"
+"$SR" load "$MODEL" --inputs="$MODEL_INPUTS" --rounds=1 | grep -q "through the cache" || {
+  echo "FAIL: sr load"; failures=$((failures + 1)); }
+
 exit $failures

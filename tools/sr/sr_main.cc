@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -37,6 +38,7 @@
 #include "tools/sr/gate.h"
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
+#include "tools/sr/load_bench.h"
 #include "tools/sr/plan_svg.h"
 #include "tools/sr/profile.h"
 #include "tools/sr/verify.h"
@@ -79,6 +81,7 @@ const std::vector<FlagSpec>& Flags() {
         {"svg", FlagKind::kString, "", "plan: write the memory plan as an SVG picture"},
         {"model_out", FlagKind::kString, "", "export: write the model (torch.jit.save format)"},
         {"out", FlagKind::kString, "", "compile: the package to write (also -o FILE)"},
+        {"rounds", FlagKind::kInt, "5", "load: interleaved rounds of each way of loading"},
         {"packed_weights", FlagKind::kBool, "false",
          "compile: also store the oneDNN-packed weights (a faster first run, a larger package "
          "and a slower load)"},
@@ -105,6 +108,7 @@ std::string Usage() {
       "       sr explain [MODEL.pt | MODEL.srpkg] [--dot=FILE] [flags]\n"
       "       sr plan [MODEL.pt | MODEL.srpkg] --svg=FILE [flags]\n"
       "       sr compile MODEL.pt [--inputs=FILE | --input-spec=SPEC] -o MODEL.srpkg [flags]\n"
+      "       sr load MODEL.pt --inputs=FILE | --input-spec=SPEC [--rounds=N] [flags]\n"
       "       sr export [MODEL.pt] --model-out=FILE --inputs-out=FILE [flags]\n"
       "       sr verify MODEL.pt --inputs=FILE[,FILE...] | --input-spec=SPEC[|SPEC...] "
       "[--seeds=N]\n"
@@ -126,7 +130,8 @@ std::string Usage() {
       "kernel choices and the memory plan for the given inputs) that loads\n"
       "without running any pass; bench, profile, explain and plan take a\n"
       "package (MODEL.srpkg) in place of a model, with the options it was\n"
-      "compiled with.\n\nflags:\n",
+      "compiled with. load times how long MODEL.pt takes to become ready: prepared,\n"
+      "from a compiled package and through the model cache, interleaved.\n\nflags:\n",
       FlagHelp(Flags()));
 }
 
@@ -519,6 +524,21 @@ int CompileCommand(const Args& args) {
   return 0;
 }
 
+int LoadCommand(const Args& args) {
+  if (args.positional().size() != 1 || IsPackage(args)) {
+    return Fail(2, "load takes one model file (MODEL.pt)");
+  }
+  RunSetup setup;
+  if (int code = PrepareRun(args, "load", setup)) return code;
+  const char* scratch = std::getenv("TMPDIR");
+  absl::StatusOr<LoadReport> report =
+      MeasureLoad(setup.model_name, setup.options, setup.inputs, args.Int("rounds"),
+                  scratch != nullptr && *scratch != '\0' ? scratch : "/tmp");
+  if (!report.ok()) return Fail(1, std::string(report.status().message()));
+  std::cout << "model: " << setup.model_name << "\n" << FormatLoadReport(*report);
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> arguments(argv, argv + argc);
   for (size_t i = 0; i + 1 < arguments.size(); ++i) {  // -o FILE is --out=FILE
@@ -536,14 +556,17 @@ int Main(int argc, char** argv) {
   if (args->command() == "bench") return Bench(*args);
   if (args->command() == "explain") return ExplainCommand(*args);
   if (args->command() == "compile") return CompileCommand(*args);
+  if (args->command() == "load") return LoadCommand(*args);
   if (args->command() == "profile") return ProfileCommand(*args);
   if (args->command() == "plan") return PlanCommand(*args);
   if (args->command() == "export") return ExportCommand(*args);
   if (args->command() == "verify") return VerifyCommand(*args);
   if (args->command() == "gate") return GateCommand(*args);
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
-  return Fail(2, absl::StrCat("unknown command '", args->command(),
-                              "' (commands: bench, profile, explain, plan, export, verify, gate)"));
+  return Fail(
+      2, absl::StrCat(
+             "unknown command '", args->command(),
+             "' (commands: bench, profile, explain, plan, compile, load, export, verify, gate)"));
 }
 
 }  // namespace
