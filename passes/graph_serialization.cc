@@ -210,8 +210,8 @@ class Deserializer {
   }
 
   absl::Status Restore(Node* node, c10::Symbol marker_name, const std::string& marker, int depth) {
-    const std::vector<absl::string_view> parts =
-        absl::StrSplit(marker.substr(kMarkerPrefix.size()), absl::MaxSplits("__", 1));
+    const std::vector<absl::string_view> parts = absl::StrSplit(
+        absl::string_view(marker).substr(kMarkerPrefix.size()), absl::MaxSplits("__", 1));
     const TabledKind* tabled = parts.size() == 2 ? FindTabledKind(parts[0]) : nullptr;
     if (tabled == nullptr || parts[1].empty()) return absl::InvalidArgumentError("unknown kind");
     if (node->kindOf(marker_name) != AttributeKind::i) {

@@ -1,15 +1,20 @@
 #include "runtime/model_cache.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <system_error>
 
+#include "absl/algorithm/container.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -25,11 +30,15 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kEntrySuffix[] = ".srpkg";
+constexpr char kDigestDirectory[] = "digests";
+// Digest index entries unused this long are removed.
+constexpr auto kStaleDigest = std::chrono::hours(24 * 30);
 // Temporary files of writers that died are removed after this long.
 constexpr auto kStaleTemporary = std::chrono::hours(1);
 
 struct Counters {
-  std::atomic<int64_t> hits{0}, misses{0}, rejected{0}, evicted{0}, store_failures{0};
+  std::atomic<int64_t> hits{0}, misses{0}, rejected{0}, evicted{0}, store_failures{0},
+      model_digests{0};
 };
 Counters& GlobalCounters() {
   static auto* const counters = new Counters();
@@ -73,6 +82,13 @@ void Evict(const fs::path& directory, uint64_t max_bytes, const fs::path& keep) 
     entries.push_back({file.path(), used, bytes});
     total += bytes;
   }
+  for (const fs::directory_entry& file :
+       fs::directory_iterator(directory / kDigestDirectory, error)) {
+    std::error_code file_error;
+    if (now - file.last_write_time(file_error) > kStaleDigest && !file_error) {
+      fs::remove(file.path(), file_error);
+    }
+  }
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return a.used < b.used; });
   for (const Entry& entry : entries) {
@@ -86,6 +102,52 @@ void Evict(const fs::path& directory, uint64_t max_bytes, const fs::path& keep) 
   }
 }
 
+// What identifies the file at `path` as it is now: its absolute path,
+// device, inode, size and modification and status-change times (the latter
+// cannot be set back by a program); nullopt if it cannot be stat'ed.
+std::optional<std::string> FileIdentity(const std::string& path) {
+  struct stat status;
+  std::error_code error;
+  const fs::path absolute = fs::absolute(path, error);
+  if (error || ::stat(path.c_str(), &status) != 0) return std::nullopt;
+  return absl::StrCat(absolute.string(), "\n", status.st_dev, " ", status.st_ino, " ",
+                      status.st_size, " ", status.st_mtim.tv_sec, ".", status.st_mtim.tv_nsec, " ",
+                      status.st_ctim.tv_sec, ".", status.st_ctim.tv_nsec);
+}
+
+fs::path DigestPath(const std::string& directory, const std::string& identity) {
+  return fs::path(directory) / kDigestDirectory / Sha256Hex(identity);
+}
+
+// The model digest recorded for a file of this identity, if any.
+std::optional<std::string> RecordedDigest(const std::string& directory,
+                                          const std::string& identity) {
+  std::ifstream file(DigestPath(directory, identity));
+  std::string recorded_identity, digest;
+  if (!std::getline(file, recorded_identity, '\0') || !std::getline(file, digest) ||
+      recorded_identity != identity || digest.size() != 64 ||
+      !absl::c_all_of(digest, absl::ascii_isxdigit)) {
+    return std::nullopt;
+  }
+  return digest;
+}
+
+// Records a model digest (atomically, as entries are written).
+void RecordDigest(const std::string& directory, const std::string& identity,
+                  const std::string& digest) {
+  const fs::path path = DigestPath(directory, identity);
+  std::error_code error;
+  fs::create_directories(path.parent_path(), error);
+  const fs::path temporary = absl::StrCat(path.string(), ".tmp.", getpid());
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    file << identity << '\0' << digest << "\n";
+    if (!file) return;
+  }
+  fs::rename(temporary, path, error);
+  if (error) fs::remove(temporary, error);
+}
+
 }  // namespace
 
 ModelCacheStats GetModelCacheStats() {
@@ -96,6 +158,7 @@ ModelCacheStats GetModelCacheStats() {
   stats.rejected = counters.rejected.load();
   stats.evicted = counters.evicted.load();
   stats.store_failures = counters.store_failures.load();
+  stats.model_digests = counters.model_digests.load();
   return stats;
 }
 
@@ -126,11 +189,22 @@ std::string CacheKey(absl::string_view model_sha256, const Options& options,
 absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
     const std::string& path, const std::string& directory, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  if (!bytes.ok()) return bytes.status();
-  const std::string model_sha256 = Sha256Hex(*bytes);
+  // The model's bytes are read (and hashed) unless the digest index knows
+  // this very file; a miss reads them in any case.
+  std::optional<std::string> bytes;
+  const std::optional<std::string> identity = FileIdentity(path);
+  std::optional<std::string> model_sha256 =
+      identity ? RecordedDigest(directory, *identity) : std::nullopt;
+  if (!model_sha256) {
+    absl::StatusOr<std::string> read = ReadModelFile(path);
+    if (!read.ok()) return read.status();
+    bytes = *std::move(read);
+    model_sha256 = Sha256Hex(*bytes);
+    GlobalCounters().model_digests.fetch_add(1);
+    if (identity) RecordDigest(directory, *identity, *model_sha256);
+  }
   const fs::path entry =
-      fs::path(directory) / (CacheKey(model_sha256, options, sample_inputs) + kEntrySuffix);
+      fs::path(directory) / (CacheKey(*model_sha256, options, sample_inputs) + kEntrySuffix);
   std::error_code error;
   if (fs::exists(entry, error)) {
     absl::StatusOr<StaticModule::Ptr> cached = StaticModule::FromPackage(entry.string());
@@ -144,6 +218,14 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
     fs::remove(entry, error);
   }
   GlobalCounters().misses.fetch_add(1);
+  if (!bytes) {
+    absl::StatusOr<std::string> read = ReadModelFile(path);
+    if (!read.ok()) return read.status();
+    if (Sha256Hex(*read) != *model_sha256) {
+      return absl::AbortedError(absl::StrCat("'", path, "' changed while it was being loaded"));
+    }
+    bytes = *std::move(read);
+  }
   absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
   if (!module.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is ", module.status().message()));
@@ -152,7 +234,7 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
       StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs);
   if (!prepared.ok()) return prepared.status();
   fs::create_directories(directory, error);
-  absl::Status stored = (*prepared)->SavePackage(entry.string(), {path, model_sha256});
+  absl::Status stored = (*prepared)->SavePackage(entry.string(), {path, *model_sha256});
   if (!stored.ok()) {
     GlobalCounters().store_failures.fetch_add(1);
     LOG(WARNING) << "static_runtime: cannot store '" << path

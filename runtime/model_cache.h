@@ -2,7 +2,11 @@
 // or STATIC_RUNTIME_CACHE_DIR): prepared models kept as compiled packages
 // (runtime/package.h), one file `<key>.srpkg` per model, where the key is the
 // SHA-256 of the model file's bytes, the options, the sample inputs'
-// description, and the library, LibTorch and package format versions.
+// description, and the library, LibTorch and package format versions. The
+// model's digest is kept in an index (`digests/`) by the file's identity
+// (absolute path, device, inode, size, modification and status-change
+// times), so that a hit on an unchanged file neither reads nor hashes it; a
+// file changed in any way that shows in those is read and hashed again.
 //
 // A hit loads the package (no archive load, no pass) and marks the entry
 // used (its modification time); a miss prepares the model from its bytes and
@@ -35,6 +39,7 @@ struct ModelCacheStats {
   int64_t rejected = 0;  // entries that did not load and were rebuilt
   int64_t evicted = 0;
   int64_t store_failures = 0;
+  int64_t model_digests = 0;  // model files read and hashed for their key
 };
 ModelCacheStats GetModelCacheStats();
 

@@ -264,10 +264,11 @@ fs::path SaveCorpusModel(const std::string& name, const fs::path& dir) {
   return path;
 }
 
+// The packages in a cache directory (not its digest index).
 std::vector<fs::path> Entries(const fs::path& cache) {
   std::vector<fs::path> entries;
   for (const fs::directory_entry& file : fs::directory_iterator(cache)) {
-    entries.push_back(file.path());
+    if (file.is_regular_file()) entries.push_back(file.path());
   }
   return entries;
 }
@@ -288,6 +289,13 @@ TEST(ModelCacheTest, MissThenHitWithoutPasses) {
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ(GetModelCacheStats().hits, before.hits + 1);
   EXPECT_EQ(OptimizeGraphRuns(), optimizations);
+  // The miss read and hashed the model; the hit found its digest by the
+  // file's identity. A touched file is hashed again (and still hits).
+  EXPECT_EQ(GetModelCacheStats().model_digests, before.model_digests + 1);
+  fs::last_write_time(model, fs::file_time_type::clock::now() + std::chrono::seconds(5));
+  ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+  EXPECT_EQ(GetModelCacheStats().model_digests, before.model_digests + 2);
+  EXPECT_EQ(GetModelCacheStats().hits, before.hits + 2);
   corpus::InputRng rng(5);
   const std::vector<c10::IValue> inputs = corpus::ModelNamed("mlp").inputs(rng, 2);
   EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*first, inputs), RunOnce(*second, inputs)));
