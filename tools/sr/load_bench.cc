@@ -38,7 +38,7 @@ absl::StatusOr<double> TimeLoad(const std::function<absl::StatusOr<StaticModule:
 
 absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Options& options,
                                        const std::vector<c10::IValue>& sample_inputs, int rounds,
-                                       const std::string& scratch_dir) {
+                                       const std::string& scratch_dir, bool packed_weights) {
   if (rounds < 1) return absl::InvalidArgumentError("--rounds must be >= 1");
   const fs::path dir = fs::path(scratch_dir) / absl::StrCat("sr_load_", getpid());
   std::error_code error;
@@ -58,7 +58,7 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     absl::StatusOr<StaticModule::Ptr> prepared =
         StaticModule::FromFile(model_path, uncached, sample_inputs);
     if (!prepared.ok()) return prepared.status();
-    absl::Status saved = (*prepared)->SavePackage(package, {model_path, ""});
+    absl::Status saved = (*prepared)->SavePackage(package, {model_path, ""}, packed_weights);
     if (!saved.ok()) return saved;
     report.package_bytes = fs::file_size(package);
     // The cache's first load is a miss that fills it.

@@ -31,10 +31,11 @@ struct LoadReport {
 };
 
 // The package and the cache go to a fresh directory under `scratch_dir`,
-// removed afterwards.
+// removed afterwards. With `packed_weights`, the package holds the
+// pre-packed weights (StaticModule::SavePackage).
 absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Options& options,
                                        const std::vector<c10::IValue>& sample_inputs, int rounds,
-                                       const std::string& scratch_dir);
+                                       const std::string& scratch_dir, bool packed_weights = false);
 
 std::string FormatLoadReport(const LoadReport& report);
 

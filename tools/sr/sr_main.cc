@@ -83,7 +83,8 @@ const std::vector<FlagSpec>& Flags() {
         {"out", FlagKind::kString, "", "compile: the package to write (also -o FILE)"},
         {"rounds", FlagKind::kInt, "5", "load: interleaved rounds of each way of loading"},
         {"packed_weights", FlagKind::kBool, "false",
-         "compile: also store the oneDNN-packed weights (a faster first run, a larger package "
+         "compile, load: the package also stores the oneDNN-packed weights (a faster first run, a "
+         "larger package "
          "and a slower load)"},
         {"source", FlagKind::kString, "",
          "bench on a package: the model it was compiled from, for the JIT's side and the output "
@@ -531,9 +532,9 @@ int LoadCommand(const Args& args) {
   RunSetup setup;
   if (int code = PrepareRun(args, "load", setup)) return code;
   const char* scratch = std::getenv("TMPDIR");
-  absl::StatusOr<LoadReport> report =
-      MeasureLoad(setup.model_name, setup.options, setup.inputs, args.Int("rounds"),
-                  scratch != nullptr && *scratch != '\0' ? scratch : "/tmp");
+  absl::StatusOr<LoadReport> report = MeasureLoad(
+      setup.model_name, setup.options, setup.inputs, args.Int("rounds"),
+      scratch != nullptr && *scratch != '\0' ? scratch : "/tmp", args.Bool("packed_weights"));
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
   std::cout << "model: " << setup.model_name << "\n" << FormatLoadReport(*report);
   return 0;
