@@ -3,8 +3,9 @@
 // outputs bit for bit as the module it was written from, on the planned
 // input shapes and on others; metadata matches the module; damaged
 // packages (every truncation, every flipped byte) are errors or load intact;
+// packages of another library, LibTorch or format version are refused;
 // the cache misses then hits without running a pass, is invalidated by
-// other bytes or options, rebuilds corrupt entries, evicts the least
+// other bytes or options, rebuilds corrupt and other-version entries, evicts the least
 // recently used entries beyond its size and is filled by several processes
 // at once.
 #include "runtime/package.h"
@@ -15,8 +16,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "caffe2/serialize/inline_container.h"
 #include "gmock/gmock.h"
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
@@ -255,6 +260,54 @@ TEST(PackageTest, EveryFlippedByteIsAnErrorOrHarmless) {
   EXPECT_GT(errors, static_cast<int>(small.bytes.size() / 2));
 }
 
+// `bytes`, a package, written anew with `from` replaced by `to` in its
+// metadata.json (a package of another version, with valid checksums).
+std::string WithMetadataChanged(const std::string& bytes, const std::string& from,
+                                const std::string& to) {
+  std::istringstream in(bytes);
+  caffe2::serialize::PyTorchStreamReader reader(&in);
+  std::string out;
+  {
+    caffe2::serialize::PyTorchStreamWriter writer([&out](const void* data, size_t size) {
+      out.append(static_cast<const char*>(data), size);
+      return size;
+    });
+    for (const std::string& name : reader.getAllRecords()) {
+      if (name == "version" || absl::StartsWith(name, ".data/")) continue;  // the writer's own
+      auto [data, size] = reader.getRecord(name);
+      std::string record(static_cast<const char*>(data.get()), size);
+      if (name == "metadata.json") {
+        const size_t at = record.find(from);
+        TORCH_CHECK(at != std::string::npos, "no '", from, "' in metadata.json");
+        record.replace(at, from.size(), to);
+      }
+      writer.writeRecord(name, record.data(), record.size());
+    }
+    writer.writeEndOfFile();
+  }
+  return out;
+}
+
+TEST(PackageTest, OtherVersionsAreRefused) {
+  const SmallPackage small = MakeSmallPackage();
+  for (const auto& [from, to, message] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {absl::StrCat("\"library_version\": \"", kLibraryVersion, "\""),
+            "\"library_version\": \"0.0.1\"", "package written by static_runtime 0.0.1"},
+           {absl::StrCat("\"libtorch_version\": \"", LibTorchVersion(), "\""),
+            "\"libtorch_version\": \"0.1.0\"", "package written with LibTorch 0.1.0"},
+           {absl::StrCat("\"format_version\": ", kPackageFormatVersion), "\"format_version\": 99",
+            "package format version 99"}}) {
+    const std::string other = WithMetadataChanged(small.bytes, from, to);
+    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackageBytes(other);
+    ASSERT_FALSE(loaded.ok()) << to;
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition) << loaded.status();
+    EXPECT_THAT(std::string(loaded.status().message()), HasSubstr(message));
+  }
+  // Rewritten unchanged, the package loads.
+  EXPECT_TRUE(StaticModule::FromPackageBytes(WithMetadataChanged(small.bytes, "{", "{")).ok());
+}
+
 // The cache tests: a corpus model saved as a `.pt` file.
 fs::path SaveCorpusModel(const std::string& name, const fs::path& dir) {
   absl::StatusOr<torch::jit::Module> module = corpus::Build(corpus::ModelNamed(name));
@@ -334,9 +387,12 @@ TEST(ModelCacheTest, CorruptEntriesAreRebuilt) {
   ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
   const fs::path entry = Entries(options.cache_dir).at(0);
   const std::string intact = ReadBytes(entry);
+  const std::string other_version =
+      WithMetadataChanged(intact, absl::StrCat("\"library_version\": \"", kLibraryVersion, "\""),
+                          "\"library_version\": \"0.0.1\"");
   for (const std::string& corrupt :
        {intact.substr(0, intact.size() / 2), std::string("junk"),
-        absl::StrCat(intact.substr(0, 100), "X", intact.substr(101))}) {
+        absl::StrCat(intact.substr(0, 100), "X", intact.substr(101)), other_version}) {
     std::ofstream(entry, std::ios::binary | std::ios::trunc) << corrupt;
     const ModelCacheStats before = GetModelCacheStats();
     ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
