@@ -221,7 +221,9 @@ absl::StatusOr<PreparedGraph> PrepareGraph(
   return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), options, sample_inputs);
 }
 
-PreparedGraph AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {
+absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {
+  absl::Status runnable = CheckStaticRunnable(graph);
+  if (!runnable.ok()) return runnable;
   c10::FunctionSchema schema = SchemaFromGraph(*graph);
   return PreparedGraph{std::move(graph), std::move(schema)};
 }

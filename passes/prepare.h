@@ -71,9 +71,10 @@ absl::StatusOr<PreparedGraph> PrepareFile(
 void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
                    const Options& options,
                    const std::vector<c10::IValue>& sample_inputs);
-// A prepared graph with the schema its inputs give (as PrepareGraph derives
-// it), for a graph prepared ahead (see PrepareForkedSubgraphs).
-PreparedGraph AsPrepared(std::shared_ptr<torch::jit::Graph> graph);
+// A graph prepared ahead (see PrepareForkedSubgraphs) with the schema its
+// inputs give (as PrepareGraph derives it), after preparation's final check
+// (CheckStaticRunnable): no pass runs.
+absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph);
 
 // The int attribute (1) of a prim::fork whose subgraph is already prepared.
 c10::Symbol PreparedSubgraphAttribute();

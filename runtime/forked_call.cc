@@ -25,9 +25,12 @@ using Call = std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> 
 Call MakeCall(const std::shared_ptr<torch::jit::Graph>& subgraph, bool prepared,
               const Options& options) {
   const Options call_options = ForkedCallOptions(options);
-  absl::StatusOr<StaticModule::Ptr> module =
-      prepared ? StaticModule::FromPrepared(AsPrepared(subgraph), call_options)
-               : StaticModule::FromGraph(subgraph, call_options);
+  absl::StatusOr<StaticModule::Ptr> module = [&]() -> absl::StatusOr<StaticModule::Ptr> {
+    if (!prepared) return StaticModule::FromGraph(subgraph, call_options);
+    absl::StatusOr<PreparedGraph> checked = AsPrepared(subgraph);
+    if (!checked.ok()) return checked.status();
+    return StaticModule::FromPrepared(*std::move(checked), call_options);
+  }();
   if (module.ok()) {
     auto pool = std::make_shared<RuntimePool>(*std::move(module), kMaxConcurrentCalls);
     return [pool](std::vector<c10::IValue> args) -> absl::StatusOr<c10::IValue> {

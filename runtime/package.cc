@@ -24,6 +24,7 @@
 #include "nlohmann/json.hpp"
 #include "ops/onednn.h"
 #include "passes/archive_check.h"
+#include "passes/check_static_runnable.h"
 #include "passes/exception_message.h"
 #include "passes/graph_serialization.h"
 #include "passes/load.h"
@@ -476,6 +477,8 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
     absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
         DeserializeGraph(*graph_text, *table);
     if (!graph.ok()) return graph.status();
+    absl::Status runnable = CheckStaticRunnable(*graph);
+    if (!runnable.ok()) return runnable;
     absl::StatusOr<std::string> schema_text = ReadRecord(*records, kSchema);
     if (!schema_text.ok()) return schema_text.status();
     c10::FunctionSchema schema = torch::jit::parseSchema(*schema_text);
