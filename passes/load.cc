@@ -10,9 +10,11 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "passes/archive_check.h"
 #include "passes/exception_message.h"
+#include "passes/pickle_check.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/serialization/import.h"
 
@@ -137,7 +139,16 @@ void FillTensorConstants(torch::jit::Block* block, at::Generator& generator) {
 }  // namespace
 
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) {
-  absl::Status intact = CheckArchive(bytes);
+  absl::StatusOr<std::vector<ArchiveRecord>> records = IndexArchive(bytes);
+  absl::Status intact = records.status();
+  for (size_t i = 0; intact.ok() && i < records->size(); ++i) {
+    const ArchiveRecord& record = (*records)[i];
+    if (record.stored && absl::EndsWith(record.name, ".pkl")) {
+      intact = CheckPickle(record.data);
+      if (!intact.ok())
+        intact = absl::InvalidArgumentError(absl::StrCat(record.name, ": ", intact.message()));
+    }
+  }
   if (!intact.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a loadable TorchScript archive: ", intact.message()));

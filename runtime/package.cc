@@ -28,6 +28,7 @@
 #include "passes/exception_message.h"
 #include "passes/graph_serialization.h"
 #include "passes/load.h"
+#include "passes/pickle_check.h"
 #include "passes/prepare.h"
 #include "runtime/forked_call.h"
 #include "runtime/static_module.h"
@@ -112,6 +113,8 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
   if (pickle == records.end()) return absl::InvalidArgumentError("the package has no values.pkl");
   size_t position = 0;
   const absl::string_view pickled = pickle->second;
+  absl::Status well_formed = CheckPickle(pickled);
+  if (!well_formed.ok()) return well_formed;
   absl::flat_hash_map<const void*, size_t> record_bytes;
   torch::jit::Unpickler unpickler(
       [&](char* out, size_t size) {

@@ -19,7 +19,8 @@ fi
 seconds="$1"
 cd "$(dirname "$0")/.."
 
-bazel build --config=fuzz //fuzz:ir_fuzzer //fuzz:model_fuzzer //fuzz:package_fuzzer
+bazel build --config=fuzz //fuzz:ir_fuzzer //fuzz:model_fuzzer //fuzz:package_fuzzer \
+  //fuzz:package_records_fuzzer
 bin="$(bazel info --config=fuzz bazel-bin)/fuzz"
 state="${HOME}/.cache/static_runtime/fuzz"
 mkdir -p "${state}/findings"
@@ -31,7 +32,7 @@ export LSAN_OPTIONS="suppressions=$(pwd)/fuzz/lsan.supp:print_suppressions=0"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 status=0
-for kind in ir model package; do
+for kind in ir model package package_records; do
   mkdir -p "${state}/${kind}"
   echo "== ${kind}_fuzzer for ${seconds} s"
   start=$(date +%s)
