@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -17,11 +18,17 @@ class Walker {
     while (at_ < pickle_.size()) {
       const size_t start = at_;
       const auto opcode = static_cast<uint8_t>(pickle_[at_++]);
-      if (opcode == '.') return absl::OkStatus();  // STOP
+      if (opcode == '.') {  // STOP: one result, no open mark
+        if (depth_ == 1 && marks_.empty()) return absl::OkStatus();
+        return absl::InvalidArgumentError(
+            absl::StrFormat("malformed pickle: STOP at offset %d with %d values and %d marks left",
+                            start, depth_, marks_.size()));
+      }
       if (!Step(opcode)) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "malformed pickle: opcode 0x%02x at offset %d is unknown or runs past the end "
-            "(%d bytes) or names a memo entry that does not exist",
+            "malformed pickle: opcode 0x%02x at offset %d is unknown, runs past the end "
+            "(%d bytes), names a memo entry that does not exist or takes more values than "
+            "the stack holds",
             opcode, start, pickle_.size()));
       }
     }
@@ -69,75 +76,102 @@ class Walker {
 
   bool Get(std::optional<uint64_t> index) { return index && *index < memo_size_; }
 
+  // The stack effect of an opcode that takes `pops` values and leaves
+  // `pushes`; false if the stack (above the last mark) holds fewer.
+  bool Effect(uint64_t pops, uint64_t pushes) {
+    const uint64_t floor = marks_.empty() ? 0 : marks_.back();
+    if (depth_ - floor < pops) return false;
+    depth_ += pushes - pops;
+    return true;
+  }
+
+  // Pops everything above the last mark and the mark; `below` values must
+  // lie under the mark (the list or dict APPENDS and SETITEMS add to).
+  bool PopToMark(uint64_t below, uint64_t pushes) {
+    if (marks_.empty() || marks_.back() < below) return false;
+    depth_ = marks_.back() + pushes;
+    marks_.pop_back();
+    return true;
+  }
+
   bool Step(uint8_t opcode) {
     switch (opcode) {
-      // No argument.
-      case '(':
+      case 0x80:  // PROTO
+        return Skip(1);
+      case 0x95:  // FRAME
+        return Skip(8);
+      case '(':  // MARK
+        marks_.push_back(depth_);
+        return true;
       case ')':
-      case 't':
-      case 0x85:
-      case 0x86:
-      case 0x87:
       case ']':
-      case 'a':
-      case 'e':
-      case 'l':
       case '}':
-      case 's':
-      case 'u':
-      case 'd':
-      case 'R':
-      case 'b':
-      case 0x81:
-      case 'Q':
       case 'N':
       case 0x88:
-      case 0x89:
-      case 0x93:
-        return true;
-      case 0x94:  // MEMOIZE
-        ++memo_size_;
-        return true;
-      case 0x80:
-      case 'K':  // PROTO, BININT1
-        return Skip(1);
+      case 0x89:  // empty containers, constants
+        return Effect(0, 1);
+      case 'K':  // BININT1
+        return Skip(1) && Effect(0, 1);
       case 'M':  // BININT2
-        return Skip(2);
+        return Skip(2) && Effect(0, 1);
       case 'J':  // BININT
-        return Skip(4);
-      case 'G':
-      case 0x95:  // BINFLOAT, FRAME
-        return Skip(8);
-      case 'q':  // BINPUT
-        return Put(Read(1));
-      case 'r':  // LONG_BINPUT
-        return Put(Read(4));
-      case 'h':  // BINGET
-        return Get(Read(1));
-      case 'j':  // LONG_BINGET
-        return Get(Read(4));
+        return Skip(4) && Effect(0, 1);
+      case 'G':  // BINFLOAT
+        return Skip(8) && Effect(0, 1);
       case 0x8a:
       case 0x8c:
       case 'U':
       case 'C':  // LONG1, SHORT_BINUNICODE/STRING/BYTES
-        return SkipSized(1);
+        return SkipSized(1) && Effect(0, 1);
       case 0x8b:
       case 'X':
       case 'T':
       case 'B':  // LONG4, BINUNICODE, BINSTRING, BINBYTES
-        return SkipSized(4);
+        return SkipSized(4) && Effect(0, 1);
       case 0x8d:
       case 0x8e:  // BINUNICODE8, BINBYTES8
-        return SkipSized(8);
+        return SkipSized(8) && Effect(0, 1);
       case 'c':  // GLOBAL: module and name lines
-        return SkipLine() && SkipLine();
+        return SkipLine() && SkipLine() && Effect(0, 1);
       case 'P':
       case 'I':
       case 'L':
       case 'F':
       case 'S':
       case 'V':  // one line
-        return SkipLine();
+        return SkipLine() && Effect(0, 1);
+      case 'h':  // BINGET
+        return Get(Read(1)) && Effect(0, 1);
+      case 'j':  // LONG_BINGET
+        return Get(Read(4)) && Effect(0, 1);
+      case 'q':  // BINPUT
+        return Put(Read(1)) && Effect(1, 1);
+      case 'r':  // LONG_BINPUT
+        return Put(Read(4)) && Effect(1, 1);
+      case 0x94:  // MEMOIZE
+        ++memo_size_;
+        return Effect(1, 1);
+      case 't':
+      case 'l':
+      case 'd':  // TUPLE, LIST, DICT
+        return PopToMark(0, 1);
+      case 'e':
+      case 'u':  // APPENDS, SETITEMS
+        return PopToMark(1, 0);
+      case 0x85:
+      case 'Q':  // TUPLE1, BINPERSID
+        return Effect(1, 1);
+      case 0x86:
+      case 'a':
+      case 'R':
+      case 'b':
+      case 0x81:
+      case 0x93:
+        // TUPLE2, APPEND, REDUCE, BUILD, NEWOBJ, STACK_GLOBAL
+        return Effect(2, 1);
+      case 0x87:
+      case 's':  // TUPLE3, SETITEM
+        return Effect(3, 1);
       default:
         return false;
     }
@@ -146,6 +180,8 @@ class Walker {
   absl::string_view pickle_;
   size_t at_ = 0;
   uint64_t memo_size_ = 0;
+  uint64_t depth_ = 0;           // values on the stack
+  std::vector<uint64_t> marks_;  // the depth at each open mark
 };
 
 }  // namespace

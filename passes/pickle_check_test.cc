@@ -4,6 +4,7 @@
 #include "passes/pickle_check.h"
 
 #include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "torch/csrc/jit/serialization/pickler.h"
@@ -12,6 +13,7 @@ namespace static_runtime {
 namespace {
 
 using ::testing::HasSubstr;
+using namespace std::string_literals;
 
 std::string Pickle(const c10::IValue& value) {
   std::string out;
@@ -56,6 +58,15 @@ TEST(PickleCheckTest, RefusesHugeLengthsAndBadMemoIndices) {
   EXPECT_FALSE(CheckPickle(std::string("\x80\x02\xff.", 4)).ok());
   // No STOP.
   EXPECT_FALSE(CheckPickle(std::string("\x80\x02N", 3)).ok());
+  // BINPUT, TUPLE1, APPEND, SETITEM and REDUCE with too few values; TUPLE
+  // and APPENDS without a mark; STOP with two values.
+  for (const std::string& body : {"q\x00"s, "\x85"s, "Na"s, "NNs"s, "NR"s, "NNt"s, "]Ne"s, "NN"s}) {
+    EXPECT_FALSE(CheckPickle(absl::StrCat("\x80\x02", body, ".")).ok()) << body;
+  }
+  // The same opcodes with what they need.
+  for (const std::string& body : {"Nq\x00"s, "N\x85"s, "]Na"s, "}NNs"s, "NNR"s, "(NNt"s, "](Ne"s}) {
+    EXPECT_TRUE(CheckPickle(absl::StrCat("\x80\x02", body, ".")).ok()) << body;
+  }
 }
 
 }  // namespace
