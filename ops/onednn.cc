@@ -1,6 +1,7 @@
 #include "ops/onednn.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -101,6 +102,10 @@ Caches& LiveCaches() {
 
 thread_local const PreloadedPacks::Map* preloaded = nullptr;
 
+bool SameFormat(const dnnl_memory_desc_t& a, const dnnl_memory_desc_t& b) {
+  return std::memcmp(&a, &b, sizeof(a)) == 0;
+}
+
 }  // namespace
 
 PreloadedPacks::PreloadedPacks(Map packs) : packs_(std::move(packs)), previous_(preloaded) {
@@ -115,11 +120,7 @@ PackedWeights::PackedWeights(dnnl::memory::desc plain, void* data)
     const auto found = preloaded->find(data_);
     if (found != preloaded->end()) {
       absl::MutexLock lock(&mutex_);
-      for (const PackedCopy& copy : found->second) {
-        const dnnl::memory::desc format(copy.format);
-        if (format.get_size() != copy.bytes) continue;
-        packed_.emplace_back(format, CpuEngine(), const_cast<void*>(copy.data));
-      }
+      preloaded_ = found->second;
     }
   }
   Caches& caches = LiveCaches();
@@ -141,15 +142,20 @@ std::vector<PackedCopy> PacksOf(const void* weight_data) {
   absl::MutexLock lock(&caches.mutex);
   const auto found = caches.by_weight.find(weight_data);
   if (found == caches.by_weight.end()) return copies;
+  const auto add = [&copies](const PackedCopy& copy) {
+    if (std::none_of(copies.begin(), copies.end(), [&](const PackedCopy& known) {
+          return SameFormat(known.format, copy.format);
+        })) {
+      copies.push_back(copy);
+    }
+  };
   for (PackedWeights* cache : found->second) {
     absl::MutexLock cache_lock(&cache->mutex_);
     for (const dnnl::memory& packed : cache->packed_) {
       const dnnl::memory::desc format = packed.get_desc();
-      const bool known = std::any_of(copies.begin(), copies.end(), [&](const PackedCopy& copy) {
-        return dnnl::memory::desc(copy.format) == format;
-      });
-      if (!known) copies.push_back({format.data, packed.get_data_handle(), format.get_size()});
+      add({format.data, packed.get_data_handle(), format.get_size()});
     }
+    for (const PackedCopy& copy : cache->preloaded_) add(copy);
   }
   return copies;
 }
@@ -158,6 +164,16 @@ dnnl::memory PackedWeights::Get(const dnnl::memory::desc& format) {
   absl::MutexLock lock(&mutex_);
   for (const dnnl::memory& packed : packed_) {
     if (packed.get_desc() == format) return packed;
+  }
+  // A preloaded copy is used only where its format is exactly the one asked
+  // for, with that format's size: its own descriptor is never interpreted.
+  for (auto copy = preloaded_.begin(); copy != preloaded_.end(); ++copy) {
+    if (SameFormat(copy->format, format.data) && copy->bytes == format.get_size()) {
+      dnnl::memory packed(format, CpuEngine(), const_cast<void*>(copy->data));
+      preloaded_.erase(copy);
+      packed_.push_back(packed);
+      return packed;
+    }
   }
   dnnl::memory source(plain_, CpuEngine(), data_);
   dnnl::memory packed(format, CpuEngine());

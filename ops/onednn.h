@@ -142,6 +142,8 @@ class PackedWeights {
   void* const data_;
   absl::Mutex mutex_;
   std::vector<dnnl::memory> packed_ ABSL_GUARDED_BY(mutex_);
+  // Copies from a package not asked for yet (see PreloadedPacks).
+  std::vector<PackedCopy> preloaded_ ABSL_GUARDED_BY(mutex_);
 };
 
 // The packed copies (one per format) that the live caches of the weight
@@ -149,9 +151,9 @@ class PackedWeights {
 std::vector<PackedCopy> PacksOf(const void* weight_data);
 
 // While alive, caches made on this thread for a weight at one of the keys
-// start with its copies (whose data must outlive them). Copies whose bytes do
-// not match their format's size are ignored; a copy is only ever used where a
-// primitive asks for exactly its format.
+// start with its copies (whose data must outlive them). A copy's format is
+// never interpreted: a copy is used only where a primitive asks for exactly
+// that format (the same descriptor bytes) with exactly the copy's size.
 class PreloadedPacks {
  public:
   using Map = absl::flat_hash_map<const void*, std::vector<PackedCopy>>;
