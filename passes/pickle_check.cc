@@ -1,7 +1,6 @@
 #include "passes/pickle_check.h"
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -43,21 +42,23 @@ class Walker {
     return true;
   }
 
-  // A little-endian unsigned integer of `width` bytes.
-  std::optional<uint64_t> Read(int width) {
-    if (static_cast<uint64_t>(width) > pickle_.size() - at_) return std::nullopt;
-    uint64_t value = 0;
+  // A little-endian unsigned integer of `width` bytes into `value`; false
+  // if fewer are left. (An out-parameter rather than std::optional: GCC 12
+  // warns of a maybe-uninitialized optional here under -O1.)
+  bool Read(int width, uint64_t& value) {
+    if (static_cast<uint64_t>(width) > pickle_.size() - at_) return false;
+    value = 0;
     for (int i = 0; i < width; ++i) {
       value |= static_cast<uint64_t>(static_cast<uint8_t>(pickle_[at_ + i])) << (8 * i);
     }
     at_ += width;
-    return value;
+    return true;
   }
 
   // A payload preceded by its length in `width` bytes.
   bool SkipSized(int width) {
-    const std::optional<uint64_t> size = Read(width);
-    return size && Skip(*size);
+    uint64_t size = 0;
+    return Read(width, size) && Skip(size);
   }
 
   bool SkipLine() {
@@ -67,14 +68,20 @@ class Walker {
     return true;
   }
 
-  // A memo entry stored at `index`: the next one, or one already stored.
-  bool Put(std::optional<uint64_t> index) {
-    if (!index || *index > memo_size_) return false;
-    if (*index == memo_size_) ++memo_size_;
+  // A memo entry stored at an index of `width` bytes: the next one, or one
+  // already stored.
+  bool Put(int width) {
+    uint64_t index = 0;
+    if (!Read(width, index) || index > memo_size_) return false;
+    if (index == memo_size_) ++memo_size_;
     return true;
   }
 
-  bool Get(std::optional<uint64_t> index) { return index && *index < memo_size_; }
+  // A memo entry read at an index of `width` bytes: one already stored.
+  bool Get(int width) {
+    uint64_t index = 0;
+    return Read(width, index) && index < memo_size_;
+  }
 
   // The stack effect of an opcode that takes `pops` values and leaves
   // `pushes`; false if the stack (above the last mark) holds fewer.
@@ -141,13 +148,13 @@ class Walker {
       case 'V':  // one line
         return SkipLine() && Effect(0, 1);
       case 'h':  // BINGET
-        return Get(Read(1)) && Effect(0, 1);
+        return Get(1) && Effect(0, 1);
       case 'j':  // LONG_BINGET
-        return Get(Read(4)) && Effect(0, 1);
+        return Get(4) && Effect(0, 1);
       case 'q':  // BINPUT
-        return Put(Read(1)) && Effect(1, 1);
+        return Put(1) && Effect(1, 1);
       case 'r':  // LONG_BINPUT
-        return Put(Read(4)) && Effect(1, 1);
+        return Put(4) && Effect(1, 1);
       case 0x94:  // MEMOIZE
         ++memo_size_;
         return Effect(1, 1);
