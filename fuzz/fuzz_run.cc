@@ -1,7 +1,7 @@
 #include "fuzz/fuzz_run.h"
 
 #include "ATen/ATen.h"
-#include "passes/graph_util.h"
+#include "ir/graph_util.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {

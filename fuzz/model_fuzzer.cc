@@ -7,7 +7,7 @@
 
 #include "absl/strings/string_view.h"
 #include "fuzz/fuzz_run.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "runtime/static_module.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

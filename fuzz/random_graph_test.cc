@@ -19,7 +19,7 @@
 #include "golden/reference.h"
 #include "golden/run_check.h"
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "rapidcheck/gtest.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/passes/inliner.h"

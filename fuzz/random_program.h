@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "passes/load.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace fuzz {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/options.h"
+#include "options/options.h"
 
 namespace static_runtime {
 namespace golden {

@@ -9,7 +9,7 @@
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
 #include "passes/hoist_dict_lookups.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "passes/maybe_copy_to.h"
 #include "passes/owned_refs.h"
 #include "passes/prepare.h"

@@ -1,7 +1,7 @@
 #include "memory/lifetimes.h"
 
 #include "absl/container/flat_hash_map.h"
-#include "passes/graph_util.h"
+#include "ir/graph_util.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 
 namespace static_runtime {

@@ -16,7 +16,7 @@
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "ops/registry.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

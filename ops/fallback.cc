@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
-#include "passes/exception_message.h"
+#include "errors/exception_message.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 #include "torch/csrc/jit/runtime/operator.h"
 

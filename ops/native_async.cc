@@ -17,7 +17,7 @@
 #include "absl/time/clock.h"
 #include "ops/registry.h"
 #include "ops/task_workers.h"
-#include "passes/exception_message.h"
+#include "errors/exception_message.h"
 
 namespace static_runtime {
 namespace ops {

@@ -1,5 +1,5 @@
 // Native kernels for the `static_runtime::` operators that preparation
-// introduces (passes/operators.h): variadic cat/stack, fused list unpacking,
+// introduces (ir/operators/operators.h): variadic cat/stack, fused list unpacking,
 // dict unpacking, owned references, maybe-copying `to`, and the copying twins
 // of view ops. Same results as their JIT registrations, without a stack.
 #include <functional>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/registry.h"
 #include "ops/views.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {

@@ -25,7 +25,7 @@
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

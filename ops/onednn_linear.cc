@@ -22,7 +22,7 @@
 #include "ops/onednn.h"
 #include "ops/onednn_matmul.h"
 #include "ops/out_variant.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {

@@ -14,7 +14,7 @@
 #include "glog/logging.h"
 #include "ops/fallback.h"
 #include "ops/registry.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

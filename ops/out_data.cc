@@ -14,7 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "ops/out_variant.h"
 #include "ops/views.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/str_cat.h"
-#include "passes/exception_message.h"
-#include "passes/operators.h"
+#include "errors/exception_message.h"
+#include "ir/operators/operators.h"
 #include "rapidcheck.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 #include "torch/csrc/jit/runtime/operator.h"

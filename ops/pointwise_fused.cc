@@ -39,8 +39,8 @@
 #include "ops/out_variant.h"
 #include "ops/pointwise_eval.h"
 #include "ops/registry.h"
-#include "passes/fuse_pointwise.h"
-#include "passes/operators.h"
+#include "ir/operators/pointwise_match.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

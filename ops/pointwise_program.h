@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "passes/pointwise_op.h"
+#include "ir/operators/pointwise_op.h"
 
 namespace static_runtime {
 namespace ops {

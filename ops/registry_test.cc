@@ -15,8 +15,8 @@
 #include "gtest/gtest.h"
 #include "ops/fallback.h"
 #include "ops/out_variant_test_support.h"
-#include "passes/load.h"
-#include "passes/operators.h"
+#include "load/load.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 
 namespace static_runtime {

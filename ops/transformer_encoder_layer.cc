@@ -22,7 +22,7 @@
 #include "ops/error_bounds.h"
 #include "ops/onednn_matmul.h"
 #include "ops/registry.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -13,7 +13,7 @@
 #include "ops/error_bounds.h"
 #include "ops/out_variant_test_support.h"
 #include "ops/registry.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"

@@ -11,12 +11,12 @@
 
 #include "ATen/ATen.h"
 #include "ops/registry.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
 
-// The view of a copy-variant node (passes/operators.h: CopyVariants(), the
+// The view of a copy-variant node (ir/operators/operators.h: CopyVariants(), the
 // one table of copy variants); nullptr for any other node.
 ops::CopyVariant::View CopyVariantView(const torch::jit::Node* node);
 

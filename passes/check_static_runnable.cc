@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "passes/graph_util.h"
+#include "ir/graph_util.h"
 #include "passes/input_aliases.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "passes/graph_util.h"
+#include "ir/graph_util.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/ir/constants.h"
 

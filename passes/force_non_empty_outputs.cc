@@ -1,6 +1,6 @@
 #include "passes/force_non_empty_outputs.h"
 
-#include "passes/graph_util.h"
+#include "ir/graph_util.h"
 
 namespace static_runtime {
 

@@ -1,7 +1,7 @@
 #include "passes/fuse_list_unpack.h"
 
-#include "passes/graph_util.h"
-#include "passes/operators.h"
+#include "ir/graph_util.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 
 namespace static_runtime {

@@ -5,14 +5,12 @@
 // other values, so that the kernel can also run the nodes one by one on the
 // runtime's slots (planned like any other intermediate).
 //
-// What fuses: the ops of passes/pointwise_op.h: aten::add/sub (Tensor and
-// Scalar overloads, alpha a constant 1), mul, div (without rounding mode),
-// comparisons (gt, lt, ge, le, eq, ne with a tensor or a number), where
-// (not of two numbers), masked_fill with a number, `to` float32, bool,
-// int32 or int64 (no memory format) of a comparison's or another
-// conversion's result of another dtype in the same window (so that it
-// surely converts; see also the alias rule), neg, abs, relu, sigmoid,
-// tanh, exp, log, sqrt, rsqrt, silu, gelu (a constant approximate),
+// What fuses (ir/operators/pointwise_match.h says which node is which op): aten::add/sub (Tensor
+// and Scalar overloads, alpha a constant 1), mul, div (without rounding mode), comparisons (gt, lt,
+// ge, le, eq, ne with a tensor or a number), where (not of two numbers), masked_fill with a number,
+// `to` float32, bool, int32 or int64 (no memory format) of a comparison's or another conversion's
+// result of another dtype in the same window (so that it surely converts; see also the alias rule),
+// neg, abs, relu, sigmoid, tanh, exp, log, sqrt, rsqrt, silu, gelu (a constant approximate),
 // hardswish, hardsigmoid, leaky_relu with a constant slope, clamp and
 // hardtanh with two constant bounds. A window is a sequence
 // of such nodes with only constants between them; its groups are its
@@ -45,20 +43,11 @@
 #include <string>
 
 #include "c10/util/Optional.h"
-#include "passes/pointwise_op.h"
+#include "ir/operators/pointwise_match.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
-
-// The constant a value stands for, if any.
-using ConstantOf = std::function<c10::optional<c10::IValue>(const torch::jit::Value*)>;
-
-// The op `node` is, if FusePointwise may fuse it: it matches one of the
-// schemas above and its constant arguments (as `constant_of` tells them;
-// inside a fused node's subgraph, the fused node's inputs) suit it.
-c10::optional<PointwiseOp> PointwiseOpOf(const torch::jit::Node* node,
-                                         const ConstantOf& constant_of);
 
 // Why FusePointwise never fuses `node` ("" when it may: then only the run
 // around it decides); `alias_db` is of the node's graph.

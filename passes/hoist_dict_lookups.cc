@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/ir/constants.h"
 

@@ -1,7 +1,7 @@
 #include "passes/input_aliases.h"
 
-#include "passes/graph_util.h"
-#include "passes/operators.h"
+#include "ir/graph_util.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {

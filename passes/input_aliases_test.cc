@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace {

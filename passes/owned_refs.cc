@@ -1,6 +1,6 @@
 #include "passes/owned_refs.h"
 
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 

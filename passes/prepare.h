@@ -24,7 +24,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "passes/options.h"
+#include "options/options.h"
 #include "torch/csrc/jit/api/module.h"
 #include "torch/csrc/jit/ir/ir.h"
 

@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/check_static_runnable.h"
-#include "passes/load.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "passes/graph_util.h"
-#include "passes/operators.h"
+#include "ir/graph_util.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 

@@ -10,8 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "passes/exception_message.h"
-#include "passes/graph_util.h"
+#include "errors/exception_message.h"
+#include "ir/graph_util.h"
 #include "runtime/arguments.h"
 #include "torch/csrc/jit/runtime/jit_exception.h"
 

@@ -7,7 +7,7 @@
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {

@@ -13,7 +13,7 @@
 #define STATIC_RUNTIME_RUNTIME_FORKED_CALL_H_
 
 #include "ops/registry.h"
-#include "passes/options.h"
+#include "options/options.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

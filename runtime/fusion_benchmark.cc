@@ -14,7 +14,7 @@
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
 #include "ops/pointwise_eval.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {

@@ -12,8 +12,8 @@
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
-#include "passes/load.h"
-#include "passes/operators.h"
+#include "load/load.h"
+#include "ir/operators/operators.h"
 #include "runtime/static_runtime.h"
 #include "tools/counting_allocator.h"
 

@@ -21,7 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "glog/logging.h"
 #include "openssl/evp.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "runtime/arguments.h"
 
 namespace static_runtime {

@@ -27,7 +27,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "passes/options.h"
+#include "options/options.h"
 #include "runtime/static_module.h"
 
 namespace static_runtime {

@@ -5,7 +5,7 @@
 // archive (as torch.jit.save writes, every record CRC-32 checked) holding
 //   metadata.json   format, library and LibTorch versions, options, input and
 //                   output specs, the source's sha256, kernel counts, arena
-//   graph.ir        the prepared graph (passes/graph_serialization.h)
+//   graph.ir        the prepared graph (load/graph_serialization.h)
 //   values.pkl      its value table, tensors in values/<n>
 //   packed.json     the oneDNN layouts frozen weights were packed into, with
 //                   the packed bytes in packed/<n> (used in place on load)

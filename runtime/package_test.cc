@@ -28,7 +28,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "ops/onednn.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "passes/prepare.h"
 #include "runtime/model_cache.h"
 #include "runtime/static_module.h"

@@ -17,7 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "memory/plan.h"
 #include "memory/planner.h"
-#include "passes/options.h"
+#include "options/options.h"
 #include "passes/prepare.h"
 #include "runtime/arguments.h"
 #include "runtime/package.h"

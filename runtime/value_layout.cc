@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
-#include "passes/exception_message.h"
+#include "errors/exception_message.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

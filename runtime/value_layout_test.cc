@@ -1,7 +1,7 @@
 #include "runtime/value_layout.h"
 
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace {

@@ -2,7 +2,7 @@
 // checks that it computes what the module computes, alone and from a pool.
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "runtime/pool.h"
 #include "runtime/static_runtime.h"
 

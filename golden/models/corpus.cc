@@ -3,7 +3,7 @@
 #include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "passes/load.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace corpus {

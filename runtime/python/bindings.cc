@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "passes/options.h"
+#include "options/options.h"
 #include "runtime/pool.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
-#include "passes/exception_message.h"
+#include "errors/exception_message.h"
 #include "runtime/pool.h"
 #include "tools/counting_allocator.h"
 #include "tools/intra_op_threads.h"

@@ -14,7 +14,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
-#include "passes/options.h"
+#include "options/options.h"
 #include "runtime/plan.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/api/module.h"

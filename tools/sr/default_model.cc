@@ -1,7 +1,7 @@
 #include "tools/sr/default_model.h"
 
 #include "ATen/ATen.h"
-#include "passes/load.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace sr {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "passes/fuse_pointwise.h"
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace sr {

@@ -4,7 +4,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
-#include "passes/exception_message.h"
+#include "errors/exception_message.h"
 #include "torch/csrc/jit/serialization/pickle.h"
 
 namespace static_runtime {

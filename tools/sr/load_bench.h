@@ -13,7 +13,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
-#include "passes/options.h"
+#include "options/options.h"
 
 namespace static_runtime {
 namespace sr {

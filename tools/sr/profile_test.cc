@@ -3,7 +3,7 @@
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "tools/sr/default_model.h"
 #include "tools/sr/input_spec.h"
 

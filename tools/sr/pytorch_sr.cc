@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "passes/exception_message.h"
+#include "errors/exception_message.h"
 
 // Declarations of the symbols libtorch_cpu.so 1.13 exports (nm -DC shows
 // them); only what this file calls. The object is constructed into storage

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "ATen/core/ivalue.h"
-#include "passes/options.h"
+#include "options/options.h"
 #include "torch/csrc/jit/api/module.h"
 
 namespace static_runtime {

@@ -8,7 +8,7 @@
 #include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "ops/registry.h"
-#include "passes/load.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace sr {

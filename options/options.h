@@ -2,8 +2,8 @@
 // mirroring PyTorch Static Runtime's StaticModuleOptions, plus one switch per
 // runtime-specific rewrite. ValidateOptions() rejects invalid combinations with
 // a message naming the option.
-#ifndef STATIC_RUNTIME_PASSES_OPTIONS_H_
-#define STATIC_RUNTIME_PASSES_OPTIONS_H_
+#ifndef STATIC_RUNTIME_OPTIONS_OPTIONS_H_
+#define STATIC_RUNTIME_OPTIONS_OPTIONS_H_
 
 #include <functional>
 #include <memory>
@@ -104,4 +104,4 @@ std::string DescribeOptions(const Options& options);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_OPTIONS_H_
+#endif  // STATIC_RUNTIME_OPTIONS_OPTIONS_H_

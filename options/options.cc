@@ -1,4 +1,4 @@
-#include "passes/options.h"
+#include "options/options.h"
 
 #include "absl/strings/str_cat.h"
 

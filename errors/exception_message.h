@@ -3,8 +3,8 @@
 // absl::Status thrown through code that speaks exceptions (a forked call's
 // error rethrown at its wait) keeping its code. Used wherever an exception
 // becomes an absl::Status.
-#ifndef STATIC_RUNTIME_PASSES_EXCEPTION_MESSAGE_H_
-#define STATIC_RUNTIME_PASSES_EXCEPTION_MESSAGE_H_
+#ifndef STATIC_RUNTIME_ERRORS_EXCEPTION_MESSAGE_H_
+#define STATIC_RUNTIME_ERRORS_EXCEPTION_MESSAGE_H_
 
 #include <exception>
 #include <stdexcept>
@@ -39,4 +39,4 @@ inline std::string FirstLine(const std::string& message) {
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_EXCEPTION_MESSAGE_H_
+#endif  // STATIC_RUNTIME_ERRORS_EXCEPTION_MESSAGE_H_

@@ -3,7 +3,7 @@
 // runtime/package_test) through SerializeGraph
 // and DeserializeGraph print the same IR; malformed texts and tables give
 // errors naming what was wrong.
-#include "passes/graph_serialization.h"
+#include "load/graph_serialization.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
@@ -13,7 +13,7 @@
 #include "golden/models/corpus.h"
 #include "golden/option_sets.h"
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "passes/prepare.h"
 
 namespace static_runtime {

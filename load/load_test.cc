@@ -1,4 +1,4 @@
-#include "passes/load.h"
+#include "load/load.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "passes/graph_util.h"
+#include "ir/graph_util.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"

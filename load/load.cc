@@ -1,4 +1,4 @@
-#include "passes/load.h"
+#include "load/load.h"
 
 #include <algorithm>
 #include <fstream>
@@ -12,9 +12,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "passes/archive_check.h"
-#include "passes/exception_message.h"
-#include "passes/pickle_check.h"
+#include "load/archive_check.h"
+#include "errors/exception_message.h"
+#include "load/pickle_check.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/serialization/import.h"
 

@@ -5,8 +5,8 @@
 // //fuzz:model_fuzzer: a one-byte change in constants.pkl made torch.jit.load
 // free an invalid pointer, in Python too); a damaged or truncated file fails
 // this check with an error instead.
-#ifndef STATIC_RUNTIME_PASSES_ARCHIVE_CHECK_H_
-#define STATIC_RUNTIME_PASSES_ARCHIVE_CHECK_H_
+#ifndef STATIC_RUNTIME_LOAD_ARCHIVE_CHECK_H_
+#define STATIC_RUNTIME_LOAD_ARCHIVE_CHECK_H_
 
 #include <string>
 #include <vector>
@@ -34,4 +34,4 @@ absl::StatusOr<std::vector<ArchiveRecord>> IndexArchive(absl::string_view bytes)
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_ARCHIVE_CHECK_H_
+#endif  // STATIC_RUNTIME_LOAD_ARCHIVE_CHECK_H_

@@ -1,4 +1,4 @@
-#include "passes/operators.h"
+#include "ir/operators/operators.h"
 
 #include <mutex>
 

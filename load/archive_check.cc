@@ -1,4 +1,4 @@
-#include "passes/archive_check.h"
+#include "load/archive_check.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,7 +1,7 @@
 // CheckPickle accepts what LibTorch's pickler writes (tensors, containers,
 // strings, scalars, memoized repeats) and refuses every truncation, payloads
 // longer than what is left, memo indices out of order and unknown opcodes.
-#include "passes/pickle_check.h"
+#include "load/pickle_check.h"
 
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"

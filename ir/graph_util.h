@@ -2,8 +2,8 @@
 // of a graph (including sub-blocks), matching a node against an operator
 // overload, replacing a node by one of another kind, whether a type may hold a
 // tensor, and naming where a node came from in the source.
-#ifndef STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
-#define STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
+#ifndef STATIC_RUNTIME_IR_GRAPH_UTIL_H_
+#define STATIC_RUNTIME_IR_GRAPH_UTIL_H_
 
 #include <string>
 #include <vector>
@@ -44,4 +44,4 @@ std::string SourceOf(const torch::jit::Node* node);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_GRAPH_UTIL_H_
+#endif  // STATIC_RUNTIME_IR_GRAPH_UTIL_H_

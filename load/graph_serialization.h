@@ -10,8 +10,8 @@
 // index out of range, a value of the wrong kind, subgraphs nested more than
 // 16 deep or a graph that fails LibTorch's lint give InvalidArgument naming
 // what was wrong.
-#ifndef STATIC_RUNTIME_PASSES_GRAPH_SERIALIZATION_H_
-#define STATIC_RUNTIME_PASSES_GRAPH_SERIALIZATION_H_
+#ifndef STATIC_RUNTIME_LOAD_GRAPH_SERIALIZATION_H_
+#define STATIC_RUNTIME_LOAD_GRAPH_SERIALIZATION_H_
 
 #include <memory>
 #include <string>
@@ -37,4 +37,4 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> DeserializeGraph(
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_GRAPH_SERIALIZATION_H_
+#endif  // STATIC_RUNTIME_LOAD_GRAPH_SERIALIZATION_H_

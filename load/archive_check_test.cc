@@ -1,7 +1,7 @@
 // CheckArchive accepts what torch.jit.save writes and rejects truncated and
 // damaged archives (any changed byte of an entry's data), and LoadModule*
 // reports that instead of handing the bytes to LibTorch.
-#include "passes/archive_check.h"
+#include "load/archive_check.h"
 
 #include <sstream>
 #include <string>
@@ -9,7 +9,7 @@
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/load.h"
+#include "load/load.h"
 #include "torch/csrc/jit/serialization/import.h"
 
 // Under --config=asan: LibTorch 1.13's zip reader leaks its state when

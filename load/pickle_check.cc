@@ -1,4 +1,4 @@
-#include "passes/pickle_check.h"
+#include "load/pickle_check.h"
 
 #include <cstdint>
 #include <vector>

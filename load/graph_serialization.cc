@@ -1,4 +1,4 @@
-#include "passes/graph_serialization.h"
+#include "load/graph_serialization.h"
 
 #include <utility>
 
@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "passes/exception_message.h"
-#include "passes/load.h"
+#include "errors/exception_message.h"
+#include "load/load.h"
 
 namespace static_runtime {
 namespace {

@@ -6,8 +6,8 @@
 // which a string, bytes or integer payload runs past the end, a memo index
 // skips ahead of the entries stored so far or refers to none, or an opcode is
 // one this kind of pickle never holds.
-#ifndef STATIC_RUNTIME_PASSES_PICKLE_CHECK_H_
-#define STATIC_RUNTIME_PASSES_PICKLE_CHECK_H_
+#ifndef STATIC_RUNTIME_LOAD_PICKLE_CHECK_H_
+#define STATIC_RUNTIME_LOAD_PICKLE_CHECK_H_
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -19,4 +19,4 @@ absl::Status CheckPickle(absl::string_view pickle);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_PICKLE_CHECK_H_
+#endif  // STATIC_RUNTIME_LOAD_PICKLE_CHECK_H_

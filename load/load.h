@@ -2,8 +2,8 @@
 // file), IR text and TorchScript source. Every entry point turns LibTorch's
 // exceptions into an absl::Status whose message names what was wrong (the path,
 // the IR line, the source error); none of them throws or crashes on bad input.
-#ifndef STATIC_RUNTIME_PASSES_LOAD_H_
-#define STATIC_RUNTIME_PASSES_LOAD_H_
+#ifndef STATIC_RUNTIME_LOAD_LOAD_H_
+#define STATIC_RUNTIME_LOAD_LOAD_H_
 
 #include <memory>
 #include <string>
@@ -49,4 +49,4 @@ absl::StatusOr<torch::jit::Module> ModuleFromSource(
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_LOAD_H_
+#endif  // STATIC_RUNTIME_LOAD_LOAD_H_

@@ -5,8 +5,8 @@
 //
 // Names are chosen not to collide with the operators of PyTorch's own Static
 // Runtime, which live in the same namespace inside libtorch_cpu.so.
-#ifndef STATIC_RUNTIME_PASSES_OPERATORS_H_
-#define STATIC_RUNTIME_PASSES_OPERATORS_H_
+#ifndef STATIC_RUNTIME_IR_OPERATORS_OPERATORS_H_
+#define STATIC_RUNTIME_IR_OPERATORS_OPERATORS_H_
 
 #include <string>
 #include <vector>
@@ -117,4 +117,4 @@ void EnsureOperatorsRegistered();
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_OPERATORS_H_
+#endif  // STATIC_RUNTIME_IR_OPERATORS_OPERATORS_H_

@@ -1,9 +1,9 @@
 // The elementwise ops FusePointwise puts into a fused group
-// (passes/fuse_pointwise.h says which node is which op) and that the fused
+// (ir/operators/pointwise_match.h says which node is which op) and that the fused
 // kernel's programs are made of (ops/pointwise_program.h). Only the enum and
 // constexpr helpers: the per-ISA evaluators include this header.
-#ifndef STATIC_RUNTIME_PASSES_POINTWISE_OP_H_
-#define STATIC_RUNTIME_PASSES_POINTWISE_OP_H_
+#ifndef STATIC_RUNTIME_IR_OPERATORS_POINTWISE_OP_H_
+#define STATIC_RUNTIME_IR_OPERATORS_POINTWISE_OP_H_
 
 #include <cstdint>
 
@@ -86,4 +86,4 @@ constexpr bool IsExact(PointwiseOp op) {
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_POINTWISE_OP_H_
+#endif  // STATIC_RUNTIME_IR_OPERATORS_POINTWISE_OP_H_
