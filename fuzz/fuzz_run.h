@@ -7,6 +7,7 @@
 #ifndef STATIC_RUNTIME_FUZZ_FUZZ_RUN_H_
 #define STATIC_RUNTIME_FUZZ_FUZZ_RUN_H_
 
+#include <optional>
 #include <vector>
 
 #include "ATen/core/ivalue.h"

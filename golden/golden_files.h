@@ -1,7 +1,7 @@
 // Golden IR files: golden/passes/<pass>/<case>.ir holds an input graph and
 // <case>.expected beside it the text the pass must produce. This lists the
 // cases under a root directory and renders readable line diffs; the golden
-// test compares and tools/update_golden rewrites the expected files.
+// test compares and golden/update_golden rewrites the expected files.
 #ifndef STATIC_RUNTIME_GOLDEN_GOLDEN_FILES_H_
 #define STATIC_RUNTIME_GOLDEN_GOLDEN_FILES_H_
 

@@ -1,5 +1,5 @@
 // Every preparation pass by name, as run by the golden IR tests
-// (golden/passes/<name>/), the pass property tests and tools/update_golden.
+// (golden/passes/<name>/), the pass property tests and golden/update_golden.
 // "pipeline" is the whole preparation of a graph with default options.
 #ifndef STATIC_RUNTIME_GOLDEN_PASS_TABLE_H_
 #define STATIC_RUNTIME_GOLDEN_PASS_TABLE_H_

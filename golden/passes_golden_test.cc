@@ -1,6 +1,6 @@
 // Golden IR tests: every golden/passes/<pass>/<case>.ir, run through <pass>,
 // must print exactly as <case>.expected. Regenerate the expected files with
-// `bazel run //tools:update_golden` and review the diff.
+// `bazel run //golden:update_golden` and review the diff.
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -24,12 +24,12 @@ TEST(PassesGoldenTest, EveryCaseMatchesItsExpectedGraph) {
     ASSERT_TRUE(input.ok()) << input.status();
     absl::StatusOr<std::string> expected = ReadFile(golden_case.expected_path);
     ASSERT_TRUE(expected.ok())
-        << expected.status() << " (run `bazel run //tools:update_golden`)";
+        << expected.status() << " (run `bazel run //golden:update_golden`)";
     const std::string actual = RunPassOnIR(*pass, *input);
     const std::string diff = LineDiff(*expected, actual);
     EXPECT_TRUE(diff.empty())
         << golden_case.input_path << " changed (- expected, + actual); if intended, "
-        << "run `bazel run //tools:update_golden` and review the diff:\n" << diff;
+        << "run `bazel run //golden:update_golden` and review the diff:\n" << diff;
     covered.insert(golden_case.pass);
   }
   for (const NamedPass& pass : Passes()) {

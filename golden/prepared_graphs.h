@@ -1,7 +1,7 @@
 // Golden prepared graphs: golden/prepared/<model>.ir holds the graph each
 // corpus model (golden/models) becomes after preparation with default options,
 // so every change to the pipeline shows up as a reviewable diff. The test
-// (prepared_graphs_test) compares; tools/update_golden rewrites the files.
+// (prepared_graphs_test) compares; golden/update_golden rewrites the files.
 #ifndef STATIC_RUNTIME_GOLDEN_PREPARED_GRAPHS_H_
 #define STATIC_RUNTIME_GOLDEN_PREPARED_GRAPHS_H_
 

@@ -1,7 +1,7 @@
 // Every corpus model's prepared graph must print exactly as
 // golden/prepared/<model>.ir, and every file there must belong to a model.
 // After an intended change to preparation, run
-// `bazel run //tools:update_golden` and review the diff.
+// `bazel run //golden:update_golden` and review the diff.
 #include <set>
 #include <string>
 
@@ -24,11 +24,11 @@ TEST(PreparedGraphsTest, EveryModelMatchesItsGoldenGraph) {
     const std::string path = PreparedGraphPath(kRoot, model.name);
     absl::StatusOr<std::string> expected = ReadFile(path);
     ASSERT_TRUE(expected.ok())
-        << expected.status() << " (run `bazel run //tools:update_golden`)";
+        << expected.status() << " (run `bazel run //golden:update_golden`)";
     const std::string diff = LineDiff(*expected, *actual);
     EXPECT_TRUE(diff.empty())
         << path << " changed (- golden, + prepared now); if intended, run "
-        << "`bazel run //tools:update_golden` and review the diff:\n" << diff;
+        << "`bazel run //golden:update_golden` and review the diff:\n" << diff;
   }
 }
 
@@ -40,7 +40,7 @@ TEST(PreparedGraphsTest, EveryGoldenGraphBelongsToAModel) {
   for (const std::string& name : *names) {
     EXPECT_TRUE(models.count(name))
         << PreparedGraphPath(kRoot, name)
-        << " names no corpus model (`bazel run //tools:update_golden` removes it)";
+        << " names no corpus model (`bazel run //golden:update_golden` removes it)";
   }
   EXPECT_EQ(names->size(), models.size());
 }

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "golden/reference.h"
+#include "runtime/plan.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 
 namespace static_runtime {
@@ -68,40 +69,44 @@ c10::IValue ToDouble(const c10::IValue& value) {
 // Records the first failure.
 class NodeChecker : public NodeObserver {
  public:
-  void Before(const NodePlan& node, const c10::IValue* values) override {
+  void Before(const NodeDescription& node, const NodeValues& values) override {
     inputs_.clear();
     if (!Checked(node)) return;
-    for (ValueIndex slot : node.inputs()) inputs_.push_back(reference::DeepCopy(values[slot]));
+    for (size_t i = 0; i < values.num_inputs(); ++i) {
+      inputs_.push_back(reference::DeepCopy(values.input(i)));
+    }
   }
 
-  void After(const NodePlan& node, const c10::IValue* values) override {
+  void After(const NodeDescription& node, const NodeValues& values) override {
     if (!Checked(node)) return;
     ++checked_;
-    const std::string where = absl::StrCat("node ", node.info->position, " (",
-                                           node.info->node->kind().toQualString(), ")");
+    const std::string where = absl::StrCat("node ", node.position, " (",
+                                           node.node->kind().toQualString(), ")");
     torch::jit::Stack expected;
     try {
-      expected = RunAlone(node.info->node, reference::DeepCopy(inputs_));
+      expected = RunAlone(node.node, reference::DeepCopy(inputs_));
     } catch (const std::exception& error) {
       status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator raised ",
                                                  std::string(error.what()).substr(0, 200)));
       return;
     }
-    if (expected.size() != node.outputs().size()) {
+    if (expected.size() != values.num_outputs()) {
       status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator gave ",
                                                  expected.size(), " outputs"));
       return;
     }
-    for (size_t i = 0; i < node.outputs().size(); ++i) {
-      if (!node.info->node->outputs()[i]->hasUses()) continue;  // nobody can see it
-      const c10::IValue& actual = values[node.outputs()[i]];
+    // Every node the runtime reports is its NodeInfo (runtime/plan.h).
+    const ErrorBound& error_bound = static_cast<const NodeInfo&>(node).error_bound;
+    for (size_t i = 0; i < values.num_outputs(); ++i) {
+      if (!node.node->outputs()[i]->hasUses()) continue;  // nobody can see it
+      const c10::IValue& actual = values.output(i);
       absl::Status same =
-          node.info->error_bound
-              ? WithinBound(node, actual, expected[i])
+          error_bound
+              ? WithinBound(node, error_bound, actual, expected[i])
               : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);
       if (!same.ok()) {
         status_ = absl::InternalError(absl::StrCat(where, ", output ", i, " (",
-                                                   KernelKindName(node.info->kind),
+                                                   NodeKindName(node.kind),
                                                    " kernel): ", same.message()));
         return;
       }
@@ -115,20 +120,20 @@ class NodeChecker : public NodeObserver {
   // Kernels of our own; fallbacks are the JIT's operators already. Not the
   // asynchronous ones: a fork's call is checked through its results (the
   // JIT cannot run a prim::fork node on its own: it crashes).
-  bool Checked(const NodePlan& node) const {
-    const c10::Symbol kind = node.info->node->kind();
-    return status_.ok() && node.control == NodePlan::Control::kKernel &&
-           node.info->kind != KernelKind::kFallback && !node.info->node->isNondeterministic() &&
-           !node.info->node->hasSideEffects() && kind != c10::prim::fork && kind != c10::aten::wait;
+  bool Checked(const NodeDescription& node) const {
+    const c10::Symbol kind = node.node->kind();
+    return status_.ok() && node.kind != NodeKind::kFallback && !node.node->isNondeterministic() &&
+           !node.node->hasSideEffects() && kind != c10::prim::fork && kind != c10::aten::wait;
   }
 
   // The float64 result of the operator is the exact one; the kernel's output
   // must be within its declared bound of it.
-  absl::Status WithinBound(const NodePlan& node, const c10::IValue& actual_value,
+  absl::Status WithinBound(const NodeDescription& node, const ErrorBound& error_bound,
+                           const c10::IValue& actual_value,
                            const c10::IValue& reference) {
     torch::jit::Stack exact_inputs;
     for (const c10::IValue& input : inputs_) exact_inputs.push_back(ToDouble(input));
-    const at::Tensor exact = RunAlone(node.info->node, std::move(exact_inputs)).at(0).toTensor();
+    const at::Tensor exact = RunAlone(node.node, std::move(exact_inputs)).at(0).toTensor();
     const at::Tensor& actual = actual_value.toTensor();
     const at::Tensor& expected = reference.toTensor();
     if (!actual.sizes().equals(expected.sizes()) ||
@@ -137,7 +142,7 @@ class NodeChecker : public NodeObserver {
           "shape ", c10::str(actual.sizes()), " vs the JIT's ", c10::str(expected.sizes())));
     }
     const at::Tensor error = (actual.to(at::kDouble) - exact).abs();
-    const at::Tensor outside = at::logical_or(error > node.info->error_bound(inputs_, exact),
+    const at::Tensor outside = at::logical_or(error > error_bound(inputs_, exact),
                                               at::isnan(actual) != at::isnan(exact));
     if (!outside.any().item<bool>()) return absl::OkStatus();
     const int64_t index = outside.flatten().nonzero()[0][0].item<int64_t>();

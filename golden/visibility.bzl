@@ -1,4 +1,6 @@
-"""Who may use the verification harness's libraries (golden/ and golden/models/)."""
+"""Who may use the verification harness's internal libraries (golden/ and
+golden/models/). Its public part (reference, option_sets, run_check and the
+model corpus: comparing a model's outputs with the JIT's) is public."""
 
 HARNESS_USERS = [
     "//load:__pkg__",
@@ -7,5 +9,4 @@ HARNESS_USERS = [
     "//ops:__subpackages__",
     "//passes:__subpackages__",
     "//runtime:__subpackages__",
-    "//tools:__subpackages__",
 ]

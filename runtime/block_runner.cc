@@ -155,9 +155,25 @@ absl::Status RunBlock(const BlockPlan& block, c10::IValue* values) {
   return Run(block, values, observer);
 }
 
+namespace {
+
+// Tells a NodeObserver about each kernel call.
+struct Reporter {
+  NodeObserver& observer;
+  void Before(const NodePlan& node, const c10::IValue* values) {
+    observer.Before(*node.info, NodeValues(values, node.inputs(), node.outputs()));
+  }
+  void After(const NodePlan& node, const c10::IValue* values) {
+    observer.After(*node.info, NodeValues(values, node.inputs(), node.outputs()));
+  }
+};
+
+}  // namespace
+
 absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values,
                               NodeObserver& observer) {
-  return Run(block, values, observer);
+  Reporter reporter{observer};
+  return Run(block, values, reporter);
 }
 
 }  // namespace static_runtime

@@ -9,22 +9,11 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
 #include "runtime/plan.h"
+#include "runtime/types.h"
 
 namespace static_runtime {
 
 absl::Status RunBlock(const BlockPlan& block, c10::IValue* values);
-
-// Called around every node that runs a kernel, with the value table (for
-// profiling and tests). Not owned.
-class NodeObserver {
- public:
-  virtual ~NodeObserver() = default;
-  virtual void Before(const NodePlan& node, const c10::IValue* values) = 0;
-  virtual void After(const NodePlan& node, const c10::IValue* values) = 0;
-  // StaticRuntime::RunObserved reports how long each phase of the run took:
-  // "bind", "allocate" (memory planning), "nodes", "release".
-  virtual void Phase(const char* name, double microseconds) {}
-};
 
 // RunBlock, reporting each kernel call to `observer`.
 absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values,

@@ -115,7 +115,7 @@ TEST(ForkTest, AForkedCallsErrorComesOutOfItsWaitWithTheNodeInsideTheFork) {
 // A launcher of the caller's: each task on a thread of its own, counted.
 class CountingLauncher {
  public:
-  ops::TaskLauncher launcher() {
+  TaskLauncher launcher() {
     return [this](std::function<void()> task) {
       ++launched_;
       absl::MutexLock lock(&mutex_);
@@ -190,7 +190,7 @@ TEST(ForkTest, RunAsyncUsesTheCallersLauncherForTheRunAndItsForks) {
 
   // While a run is in flight, the runtime runs nothing else.
   auto release = std::make_shared<absl::Notification>();
-  ops::TaskLauncher held = [release](std::function<void()> task) {
+  TaskLauncher held = [release](std::function<void()> task) {
     std::thread([release, task = std::move(task)] {
       release->WaitForNotification();
       task();
@@ -229,7 +229,7 @@ TEST(ForkTest, NestedForksOnALauncherOfOneThreadDoNotDeadlock) {
       task();
     }
   });
-  ops::TaskLauncher one_thread = [&](std::function<void()> task) {
+  TaskLauncher one_thread = [&](std::function<void()> task) {
     absl::MutexLock lock(&mutex);
     queue.push_back(std::move(task));
   };

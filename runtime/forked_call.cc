@@ -9,6 +9,7 @@
 #include "ops/native_async.h"
 #include "passes/prepare.h"
 #include "runtime/pool.h"
+#include "runtime/module_state.h"
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 
@@ -29,7 +30,7 @@ Call MakeCall(const std::shared_ptr<torch::jit::Graph>& subgraph, bool prepared,
     if (!prepared) return StaticModule::FromGraph(subgraph, call_options);
     absl::StatusOr<PreparedGraph> checked = AsPrepared(subgraph);
     if (!checked.ok()) return checked.status();
-    return StaticModule::FromPrepared(*std::move(checked), call_options);
+    return ModuleFromPrepared(*std::move(checked), call_options);
   }();
   if (module.ok()) {
     auto pool = std::make_shared<RuntimePool>(*std::move(module), kMaxConcurrentCalls);

@@ -257,13 +257,11 @@ def forward(self, x, y):
 // not used after the group stay empty (the unfused path writes them all).
 class FusedFormCounter : public NodeObserver {
  public:
-  void Before(const NodePlan&, const c10::IValue*) override {}
-  void After(const NodePlan& node, const c10::IValue* values) override {
-    if (node.info->node->kind() != ops::kFusedPointwise) return;
-    const absl::Span<const ValueIndex> outputs = node.outputs();
+  void After(const NodeDescription& node, const NodeValues& values) override {
+    if (node.node->kind() != ops::kFusedPointwise) return;
     bool fused = true;
-    for (size_t i = node.info->node->i(ops::kUsedOutputs); i < outputs.size(); ++i) {
-      fused = fused && values[outputs[i]].isNone();
+    for (size_t i = node.node->i(ops::kUsedOutputs); i < values.num_outputs(); ++i) {
+      fused = fused && values.output(i).isNone();
     }
     ++(fused ? fused_runs : unfused_runs);
   }

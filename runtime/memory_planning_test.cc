@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "ir/operators/operators.h"
+#include "runtime/runtime_impl.h"
 #include "runtime/static_runtime.h"
 #include "tools/counting_allocator.h"
 
@@ -74,26 +75,25 @@ TEST_P(MemoryPlanningTest, CorrectAcrossShapesAndOutputsSurviveTheNextRun) {
 class ArenaChecker : public NodeObserver {
  public:
   explicit ArenaChecker(const StaticRuntime& runtime) : runtime_(runtime) {}
-  void Before(const NodePlan&, const c10::IValue*) override {}
-  void After(const NodePlan& node, const c10::IValue* values) override {
-    const memory::MemoryPlanner* planner = runtime_.memory_planner();
-    for (ValueIndex slot : node.outputs()) {
-      if (!planner->IsManaged(slot)) continue;
-      if (!values[slot].isTensor()) {
+  void After(const NodeDescription& node, const NodeValues& values) override {
+    const memory::MemoryPlanner* planner = RuntimeImpl::Of(runtime_).memory_planner();
+    const ValueLayout& layout = ModuleState::Of(runtime_.module()).layout;
+    for (size_t i = 0; i < values.num_outputs(); ++i) {
+      if (!planner->IsManaged(layout.SlotOf(node.node->outputs()[i]))) continue;
+      if (!values.output(i).isTensor()) {
         // Only a fused group's outputs for its unfused path stay empty (when
         // the fused form runs).
-        EXPECT_EQ(node.info->node->kind(), ops::kFusedPointwise)
-            << "node " << node.info->position << " left a managed slot empty";
+        EXPECT_EQ(node.node->kind(), ops::kFusedPointwise)
+            << "node " << node.position << " left a managed slot empty";
         ++left_empty;
         continue;
       }
-      const at::Tensor& tensor = values[slot].toTensor();
+      const at::Tensor& tensor = values.output(i).toTensor();
       if (tensor.numel() == 0) continue;
       ++checked;
       if (!planner->InArena(tensor.data_ptr())) {
-        ADD_FAILURE() << "node " << node.info->position << " ("
-                      << node.info->node->kind().toQualString()
-                      << ") wrote a managed tensor outside the arena: " << *node.info->node;
+        ADD_FAILURE() << "node " << node.position << " (" << node.node->kind().toQualString()
+                      << ") wrote a managed tensor outside the arena: " << *node.node;
       }
     }
   }
@@ -121,8 +121,8 @@ TEST_P(MemoryPlanningTest, SteadyStateAllocatesNothingForManagedTensors) {
       allocations = Counter().count() - before;
       EXPECT_TRUE(result.ok()) << result.status();
     }
-    if (runtime.memory_planner() != nullptr) {
-      managed = absl::c_count_if(runtime.memory_planner()->records(),
+    if (RuntimeImpl::Of(runtime).memory_planner() != nullptr) {
+      managed = absl::c_count_if(RuntimeImpl::Of(runtime).memory_planner()->records(),
                                  [](const memory::TensorRecord& r) { return r.bytes > 0; });
     }
     return allocations;
@@ -138,7 +138,7 @@ TEST_P(MemoryPlanningTest, SteadyStateAllocatesNothingForManagedTensors) {
   // And every managed tensor written in a steady-state run is in the arena.
   StaticRuntime runtime(prepared.planned);
   for (int run = 0; run < 2; ++run) ASSERT_TRUE(runtime.Run(inputs).ok());
-  if (runtime.memory_planner() == nullptr) return;
+  if (RuntimeImpl::Of(runtime).memory_planner() == nullptr) return;
   ArenaChecker checker(runtime);
   ASSERT_TRUE(runtime.RunObserved(inputs, {}, checker).ok());
   EXPECT_GT(checker.checked + checker.left_empty, 0u);
@@ -180,7 +180,7 @@ TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
   absl::StatusOr<StaticModule::Ptr> static_module =
       StaticModule::FromModule(*module, /*is_frozen=*/false, options);
   ASSERT_TRUE(static_module.ok()) << static_module.status();
-  ASSERT_EQ((*static_module)->output_slots().size(), 1u);
+  ASSERT_EQ(ModuleState::Of(**static_module).output_slots.size(), 1u);
   StaticRuntime runtime(*static_module);
   for (int run = 0; run < 4; ++run) {
     corpus::InputRng rng(run);
@@ -189,7 +189,7 @@ TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_TRUE(reference::Compare(module->forward(inputs), *result).ok());
     if (run >= 2) {
-      EXPECT_TRUE(runtime.output_planner()->InArena(result->toTensor().data_ptr()))
+      EXPECT_TRUE(RuntimeImpl::Of(runtime).output_planner()->InArena(result->toTensor().data_ptr()))
           << "run " << run << ": the output is not in the output buffer";
     }
     absl::StatusOr<c10::IValue> too_early = runtime.Run(inputs);
@@ -200,7 +200,7 @@ TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
     EXPECT_EQ(result->toTensor().numel(), 0) << "a released output keeps its memory";
     EXPECT_EQ(runtime.NumHeldValues(), 0u);
   }
-  EXPECT_GT(runtime.output_planner()->stats().arena_bytes, 0u);
+  EXPECT_GT(RuntimeImpl::Of(runtime).output_planner()->stats().arena_bytes, 0u);
 }
 
 TEST(LoopPlanning, ALoopAllocatesTheSameWhateverItsTripCount) {
@@ -217,7 +217,7 @@ def forward(self, x, n: int):
   absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   // The body's values are planned: a, b (and the fused group's own).
-  EXPECT_GE((*prepared)->managed_slots().size(), 2u);
+  EXPECT_GE(ModuleState::Of(**prepared).managed_slots.size(), 2u);
   const at::Tensor x = at::randn({8, 8}) * 0.1;
   auto allocations_of_third_run = [&](int64_t n) {
     StaticRuntime runtime(*prepared);
@@ -315,7 +315,7 @@ def forward(self, x, n: int):
     ASSERT_TRUE(module.ok()) << module.status();
     absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
     ASSERT_TRUE(prepared.ok()) << prepared.status();
-    EXPECT_FALSE((*prepared)->managed_slots().empty()) << program.source;
+    EXPECT_FALSE(ModuleState::Of(**prepared).managed_slots.empty()) << program.source;
     StaticRuntime runtime(*prepared);
     for (int round = 0; round < 2; ++round) {
       for (const std::vector<c10::IValue>& inputs : program.inputs) {
@@ -341,11 +341,11 @@ TEST(MemoryPlanningStats, ModelsHaveManagedTensorsAndPlansNearTheLowerBound) {
     StaticRuntime runtime(prepared.planned);
     corpus::InputRng rng(1);
     ASSERT_TRUE(runtime.Run(model.inputs(rng, 2)).ok());
-    const memory::MemoryPlanner* planner = runtime.memory_planner();
+    const memory::MemoryPlanner* planner = RuntimeImpl::Of(runtime).memory_planner();
     if (planner == nullptr) continue;
     ++models_with_managed;
     const memory::PlannerStats& stats = planner->stats();
-    EXPECT_EQ(stats.managed_tensors, prepared.planned->managed_slots().size());
+    EXPECT_EQ(stats.managed_tensors, ModuleState::Of(*prepared.planned).managed_slots.size());
     EXPECT_EQ(runtime.memory_stats().intermediates.managed_tensors, stats.managed_tensors);
     EXPECT_GE(runtime.memory_stats().intermediates.arena_bytes, 0u);
     EXPECT_GE(stats.greedy_by_size_bytes, stats.lower_bound_bytes) << model.name;

@@ -31,6 +31,7 @@
 #include "load/pickle_check.h"
 #include "passes/prepare.h"
 #include "runtime/forked_call.h"
+#include "runtime/module_state.h"
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 #include "torch/csrc/jit/serialization/pickler.h"
@@ -59,7 +60,7 @@ std::string KernelLines(const BlockPlan& block) {
   for (const NodePlan& node : block.nodes) {
     absl::StrAppend(
         &lines, node.info->position, " ",
-        node.control == NodePlan::Control::kKernel ? KernelKindName(node.info->kind) : "control",
+        node.control == NodePlan::Control::kKernel ? NodeKindName(node.info->kind) : "control",
         " ", node.info->node->kind().toQualString(), "\n");
     for (const BlockPlan& sub_block : node.blocks) lines += KernelLines(sub_block);
   }
@@ -338,12 +339,12 @@ const char* LibTorchVersion() { return TORCH_VERSION; }
 
 absl::Status StaticModule::SavePackage(const std::string& path, const PackageSource& source,
                                        bool packed_weights) const {
-  if (options_.enable_tensorexpr_fusion) {
+  if (state_->options.enable_tensorexpr_fusion) {
     return absl::InvalidArgumentError("a package cannot hold a fusion_hook");
   }
   // Forked subgraphs go in prepared, so that loading runs no pass.
-  const std::shared_ptr<torch::jit::Graph> to_write = prepared_.graph->copy();
-  PrepareForkedSubgraphs(*to_write, ForkedCallOptions(options_));
+  const std::shared_ptr<torch::jit::Graph> to_write = state_->prepared.graph->copy();
+  PrepareForkedSubgraphs(*to_write, ForkedCallOptions(state_->options));
   absl::StatusOr<SerializedGraph> graph = SerializeGraph(*to_write);
   if (!graph.ok()) return graph.status();
   for (const c10::IValue& value : graph->table) {
@@ -353,9 +354,9 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     }
   }
   std::ostringstream schema_text;
-  schema_text << prepared_.schema;
+  schema_text << state_->prepared.schema;
   try {
-    if (!(torch::jit::parseSchema(schema_text.str()) == prepared_.schema)) {
+    if (!(torch::jit::parseSchema(schema_text.str()) == state_->prepared.schema)) {
       throw std::runtime_error("it does not read back equal");
     }
   } catch (const std::exception& e) {
@@ -364,13 +365,13 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
   }
 
   Json records = Json::array();
-  for (const memory::TensorRecord& record : initial_records_) {
+  for (const memory::TensorRecord& record : state_->initial_records) {
     records.push_back({{"bytes", record.bytes},
                        {"dtype", record.dtype ? Json(static_cast<int>(*record.dtype)) : Json()}});
   }
-  const memory::MemoryPlanner planner(managed_slots_, managed_lifetimes_, initial_records_);
+  const memory::MemoryPlanner planner(state_->managed_slots, state_->managed_lifetimes, state_->initial_records);
   Json options = Json::object();
-  for (const BoolOption& option : BoolOptions()) options[option.name] = options_.*option.member;
+  for (const BoolOption& option : BoolOptions()) options[option.name] = state_->options.*option.member;
   Json metadata = {
       {"format", kFormatName},
       {"format_version", kPackageFormatVersion},
@@ -379,16 +380,16 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
       {"created", absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone())},
       {"source", {{"path", source.path}, {"sha256", source.sha256}}},
       {"options", options},
-      {"planned_for", planned_inputs_},
+      {"planned_for", state_->planned_inputs},
       {"nodes",
-       {{"out_variant", kernel_counts_.out_variant},
-        {"native", kernel_counts_.native},
-        {"fallback", kernel_counts_.fallback}}},
+       {{"out_variant", state_->kernel_counts.out_variant},
+        {"native", state_->kernel_counts.native},
+        {"fallback", state_->kernel_counts.fallback}}},
       {"memory",
-       {{"managed_tensors", managed_slots_.size()},
-        {"arena_bytes", initial_records_.empty() ? 0 : planner.plan().arena_bytes}}},
+       {{"managed_tensors", state_->managed_slots.size()},
+        {"arena_bytes", state_->initial_records.empty() ? 0 : planner.plan().arena_bytes}}},
   };
-  metadata.update(DescribeSchema(prepared_.schema, *prepared_.graph));
+  metadata.update(DescribeSchema(state_->prepared.schema, *state_->prepared.graph));
 
   // The value table, its tensors as records of their own (as torch.jit.save
   // writes constants).
@@ -423,7 +424,7 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     }
   }
   const std::string packs_text = Json{{"packs", packs}}.dump();
-  const std::string kernels = KernelLines(plan_);
+  const std::string kernels = KernelLines(state_->plan);
   const std::string metadata_text = metadata.dump(2);
   const std::string plan_text = Json{{"records", records}}.dump();
   return WriteAtomically(path, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
@@ -445,23 +446,10 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
   });
 }
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackage(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  if (!bytes.ok()) return bytes.status();
-  absl::StatusOr<Ptr> module =
-      FromPackageBuffer(std::make_shared<const std::string>(*std::move(bytes)));
-  if (!module.ok()) {
-    return absl::Status(module.status().code(),
-                        absl::StrCat("package '", path, "': ", module.status().message()));
-  }
-  return module;
-}
+namespace {
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBytes(absl::string_view bytes) {
-  return FromPackageBuffer(std::make_shared<const std::string>(bytes));
-}
-
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
+// FromPackage's work on the package's bytes, which its tensors keep alive.
+absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(
     std::shared_ptr<const std::string> buffer) {
   absl::StatusOr<Records> records = IndexRecords(*buffer);
   if (!records.ok()) return records.status();
@@ -501,9 +489,10 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
     absl::StatusOr<std::shared_ptr<StaticModule>> module =
         BindKernels(PreparedGraph{*std::move(graph), std::move(schema)}, *options);
     if (!module.ok()) return module.status();
+    ModuleState& state = ModuleState::MutableOf(**module);
     absl::StatusOr<std::string> kernels = ReadRecord(*records, kKernels);
     if (!kernels.ok()) return kernels.status();
-    if (*kernels != KernelLines((*module)->plan_)) {
+    if (*kernels != KernelLines(state.plan)) {
       return absl::FailedPreconditionError(
           "this build binds the package's nodes to other kernels than the build that wrote it");
     }
@@ -513,23 +502,41 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBuffer(
     if (!plan.ok()) return plan.status();
     absl::StatusOr<std::vector<memory::TensorRecord>> memory_records = RecordsFrom(*plan);
     if (!memory_records.ok()) return memory_records.status();
-    if (!memory_records->empty() && memory_records->size() != (*module)->managed_slots_.size()) {
+    if (!memory_records->empty() && memory_records->size() != state.managed_slots.size()) {
       return absl::InvalidArgumentError(
           absl::StrCat("memory_plan.json has ", memory_records->size(), " records for ",
-                       (*module)->managed_slots_.size(), " managed tensors"));
+                       state.managed_slots.size(), " managed tensors"));
     }
-    (*module)->initial_records_ = *std::move(memory_records);
+    state.initial_records = *std::move(memory_records);
     const auto planned_for = metadata->find("planned_for");
     if (planned_for != metadata->end() && planned_for->is_array()) {
       for (const Json& input : *planned_for) {
-        if (input.is_string()) (*module)->planned_inputs_.push_back(input.get<std::string>());
+        if (input.is_string()) state.planned_inputs.push_back(input.get<std::string>());
       }
     }
-    return Ptr(*std::move(module));
+    return StaticModule::Ptr(*std::move(module));
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("malformed package: ", FirstLine(ExceptionMessage(e))));
   }
+}
+
+}  // namespace
+
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackage(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadModelFile(path);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<Ptr> module =
+      FromPackageBuffer(std::make_shared<const std::string>(*std::move(bytes)));
+  if (!module.ok()) {
+    return absl::Status(module.status().code(),
+                        absl::StrCat("package '", path, "': ", module.status().message()));
+  }
+  return module;
+}
+
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBytes(absl::string_view bytes) {
+  return FromPackageBuffer(std::make_shared<const std::string>(bytes));
 }
 
 absl::StatusOr<std::string> ReadPackageMetadata(const std::string& path) {

@@ -32,6 +32,7 @@
 #include "passes/prepare.h"
 #include "runtime/model_cache.h"
 #include "runtime/static_module.h"
+#include "runtime/runtime_impl.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -91,11 +92,11 @@ TEST_P(PackageRoundTripTest, EveryCorpusModelRoundTrips) {
     EXPECT_EQ(b.kernel_counts().total(), a.kernel_counts().total());
     EXPECT_EQ(b.kernel_counts().out_variant, a.kernel_counts().out_variant);
     EXPECT_EQ(b.schema(), a.schema());
-    EXPECT_EQ(b.managed_slots(), a.managed_slots());
+    EXPECT_EQ(ModuleState::Of(b).managed_slots, ModuleState::Of(a).managed_slots);
     EXPECT_EQ(b.planned_inputs(), a.planned_inputs());
-    ASSERT_EQ(b.initial_records().size(), a.initial_records().size());
-    for (size_t i = 0; i < a.initial_records().size(); ++i) {
-      EXPECT_EQ(b.initial_records()[i].bytes, a.initial_records()[i].bytes);
+    ASSERT_EQ(ModuleState::Of(b).initial_records.size(), ModuleState::Of(a).initial_records.size());
+    for (size_t i = 0; i < ModuleState::Of(a).initial_records.size(); ++i) {
+      EXPECT_EQ(ModuleState::Of(b).initial_records[i].bytes, ModuleState::Of(a).initial_records[i].bytes);
     }
     for (int64_t size : {1, 2, 3}) {  // the planned shapes and others
       corpus::InputRng inputs_rng(size * 7);

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "ir/operators/operators.h"
 #include "ops/fallback.h"
+#include "passes/fuse_pointwise.h"
 
 namespace static_runtime {
 namespace {
@@ -39,8 +41,9 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
   AddSlots(layout, node->inputs(), slots);
   AddSlots(layout, node->outputs(), slots);
   if (node->kind() == c10::prim::If || node->kind() == c10::prim::Loop) {
-    plan.control = node->kind() == c10::prim::If ? NodePlan::Control::kIf
-                                                 : NodePlan::Control::kLoop;
+    const bool is_if = node->kind() == c10::prim::If;
+    plan.control = is_if ? NodePlan::Control::kIf : NodePlan::Control::kLoop;
+    info.kind = is_if ? NodeKind::kIf : NodeKind::kLoop;
     for (size_t i = 0; i < node->blocks().size(); ++i) {
       absl::StatusOr<BlockPlan> block =
           PlanBlock(node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), planning);
@@ -61,6 +64,10 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
     }
     return plan;
   }
+  if (node->kind() == ops::kFusedPointwise) {
+    info.fused_ops = GroupOps(node);
+    info.fused_outputs_used = node->i(ops::kUsedOutputs);
+  }
   if (node->kind() == c10::prim::fork && planning.fork_kernels) {
     if (Kernel kernel = planning.fork_kernels(node)) {
       plan.kernel = std::move(kernel);
@@ -69,7 +76,9 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
   }
   if (auto selected = KernelRegistry::Global().Find(node, planning.allow_out_variants)) {
     plan.kernel = std::move(selected->kernel);
-    info.kind = selected->kind;
+    info.kind = selected->kind == KernelKind::kOutVariant ? NodeKind::kOutVariant
+                : selected->kind == KernelKind::kNative   ? NodeKind::kNative
+                                                          : NodeKind::kFallback;
     info.error_bound = std::move(selected->error_bound);
     return plan;
   }
@@ -80,7 +89,7 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
                                      "): ", fallback.status().message()));
   }
   plan.kernel = *std::move(fallback);
-  info.kind = KernelKind::kFallback;
+  info.kind = NodeKind::kFallback;
   info.fallback_reason =
       node->maybeSchema() == nullptr
           ? "no operator schema matches this node; it runs on the JIT interpreter"
@@ -114,22 +123,20 @@ absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefi
 
 void Count(const BlockPlan& block, KernelCounts& counts) {
   for (const NodePlan& node : block.nodes) {
-    if (node.control != NodePlan::Control::kKernel) {
-      ++counts.native;
-      for (const BlockPlan& sub_block : node.blocks) Count(sub_block, counts);
-      continue;
-    }
     switch (node.info->kind) {
-      case KernelKind::kOutVariant:
+      case NodeKind::kOutVariant:
         ++counts.out_variant;
         break;
-      case KernelKind::kNative:
-        ++counts.native;
-        break;
-      case KernelKind::kFallback:
+      case NodeKind::kFallback:
         ++counts.fallback;
         break;
+      case NodeKind::kNative:
+      case NodeKind::kIf:
+      case NodeKind::kLoop:
+        ++counts.native;
+        break;
     }
+    for (const BlockPlan& sub_block : node.blocks) Count(sub_block, counts);
   }
 }
 

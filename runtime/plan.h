@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ops/registry.h"
+#include "runtime/types.h"
 #include "runtime/value_layout.h"
 #include "torch/csrc/jit/ir/ir.h"
 
@@ -29,16 +30,11 @@ namespace static_runtime {
 
 struct BlockPlan;
 
-// What errors, tools and checks read about a node.
-struct NodeInfo {
-  const torch::jit::Node* node = nullptr;
-  // Position in the graph for messages: "4", or "4/1/0" for the first node of
-  // the second block of node 4.
-  std::string position;
-  KernelKind kind = KernelKind::kNative;  // for kernels
-  ErrorBound error_bound;                 // empty: bit-exact (see ops/registry.h)
-  // Why the node did not get a registered kernel (for fallbacks).
-  std::string fallback_reason;
+// What errors, tools and checks read about a node: its public description
+// (the JIT node, its position, what it runs as, why it fell back), and the
+// kernel's error bound.
+struct NodeInfo : NodeDescription {
+  ErrorBound error_bound;  // empty: bit-exact (see ops/registry.h)
 };
 
 // What a run reads about a node.
@@ -75,13 +71,6 @@ struct BlockPlan {
   // The storage behind the nodes' `slots` and `info`.
   std::vector<ValueIndex> node_slots;
   std::vector<NodeInfo> node_infos;
-};
-
-struct KernelCounts {
-  size_t out_variant = 0;
-  size_t native = 0;  // control flow (If, Loop) included
-  size_t fallback = 0;
-  size_t total() const { return out_variant + native + fallback; }
 };
 
 // Binds every node of `graph` to a kernel from the global registry (out

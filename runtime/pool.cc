@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "ops/native_async.h"
+
 namespace static_runtime {
 
 RuntimePool::RuntimePool(StaticModule::Ptr module, size_t max_runtimes)
@@ -46,7 +48,7 @@ absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& arg
 
 c10::intrusive_ptr<c10::ivalue::Future> RuntimePool::RunAsync(std::vector<c10::IValue> args,
                                                               KwargMap kwargs,
-                                                              ops::TaskLauncher launcher) {
+                                                              TaskLauncher launcher) {
   return ops::RunAsTask(
       [this, args = std::move(args), kwargs = std::move(kwargs)] { return Run(args, kwargs); },
       std::move(launcher));

@@ -11,7 +11,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "ops/native_async.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 
@@ -28,7 +27,7 @@ class RuntimePool {
   // outlive the future's completion.
   c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,
                                                    KwargMap kwargs = KwargMap(),
-                                                   ops::TaskLauncher launcher = nullptr);
+                                                   TaskLauncher launcher = nullptr);
 
   const StaticModule& module() const { return *module_; }
   size_t max_runtimes() const { return max_runtimes_; }

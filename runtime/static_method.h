@@ -27,7 +27,7 @@ class StaticMethod : public torch::IMethod {
   // method must outlive the future's completion.
   c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,
                                                    IValueMap kwargs = IValueMap(),
-                                                   ops::TaskLauncher launcher = nullptr) const {
+                                                   TaskLauncher launcher = nullptr) const {
     return pool_.RunAsync(std::move(args), std::move(kwargs), std::move(launcher));
   }
 

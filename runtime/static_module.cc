@@ -8,82 +8,151 @@
 #include "memory/lifetimes.h"
 #include "errors/exception_message.h"
 #include "ir/operators/operators.h"
+#include "passes/fuse_pointwise.h"
+#include "runtime/arguments.h"
 #include "runtime/forked_call.h"
 #include "runtime/model_cache.h"
-#include "runtime/static_runtime.h"
+#include "runtime/module_state.h"
+#include "runtime/runtime_impl.h"
 
 namespace static_runtime {
 
-StaticModule::StaticModule(PreparedGraph prepared, Options options, ValueLayout layout,
-                           BlockPlan plan)
-    : prepared_(std::move(prepared)),
-      options_(std::move(options)),
-      layout_(std::move(layout)),
-      plan_(std::move(plan)),
-      kernel_counts_(CountKernels(plan_)) {
-  if (!options_.optimize_memory || !options_.enable_out_variant) return;
+namespace {
+
+// The lifetimes of the tensors a run of `state` manages.
+void PlanLifetimes(ModuleState& state) {
+  if (!state.options.optimize_memory || !state.options.enable_out_variant) return;
   // Out-variant nodes in every block: values inside If branches and Loop
   // bodies are planned too (memory/lifetimes.h).
   absl::flat_hash_set<const torch::jit::Node*> out_variant_nodes;
   std::function<void(const BlockPlan&)> collect = [&](const BlockPlan& block) {
     for (const NodePlan& node : block.nodes) {
       if (node.control == NodePlan::Control::kKernel &&
-          node.info->kind == KernelKind::kOutVariant) {
+          node.info->kind == NodeKind::kOutVariant) {
         out_variant_nodes.insert(node.info->node);
       }
       for (const BlockPlan& sub_block : node.blocks) collect(sub_block);
     }
   };
-  collect(plan_);
+  collect(state.plan);
   const memory::LifetimeAnalysis analysis = memory::AnalyzeLifetimes(
-      prepared_.graph,
+      state.prepared.graph,
       [&](const torch::jit::Node* node) { return out_variant_nodes.contains(node); },
       // A fused group's nodes are functional (see passes/fuse_pointwise.h).
       [](const torch::jit::Node* node) { return node->kind() == ops::kFusedPointwise; });
   for (const memory::ManagedValue& managed : analysis.managed) {
-    managed_slots_.push_back(layout_.SlotOf(managed.value));
-    managed_lifetimes_.push_back({managed.first, managed.last, 0});
+    state.managed_slots.push_back(state.layout.SlotOf(managed.value));
+    state.managed_lifetimes.push_back({managed.first, managed.last, 0});
   }
-  if (!options_.manage_output_tensors) return;
+  if (!state.options.manage_output_tensors) return;
   for (const memory::ManagedValue& output : analysis.outputs) {
-    output_slots_.push_back(layout_.SlotOf(output.value));
-    output_lifetimes_.push_back({output.first, output.last, 0});
+    state.output_slots.push_back(state.layout.SlotOf(output.value));
+    state.output_lifetimes.push_back({output.first, output.last, 0});
   }
 }
 
-absl::StatusOr<std::shared_ptr<StaticModule>> StaticModule::BindKernels(PreparedGraph prepared,
-                                                                        const Options& options) {
+}  // namespace
+
+StaticModule::StaticModule(std::unique_ptr<ModuleState> state) : state_(std::move(state)) {}
+StaticModule::~StaticModule() = default;
+
+const ModuleState& ModuleState::Of(const StaticModule& module) { return *module.state_; }
+ModuleState& ModuleState::MutableOf(StaticModule& module) { return *module.state_; }
+
+std::shared_ptr<StaticModule> ModuleState::NewModule(std::unique_ptr<ModuleState> state) {
+  state->kernel_counts = CountKernels(state->plan);
+  PlanLifetimes(*state);
+  return std::shared_ptr<StaticModule>(new StaticModule(std::move(state)));
+}
+
+const std::shared_ptr<torch::jit::Graph>& StaticModule::graph() const {
+  return state_->prepared.graph;
+}
+const c10::FunctionSchema& StaticModule::schema() const { return state_->prepared.schema; }
+const Options& StaticModule::options() const { return state_->options; }
+const KernelCounts& StaticModule::kernel_counts() const { return state_->kernel_counts; }
+size_t StaticModule::planned_tensors() const { return state_->managed_slots.size(); }
+size_t StaticModule::output_buffer_tensors() const { return state_->output_slots.size(); }
+const std::vector<std::string>& StaticModule::planned_inputs() const {
+  return state_->planned_inputs;
+}
+
+namespace {
+
+void AppendDescriptions(const BlockPlan& block, std::vector<NodeDescription>& descriptions) {
+  for (const NodePlan& node : block.nodes) {
+    descriptions.push_back(*node.info);
+    for (const BlockPlan& sub_block : node.blocks) AppendDescriptions(sub_block, descriptions);
+  }
+}
+
+// Whether the node before or after `node` (constants aside) is a fused group.
+bool NextToFusedGroup(const torch::jit::Node* node) {
+  const torch::jit::Node* previous = node->prev();
+  while (previous->kind() == c10::prim::Constant) previous = previous->prev();
+  const torch::jit::Node* next = node->next();
+  while (next->kind() == c10::prim::Constant) next = next->next();
+  return previous->kind() == ops::kFusedPointwise || next->kind() == ops::kFusedPointwise;
+}
+
+}  // namespace
+
+std::vector<NodeDescription> StaticModule::DescribeNodes() const {
+  std::vector<NodeDescription> descriptions;
+  AppendDescriptions(state_->plan, descriptions);
+  const torch::jit::AliasDb alias_db(state_->prepared.graph);
+  for (NodeDescription& description : descriptions) {
+    if (description.node->kind() == ops::kFusedPointwise ||
+        !NextToFusedGroup(description.node)) {
+      continue;
+    }
+    const std::string why = WhyNotFusible(description.node, alias_db);
+    description.not_fused_reason =
+        why.empty() ? "it shares no value with the group next to it" : why;
+  }
+  return descriptions;
+}
+
+absl::StatusOr<std::vector<c10::IValue>> StaticModule::Bind(absl::Span<const c10::IValue> args,
+                                                            const KwargMap& kwargs) const {
+  return BindArguments(schema(), args, kwargs);
+}
+
+absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared,
+                                                          const Options& options) {
   absl::StatusOr<ValueLayout> layout = ValueLayout::Build(*prepared.graph);
   if (!layout.ok()) return layout.status();
   absl::StatusOr<BlockPlan> plan = BuildPlan(
       *prepared.graph, *layout, options.enable_out_variant,
       [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
   if (!plan.ok()) return plan.status();
-  return std::shared_ptr<StaticModule>(
-      new StaticModule(std::move(prepared), options, *std::move(layout), *std::move(plan)));
+  std::unique_ptr<ModuleState> state(
+      new ModuleState{std::move(prepared), options, *std::move(layout), *std::move(plan)});
+  return ModuleState::NewModule(std::move(state));
 }
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPrepared(
-    PreparedGraph prepared, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(PreparedGraph prepared,
+                                                     const Options& options,
+                                                     const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<std::shared_ptr<StaticModule>> bound = BindKernels(std::move(prepared), options);
   if (!bound.ok()) return bound.status();
-  std::shared_ptr<StaticModule>& module = *bound;
+  ModuleState& state = ModuleState::MutableOf(**bound);
   for (const c10::IValue& input : sample_inputs) {
-    module->planned_inputs_.push_back(DescribeValue(input));
+    state.planned_inputs.push_back(DescribeValue(input));
   }
-  if (!sample_inputs.empty() && !module->managed_slots_.empty()) {
+  if (!sample_inputs.empty() && !state.managed_slots.empty()) {
     // One run on the samples gives every managed tensor's size and dtype, so
     // even the first real run is planned.
-    StaticRuntime runtime(module);
+    RuntimeImpl runtime(*bound);
     absl::StatusOr<c10::IValue> result = runtime.Run(sample_inputs);
     if (!result.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("running the sample inputs failed: ", result.status().message()));
     }
-    module->initial_records_ = runtime.memory_planner()->records();
+    state.initial_records = runtime.memory_planner()->records();
     runtime.ReleaseOutputs();
   }
-  return Ptr(std::move(module));
+  return StaticModule::Ptr(*std::move(bound));
 }
 
 namespace {
@@ -93,7 +162,7 @@ absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(
     const std::vector<c10::IValue>& sample_inputs) {
   if (!prepared.ok()) return prepared.status();
   try {
-    return StaticModule::FromPrepared(*std::move(prepared), options, sample_inputs);
+    return ModuleFromPrepared(*std::move(prepared), options, sample_inputs);
   } catch (const std::exception& e) {
     // A graph the passes accepted but LibTorch cannot take apart.
     return absl::InvalidArgumentError(

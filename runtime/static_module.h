@@ -1,7 +1,7 @@
 // StaticModule: a model prepared once for the static runtime, immutable and
-// shared by every thread that runs it. It holds the prepared graph, its input
-// schema, the flat value layout and the execution plan (each node bound to an
-// out-variant, native or fallback kernel). Create it from a Module, a Graph,
+// shared by every thread that runs it: the prepared graph, its input schema,
+// every node bound to an out-variant, native or fallback kernel, and the
+// memory plan (their internal form is not API: runtime/module_state.h). Create it from a Module, a Graph,
 // IR text or a `.pt` file; a model that cannot be prepared gives the
 // preparation's error. Run it with a StaticRuntime (one per thread) or a
 // RuntimePool.
@@ -12,20 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "ATen/core/function_schema.h"
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "memory/plan.h"
-#include "memory/planner.h"
+#include "absl/types/span.h"
 #include "options/options.h"
-#include "passes/prepare.h"
-#include "runtime/arguments.h"
 #include "runtime/package.h"
-#include "runtime/plan.h"
-#include "runtime/value_layout.h"
+#include "runtime/types.h"
 #include "torch/csrc/jit/api/module.h"
 
 namespace static_runtime {
+
+struct ModuleState;
 
 class StaticModule {
  public:
@@ -54,31 +53,25 @@ class StaticModule {
   // package format version, or whose nodes this build binds to other kernels.
   static absl::StatusOr<Ptr> FromPackage(const std::string& path);
   static absl::StatusOr<Ptr> FromPackageBytes(absl::string_view bytes);
-  // A graph already prepared by one of passes/prepare.h's functions.
-  static absl::StatusOr<Ptr> FromPrepared(PreparedGraph prepared, const Options& options,
-                                          const std::vector<c10::IValue>& sample_inputs = {});
+  ~StaticModule();
 
-  const std::shared_ptr<torch::jit::Graph>& graph() const { return prepared_.graph; }
-  const c10::FunctionSchema& schema() const { return prepared_.schema; }
-  const Options& options() const { return options_; }
-  const ValueLayout& layout() const { return layout_; }
-  const BlockPlan& plan() const { return plan_; }
-  const KernelCounts& kernel_counts() const { return kernel_counts_; }
+  // The prepared graph the runtime runs, and forward's schema without self.
+  const std::shared_ptr<torch::jit::Graph>& graph() const;
+  const c10::FunctionSchema& schema() const;
+  const Options& options() const;
+  const KernelCounts& kernel_counts() const;
+  // Every node of graph() (sub-blocks' after their If or Loop), with what it
+  // runs as and, for nodes around fused groups, why they fused or did not.
+  std::vector<NodeDescription> DescribeNodes() const;
 
-  // Memory planning (empty unless options().optimize_memory): the slots of
-  // the tensors a run manages, their lifetimes, and their sizes and dtypes
-  // if known before the first run (from a run on the sample inputs).
-  const std::vector<ValueIndex>& managed_slots() const { return managed_slots_; }
-  const std::vector<memory::Lifetime>& managed_lifetimes() const { return managed_lifetimes_; }
-  const std::vector<memory::TensorRecord>& initial_records() const { return initial_records_; }
-  // With options().manage_output_tensors: the graph outputs that live in the
-  // runtime's output buffer until the caller releases them.
-  const std::vector<ValueIndex>& output_slots() const { return output_slots_; }
-  const std::vector<memory::Lifetime>& output_lifetimes() const { return output_lifetimes_; }
-
+  // Memory planning (zero unless options().optimize_memory): how many
+  // intermediate tensors a run places in its arena, and with
+  // options().manage_output_tensors, how many outputs in its output buffer.
+  size_t planned_tensors() const;
+  size_t output_buffer_tensors() const;
   // What the sample inputs the memory plan was made from were, one line per
   // input ("Float[1, 3, 224, 224]", "int", ...); empty without samples.
-  const std::vector<std::string>& planned_inputs() const { return planned_inputs_; }
+  const std::vector<std::string>& planned_inputs() const;
 
   // Writes this module as a package to `path`, atomically (a temporary file
   // in the same directory, renamed). With `packed_weights`, the oneDNN
@@ -92,29 +85,14 @@ class StaticModule {
 
   // The arguments of one call, bound to the schema and type-checked.
   absl::StatusOr<std::vector<c10::IValue>> Bind(absl::Span<const c10::IValue> args,
-                                                const KwargMap& kwargs) const {
-    return BindArguments(schema(), args, kwargs);
-  }
+                                                const KwargMap& kwargs) const;
 
  private:
-  StaticModule(PreparedGraph prepared, Options options, ValueLayout layout, BlockPlan plan);
-  // FromPackage's work on the package's bytes, which its tensors keep alive.
-  static absl::StatusOr<Ptr> FromPackageBuffer(std::shared_ptr<const std::string> buffer);
-  // Binds the prepared graph's nodes to kernels; no memory plan records yet.
-  static absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared,
-                                                                   const Options& options);
+  // The runtime's own access to the state (runtime/module_state.h).
+  friend struct ModuleState;
+  explicit StaticModule(std::unique_ptr<ModuleState> state);
 
-  PreparedGraph prepared_;
-  Options options_;
-  ValueLayout layout_;
-  BlockPlan plan_;
-  KernelCounts kernel_counts_;
-  std::vector<ValueIndex> managed_slots_;
-  std::vector<memory::Lifetime> managed_lifetimes_;
-  std::vector<memory::TensorRecord> initial_records_;
-  std::vector<ValueIndex> output_slots_;
-  std::vector<memory::Lifetime> output_lifetimes_;
-  std::vector<std::string> planned_inputs_;
+  std::unique_ptr<ModuleState> state_;
 };
 
 }  // namespace static_runtime

@@ -8,31 +8,24 @@
 #ifndef STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 #define STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 
-#include <atomic>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
-#include "memory/planner.h"
-#include "ops/native_async.h"
-#include "runtime/arguments.h"
-#include "runtime/block_runner.h"
 #include "runtime/static_module.h"
+#include "runtime/types.h"
 
 namespace static_runtime {
 
-// What memory planning does for a runtime (all zero without planning).
-struct MemoryStats {
-  memory::PlannerStats intermediates;  // the arena of managed intermediates
-  size_t unmanaged_values = 0;   // values the runtime produces outside any plan
-  size_t output_tensors = 0;     // outputs in the output buffer
-  size_t output_buffer_bytes = 0;
-};
+class RuntimeImpl;
 
 class StaticRuntime {
  public:
   explicit StaticRuntime(StaticModule::Ptr module);
+  ~StaticRuntime();
+  StaticRuntime(const StaticRuntime&) = delete;
+  StaticRuntime& operator=(const StaticRuntime&) = delete;
 
   // The model's result: its single output, or a tuple if the graph has
   // several.
@@ -52,43 +45,26 @@ class StaticRuntime {
   // until then (Run, RunObserved and RunAsync meanwhile are errors).
   c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,
                                                    KwargMap kwargs = KwargMap(),
-                                                   ops::TaskLauncher launcher = nullptr);
+                                                   TaskLauncher launcher = nullptr);
 
   // Run, reporting every kernel call to `observer` (for profiling).
   absl::StatusOr<c10::IValue> RunObserved(const std::vector<c10::IValue>& args,
                                           const KwargMap& kwargs, NodeObserver& observer);
 
-  const StaticModule& module() const { return *module_; }
+  const StaticModule& module() const;
 
   // Slots other than constants that hold a value or memory; 0 between runs
   // (managed tensors stay in their slots, without memory).
   size_t NumHeldValues() const;
 
-  // The memory planner, if the module plans memory; the output buffer's
-  // planner, with manage_output_tensors.
-  const memory::MemoryPlanner* memory_planner() const {
-    return planner_ ? &*planner_ : nullptr;
-  }
   MemoryStats memory_stats() const;
-  const memory::MemoryPlanner* output_planner() const {
-    return output_planner_ ? &*output_planner_ : nullptr;
-  }
+  // The memory plan of the last run's intermediates; empty (no tensors)
+  // before the first run or without memory planning.
+  MemoryPlanDescription DescribeMemoryPlan() const;
 
  private:
-  template <typename RunPlan>
-  absl::StatusOr<c10::IValue> RunWith(const std::vector<c10::IValue>& args, const KwargMap& kwargs,
-                                      RunPlan run_plan, NodeObserver* observer);
-  void ClearNonConstants();
-
-  StaticModule::Ptr module_;
-  std::vector<c10::IValue> values_;
-  // The slots a run leaves empty: the inputs and every produced value that
-  // no planner keeps.
-  std::vector<uint32_t> cleared_slots_;
-  std::optional<memory::MemoryPlanner> planner_;
-  std::optional<memory::MemoryPlanner> output_planner_;
-  bool outputs_pending_ = false;
-  std::atomic<bool> running_async_{false};
+  friend class RuntimeImpl;
+  std::unique_ptr<RuntimeImpl> impl_;
 };
 
 }  // namespace static_runtime

@@ -2,6 +2,7 @@
 // which runs every corpus model against the JIT): structural nodes run
 // natively, keyword arguments, returned inputs keep their identity, models
 // load from .pt files.
+#include "runtime/runtime_impl.h"
 #include "runtime/static_runtime.h"
 
 #include <string>
@@ -38,7 +39,7 @@ void ForEachCorpusModule(const std::function<void(const StaticModule&)>& check) 
 TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
   size_t nodes = 0;
   ForEachCorpusModule([&](const StaticModule& static_module) {
-    const ValueLayout& layout = static_module.layout();
+    const ValueLayout& layout = ModuleState::Of(static_module).layout;
     std::function<void(const BlockPlan&)> check = [&](const BlockPlan& block) {
       ASSERT_EQ(block.node_infos.size(), block.nodes.size());
       for (size_t i = 0; i < block.nodes.size(); ++i) {
@@ -58,7 +59,7 @@ TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
         for (const BlockPlan& sub_block : node.blocks) check(sub_block);
       }
     };
-    check(static_module.plan());
+    check(ModuleState::Of(static_module).plan);
   });
   EXPECT_GT(nodes, 100u);
 }
@@ -80,12 +81,12 @@ TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
       const std::string kind = node.info->node->kind().toQualString();
       if (node.control != NodePlan::Control::kKernel || structural.count(kind) == 0) continue;
       ++structural_nodes;
-      EXPECT_NE(node.info->kind, KernelKind::kFallback)
+      EXPECT_NE(node.info->kind, NodeKind::kFallback)
           << kind << ": " << node.info->fallback_reason;
     }
   };
   ForEachCorpusModule([&](const StaticModule& static_module) {
-    check(static_module.plan());
+    check(ModuleState::Of(static_module).plan);
     EXPECT_GT(static_module.kernel_counts().total(), 0u);
   });
   EXPECT_GT(structural_nodes, 20u);
@@ -153,10 +154,10 @@ graph(%x : Tensor):
   options.use_copy_variants = false;
   absl::StatusOr<StaticModule::Ptr> module = StaticModule::FromIR(kIR, options);
   ASSERT_TRUE(module.ok()) << module.status();
-  const BlockPlan& plan = (*module)->plan();
+  const BlockPlan& plan = ModuleState::Of(**module).plan;
   ASSERT_EQ(plan.nodes.size(), 2u);
-  EXPECT_NE(plan.nodes[0].info->kind, KernelKind::kOutVariant);  // reshape
-  EXPECT_EQ(plan.nodes[1].info->kind, KernelKind::kOutVariant);  // relu
+  EXPECT_NE(plan.nodes[0].info->kind, NodeKind::kOutVariant);  // reshape
+  EXPECT_EQ(plan.nodes[1].info->kind, NodeKind::kOutVariant);  // relu
   StaticRuntime runtime(*module);
   const at::Tensor x = at::randn({2, 3});
   absl::StatusOr<c10::IValue> result = runtime.Run({x});
@@ -172,9 +173,9 @@ graph(%x : Tensor):
   %z : Tensor = aten::mul(%y, %y)
   return (%z))IR");
   ASSERT_TRUE(copying.ok()) << copying.status();
-  EXPECT_EQ((*copying)->plan().nodes[0].info->node->kind().toQualString(),
+  EXPECT_EQ(ModuleState::Of(**copying).plan.nodes[0].info->node->kind().toQualString(),
             std::string("static_runtime::copy_reshape"));
-  EXPECT_EQ((*copying)->plan().nodes[0].info->kind, KernelKind::kOutVariant);
+  EXPECT_EQ(ModuleState::Of(**copying).plan.nodes[0].info->kind, NodeKind::kOutVariant);
 }
 
 TEST(StaticRuntimeTest, LoadsASavedArchive) {

@@ -385,7 +385,7 @@ std::string FormatReport(const BenchReport& r) {
                           r.ratio_to_other_static);
   }
   absl::StrAppendFormat(&text, "output check: max |static - jit| = %.3g\n", r.max_abs_diff);
-  const memory::PlannerStats& m = r.memory.intermediates;
+  const ArenaStats& m = r.memory.intermediates;
   absl::StrAppendFormat(
       &text,
       "memory: %d managed tensors (%d reusing memory), %d unmanaged values\n"
@@ -435,7 +435,7 @@ std::string LatencyJson(const Latency& l) {
 }  // namespace
 
 std::string ReportJson(const BenchReport& r, const std::string& model) {
-  const memory::PlannerStats& m = r.memory.intermediates;
+  const ArenaStats& m = r.memory.intermediates;
   return absl::StrCat(
       "{\n  \"model\": ", JsonString(model), ",\n  \"iters\": ", r.iters,
       ",\n  \"threads\": ", r.threads, ",\n  \"static_runtime\": ", LatencyJson(r.static_runtime),

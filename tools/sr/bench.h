@@ -15,7 +15,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "options/options.h"
-#include "runtime/plan.h"
+#include "runtime/types.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/api/module.h"
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -18,20 +17,13 @@ std::string Bytes(size_t bytes) {
 
 }  // namespace
 
-std::string PlanSvg(const StaticModule& module, const memory::MemoryPlanner& planner) {
-  // Which op produces each managed slot.
-  absl::flat_hash_map<ValueIndex, std::string> producer;
-  for (const torch::jit::Node* node : module.graph()->nodes()) {
-    for (const torch::jit::Value* output : node->outputs()) {
-      producer[module.layout().SlotOf(output)] = node->kind().toUnqualString();
-    }
-  }
-  const std::vector<memory::Lifetime>& lifetimes = planner.lifetimes();
-  const memory::Plan& plan = planner.plan();
+std::string PlanSvg(const MemoryPlanDescription& plan) {
   size_t nodes = 1;
-  for (const memory::Lifetime& lifetime : lifetimes) nodes = std::max(nodes, lifetime.last + 1);
-  const size_t arena = std::max<size_t>(plan.arena_bytes, 1);
-  const size_t lower_bound = planner.stats().lower_bound_bytes;
+  for (const MemoryPlanDescription::Tensor& tensor : plan.tensors) {
+    nodes = std::max(nodes, tensor.last_node + 1);
+  }
+  const size_t arena = std::max<size_t>(plan.planned_bytes, 1);
+  const size_t lower_bound = plan.stats.lower_bound_bytes;
 
   const double left = 70, top = 40, width = 900, height = 500;
   const double x_scale = width / nodes;
@@ -44,24 +36,22 @@ std::string PlanSvg(const StaticModule& module, const memory::MemoryPlanner& pla
       "lower bound %s</text>\n"
       "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
       "stroke=\"black\"/>\n",
-      left + width + 20, top + height + 50, left, lifetimes.size(), Bytes(plan.arena_bytes),
+      left + width + 20, top + height + 50, left, plan.tensors.size(), Bytes(plan.planned_bytes),
       Bytes(lower_bound), left, top, width, height);
-  for (size_t i = 0; i < lifetimes.size(); ++i) {
-    const memory::Lifetime& lifetime = lifetimes[i];
-    if (lifetime.bytes == 0) continue;
-    const double x = left + lifetime.first * x_scale;
-    const double y = top + plan.offsets[i] * y_scale;
-    const double w = (lifetime.last + 1 - lifetime.first) * x_scale;
-    const double h = std::max(1.0, lifetime.bytes * y_scale);
-    auto found = producer.find(module.managed_slots()[i]);
-    const std::string label = absl::StrCat(found == producer.end() ? "?" : found->second, " ",
-                                           Bytes(lifetime.bytes));
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const MemoryPlanDescription::Tensor& tensor = plan.tensors[i];
+    if (tensor.bytes == 0) continue;
+    const double x = left + tensor.first_node * x_scale;
+    const double y = top + tensor.offset * y_scale;
+    const double w = (tensor.last_node + 1 - tensor.first_node) * x_scale;
+    const double h = std::max(1.0, tensor.bytes * y_scale);
+    const std::string label = absl::StrCat(tensor.producer, " ", Bytes(tensor.bytes));
     absl::StrAppendFormat(
         &svg,
         "<g><title>%s, nodes %d-%d, offset %d</title>"
         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"hsl(%d,60%%,75%%)\" "
         "stroke=\"black\" stroke-width=\"0.5\"/>",
-        label, lifetime.first, lifetime.last, plan.offsets[i], x, y, w, h, (i * 47) % 360);
+        label, tensor.first_node, tensor.last_node, tensor.offset, x, y, w, h, (i * 47) % 360);
     if (h >= 12 && w >= 40) {
       absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", x + 3, y + 11,
                             label);
@@ -80,7 +70,7 @@ std::string PlanSvg(const StaticModule& module, const memory::MemoryPlanner& pla
                         "<text x=\"10\" y=\"%.0f\">0</text>\n"
                         "<text x=\"10\" y=\"%.0f\">%s</text>\n</svg>\n",
                         left + width / 2 - 60, top + height + 30, top + height / 2, top + 10,
-                        top + height, Bytes(plan.arena_bytes));
+                        top + height, Bytes(plan.planned_bytes));
   return svg;
 }
 

@@ -7,14 +7,13 @@
 
 #include <string>
 
-#include "memory/planner.h"
-#include "runtime/static_module.h"
+#include "runtime/types.h"
 
 namespace static_runtime {
 namespace sr {
 
-// `planner` belongs to a runtime of `module` that has run at least once.
-std::string PlanSvg(const StaticModule& module, const memory::MemoryPlanner& planner);
+// `plan` is StaticRuntime::DescribeMemoryPlan() after a run.
+std::string PlanSvg(const MemoryPlanDescription& plan);
 
 }  // namespace sr
 }  // namespace static_runtime

@@ -27,12 +27,14 @@ TEST(PlanSvgTest, OneRectanglePerManagedTensorAndTheLowerBound) {
   ASSERT_TRUE(inputs.ok());
   StaticRuntime runtime(*static_module);
   ASSERT_TRUE(runtime.Run(*inputs).ok());
-  const memory::MemoryPlanner* planner = runtime.memory_planner();
-  ASSERT_NE(planner, nullptr);
-  const std::string svg = PlanSvg(**static_module, *planner);
+  const MemoryPlanDescription plan = runtime.DescribeMemoryPlan();
+  ASSERT_FALSE(plan.tensors.empty());
+  EXPECT_EQ(plan.tensors.size(), (*static_module)->planned_tensors());
+  const std::string svg = PlanSvg(plan);
   EXPECT_THAT(svg, testing::StartsWith("<svg"));
   size_t nonempty = 0;
-  for (const auto& lifetime : planner->lifetimes()) nonempty += lifetime.bytes > 0;
+  for (const MemoryPlanDescription::Tensor& tensor : plan.tensors) nonempty += tensor.bytes > 0;
+  EXPECT_GT(nonempty, 0u);
   EXPECT_EQ(Count(svg, "<g><title>"), nonempty);
   EXPECT_THAT(svg, testing::HasSubstr("lower bound"));
   EXPECT_THAT(svg, testing::HasSubstr("linear"));

@@ -6,8 +6,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "passes/fuse_pointwise.h"
-#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace sr {
@@ -17,26 +15,23 @@ using Clock = std::chrono::steady_clock;
 
 double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
-std::string KernelKindOf(const NodePlan& node) { return KernelKindName(node.info->kind); }
-
 // Times every kernel call; optionally records trace events.
 class Timer : public NodeObserver {
  public:
-  void Before(const NodePlan&, const c10::IValue*) override { start_ = Clock::now(); }
-  void After(const NodePlan& node, const c10::IValue*) override {
+  void Before(const NodeDescription&, const NodeValues&) override { start_ = Clock::now(); }
+  void After(const NodeDescription& node, const NodeValues&) override {
     const auto end = Clock::now();
     const double us = Micros(end - start_);
-    const torch::jit::Node* jit_node = node.info->node;
+    const char* kind = node.node->kind().toQualString();
     // A fused group is one entry of its own.
-    const bool group = jit_node->kind() == ops::kFusedPointwise;
-    NodeKindProfile& entry = group ? by_kind_[absl::StrCat("group ", node.info->position)]
-                                   : by_kind_[jit_node->kind().toQualString()];
+    const bool group = !node.fused_ops.empty();
+    NodeKindProfile& entry =
+        group ? by_kind_[absl::StrCat("group ", node.position)] : by_kind_[kind];
     if (entry.calls == 0) {
-      entry.kind = group ? absl::StrCat("fused group at node ", node.info->position, ": ",
-                                        GroupOps(jit_node))
-                         : jit_node->kind().toQualString();
-      entry.node_kind = jit_node->kind().toQualString();
-      entry.kernel_kind = KernelKindOf(node);
+      entry.kind =
+          group ? absl::StrCat("fused group at node ", node.position, ": ", node.fused_ops) : kind;
+      entry.node_kind = kind;
+      entry.kernel_kind = NodeKindName(node.kind);
     }
     entry.total_us += us;
     ++entry.calls;
@@ -48,7 +43,7 @@ class Timer : public NodeObserver {
                                       "\"ts\": %.3f, \"dur\": %.3f, \"pid\": 0, \"tid\": 0, "
                                       "\"args\": {\"node\": \"%s\"}}",
                                       entry.kind, entry.kernel_kind, Micros(start_ - origin_), us,
-                                      node.info->position));
+                                      node.position));
     }
   }
   void Phase(const char* name, double us) override { phases_[name] += us; }

@@ -2,7 +2,7 @@
 // kind, and per fused pointwise group: total time, share, call count and
 // kernel kind (measured around every kernel call); the run's phases (binding arguments, memory
 // allocation and release, nodes); setup and first-run time; and the runtime's overhead per node,
-// measured on chains of no-op nodes (tools/sr/node_overhead.h), since kernel times measured around
+// measured on chains of no-op nodes (runtime/node_overhead.h), since kernel times measured around
 // every call include the measuring itself. One observed run can be written as a Chrome/Perfetto
 // trace.
 #ifndef STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/static_runtime.h"
 #include "tools/counting_allocator.h"
-#include "tools/sr/node_overhead.h"
+#include "runtime/node_overhead.h"
 
 namespace static_runtime {
 namespace sr {

@@ -351,21 +351,21 @@ int PlanCommand(const Args& args) {
   StaticRuntime runtime(*static_module);
   absl::StatusOr<c10::IValue> result = runtime.Run(setup.inputs);
   if (!result.ok()) return Fail(1, std::string(result.status().message()));
-  const memory::MemoryPlanner* planner = runtime.memory_planner();
-  if (planner == nullptr) {
+  const MemoryPlanDescription plan = runtime.DescribeMemoryPlan();
+  if (plan.tensors.empty()) {
     return Fail(1,
                 "the runtime plans no memory for this model (no managed tensors, or "
                 "--optimize-memory=false)");
   }
-  const memory::PlannerStats& stats = planner->stats();
+  const ArenaStats& stats = plan.stats;
   std::cout << "model: " << setup.model_name << "\n"
             << absl::StrFormat(
                    "%d managed tensors; arena %d B (%s), storage groups %d B, greedy by "
                    "size %d B, lower bound %d B\nwrote %s\n",
-                   stats.managed_tensors, planner->plan().arena_bytes,
-                   memory::AlgorithmName(stats.algorithm), stats.storage_groups_bytes,
-                   stats.greedy_by_size_bytes, stats.lower_bound_bytes, args.String("svg"));
-  return WriteIfGiven(args, "svg", PlanSvg(**static_module, *planner));
+                   stats.managed_tensors, plan.planned_bytes, stats.algorithm,
+                   stats.storage_groups_bytes, stats.greedy_by_size_bytes,
+                   stats.lower_bound_bytes, args.String("svg"));
+  return WriteIfGiven(args, "svg", PlanSvg(plan));
 }
 
 int ExportCommand(const Args& args) {

@@ -7,7 +7,6 @@
 #include "gmock/gmock.h"
 #include "golden/models/corpus.h"
 #include "gtest/gtest.h"
-#include "ops/registry.h"
 #include "load/load.h"
 
 namespace static_runtime {
@@ -17,14 +16,7 @@ namespace {
 using testing::AllOf;
 using testing::HasSubstr;
 
-// A kernel wrong on purpose, in this test binary only: aten::flip (which
-// otherwise runs as a fallback) gives the flipped tensor plus one.
-const bool kRegistered = [] {
-  RegisterNative("aten::flip(Tensor self, int[] dims) -> Tensor", ForAnyNode([](NodeIO& io) {
-                   io.Output(0) = at::flip(io.Input(0).toTensor(), io.Input(1).toIntVector()) + 1;
-                 }));
-  return true;
-}();
+// //golden:wrong_flip_kernel, linked in, makes aten::flip wrong on purpose.
 
 VerifyConfig TwoInputSets() {
   VerifyConfig config;

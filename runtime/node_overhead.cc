@@ -1,15 +1,15 @@
-#include "tools/sr/node_overhead.h"
+#include "runtime/node_overhead.h"
 
 #include <algorithm>
 #include <chrono>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/module_state.h"
 #include "runtime/plan.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {
-namespace sr {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -59,7 +59,7 @@ absl::StatusOr<NodeOverhead> MeasureNodeOverhead() {
   overhead.slope_ns = (MedianNs(long_ns) - MedianNs(short_ns)) / (kLongChain - kShortChain);
 
   // The addition kernel alone, on a two-slot table, as the runner calls it.
-  const NodePlan& node = (*short_chain)->plan().nodes.front();
+  const NodePlan& node = ModuleState::Of(**short_chain).plan.nodes.front();
   std::vector<c10::IValue> values = {int64_t{0}, int64_t{1}, c10::IValue()};
   const ValueIndex inputs[] = {0, 1};
   const ValueIndex outputs[] = {2};
@@ -77,5 +77,4 @@ absl::StatusOr<NodeOverhead> MeasureNodeOverhead() {
   return overhead;
 }
 
-}  // namespace sr
 }  // namespace static_runtime

@@ -3,14 +3,14 @@
 // nodes) are run on the static runtime, and the slope (extra run time per
 // extra node) minus the cost of the addition kernel itself, called directly
 // in a loop, is the overhead of the block runner per node: fetching the node,
-// its input and output slots and calling its kernel. Used by `sr profile`.
-#ifndef STATIC_RUNTIME_TOOLS_SR_NODE_OVERHEAD_H_
-#define STATIC_RUNTIME_TOOLS_SR_NODE_OVERHEAD_H_
+// its input and output slots and calling its kernel. Public: `sr profile`
+// reports it, and so can a user checking the runtime on their machine.
+#ifndef STATIC_RUNTIME_RUNTIME_NODE_OVERHEAD_H_
+#define STATIC_RUNTIME_RUNTIME_NODE_OVERHEAD_H_
 
 #include "absl/status/statusor.h"
 
 namespace static_runtime {
-namespace sr {
 
 struct NodeOverhead {
   double per_node_ns = 0;  // run time per extra node, minus the kernel's own time
@@ -20,7 +20,6 @@ struct NodeOverhead {
 
 absl::StatusOr<NodeOverhead> MeasureNodeOverhead();
 
-}  // namespace sr
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_TOOLS_SR_NODE_OVERHEAD_H_
+#endif  // STATIC_RUNTIME_RUNTIME_NODE_OVERHEAD_H_

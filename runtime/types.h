@@ -1,0 +1,130 @@
+// The value types of the public API (part of //runtime:static_runtime):
+// keyword arguments, how a launcher runs tasks, what a module's nodes were
+// bound to, what memory planning does, and the observer a profiling run
+// reports every node to. Plain data and one interface; nothing here refers to
+// the runtime's internal structures, which may change from release to
+// release.
+#ifndef STATIC_RUNTIME_RUNTIME_TYPES_H_
+#define STATIC_RUNTIME_RUNTIME_TYPES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "absl/types/span.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+
+// A call's keyword arguments, by the schema's argument names.
+using KwargMap = std::unordered_map<std::string, c10::IValue>;
+
+// Runs a task somewhere (a thread pool, an executor); RunAsync and forked
+// calls use it. Null means LibTorch's inter-op pool (at::launch).
+using TaskLauncher = std::function<void(std::function<void()>)>;
+
+// How many of a module's nodes got each kind of kernel.
+struct KernelCounts {
+  size_t out_variant = 0;  // write into memory the runtime plans
+  size_t native = 0;       // the runtime's own kernels; control flow (If, Loop) included
+  size_t fallback = 0;     // the JIT's operator, run on a small stack
+  size_t total() const { return out_variant + native + fallback; }
+};
+
+// What a node of the prepared graph runs as.
+enum class NodeKind : uint8_t { kOutVariant, kNative, kFallback, kIf, kLoop };
+// "out_variant", "native", "fallback", "control (If)", "control (Loop)".
+const char* NodeKindName(NodeKind kind);
+
+// One node of a module's prepared graph (StaticModule::DescribeNodes, and
+// what a NodeObserver is told).
+struct NodeDescription {
+  const torch::jit::Node* node = nullptr;  // in StaticModule::graph()
+  // "4", or "4/1/0" for the first node of the second block of node 4.
+  std::string position;
+  NodeKind kind = NodeKind::kNative;
+  std::string fallback_reason;  // fallbacks: why no kernel of ours took it
+  // A fused pointwise group: its ops in order ("silu, mul, hardswish"), and
+  // how many of its outputs are used after it (the others only serve the
+  // node-by-node path).
+  std::string fused_ops;
+  size_t fused_outputs_used = 0;
+  // StaticModule::DescribeNodes only: for a node next to a fused group that
+  // did not join it, why not.
+  std::string not_fused_reason;
+};
+
+// A node's values as its kernel reads and writes them.
+class NodeValues {
+ public:
+  NodeValues(const c10::IValue* table, absl::Span<const uint32_t> inputs,
+             absl::Span<const uint32_t> outputs)
+      : table_(table), inputs_(inputs), outputs_(outputs) {}
+  size_t num_inputs() const { return inputs_.size(); }
+  size_t num_outputs() const { return outputs_.size(); }
+  const c10::IValue& input(size_t i) const { return table_[inputs_[i]]; }
+  const c10::IValue& output(size_t i) const { return table_[outputs_[i]]; }
+
+ private:
+  const c10::IValue* table_;
+  absl::Span<const uint32_t> inputs_;
+  absl::Span<const uint32_t> outputs_;
+};
+
+// Told about every kernel call of StaticRuntime::RunObserved (If and Loop
+// nodes are not calls: their sub-blocks' nodes are reported). Before a call
+// its outputs may hold last run's values or planned memory.
+class NodeObserver {
+ public:
+  virtual ~NodeObserver() = default;
+  virtual void Before(const NodeDescription& node, const NodeValues& values) {}
+  virtual void After(const NodeDescription& node, const NodeValues& values) {}
+  // How long each phase of the run took: "bind", "allocate" (memory
+  // planning), "nodes", "release".
+  virtual void Phase(const char* name, double microseconds) {}
+};
+
+// The arena of managed intermediates (all zero without memory planning).
+struct ArenaStats {
+  size_t managed_tensors = 0;
+  size_t reused_tensors = 0;  // managed tensors sharing memory with another
+  // The arena each planning algorithm would need for the last run's sizes,
+  // and the most bytes alive at one node (no plan needs less).
+  size_t storage_groups_bytes = 0;
+  size_t greedy_by_size_bytes = 0;
+  size_t lower_bound_bytes = 0;
+  size_t arena_bytes = 0;     // the arena's capacity
+  std::string algorithm;      // the one in use: "greedy_by_size" or "storage_groups"
+  size_t replans = 0;         // plans made after the first (sizes grew)
+};
+
+// What memory planning does for a runtime (all zero without planning).
+struct MemoryStats {
+  ArenaStats intermediates;
+  size_t unmanaged_values = 0;  // values the runtime produces outside any plan
+  size_t output_tensors = 0;    // outputs in the output buffer
+  size_t output_buffer_bytes = 0;
+};
+
+// The plan of the intermediates of a runtime's last run: where each managed
+// tensor lived in the arena and when.
+struct MemoryPlanDescription {
+  struct Tensor {
+    std::string producer;  // the kind of the node that produces it ("conv2d")
+    size_t first_node = 0;  // the top-level nodes it is alive at
+    size_t last_node = 0;
+    size_t offset = 0;
+    size_t bytes = 0;
+  };
+  std::vector<Tensor> tensors;
+  size_t planned_bytes = 0;  // the arena the plan needs
+  ArenaStats stats;
+};
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_RUNTIME_TYPES_H_
