@@ -1,5 +1,10 @@
 #include "golden/reference.h"
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -15,8 +20,9 @@ absl::Status Difference(const std::string& path, const std::string& what) {
   return absl::FailedPreconditionError(absl::StrCat(path, ": ", what));
 }
 
-absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
-                            const at::Tensor& actual, Tolerance tolerance) {
+// OK when both tensors are undefined or have the same dtype and shape.
+absl::Status SameKindOfTensor(const std::string& path, const at::Tensor& expected,
+                              const at::Tensor& actual) {
   if (expected.defined() != actual.defined()) {
     return Difference(path, "one tensor is undefined");
   }
@@ -28,7 +34,13 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
   if (!expected.sizes().equals(actual.sizes())) {
     return Difference(path, absl::StrCat("shape ", Shape(expected), " vs ", Shape(actual)));
   }
-  if (expected.numel() == 0) return absl::OkStatus();
+  return absl::OkStatus();
+}
+
+absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
+                            const at::Tensor& actual, Tolerance tolerance) {
+  absl::Status same = SameKindOfTensor(path, expected, actual);
+  if (!same.ok() || !expected.defined() || expected.numel() == 0) return same;
   at::Tensor e = expected.contiguous().flatten();
   at::Tensor a = actual.contiguous().flatten();
   at::Tensor mismatch;
@@ -50,14 +62,18 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
                                        c10::str(a[index].item())));
 }
 
-absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
-                       const c10::IValue& actual, Tolerance tolerance) {
+// Walks `expected` and `actual` together: tuples, lists and dicts element by
+// element (their kinds, lengths and keys must agree), calling `leaf` on every
+// other pair of values with its path ("output[1]['key'][0]").
+using LeafVisitor = std::function<absl::Status(const std::string& path,
+                                               const c10::IValue& expected,
+                                               const c10::IValue& actual)>;
+
+absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
+                       const c10::IValue& actual, const LeafVisitor& leaf) {
   if (expected.tagKind() != actual.tagKind()) {
     return Difference(path, absl::StrCat("kind ", expected.tagKind(), " vs ",
                                          actual.tagKind()));
-  }
-  if (expected.isTensor()) {
-    return CompareTensors(path, expected.toTensor(), actual.toTensor(), tolerance);
   }
   if (expected.isTuple() || expected.isList()) {
     const std::vector<c10::IValue> e =
@@ -70,7 +86,7 @@ absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
       return Difference(path, absl::StrCat("length ", e.size(), " vs ", a.size()));
     }
     for (size_t i = 0; i < e.size(); ++i) {
-      absl::Status status = CompareAt(absl::StrCat(path, "[", i, "]"), e[i], a[i], tolerance);
+      absl::Status status = WalkPairs(absl::StrCat(path, "[", i, "]"), e[i], a[i], leaf);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -85,10 +101,18 @@ absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
       auto found = a.find(entry.key());
       const std::string key_path = absl::StrCat(path, "[", c10::str(entry.key()), "]");
       if (found == a.end()) return Difference(key_path, "key missing");
-      absl::Status status = CompareAt(key_path, entry.value(), found->value(), tolerance);
+      absl::Status status = WalkPairs(key_path, entry.value(), found->value(), leaf);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
+  }
+  return leaf(path, expected, actual);
+}
+
+absl::Status CompareLeaves(const std::string& path, const c10::IValue& expected,
+                           const c10::IValue& actual, Tolerance tolerance) {
+  if (expected.isTensor()) {
+    return CompareTensors(path, expected.toTensor(), actual.toTensor(), tolerance);
   }
   // prim::Uninitialized's placeholder (a value an If branch never sets):
   // equal to itself, which IValue's == does not say.
@@ -105,6 +129,20 @@ absl::Status CompareAt(const std::string& path, const c10::IValue& expected,
   return absl::OkStatus();
 }
 
+// The largest difference between two tensors of one dtype and shape: equal
+// elements (NaN and NaN, an infinity and itself) differ by 0; a NaN against a
+// number, or infinities apart, by infinity.
+double MaxAbsTensorDifference(const at::Tensor& expected, const at::Tensor& actual) {
+  if (!expected.defined() || expected.numel() == 0) return 0;
+  const at::Tensor e = expected.to(at::kDouble);
+  const at::Tensor a = actual.to(at::kDouble);
+  const at::Tensor equal = e.eq(a).logical_or(e.isnan().logical_and(a.isnan()));
+  return at::where(equal, at::zeros_like(e), (e - a).abs())
+      .nan_to_num(std::numeric_limits<double>::infinity())
+      .max()
+      .item<double>();
+}
+
 }  // namespace
 
 c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
@@ -119,7 +157,29 @@ c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
 
 absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
                      Tolerance tolerance) {
-  return CompareAt("output", expected, actual, tolerance);
+  return WalkPairs("output", expected, actual,
+                   [tolerance](const std::string& path, const c10::IValue& e,
+                               const c10::IValue& a) { return CompareLeaves(path, e, a, tolerance); });
+}
+
+absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual) {
+  double max_difference = 0;
+  absl::Status status = WalkPairs(
+      "output", expected, actual,
+      [&max_difference](const std::string& path, const c10::IValue& e, const c10::IValue& a) {
+        double difference = 0;
+        if (e.isTensor()) {
+          absl::Status same = SameKindOfTensor(path, e.toTensor(), a.toTensor());
+          if (!same.ok()) return same;
+          difference = MaxAbsTensorDifference(e.toTensor(), a.toTensor());
+        } else if (e.isDouble() || e.isInt()) {
+          difference = std::abs(e.toScalar().toDouble() - a.toScalar().toDouble());
+        }
+        max_difference = std::max(max_difference, difference);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return max_difference;
 }
 
 c10::IValue DeepCopy(const c10::IValue& value) {

@@ -11,6 +11,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -32,6 +33,12 @@ enum class Tolerance {
 // equal.
 absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
                      Tolerance tolerance = Tolerance::kDtypeDefault);
+
+// The largest absolute difference between the numbers of `expected` and
+// `actual` (tensor elements, floats and ints): 0 when equal, NaN against NaN
+// and an infinity against itself equal, NaN against a number infinite. An
+// error (naming the path) when they differ in structure, dtype or shape.
+absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual);
 
 // A deep copy: tensors cloned with their layout (strides and storage
 // offset, also of views that are not dense), containers rebuilt. For

@@ -40,7 +40,7 @@ void AtenGru(NodeIO& io) {
   io.Output(1) = std::move(h_n);
 }
 
-Kernel MakeLstmKernel(const torch::jit::Node* node) {
+KernelOffer MakeLstmKernel(const torch::jit::Node* node) {
   std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kLstm);
   if (!frozen) return AtenLstm;
   auto lstm = std::make_shared<const FrozenRnn>(*std::move(frozen));
@@ -58,7 +58,7 @@ Kernel MakeLstmKernel(const torch::jit::Node* node) {
   };
 }
 
-Kernel MakeGruKernel(const torch::jit::Node* node) {
+KernelOffer MakeGruKernel(const torch::jit::Node* node) {
   std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kGru);
   if (!frozen) return AtenGru;
   auto gru = std::make_shared<const FrozenRnn>(*std::move(frozen));

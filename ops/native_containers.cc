@@ -9,7 +9,7 @@ namespace {
 
 using torch::jit::Node;
 
-Kernel ListConstruct(const Node* node) {
+KernelOffer ListConstruct(const Node* node) {
   c10::TypePtr element_type =
       node->output()->type()->expectRef<c10::ListType>().getElementType();
   return [element_type](NodeIO& io) {
@@ -20,7 +20,7 @@ Kernel ListConstruct(const Node* node) {
   };
 }
 
-Kernel TupleConstruct(const Node* node) {
+KernelOffer TupleConstruct(const Node* node) {
   auto tuple_type = node->output()->type()->cast<c10::TupleType>();
   const bool named = tuple_type != nullptr && tuple_type->schema() != nullptr;
   return [named, tuple_type](NodeIO& io) {
@@ -32,7 +32,7 @@ Kernel TupleConstruct(const Node* node) {
   };
 }
 
-Kernel DictConstruct(const Node* node) {
+KernelOffer DictConstruct(const Node* node) {
   const auto& dict_type = node->output()->type()->expectRef<c10::DictType>();
   c10::TypePtr key_type = dict_type.getKeyType();
   c10::TypePtr value_type = dict_type.getValueType();

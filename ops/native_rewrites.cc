@@ -51,7 +51,7 @@ c10::optional<at::MemoryFormat> MemoryFormatArg(const c10::IValue& value) {
   return value.toMemoryFormat();
 }
 
-Kernel MaybeCopyTo(const Node* node) {
+KernelOffer MaybeCopyTo(const Node* node) {
   const std::string overload = OverloadOf(node);
   if (overload == "dtype") {
     return [](NodeIO& io) {
@@ -81,12 +81,12 @@ Kernel MaybeCopyTo(const Node* node) {
       io.Output(0) = self.to(dtype, io.Input(2).toBool(), copy);
     };
   }
-  return nullptr;
+  return Decline();
 }
 
-Kernel CopyVariant(const Node* node) {
+KernelOffer CopyVariant(const Node* node) {
   const ops::CopyVariant::View view = CopyVariantView(node);
-  if (view == nullptr) return nullptr;
+  if (view == nullptr) return Decline();
   return [view](NodeIO& io) {
     io.Output(0) = ApplyView(view, io).clone(at::MemoryFormat::Contiguous);
   };

@@ -168,14 +168,14 @@ class Conv2dKernel {
   onednn::PlanCache plans_;
 };
 
-Kernel MakeConv2dKernel(const torch::jit::Node* node) {
+KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {
   std::optional<onednn::FrozenParams> frozen = onednn::ReadFrozenParams(node, 4);
-  if (!frozen) return nullptr;
+  if (!frozen) return Decline();
   // stride, padding, dilation, groups (input 7, the residual, is a run-time value)
   std::vector<c10::IValue> constants;
   for (size_t i = 3; i < 7; ++i) {
     c10::optional<c10::IValue> constant = torch::jit::toIValue(node->input(i));
-    if (!constant) return nullptr;
+    if (!constant) return Decline();
     constants.push_back(*std::move(constant));
   }
   ConvParams params;
@@ -185,12 +185,12 @@ Kernel MakeConv2dKernel(const torch::jit::Node* node) {
   params.dilation = Pair(constants[2].toIntVector());
   params.groups = constants[3].toInt();
   for (const auto* list : {&params.stride, &params.padding, &params.dilation}) {
-    if (list->size() != 2) return nullptr;
+    if (list->size() != 2) return Decline();
   }
   if (params.stride[0] < 1 || params.stride[1] < 1 || params.dilation[0] < 1 ||
       params.dilation[1] < 1 || params.padding[0] < 0 || params.padding[1] < 0 ||
       params.groups < 1 || params.weight.size(0) % params.groups != 0) {
-    return nullptr;  // ATen reports these
+    return Decline();  // ATen reports these
   }
   params.channels_last_output = MayBeChannelsLast(node->output());
   auto kernel = std::make_shared<Conv2dKernel>(std::move(params));

@@ -64,9 +64,9 @@ class LinearKernel {
   onednn::PackedLinear linear_;
 };
 
-Kernel MakeLinearKernel(const torch::jit::Node* node) {
+KernelOffer MakeLinearKernel(const torch::jit::Node* node) {
   std::optional<LinearParams> params = onednn::ReadFrozenParams(node, 2);
-  if (!params || params->weight.numel() == 0) return nullptr;
+  if (!params || params->weight.numel() == 0) return Decline();
   auto kernel = std::make_shared<LinearKernel>(*std::move(params));
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }

@@ -55,7 +55,7 @@ void RegisterConcatenation() {
     });
     KernelRegistry::Global().Register(
         stack ? "static_runtime::variadic_stack" : "static_runtime::variadic_cat",
-        KernelKind::kOutVariant, [stack](const Node*) -> Kernel {
+        KernelKind::kOutVariant, [stack](const Node*) -> KernelOffer {
           return [stack](NodeIO& io) {
             std::vector<at::Tensor> tensors;
             tensors.reserve(io.num_inputs() - 1);
@@ -183,7 +183,9 @@ void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::Memor
 void RegisterMaybeAliasing(const char* name, Kernel kernel) {
   KernelRegistry::Global().RegisterOverload(
       name, "", KernelKind::kOutVariant,
-      [kernel](const Node* node) -> Kernel { return GraphHasWriters(node) ? nullptr : kernel; });
+      [kernel](const Node* node) {
+        return GraphHasWriters(node) ? Decline() : KernelOffer(kernel);
+      });
 }
 
 // contiguous(self, memory_format) returns `self` when it already has that
@@ -352,18 +354,18 @@ void RegisterRewriteOperators() {
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
     KernelRegistry::Global().Register(
-        variant.copy_op, KernelKind::kOutVariant, [](const Node* node) -> Kernel {
+        variant.copy_op, KernelKind::kOutVariant, [](const Node* node) -> KernelOffer {
           const ops::CopyVariant::View view = CopyVariantView(node);
-          if (view == nullptr) return nullptr;
+          if (view == nullptr) return Decline();
           return [view](NodeIO& io) { CopyToOutput(io, 0, ApplyView(view, io)); };
         });
   }
   // maybe_copy_to: the input itself when no conversion happens (the pass
   // only rewrites `to` where nobody can tell), else a copy into the slot.
   KernelRegistry::Global().Register(
-      "static_runtime::maybe_copy_to", KernelKind::kOutVariant, [](const Node* node) -> Kernel {
+      "static_runtime::maybe_copy_to", KernelKind::kOutVariant, [](const Node* node) -> KernelOffer {
         const std::string overload = OverloadOf(node);
-        if (overload != "dtype" && overload != "other") return nullptr;
+        if (overload != "dtype" && overload != "other") return Decline();
         const bool other = overload == "other";
         return [other](NodeIO& io) {
           const at::Tensor& self = TensorArg(io, 0);
@@ -393,7 +395,7 @@ void RegisterRewriteOperators() {
   // split / chunk / unbind with one output per part.
   for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
     KernelRegistry::Global().Register(
-        split.op, KernelKind::kOutVariant, [split](const Node*) -> Kernel {
+        split.op, KernelKind::kOutVariant, [split](const Node*) -> KernelOffer {
           return [split](NodeIO& io) {
             const std::vector<at::Tensor> parts = ApplySplit(split, io);
             for (size_t i = 0; i < parts.size(); ++i) CopyToOutput(io, i, parts[i]);

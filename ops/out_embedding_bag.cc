@@ -227,9 +227,9 @@ void EmbeddingBag(NodeIO& io) {
 }
 
 // Claims nodes whose offset2bag, bag_size and max_indices are never used.
-Kernel ForPooledOutputOnly(const torch::jit::Node* node) {
+KernelOffer ForPooledOutputOnly(const torch::jit::Node* node) {
   for (size_t i = 1; i < node->outputs().size(); ++i) {
-    if (node->output(i)->hasUses()) return nullptr;
+    if (node->output(i)->hasUses()) return Decline();
   }
   return EmbeddingBag;
 }

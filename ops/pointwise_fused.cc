@@ -328,11 +328,11 @@ bool Typed(PointwiseOp op, Type a, Type b, Type c) {
 
 class FusedPointwise {
  public:
-  static Kernel Make(const Node* node) {
+  static KernelOffer Make(const Node* node) {
     const std::shared_ptr<torch::jit::Graph> subgraph = node->g(c10::attr::Subgraph);
     auto fused = std::make_shared<FusedPointwise>();
     fused->unfused_ = Unfused::Make(*subgraph);
-    if (fused->unfused_ == nullptr) return nullptr;
+    if (fused->unfused_ == nullptr) return Decline();
     const ops::PointwiseEvaluator& evaluator = ops::PointwiseEvaluatorForThisCpu();
     if (evaluator.range != nullptr) {
       fused->range_ = evaluator.range;

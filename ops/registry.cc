@@ -22,8 +22,13 @@ const char* KernelKindName(KernelKind kind) {
   return "unknown";
 }
 
+KernelOffer::KernelOffer(Kernel kernel) : kernel_(std::move(kernel)) {
+  CHECK(kernel_) << "an empty Kernel offered for a node: a factory declines with Decline()";
+}
+
 KernelFactory ForAnyNode(Kernel kernel) {
-  return [kernel = std::move(kernel)](const torch::jit::Node*) { return kernel; };
+  CHECK(kernel) << "ForAnyNode of an empty Kernel";
+  return [kernel = std::move(kernel)](const torch::jit::Node*) { return KernelOffer(kernel); };
 }
 
 void RegisterNative(absl::string_view op, KernelFactory factory) {
@@ -99,9 +104,8 @@ std::optional<KernelRegistry::Selected> KernelRegistry::Find(
     if (kind == KernelKind::kOutVariant && !allow_out_variants) continue;
     for (const Entry& entry : entries_) {
       if (entry.kind != kind || !Matches(entry, node)) continue;
-      if (Kernel kernel = entry.factory(node)) {
-        return Selected{std::move(kernel), kind, entry.error_bound};
-      }
+      KernelOffer offer = entry.factory(node);
+      if (!offer.declined()) return Selected{std::move(offer).TakeKernel(), kind, entry.error_bound};
     }
   }
   return std::nullopt;

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <type_traits>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +61,35 @@ enum class KernelKind {
 const char* KernelKindName(KernelKind kind);
 
 using Kernel = std::function<void(NodeIO&)>;
-using KernelFactory = std::function<Kernel(const torch::jit::Node*)>;
+
+// What a kernel factory answers for a node: the kernel that runs it, or that
+// it declines the node (then another kernel, or the JIT's fallback, takes
+// it). Declining is said with Decline(); `nullptr` and empty functions do not
+// compile or abort, so a factory cannot decline by accident.
+class KernelOffer {
+ public:
+  // Any callable that takes a NodeIO&: a lambda, a function.
+  template <typename F,
+            typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Kernel> &&
+                                        !std::is_same_v<std::decay_t<F>, KernelOffer> &&
+                                        std::is_invocable_v<F&, NodeIO&>>>
+  KernelOffer(F&& kernel) : kernel_(std::forward<F>(kernel)) {}  // NOLINT: implicit
+  // A Kernel held in a std::function: it must not be empty.
+  explicit KernelOffer(Kernel kernel);
+  KernelOffer(std::nullptr_t) = delete;  // decline with Decline()
+
+  static KernelOffer Decline() { return KernelOffer(); }
+  bool declined() const { return !kernel_; }
+  // The kernel; only for an offer not declined.
+  Kernel TakeKernel() && { return std::move(kernel_); }
+
+ private:
+  KernelOffer() = default;
+  Kernel kernel_;
+};
+inline KernelOffer Decline() { return KernelOffer::Decline(); }
+
+using KernelFactory = std::function<KernelOffer(const torch::jit::Node*)>;
 
 // Kernels compute what the node's JIT operator computes, bit for bit, unless
 // they declare an error bound: a kernel that sums in another order (a blocked

@@ -32,7 +32,7 @@ TEST(RegistryTest, EverySchemaNamesAJitOperator) {
 TEST(RegistryDeathTest, ASecondKernelOfOneKindForOneSchemaAborts) {
   KernelRegistry& registry = KernelRegistry::Global();
   EXPECT_DEATH(registry.Register("aten::relu(Tensor self) -> Tensor", KernelKind::kOutVariant,
-                                 [](const torch::jit::Node*) { return Kernel(); }),
+                                 [](const torch::jit::Node*) { return Decline(); }),
                "two kernels of one kind registered for one operator: "
                "'aten::relu\\(Tensor self\\) -> Tensor'");
 }

@@ -155,9 +155,9 @@ class EncoderLayerKernel {
   onednn::PackedLinear qkv_, proj_, ffn_1_, ffn_2_;
 };
 
-Kernel MakeEncoderLayerKernel(const torch::jit::Node* node) {
+KernelOffer MakeEncoderLayerKernel(const torch::jit::Node* node) {
   std::optional<LayerParams> params = ReadParams(node);
-  if (!params) return nullptr;
+  if (!params) return Decline();
   auto kernel = std::make_shared<EncoderLayerKernel>(*std::move(params));
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }

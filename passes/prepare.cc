@@ -11,6 +11,7 @@
 #include "passes/force_non_empty_outputs.h"
 #include "passes/fuse_conv.h"
 #include "passes/fuse_list_unpack.h"
+#include "passes/freeze.h"
 #include "passes/fuse_pointwise.h"
 #include "passes/hoist_dict_lookups.h"
 #include "passes/inline_forks.h"
@@ -22,7 +23,6 @@
 #include "torch/csrc/jit/passes/canonicalize.h"
 #include "torch/csrc/jit/passes/constant_propagation.h"
 #include "torch/csrc/jit/passes/dead_code_elimination.h"
-#include "torch/csrc/jit/passes/freeze_module.h"
 #include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
 #include "torch/csrc/jit/passes/inliner.h"
 #include "torch/csrc/jit/passes/remove_mutation.h"
@@ -155,25 +155,31 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     // (freeze_module freezes a clone; inlining forks changes `copy`, so it
     // comes last.)
     if (!is_frozen) copy.eval();
-    auto frozen_graph = [&](bool inline_forks) {
-      torch::jit::Module frozen = copy;
-      if (!is_frozen) {
-        if (inline_forks) InlineForks(copy.get_method(method_name).graph());
-        // Freezing keeps `forward`; another entry point must be named.
-        frozen = torch::jit::freeze_module(copy, method_name == "forward"
-                                                     ? std::vector<std::string>{}
-                                                     : std::vector<std::string>{method_name});
+    auto frozen_graph =
+        [&](bool inline_forks) -> absl::StatusOr<std::shared_ptr<torch::jit::Graph>> {
+      if (is_frozen) {
+        std::shared_ptr<torch::jit::Graph> optimized =
+            copy.get_method(method_name).graph()->copy();
+        torch::jit::OptimizeFrozenGraph(optimized, /*optimize_numerics=*/true);
+        return optimized;
       }
-      std::shared_ptr<torch::jit::Graph> optimized = frozen.get_method(method_name).graph()->copy();
-      torch::jit::OptimizeFrozenGraph(optimized, /*optimize_numerics=*/true);
-      return optimized;
+      if (inline_forks) InlineForks(copy.get_method(method_name).graph());
+      absl::StatusOr<torch::jit::Module> frozen = FreezeForInference(copy, method_name);
+      if (!frozen.ok()) return frozen.status();
+      return frozen->get_method(method_name).graph()->copy();
     };
     // Freezing folds the attributes forked subgraphs read too, except those
     // of a module forked inside a forked call: then, as without parallel
     // forks, forked calls are inlined first.
-    if (parallel_forks) graph = frozen_graph(/*inline_forks=*/false);
+    if (parallel_forks) {
+      absl::StatusOr<std::shared_ptr<torch::jit::Graph>> frozen = frozen_graph(false);
+      if (!frozen.ok()) return frozen.status();
+      graph = *std::move(frozen);
+    }
     if (!parallel_forks || (!is_frozen && ReadsAttributes(*graph->block()))) {
-      graph = frozen_graph(/*inline_forks=*/true);
+      absl::StatusOr<std::shared_ptr<torch::jit::Graph>> frozen = frozen_graph(true);
+      if (!frozen.ok()) return frozen.status();
+      graph = *std::move(frozen);
     }
     c10::optional<torch::jit::Method> forward = copy.find_method(method_name);
     const c10::FunctionSchema& schema = forward->function().getSchema();

@@ -59,8 +59,8 @@ Options ForkedCallOptions(const Options& options) {
   return call_options;
 }
 
-Kernel MakeForkedCallKernel(const torch::jit::Node* fork, const Options& options) {
-  if (!fork->hasAttribute(c10::attr::Subgraph)) return nullptr;
+KernelOffer MakeForkedCallKernel(const torch::jit::Node* fork, const Options& options) {
+  if (!fork->hasAttribute(c10::attr::Subgraph)) return Decline();
   Call call = MakeCall(fork->g(c10::attr::Subgraph),
                        fork->hasAttribute(PreparedSubgraphAttribute()), options);
   const c10::TypePtr result_type =

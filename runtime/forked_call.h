@@ -21,7 +21,7 @@ namespace static_runtime {
 // nullptr if `fork` has no subgraph. A subgraph marked with
 // PreparedSubgraphAttribute (passes/prepare.h: a compiled package's) is
 // bound as it is, without preparing it again.
-Kernel MakeForkedCallKernel(const torch::jit::Node* fork, const Options& options);
+KernelOffer MakeForkedCallKernel(const torch::jit::Node* fork, const Options& options);
 
 // The options a forked subgraph is prepared with, given the parent's.
 Options ForkedCallOptions(const Options& options);

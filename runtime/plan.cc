@@ -69,8 +69,9 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
     info.fused_outputs_used = node->i(ops::kUsedOutputs);
   }
   if (node->kind() == c10::prim::fork && planning.fork_kernels) {
-    if (Kernel kernel = planning.fork_kernels(node)) {
-      plan.kernel = std::move(kernel);
+    KernelOffer offer = planning.fork_kernels(node);
+    if (!offer.declined()) {
+      plan.kernel = std::move(offer).TakeKernel();
       return plan;
     }
   }

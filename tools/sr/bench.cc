@@ -11,12 +11,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "errors/exception_message.h"
+#include "golden/reference.h"
+#include "passes/freeze.h"
 #include "runtime/pool.h"
 #include "tools/counting_allocator.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/pytorch_sr.h"
-#include "torch/csrc/jit/passes/freeze_module.h"
-#include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
 
 namespace static_runtime {
 namespace sr {
@@ -47,64 +47,6 @@ Latency Summarize(std::vector<double> samples_us, double wall_us) {
   return latency;
 }
 
-absl::Status Mismatch(const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("outputs differ in structure: ", what));
-}
-
-absl::Status Accumulate(const c10::IValue& e, const c10::IValue& a, double& max_diff) {
-  if (e.tagKind() != a.tagKind()) return Mismatch(absl::StrCat(e.tagKind(), " vs ", a.tagKind()));
-  if (e.isTensor()) {
-    const at::Tensor& et = e.toTensor();
-    const at::Tensor& at_ = a.toTensor();
-    if (et.defined() != at_.defined()) return Mismatch("one tensor is undefined");
-    if (!et.defined()) return absl::OkStatus();
-    if (et.scalar_type() != at_.scalar_type() || !et.sizes().equals(at_.sizes())) {
-      return Mismatch(absl::StrCat(c10::toString(et.scalar_type()), c10::str(et.sizes()), " vs ",
-                                   c10::toString(at_.scalar_type()), c10::str(at_.sizes())));
-    }
-    if (et.numel() > 0) {
-      // Equal elements (NaN and NaN, an infinity and itself) differ by 0; a
-      // NaN against a number, or infinities apart, by infinity.
-      const at::Tensor ed = et.to(at::kDouble);
-      const at::Tensor ad = at_.to(at::kDouble);
-      const at::Tensor equal = ed.eq(ad).logical_or(ed.isnan().logical_and(ad.isnan()));
-      const at::Tensor diff = at::where(equal, at::zeros_like(ed), (ed - ad).abs())
-                                  .nan_to_num(std::numeric_limits<double>::infinity());
-      max_diff = std::max(max_diff, diff.max().item<double>());
-    }
-    return absl::OkStatus();
-  }
-  if (e.isTuple() || e.isList()) {
-    const std::vector<c10::IValue> ev =
-        e.isTuple() ? e.toTupleRef().elements().vec() : e.toList().vec();
-    const std::vector<c10::IValue> av =
-        a.isTuple() ? a.toTupleRef().elements().vec() : a.toList().vec();
-    if (ev.size() != av.size()) return Mismatch("container lengths differ");
-    for (size_t i = 0; i < ev.size(); ++i) {
-      absl::Status status = Accumulate(ev[i], av[i], max_diff);
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
-  }
-  if (e.isGenericDict()) {
-    const auto ed = e.toGenericDict();
-    const auto ad = a.toGenericDict();
-    if (ed.size() != ad.size()) return Mismatch("dict sizes differ");
-    for (const auto& entry : ed) {
-      auto found = ad.find(entry.key());
-      if (found == ad.end()) return Mismatch("a dict key is missing");
-      absl::Status status = Accumulate(entry.value(), found->value(), max_diff);
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
-  }
-  if (e.isDouble() || e.isInt()) {
-    max_diff = std::max(max_diff, std::abs(e.toScalar().toDouble() - a.toScalar().toDouble()));
-    return absl::OkStatus();
-  }
-  return absl::OkStatus();
-}
-
 PyTorchSrOptions PyTorchSrOptionsFrom(const Options& options) {
   PyTorchSrOptions pytorch;
   pytorch.enable_out_variant = options.enable_out_variant;
@@ -130,13 +72,6 @@ struct StaticSide {
 };
 
 }  // namespace
-
-absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual) {
-  double max_diff = 0;
-  absl::Status status = Accumulate(expected, actual, max_diff);
-  if (!status.ok()) return status;
-  return max_diff;
-}
 
 absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
                                      const std::vector<c10::IValue>& inputs,
@@ -166,19 +101,13 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   const std::string method = (*static_module)->schema().name();
   report.kernels = (*static_module)->kernel_counts();
 
-  torch::jit::Module jit;
-  try {
-    jit = module.clone();
-    jit.eval();
-    if (!config.is_frozen) {
-      // torch::jit::freeze, for any entry point (it insists on `forward`).
-      jit = torch::jit::freeze_module(jit, std::vector<std::string>{method});
-      std::shared_ptr<torch::jit::Graph> graph = jit.get_method(method).graph();
-      torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
-    }
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the JIT cannot freeze the model: ", ExceptionMessage(e)));
+  // The JIT baseline: frozen as torch.jit.freeze does (as preparation does).
+  torch::jit::Module jit = module.clone();
+  jit.eval();
+  if (!config.is_frozen) {
+    absl::StatusOr<torch::jit::Module> frozen = FreezeForInference(module, method);
+    if (!frozen.ok()) return frozen.status();
+    jit = *std::move(frozen);
   }
 
   // One runtime per thread: with one thread (as PyTorch's Static Runtime is
@@ -211,7 +140,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   }
   absl::StatusOr<c10::IValue> actual = run_static(args);
   if (!actual.ok()) return actual.status();
-  absl::StatusOr<double> diff = MaxAbsDifference(expected, *actual);
+  absl::StatusOr<double> diff = reference::MaxAbsDifference(expected, *actual);
   if (!diff.ok()) return diff.status();
   report.max_abs_diff = *diff;
   actual = c10::IValue();
@@ -224,7 +153,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     if (!created.ok()) return created.status();
     pytorch_sr = *std::move(created);
     try {
-      absl::StatusOr<double> pytorch_diff = MaxAbsDifference(expected, (*pytorch_sr)(args));
+      absl::StatusOr<double> pytorch_diff = reference::MaxAbsDifference(expected, (*pytorch_sr)(args));
       if (!pytorch_diff.ok()) return pytorch_diff.status();
     } catch (const std::exception& e) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -352,7 +281,7 @@ std::string FormatReport(const BenchReport& r) {
   if (r.jit) columns.push_back({"jit", &*r.jit});
   if (r.pytorch_sr) columns.push_back({"pytorch sr", &*r.pytorch_sr});
   if (r.other_static) columns.push_back({"static (other)", &*r.other_static});
-  auto row = [&](const char* name, const char* format, auto field) {
+  auto row = [&](const char* name, const absl::FormatSpec<double>& format, auto field) {
     std::string line = absl::StrFormat("%-18s", name);
     for (const auto& column : columns) {
       absl::StrAppend(&line, absl::StrFormat(" %14s", absl::StrFormat(format, field(*column.second))));

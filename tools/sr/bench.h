@@ -89,9 +89,6 @@ std::string FormatReport(const BenchReport& report);
 // Machine-readable (schema in the README).
 std::string ReportJson(const BenchReport& report, const std::string& model);
 
-// Largest absolute difference between two output structures; an error if
-// their structure (container kinds, lengths, keys, dtypes, shapes) differs.
-absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual);
 
 }  // namespace sr
 }  // namespace static_runtime

@@ -1,0 +1,43 @@
+#include "golden/reference.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ATen/ATen.h"
+#include "gtest/gtest.h"
+
+namespace static_runtime {
+namespace reference {
+namespace {
+
+TEST(ReferenceTest, MaxAbsDifferenceChecksStructure) {
+  auto same = MaxAbsDifference(c10::ivalue::Tuple::create({at::ones({2}), int64_t{3}}),
+                               c10::ivalue::Tuple::create({at::full({2}, 1.5), int64_t{3}}));
+  ASSERT_TRUE(same.ok());
+  EXPECT_DOUBLE_EQ(*same, 0.5);
+  EXPECT_FALSE(MaxAbsDifference(at::ones({2}), at::ones({3})).ok());
+  EXPECT_FALSE(MaxAbsDifference(at::ones({2}), at::ones({2}, at::kDouble)).ok());
+  // NaN where the other has a number is an infinite difference; NaN against
+  // NaN and an infinity against itself none.
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  auto nan_vs_number = MaxAbsDifference(at::tensor({nan, 1.f}), at::tensor({1.f, 1.f}));
+  ASSERT_TRUE(nan_vs_number.ok());
+  EXPECT_TRUE(std::isinf(*nan_vs_number));
+  auto alike = MaxAbsDifference(at::tensor({nan, inf, 2.f}), at::tensor({nan, inf, 2.5f}));
+  ASSERT_TRUE(alike.ok());
+  EXPECT_DOUBLE_EQ(*alike, 0.5);
+}
+
+TEST(ReferenceTest, CompareNamesThePathOfTheFirstDifference) {
+  const c10::IValue expected = c10::ivalue::Tuple::create({at::ones({2}), int64_t{3}});
+  EXPECT_TRUE(Compare(expected, c10::ivalue::Tuple::create({at::ones({2}), int64_t{3}})).ok());
+  const absl::Status different =
+      Compare(expected, c10::ivalue::Tuple::create({at::ones({2}), int64_t{4}}));
+  ASSERT_FALSE(different.ok());
+  EXPECT_EQ(different.message(), "output[1]: 3 vs 4");
+  EXPECT_FALSE(Compare(expected, c10::ivalue::Tuple::create({at::ones({2})})).ok());
+}
+
+}  // namespace
+}  // namespace reference
+}  // namespace static_runtime

@@ -1,0 +1,31 @@
+#include "passes/freeze.h"
+
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "errors/exception_message.h"
+#include "torch/csrc/jit/passes/freeze_module.h"
+#include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
+
+namespace static_runtime {
+
+absl::StatusOr<torch::jit::Module> FreezeForInference(const torch::jit::Module& module,
+                                                      const std::string& method_name) {
+  try {
+    torch::jit::Module copy = module.clone();
+    copy.eval();
+    // Freezing keeps `forward`; another entry point must be named.
+    torch::jit::Module frozen = torch::jit::freeze_module(
+        copy, method_name == "forward" ? std::vector<std::string>{}
+                                       : std::vector<std::string>{method_name});
+    std::shared_ptr<torch::jit::Graph> graph = frozen.get_method(method_name).graph();
+    torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
+    return frozen;
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot freeze module: ", ExceptionMessage(e)));
+  }
+}
+
+}  // namespace static_runtime
