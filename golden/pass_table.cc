@@ -2,18 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "passes/check_static_runnable.h"
-#include "passes/copy_variants.h"
-#include "passes/eliminate_noop_slice.h"
-#include "passes/force_non_empty_outputs.h"
-#include "passes/fuse_conv.h"
-#include "passes/fuse_list_unpack.h"
-#include "passes/fuse_pointwise.h"
-#include "passes/hoist_dict_lookups.h"
 #include "load/load.h"
-#include "passes/maybe_copy_to.h"
-#include "passes/owned_refs.h"
+#include "passes/pass_table.h"
 #include "passes/prepare.h"
-#include "passes/variadic_ops.h"
 
 namespace static_runtime {
 namespace golden {
@@ -21,39 +12,27 @@ namespace {
 
 using GraphPtr = std::shared_ptr<torch::jit::Graph>;
 
-// Adapts a `bool Pass(const GraphPtr&)` rewrite.
-NamedPass Rewrite(std::string name, bool (*pass)(const GraphPtr&)) {
-  return {std::move(name), [pass](GraphPtr& graph) {
-            pass(graph);
-            return absl::OkStatus();
-          }};
-}
-
 }  // namespace
 
 const std::vector<NamedPass>& Passes() {
-  static const auto* const kPasses = new std::vector<NamedPass>{
-      Rewrite("eliminate_noop_slice", EliminateNoOpSlice),
-      Rewrite("variadic_ops", UseVariadicOps),
-      Rewrite("fuse_list_unpack", FuseListUnpack),
-      Rewrite("fuse_conv", FuseConvolutions),
-      Rewrite("fuse_linear", FuseLinears),
-      Rewrite("prepack_transformer_layers", PrepackTransformerLayers),
-      Rewrite("copy_variants", UseCopyVariants),
-      Rewrite("maybe_copy_to", UseMaybeCopyTo),
-      Rewrite("hoist_dict_lookups", HoistDictLookups),
-      Rewrite("fuse_pointwise", FusePointwise),
-      Rewrite("owned_refs", CreateOwnedRefs),
-      Rewrite("force_non_empty_outputs", ForceNonEmptyOutputs),
-      {"check_static_runnable", [](GraphPtr& graph) { return CheckStaticRunnable(graph); }},
-      {"pipeline",
-       [](GraphPtr& graph) {
-         absl::StatusOr<PreparedGraph> prepared = PrepareGraph(graph, Options());
-         if (!prepared.ok()) return prepared.status();
-         graph = prepared->graph;
-         return absl::OkStatus();
-       }},
-  };
+  static const auto* const kPasses = [] {
+    auto* passes = new std::vector<NamedPass>;
+    for (const RewritePass& rewrite : RewritePasses()) {
+      passes->push_back({rewrite.name, [run = rewrite.run](GraphPtr& graph) {
+                           run(graph);
+                           return absl::OkStatus();
+                         }});
+    }
+    passes->push_back(
+        {"check_static_runnable", [](GraphPtr& graph) { return CheckStaticRunnable(graph); }});
+    passes->push_back({"pipeline", [](GraphPtr& graph) {
+                         absl::StatusOr<PreparedGraph> prepared = PrepareGraph(graph, Options());
+                         if (!prepared.ok()) return prepared.status();
+                         graph = prepared->graph;
+                         return absl::OkStatus();
+                       }});
+    return passes;
+  }();
   return *kPasses;
 }
 

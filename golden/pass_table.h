@@ -1,6 +1,7 @@
 // Every preparation pass by name, as run by the golden IR tests
-// (golden/passes/<name>/), the pass property tests and golden/update_golden.
-// "pipeline" is the whole preparation of a graph with default options.
+// (golden/passes/<name>/), the pass property tests and golden/update_golden:
+// the rows of passes/pass_table.h, then "check_static_runnable" (the final
+// check) and "pipeline" (the whole preparation of a graph with default options).
 #ifndef STATIC_RUNTIME_GOLDEN_PASS_TABLE_H_
 #define STATIC_RUNTIME_GOLDEN_PASS_TABLE_H_
 

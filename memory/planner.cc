@@ -70,7 +70,8 @@ void MemoryPlanner::Replan() {
   stats_.greedy_by_size_bytes = greedy.arena_bytes;
   stats_.lower_bound_bytes = LowerBound(lifetimes_, Arena::kAlignment);
   const bool use_greedy = greedy.arena_bytes <= groups.arena_bytes;
-  stats_.algorithm = use_greedy ? Algorithm::kGreedyBySize : Algorithm::kStorageGroups;
+  stats_.algorithm =
+      AlgorithmName(use_greedy ? Algorithm::kGreedyBySize : Algorithm::kStorageGroups);
   plan_ = use_greedy ? greedy : groups;
   // A tensor is reused if some other tensor starts where it starts.
   stats_.reused_tensors = 0;

@@ -25,6 +25,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/types/span.h"
 #include "memory/arena.h"
+#include "memory/arena_stats.h"
 #include "memory/plan.h"
 
 namespace static_runtime {
@@ -36,16 +37,6 @@ struct TensorRecord {
   std::optional<c10::ScalarType> dtype;
 };
 
-struct PlannerStats {
-  size_t managed_tensors = 0;
-  size_t reused_tensors = 0;  // managed tensors sharing memory with another
-  size_t storage_groups_bytes = 0;
-  size_t greedy_by_size_bytes = 0;
-  size_t lower_bound_bytes = 0;
-  size_t arena_bytes = 0;  // the arena's capacity
-  Algorithm algorithm = Algorithm::kGreedyBySize;
-  size_t replans = 0;
-};
 
 class MemoryPlanner {
  public:
@@ -66,7 +57,7 @@ class MemoryPlanner {
   // True if `pointer` points into the arena.
   bool InArena(const void* pointer) const;
 
-  const PlannerStats& stats() const { return stats_; }
+  const ArenaStats& stats() const { return stats_; }
   const std::vector<TensorRecord>& records() const { return records_; }
   const Plan& plan() const { return plan_; }
   const std::vector<Lifetime>& lifetimes() const { return lifetimes_; }
@@ -82,7 +73,7 @@ class MemoryPlanner {
   Plan plan_;
   bool planned_ = false;
   Arena arena_;
-  PlannerStats stats_;
+  ArenaStats stats_;
 };
 
 }  // namespace memory

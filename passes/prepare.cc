@@ -5,21 +5,12 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "passes/check_static_runnable.h"
-#include "passes/copy_variants.h"
-#include "passes/eliminate_noop_slice.h"
 #include "errors/exception_message.h"
-#include "passes/force_non_empty_outputs.h"
-#include "passes/fuse_conv.h"
-#include "passes/fuse_list_unpack.h"
 #include "passes/freeze.h"
-#include "passes/fuse_pointwise.h"
-#include "passes/hoist_dict_lookups.h"
 #include "passes/inline_forks.h"
+#include "passes/pass_table.h"
 #include "load/load.h"
-#include "passes/maybe_copy_to.h"
 #include "ir/operators/operators.h"
-#include "passes/owned_refs.h"
-#include "passes/variadic_ops.h"
 #include "torch/csrc/jit/passes/canonicalize.h"
 #include "torch/csrc/jit/passes/constant_propagation.h"
 #include "torch/csrc/jit/passes/dead_code_elimination.h"
@@ -54,8 +45,7 @@ absl::StatusOr<PreparedGraph> PrepareOwnedGraph(
   try {
     OptimizeGraph(graph, options, sample_inputs);
     ApplyRuntimeRewrites(graph, options);
-    CreateOwnedRefs(graph);
-    ForceNonEmptyOutputs(graph);
+    RunPassStage(PassStage::kFinalize, graph, options);
     graph->lint();
   } catch (const std::exception& e) {
     return absl::InternalError(
@@ -114,24 +104,14 @@ void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
   torch::jit::RemoveTensorMutation(
       graph, [](torch::jit::Node* node) { return node->kind() != c10::aten::copy_; });
   torch::jit::ConstantPropagation(graph);
-  EliminateNoOpSlice(graph);
+  RunPassStage(PassStage::kCleanup, graph, options);
   torch::jit::EliminateDeadCode(graph);
 }
 
 void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
                           const Options& options) {
   ops::EnsureOperatorsRegistered();
-  if (options.prepack_weights) {
-    FuseConvolutions(graph);
-    FuseLinears(graph);
-    PrepackTransformerLayers(graph);
-  }
-  if (options.use_variadic_ops) UseVariadicOps(graph);
-  if (options.fuse_list_unpack) FuseListUnpack(graph);
-  if (options.use_copy_variants) UseCopyVariants(graph);
-  if (options.use_maybe_copy_variants) UseMaybeCopyTo(graph);
-  if (options.hoist_dict_lookups) HoistDictLookups(graph);
-  if (options.enable_fusion) FusePointwise(graph);
+  RunPassStage(PassStage::kRewrite, graph, options);
   torch::jit::EliminateDeadCode(graph);
 }
 

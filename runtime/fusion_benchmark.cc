@@ -58,6 +58,15 @@ StaticModule::Ptr Prepare(const torch::jit::Module& module, bool fusion) {
 }
 
 // Arguments: the chain (0 arithmetic, 1 math), rows, columns.
+void ChainSizes(benchmark::internal::Benchmark* benchmark) {
+  benchmark->ArgNames({"math", "rows", "cols"});
+  for (int64_t size : {0, 1}) {
+    for (int64_t math : {0, 1}) {
+      benchmark->Args({math, size ? 1024 : 8, size ? 1024 : 16});
+    }
+  }
+}
+
 void BM_ChainFusedVsUnfused(benchmark::State& state) {
   absl::StatusOr<torch::jit::Module> module =
       ModuleFromSource(state.range(0) == 0 ? kArithmeticChain : kMathChain);
@@ -86,12 +95,7 @@ void BM_ChainFusedVsUnfused(benchmark::State& state) {
   state.counters["ratio"] = std::chrono::duration<double>(fused_time).count() /
                             std::chrono::duration<double>(unfused_time).count();
 }
-BENCHMARK(BM_ChainFusedVsUnfused)
-    ->ArgNames({"math", "rows", "cols"})
-    ->Args({0, 8, 16})
-    ->Args({1, 8, 16})
-    ->Args({0, 1024, 1024})
-    ->Args({1, 1024, 1024});
+BENCHMARK(BM_ChainFusedVsUnfused)->Apply(ChainSizes);
 
 // A chain's program on rows x cols elements, evaluated alone: the floor of
 // the fused node's time. Arguments: the chain (0 arithmetic, 1 math), rows,
@@ -145,12 +149,7 @@ void BM_ChainEvaluator(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
-BENCHMARK(BM_ChainEvaluator)
-    ->ArgNames({"math", "rows", "cols"})
-    ->Args({0, 8, 16})
-    ->Args({1, 8, 16})
-    ->Args({0, 1024, 1024})
-    ->Args({1, 1024, 1024});
+BENCHMARK(BM_ChainEvaluator)->Apply(ChainSizes);
 
 }  // namespace
 }  // namespace static_runtime

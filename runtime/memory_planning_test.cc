@@ -344,7 +344,7 @@ TEST(MemoryPlanningStats, ModelsHaveManagedTensorsAndPlansNearTheLowerBound) {
     const memory::MemoryPlanner* planner = RuntimeImpl::Of(runtime).memory_planner();
     if (planner == nullptr) continue;
     ++models_with_managed;
-    const memory::PlannerStats& stats = planner->stats();
+    const ArenaStats& stats = planner->stats();
     EXPECT_EQ(stats.managed_tensors, ModuleState::Of(*prepared.planned).managed_slots.size());
     EXPECT_EQ(runtime.memory_stats().intermediates.managed_tensors, stats.managed_tensors);
     EXPECT_GE(runtime.memory_stats().intermediates.arena_bytes, 0u);

@@ -49,15 +49,7 @@ RuntimeImpl::RuntimeImpl(std::shared_ptr<const StaticModule> module)
 MemoryStats RuntimeImpl::memory_stats() const {
   MemoryStats stats;
   if (planner_) {
-    const memory::PlannerStats& planned = planner_->stats();
-    stats.intermediates.managed_tensors = planned.managed_tensors;
-    stats.intermediates.reused_tensors = planned.reused_tensors;
-    stats.intermediates.storage_groups_bytes = planned.storage_groups_bytes;
-    stats.intermediates.greedy_by_size_bytes = planned.greedy_by_size_bytes;
-    stats.intermediates.lower_bound_bytes = planned.lower_bound_bytes;
-    stats.intermediates.arena_bytes = planned.arena_bytes;
-    stats.intermediates.algorithm = memory::AlgorithmName(planned.algorithm);
-    stats.intermediates.replans = planned.replans;
+    stats.intermediates = planner_->stats();
   }
   if (output_planner_) {
     stats.output_tensors = output_planner_->stats().managed_tensors;

@@ -28,43 +28,26 @@ class RuntimeImpl {
 
   explicit RuntimeImpl(std::shared_ptr<const StaticModule> module);
 
-  // The model's result: its single output, or a tuple if the graph has
-  // several.
+  // What StaticRuntime's methods of the same names do (runtime/static_runtime.h).
   absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& args,
                                   const KwargMap& kwargs = KwargMap());
-
-  // With options().manage_output_tensors, output tensors live in a buffer the
-  // runtime reuses: after using a run's outputs, the caller calls this, and
-  // the tensors it holds become empty. Running again before is an error.
   void ReleaseOutputs();
-
-  // Starts a run on `launcher` (at::launch, LibTorch's inter-op pool, when
-  // null) and returns its future at once; the model's forked calls use the
-  // same launcher. The future completes with the result, or with an error
-  // whose message is the run's status message (future->tryRetrieveErrorMessage()).
-  // The runtime must outlive the future's completion, and runs nothing else
-  // until then (Run, RunObserved and RunAsync meanwhile are errors).
   c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,
                                                    KwargMap kwargs = KwargMap(),
                                                    TaskLauncher launcher = nullptr);
-
-  // Run, reporting every kernel call to `observer` (for profiling).
   absl::StatusOr<c10::IValue> RunObserved(const std::vector<c10::IValue>& args,
                                           const KwargMap& kwargs, NodeObserver& observer);
+  size_t NumHeldValues() const;
+  MemoryStats memory_stats() const;
+  MemoryPlanDescription DescribeMemoryPlan() const;
 
   const std::shared_ptr<const StaticModule>& module() const { return module_; }
-
-  // Slots other than constants that hold a value or memory; 0 between runs
-  // (managed tensors stay in their slots, without memory).
-  size_t NumHeldValues() const;
 
   // The memory planner, if the module plans memory; the output buffer's
   // planner, with manage_output_tensors.
   const memory::MemoryPlanner* memory_planner() const {
     return planner_ ? &*planner_ : nullptr;
   }
-  MemoryStats memory_stats() const;
-  MemoryPlanDescription DescribeMemoryPlan() const;
   const memory::MemoryPlanner* output_planner() const {
     return output_planner_ ? &*output_planner_ : nullptr;
   }

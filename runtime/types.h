@@ -16,6 +16,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/types/span.h"
+#include "memory/arena_stats.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -88,19 +89,6 @@ class NodeObserver {
   virtual void Phase(const char* name, double microseconds) {}
 };
 
-// The arena of managed intermediates (all zero without memory planning).
-struct ArenaStats {
-  size_t managed_tensors = 0;
-  size_t reused_tensors = 0;  // managed tensors sharing memory with another
-  // The arena each planning algorithm would need for the last run's sizes,
-  // and the most bytes alive at one node (no plan needs less).
-  size_t storage_groups_bytes = 0;
-  size_t greedy_by_size_bytes = 0;
-  size_t lower_bound_bytes = 0;
-  size_t arena_bytes = 0;     // the arena's capacity
-  std::string algorithm;      // the one in use: "greedy_by_size" or "storage_groups"
-  size_t replans = 0;         // plans made after the first (sizes grew)
-};
 
 // What memory planning does for a runtime (all zero without planning).
 struct MemoryStats {

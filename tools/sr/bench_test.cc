@@ -1,6 +1,5 @@
 #include "tools/sr/bench.h"
 
-
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,0 +1,54 @@
+#include "passes/pass_table.h"
+
+#include "glog/logging.h"
+#include "passes/copy_variants.h"
+#include "passes/eliminate_noop_slice.h"
+#include "passes/force_non_empty_outputs.h"
+#include "passes/fuse_conv.h"
+#include "passes/fuse_list_unpack.h"
+#include "passes/fuse_pointwise.h"
+#include "passes/hoist_dict_lookups.h"
+#include "passes/maybe_copy_to.h"
+#include "passes/owned_refs.h"
+#include "passes/variadic_ops.h"
+
+namespace static_runtime {
+
+const std::vector<RewritePass>& RewritePasses() {
+  static const auto* const kPasses = new std::vector<RewritePass>{
+      {"eliminate_noop_slice", PassStage::kCleanup, nullptr, EliminateNoOpSlice},
+      {"fuse_conv", PassStage::kRewrite, &Options::prepack_weights, FuseConvolutions},
+      {"fuse_linear", PassStage::kRewrite, &Options::prepack_weights, FuseLinears},
+      {"prepack_transformer_layers", PassStage::kRewrite, &Options::prepack_weights,
+       PrepackTransformerLayers},
+      {"variadic_ops", PassStage::kRewrite, &Options::use_variadic_ops, UseVariadicOps},
+      {"fuse_list_unpack", PassStage::kRewrite, &Options::fuse_list_unpack, FuseListUnpack},
+      {"copy_variants", PassStage::kRewrite, &Options::use_copy_variants, UseCopyVariants},
+      {"maybe_copy_to", PassStage::kRewrite, &Options::use_maybe_copy_variants, UseMaybeCopyTo},
+      {"hoist_dict_lookups", PassStage::kRewrite, &Options::hoist_dict_lookups,
+       HoistDictLookups},
+      {"fuse_pointwise", PassStage::kRewrite, &Options::enable_fusion, FusePointwise},
+      {"owned_refs", PassStage::kFinalize, nullptr, CreateOwnedRefs},
+      {"force_non_empty_outputs", PassStage::kFinalize, nullptr, ForceNonEmptyOutputs},
+  };
+  return *kPasses;
+}
+
+std::string EnablingOption(const RewritePass& pass) {
+  if (pass.enabled_by == nullptr) return "always";
+  for (const BoolOption& option : BoolOptions()) {
+    if (option.member == pass.enabled_by) return option.name;
+  }
+  LOG(FATAL) << "pass " << pass.name << " is turned on by an option missing from BoolOptions()";
+}
+
+void RunPassStage(PassStage stage, const std::shared_ptr<torch::jit::Graph>& graph,
+                  const Options& options) {
+  for (const RewritePass& pass : RewritePasses()) {
+    if (pass.stage == stage && (pass.enabled_by == nullptr || options.*pass.enabled_by)) {
+      pass.run(graph);
+    }
+  }
+}
+
+}  // namespace static_runtime
