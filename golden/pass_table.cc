@@ -1,8 +1,8 @@
 #include "golden/pass_table.h"
 
 #include "absl/strings/str_cat.h"
-#include "passes/check_static_runnable.h"
 #include "load/load.h"
+#include "passes/check_static_runnable.h"
 #include "passes/pass_table.h"
 #include "passes/prepare.h"
 

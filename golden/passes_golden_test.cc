@@ -23,13 +23,13 @@ TEST(PassesGoldenTest, EveryCaseMatchesItsExpectedGraph) {
     absl::StatusOr<std::string> input = ReadFile(golden_case.input_path);
     ASSERT_TRUE(input.ok()) << input.status();
     absl::StatusOr<std::string> expected = ReadFile(golden_case.expected_path);
-    ASSERT_TRUE(expected.ok())
-        << expected.status() << " (run `bazel run //golden:update_golden`)";
+    ASSERT_TRUE(expected.ok()) << expected.status() << " (run `bazel run //golden:update_golden`)";
     const std::string actual = RunPassOnIR(*pass, *input);
     const std::string diff = LineDiff(*expected, actual);
-    EXPECT_TRUE(diff.empty())
-        << golden_case.input_path << " changed (- expected, + actual); if intended, "
-        << "run `bazel run //golden:update_golden` and review the diff:\n" << diff;
+    EXPECT_TRUE(diff.empty()) << golden_case.input_path
+                              << " changed (- expected, + actual); if intended, "
+                              << "run `bazel run //golden:update_golden` and review the diff:\n"
+                              << diff;
     covered.insert(golden_case.pass);
   }
   for (const NamedPass& pass : Passes()) {

@@ -23,12 +23,11 @@ TEST(PreparedGraphsTest, EveryModelMatchesItsGoldenGraph) {
     ASSERT_TRUE(actual.ok()) << actual.status();
     const std::string path = PreparedGraphPath(kRoot, model.name);
     absl::StatusOr<std::string> expected = ReadFile(path);
-    ASSERT_TRUE(expected.ok())
-        << expected.status() << " (run `bazel run //golden:update_golden`)";
+    ASSERT_TRUE(expected.ok()) << expected.status() << " (run `bazel run //golden:update_golden`)";
     const std::string diff = LineDiff(*expected, *actual);
-    EXPECT_TRUE(diff.empty())
-        << path << " changed (- golden, + prepared now); if intended, run "
-        << "`bazel run //golden:update_golden` and review the diff:\n" << diff;
+    EXPECT_TRUE(diff.empty()) << path << " changed (- golden, + prepared now); if intended, run "
+                              << "`bazel run //golden:update_golden` and review the diff:\n"
+                              << diff;
   }
 }
 

@@ -65,8 +65,7 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
 // Walks `expected` and `actual` together: tuples, lists and dicts element by
 // element (their kinds, lengths and keys must agree), calling `leaf` on every
 // other pair of values with its path ("output[1]['key'][0]").
-using LeafVisitor = std::function<absl::Status(const std::string& path,
-                                               const c10::IValue& expected,
+using LeafVisitor = std::function<absl::Status(const std::string& path, const c10::IValue& expected,
                                                const c10::IValue& actual)>;
 
 absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
@@ -157,9 +156,11 @@ c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
 
 absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
                      Tolerance tolerance) {
-  return WalkPairs("output", expected, actual,
-                   [tolerance](const std::string& path, const c10::IValue& e,
-                               const c10::IValue& a) { return CompareLeaves(path, e, a, tolerance); });
+  return WalkPairs(
+      "output", expected, actual,
+      [tolerance](const std::string& path, const c10::IValue& e, const c10::IValue& a) {
+        return CompareLeaves(path, e, a, tolerance);
+      });
 }
 
 absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual) {

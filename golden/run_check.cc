@@ -80,8 +80,8 @@ class NodeChecker : public NodeObserver {
   void After(const NodeDescription& node, const NodeValues& values) override {
     if (!Checked(node)) return;
     ++checked_;
-    const std::string where = absl::StrCat("node ", node.position, " (",
-                                           node.node->kind().toQualString(), ")");
+    const std::string where =
+        absl::StrCat("node ", node.position, " (", node.node->kind().toQualString(), ")");
     torch::jit::Stack expected;
     try {
       expected = RunAlone(node.node, reference::DeepCopy(inputs_));
@@ -101,13 +101,11 @@ class NodeChecker : public NodeObserver {
       if (!node.node->outputs()[i]->hasUses()) continue;  // nobody can see it
       const c10::IValue& actual = values.output(i);
       absl::Status same =
-          error_bound
-              ? WithinBound(node, error_bound, actual, expected[i])
-              : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);
+          error_bound ? WithinBound(node, error_bound, actual, expected[i])
+                      : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);
       if (!same.ok()) {
-        status_ = absl::InternalError(absl::StrCat(where, ", output ", i, " (",
-                                                   NodeKindName(node.kind),
-                                                   " kernel): ", same.message()));
+        status_ = absl::InternalError(absl::StrCat(
+            where, ", output ", i, " (", NodeKindName(node.kind), " kernel): ", same.message()));
         return;
       }
     }
@@ -129,8 +127,7 @@ class NodeChecker : public NodeObserver {
   // The float64 result of the operator is the exact one; the kernel's output
   // must be within its declared bound of it.
   absl::Status WithinBound(const NodeDescription& node, const ErrorBound& error_bound,
-                           const c10::IValue& actual_value,
-                           const c10::IValue& reference) {
+                           const c10::IValue& actual_value, const c10::IValue& reference) {
     torch::jit::Stack exact_inputs;
     for (const c10::IValue& input : inputs_) exact_inputs.push_back(ToDouble(input));
     const at::Tensor exact = RunAlone(node.node, std::move(exact_inputs)).at(0).toTensor();
@@ -142,8 +139,8 @@ class NodeChecker : public NodeObserver {
           "shape ", c10::str(actual.sizes()), " vs the JIT's ", c10::str(expected.sizes())));
     }
     const at::Tensor error = (actual.to(at::kDouble) - exact).abs();
-    const at::Tensor outside = at::logical_or(error > error_bound(inputs_, exact),
-                                              at::isnan(actual) != at::isnan(exact));
+    const at::Tensor outside =
+        at::logical_or(error > error_bound(inputs_, exact), at::isnan(actual) != at::isnan(exact));
     if (!outside.any().item<bool>()) return absl::OkStatus();
     const int64_t index = outside.flatten().nonzero()[0][0].item<int64_t>();
     return absl::FailedPreconditionError(absl::StrCat(

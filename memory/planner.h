@@ -37,7 +37,6 @@ struct TensorRecord {
   std::optional<c10::ScalarType> dtype;
 };
 
-
 class MemoryPlanner {
  public:
   // `slots[i]` is the value slot of the managed tensor with lifetime

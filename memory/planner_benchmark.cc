@@ -2,7 +2,7 @@
 // of a large model has about 10,000), and the per-run Allocate + Release of
 // the planner for N managed tensors.
 //
-//   bazel run -c opt //memory:planner_benchmark
+//   bazel run //memory:planner_benchmark
 #include <random>
 #include <vector>
 

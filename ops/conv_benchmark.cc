@@ -4,7 +4,7 @@
 // single-core float32 peak, measured with a loop of independent AVX-512 FMAs
 // (16 lanes x 2 flops per FMA; 12 accumulators hide the FMA latency).
 //
-//   bazel run -c opt //ops:conv_benchmark
+//   bazel run //ops:conv_benchmark
 //
 // Counters: gflops (2 * N * K * OH * OW * C/groups * kh * kw per call),
 // and for the kernel, fraction_of_peak.
@@ -15,8 +15,8 @@
 
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
-#include "ops/registry.h"
 #include "ir/operators/operators.h"
+#include "ops/registry.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

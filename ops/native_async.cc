@@ -15,9 +15,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "errors/exception_message.h"
 #include "ops/registry.h"
 #include "ops/task_workers.h"
-#include "errors/exception_message.h"
 
 namespace static_runtime {
 namespace ops {

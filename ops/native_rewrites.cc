@@ -10,9 +10,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ir/operators/operators.h"
 #include "ops/registry.h"
 #include "ops/views.h"
-#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ir/operators/operators.h"
 #include "ops/channels_last.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
-#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/onednn_matmul.h"
 #include "ops/out_variant.h"
-#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {

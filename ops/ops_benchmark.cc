@@ -4,7 +4,7 @@
 // Each benchmark alternates the two on the same node and inputs and reports
 // both means and the ratio out_ns / fallback_ns.
 //
-//   bazel run -c opt //ops:ops_benchmark
+//   bazel run //ops:ops_benchmark
 #include <chrono>
 #include <string>
 #include <vector>
@@ -12,9 +12,9 @@
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
+#include "load/load.h"
 #include "ops/fallback.h"
 #include "ops/registry.h"
-#include "load/load.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

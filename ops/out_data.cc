@@ -12,9 +12,9 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
 #include "absl/container/flat_hash_set.h"
+#include "ir/operators/operators.h"
 #include "ops/out_variant.h"
 #include "ops/views.h"
-#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {
@@ -182,8 +182,7 @@ void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::Memor
 // apart).
 void RegisterMaybeAliasing(const char* name, Kernel kernel) {
   KernelRegistry::Global().RegisterOverload(
-      name, "", KernelKind::kOutVariant,
-      [kernel](const Node* node) {
+      name, "", KernelKind::kOutVariant, [kernel](const Node* node) {
         return GraphHasWriters(node) ? Decline() : KernelOffer(kernel);
       });
 }
@@ -363,7 +362,8 @@ void RegisterRewriteOperators() {
   // maybe_copy_to: the input itself when no conversion happens (the pass
   // only rewrites `to` where nobody can tell), else a copy into the slot.
   KernelRegistry::Global().Register(
-      "static_runtime::maybe_copy_to", KernelKind::kOutVariant, [](const Node* node) -> KernelOffer {
+      "static_runtime::maybe_copy_to", KernelKind::kOutVariant,
+      [](const Node* node) -> KernelOffer {
         const std::string overload = OverloadOf(node);
         if (overload != "dtype" && overload != "other") return Decline();
         const bool other = overload == "other";

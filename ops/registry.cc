@@ -105,7 +105,8 @@ std::optional<KernelRegistry::Selected> KernelRegistry::Find(
     for (const Entry& entry : entries_) {
       if (entry.kind != kind || !Matches(entry, node)) continue;
       KernelOffer offer = entry.factory(node);
-      if (!offer.declined()) return Selected{std::move(offer).TakeKernel(), kind, entry.error_bound};
+      if (!offer.declined())
+        return Selected{std::move(offer).TakeKernel(), kind, entry.error_bound};
     }
   }
   return std::nullopt;

@@ -6,19 +6,24 @@
 // int": only nodes whose schema is exactly that operator) or for a node kind
 // ("prim::ListConstruct": every node of that kind, for the special nodes that
 // have no operator). A factory sees the node once, when a model is loaded, and
-// returns an empty Kernel when it does not support that node (its static types
-// or constant arguments), so the node falls back instead of computing
-// something different. Kernels are shared by every thread running the model:
-// they must not keep mutable state between calls.
+// returns Decline() when it does not support that node (its static types or
+// constant arguments), so the node falls back instead of computing something
+// different. Kernels are shared by every thread running the model: they must
+// not keep mutable state between calls.
+//
+// Errors: a model's problems are absl::Status (from the runtime); the
+// registry's own CHECKs fire only for mistakes in this repository's kernel
+// registrations (a second kernel for one operator, an empty kernel offered),
+// at static initialization, in every test binary: nobody could handle them.
 #ifndef STATIC_RUNTIME_OPS_REGISTRY_H_
 #define STATIC_RUNTIME_OPS_REGISTRY_H_
 
 #include <cstdint>
 #include <functional>
-#include <type_traits>
-#include <utility>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
@@ -69,10 +74,9 @@ using Kernel = std::function<void(NodeIO&)>;
 class KernelOffer {
  public:
   // Any callable that takes a NodeIO&: a lambda, a function.
-  template <typename F,
-            typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Kernel> &&
-                                        !std::is_same_v<std::decay_t<F>, KernelOffer> &&
-                                        std::is_invocable_v<F&, NodeIO&>>>
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Kernel> &&
+                                                    !std::is_same_v<std::decay_t<F>, KernelOffer> &&
+                                                    std::is_invocable_v<F&, NodeIO&>>>
   KernelOffer(F&& kernel) : kernel_(std::forward<F>(kernel)) {}  // NOLINT: implicit
   // A Kernel held in a std::function: it must not be empty.
   explicit KernelOffer(Kernel kernel);

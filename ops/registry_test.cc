@@ -13,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "ir/operators/operators.h"
+#include "load/load.h"
 #include "ops/fallback.h"
 #include "ops/out_variant_test_support.h"
-#include "load/load.h"
-#include "ir/operators/operators.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 
 namespace static_runtime {

@@ -19,10 +19,10 @@
 #include <utility>
 
 #include "ATen/ATen.h"
+#include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn_matmul.h"
 #include "ops/registry.h"
-#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -10,10 +10,10 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
+#include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
 #include "ops/out_variant_test_support.h"
 #include "ops/registry.h"
-#include "ir/operators/operators.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ops/registry.h"
 #include "ir/operators/operators.h"
+#include "ops/registry.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

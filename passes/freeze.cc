@@ -23,8 +23,7 @@ absl::StatusOr<torch::jit::Module> FreezeForInference(const torch::jit::Module& 
     torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
     return frozen;
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot freeze module: ", ExceptionMessage(e)));
+    return absl::InvalidArgumentError(absl::StrCat("cannot freeze module: ", ExceptionMessage(e)));
   }
 }
 

@@ -17,7 +17,8 @@
 // Before that, padding="valid" and padding="same" (the `padding` overloads)
 // become the integer padding ATen itself uses, where ATen pads symmetrically
 // ("same" with an odd total padding, where ATen pads the input first, stays). The fused node
-// computes exactly what the absorbed ops compute (ops::Conv2dFusedReference in ir/operators/operators.h).
+// computes exactly what the absorbed ops compute (ops::Conv2dFusedReference in
+// ir/operators/operators.h).
 #ifndef STATIC_RUNTIME_PASSES_FUSE_CONV_H_
 #define STATIC_RUNTIME_PASSES_FUSE_CONV_H_
 

@@ -3,14 +3,14 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
-#include "glog/logging.h"
-#include "passes/check_static_runnable.h"
 #include "errors/exception_message.h"
+#include "glog/logging.h"
+#include "ir/operators/operators.h"
+#include "load/load.h"
+#include "passes/check_static_runnable.h"
 #include "passes/freeze.h"
 #include "passes/inline_forks.h"
 #include "passes/pass_table.h"
-#include "load/load.h"
-#include "ir/operators/operators.h"
 #include "torch/csrc/jit/passes/canonicalize.h"
 #include "torch/csrc/jit/passes/constant_propagation.h"
 #include "torch/csrc/jit/passes/dead_code_elimination.h"
@@ -138,8 +138,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     auto frozen_graph =
         [&](bool inline_forks) -> absl::StatusOr<std::shared_ptr<torch::jit::Graph>> {
       if (is_frozen) {
-        std::shared_ptr<torch::jit::Graph> optimized =
-            copy.get_method(method_name).graph()->copy();
+        std::shared_ptr<torch::jit::Graph> optimized = copy.get_method(method_name).graph()->copy();
         torch::jit::OptimizeFrozenGraph(optimized, /*optimize_numerics=*/true);
         return optimized;
       }

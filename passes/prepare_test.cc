@@ -8,8 +8,8 @@
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/check_static_runnable.h"
 #include "load/load.h"
+#include "passes/check_static_runnable.h"
 
 namespace static_runtime {
 namespace {

@@ -8,8 +8,8 @@
 #include "glog/logging.h"
 #include "ops/native_async.h"
 #include "passes/prepare.h"
-#include "runtime/pool.h"
 #include "runtime/module_state.h"
+#include "runtime/pool.h"
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 

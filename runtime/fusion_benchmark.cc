@@ -6,15 +6,15 @@
 // exp; the same Sleef calls ATen makes), whose cost no fusion removes:
 // BM_ChainEvaluator times the fused kernel's evaluator alone on each chain.
 //
-//   bazel run -c opt //runtime:fusion_benchmark
+//   bazel run //runtime:fusion_benchmark
 #include <chrono>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
-#include "ops/pointwise_eval.h"
 #include "load/load.h"
+#include "ops/pointwise_eval.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {

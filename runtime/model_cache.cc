@@ -20,8 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "glog/logging.h"
-#include "openssl/evp.h"
 #include "load/load.h"
+#include "openssl/evp.h"
 #include "runtime/arguments.h"
 
 namespace static_runtime {

@@ -20,15 +20,15 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "caffe2/serialize/inline_container.h"
-#include "memory/planner.h"
-#include "nlohmann/json.hpp"
-#include "ops/onednn.h"
-#include "load/archive_check.h"
-#include "passes/check_static_runnable.h"
 #include "errors/exception_message.h"
+#include "load/archive_check.h"
 #include "load/graph_serialization.h"
 #include "load/load.h"
 #include "load/pickle_check.h"
+#include "memory/planner.h"
+#include "nlohmann/json.hpp"
+#include "ops/onednn.h"
+#include "passes/check_static_runnable.h"
 #include "passes/prepare.h"
 #include "runtime/forked_call.h"
 #include "runtime/module_state.h"
@@ -60,8 +60,8 @@ std::string KernelLines(const BlockPlan& block) {
   for (const NodePlan& node : block.nodes) {
     absl::StrAppend(
         &lines, node.info->position, " ",
-        node.control == NodePlan::Control::kKernel ? NodeKindName(node.info->kind) : "control",
-        " ", node.info->node->kind().toQualString(), "\n");
+        node.control == NodePlan::Control::kKernel ? NodeKindName(node.info->kind) : "control", " ",
+        node.info->node->kind().toQualString(), "\n");
     for (const BlockPlan& sub_block : node.blocks) lines += KernelLines(sub_block);
   }
   return lines;
@@ -369,9 +369,11 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     records.push_back({{"bytes", record.bytes},
                        {"dtype", record.dtype ? Json(static_cast<int>(*record.dtype)) : Json()}});
   }
-  const memory::MemoryPlanner planner(state_->managed_slots, state_->managed_lifetimes, state_->initial_records);
+  const memory::MemoryPlanner planner(state_->managed_slots, state_->managed_lifetimes,
+                                      state_->initial_records);
   Json options = Json::object();
-  for (const BoolOption& option : BoolOptions()) options[option.name] = state_->options.*option.member;
+  for (const BoolOption& option : BoolOptions())
+    options[option.name] = state_->options.*option.member;
   Json metadata = {
       {"format", kFormatName},
       {"format_version", kPackageFormatVersion},
@@ -449,8 +451,7 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
 namespace {
 
 // FromPackage's work on the package's bytes, which its tensors keep alive.
-absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(
-    std::shared_ptr<const std::string> buffer) {
+absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::string> buffer) {
   absl::StatusOr<Records> records = IndexRecords(*buffer);
   if (!records.ok()) return records.status();
   try {

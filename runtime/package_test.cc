@@ -26,13 +26,13 @@
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
+#include "load/load.h"
 #include "nlohmann/json.hpp"
 #include "ops/onednn.h"
-#include "load/load.h"
 #include "passes/prepare.h"
 #include "runtime/model_cache.h"
-#include "runtime/static_module.h"
 #include "runtime/runtime_impl.h"
+#include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -96,7 +96,8 @@ TEST_P(PackageRoundTripTest, EveryCorpusModelRoundTrips) {
     EXPECT_EQ(b.planned_inputs(), a.planned_inputs());
     ASSERT_EQ(ModuleState::Of(b).initial_records.size(), ModuleState::Of(a).initial_records.size());
     for (size_t i = 0; i < ModuleState::Of(a).initial_records.size(); ++i) {
-      EXPECT_EQ(ModuleState::Of(b).initial_records[i].bytes, ModuleState::Of(a).initial_records[i].bytes);
+      EXPECT_EQ(ModuleState::Of(b).initial_records[i].bytes,
+                ModuleState::Of(a).initial_records[i].bytes);
     }
     for (int64_t size : {1, 2, 3}) {  // the planned shapes and others
       corpus::InputRng inputs_rng(size * 7);

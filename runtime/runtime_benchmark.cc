@@ -4,7 +4,7 @@
 // benchmark and reports both means and their ratio (static / JIT); the other
 // two benchmarks time each side alone.
 //
-//   bazel run -c opt //runtime:runtime_benchmark
+//   bazel run //runtime:runtime_benchmark
 #include <chrono>
 #include <string>
 #include <vector>

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-
 #include "c10/core/InferenceMode.h"
 #include "ops/native_async.h"
 #include "runtime/arguments.h"
@@ -28,15 +27,15 @@ RuntimeImpl::RuntimeImpl(std::shared_ptr<const StaticModule> module)
     values_[layout.num_inputs() + i] = layout.constants()[i];
   }
   if (!state_.managed_slots.empty()) {
-    planner_.emplace(std::vector<uint32_t>(state_.managed_slots.begin(),
-                                           state_.managed_slots.end()),
-                     state_.managed_lifetimes, state_.initial_records);
+    planner_.emplace(
+        std::vector<uint32_t>(state_.managed_slots.begin(), state_.managed_slots.end()),
+        state_.managed_lifetimes, state_.initial_records);
   }
   if (!state_.output_slots.empty()) {
-    output_planner_.emplace(std::vector<uint32_t>(state_.output_slots.begin(),
-                                                  state_.output_slots.end()),
-                            state_.output_lifetimes, std::vector<memory::TensorRecord>{},
-                            /*handed_out=*/true);
+    output_planner_.emplace(
+        std::vector<uint32_t>(state_.output_slots.begin(), state_.output_slots.end()),
+        state_.output_lifetimes, std::vector<memory::TensorRecord>{},
+        /*handed_out=*/true);
   }
   for (size_t i = 0; i < values_.size(); ++i) {
     const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
@@ -56,8 +55,7 @@ MemoryStats RuntimeImpl::memory_stats() const {
     stats.output_buffer_bytes = output_planner_->stats().arena_bytes;
   }
   const size_t produced = values_.size() - state_.layout.constants_end();
-  stats.unmanaged_values =
-      produced - stats.intermediates.managed_tensors - stats.output_tensors;
+  stats.unmanaged_values = produced - stats.intermediates.managed_tensors - stats.output_tensors;
   return stats;
 }
 
@@ -129,8 +127,8 @@ class PhaseClock {
 
 template <typename RunPlan>
 absl::StatusOr<c10::IValue> RuntimeImpl::RunWith(const std::vector<c10::IValue>& args,
-                                                   const KwargMap& kwargs, RunPlan run_plan,
-                                                   NodeObserver* observer) {
+                                                 const KwargMap& kwargs, RunPlan run_plan,
+                                                 NodeObserver* observer) {
   PhaseClock clock(observer);
   c10::InferenceMode inference_mode(state_.options.inference_mode);
   if (outputs_pending_) {
@@ -189,14 +187,14 @@ absl::Status StillRunningAsync() {
 }  // namespace
 
 absl::StatusOr<c10::IValue> RuntimeImpl::Run(const std::vector<c10::IValue>& args,
-                                               const KwargMap& kwargs) {
+                                             const KwargMap& kwargs) {
   if (running_async_.load(std::memory_order_acquire)) return StillRunningAsync();
   return RunWith(args, kwargs, RunBlock, nullptr);
 }
 
 c10::intrusive_ptr<c10::ivalue::Future> RuntimeImpl::RunAsync(std::vector<c10::IValue> args,
-                                                                KwargMap kwargs,
-                                                                TaskLauncher launcher) {
+                                                              KwargMap kwargs,
+                                                              TaskLauncher launcher) {
   if (running_async_.exchange(true, std::memory_order_acq_rel)) {
     auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
     ops::CompleteNow(future, [] { return absl::StatusOr<c10::IValue>(StillRunningAsync()); });
@@ -212,8 +210,8 @@ c10::intrusive_ptr<c10::ivalue::Future> RuntimeImpl::RunAsync(std::vector<c10::I
 }
 
 absl::StatusOr<c10::IValue> RuntimeImpl::RunObserved(const std::vector<c10::IValue>& args,
-                                                       const KwargMap& kwargs,
-                                                       NodeObserver& observer) {
+                                                     const KwargMap& kwargs,
+                                                     NodeObserver& observer) {
   if (running_async_.load(std::memory_order_acquire)) return StillRunningAsync();
   return RunWith(
       args, kwargs,

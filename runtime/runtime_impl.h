@@ -45,9 +45,7 @@ class RuntimeImpl {
 
   // The memory planner, if the module plans memory; the output buffer's
   // planner, with manage_output_tensors.
-  const memory::MemoryPlanner* memory_planner() const {
-    return planner_ ? &*planner_ : nullptr;
-  }
+  const memory::MemoryPlanner* memory_planner() const { return planner_ ? &*planner_ : nullptr; }
   const memory::MemoryPlanner* output_planner() const {
     return output_planner_ ? &*output_planner_ : nullptr;
   }

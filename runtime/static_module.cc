@@ -5,9 +5,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "memory/lifetimes.h"
 #include "errors/exception_message.h"
 #include "ir/operators/operators.h"
+#include "memory/lifetimes.h"
 #include "passes/fuse_pointwise.h"
 #include "runtime/arguments.h"
 #include "runtime/forked_call.h"
@@ -27,8 +27,7 @@ void PlanLifetimes(ModuleState& state) {
   absl::flat_hash_set<const torch::jit::Node*> out_variant_nodes;
   std::function<void(const BlockPlan&)> collect = [&](const BlockPlan& block) {
     for (const NodePlan& node : block.nodes) {
-      if (node.control == NodePlan::Control::kKernel &&
-          node.info->kind == NodeKind::kOutVariant) {
+      if (node.control == NodePlan::Control::kKernel && node.info->kind == NodeKind::kOutVariant) {
         out_variant_nodes.insert(node.info->node);
       }
       for (const BlockPlan& sub_block : node.blocks) collect(sub_block);
@@ -102,8 +101,7 @@ std::vector<NodeDescription> StaticModule::DescribeNodes() const {
   AppendDescriptions(state_->plan, descriptions);
   const torch::jit::AliasDb alias_db(state_->prepared.graph);
   for (NodeDescription& description : descriptions) {
-    if (description.node->kind() == ops::kFusedPointwise ||
-        !NextToFusedGroup(description.node)) {
+    if (description.node->kind() == ops::kFusedPointwise || !NextToFusedGroup(description.node)) {
       continue;
     }
     const std::string why = WhyNotFusible(description.node, alias_db);
@@ -131,9 +129,8 @@ absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared
   return ModuleState::NewModule(std::move(state));
 }
 
-absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(PreparedGraph prepared,
-                                                     const Options& options,
-                                                     const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
+    PreparedGraph prepared, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<std::shared_ptr<StaticModule>> bound = BindKernels(std::move(prepared), options);
   if (!bound.ok()) return bound.status();
   ModuleState& state = ModuleState::MutableOf(**bound);

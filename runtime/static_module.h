@@ -1,10 +1,9 @@
 // StaticModule: a model prepared once for the static runtime, immutable and
 // shared by every thread that runs it: the prepared graph, its input schema,
 // every node bound to an out-variant, native or fallback kernel, and the
-// memory plan (their internal form is not API: runtime/module_state.h). Create it from a Module, a Graph,
-// IR text or a `.pt` file; a model that cannot be prepared gives the
-// preparation's error. Run it with a StaticRuntime (one per thread) or a
-// RuntimePool.
+// memory plan (their internal form is not API: runtime/module_state.h). Create it from a Module, a
+// Graph, IR text or a `.pt` file; a model that cannot be prepared gives the preparation's error.
+// Run it with a StaticRuntime (one per thread) or a RuntimePool.
 #ifndef STATIC_RUNTIME_RUNTIME_STATIC_MODULE_H_
 #define STATIC_RUNTIME_RUNTIME_STATIC_MODULE_H_
 

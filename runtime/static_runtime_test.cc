@@ -2,7 +2,6 @@
 // which runs every corpus model against the JIT): structural nodes run
 // natively, keyword arguments, returned inputs keep their identity, models
 // load from .pt files.
-#include "runtime/runtime_impl.h"
 #include "runtime/static_runtime.h"
 
 #include <string>
@@ -14,6 +13,7 @@
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
+#include "runtime/runtime_impl.h"
 #include "torch/script.h"
 
 namespace static_runtime {
@@ -81,8 +81,7 @@ TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
       const std::string kind = node.info->node->kind().toQualString();
       if (node.control != NodePlan::Control::kKernel || structural.count(kind) == 0) continue;
       ++structural_nodes;
-      EXPECT_NE(node.info->kind, NodeKind::kFallback)
-          << kind << ": " << node.info->fallback_reason;
+      EXPECT_NE(node.info->kind, NodeKind::kFallback) << kind << ": " << node.info->fallback_reason;
     }
   };
   ForEachCorpusModule([&](const StaticModule& static_module) {

@@ -89,7 +89,6 @@ class NodeObserver {
   virtual void Phase(const char* name, double microseconds) {}
 };
 
-
 // What memory planning does for a runtime (all zero without planning).
 struct MemoryStats {
   ArenaStats intermediates;
@@ -102,7 +101,7 @@ struct MemoryStats {
 // tensor lived in the arena and when.
 struct MemoryPlanDescription {
   struct Tensor {
-    std::string producer;  // the kind of the node that produces it ("conv2d")
+    std::string producer;   // the kind of the node that produces it ("conv2d")
     size_t first_node = 0;  // the top-level nodes it is alive at
     size_t last_node = 0;
     size_t offset = 0;

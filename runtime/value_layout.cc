@@ -1,8 +1,8 @@
 #include "runtime/value_layout.h"
 
 #include "absl/strings/str_cat.h"
-#include "glog/logging.h"
 #include "errors/exception_message.h"
+#include "glog/logging.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -13,7 +13,7 @@ arguments; `sr bench` times the JIT again in C++ beside our runtime.
   tools/compare_pytorch_sr.py MODEL.pt INPUTS.pt [--sr PATH] [--iters N]
 
 PATH defaults to bazel-bin/tools/sr/sr (build it with
-`bazel build -c opt //tools:sr`).
+`bazel build //tools:sr`).
 """
 import os
 
@@ -71,7 +71,7 @@ def main():
     except ImportError:
         fail("needs PyTorch for Python: apt-get install python3-torch")
     if not os.access(options.sr, os.X_OK):
-        fail(f"{options.sr} not found: bazel build -c opt //tools:sr")
+        fail(f"{options.sr} not found: bazel build //tools:sr")
 
     # Our runtime first, in its own process, while this one is still idle.
     with tempfile.TemporaryDirectory() as scratch:

@@ -2,12 +2,15 @@
 """Draws the project's package dependency graph from the Bazel build graph.
 
 Reads `bazel query --output=graph` over the project's libraries and binaries
-(tests left out: they sit on top of everything) and folds the rule-level
-edges into package-level ones. Prints a summary (one line per package: what
-it depends on, with the number of rule edges) or, with --dot, a Graphviz
-graph; tools/package_graph.sh turns that into docs/packages.svg.
+(tests left out: they sit on top of everything; with --no-testonly the
+benchmarks and test helpers too) and folds the rule-level edges into
+package-level ones. Prints a summary (one line per package: what it depends
+on, with the number of rule edges) or, with --dot, a Graphviz graph.
 
-Usage: tools/package_graph.py [--dot] (from the workspace root)
+Usage (from the workspace root):
+  tools/package_graph.py [--no-testonly]
+  tools/package_graph.py --dot --no-testonly > docs/packages.dot
+  dot -Tsvg docs/packages.dot -o docs/packages.svg
 """
 import argparse
 import collections
@@ -15,13 +18,14 @@ import re
 import subprocess
 import sys
 
-QUERY = ('let rules = kind("cc_(library|binary)|py_library|py_binary", //...) '
-         'in deps($rules, 1) intersect $rules')
+RULES = 'kind("cc_(library|binary)|py_library|py_binary", //...)'
 
 
-def package_edges():
+def package_edges(no_testonly):
+    rules = f"{RULES} except attr(testonly, 1, //...)" if no_testonly else RULES
+    query = f"let rules = {rules} in deps($rules, 1) intersect $rules"
     out = subprocess.run(
-        ["bazel", "query", QUERY, "--output=graph", "--nograph:factored"],
+        ["bazel", "query", query, "--output=graph", "--nograph:factored"],
         check=True, capture_output=True, text=True).stdout
     edges = collections.Counter()
     packages = set()
@@ -42,8 +46,10 @@ def package_edges():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dot", action="store_true", help="print a Graphviz graph")
+    parser.add_argument("--no-testonly", action="store_true",
+                        help="leave out testonly rules (benchmarks, test helpers)")
     args = parser.parse_args()
-    packages, edges = package_edges()
+    packages, edges = package_edges(args.no_testonly)
     if args.dot:
         print("digraph packages {")
         print('  rankdir=BT; node [shape=box, fontname="Helvetica"];')

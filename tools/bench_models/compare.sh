@@ -8,7 +8,7 @@
 #
 #   tools/bench_models/compare.sh [--cnn] [--sr PATH] [--iters N] [-- extra sr flags]
 #
-# PATH defaults to bazel-bin/tools/sr/sr (bazel build -c opt //tools:sr).
+# PATH defaults to bazel-bin/tools/sr/sr (bazel build //tools:sr).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[ -x "$sr" ] || { echo "compare.sh: no sr binary at $sr (bazel build -c opt //tools:sr)" >&2; exit 1; }
+[ -x "$sr" ] || { echo "compare.sh: no sr binary at $sr (bazel build //tools:sr)" >&2; exit 1; }
 
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 dir=$(mktemp -d)

@@ -153,7 +153,8 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     if (!created.ok()) return created.status();
     pytorch_sr = *std::move(created);
     try {
-      absl::StatusOr<double> pytorch_diff = reference::MaxAbsDifference(expected, (*pytorch_sr)(args));
+      absl::StatusOr<double> pytorch_diff =
+          reference::MaxAbsDifference(expected, (*pytorch_sr)(args));
       if (!pytorch_diff.ok()) return pytorch_diff.status();
     } catch (const std::exception& e) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -15,8 +15,8 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "options/options.h"
-#include "runtime/types.h"
 #include "runtime/static_runtime.h"
+#include "runtime/types.h"
 #include "torch/csrc/jit/api/module.h"
 
 namespace static_runtime {
@@ -88,7 +88,6 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
 std::string FormatReport(const BenchReport& report);
 // Machine-readable (schema in the README).
 std::string ReportJson(const BenchReport& report, const std::string& model);
-
 
 }  // namespace sr
 }  // namespace static_runtime

@@ -13,9 +13,9 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
+#include "runtime/node_overhead.h"
 #include "runtime/static_runtime.h"
 #include "tools/counting_allocator.h"
-#include "runtime/node_overhead.h"
 
 namespace static_runtime {
 namespace sr {

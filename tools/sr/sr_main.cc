@@ -1,8 +1,8 @@
 // sr: run, benchmark, check and explain a TorchScript model on the static
 // runtime.
 //
-//   bazel run -c opt //tools:sr -- bench [MODEL.pt] [--inputs=FILE | --input-spec=SPEC]
-//   bazel run -c opt //tools:sr -- explain [MODEL.pt] [--dot=FILE]
+//   bazel run //tools:sr -- bench [MODEL.pt] [--inputs=FILE | --input-spec=SPEC]
+//   bazel run //tools:sr -- explain [MODEL.pt] [--dot=FILE]
 //
 // Errors print one line on stderr and exit non-zero (1: the model or its
 // inputs; 2: the command line).
@@ -363,8 +363,8 @@ int PlanCommand(const Args& args) {
                    "%d managed tensors; arena %d B (%s), storage groups %d B, greedy by "
                    "size %d B, lower bound %d B\nwrote %s\n",
                    stats.managed_tensors, plan.planned_bytes, stats.algorithm,
-                   stats.storage_groups_bytes, stats.greedy_by_size_bytes,
-                   stats.lower_bound_bytes, args.String("svg"));
+                   stats.storage_groups_bytes, stats.greedy_by_size_bytes, stats.lower_bound_bytes,
+                   args.String("svg"));
   return WriteIfGiven(args, "svg", PlanSvg(plan));
 }
 
