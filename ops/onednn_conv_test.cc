@@ -26,6 +26,7 @@ namespace static_runtime {
 namespace {
 
 using testing::Draw;
+using testing::SingleNode;
 using testing::Slots;
 
 struct ConvCase {
@@ -40,12 +41,7 @@ struct ConvCase {
 // A graph holding one conv2d_fused node with `c`'s constants; its result is
 // returned directly (contiguous layout) or through flatten (so the kernel may
 // produce it channels-last).
-struct ConvGraph {
-  std::shared_ptr<torch::jit::Graph> graph;
-  torch::jit::Node* node;
-  Kernel kernel;
-};
-ConvGraph MakeConvGraph(const ConvCase& c, bool channels_last_output) {
+SingleNode MakeConvGraph(const ConvCase& c, bool channels_last_output) {
   ops::EnsureOperatorsRegistered();
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::Value* input = graph->addInput("x")->setType(c10::TensorType::get());
@@ -146,7 +142,7 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
   Draw d;
   const ConvCase c = DrawCase(d);
   const bool channels_last_output = d.Bool();
-  ConvGraph conv = MakeConvGraph(c, channels_last_output);
+  SingleNode conv = MakeConvGraph(c, channels_last_output);
   Slots slots(1);
   // Several calls on one set of slots: shapes change, output tensors are reused.
   for (int call = 0; call < 3; ++call) {
@@ -201,7 +197,7 @@ TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
   c.padding = {0, 0};
   c.groups = 1;
   c.activation = "relu";
-  ConvGraph conv = MakeConvGraph(c, false);
+  SingleNode conv = MakeConvGraph(c, false);
   Slots slots(1);
   // 2 channels where the weight wants 3; then an image smaller than the kernel.
   for (const at::Tensor& x : {at::randn({1, 2, 5, 5}), at::randn({1, 3, 2, 2})}) {
@@ -226,7 +222,7 @@ TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   c.stride = c.dilation = c.padding = {1, 1};
   c.groups = 1;
   c.activation = "relu";
-  ConvGraph conv = MakeConvGraph(c, true);
+  SingleNode conv = MakeConvGraph(c, true);
   const std::vector<at::Tensor> inputs = {at::randn({1, 8, 9, 9}), at::randn({2, 8, 5, 7}),
                                           at::randn({1, 8, 16, 16}), at::randn({3, 8, 4, 4})};
   std::vector<std::vector<c10::IValue>> input_sets;

@@ -22,6 +22,7 @@ namespace static_runtime {
 namespace {
 
 using testing::Draw;
+using testing::SingleNode;
 using testing::Slots;
 
 struct LinearCase {
@@ -31,12 +32,7 @@ struct LinearCase {
   double min_value = 0, max_value = 0;
 };
 
-struct LinearGraph {
-  std::shared_ptr<torch::jit::Graph> graph;
-  torch::jit::Node* node;
-  Kernel kernel;
-};
-LinearGraph MakeLinearGraph(const LinearCase& c) {
+SingleNode MakeLinearGraph(const LinearCase& c) {
   ops::EnsureOperatorsRegistered();
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::Value* input = graph->addInput("x")->setType(c10::TensorType::get());
@@ -83,7 +79,7 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
     c.min_value = -d.Int(0, 2) / 2.0;
     c.max_value = d.Int(1, 12) / 2.0;
   }
-  LinearGraph linear = MakeLinearGraph(c);
+  SingleNode linear = MakeLinearGraph(c);
   Slots slots(1);
   // Several calls on one set of slots: row counts and ranks change.
   for (int call = 0; call < 3; ++call) {
@@ -114,7 +110,7 @@ TEST(OneDnnLinearTest, RejectsWhatAtenRejectsWithAtensMessage) {
   LinearCase c;
   c.weight = at::randn({4, 3});
   c.activation = "relu";
-  LinearGraph linear = MakeLinearGraph(c);
+  SingleNode linear = MakeLinearGraph(c);
   Slots slots(1);
   // 2 features where the weight wants 3; an integer input; a 0-d input.
   for (const at::Tensor& x : {at::randn({5, 2}), at::ones({5, 3}, at::kLong), at::randn({})}) {
@@ -139,7 +135,7 @@ TEST(OneDnnLinearTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   c.weight = at::randn({64, 48});
   c.bias = at::randn({64});
   c.activation = "relu";
-  LinearGraph linear = MakeLinearGraph(c);
+  SingleNode linear = MakeLinearGraph(c);
   const std::vector<at::Tensor> inputs = {at::randn({1, 48}), at::randn({7, 48}),
                                           at::randn({2, 5, 48}), at::randn({48})};
   std::vector<std::vector<c10::IValue>> input_sets;

@@ -22,6 +22,7 @@ namespace testing {
 struct SingleNode {
   std::shared_ptr<torch::jit::Graph> graph;
   torch::jit::Node* node = nullptr;
+  Kernel kernel;  // the kernel bound to `node`, when the test binds one
 };
 SingleNode MakeNode(const std::string& op, const std::string& overload,
                     const std::vector<c10::IValue>& inputs, size_t num_outputs);

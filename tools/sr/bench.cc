@@ -47,16 +47,6 @@ Latency Summarize(std::vector<double> samples_us, double wall_us) {
   return latency;
 }
 
-PyTorchSrOptions PyTorchSrOptionsFrom(const Options& options) {
-  PyTorchSrOptions pytorch;
-  pytorch.enable_out_variant = options.enable_out_variant;
-  pytorch.optimize_memory = options.optimize_memory;
-  pytorch.manage_output_tensors = false;  // its outputs would need releasing
-  pytorch.use_copy_variants = options.use_copy_variants;
-  pytorch.use_maybe_copy_variants = options.use_maybe_copy_variants;
-  return pytorch;
-}
-
 // The static runtime as a contestant: a runtime of its own, or a pool.
 struct StaticSide {
   StaticSide(const StaticModule::Ptr& module, bool own_runtime, int threads)
@@ -149,7 +139,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   std::unique_ptr<PyTorchStaticRuntime> pytorch_sr;
   if (config.against_pytorch_sr) {
     absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> created =
-        PyTorchStaticRuntime::Create(module, config.is_frozen, PyTorchSrOptionsFrom(config.options));
+        PyTorchStaticRuntime::Create(module, config.is_frozen, config.options);
     if (!created.ok()) return created.status();
     pytorch_sr = *std::move(created);
     try {

@@ -45,13 +45,11 @@ constexpr size_t kStorageBytes = 64 * 1024;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> PyTorchStaticRuntime::Create(
-    const torch::jit::Module& module, bool is_frozen, const PyTorchSrOptions& options) {
-  static_assert(sizeof(torch::jit::StaticModuleOptions) == sizeof(PyTorchSrOptions),
-                "six bools");
+    const torch::jit::Module& module, bool is_frozen, const Options& options) {
   const torch::jit::StaticModuleOptions pytorch_options{
-      options.enable_out_variant,     options.optimize_memory,
-      options.manage_output_tensors,  options.use_copy_variants,
-      options.use_maybe_copy_variants, options.enable_tensorexpr_fusion};
+      options.enable_out_variant,      options.optimize_memory,
+      /*manage_output_tensors=*/false, options.use_copy_variants,
+      options.use_maybe_copy_variants, /*enable_tensorexpr_fusion=*/false};
   void* storage = ::operator new(kStorageBytes, std::align_val_t(64));
   try {
     new (storage) torch::jit::StaticModule(module, is_frozen, pytorch_options, {});

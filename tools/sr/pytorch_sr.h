@@ -12,28 +12,21 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
+#include "options/options.h"
 #include "torch/csrc/jit/api/module.h"
 
 namespace static_runtime {
 namespace sr {
 
-// Mirrors LibTorch 1.13's torch::jit::StaticModuleOptions (six bools, in this
-// order, which PyTorch SR also logs in this order when it is constructed).
-struct PyTorchSrOptions {
-  bool enable_out_variant = true;
-  bool optimize_memory = true;
-  bool manage_output_tensors = false;
-  bool use_copy_variants = true;
-  bool use_maybe_copy_variants = true;
-  bool enable_tensorexpr_fusion = false;
-};
-
 class PyTorchStaticRuntime {
  public:
   // Prepares `module` (frozen first unless `is_frozen`), as
-  // torch.jit._C._jit_to_static_module does. An error if PyTorch SR rejects it.
+  // torch.jit._C._jit_to_static_module does, with the options PyTorch SR
+  // shares with ours (enable_out_variant, optimize_memory, use_copy_variants,
+  // use_maybe_copy_variants; never manage_output_tensors: its outputs would
+  // need releasing). An error if PyTorch SR rejects it.
   static absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> Create(
-      const torch::jit::Module& module, bool is_frozen, const PyTorchSrOptions& options);
+      const torch::jit::Module& module, bool is_frozen, const Options& options);
 
   // One call of the model (its cached runtime; not thread-safe). Throws what
   // PyTorch SR throws.
