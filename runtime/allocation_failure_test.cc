@@ -13,6 +13,7 @@
 #include "golden/models/corpus.h"
 #include "golden/run_check.h"
 #include "gtest/gtest.h"
+#include "runtime/corpus_module.h"
 #include "runtime/static_runtime.h"
 #include "tools/counting_allocator.h"
 
@@ -25,14 +26,11 @@ class AllocationFailureTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AllocationFailureTest, EveryAllocationOfARunMayFail) {
   CountingAllocator& allocator = CountingAllocator::Installed();
-  const corpus::Model& model = corpus::ModelNamed(GetParam());
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed(GetParam()));
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   corpus::InputRng rng(3);
-  const std::vector<c10::IValue> inputs = model.inputs(rng, 2);
-  StaticRuntime runtime(*prepared);
+  const std::vector<c10::IValue> inputs = prepared->model->inputs(rng, 2);
+  StaticRuntime runtime(prepared->static_module);
   ASSERT_TRUE(runtime.Run(inputs).ok());
   const size_t before = allocator.count();
   ASSERT_TRUE(runtime.Run(inputs).ok());
@@ -49,8 +47,8 @@ TEST_P(AllocationFailureTest, EveryAllocationOfARunMayFail) {
     }
     result = absl::StatusOr<c10::IValue>();
     EXPECT_EQ(runtime.NumHeldValues(), 0u);
-    const absl::Status checked =
-        golden::CheckRunAgainstJit(*module, runtime, inputs, golden::WhenTheJitRaises::kFail);
+    const absl::Status checked = golden::CheckRunAgainstJit(prepared->module, runtime, inputs,
+                                                            golden::WhenTheJitRaises::kFail);
     EXPECT_TRUE(checked.ok()) << checked;
   }
   // Most do fail (a failed run can change the next one's allocations: a

@@ -16,6 +16,7 @@
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
+#include "runtime/corpus_module.h"
 #include "runtime/pool.h"
 
 namespace static_runtime {
@@ -29,12 +30,10 @@ TEST(ConcurrencyStressTest, EightThreadsFourModelsGoodAndBadCalls) {
   };
   std::vector<Served> served;
   for (const char* name : {"mlp", "ads_ranking", "if_branch", "attention_block"}) {
-    const corpus::Model& model = corpus::ModelNamed(name);
-    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-    ASSERT_TRUE(module.ok()) << module.status();
-    absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+    absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed(name));
     ASSERT_TRUE(prepared.ok()) << prepared.status();
-    served.push_back({&model, *module, std::make_unique<RuntimePool>(*prepared, 3)});
+    served.push_back({prepared->model, prepared->module,
+                      std::make_unique<RuntimePool>(prepared->static_module, 3)});
   }
   constexpr int kThreads = 8;
   constexpr int kCallsPerThread = 60;

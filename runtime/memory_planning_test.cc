@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
+#include "runtime/corpus_module.h"
 #include "runtime/runtime_impl.h"
 #include "runtime/static_runtime.h"
 #include "tools/counting_allocator.h"
@@ -55,8 +56,7 @@ TEST_P(MemoryPlanningTest, CorrectAcrossShapesAndOutputsSurviveTheNextRun) {
   for (int64_t size : {1, 3, 1, 2, 3}) {
     corpus::InputRng rng(seed++);
     std::vector<c10::IValue> inputs = model.inputs(rng, size);
-    const c10::IValue expected =
-        prepared.module.forward(reference::DeepCopy(inputs));
+    const c10::IValue expected = prepared.module.forward(reference::DeepCopy(inputs));
     absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
     ASSERT_TRUE(actual.ok()) << actual.status();
     EXPECT_TRUE(reference::Compare(expected, *actual).ok())
@@ -133,8 +133,8 @@ TEST_P(MemoryPlanningTest, SteadyStateAllocatesNothingForManagedTensors) {
   // At least one allocation saved per managed tensor (kernel scratch that
   // out variants reuse can save more).
   EXPECT_LE(planned + managed, unplanned)
-      << managed << " managed tensors; " << planned << " allocations with planning, "
-      << unplanned << " without";
+      << managed << " managed tensors; " << planned << " allocations with planning, " << unplanned
+      << " without";
   // And every managed tensor written in a steady-state run is in the arena.
   StaticRuntime runtime(prepared.planned);
   for (int run = 0; run < 2; ++run) ASSERT_TRUE(runtime.Run(inputs).ok());
@@ -173,21 +173,18 @@ INSTANTIATE_TEST_SUITE_P(Corpus, MemoryPlanningTest, ::testing::ValuesIn(ModelNa
 
 TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
   const corpus::Model& model = corpus::ModelNamed("mlp");
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok()) << module.status();
   Options options;
   options.manage_output_tensors = true;
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false, options);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  ASSERT_EQ(ModuleState::Of(**static_module).output_slots.size(), 1u);
-  StaticRuntime runtime(*static_module);
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model, options);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  ASSERT_EQ(ModuleState::Of(*prepared->static_module).output_slots.size(), 1u);
+  StaticRuntime runtime(prepared->static_module);
   for (int run = 0; run < 4; ++run) {
     corpus::InputRng rng(run);
     const std::vector<c10::IValue> inputs = model.inputs(rng, 1 + run % 2);
     absl::StatusOr<c10::IValue> result = runtime.Run(inputs);
     ASSERT_TRUE(result.ok()) << result.status();
-    EXPECT_TRUE(reference::Compare(module->forward(inputs), *result).ok());
+    EXPECT_TRUE(reference::Compare(prepared->module.forward(inputs), *result).ok());
     if (run >= 2) {
       EXPECT_TRUE(RuntimeImpl::Of(runtime).output_planner()->InArena(result->toTensor().data_ptr()))
           << "run " << run << ": the output is not in the output buffer";

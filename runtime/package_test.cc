@@ -30,6 +30,7 @@
 #include "nlohmann/json.hpp"
 #include "ops/onednn.h"
 #include "passes/prepare.h"
+#include "runtime/corpus_module.h"
 #include "runtime/model_cache.h"
 #include "runtime/runtime_impl.h"
 #include "runtime/static_module.h"
@@ -72,22 +73,20 @@ TEST_P(PackageRoundTripTest, EveryCorpusModelRoundTrips) {
   const fs::path dir = TempDir(absl::StrCat("round_trip_", packed_weights));
   for (const corpus::Model& model : corpus::Models()) {
     SCOPED_TRACE(model.name);
-    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-    ASSERT_TRUE(module.ok()) << module.status();
     corpus::InputRng rng(1);
-    const std::vector<c10::IValue> planned = model.inputs(rng, 1);
-    absl::StatusOr<StaticModule::Ptr> original =
-        StaticModule::FromModule(*module, false, Options(), planned);
-    ASSERT_TRUE(original.ok()) << original.status();
+    absl::StatusOr<CorpusModule> prepared =
+        PrepareCorpusModel(model, Options(), model.inputs(rng, 1));
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    const StaticModule::Ptr& original = prepared->static_module;
     const fs::path path = dir / (model.name + ".srpkg");
-    ASSERT_TRUE((*original)->SavePackage(path.string(), {"corpus", ""}, packed_weights).ok());
+    ASSERT_TRUE(original->SavePackage(path.string(), {"corpus", ""}, packed_weights).ok());
 
     const int64_t optimizations = OptimizeGraphRuns();
     absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(path.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(OptimizeGraphRuns(), optimizations) << "loading a package ran the passes";
 
-    const StaticModule& a = **original;
+    const StaticModule& a = *original;
     const StaticModule& b = **loaded;
     EXPECT_EQ(b.kernel_counts().total(), a.kernel_counts().total());
     EXPECT_EQ(b.kernel_counts().out_variant, a.kernel_counts().out_variant);
@@ -102,7 +101,7 @@ TEST_P(PackageRoundTripTest, EveryCorpusModelRoundTrips) {
     for (int64_t size : {1, 2, 3}) {  // the planned shapes and others
       corpus::InputRng inputs_rng(size * 7);
       const std::vector<c10::IValue> inputs = model.inputs(inputs_rng, size);
-      EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*original, inputs), RunOnce(*loaded, inputs)))
+      EXPECT_TRUE(reference::ExactlyEqual(RunOnce(original, inputs), RunOnce(*loaded, inputs)))
           << "size " << size;
     }
   }
@@ -122,21 +121,19 @@ const void* WeightOf(const StaticModule& module, const char* kind) {
 
 TEST(PackageTest, PackedWeightsAreLoadedPacked) {
   const corpus::Model& model = corpus::ModelNamed("conv_bn_residual");
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok());
   corpus::InputRng rng(1);
   const std::vector<c10::IValue> inputs = model.inputs(rng, 1);
-  absl::StatusOr<StaticModule::Ptr> original =
-      StaticModule::FromModule(*module, false, Options(), inputs);
-  ASSERT_TRUE(original.ok());
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model, Options(), inputs);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const StaticModule::Ptr& original = prepared->static_module;
   const char* kConv = "static_runtime::conv2d_fused";
-  ASSERT_NE(WeightOf(**original, kConv), nullptr);
-  const std::vector<onednn::PackedCopy> packed = onednn::PacksOf(WeightOf(**original, kConv));
+  ASSERT_NE(WeightOf(*original, kConv), nullptr);
+  const std::vector<onednn::PackedCopy> packed = onednn::PacksOf(WeightOf(*original, kConv));
   ASSERT_FALSE(packed.empty()) << "the sample run packs the weight";
   const fs::path dir = TempDir("packed");
   for (const bool packed_weights : {false, true}) {
     const fs::path path = dir / absl::StrCat("conv_", packed_weights, ".srpkg");
-    ASSERT_TRUE((*original)->SavePackage(path.string(), {}, packed_weights).ok());
+    ASSERT_TRUE(original->SavePackage(path.string(), {}, packed_weights).ok());
     absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(path.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     // Before any run: packed from the package, or not packed yet.
@@ -146,7 +143,7 @@ TEST(PackageTest, PackedWeightsAreLoadedPacked) {
       EXPECT_EQ(preloaded[i].bytes, packed[i].bytes);
       EXPECT_EQ(std::memcmp(preloaded[i].data, packed[i].data, packed[i].bytes), 0);
     }
-    EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*original, inputs), RunOnce(*loaded, inputs)));
+    EXPECT_TRUE(reference::ExactlyEqual(RunOnce(original, inputs), RunOnce(*loaded, inputs)));
     EXPECT_EQ(onednn::PacksOf(WeightOf(**loaded, kConv)).size(), packed.size());
   }
 }
@@ -184,14 +181,13 @@ TEST(PackageTest, ForkedModelsRoundTrip) {
 
 TEST(PackageTest, MetadataDescribesThePackage) {
   const corpus::Model& model = corpus::ModelNamed("mlp");
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok());
   corpus::InputRng rng(1);
-  absl::StatusOr<StaticModule::Ptr> original =
-      StaticModule::FromModule(*module, false, Options(), model.inputs(rng, 1));
-  ASSERT_TRUE(original.ok());
+  absl::StatusOr<CorpusModule> prepared =
+      PrepareCorpusModel(model, Options(), model.inputs(rng, 1));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const StaticModule::Ptr& original = prepared->static_module;
   const fs::path path = TempDir("metadata") / "mlp.srpkg";
-  ASSERT_TRUE((*original)->SavePackage(path.string(), {"mlp.pt", "abc123"}).ok());
+  ASSERT_TRUE(original->SavePackage(path.string(), {"mlp.pt", "abc123"}).ok());
   absl::StatusOr<std::string> text = ReadPackageMetadata(path.string());
   ASSERT_TRUE(text.ok()) << text.status();
   const nlohmann::json metadata = nlohmann::json::parse(*text);
@@ -200,9 +196,9 @@ TEST(PackageTest, MetadataDescribesThePackage) {
   EXPECT_EQ(metadata["libtorch_version"], LibTorchVersion());
   EXPECT_EQ(metadata["source"]["sha256"], "abc123");
   EXPECT_EQ(metadata["options"]["prepack_weights"], true);
-  EXPECT_EQ(metadata["planned_for"], (*original)->planned_inputs());
-  EXPECT_EQ(metadata["nodes"]["out_variant"], (*original)->kernel_counts().out_variant);
-  EXPECT_EQ(metadata["inputs"][0]["name"], (*original)->schema().arguments()[0].name());
+  EXPECT_EQ(metadata["planned_for"], original->planned_inputs());
+  EXPECT_EQ(metadata["nodes"]["out_variant"], original->kernel_counts().out_variant);
+  EXPECT_EQ(metadata["inputs"][0]["name"], original->schema().arguments()[0].name());
   EXPECT_GT(metadata["memory"]["arena_bytes"].get<int64_t>(), 0);
   EXPECT_FALSE(metadata["created"].get<std::string>().empty());
 }
@@ -216,18 +212,15 @@ struct SmallPackage {
 
 SmallPackage MakeSmallPackage() {
   const corpus::Model& model = corpus::ModelNamed("mlp");
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  TORCH_CHECK(module.ok());
   corpus::InputRng rng(3);
   SmallPackage small;
   small.inputs = model.inputs(rng, 1);
-  absl::StatusOr<StaticModule::Ptr> original =
-      StaticModule::FromModule(*module, false, Options(), small.inputs);
-  TORCH_CHECK(original.ok());
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model, Options(), small.inputs);
+  TORCH_CHECK(prepared.ok(), prepared.status().ToString());
   const fs::path path = TempDir("small") / "mlp.srpkg";
-  TORCH_CHECK((*original)->SavePackage(path.string()).ok());
+  TORCH_CHECK(prepared->static_module->SavePackage(path.string()).ok());
   small.bytes = ReadBytes(path);
-  small.expected = RunOnce(*original, small.inputs);
+  small.expected = RunOnce(prepared->static_module, small.inputs);
   return small;
 }
 

@@ -12,6 +12,7 @@
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
+#include "runtime/corpus_module.h"
 #include "runtime/static_method.h"
 
 namespace static_runtime {
@@ -39,17 +40,13 @@ std::vector<Case> JitCases(const std::string& name, torch::jit::Module& module) 
 class PoolTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(PoolTest, ConcurrentRunsMatchTheJit) {
-  const corpus::Model& model = corpus::ModelNamed(GetParam());
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok()) << module.status();
-  const std::vector<Case> cases = JitCases(model.name, *module);
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed(GetParam()));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const std::vector<Case> cases = JitCases(GetParam(), prepared->module);
 
   constexpr int kThreads = 4;
   constexpr int kRunsPerThread = 250;
-  RuntimePool pool(*static_module, /*max_runtimes=*/3);
+  RuntimePool pool(prepared->static_module, /*max_runtimes=*/3);
   std::atomic<int> mismatches{0};
   std::atomic<int> runs{0};
   std::vector<std::thread> threads;
@@ -74,19 +71,15 @@ INSTANTIATE_TEST_SUITE_P(Models, PoolTest,
                          testing::Values("mlp", "ads_ranking", "lstm_cell_loop", "if_branch"));
 
 TEST(StaticMethodTest, StandsInForAnIMethod) {
-  const corpus::Model& model = corpus::ModelNamed("kwargs_defaults");
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  StaticMethod static_method(*static_module);
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("kwargs_defaults"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticMethod static_method(prepared->static_module);
   const torch::IMethod& method = static_method;
 
   EXPECT_EQ(method.name(), "forward");
   EXPECT_EQ(method.getArgumentNames(), (std::vector<std::string>{"x", "scale", "bias"}));
   const at::Tensor x = at::randn({2, 3});
-  const c10::IValue expected = module->forward({x}, {{"scale", 3.0}});
+  const c10::IValue expected = prepared->module.forward({x}, {{"scale", 3.0}});
   const c10::IValue actual = method({x}, {{"scale", 3.0}});
   EXPECT_TRUE(reference::Compare(expected, actual).ok()) << reference::Compare(expected, actual);
   EXPECT_THROW(method({x}, {{"nope", 1.0}}), c10::Error);

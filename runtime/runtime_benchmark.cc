@@ -10,17 +10,18 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "golden/models/corpus.h"
 #include "glog/logging.h"
+#include "golden/models/corpus.h"
+#include "passes/freeze.h"
+#include "runtime/corpus_module.h"
 #include "runtime/static_runtime.h"
-#include "torch/csrc/jit/passes/freeze_module.h"
 
 namespace static_runtime {
 namespace {
 
-constexpr const char* kModels[] = {"mlp",           "conv_bn_residual", "ads_ranking",
-                                   "attention_block", "lstm_cell_loop",   "dict_input",
-                                   "if_branch",     "scalar_outputs"};
+constexpr const char* kModels[] = {
+    "mlp",        "conv_bn_residual", "ads_ranking",   "attention_block", "lstm_cell_loop",
+    "dict_input", "if_branch",        "scalar_outputs"};
 
 struct Subject {
   torch::jit::Module jit;  // frozen, eval
@@ -29,15 +30,12 @@ struct Subject {
 };
 
 Subject MakeSubject(const std::string& name) {
-  const corpus::Model& model = corpus::ModelNamed(name);
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  CHECK(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  CHECK(static_module.ok()) << static_module.status();
-  module->eval();
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed(name));
+  CHECK(prepared.ok()) << prepared.status();
+  absl::StatusOr<torch::jit::Module> frozen = FreezeForInference(prepared->module, "forward");
+  CHECK(frozen.ok()) << frozen.status();
   corpus::InputRng rng(0);
-  Subject subject{torch::jit::freeze(*module), *static_module, model.inputs(rng, 2)};
+  Subject subject{*frozen, prepared->static_module, prepared->model->inputs(rng, 2)};
   for (int i = 0; i < 10; ++i) subject.jit.forward(subject.inputs);  // profile + optimize
   return subject;
 }
@@ -73,10 +71,11 @@ void BM_Interleaved(benchmark::State& state, const std::string& name) {
     jit += end - middle;
   }
   const double iterations = static_cast<double>(state.iterations());
-  state.counters["static_us"] = std::chrono::duration<double, std::micro>(ours).count() / iterations;
+  state.counters["static_us"] =
+      std::chrono::duration<double, std::micro>(ours).count() / iterations;
   state.counters["jit_us"] = std::chrono::duration<double, std::micro>(jit).count() / iterations;
-  state.counters["ratio"] = std::chrono::duration<double>(ours).count() /
-                            std::chrono::duration<double>(jit).count();
+  state.counters["ratio"] =
+      std::chrono::duration<double>(ours).count() / std::chrono::duration<double>(jit).count();
   const KernelCounts& counts = subject.static_module->kernel_counts();
   state.counters["nodes_out"] = counts.out_variant;
   state.counters["nodes_native"] = counts.native;
@@ -85,8 +84,8 @@ void BM_Interleaved(benchmark::State& state, const std::string& name) {
 
 const bool kRegistered = [] {
   for (const char* name : kModels) {
-    benchmark::RegisterBenchmark((std::string("BM_Interleaved/") + name).c_str(),
-                                 BM_Interleaved, std::string(name));
+    benchmark::RegisterBenchmark((std::string("BM_Interleaved/") + name).c_str(), BM_Interleaved,
+                                 std::string(name));
     benchmark::RegisterBenchmark((std::string("BM_StaticRuntime/") + name).c_str(),
                                  BM_StaticRuntime, std::string(name));
     benchmark::RegisterBenchmark((std::string("BM_Jit/") + name).c_str(), BM_Jit,

@@ -13,6 +13,7 @@
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
+#include "runtime/corpus_module.h"
 #include "runtime/runtime_impl.h"
 #include "torch/script.h"
 
@@ -24,12 +25,9 @@ namespace {
 void ForEachCorpusModule(const std::function<void(const StaticModule&)>& check) {
   for (const corpus::Model& model : corpus::Models()) {
     SCOPED_TRACE(model.name);
-    absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-    ASSERT_TRUE(module.ok()) << module.status();
-    absl::StatusOr<StaticModule::Ptr> static_module =
-        StaticModule::FromModule(*module, /*is_frozen=*/false);
-    ASSERT_TRUE(static_module.ok()) << static_module.status();
-    check(**static_module);
+    absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    check(*prepared->static_module);
   }
 }
 
@@ -92,13 +90,9 @@ TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
 }
 
 TEST(StaticRuntimeTest, KwargsAndDefaults) {
-  const corpus::Model& model = corpus::ModelNamed("kwargs_defaults");
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  StaticRuntime runtime(*static_module);
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("kwargs_defaults"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(prepared->static_module);
   const at::Tensor x = at::randn({2, 3});
   const at::Tensor bias = at::randn({3});
   struct Case {
@@ -110,21 +104,19 @@ TEST(StaticRuntimeTest, KwargsAndDefaults) {
                                          {{x}, {{"bias", bias}}},
                                          {{x, 3.0}, {{"bias", bias}}},
                                          {{}, {{"x", x}, {"bias", bias}, {"scale", -1.0}}}}) {
-    const c10::IValue expected = module->forward(c.args, c.kwargs);
+    const c10::IValue expected = prepared->module.forward(c.args, c.kwargs);
     absl::StatusOr<c10::IValue> actual = runtime.Run(c.args, c.kwargs);
     ASSERT_TRUE(actual.ok()) << actual.status();
-    EXPECT_TRUE(reference::Compare(expected, *actual).ok()) << reference::Compare(expected, *actual);
+    EXPECT_TRUE(reference::Compare(expected, *actual).ok())
+        << reference::Compare(expected, *actual);
   }
 }
 
 TEST(StaticRuntimeTest, ReturnedInputIsTheCallersTensorAndRepeatsAreConsistent) {
-  const corpus::Model& model = corpus::ModelNamed("returns_input_and_constant");
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false);
-  ASSERT_TRUE(static_module.ok()) << static_module.status();
-  StaticRuntime runtime(*static_module);
+  absl::StatusOr<CorpusModule> prepared =
+      PrepareCorpusModel(corpus::ModelNamed("returns_input_and_constant"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(prepared->static_module);
   const at::Tensor x = at::randn({4});
   const at::Tensor y = at::randn({2});
   for (int run = 0; run < 2; ++run) {
@@ -162,7 +154,6 @@ graph(%x : Tensor):
   absl::StatusOr<c10::IValue> result = runtime.Run({x});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->toTupleRef().elements()[0].toTensor().is_alias_of(x));
-
 
   // An intermediate view nobody can observe becomes a copying out variant.
   absl::StatusOr<StaticModule::Ptr> copying = StaticModule::FromIR(R"IR(

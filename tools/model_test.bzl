@@ -42,6 +42,16 @@ def _input_flags(inputs, input_specs, seeds):
         flags.append("--seeds=%d" % seeds)
     return flags
 
+def _sr_target(rule, name, model, inputs, args, options, frozen, kwargs):
+    """`rule` (sh_test or sh_binary) running tools:sr with `args` and the runtime flags."""
+    rule(
+        name = name,
+        srcs = [_RUN_SR],
+        args = args + _runtime_flags(options, frozen),
+        data = [_SR, model] + inputs,
+        **kwargs
+    )
+
 def static_runtime_model_test(
         name,
         model,
@@ -72,14 +82,7 @@ def static_runtime_model_test(
     args = ["--expect-failure"] if expect_failure else []
     args += ["$(rootpath %s)" % _SR, "verify", "$(rootpath %s)" % model]
     args += _input_flags(inputs, input_specs, seeds)
-    args += _runtime_flags(options, frozen)
-    native.sh_test(
-        name = name,
-        srcs = [_RUN_SR],
-        args = args,
-        data = [_SR, model] + inputs,
-        **kwargs
-    )
+    _sr_target(native.sh_test, name, model, inputs, args, options, frozen, kwargs)
 
 def static_runtime_model_benchmark(
         name,
@@ -122,11 +125,4 @@ def static_runtime_model_benchmark(
         args.append("--input-spec=" + input_spec)
     if against:
         args.append("--against=" + against)
-    args += _runtime_flags(options, frozen)
-    native.sh_binary(
-        name = name,
-        srcs = [_RUN_SR],
-        args = args,
-        data = [_SR, model] + inputs,
-        **kwargs
-    )
+    _sr_target(native.sh_binary, name, model, inputs, args, options, frozen, kwargs)
