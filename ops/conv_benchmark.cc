@@ -38,40 +38,27 @@ const std::vector<Shape>& Shapes() {
 }
 
 __attribute__((target("avx512f"))) double MeasuredPeakGflops() {
-  // Twelve accumulators in registers (named, so the compiler keeps them out
-  // of memory): enough independent FMAs to cover the FMA latency.
-  // Different starting values, so no two chains are the same computation.
-  __m512 a0 = _mm512_set1_ps(0.0f), a1 = _mm512_set1_ps(1.0f), a2 = _mm512_set1_ps(2.0f),
-         a3 = _mm512_set1_ps(3.0f), a4 = _mm512_set1_ps(4.0f), a5 = _mm512_set1_ps(5.0f),
-         a6 = _mm512_set1_ps(6.0f), a7 = _mm512_set1_ps(7.0f), a8 = _mm512_set1_ps(8.0f),
-         a9 = _mm512_set1_ps(9.0f), a10 = _mm512_set1_ps(10.0f), a11 = _mm512_set1_ps(11.0f);
+  // Twelve independent FMA chains, enough to cover the FMA latency; the
+  // loops over them are fully unrolled, so the accumulators live in
+  // registers. Different starting values: no two chains compute the same.
+  constexpr int kChains = 12;
+  __m512 accumulators[kChains];
+  for (int i = 0; i < kChains; ++i) accumulators[i] = _mm512_set1_ps(static_cast<float>(i));
   const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.001f);
   constexpr int64_t kIterations = 50'000'000;
   const auto start = std::chrono::steady_clock::now();
   for (int64_t n = 0; n < kIterations; ++n) {
-    a0 = _mm512_fmadd_ps(a0, x, y);
-    a1 = _mm512_fmadd_ps(a1, x, y);
-    a2 = _mm512_fmadd_ps(a2, x, y);
-    a3 = _mm512_fmadd_ps(a3, x, y);
-    a4 = _mm512_fmadd_ps(a4, x, y);
-    a5 = _mm512_fmadd_ps(a5, x, y);
-    a6 = _mm512_fmadd_ps(a6, x, y);
-    a7 = _mm512_fmadd_ps(a7, x, y);
-    a8 = _mm512_fmadd_ps(a8, x, y);
-    a9 = _mm512_fmadd_ps(a9, x, y);
-    a10 = _mm512_fmadd_ps(a10, x, y);
-    a11 = _mm512_fmadd_ps(a11, x, y);
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i) accumulators[i] = _mm512_fmadd_ps(accumulators[i], x, y);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const __m512 sum = _mm512_add_ps(
-      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                    _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7))),
-      _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+  __m512 sum = accumulators[0];
+  for (int i = 1; i < kChains; ++i) sum = _mm512_add_ps(sum, accumulators[i]);
   float lanes[16];
   _mm512_storeu_ps(lanes, sum);
   benchmark::DoNotOptimize(lanes[0]);
-  return kIterations * 12 * 16 * 2 / seconds / 1e9;
+  return kIterations * kChains * 16 * 2 / seconds / 1e9;
 }
 
 double Flops(const Shape& s) {
@@ -93,7 +80,8 @@ void BM_AtenConv2d(benchmark::State& state) {
   const at::Tensor b = at::randn({s.filters});
   const int64_t pad = s.kernel / 2;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(at::conv2d(x, w, b, {s.stride, s.stride}, {pad, pad}, {1, 1}, s.groups));
+    benchmark::DoNotOptimize(
+        at::conv2d(x, w, b, {s.stride, s.stride}, {pad, pad}, {1, 1}, s.groups));
   }
   state.counters["gflops"] =
       benchmark::Counter(Flops(s) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
@@ -126,8 +114,8 @@ void BM_OneDnnConv2d(benchmark::State& state) {
   graph->registerOutput(graph->insert(c10::aten::flatten, {node->output(), int64_t{0}}));
   const Kernel kernel = KernelRegistry::Global().Find(node, true)->kernel;
 
-  std::vector<c10::IValue> values = {at::randn({1, s.channels, s.size, s.size})
-                                         .contiguous(at::MemoryFormat::ChannelsLast)};
+  std::vector<c10::IValue> values = {
+      at::randn({1, s.channels, s.size, s.size}).contiguous(at::MemoryFormat::ChannelsLast)};
   values.insert(values.end(), constants.begin(), constants.end());
   values.emplace_back();  // the output slot
   std::vector<ValueIndex> input_slots(values.size() - 1);

@@ -216,7 +216,7 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
     } else {
       const at::Tensor& h_read = s == 0 ? h_first : h;
       steps_.gru({gates.data_ptr<float>(), input_t, input_w.stride(1), h_read.data_ptr<float>(),
-                  h_read.stride(0), h_other.data_ptr<float>(), batch, hidden});
+                  h_read.stride(0), /*c_next=*/nullptr, h_other.data_ptr<float>(), batch, hidden});
       std::swap(h, h_other);
     }
     const float* h_data = h.data_ptr<float>();

@@ -28,48 +28,38 @@
 namespace static_runtime {
 namespace ops {
 
-struct LstmStep {
-  float* gates;           // [rows, 4H], contiguous: h W_hh^T + b_hh; clobbered
-  const float* input_w;   // [rows, 4H], last dimension contiguous: x W_ih^T + b_ih
-  int64_t input_w_row_stride;
-  const float* c_prev;    // [rows, H], last dimension contiguous
-  int64_t c_prev_row_stride;
-  float* c_next;          // [rows, H], contiguous (may be c_prev)
-  float* h_next;          // [rows, H], contiguous
-  int64_t rows;
-  int64_t hidden;         // H
-};
-
-using LstmStepFn = void (*)(const LstmStep& step);
-
 // One GRU time step, as ATen's GRUCell with a pre-computed input projection
 // does it on hgates = h W_hh^T + b_hh ([rows, 3H]) and igates:
 //   r = (hg_r.add_(ig_r)).sigmoid_(); z = (hg_z.add_(ig_z)).sigmoid_()
 //   n = ig_n.add(hg_n.mul_(r)).tanh_(); h' = (h - n).mul_(z).add_(n)
 // sigmoid row by row of H (the chunks are views), tanh by the vector
 // function everywhere, each add and mul one rounding.
-struct GruStep {
-  float* hgates;         // [rows, 3H], contiguous: h W_hh^T + b_hh; clobbered
-  const float* input_w;  // [rows, 3H], last dimension contiguous: x W_ih^T + b_ih
+//
+// The operands of one step over `rows` rows of H units, with G gates (4 for
+// an LSTM, 3 for a GRU).
+struct RnnStep {
+  float* hidden_gates;   // [rows, G*H], contiguous: h W_hh^T + b_hh; clobbered
+  const float* input_w;  // [rows, G*H], last dimension contiguous: x W_ih^T + b_ih
   int64_t input_w_row_stride;
-  const float* h_prev;  // [rows, H], last dimension contiguous
-  int64_t h_prev_row_stride;
+  const float* state_prev;  // [rows, H], last dimension contiguous: c (LSTM), h (GRU)
+  int64_t state_prev_row_stride;
+  float* c_next;  // LSTM: [rows, H], contiguous (may be state_prev); GRU: unused
   float* h_next;  // [rows, H], contiguous
   int64_t rows;
   int64_t hidden;  // H
 };
 
-using GruStepFn = void (*)(const GruStep& step);
+using RnnStepFn = void (*)(const RnnStep& step);
 
 // The step kernels of the ISA whose sigmoid and tanh match ATen's own on
 // this CPU, or nullptr when none does (ATen runs its scalar DEFAULT
 // kernels, or the probe failed).
 struct RnnSteps {
-  LstmStepFn lstm = nullptr;
-  GruStepFn gru = nullptr;
+  RnnStepFn lstm = nullptr;
+  RnnStepFn gru = nullptr;
 };
 const RnnSteps& RnnStepsForThisCpu();
-inline LstmStepFn LstmStepForThisCpu() { return RnnStepsForThisCpu().lstm; }
+inline RnnStepFn LstmStepForThisCpu() { return RnnStepsForThisCpu().lstm; }
 
 }  // namespace ops
 }  // namespace static_runtime

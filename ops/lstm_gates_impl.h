@@ -16,8 +16,8 @@ namespace ops {
 // One ISA's kernels: the steps, and its sigmoid and tanh alone (for the
 // probe).
 struct LstmIsaKernels {
-  LstmStepFn step;
-  GruStepFn gru_step;
+  RnnStepFn step;
+  RnnStepFn gru_step;
   void (*sigmoid_row)(float* data, int64_t n);
   void (*tanh_row)(const float* in, float* out, int64_t n);
 };
@@ -55,10 +55,10 @@ inline void TanhRow(const float* in, float* out, int64_t n) {
   if (n - i > 0) Vec::loadu(in + i, n - i).tanh().store(out + i, n - i);
 }
 
-inline void LstmStepImpl(const LstmStep& step) {
+inline void LstmStepImpl(const RnnStep& step) {
   const int64_t h = step.hidden;
   for (int64_t row = 0; row < step.rows; ++row) {
-    float* gates = step.gates + row * 4 * h;
+    float* gates = step.hidden_gates + row * 4 * h;
     const float* input_w = step.input_w + row * step.input_w_row_stride;
     for (int64_t j = 0; j < 4 * h; ++j) gates[j] = gates[j] + input_w[j];
     float* in_gate = gates;
@@ -69,7 +69,7 @@ inline void LstmStepImpl(const LstmStep& step) {
     SigmoidRow(forget_gate, h);
     TanhRow(cell_gate, cell_gate, h);
     SigmoidRow(out_gate, h);
-    const float* c_prev = step.c_prev + row * step.c_prev_row_stride;
+    const float* c_prev = step.state_prev + row * step.state_prev_row_stride;
     float* c_next = step.c_next + row * h;
     float* h_next = step.h_next + row * h;
     for (int64_t j = 0; j < h; ++j) {
@@ -82,10 +82,10 @@ inline void LstmStepImpl(const LstmStep& step) {
   }
 }
 
-inline void GruStepImpl(const GruStep& step) {
+inline void GruStepImpl(const RnnStep& step) {
   const int64_t h = step.hidden;
   for (int64_t row = 0; row < step.rows; ++row) {
-    float* reset = step.hgates + row * 3 * h;
+    float* reset = step.hidden_gates + row * 3 * h;
     float* update = reset + h;
     float* fresh = reset + 2 * h;  // hg_n, then n
     const float* input_w = step.input_w + row * step.input_w_row_stride;
@@ -97,7 +97,7 @@ inline void GruStepImpl(const GruStep& step) {
       fresh[j] = input_w[2 * h + j] + scaled;
     }
     TanhRow(fresh, fresh, h);
-    const float* h_prev = step.h_prev + row * step.h_prev_row_stride;
+    const float* h_prev = step.state_prev + row * step.state_prev_row_stride;
     float* h_next = step.h_next + row * h;
     for (int64_t j = 0; j < h; ++j) {
       const float kept = (h_prev[j] - fresh[j]) * update[j];

@@ -39,6 +39,7 @@
 #include "ops/direct_call.h"
 #include "ops/fallback.h"
 #include "ops/out_variant.h"
+#include "ops/pointwise_compile.h"
 #include "ops/pointwise_eval.h"
 #include "ops/registry.h"
 #include "torch/csrc/jit/ir/constants.h"
@@ -113,76 +114,6 @@ class Unfused {
   }
   std::vector<Step> steps_;
 };
-
-// A clamp bound or leaky_relu slope (a constant outside the group) as ATen
-// converts it to float (it rejects a finite double beyond float's range;
-// such a group is left to the unfused path).
-c10::optional<float> FloatBound(const Value* value) {
-  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
-  if (!constant || !(constant->isDouble() || constant->isInt())) return c10::nullopt;
-  const double bound = constant->toScalar().toDouble();
-  if (std::isfinite(bound) && std::abs(bound) > std::numeric_limits<float>::max()) {
-    return c10::nullopt;
-  }
-  return static_cast<float>(bound);
-}
-
-// The group as a program over registers: the node's inputs, then one per
-// node. nullopt when some op does not match ATen on this CPU.
-c10::optional<PointwiseProgram> Compile(const Node* fused, const ops::PointwiseEvaluator& evaluator,
-                                        std::vector<int32_t>* output_of_instruction) {
-  const torch::jit::Graph& subgraph = *fused->g(c10::attr::Subgraph);
-  PointwiseProgram program;
-  absl::flat_hash_map<const Value*, int32_t> reg;
-  for (const Value* input : subgraph.inputs()) reg.emplace(input, reg.size());
-  // The fused node's input that a subgraph input stands for.
-  auto outer = [&](const Value* inner) { return fused->input(reg.at(inner)); };
-  program.num_inputs = static_cast<int32_t>(reg.size());
-  if (program.num_inputs > ops::kMaxPointwiseInputs) return c10::nullopt;
-  auto constant_of = [&](const Value* inner) { return torch::jit::toIValue(outer(inner)); };
-  for (const Node* node : subgraph.nodes()) {
-    const c10::optional<PointwiseOp> op = PointwiseOpOf(node, constant_of);
-    if (!op || !evaluator.matches[static_cast<int>(*op)]) return c10::nullopt;
-    PointwiseInstruction instruction;
-    instruction.op = *op;
-    instruction.vector_tail = evaluator.vector_tail[static_cast<int>(*op)];
-    instruction.split_free = evaluator.split_free[static_cast<int>(*op)];
-    if (*op == PointwiseOp::kWhere) {  // where(condition, self, other)
-      instruction.c = reg.at(node->input(0));
-      instruction.a = reg.at(node->input(1));
-      instruction.b = reg.at(node->input(2));
-    } else {
-      instruction.a = reg.at(node->input(0));
-      if (ops::NumOperands(*op) >= 2) instruction.b = reg.at(node->input(1));
-      if (ops::NumOperands(*op) == 3) instruction.c = reg.at(node->input(2));
-    }
-    if (*op == PointwiseOp::kClamp) {
-      const c10::optional<float> lo = FloatBound(outer(node->input(1)));
-      const c10::optional<float> hi = FloatBound(outer(node->input(2)));
-      if (!lo || !hi) return c10::nullopt;
-      instruction.lo = *lo;
-      instruction.hi = *hi;
-    } else if (*op == PointwiseOp::kLeakyRelu) {
-      const c10::optional<float> slope = FloatBound(outer(node->input(1)));
-      if (!slope) return c10::nullopt;
-      instruction.lo = *slope;
-    }
-    reg.emplace(node->output(), program.num_inputs + program.code.size());
-    program.code.push_back(instruction);
-  }
-  if (program.code.size() > static_cast<size_t>(ops::kMaxPointwiseInstructions)) {
-    return c10::nullopt;
-  }
-  // Only the outputs used after the group are written (the others are for
-  // the unfused path).
-  output_of_instruction->assign(program.code.size(), -1);
-  const size_t used = static_cast<size_t>(fused->i(ops::kUsedOutputs));
-  for (size_t i = 0; i < used; ++i) {
-    (*output_of_instruction)[reg.at(subgraph.outputs()[i]) - program.num_inputs] =
-        static_cast<int32_t>(i);
-  }
-  return program;
-}
 
 // How `tensor`, broadcast to `shape` as ATen broadcasts (a missing or
 // size-1 dim read with stride 0), is read as rows (PointwiseInput): its
@@ -336,7 +267,7 @@ class FusedPointwise {
     const ops::PointwiseEvaluator& evaluator = ops::PointwiseEvaluatorForThisCpu();
     if (evaluator.range != nullptr) {
       fused->range_ = evaluator.range;
-      fused->program_ = Compile(node, evaluator, &fused->output_of_instruction_);
+      fused->program_ = ops::CompilePointwiseGroup(node, evaluator, &fused->output_of_instruction_);
       if (fused->program_) {
         fused->used_.assign(fused->program_->num_inputs, false);
         for (const PointwiseInstruction& instruction : fused->program_->code) {

@@ -13,9 +13,12 @@
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
+#include "ir/operators/operators.h"
 #include "load/load.h"
+#include "ops/pointwise_compile.h"
 #include "ops/pointwise_eval.h"
 #include "runtime/static_runtime.h"
+#include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
 namespace {
@@ -48,6 +51,14 @@ def forward(self, x, y):
     return torch.leaky_relu(i, 0.125)
 )";
 
+// The chain: 0 arithmetic, 1 math.
+torch::jit::Module Chain(int64_t math) {
+  absl::StatusOr<torch::jit::Module> module =
+      ModuleFromSource(math ? kMathChain : kArithmeticChain);
+  CHECK(module.ok()) << module.status();
+  return *module;
+}
+
 StaticModule::Ptr Prepare(const torch::jit::Module& module, bool fusion) {
   Options options;
   options.enable_fusion = fusion;
@@ -68,11 +79,9 @@ void ChainSizes(benchmark::internal::Benchmark* benchmark) {
 }
 
 void BM_ChainFusedVsUnfused(benchmark::State& state) {
-  absl::StatusOr<torch::jit::Module> module =
-      ModuleFromSource(state.range(0) == 0 ? kArithmeticChain : kMathChain);
-  CHECK(module.ok()) << module.status();
-  StaticRuntime fused(Prepare(*module, true));
-  StaticRuntime unfused(Prepare(*module, false));
+  const torch::jit::Module module = Chain(state.range(0));
+  StaticRuntime fused(Prepare(module, /*fusion=*/true));
+  StaticRuntime unfused(Prepare(module, /*fusion=*/false));
   const std::vector<c10::IValue> inputs = {at::randn({state.range(1), state.range(2)}),
                                            at::randn({state.range(1), state.range(2)})};
   using Clock = std::chrono::steady_clock;
@@ -97,55 +106,45 @@ void BM_ChainFusedVsUnfused(benchmark::State& state) {
 }
 BENCHMARK(BM_ChainFusedVsUnfused)->Apply(ChainSizes);
 
-// A chain's program on rows x cols elements, evaluated alone: the floor of
-// the fused node's time. Arguments: the chain (0 arithmetic, 1 math), rows,
-// columns.
+// A chain's fused group compiled as the fused kernel compiles it, evaluated
+// alone on rows x cols elements: the floor of the fused node's time.
+// Arguments: the chain (0 arithmetic, 1 math), rows, columns.
 void BM_ChainEvaluator(benchmark::State& state) {
   const ops::PointwiseEvaluator& evaluator = ops::PointwiseEvaluatorForThisCpu();
   CHECK(evaluator.range != nullptr);
-  ops::PointwiseProgram program;
-  program.num_inputs = 3;  // x, y, 0.5
-  auto add = [&](PointwiseOp op, int32_t a, int32_t b, float lo = -1.f, float hi = 1.f) {
-    ops::PointwiseInstruction instruction;
-    instruction.op = op;
-    instruction.a = a;
-    instruction.b = b;
-    instruction.lo = lo;
-    instruction.hi = hi;
-    instruction.vector_tail = evaluator.vector_tail[static_cast<int>(op)];
-    program.code.push_back(instruction);
-  };
-  add(PointwiseOp::kAdd, 0, 1);   // 3 a
-  add(PointwiseOp::kRelu, 3, 3);  // 4 b
-  add(PointwiseOp::kMul, 4, 2);   // 5 c
-  if (state.range(0) == 0) {
-    add(PointwiseOp::kSub, 5, 0);                  // 6 d
-    add(PointwiseOp::kAbs, 6, 6);                  // 7 e
-    add(PointwiseOp::kMul, 7, 1);                  // 8 f
-    add(PointwiseOp::kClamp, 8, 8);                // 9 g
-    add(PointwiseOp::kAdd, 9, 3);                  // 10 h
-    add(PointwiseOp::kHardswish, 10, 10);          // 11 i
-    add(PointwiseOp::kLeakyRelu, 11, 11, 0.125f);  // 12
-  } else {
-    add(PointwiseOp::kSigmoid, 5, 5);  // 6 d
-    add(PointwiseOp::kSub, 6, 0);      // 7 e
-    add(PointwiseOp::kTanh, 7, 7);     // 8 f
-    add(PointwiseOp::kMul, 8, 1);      // 9 g
-    add(PointwiseOp::kClamp, 9, 9);    // 10 h
-    add(PointwiseOp::kAdd, 10, 3);     // 11 i
-    add(PointwiseOp::kExp, 11, 11);    // 12
+  const StaticModule::Ptr module = Prepare(Chain(state.range(0)), /*fusion=*/true);
+  const torch::jit::Graph& graph = *module->graph();
+  const torch::jit::Node* fused = nullptr;
+  for (const torch::jit::Node* node : graph.nodes()) {
+    if (node->kind() == ops::kFusedPointwise) fused = node;
   }
+  CHECK(fused != nullptr) << "the chain was not fused";
+  std::vector<int32_t> output_of_instruction;
+  const c10::optional<ops::PointwiseProgram> program =
+      ops::CompilePointwiseGroup(fused, evaluator, &output_of_instruction);
+  CHECK(program.has_value()) << "the chain's group does not compile on this CPU";
+
+  // The group's inputs: the chain's tensor inputs (x and y), and numbers.
   const int64_t numel = state.range(1) * state.range(2);
-  const at::Tensor x = at::randn({numel});
-  const at::Tensor y = at::randn({numel});
-  at::Tensor out = at::empty({numel});
-  const ops::PointwiseInput inputs[3] = {ops::ContiguousFloats(x.data_ptr<float>()),
-                                         ops::ContiguousFloats(y.data_ptr<float>()),
-                                         ops::Number(0.5f)};
-  std::vector<void*> outputs(program.code.size(), nullptr);
-  outputs.back() = out.data_ptr<float>();
+  std::vector<at::Tensor> tensors;  // kept alive for the evaluator
+  std::vector<ops::PointwiseInput> inputs;
+  for (const torch::jit::Value* input : fused->inputs()) {
+    if (const c10::optional<c10::IValue> constant = torch::jit::toIValue(input)) {
+      inputs.push_back(ops::Number(constant->toScalar().to<float>()));
+    } else {
+      CHECK(input->node()->kind() == c10::prim::Param) << "a group input inside the graph";
+      tensors.push_back(at::randn({numel}));
+      inputs.push_back(ops::ContiguousFloats(tensors.back().data_ptr<float>()));
+    }
+  }
+  std::vector<void*> outputs(program->code.size(), nullptr);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (output_of_instruction[i] < 0) continue;
+    tensors.push_back(at::empty({numel}));
+    outputs[i] = tensors.back().data_ptr<float>();
+  }
   for (auto _ : state) {
-    evaluator.range(program, inputs, outputs.data(), 0, numel);
+    evaluator.range(*program, inputs.data(), outputs.data(), 0, numel);
     benchmark::ClobberMemory();
   }
 }

@@ -5,6 +5,8 @@
 // inputs, which take the unfused path; int32, int64 and bool inputs) give,
 // fused, exactly the JIT's outputs, in and out of inference mode.
 #include <cmath>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -12,6 +14,8 @@
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
@@ -23,6 +27,69 @@
 namespace static_runtime {
 namespace {
 
+// The expressions a random program draws from, each equally likely. In a
+// pattern, $a is the operand, $b another value drawn at each use, $n a small
+// integer, $k a float or integer threshold and $cmp a comparison.
+constexpr const char* kExpressions[] = {
+    "$a + $b",
+    "$a - $b",
+    "$a * $b",
+    "$a / $b",
+    "$a * $n.5",
+    "$a + $n",
+    "torch.relu($a)",
+    "torch.sigmoid($a)",
+    "torch.tanh($a)",
+    "torch.exp($a)",
+    "torch.log(torch.abs($a))",
+    "torch.sqrt(torch.abs($a))",
+    "torch.rsqrt($a)",
+    "torch.silu($a)",
+    "torch.gelu($a)",
+    "torch.gelu($a, approximate='tanh')",
+    "torch.hardswish($a)",
+    "torch.hardsigmoid($a)",
+    "torch.leaky_relu($a, 0.125)",
+    "torch.hardtanh($a, -2.0, 1.5)",
+    "torch.clamp(-$a, -1.5, 2.0)",
+    "torch.where($a > $b, $a, $b)",
+    "$a.masked_fill($b < 0.5, -1.5)",
+    "$a * ($b >= 0)",
+    "torch.where($b != $a, 0.25, $a)",
+    "($a > $b).float() * $b",
+    "($a > 0) + 2",                     // bool and int: an int64 result, never fused
+    "$a.float()",                       // a conversion (of a float: a copy when fused)
+    "($a > $k)",                        // an integer tensor compares in floats only with a float
+    "$a / $b",                          // division twice as likely
+    "torch.where($a.to(11), $b, 0.5)",  // to(bool) (11 is torch.bool): nonzero (NaN too)
+    "($a > $b).to(4).float() * $b",     // to(int64) (4) of a bool, back in float arithmetic
+    "($a != 0.5).to(3)",                // to(int32) (3) of a bool, a result of its own
+    "$a$cmp$b",                         // a bool value
+};
+
+// `pattern` with its placeholders drawn; `pick` draws a value.
+std::string DrawExpression(absl::string_view pattern, const std::string& a,
+                           const std::function<std::string()>& pick) {
+  std::string expression;
+  while (!pattern.empty()) {
+    if (absl::ConsumePrefix(&pattern, "$a")) {
+      expression += a;
+    } else if (absl::ConsumePrefix(&pattern, "$b")) {
+      expression += pick();
+    } else if (absl::ConsumePrefix(&pattern, "$n")) {
+      absl::StrAppend(&expression, *rc::gen::inRange(-3, 4));
+    } else if (absl::ConsumePrefix(&pattern, "$k")) {
+      expression += *rc::gen::element<std::string>("0.5", "3");
+    } else if (absl::ConsumePrefix(&pattern, "$cmp")) {
+      expression += *rc::gen::element<std::string>(" < ", " == ", " <= ");
+    } else {
+      expression += pattern.front();
+      pattern.remove_prefix(1);
+    }
+  }
+  return expression;
+}
+
 // One random program: `forward(x, y)` with `num_ops` elementwise ops, each on
 // earlier values (x, y, results, float or bool) or numbers, returning the
 // last result and one earlier one.
@@ -33,113 +100,9 @@ std::string RandomProgram() {
   for (int i = 0; i < num_ops; ++i) {
     auto pick = [&] { return values[*rc::gen::inRange<size_t>(0, values.size())]; };
     const std::string a = pick();
-    std::string expression;
-    switch (*rc::gen::inRange(0, 34)) {
-      case 0:
-        expression = absl::StrCat(a, " + ", pick());
-        break;
-      case 1:
-        expression = absl::StrCat(a, " - ", pick());
-        break;
-      case 2:
-        expression = absl::StrCat(a, " * ", pick());
-        break;
-      case 3:
-        expression = absl::StrCat(a, " / ", pick());
-        break;
-      case 4:
-        expression = absl::StrCat(a, " * ", *rc::gen::inRange(-3, 4), ".5");
-        break;
-      case 5:
-        expression = absl::StrCat(a, " + ", *rc::gen::inRange(-3, 4));
-        break;
-      case 6:
-        expression = absl::StrCat("torch.relu(", a, ")");
-        break;
-      case 7:
-        expression = absl::StrCat("torch.sigmoid(", a, ")");
-        break;
-      case 8:
-        expression = absl::StrCat("torch.tanh(", a, ")");
-        break;
-      case 9:
-        expression = absl::StrCat("torch.exp(", a, ")");
-        break;
-      case 10:
-        expression = absl::StrCat("torch.log(torch.abs(", a, "))");
-        break;
-      case 11:
-        expression = absl::StrCat("torch.sqrt(torch.abs(", a, "))");
-        break;
-      case 12:
-        expression = absl::StrCat("torch.rsqrt(", a, ")");
-        break;
-      case 13:
-        expression = absl::StrCat("torch.silu(", a, ")");
-        break;
-      case 14:
-        expression = absl::StrCat("torch.gelu(", a, ")");
-        break;
-      case 15:
-        expression = absl::StrCat("torch.gelu(", a, ", approximate='tanh')");
-        break;
-      case 16:
-        expression = absl::StrCat("torch.hardswish(", a, ")");
-        break;
-      case 17:
-        expression = absl::StrCat("torch.hardsigmoid(", a, ")");
-        break;
-      case 18:
-        expression = absl::StrCat("torch.leaky_relu(", a, ", 0.125)");
-        break;
-      case 19:
-        expression = absl::StrCat("torch.hardtanh(", a, ", -2.0, 1.5)");
-        break;
-      case 20:
-        expression = absl::StrCat("torch.clamp(-", a, ", -1.5, 2.0)");
-        break;
-      case 21:
-        expression = absl::StrCat("torch.where(", a, " > ", pick(), ", ", a, ", ", pick(), ")");
-        break;
-      case 22:
-        expression = absl::StrCat(a, ".masked_fill(", pick(), " < 0.5, -1.5)");
-        break;
-      case 23:
-        expression = absl::StrCat(a, " * (", pick(), " >= 0)");
-        break;
-      case 26:  // bool and int: an int64 result, never fused
-        expression = absl::StrCat("(", a, " > 0) + 2");
-        break;
-      case 24:
-        expression = absl::StrCat("torch.where(", pick(), " != ", a, ", 0.25, ", a, ")");
-        break;
-      case 27:  // a conversion (of a float: a copy when fused)
-        expression = absl::StrCat(a, ".float()");
-        break;
-      case 28:  // an integer tensor: compared in floats only against a float
-        expression = absl::StrCat("(", a, " > ", *rc::gen::element<std::string>("0.5", "3"), ")");
-        break;
-      case 29:
-        expression = absl::StrCat(a, " / ", pick());
-        break;
-      case 30:  // to(bool) (11 is torch.bool): nonzero (NaN too)
-        expression = absl::StrCat("torch.where(", a, ".to(11), ", pick(), ", 0.5)");
-        break;
-      case 31:  // to(int64) (4) of a bool, back in float arithmetic
-        expression = absl::StrCat("(", a, " > ", pick(), ").to(4).float() * ", pick());
-        break;
-      case 32:  // to(int32) (3) of a bool, a result of its own
-        expression = absl::StrCat("(", a, " != 0.5).to(3)");
-        break;
-      case 25:
-        expression = absl::StrCat("(", a, " > ", pick(), ").float() * ", pick());
-        break;
-      default:  // a bool value
-        expression = absl::StrCat(a, *rc::gen::element<std::string>(" < ", " == ", " <= "), pick());
-        break;
-    }
+    const char* pattern = kExpressions[*rc::gen::inRange<size_t>(0, std::size(kExpressions))];
     const std::string name = absl::StrCat("v", i);
-    body += absl::StrCat("    ", name, " = ", expression, "\n");
+    body += absl::StrCat("    ", name, " = ", DrawExpression(pattern, a, pick), "\n");
     values.push_back(name);
   }
   const std::string earlier = values[*rc::gen::inRange<size_t>(2, values.size())];
