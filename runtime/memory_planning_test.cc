@@ -15,7 +15,7 @@
 #include "ir/operators/operators.h"
 #include "load/load.h"
 #include "runtime/corpus_module.h"
-#include "runtime/runtime_impl.h"
+#include "runtime/runtime_state.h"
 #include "runtime/static_runtime.h"
 #include "tools/counting_allocator.h"
 
@@ -76,7 +76,7 @@ class ArenaChecker : public NodeObserver {
  public:
   explicit ArenaChecker(const StaticRuntime& runtime) : runtime_(runtime) {}
   void After(const NodeDescription& node, const NodeValues& values) override {
-    const memory::MemoryPlanner* planner = RuntimeImpl::Of(runtime_).memory_planner();
+    const memory::MemoryPlanner* planner = RuntimeState::Of(runtime_).memory_planner();
     const ValueLayout& layout = ModuleState::Of(runtime_.module()).layout;
     for (size_t i = 0; i < values.num_outputs(); ++i) {
       if (!planner->IsManaged(layout.SlotOf(node.node->outputs()[i]))) continue;
@@ -121,8 +121,8 @@ TEST_P(MemoryPlanningTest, SteadyStateAllocatesNothingForManagedTensors) {
       allocations = Counter().count() - before;
       EXPECT_TRUE(result.ok()) << result.status();
     }
-    if (RuntimeImpl::Of(runtime).memory_planner() != nullptr) {
-      managed = absl::c_count_if(RuntimeImpl::Of(runtime).memory_planner()->records(),
+    if (RuntimeState::Of(runtime).memory_planner() != nullptr) {
+      managed = absl::c_count_if(RuntimeState::Of(runtime).memory_planner()->records(),
                                  [](const memory::TensorRecord& r) { return r.bytes > 0; });
     }
     return allocations;
@@ -138,7 +138,7 @@ TEST_P(MemoryPlanningTest, SteadyStateAllocatesNothingForManagedTensors) {
   // And every managed tensor written in a steady-state run is in the arena.
   StaticRuntime runtime(prepared.planned);
   for (int run = 0; run < 2; ++run) ASSERT_TRUE(runtime.Run(inputs).ok());
-  if (RuntimeImpl::Of(runtime).memory_planner() == nullptr) return;
+  if (RuntimeState::Of(runtime).memory_planner() == nullptr) return;
   ArenaChecker checker(runtime);
   ASSERT_TRUE(runtime.RunObserved(inputs, {}, checker).ok());
   EXPECT_GT(checker.checked + checker.left_empty, 0u);
@@ -186,7 +186,7 @@ TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_TRUE(reference::Compare(prepared->module.forward(inputs), *result).ok());
     if (run >= 2) {
-      EXPECT_TRUE(RuntimeImpl::Of(runtime).output_planner()->InArena(result->toTensor().data_ptr()))
+      EXPECT_TRUE(RuntimeState::Of(runtime).output_planner()->InArena(result->toTensor().data_ptr()))
           << "run " << run << ": the output is not in the output buffer";
     }
     absl::StatusOr<c10::IValue> too_early = runtime.Run(inputs);
@@ -197,7 +197,7 @@ TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
     EXPECT_EQ(result->toTensor().numel(), 0) << "a released output keeps its memory";
     EXPECT_EQ(runtime.NumHeldValues(), 0u);
   }
-  EXPECT_GT(RuntimeImpl::Of(runtime).output_planner()->stats().arena_bytes, 0u);
+  EXPECT_GT(RuntimeState::Of(runtime).output_planner()->stats().arena_bytes, 0u);
 }
 
 TEST(LoopPlanning, ALoopAllocatesTheSameWhateverItsTripCount) {
@@ -338,7 +338,7 @@ TEST(MemoryPlanningStats, ModelsHaveManagedTensorsAndPlansNearTheLowerBound) {
     StaticRuntime runtime(prepared.planned);
     corpus::InputRng rng(1);
     ASSERT_TRUE(runtime.Run(model.inputs(rng, 2)).ok());
-    const memory::MemoryPlanner* planner = RuntimeImpl::Of(runtime).memory_planner();
+    const memory::MemoryPlanner* planner = RuntimeState::Of(runtime).memory_planner();
     if (planner == nullptr) continue;
     ++models_with_managed;
     const ArenaStats& stats = planner->stats();

@@ -32,7 +32,7 @@
 #include "passes/prepare.h"
 #include "runtime/corpus_module.h"
 #include "runtime/model_cache.h"
-#include "runtime/runtime_impl.h"
+#include "runtime/module_state.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/constants.h"

@@ -13,7 +13,8 @@
 #include "runtime/forked_call.h"
 #include "runtime/model_cache.h"
 #include "runtime/module_state.h"
-#include "runtime/runtime_impl.h"
+#include "runtime/runtime_state.h"
+#include "runtime/static_runtime.h"
 
 namespace static_runtime {
 
@@ -140,13 +141,13 @@ absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
   if (!sample_inputs.empty() && !state.managed_slots.empty()) {
     // One run on the samples gives every managed tensor's size and dtype, so
     // even the first real run is planned.
-    RuntimeImpl runtime(*bound);
+    StaticRuntime runtime(*bound);
     absl::StatusOr<c10::IValue> result = runtime.Run(sample_inputs);
     if (!result.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("running the sample inputs failed: ", result.status().message()));
     }
-    state.initial_records = runtime.memory_planner()->records();
+    state.initial_records = RuntimeState::Of(runtime).memory_planner()->records();
     runtime.ReleaseOutputs();
   }
   return StaticModule::Ptr(*std::move(bound));

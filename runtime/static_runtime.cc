@@ -1,43 +1,234 @@
 #include "runtime/static_runtime.h"
 
+#include <chrono>
+#include <type_traits>
 #include <utility>
 
-#include "runtime/runtime_impl.h"
+#include "absl/container/flat_hash_map.h"
+#include "c10/core/InferenceMode.h"
+#include "ops/native_async.h"
+#include "runtime/arguments.h"
+#include "runtime/block_runner.h"
+#include "runtime/runtime_state.h"
 
 namespace static_runtime {
 
+static_assert(std::is_same_v<TaskLauncher, ops::TaskLauncher>);
+
+RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
+    : module(std::move(module_ptr)),
+      module_state(ModuleState::Of(*module)),
+      values(module_state.layout.num_slots()) {
+  const ValueLayout& layout = module_state.layout;
+  for (size_t i = 0; i < layout.constants().size(); ++i) {
+    values[layout.num_inputs() + i] = layout.constants()[i];
+  }
+  if (!module_state.managed_slots.empty()) {
+    planner.emplace(
+        std::vector<uint32_t>(module_state.managed_slots.begin(), module_state.managed_slots.end()),
+        module_state.managed_lifetimes, module_state.initial_records);
+  }
+  if (!module_state.output_slots.empty()) {
+    output_buffer.emplace(
+        std::vector<uint32_t>(module_state.output_slots.begin(), module_state.output_slots.end()),
+        module_state.output_lifetimes, std::vector<memory::TensorRecord>{},
+        /*handed_out=*/true);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
+    const bool kept =
+        (planner && planner->IsManaged(i)) || (output_buffer && output_buffer->IsManaged(i));
+    if (!constant && !kept) cleared_slots.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+RuntimeState& RuntimeState::Of(StaticRuntime& runtime) { return *runtime.state_; }
+const RuntimeState& RuntimeState::Of(const StaticRuntime& runtime) { return *runtime.state_; }
+
+namespace {
+
+// Reports the time since the last call as a phase of the run, if observed.
+class PhaseClock {
+ public:
+  explicit PhaseClock(NodeObserver* observer) : observer_(observer) {
+    if (observer_) last_ = std::chrono::steady_clock::now();
+  }
+  void Lap(const char* name) {
+    if (!observer_) return;
+    const auto now = std::chrono::steady_clock::now();
+    observer_->Phase(name, std::chrono::duration<double, std::micro>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  NodeObserver* observer_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+void ClearNonConstants(RuntimeState& state) {
+  for (uint32_t slot : state.cleared_slots) state.values[slot] = c10::IValue();
+}
+
+// One run: binds the arguments, allocates the planned memory, runs the plan
+// with `run_plan`, collects the result and releases everything.
+template <typename RunPlan>
+absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::IValue>& args,
+                                    const KwargMap& kwargs, RunPlan run_plan,
+                                    NodeObserver* observer) {
+  PhaseClock clock(observer);
+  c10::InferenceMode inference_mode(state.module_state.options.inference_mode);
+  if (state.outputs_pending) {
+    return absl::FailedPreconditionError(
+        "the outputs of the previous run live in the runtime's output buffer "
+        "(manage_output_tensors): call ReleaseOutputs() before running again");
+  }
+  std::vector<c10::IValue>& values = state.values;
+  // The arguments go straight into the input slots.
+  const c10::FunctionSchema& schema = state.module_state.prepared.schema;
+  absl::Status bound = BindArgumentsInto(schema, args, kwargs,
+                                         absl::MakeSpan(values.data(), schema.arguments().size()));
+  if (!bound.ok()) {
+    ClearNonConstants(state);
+    return bound;
+  }
+  clock.Lap("bind");
+
+  const BlockPlan& plan = state.module_state.plan;
+  if (state.planner) state.planner->Allocate(absl::MakeSpan(values));
+  if (state.output_buffer) state.output_buffer->Allocate(absl::MakeSpan(values));
+  clock.Lap("allocate");
+  absl::Status status = run_plan(plan, values.data());
+  clock.Lap("nodes");
+  c10::IValue result;
+  if (status.ok()) {
+    if (plan.outputs.size() == 1) {
+      result = values[plan.outputs[0]];
+    } else {
+      std::vector<c10::IValue> outputs;
+      outputs.reserve(plan.outputs.size());
+      for (ValueIndex slot : plan.outputs) outputs.push_back(values[slot]);
+      result = c10::ivalue::Tuple::create(std::move(outputs));
+    }
+  }
+  if (state.planner) state.planner->Release(absl::MakeSpan(values));
+  clock.Lap("release");
+  if (state.output_buffer) {
+    if (status.ok()) {
+      state.outputs_pending = true;
+    } else {
+      state.output_buffer->Release(absl::MakeSpan(values));
+    }
+  }
+  ClearNonConstants(state);
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::Status StillRunningAsync() {
+  return absl::FailedPreconditionError(
+      "a RunAsync of this runtime has not completed: wait for its future before running again");
+}
+
+}  // namespace
+
 StaticRuntime::StaticRuntime(StaticModule::Ptr module)
-    : impl_(std::make_unique<RuntimeImpl>(std::move(module))) {}
+    : state_(std::make_unique<RuntimeState>(std::move(module))) {}
 
 StaticRuntime::~StaticRuntime() = default;
 
 absl::StatusOr<c10::IValue> StaticRuntime::Run(const std::vector<c10::IValue>& args,
                                                const KwargMap& kwargs) {
-  return impl_->Run(args, kwargs);
+  if (state_->running_async.load(std::memory_order_acquire)) return StillRunningAsync();
+  return RunWith(*state_, args, kwargs, RunBlock, nullptr);
 }
-
-void StaticRuntime::ReleaseOutputs() { impl_->ReleaseOutputs(); }
 
 c10::intrusive_ptr<c10::ivalue::Future> StaticRuntime::RunAsync(std::vector<c10::IValue> args,
                                                                 KwargMap kwargs,
                                                                 TaskLauncher launcher) {
-  return impl_->RunAsync(std::move(args), std::move(kwargs), std::move(launcher));
+  if (state_->running_async.exchange(true, std::memory_order_acq_rel)) {
+    auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
+    ops::CompleteNow(future, [] { return absl::StatusOr<c10::IValue>(StillRunningAsync()); });
+    return future;
+  }
+  return ops::RunAsTask(
+      [state = state_.get(), args = std::move(args), kwargs = std::move(kwargs)] {
+        absl::StatusOr<c10::IValue> result = RunWith(*state, args, kwargs, RunBlock, nullptr);
+        state->running_async.store(false, std::memory_order_release);
+        return result;
+      },
+      std::move(launcher));
 }
 
 absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(const std::vector<c10::IValue>& args,
                                                        const KwargMap& kwargs,
                                                        NodeObserver& observer) {
-  return impl_->RunObserved(args, kwargs, observer);
+  if (state_->running_async.load(std::memory_order_acquire)) return StillRunningAsync();
+  return RunWith(
+      *state_, args, kwargs,
+      [&observer](const BlockPlan& plan, c10::IValue* values) {
+        return RunBlockObserved(plan, values, observer);
+      },
+      &observer);
 }
 
-const StaticModule& StaticRuntime::module() const { return *impl_->module(); }
+void StaticRuntime::ReleaseOutputs() {
+  if (state_->output_buffer && state_->outputs_pending) {
+    state_->output_buffer->Release(absl::MakeSpan(state_->values));
+  }
+  state_->outputs_pending = false;
+}
 
-size_t StaticRuntime::NumHeldValues() const { return impl_->NumHeldValues(); }
+const StaticModule& StaticRuntime::module() const { return *state_->module; }
 
-MemoryStats StaticRuntime::memory_stats() const { return impl_->memory_stats(); }
+size_t StaticRuntime::NumHeldValues() const {
+  const RuntimeState& state = *state_;
+  const ValueLayout& layout = state.module_state.layout;
+  size_t held = 0;
+  for (size_t i = 0; i < state.values.size(); ++i) {
+    const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
+    const bool released = (state.planner && state.planner->IsReleased(state.values, i)) ||
+                          (state.output_buffer && state.output_buffer->IsReleased(state.values, i));
+    if (!constant && !released && !state.values[i].isNone()) ++held;
+  }
+  return held;
+}
+
+MemoryStats StaticRuntime::memory_stats() const {
+  const RuntimeState& state = *state_;
+  MemoryStats stats;
+  if (state.planner) stats.intermediates = state.planner->stats();
+  if (state.output_buffer) {
+    stats.output_tensors = state.output_buffer->stats().managed_tensors;
+    stats.output_buffer_bytes = state.output_buffer->stats().arena_bytes;
+  }
+  const size_t produced = state.values.size() - state.module_state.layout.constants_end();
+  stats.unmanaged_values = produced - stats.intermediates.managed_tensors - stats.output_tensors;
+  return stats;
+}
 
 MemoryPlanDescription StaticRuntime::DescribeMemoryPlan() const {
-  return impl_->DescribeMemoryPlan();
+  const RuntimeState& state = *state_;
+  MemoryPlanDescription description;
+  description.stats = memory_stats().intermediates;
+  if (!state.planner) return description;
+  const ModuleState& module_state = state.module_state;
+  // Which op produces each slot of the top-level graph.
+  absl::flat_hash_map<ValueIndex, std::string> producer;
+  for (const torch::jit::Node* node : module_state.prepared.graph->nodes()) {
+    for (const torch::jit::Value* output : node->outputs()) {
+      producer[module_state.layout.SlotOf(output)] = node->kind().toUnqualString();
+    }
+  }
+  const memory::Plan& plan = state.planner->plan();
+  description.planned_bytes = plan.arena_bytes;
+  const std::vector<memory::Lifetime>& lifetimes = state.planner->lifetimes();
+  for (size_t i = 0; i < lifetimes.size() && i < plan.offsets.size(); ++i) {
+    auto found = producer.find(module_state.managed_slots[i]);
+    description.tensors.push_back({found == producer.end() ? "?" : found->second,
+                                   lifetimes[i].first, lifetimes[i].last, plan.offsets[i],
+                                   lifetimes[i].bytes});
+  }
+  return description;
 }
 
 }  // namespace static_runtime

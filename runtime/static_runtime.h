@@ -18,7 +18,7 @@
 
 namespace static_runtime {
 
-class RuntimeImpl;
+struct RuntimeState;
 
 class StaticRuntime {
  public:
@@ -63,8 +63,8 @@ class StaticRuntime {
   MemoryPlanDescription DescribeMemoryPlan() const;
 
  private:
-  friend class RuntimeImpl;
-  std::unique_ptr<RuntimeImpl> impl_;
+  friend struct RuntimeState;
+  std::unique_ptr<RuntimeState> state_;
 };
 
 }  // namespace static_runtime

@@ -14,7 +14,7 @@
 #include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
-#include "runtime/runtime_impl.h"
+#include "runtime/module_state.h"
 #include "torch/script.h"
 
 namespace static_runtime {
