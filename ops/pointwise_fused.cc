@@ -35,14 +35,12 @@
 #include "absl/types/span.h"
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
-#include "ir/operators/pointwise_match.h"
 #include "ops/direct_call.h"
 #include "ops/fallback.h"
 #include "ops/out_variant.h"
 #include "ops/pointwise_compile.h"
 #include "ops/pointwise_eval.h"
 #include "ops/registry.h"
-#include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
 namespace {
