@@ -105,8 +105,9 @@ std::optional<KernelRegistry::Selected> KernelRegistry::Find(
     for (const Entry& entry : entries_) {
       if (entry.kind != kind || !Matches(entry, node)) continue;
       KernelOffer offer = entry.factory(node);
-      if (!offer.declined())
+      if (!offer.declined()) {
         return Selected{std::move(offer).TakeKernel(), kind, entry.error_bound};
+      }
     }
   }
   return std::nullopt;

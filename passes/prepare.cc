@@ -132,9 +132,8 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     // The method's graph, frozen unless `is_frozen`, after what
     // torch.jit.freeze does after freezing: drop dropout, fold batch norm
     // and add/mul constants into convolutions and linears.
-    // (freeze_module freezes a clone; inlining forks changes `copy`, so it
-    // comes last.)
-    if (!is_frozen) copy.eval();
+    // (FreezeForInference freezes an eval-mode clone; inlining forks changes
+    // `copy`, so it comes last.)
     auto frozen_graph =
         [&](bool inline_forks) -> absl::StatusOr<std::shared_ptr<torch::jit::Graph>> {
       if (is_frozen) {

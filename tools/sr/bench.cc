@@ -92,9 +92,11 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   report.kernels = (*static_module)->kernel_counts();
 
   // The JIT baseline: frozen as torch.jit.freeze does (as preparation does).
-  torch::jit::Module jit = module.clone();
-  jit.eval();
-  if (!config.is_frozen) {
+  torch::jit::Module jit;
+  if (config.is_frozen) {
+    jit = module.clone();
+    jit.eval();
+  } else {
     absl::StatusOr<torch::jit::Module> frozen = FreezeForInference(module, method);
     if (!frozen.ok()) return frozen.status();
     jit = *std::move(frozen);
