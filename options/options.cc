@@ -58,18 +58,12 @@ absl::Status ValidateOptions(const Options& options) {
 }
 
 std::string DescribeOptions(const Options& options) {
-  return absl::StrCat(
-      "enable_out_variant=", options.enable_out_variant,
-      " optimize_memory=", options.optimize_memory,
-      " manage_output_tensors=", options.manage_output_tensors,
-      " use_copy_variants=", options.use_copy_variants,
-      " use_maybe_copy_variants=", options.use_maybe_copy_variants,
-      " enable_tensorexpr_fusion=", options.enable_tensorexpr_fusion,
-      " use_variadic_ops=", options.use_variadic_ops,
-      " fuse_list_unpack=", options.fuse_list_unpack,
-      " hoist_dict_lookups=", options.hoist_dict_lookups,
-      " parallel_forks=", options.parallel_forks, " enable_fusion=", options.enable_fusion,
-      " prepack_weights=", options.prepack_weights, " inference_mode=", options.inference_mode);
+  std::string description =
+      absl::StrCat("enable_tensorexpr_fusion=", options.enable_tensorexpr_fusion);
+  for (const BoolOption& option : BoolOptions()) {
+    absl::StrAppend(&description, " ", option.name, "=", options.*option.member);
+  }
+  return description;
 }
 
 }  // namespace static_runtime

@@ -99,7 +99,9 @@ const BoolOption* FindBoolOption(absl::string_view name);
 // Checks that the combination of options is supported.
 absl::Status ValidateOptions(const Options& options);
 
-// One line listing every option and its value, for logs.
+// One line listing every option that changes how a model is prepared or run,
+// with its value (every BoolOptions() entry and enable_tensorexpr_fusion): for
+// logs and the model cache's key.
 std::string DescribeOptions(const Options& options);
 
 }  // namespace static_runtime

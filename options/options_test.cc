@@ -1,0 +1,63 @@
+// Options: every boolean option is found by its name, shows in
+// DescribeOptions (the model cache's key) with its value, and invalid
+// combinations are rejected with a message naming the option.
+#include "options/options.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace static_runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(OptionsTest, EveryBoolOptionIsFoundByItsName) {
+  for (const BoolOption& option : BoolOptions()) {
+    const BoolOption* found = FindBoolOption(option.name);
+    ASSERT_NE(found, nullptr) << option.name;
+    EXPECT_EQ(found->member, option.member) << option.name;
+  }
+  EXPECT_EQ(FindBoolOption("no_such_option"), nullptr);
+}
+
+TEST(OptionsTest, DescriptionChangesWithEveryOption) {
+  const Options defaults;
+  const std::string default_description = DescribeOptions(defaults);
+  for (const BoolOption& option : BoolOptions()) {
+    Options flipped;
+    flipped.*option.member = !(defaults.*option.member);
+    const std::string description = DescribeOptions(flipped);
+    EXPECT_NE(description, default_description) << option.name;
+    EXPECT_THAT(description, HasSubstr(absl::StrCat(option.name, "=", flipped.*option.member)));
+  }
+  Options tensorexpr;
+  tensorexpr.enable_tensorexpr_fusion = true;
+  EXPECT_NE(DescribeOptions(tensorexpr), default_description);
+}
+
+TEST(OptionsTest, DefaultsAreValid) { EXPECT_TRUE(ValidateOptions(Options()).ok()); }
+
+TEST(OptionsTest, InvalidCombinationsNameTheOption) {
+  Options no_out_variant;
+  no_out_variant.enable_out_variant = false;
+  EXPECT_THAT(std::string(ValidateOptions(no_out_variant).message()),
+              HasSubstr("optimize_memory=true needs enable_out_variant=true"));
+  no_out_variant.optimize_memory = false;
+  EXPECT_TRUE(ValidateOptions(no_out_variant).ok());
+
+  Options outputs_unplanned;
+  outputs_unplanned.manage_output_tensors = true;
+  outputs_unplanned.optimize_memory = false;
+  EXPECT_THAT(std::string(ValidateOptions(outputs_unplanned).message()),
+              HasSubstr("manage_output_tensors=true needs optimize_memory=true"));
+
+  Options no_hook;
+  no_hook.enable_tensorexpr_fusion = true;
+  EXPECT_THAT(std::string(ValidateOptions(no_hook).message()), HasSubstr("needs a fusion_hook"));
+}
+
+}  // namespace
+}  // namespace static_runtime
