@@ -15,11 +15,11 @@
 #include "absl/strings/str_cat.h"
 #include "c10/core/InferenceMode.h"
 #include "gtest/gtest.h"
+#include "memory/counting_allocator.h"
 #include "ops/fallback.h"
 #include "ops/out_variant_test_support.h"
 #include "ops/registry.h"
 #include "rapidcheck.h"
-#include "tools/counting_allocator.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 
 namespace static_runtime {
@@ -67,7 +67,7 @@ struct Spec {
   // How many outputs the kernel computes (the rest are unused by the node's
   // graph, or the kernel would not claim it); -1: all.
   int compared_outputs = -1;
-  bool may_alias = false;   // the result may be the input itself
+  bool may_alias = false;  // the result may be the input itself
   // For kernels that write into their output only for some inputs: which.
   std::function<bool(const Inputs&)> writes_into_output = [](const Inputs&) { return true; };
 };
@@ -140,9 +140,10 @@ Spec OverDims(DtypeList dtypes, std::function<Inputs(const Call&, int64_t rank)>
 
 std::map<std::string, Spec> UnarySpecs() {
   std::map<std::string, Spec> specs;
-  for (const char* name : {"exp", "log", "log1p", "log2", "log10", "expm1", "exp2", "sqrt",
-                           "rsqrt", "reciprocal", "erf", "erfc", "sigmoid", "tanh", "sin", "cos",
-                           "tan", "asin", "acos", "atan", "sinh", "cosh", "logical_not"}) {
+  for (const char* name :
+       {"exp",   "log",        "log1p", "log2", "log10",   "expm1", "exp2",       "sqrt",
+        "rsqrt", "reciprocal", "erf",   "erfc", "sigmoid", "tanh",  "sin",        "cos",
+        "tan",   "asin",       "acos",  "atan", "sinh",    "cosh",  "logical_not"}) {
     specs[absl::StrCat("aten::", name, ".")] = Unary(kAll);
   }
   for (const char* name : {"abs", "neg", "floor", "ceil", "round", "trunc", "relu"}) {
@@ -153,9 +154,8 @@ std::map<std::string, Spec> UnarySpecs() {
     specs[absl::StrCat("aten::", name, ".")] = Unary(kFloats);
   }
   specs["aten::bitwise_not."] = Unary({at::kLong, at::kBool});
-  specs["aten::gelu."] = Unary(kFloats, [](const Call& c) -> Inputs {
-    return {c.draw.Bool() ? "tanh" : "none"};
-  });
+  specs["aten::gelu."] =
+      Unary(kFloats, [](const Call& c) -> Inputs { return {c.draw.Bool() ? "tanh" : "none"}; });
   specs["aten::logit."] = Unary(kFloats, [](const Call& c) -> Inputs {
     return {c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Int(0, 3) / 10.0)};
   });
@@ -168,9 +168,8 @@ std::map<std::string, Spec> UnarySpecs() {
   specs["aten::elu."] = Unary(kFloats, [](const Call& c) -> Inputs {
     return {c.Scalar(kFloats), c.Scalar(kFloats), c.Scalar(kFloats)};
   });
-  specs["aten::leaky_relu."] = Unary(kFloats, [](const Call& c) -> Inputs {
-    return {c.Scalar(kFloats)};
-  });
+  specs["aten::leaky_relu."] =
+      Unary(kFloats, [](const Call& c) -> Inputs { return {c.Scalar(kFloats)}; });
   specs["aten::hardtanh."] = Unary(kNumbers, [](const Call& c) -> Inputs {
     const int64_t low = c.draw.Int(-3, 0);
     return {low, low + c.draw.Int(0, 4)};
@@ -188,12 +187,10 @@ std::map<std::string, Spec> UnarySpecs() {
     if (low.isNone() && high.isNone()) low = 0;
     return {low, high};
   });
-  specs["aten::clamp_min."] = Unary(kNumbers, [](const Call& c) -> Inputs {
-    return {c.Scalar(kNumbers)};
-  });
-  specs["aten::clamp_max."] = Unary(kNumbers, [](const Call& c) -> Inputs {
-    return {c.Scalar(kNumbers)};
-  });
+  specs["aten::clamp_min."] =
+      Unary(kNumbers, [](const Call& c) -> Inputs { return {c.Scalar(kNumbers)}; });
+  specs["aten::clamp_max."] =
+      Unary(kNumbers, [](const Call& c) -> Inputs { return {c.Scalar(kNumbers)}; });
   for (const char* name : {"aten::tril.", "aten::triu."}) {
     specs[name] = {[](const Call& c) -> Inputs {
       return {c.Tensor(c.Shape(c.Rank(2, 3)), kAll), c.draw.Int(-2, 2)};
@@ -225,8 +222,8 @@ std::map<std::string, Spec> BinarySpecs() {
   specs["aten::pow.Scalar"] = {[](const Call& c) -> Inputs {
     return {c.Scalar(kFloats), c.Tensor(c.Shape(c.Rank(0, 3)), kNumbers)};
   }};
-  for (const char* name : {"aten::maximum.", "aten::minimum.", "aten::max.other",
-                           "aten::min.other"}) {
+  for (const char* name :
+       {"aten::maximum.", "aten::minimum.", "aten::max.other", "aten::min.other"}) {
     specs[name] = Binary(kAll);
   }
   specs["aten::atan2."] = Binary(kFloats);
@@ -294,9 +291,12 @@ std::map<std::string, Spec> ReductionSpecs() {
     return {c.Dim(rank), c10::IValue()};
   });
   for (const char* name : {"aten::amax.", "aten::amin."}) {
-    specs[name] = OverDims(kNumbers, [](const Call& c, int64_t rank) -> Inputs {
-      return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool()};
-    }, /*non_empty=*/true);
+    specs[name] = OverDims(
+        kNumbers,
+        [](const Call& c, int64_t rank) -> Inputs {
+          return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool()};
+        },
+        /*non_empty=*/true);
   }
   specs["aten::logsumexp."] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
     return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool()};
@@ -305,16 +305,18 @@ std::map<std::string, Spec> ReductionSpecs() {
     return {c.Tensor(c.Shape(c.Rank(0, 3)), kFloats), c10::IValue()};
   }};
   for (const char* name : {"aten::max.", "aten::min."}) {
-    specs[name] = {[](const Call& c) -> Inputs {
-      return {c.Tensor(c.NonEmptyShape(c.Rank(0, 3)), kAll)};
-    }};
+    specs[name] = {
+        [](const Call& c) -> Inputs { return {c.Tensor(c.NonEmptyShape(c.Rank(0, 3)), kAll)}; }};
   }
   specs["aten::max.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
   specs["aten::min.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
   for (const char* name : {"aten::argmax.", "aten::argmin."}) {
-    specs[name] = OverDims(kNumbers, [](const Call& c, int64_t rank) -> Inputs {
-      return {c.draw.Bool() ? c10::IValue() : c10::IValue(c.Dim(rank)), c.draw.Bool()};
-    }, /*non_empty=*/true);
+    specs[name] = OverDims(
+        kNumbers,
+        [](const Call& c, int64_t rank) -> Inputs {
+          return {c.draw.Bool() ? c10::IValue() : c10::IValue(c.Dim(rank)), c.draw.Bool()};
+        },
+        /*non_empty=*/true);
   }
   specs["aten::norm.ScalarOpt_dim"] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
     const int64_t p = c.draw.Int(0, 2);
@@ -408,8 +410,12 @@ std::map<std::string, Spec> NnSpecs() {
     auto affine = [&]() {
       return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Tensor(normalized_shape, t));
     };
-    return {c.draw.Tensor(shape, t), c10::List<int64_t>(normalized_shape), affine(), affine(),
-            1e-5, true};
+    return {c.draw.Tensor(shape, t),
+            c10::List<int64_t>(normalized_shape),
+            affine(),
+            affine(),
+            1e-5,
+            true};
   }};
   specs["aten::embedding."] = {[](const Call& c) -> Inputs {
     const int64_t rows = c.draw.Int(1, 6);
@@ -451,13 +457,18 @@ std::map<std::string, Spec> NnSpecs() {
     return inputs;
   };
   specs["aten::embedding_bag."] = {[=](const Call& c) { return embedding_bag(c, false); }};
-  specs["aten::embedding_bag.padding_idx"] = {[=](const Call& c) { return embedding_bag(c, true); }};
+  specs["aten::embedding_bag.padding_idx"] = {
+      [=](const Call& c) { return embedding_bag(c, true); }};
   for (const char* key : {"aten::embedding_bag.", "aten::embedding_bag.padding_idx"}) {
     specs[key].compared_outputs = 1;
   }
   specs["aten::avg_pool2d."] = {[=](const Call& c) -> Inputs {
-    return {image(c, 3), c10::List<int64_t>({2, 2}), c10::List<int64_t>({c.draw.Int(1, 2), 1}),
-            c10::List<int64_t>({c.draw.Int(0, 1), 0}), c.draw.Bool(), c.draw.Bool(),
+    return {image(c, 3),
+            c10::List<int64_t>({2, 2}),
+            c10::List<int64_t>({c.draw.Int(1, 2), 1}),
+            c10::List<int64_t>({c.draw.Int(0, 1), 0}),
+            c.draw.Bool(),
+            c.draw.Bool(),
             c10::IValue()};
   }};
   specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
@@ -468,8 +479,8 @@ std::map<std::string, Spec> NnSpecs() {
   // (ATen's op); windows ATen accepts and some it rejects.
   specs["aten::max_pool2d."] = {[=](const Call& c) -> Inputs {
     const int64_t kernel = c.draw.Int(1, 3);
-    at::Tensor x = c.draw.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 40), c.draw.Int(1, 4 + 2 * c.scale),
-                                  c.draw.Int(1, 4 + 2 * c.scale)},
+    at::Tensor x = c.draw.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 40),
+                                  c.draw.Int(1, 4 + 2 * c.scale), c.draw.Int(1, 4 + 2 * c.scale)},
                                  c.draw.OneOf(kFloats));
     if (c.draw.Bool()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     if (x.is_floating_point() && c.draw.Bool()) {
@@ -483,8 +494,11 @@ std::map<std::string, Spec> NnSpecs() {
       return c.draw.Bool() ? c10::List<int64_t>({c.draw.Int(low, high)})
                            : c10::List<int64_t>({c.draw.Int(low, high), c.draw.Int(low, high)});
     };
-    return {x, c10::List<int64_t>({kernel, c.draw.Int(1, 3)}),
-            c.draw.Int(0, 3) == 0 ? c10::List<int64_t>() : pair(1, 2), pair(0, 1), pair(1, 2),
+    return {x,
+            c10::List<int64_t>({kernel, c.draw.Int(1, 3)}),
+            c.draw.Int(0, 3) == 0 ? c10::List<int64_t>() : pair(1, 2),
+            pair(0, 1),
+            pair(1, 2),
             c.draw.Bool()};
   }};
 
@@ -533,8 +547,8 @@ std::map<std::string, Spec> DataSpecs() {
     const int64_t dim = c.Dim(rank);
     std::vector<int64_t> index_shape;
     for (int64_t size : shape) index_shape.push_back(c.draw.Int(1, size));
-    return {c.Tensor(shape, kAll), dim,
-            c.draw.Indices(index_shape, 0, shape[(dim + rank) % rank]), false};
+    return {c.Tensor(shape, kAll), dim, c.draw.Indices(index_shape, 0, shape[(dim + rank) % rank]),
+            false};
   }};
   specs["aten::repeat."] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
     std::vector<int64_t> repeats;
@@ -631,8 +645,8 @@ std::map<std::string, Spec> DataSpecs() {
                                      : c10::IValue(c.draw.Int(-4, 4) / 2.0));
     }
     inputs.push_back(c.draw.Bool() ? c10::IValue()
-                                   : c10::IValue(c.draw.OneOf(DtypeList{at::kFloat, at::kDouble,
-                                                                        at::kLong, at::kInt})));
+                                   : c10::IValue(c.draw.OneOf(
+                                         DtypeList{at::kFloat, at::kDouble, at::kLong, at::kInt})));
     for (int i = 0; i < 3; ++i) inputs.push_back(c10::IValue());
     return inputs;
   };
@@ -676,7 +690,7 @@ std::map<std::string, Spec> DataSpecs() {
       [](const Call& c) -> Inputs {
         at::Tensor x = c.Tensor(c.Shape(c.Rank(0, 3)), kAll);
         c10::IValue target = c.overload == "dtype" ? c10::IValue(c.draw.OneOf(kAll))
-                                                    : c10::IValue(c.Tensor({1}, kAll));
+                                                   : c10::IValue(c.Tensor({1}, kAll));
         return {x, target, false, c.draw.Bool(), c10::IValue()};
       },
       {"dtype", "other"});
@@ -733,8 +747,7 @@ std::map<std::string, Spec> DataSpecs() {
 const std::map<std::string, Spec>& Specs() {
   static const auto* const kSpecs = [] {
     auto* specs = new std::map<std::string, Spec>();
-    for (auto family : {UnarySpecs, BinarySpecs, ReductionSpecs, LinalgSpecs, NnSpecs,
-                        DataSpecs}) {
+    for (auto family : {UnarySpecs, BinarySpecs, ReductionSpecs, LinalgSpecs, NnSpecs, DataSpecs}) {
       for (auto& [key, spec] : family()) {
         EXPECT_TRUE(specs->emplace(key, spec).second) << "two specs for " << key;
       }
@@ -751,7 +764,7 @@ std::string SpecKey(const std::string& registered) {
   return absl::StrCat(schema.name(), ".", schema.overload_name());
 }
 
-size_t Allocations() { return testing::CountingAllocator::Installed().count(); }
+size_t Allocations() { return memory::CountingAllocator::Installed().count(); }
 
 class OutVariantProperty : public ::testing::TestWithParam<std::string> {};
 
@@ -814,11 +827,10 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
       }
       bool same_dtypes = true;
       bool all_reused = true;
-      bool fits = true;  // every output fits in the storage it reuses
+      bool fits = true;    // every output fits in the storage it reuses
       bool empty = false;  // some output holds no bytes: nothing to save
       for (size_t i = 0; i < compared_outputs; ++i) {
-        const std::string difference =
-            testing::Difference(reference.Output(i), ours.Output(i));
+        const std::string difference = testing::Difference(reference.Output(i), ours.Output(i));
         if (!difference.empty()) RC_FAIL(absl::StrCat("output ", i, ": ", difference));
         ++compared;
         const at::Tensor& tensor = ours.Output(i).toTensor();
@@ -837,8 +849,7 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
         empty = empty || bytes == 0;
         all_reused = all_reused && previous[i] == tensor.unsafeGetTensorImpl();
       }
-      if (previous_reusable && same_dtypes && !spec.may_alias &&
-          spec.writes_into_output(inputs)) {
+      if (previous_reusable && same_dtypes && !spec.may_alias && spec.writes_into_output(inputs)) {
         if (!all_reused) RC_FAIL("an output of the same dtype was not reused");
         // Writing into the reused output must save the output allocation
         // (an out form that computes into a temporary and copies does not).
@@ -871,7 +882,6 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
   if (!spec.may_alias) {
     EXPECT_GT(reused, 0) << "the output tensor was never reused";
   }
-
 }
 
 // Out variants with a property of their own elsewhere, because they only take

@@ -13,14 +13,14 @@
 #include "golden/models/corpus.h"
 #include "golden/run_check.h"
 #include "gtest/gtest.h"
+#include "memory/counting_allocator.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_runtime.h"
-#include "tools/counting_allocator.h"
 
 namespace static_runtime {
 namespace {
 
-using testing::CountingAllocator;
+using memory::CountingAllocator;
 
 class AllocationFailureTest : public ::testing::TestWithParam<std::string> {};
 

@@ -14,15 +14,15 @@
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
+#include "memory/counting_allocator.h"
 #include "runtime/corpus_module.h"
 #include "runtime/runtime_state.h"
 #include "runtime/static_runtime.h"
-#include "tools/counting_allocator.h"
 
 namespace static_runtime {
 namespace {
 
-testing::CountingAllocator& Counter() { return testing::CountingAllocator::Installed(); }
+memory::CountingAllocator& Counter() { return memory::CountingAllocator::Installed(); }
 
 struct Prepared {
   torch::jit::Module module;
@@ -186,7 +186,8 @@ TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_TRUE(reference::Compare(prepared->module.forward(inputs), *result).ok());
     if (run >= 2) {
-      EXPECT_TRUE(RuntimeState::Of(runtime).output_planner()->InArena(result->toTensor().data_ptr()))
+      EXPECT_TRUE(
+          RuntimeState::Of(runtime).output_planner()->InArena(result->toTensor().data_ptr()))
           << "run " << run << ": the output is not in the output buffer";
     }
     absl::StatusOr<c10::IValue> too_early = runtime.Run(inputs);

@@ -17,10 +17,10 @@
 #include "absl/strings/str_cat.h"
 #include "options/options.h"
 #include "runtime/pool.h"
+#include "runtime/reports/explain.h"
+#include "runtime/reports/profile.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
-#include "tools/sr/explain.h"
-#include "tools/sr/profile.h"
 #include "torch/csrc/jit/python/pybind_utils.h"
 #include "torch/csrc/utils/pybind.h"
 
@@ -97,17 +97,18 @@ class PyModule {
 
   // Times `main_runs` calls after `warmup_runs` (at least one) on one
   // runtime; with `per_node`, then as many observed runs timing each node
-  // kind (sr::ProfileRuns, what `sr profile` runs).
+  // kind (reports::ProfileRuns, what `sr profile` runs).
   py::dict Benchmark(const py::tuple& args, const py::dict& kwargs, int warmup_runs, int main_runs,
                      bool per_node) {
     if (warmup_runs < 0 || main_runs < 1) {
       throw py::value_error("warmup_runs must be >= 0 and main_runs >= 1");
     }
     const std::vector<c10::IValue> stack = Bind(args, kwargs);
-    absl::StatusOr<sr::ProfileReport> report;
+    absl::StatusOr<reports::ProfileReport> report;
     {
       py::gil_scoped_release no_gil;
-      report = sr::ProfileRuns(module_, stack, std::max(0, warmup_runs - 1), main_runs, per_node);
+      report =
+          reports::ProfileRuns(module_, stack, std::max(0, warmup_runs - 1), main_runs, per_node);
     }
     if (!report.ok()) throw std::runtime_error(std::string(report.status().message()));
     py::dict out;
@@ -115,10 +116,10 @@ class PyModule {
     out["first_iter_time"] = report->first_run_us / 1000;
     out["total_time"] = report->mean_run_us / 1000;  // ms per run, as PyTorch's
     // By node kind, as PyTorch's (fused groups together).
-    std::map<std::string, sr::NodeKindProfile> by_kind;
+    std::map<std::string, reports::NodeKindProfile> by_kind;
     double node_total = 0;
-    for (const sr::NodeKindProfile& entry : report->kinds) {
-      sr::NodeKindProfile& kind = by_kind[entry.node_kind];
+    for (const reports::NodeKindProfile& entry : report->kinds) {
+      reports::NodeKindProfile& kind = by_kind[entry.node_kind];
       kind.total_us += entry.total_us;
       kind.calls += entry.calls;
       kind.kernel_kind = entry.kernel_kind;
@@ -164,7 +165,7 @@ class PyModule {
     return out;
   }
 
-  std::string ExplainText() const { return sr::Explain(*module_); }
+  std::string ExplainText() const { return reports::Explain(*module_); }
 
  private:
   static PyModule Created(absl::StatusOr<StaticModule::Ptr> prepared, size_t max_runtimes,

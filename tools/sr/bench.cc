@@ -12,9 +12,9 @@
 #include "absl/synchronization/mutex.h"
 #include "errors/exception_message.h"
 #include "golden/reference.h"
+#include "memory/counting_allocator.h"
 #include "passes/freeze.h"
 #include "runtime/pool.h"
-#include "tools/counting_allocator.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/pytorch_sr.h"
 
@@ -33,8 +33,8 @@ Latency Summarize(std::vector<double> samples_us, double wall_us) {
   if (samples_us.empty()) return latency;
   std::sort(samples_us.begin(), samples_us.end());
   auto percentile = [&](double p) {
-    const size_t index = std::min(samples_us.size() - 1,
-                                  static_cast<size_t>(p * (samples_us.size() - 1) + 0.5));
+    const size_t index =
+        std::min(samples_us.size() - 1, static_cast<size_t>(p * (samples_us.size() - 1) + 0.5));
     return samples_us[index];
   };
   latency.median_us = percentile(0.5);
@@ -66,8 +66,7 @@ struct StaticSide {
 absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
                                      const std::vector<c10::IValue>& inputs,
                                      const BenchConfig& config) {
-  if (config.iters < 1 || config.warmup < 0 || config.threads < 1 ||
-      config.intra_op_threads < 1) {
+  if (config.iters < 1 || config.warmup < 0 || config.threads < 1 || config.intra_op_threads < 1) {
     return absl::InvalidArgumentError(
         "--iters, --threads and --intra-op-threads must be >= 1, --warmup >= 0");
   }
@@ -171,7 +170,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   }
   const size_t other_index = contestants.size();
   if (other) contestants.push_back([&]() { return other->Run(args).status(); });
-  const testing::CountingAllocator& allocator = testing::CountingAllocator::Installed();
+  const memory::CountingAllocator& allocator = memory::CountingAllocator::Installed();
 
   absl::Mutex mutex;
   std::vector<std::vector<double>> samples_us(contestants.size());
@@ -277,7 +276,8 @@ std::string FormatReport(const BenchReport& r) {
   auto row = [&](const char* name, const absl::FormatSpec<double>& format, auto field) {
     std::string line = absl::StrFormat("%-18s", name);
     for (const auto& column : columns) {
-      absl::StrAppend(&line, absl::StrFormat(" %14s", absl::StrFormat(format, field(*column.second))));
+      absl::StrAppend(&line,
+                      absl::StrFormat(" %14s", absl::StrFormat(format, field(*column.second))));
     }
     return line + "\n";
   };
@@ -290,8 +290,8 @@ std::string FormatReport(const BenchReport& r) {
   text += row("throughput (/s)", "%.0f", [](const Latency& l) { return l.throughput_per_s; });
   if (r.static_runtime.allocations_per_run >= 0) {
     text += row("allocations/run", "%.1f", [](const Latency& l) { return l.allocations_per_run; });
-    text += row("alloc bytes/run", "%.0f",
-                [](const Latency& l) { return l.allocated_bytes_per_run; });
+    text +=
+        row("alloc bytes/run", "%.0f", [](const Latency& l) { return l.allocated_bytes_per_run; });
   }
   if (r.jit) absl::StrAppendFormat(&text, "ratio (static / jit, median): %.3f\n", r.ratio);
   if (r.pytorch_sr) {
@@ -320,8 +320,8 @@ std::string FormatReport(const BenchReport& r) {
   }
   absl::StrAppendFormat(&text, "nodes: %d out variant, %d native, %d fallback\n",
                         r.kernels.out_variant, r.kernels.native, r.kernels.fallback);
-  absl::StrAppendFormat(&text, "setup: %.1f ms; %d iterations x %d threads\n", r.setup_ms,
-                        r.iters, r.threads);
+  absl::StrAppendFormat(&text, "setup: %.1f ms; %d iterations x %d threads\n", r.setup_ms, r.iters,
+                        r.threads);
   return text;
 }
 
@@ -348,7 +348,8 @@ std::string LatencyJson(const Latency& l) {
       "\"throughput_per_s\": %.3f",
       l.median_us, l.p90_us, l.p99_us, l.mean_us, l.throughput_per_s);
   if (l.allocations_per_run >= 0) {
-    absl::StrAppendFormat(&json, ", \"allocations_per_run\": %.3f, \"allocated_bytes_per_run\": %.1f",
+    absl::StrAppendFormat(&json,
+                          ", \"allocations_per_run\": %.3f, \"allocated_bytes_per_run\": %.1f",
                           l.allocations_per_run, l.allocated_bytes_per_run);
   }
   return json + "}";

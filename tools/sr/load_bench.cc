@@ -10,9 +10,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "memory/counting_allocator.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
-#include "tools/counting_allocator.h"
 
 namespace static_runtime {
 namespace sr {
@@ -90,7 +90,7 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     absl::StatusOr<std::vector<c10::IValue>> args = (*loaded)->Bind(sample_inputs, {});
     if (!args.ok()) return args.status();
     StaticRuntime runtime(*loaded);
-    const testing::CountingAllocator& allocator = testing::CountingAllocator::Installed();
+    const memory::CountingAllocator& allocator = memory::CountingAllocator::Installed();
     const size_t count_before = allocator.count();
     const size_t bytes_before = allocator.bytes();
     const absl::Time start = absl::Now();

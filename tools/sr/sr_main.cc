@@ -30,17 +30,17 @@
 #include "errors/exception_message.h"
 #include "load/load.h"
 #include "runtime/model_cache.h"
+#include "runtime/reports/explain.h"
+#include "runtime/reports/profile.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
 #include "tools/sr/default_model.h"
-#include "tools/sr/explain.h"
 #include "tools/sr/gate.h"
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
 #include "tools/sr/load_bench.h"
 #include "tools/sr/plan_svg.h"
-#include "tools/sr/profile.h"
 #include "tools/sr/verify.h"
 #include "torch/csrc/jit/serialization/pickle.h"
 
@@ -330,12 +330,13 @@ int Bench(const Args& args) {
 int ProfileCommand(const Args& args) {
   RunSetup setup;
   if (int code = PrepareRun(args, "profile", setup)) return code;
-  absl::StatusOr<ProfileReport> report =
-      setup.package ? Profile(setup.package, setup.package_load_ms, setup.inputs, args.Int("iters"))
-                    : Profile(setup.module, args.Bool("frozen"), setup.options, setup.inputs,
-                              args.Int("iters"));
+  absl::StatusOr<reports::ProfileReport> report =
+      setup.package
+          ? reports::Profile(setup.package, setup.package_load_ms, setup.inputs, args.Int("iters"))
+          : reports::Profile(setup.module, args.Bool("frozen"), setup.options, setup.inputs,
+                             args.Int("iters"));
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
-  std::cout << "model: " << setup.model_name << "\n" << FormatProfile(*report);
+  std::cout << "model: " << setup.model_name << "\n" << reports::FormatProfile(*report);
   return WriteIfGiven(args, "trace", report->trace_json);
 }
 
@@ -475,8 +476,8 @@ int ExplainCommand(const Args& args) {
     std::cout << "model: " << model_name << "\n" << static_module.status().message() << "\n";
     return 1;
   }
-  std::cout << "model: " << model_name << "\n" << Explain(**static_module);
-  return WriteIfGiven(args, "dot", ToDot(**static_module));
+  std::cout << "model: " << model_name << "\n" << reports::Explain(**static_module);
+  return WriteIfGiven(args, "dot", reports::ToDot(**static_module));
 }
 
 int CompileCommand(const Args& args) {

@@ -1,4 +1,4 @@
-#include "tools/sr/explain.h"
+#include "runtime/reports/explain.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -6,7 +6,7 @@
 #include "absl/strings/str_replace.h"
 
 namespace static_runtime {
-namespace sr {
+namespace reports {
 
 std::string Explain(const StaticModule& module) {
   std::string text = absl::StrCat("prepared graph:\n", module.graph()->toString(), "\n");
@@ -61,5 +61,5 @@ std::string ToDot(const StaticModule& module) {
   return dot;
 }
 
-}  // namespace sr
+}  // namespace reports
 }  // namespace static_runtime

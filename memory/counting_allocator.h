@@ -1,12 +1,12 @@
 // A CPU allocator that counts allocations and their bytes and passes them on
 // to LibTorch's default CPU allocator: for tests that assert how much a run
-// allocates, and for `sr bench`'s allocations per run. It can also fail a
+// allocates, and for the allocations per run `sr bench` and `sr profile` report. It can also fail a
 // chosen allocation, as LibTorch's allocator fails when memory runs out (a
 // c10::Error), for tests of what allocation failures do. Installed once per
 // process (LibTorch keeps the highest-priority allocator for the rest of the
 // process); counting costs one relaxed atomic add per allocation.
-#ifndef STATIC_RUNTIME_TOOLS_COUNTING_ALLOCATOR_H_
-#define STATIC_RUNTIME_TOOLS_COUNTING_ALLOCATOR_H_
+#ifndef STATIC_RUNTIME_MEMORY_COUNTING_ALLOCATOR_H_
+#define STATIC_RUNTIME_MEMORY_COUNTING_ALLOCATOR_H_
 
 #include <atomic>
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include "c10/core/Allocator.h"
 
 namespace static_runtime {
-namespace testing {
+namespace memory {
 
 class CountingAllocator final : public c10::Allocator {
  public:
@@ -38,7 +38,7 @@ class CountingAllocator final : public c10::Allocator {
   mutable std::atomic<size_t> fail_countdown_{0};
 };
 
-}  // namespace testing
+}  // namespace memory
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_TOOLS_COUNTING_ALLOCATOR_H_
+#endif  // STATIC_RUNTIME_MEMORY_COUNTING_ALLOCATOR_H_

@@ -1,4 +1,4 @@
-#include "tools/sr/profile.h"
+#include "runtime/reports/profile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 
 namespace static_runtime {
-namespace sr {
+namespace reports {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -71,7 +71,7 @@ class Timer : public NodeObserver {
 absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
                                           const std::vector<c10::IValue>& args, int warmup,
                                           int runs, bool by_node,
-                                          const testing::CountingAllocator* allocator) {
+                                          const memory::CountingAllocator* allocator) {
   if (runs < 1 || warmup < 0) {
     return absl::InvalidArgumentError("runs must be >= 1 and warm-up runs >= 0");
   }
@@ -124,10 +124,9 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   report.trace_json = absl::StrCat("{\"traceEvents\": [\n", tracer.events_, "\n]}\n");
 
   for (auto& [kind, entry] : timer.by_kind_) report.kinds.push_back(entry);
-  std::sort(report.kinds.begin(), report.kinds.end(),
-            [](const NodeKindProfile& a, const NodeKindProfile& b) {
-              return a.total_us > b.total_us;
-            });
+  std::sort(
+      report.kinds.begin(), report.kinds.end(),
+      [](const NodeKindProfile& a, const NodeKindProfile& b) { return a.total_us > b.total_us; });
   report.kernel_us_per_run = timer.kernel_us_ / runs;
   report.calls_per_run = static_cast<double>(timer.calls_) / runs;
   report.bind_us = timer.phases_["bind"] / runs;
@@ -155,7 +154,7 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
 
   absl::StatusOr<ProfileReport> report =
       ProfileRuns(static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true,
-                  &testing::CountingAllocator::Installed());
+                  &memory::CountingAllocator::Installed());
   if (!report.ok()) return report.status();
   report->setup_ms = setup_ms;
   absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();
@@ -165,8 +164,8 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
 }
 
 std::string FormatProfile(const ProfileReport& r) {
-  std::string text = absl::StrFormat("%-40s %12s %7s %8s  %s\n", "node kind", "time (us)",
-                                     "share", "calls", "kernel");
+  std::string text = absl::StrFormat("%-40s %12s %7s %8s  %s\n", "node kind", "time (us)", "share",
+                                     "calls", "kernel");
   double total = 0;
   for (const NodeKindProfile& entry : r.kinds) total += entry.total_us;
   for (const NodeKindProfile& entry : r.kinds) {
@@ -193,5 +192,5 @@ std::string FormatProfile(const ProfileReport& r) {
   return text;
 }
 
-}  // namespace sr
+}  // namespace reports
 }  // namespace static_runtime

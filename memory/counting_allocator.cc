@@ -1,10 +1,10 @@
-#include "tools/counting_allocator.h"
+#include "memory/counting_allocator.h"
 
 #include "c10/core/CPUAllocator.h"
 #include "c10/util/Exception.h"
 
 namespace static_runtime {
-namespace testing {
+namespace memory {
 
 CountingAllocator& CountingAllocator::Installed() {
   static CountingAllocator* const allocator = [] {
@@ -32,5 +32,5 @@ c10::DataPtr CountingAllocator::allocate(size_t bytes) const {
 
 c10::DeleterFnPtr CountingAllocator::raw_deleter() const { return base_->raw_deleter(); }
 
-}  // namespace testing
+}  // namespace memory
 }  // namespace static_runtime

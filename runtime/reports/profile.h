@@ -5,20 +5,20 @@
 // measured on chains of no-op nodes (runtime/node_overhead.h), since kernel times measured around
 // every call include the measuring itself. One observed run can be written as a Chrome/Perfetto
 // trace.
-#ifndef STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
-#define STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
+#ifndef STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
+#define STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
 
 #include <string>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
+#include "memory/counting_allocator.h"
 #include "runtime/node_overhead.h"
 #include "runtime/static_runtime.h"
-#include "tools/counting_allocator.h"
 
 namespace static_runtime {
-namespace sr {
+namespace reports {
 
 struct NodeKindProfile {
   std::string kind;         // e.g. aten::linear, or "fused group at node 4: add, relu"
@@ -36,9 +36,9 @@ struct ProfileReport {
   // counted, without a counting allocator).
   int64_t first_run_allocations = -1;
   int64_t first_run_allocated_bytes = -1;
-  double run_us = 0;              // median unobserved run
-  double mean_run_us = 0;         // mean unobserved run
-  double kernel_us_per_run = 0;   // mean sum of kernel times per observed run
+  double run_us = 0;             // median unobserved run
+  double mean_run_us = 0;        // mean unobserved run
+  double kernel_us_per_run = 0;  // mean sum of kernel times per observed run
   double calls_per_run = 0;
   NodeOverhead overhead;  // the runtime's own cost per node
   double bind_us = 0, allocate_us = 0, nodes_us = 0, release_us = 0;  // means
@@ -64,11 +64,11 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
 absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
                                           const std::vector<c10::IValue>& args, int warmup,
                                           int runs, bool by_node,
-                                          const testing::CountingAllocator* allocator = nullptr);
+                                          const memory::CountingAllocator* allocator = nullptr);
 
 std::string FormatProfile(const ProfileReport& report);
 
-}  // namespace sr
+}  // namespace reports
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_TOOLS_SR_PROFILE_H_
+#endif  // STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_

@@ -1,24 +1,29 @@
-#include "tools/sr/profile.h"
+#include "runtime/reports/profile.h"
 
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
-#include "tools/sr/default_model.h"
-#include "tools/sr/input_spec.h"
 
 namespace static_runtime {
-namespace sr {
+namespace reports {
 namespace {
 
 using ::testing::HasSubstr;
 
-TEST(ProfileTest, DefaultModel) {
-  auto module = DefaultModel();
+TEST(ProfileTest, MultiLayerPerceptron) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      R"(
+def forward(self, x):
+    h = torch.relu(torch.linear(x, self.w1, self.b1))
+    return torch.sigmoid(torch.linear(h, self.w2, self.b2))
+)",
+      {{"w1", at::randn({32, 16})},
+       {"b1", at::randn({32})},
+       {"w2", at::randn({4, 32})},
+       {"b2", at::randn({4})}});
   ASSERT_TRUE(module.ok()) << module.status();
-  auto inputs = ParseInputSpec(kDefaultInputSpec, 0);
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
-  auto report = Profile(*module, false, Options(), *inputs, 5);
+  auto report = Profile(*module, false, Options(), {at::randn({8, 16})}, 5);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_FALSE(report->kinds.empty());
   for (size_t i = 1; i < report->kinds.size(); ++i) {
@@ -56,9 +61,9 @@ def forward(self, x, y):
   std::vector<std::string> kinds;
   for (const auto& entry : report->kinds) kinds.push_back(entry.kind);
   EXPECT_THAT(kinds, ::testing::IsSupersetOf({"fused group at node 0: add, relu",
-                                            "fused group at node 2: tanh, mul", "aten::mm"}));
+                                              "fused group at node 2: tanh, mul", "aten::mm"}));
 }
 
 }  // namespace
-}  // namespace sr
+}  // namespace reports
 }  // namespace static_runtime

@@ -1,10 +1,10 @@
-#include "tools/sr/explain.h"
+#include "runtime/reports/explain.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace static_runtime {
-namespace sr {
+namespace reports {
 namespace {
 
 using testing::HasSubstr;
@@ -49,5 +49,5 @@ graph(%x : Tensor, %y : Tensor):
 }
 
 }  // namespace
-}  // namespace sr
+}  // namespace reports
 }  // namespace static_runtime
