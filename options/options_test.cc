@@ -41,22 +41,28 @@ TEST(OptionsTest, DescriptionChangesWithEveryOption) {
 TEST(OptionsTest, DefaultsAreValid) { EXPECT_TRUE(ValidateOptions(Options()).ok()); }
 
 TEST(OptionsTest, InvalidCombinationsNameTheOption) {
-  Options no_out_variant;
-  no_out_variant.enable_out_variant = false;
-  EXPECT_THAT(std::string(ValidateOptions(no_out_variant).message()),
+  Options memory_without_out;
+  memory_without_out.enable_out_variant = false;
+  EXPECT_THAT(std::string(ValidateOptions(memory_without_out).message()),
               HasSubstr("optimize_memory=true needs enable_out_variant=true"));
-  no_out_variant.optimize_memory = false;
-  EXPECT_TRUE(ValidateOptions(no_out_variant).ok());
 
-  Options outputs_unplanned;
-  outputs_unplanned.manage_output_tensors = true;
-  outputs_unplanned.optimize_memory = false;
-  EXPECT_THAT(std::string(ValidateOptions(outputs_unplanned).message()),
-              HasSubstr("manage_output_tensors=true needs optimize_memory=true"));
+  Options outputs_without_out;
+  outputs_without_out.enable_out_variant = false;
+  outputs_without_out.optimize_memory = false;
+  outputs_without_out.manage_output_tensors = true;
+  EXPECT_THAT(std::string(ValidateOptions(outputs_without_out).message()),
+              HasSubstr("manage_output_tensors=true needs enable_out_variant"));
 
-  Options no_hook;
-  no_hook.enable_tensorexpr_fusion = true;
-  EXPECT_THAT(std::string(ValidateOptions(no_hook).message()), HasSubstr("needs a fusion_hook"));
+  Options outputs_without_memory;
+  outputs_without_memory.optimize_memory = false;
+  outputs_without_memory.manage_output_tensors = true;
+  EXPECT_THAT(std::string(ValidateOptions(outputs_without_memory).message()),
+              HasSubstr("manage_output_tensors=true needs optimize_memory"));
+
+  Options fusion_without_hook;
+  fusion_without_hook.enable_tensorexpr_fusion = true;
+  EXPECT_THAT(std::string(ValidateOptions(fusion_without_hook).message()),
+              HasSubstr("enable_tensorexpr_fusion=true needs a fusion_hook"));
 }
 
 }  // namespace

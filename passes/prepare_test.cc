@@ -24,33 +24,11 @@ graph(%x : Tensor, %y : Tensor):
   return (%z)
 )IR";
 
-TEST(OptionsTest, DefaultsAreValid) { EXPECT_TRUE(ValidateOptions(Options()).ok()); }
-
-TEST(OptionsTest, InvalidCombinationsNameTheOption) {
+// The entry points refuse invalid options (options/options_test.cc has them
+// all) before doing anything.
+TEST(PrepareTest, RefusesInvalidOptions) {
   Options memory_without_out;
   memory_without_out.enable_out_variant = false;
-  EXPECT_THAT(std::string(ValidateOptions(memory_without_out).message()),
-              HasSubstr("optimize_memory=true needs enable_out_variant=true"));
-
-  Options outputs_without_out;
-  outputs_without_out.enable_out_variant = false;
-  outputs_without_out.optimize_memory = false;
-  outputs_without_out.manage_output_tensors = true;
-  EXPECT_THAT(std::string(ValidateOptions(outputs_without_out).message()),
-              HasSubstr("manage_output_tensors=true needs enable_out_variant"));
-
-  Options outputs_without_memory;
-  outputs_without_memory.optimize_memory = false;
-  outputs_without_memory.manage_output_tensors = true;
-  EXPECT_THAT(std::string(ValidateOptions(outputs_without_memory).message()),
-              HasSubstr("manage_output_tensors=true needs optimize_memory"));
-
-  Options fusion_without_hook;
-  fusion_without_hook.enable_tensorexpr_fusion = true;
-  EXPECT_THAT(std::string(ValidateOptions(fusion_without_hook).message()),
-              HasSubstr("enable_tensorexpr_fusion=true needs a fusion_hook"));
-
-  // The entry points refuse invalid options before doing anything.
   absl::StatusOr<PreparedGraph> prepared = PrepareIR(kAddIR, memory_without_out);
   ASSERT_FALSE(prepared.ok());
   EXPECT_EQ(prepared.status().code(), absl::StatusCode::kInvalidArgument);
