@@ -1,6 +1,6 @@
-// Entry points, options and negative tests of the preparation pipeline: every
-// kind of static-runnability failure and every invalid option combination
-// gives a Status whose message names the node or the option.
+// Entry points and negative tests of the preparation pipeline: every kind of
+// static-runnability failure gives a Status whose message names the node, and
+// invalid options are refused before any work.
 #include "passes/prepare.h"
 
 #include <cstdlib>
