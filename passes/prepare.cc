@@ -122,27 +122,33 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
   std::vector<c10::Argument> returns;
   std::string method_name;
   try {
-    torch::jit::Module copy = module.clone();
     // An overloaded forward (nn.LSTM) is compiled as forward__0, forward__1...;
     // the first overload is the tensor one.
-    method_name = copy.find_method("forward") ? "forward" : "forward__0";
-    if (!copy.find_method(method_name)) {
+    method_name = module.find_method("forward") ? "forward" : "forward__0";
+    if (!module.find_method(method_name)) {
       return absl::InvalidArgumentError("module has no forward method");
     }
     // The method's graph, frozen unless `is_frozen`, after what
     // torch.jit.freeze does after freezing: drop dropout, fold batch norm
-    // and add/mul constants into convolutions and linears.
-    // (FreezeForInference freezes an eval-mode clone; inlining forks changes
-    // `copy`, so it comes last.)
+    // and add/mul constants into convolutions and linears. FreezeForInference
+    // freezes a clone; only inlining forks, which changes the module's
+    // methods, needs one of its own first.
     auto frozen_graph =
         [&](bool inline_forks) -> absl::StatusOr<std::shared_ptr<torch::jit::Graph>> {
       if (is_frozen) {
-        std::shared_ptr<torch::jit::Graph> optimized = copy.get_method(method_name).graph()->copy();
+        std::shared_ptr<torch::jit::Graph> optimized =
+            module.get_method(method_name).graph()->copy();
         torch::jit::OptimizeFrozenGraph(optimized, /*optimize_numerics=*/true);
         return optimized;
       }
-      if (inline_forks) InlineForks(copy.get_method(method_name).graph());
-      absl::StatusOr<torch::jit::Module> frozen = FreezeForInference(copy, method_name);
+      absl::StatusOr<torch::jit::Module> frozen;
+      if (inline_forks) {
+        torch::jit::Module inlined = module.clone();
+        InlineForks(inlined.get_method(method_name).graph());
+        frozen = FreezeForInference(inlined, method_name);
+      } else {
+        frozen = FreezeForInference(module, method_name);
+      }
       if (!frozen.ok()) return frozen.status();
       return frozen->get_method(method_name).graph()->copy();
     };
@@ -159,7 +165,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
       if (!frozen.ok()) return frozen.status();
       graph = *std::move(frozen);
     }
-    c10::optional<torch::jit::Method> forward = copy.find_method(method_name);
+    c10::optional<torch::jit::Method> forward = module.find_method(method_name);
     const c10::FunctionSchema& schema = forward->function().getSchema();
     arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
     returns = schema.returns();
