@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
@@ -24,6 +25,13 @@ namespace static_runtime {
 class StaticModule;
 
 struct ModuleState {
+  // The rest starts empty: BindKernels and ModuleFromPrepared fill it in.
+  ModuleState(PreparedGraph prepared, Options options, ValueLayout layout, BlockPlan plan)
+      : prepared(std::move(prepared)),
+        options(std::move(options)),
+        layout(std::move(layout)),
+        plan(std::move(plan)) {}
+
   PreparedGraph prepared;
   Options options;
   ValueLayout layout;

@@ -126,7 +126,7 @@ absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared
       [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
   if (!plan.ok()) return plan.status();
   std::unique_ptr<ModuleState> state(
-      new ModuleState{std::move(prepared), options, *std::move(layout), *std::move(plan)});
+      new ModuleState(std::move(prepared), options, *std::move(layout), *std::move(plan)));
   return ModuleState::NewModule(std::move(state));
 }
 
@@ -173,20 +173,18 @@ absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromModule(
     const torch::jit::Module& module, bool is_frozen, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareModule(module, is_frozen, options, sample_inputs),
-                             options, sample_inputs);
+  return FromPreparedOrError(PrepareModule(module, is_frozen, options, sample_inputs), options,
+                             sample_inputs);
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromGraph(
     const std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareGraph(graph, options, sample_inputs), options,
-                             sample_inputs);
+  return FromPreparedOrError(PrepareGraph(graph, options, sample_inputs), options, sample_inputs);
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromIR(
-    absl::string_view ir, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+    absl::string_view ir, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
   return FromPreparedOrError(PrepareIR(ir, options, sample_inputs), options, sample_inputs);
 }
 
@@ -197,8 +195,7 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromFile(
   if (!cache_directory.empty() && !options.enable_tensorexpr_fusion) {
     return FromFileThroughCache(path, cache_directory, options, sample_inputs);
   }
-  return FromPreparedOrError(PrepareFile(path, options, sample_inputs), options,
-                             sample_inputs);
+  return FromPreparedOrError(PrepareFile(path, options, sample_inputs), options, sample_inputs);
 }
 
 }  // namespace static_runtime
