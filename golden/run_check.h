@@ -1,10 +1,11 @@
 // One differential run, as the differential harness (golden/differential_test)
 // and the random graph property (fuzz/random_graph_test) do it: the JIT
-// interpreter runs the module on a deep copy of the inputs, the static runtime
-// runs on the inputs themselves, and the run is OK only if the whole outputs
-// match (reference::Compare, within the dtype's tolerance: preparation folds
-// batch norm into convolutions, which changes rounding), the runtime left its
-// inputs unmodified and, after ReleaseOutputs, holds no value. The error names
+// interpreter and the static runtime each run on a deep copy of the inputs
+// (a model may write to its inputs), and the run is OK only if the whole
+// outputs match (reference::Compare, within the dtype's tolerance: preparation
+// folds batch norm into convolutions, which changes rounding), the runtime
+// left its copy of the inputs exactly as the JIT left its own (unmodified,
+// unless the model writes to them) and, after ReleaseOutputs, holds no value. The error names
 // the first problem. CheckNodesAgainstJit is the bit-exact complement.
 #ifndef STATIC_RUNTIME_GOLDEN_RUN_CHECK_H_
 #define STATIC_RUNTIME_GOLDEN_RUN_CHECK_H_
@@ -27,10 +28,11 @@ enum class WhenTheJitRaises {
 
 // With `output`, the runtime's output is left there (the caller may hold it
 // across later runs; with managed output tensors it is released, so empty).
+// With `wrote_inputs`, whether the (successful) run changed its inputs.
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
                                 WhenTheJitRaises when_the_jit_raises,
-                                c10::IValue* output = nullptr);
+                                c10::IValue* output = nullptr, bool* wrote_inputs = nullptr);
 
 // The strict check, node by node: runs the model on `runtime` and, for every
 // node bound to a kernel of our own (out variant or native; fallbacks are the

@@ -110,14 +110,20 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
     const bool fresh_despite_alias_db = reads_only(node);
     for (Value* value : node->outputs()) {
       if (value->type()->kind() != c10::TypeKind::TensorType) continue;
-      bool manageable = !ReturnsAnAlias(node);
+      // Stored where the run does not own it (an object's attribute, a
+      // list or dict the caller passed): it outlives the run.
+      bool manageable = !ReturnsAnAlias(node) &&
+                        (fresh_despite_alias_db ||
+                         !MayContainAlias(alias_db, graph->inputs(), value));
       size_t last = numbering.index.at(node);
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = use.user;
         if (!manageable) break;
-        // A graph output or a yielded value; or read by a forked call,
-        // which may run until its wait, or after the run if nothing waits.
-        if (user->kind() == c10::prim::Return || user->kind() == c10::prim::fork) {
+        // A graph output or a yielded value; read by a forked call, which
+        // may run until its wait, or after the run if nothing waits; or
+        // stored in an object.
+        if (user->kind() == c10::prim::Return || user->kind() == c10::prim::fork ||
+            user->kind() == c10::prim::SetAttr) {
           manageable = false;
           break;
         }

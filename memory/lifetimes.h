@@ -1,8 +1,9 @@
 // Lifetimes of the tensors a run may manage. A candidate (a tensor output of
 // a node, in any block, whose kernel writes fresh, runtime-owned memory) is
 // managed only if nothing outside the run can observe it: it is not a graph
-// output, no node makes an alias of it or stores it in a container (per the
-// JIT's alias analysis), no node writes to it, and no block yields it (an
+// output, no node makes an alias of it or stores it in a container or an
+// object, it escapes to no graph input (per the JIT's alias analysis: a list
+// the caller passed), no node writes to it, and no block yields it (an
 // If's result, a Loop's carried value). Nodes are numbered in execution
 // order through all blocks (a node before its blocks' nodes); a lifetime
 // runs from the defining node to its last use, where a use inside a block

@@ -111,9 +111,10 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
   }
 }
 
-void MemoryPlanner::Release(absl::Span<c10::IValue> values) {
-  bool grew = !planned_;
+void MemoryPlanner::Release(absl::Span<c10::IValue> values, bool learn) {
+  bool grew = learn && !planned_;
   auto record = [&](size_t i, const at::Tensor& tensor) {
+    if (!learn) return;
     const size_t bytes = tensor.storage().nbytes();
     records_[i].dtype = tensor.scalar_type();
     if (bytes > records_[i].bytes) {

@@ -7,11 +7,14 @@
 //     and points every managed slot's tensor at its offset (creating the
 //     tensor if the slot is empty and its dtype is known), so an out-variant
 //     kernel writes into the arena without allocating.
-//   Release(values): after a run (also after a failed one). Records each
-//     managed tensor's size, and detaches its storage: no tensor points into
-//     the arena afterwards. A tensor that outgrew its slot during the run got
-//     ordinary memory from the allocator; it is freed here and the next
-//     Allocate plans the larger size.
+//   Release(values, learn): after a run (also after a failed one). Detaches
+//     every managed tensor's storage: no tensor points into the arena
+//     afterwards. With `learn` (the run succeeded), first records each
+//     managed tensor's size: a tensor that outgrew its slot during the run
+//     got ordinary memory from the allocator; it is freed here and the next
+//     Allocate plans the larger size. A failed run, which may have stopped
+//     before most tensors were made, teaches nothing: before the first
+//     successful run there is no plan.
 //
 // Sizes start from `initial` (from a run on sample inputs) or are learned
 // from the first run. Both algorithms of plan.h run; the smaller plan is used.
@@ -48,7 +51,7 @@ class MemoryPlanner {
                 std::vector<TensorRecord> initial = {}, bool handed_out = false);
 
   void Allocate(absl::Span<c10::IValue> values);
-  void Release(absl::Span<c10::IValue> values);
+  void Release(absl::Span<c10::IValue> values, bool learn = true);
 
   // True if slot `i` of `values` is managed and holds no memory.
   bool IsReleased(absl::Span<const c10::IValue> values, uint32_t slot) const;

@@ -1,5 +1,7 @@
 // Native kernels for lists, tuples and dicts: construction, unpacking,
 // indexing, len and append. Each reads and writes the value slots directly.
+#include <stdexcept>
+
 #include "ATen/core/ivalue.h"
 #include "absl/strings/str_cat.h"
 #include "ops/registry.h"
@@ -71,22 +73,24 @@ void TupleUnpack(NodeIO& io) {
   for (size_t i = 0; i < io.num_outputs(); ++i) io.Output(i) = elements[i];
 }
 
-int64_t NormalizeIndex(int64_t index, size_t size, const char* what) {
+// A Python index into `size` elements; out of range, std::out_of_range with
+// the JIT's own message (the same exception type and text as the JIT).
+int64_t NormalizeIndex(int64_t index, size_t size, const char* out_of_range) {
   const int64_t n = static_cast<int64_t>(size);
   const int64_t normalized = index < 0 ? index + n : index;
-  TORCH_CHECK_INDEX(normalized >= 0 && normalized < n, what,
-                    " index out of range: ", index, " for size ", n);
+  if (normalized < 0 || normalized >= n) throw std::out_of_range(out_of_range);
   return normalized;
 }
 
 void TupleIndex(NodeIO& io) {
   const auto& elements = io.Input(0).toTupleRef().elements();
-  io.Output(0) = elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "tuple")];
+  io.Output(0) =
+      elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "Tuple list index out of range")];
 }
 
 void ListGetItem(NodeIO& io) {
   c10::ArrayRef<c10::IValue> elements = io.Input(0).toListRef();
-  io.Output(0) = elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "list")];
+  io.Output(0) = elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "list index out of range")];
 }
 
 void DictGetItem(NodeIO& io) {

@@ -10,6 +10,7 @@
 
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
+#include "ATen/ExpandUtils.h"
 #include "ATen/NativeFunctions.h"
 #include "absl/container/flat_hash_set.h"
 #include "ir/operators/operators.h"
@@ -169,11 +170,13 @@ void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::Memor
   const at::MemoryFormat layout = format.value_or(at::MemoryFormat::Preserve);
   if (layout != at::MemoryFormat::Preserve) {
     out.resize_(self.sizes(), layout);
-  } else if (self.is_non_overlapping_and_dense()) {
-    out.resize_({self.numel()});
-    out.as_strided_(self.sizes(), self.strides());
   } else {
-    out.resize_(self.sizes(), self.suggest_memory_format());
+    // As ATen's empty_like(preserve): a dense input's strides, else dense
+    // strides in the input's order of dimensions.
+    out.resize_({self.numel()});
+    out.as_strided_(self.sizes(), self.is_non_overlapping_and_dense()
+                                      ? self.strides().vec()
+                                      : at::infer_dense_strides(self.sizes(), self.strides()));
   }
 }
 

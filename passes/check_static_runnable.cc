@@ -55,16 +55,10 @@ std::string ProblemWith(const Node* node) {
     case c10::prim::CallFunction:
     case c10::prim::CallMethod:
       return "call left after inlining (the callee could not be inlined)";
-    case c10::prim::GetAttr:
-    case c10::prim::SetAttr:
-      return absl::StrCat("attribute access on a module ('", node->s(c10::attr::name),
-                          "'): the module is not frozen");
     case c10::prim::fork:
       return node->hasAttribute(c10::attr::Subgraph)
                  ? ""
                  : "unsupported node kind: asynchronous execution without a subgraph";
-    case c10::prim::CreateObject:
-      return "unsupported node kind: creates a TorchScript object";
     case c10::prim::PythonOp:
       return "unsupported node kind: calls into Python";
     default:
@@ -100,36 +94,41 @@ InputSet WrittenGraphInputs(const std::shared_ptr<torch::jit::Graph>& graph, Nod
   return written;
 }
 
+// "node #i <kind> at <source>: <what>".
+std::string DescribeNode(const std::vector<Node*>& nodes, size_t index, const std::string& what) {
+  return absl::StrCat("node #", index, " ", nodes[index]->kind().toQualString(), " at ",
+                      SourceOf(nodes[index]), ": ", what);
+}
+
 }  // namespace
 
 absl::Status CheckStaticRunnable(const std::shared_ptr<torch::jit::Graph>& graph) {
   std::vector<std::string> problems;
   // Nodes are numbered in program order, sub-block nodes included.
-  std::vector<Node*> nodes = AllNodes(graph->block());
-  auto report = [&](size_t index, const std::string& reason) {
-    problems.push_back(absl::StrCat("node #", index, " ",
-                                    nodes[index]->kind().toQualString(), " at ",
-                                    SourceOf(nodes[index]), ": ", reason));
-  };
+  const std::vector<Node*> nodes = AllNodes(graph->block());
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::string reason = ProblemWith(nodes[i]);
-    if (!reason.empty()) report(i, reason);
-  }
-  if (problems.empty()) {
-    // Alias analysis needs a graph free of the problems above.
-    const InputAliases input_aliases(graph);
-    std::unique_ptr<torch::jit::AliasDb> alias_db;  // for conservative ops only
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      for (size_t input : WrittenGraphInputs(graph, nodes[i], input_aliases, alias_db)) {
-        report(i, absl::StrCat("mutates graph input %", graph->inputs()[input]->debugName(),
-                               " in place, which cannot be removed"));
-      }
-    }
+    if (!reason.empty()) problems.push_back(DescribeNode(nodes, i, reason));
   }
   if (problems.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "graph is not statically runnable (", problems.size(), " problem",
       problems.size() == 1 ? "" : "s", "):\n  ", absl::StrJoin(problems, "\n  ")));
+}
+
+std::vector<std::string> GraphInputWrites(const std::shared_ptr<torch::jit::Graph>& graph) {
+  std::vector<std::string> writes;
+  const std::vector<Node*> nodes = AllNodes(graph->block());
+  const InputAliases input_aliases(graph);
+  std::unique_ptr<torch::jit::AliasDb> alias_db;  // for conservative ops only
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (size_t input : WrittenGraphInputs(graph, nodes[i], input_aliases, alias_db)) {
+      writes.push_back(DescribeNode(
+          nodes, i,
+          absl::StrCat("mutates graph input %", graph->inputs()[input]->debugName(), " in place")));
+    }
+  }
+  return writes;
 }
 
 }  // namespace static_runtime

@@ -1,14 +1,20 @@
 // CheckStaticRunnable: decides whether a prepared graph can run on the static
 // runtime. On failure the Status lists every offending node, one per line, with
-// its kind, its source range and the reason: a call left after inlining,
-// attribute access on a module (the module was not frozen), a write to a graph
-// input that tensor-mutation removal could not eliminate, or a node kind the
-// runtime does not support (fork/wait, object creation, Python ops).
-// Control flow (prim::If, prim::Loop) is allowed.
+// its kind, its source range and the reason: a call left after inlining, a
+// fork without a subgraph, a call into Python, a constant dtype, layout or
+// memory format that names none. Control flow (prim::If, prim::Loop),
+// attribute access on objects and modules, object creation and writes to
+// graph inputs (with the JIT's semantics: the caller sees them) are allowed.
+//
+// GraphInputWrites: the nodes that write to a graph input in place (a
+// tensor, or a list or dict the caller passed), one description per write,
+// for tools that warn about them (the caller's values change, as in the JIT).
 #ifndef STATIC_RUNTIME_PASSES_CHECK_STATIC_RUNNABLE_H_
 #define STATIC_RUNTIME_PASSES_CHECK_STATIC_RUNNABLE_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -16,6 +22,8 @@
 namespace static_runtime {
 
 absl::Status CheckStaticRunnable(const std::shared_ptr<torch::jit::Graph>& graph);
+
+std::vector<std::string> GraphInputWrites(const std::shared_ptr<torch::jit::Graph>& graph);
 
 }  // namespace static_runtime
 

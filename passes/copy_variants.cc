@@ -17,14 +17,17 @@ const ops::CopyVariant* FindCopyVariant(const torch::jit::Node* node) {
   return nullptr;
 }
 
-// Whether the graph writes, in place, to the input or the result of an op
-// that returns a view or a copy depending on its input's strides. Then which
-// one it returns is observable, and copy variants, which change the strides
-// of everything computed from them, could change it (found by
-// //fuzz:random_graph_test).
+// Whether the graph reads strides (aten::stride, aten::is_contiguous), or
+// writes, in place, to the input or the result of an op that returns a view
+// or a copy depending on its input's strides. Then which one it returns is
+// observable, and copy variants, which change the strides of everything
+// computed from them, could change it (found by //fuzz:random_graph_test).
 bool StrideDependentAliasingIsObserved(const std::shared_ptr<torch::jit::Graph>& graph,
                                        const torch::jit::AliasDb& alias_db) {
   for (torch::jit::Node* node : AllNodes(graph->block())) {
+    // Strides read by the model: a copy's differ from a view's.
+    static const c10::Symbol kIsContiguous = c10::Symbol::fromQualString("aten::is_contiguous");
+    if (node->kind() == c10::aten::stride || node->kind() == kIsContiguous) return true;
     if (!ReturnsViewOrCopyByStrides(node->kind())) continue;
     if (alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(node->output())) return true;
   }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
 #include "glog/logging.h"
+#include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
 #include "passes/check_static_runnable.h"
@@ -40,7 +41,7 @@ c10::FunctionSchema SchemaFromGraph(const torch::jit::Graph& graph) {
 
 // Optimizes, rewrites and checks `graph` (owned by the caller).
 absl::StatusOr<PreparedGraph> PrepareOwnedGraph(
-    std::shared_ptr<torch::jit::Graph> graph, c10::FunctionSchema schema,
+    std::shared_ptr<torch::jit::Graph> graph, c10::FunctionSchema schema, c10::IValue self,
     const Options& options, const std::vector<c10::IValue>& sample_inputs) {
   try {
     OptimizeGraph(graph, options, sample_inputs);
@@ -53,20 +54,20 @@ absl::StatusOr<PreparedGraph> PrepareOwnedGraph(
   }
   absl::Status runnable = CheckStaticRunnable(graph);
   if (!runnable.ok()) return runnable;
-  return PreparedGraph{std::move(graph), std::move(schema)};
+  return PreparedGraph{std::move(graph), std::move(schema), std::move(self)};
 }
 
-// Whether `block` (its sub-blocks and forked subgraphs too) reads a module
-// attribute.
-bool ReadsAttributes(const torch::jit::Block& block) {
+// Whether a forked subgraph in `block` (or its sub-blocks) reads a module
+// attribute: freezing left it there (a module forked inside a forked call).
+bool ForksReadAttributes(const torch::jit::Block& block) {
   for (const torch::jit::Node* node : block.nodes()) {
-    if (node->kind() == c10::prim::GetAttr) return true;
     for (const torch::jit::Block* sub_block : node->blocks()) {
-      if (ReadsAttributes(*sub_block)) return true;
+      if (ForksReadAttributes(*sub_block)) return true;
     }
-    if (node->kind() == c10::prim::fork && node->hasAttribute(c10::attr::Subgraph) &&
-        ReadsAttributes(*node->g(c10::attr::Subgraph)->block())) {
-      return true;
+    if (node->kind() == c10::prim::fork && node->hasAttribute(c10::attr::Subgraph)) {
+      for (const torch::jit::Node* forked : AllNodes(node->g(c10::attr::Subgraph)->block())) {
+        if (forked->kind() == c10::prim::GetAttr) return true;
+      }
     }
   }
   return false;
@@ -118,6 +119,7 @@ void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
 absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bool is_frozen,
                                             bool parallel_forks) {
   std::shared_ptr<torch::jit::Graph> graph;
+  c10::IValue self;
   std::vector<c10::Argument> arguments;
   std::vector<c10::Argument> returns;
   std::string method_name;
@@ -128,43 +130,33 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     if (!module.find_method(method_name)) {
       return absl::InvalidArgumentError("module has no forward method");
     }
-    // The method's graph, frozen unless `is_frozen`, after what
+    // The method's module, frozen unless `is_frozen`, after what
     // torch.jit.freeze does after freezing: drop dropout, fold batch norm
     // and add/mul constants into convolutions and linears. FreezeForInference
     // freezes a clone; only inlining forks, which changes the module's
-    // methods, needs one of its own first.
-    auto frozen_graph =
-        [&](bool inline_forks) -> absl::StatusOr<std::shared_ptr<torch::jit::Graph>> {
-      if (is_frozen) {
-        std::shared_ptr<torch::jit::Graph> optimized =
-            module.get_method(method_name).graph()->copy();
-        torch::jit::OptimizeFrozenGraph(optimized, /*optimize_numerics=*/true);
-        return optimized;
-      }
-      absl::StatusOr<torch::jit::Module> frozen;
-      if (inline_forks) {
-        torch::jit::Module inlined = module.clone();
-        InlineForks(inlined.get_method(method_name).graph());
-        frozen = FreezeForInference(inlined, method_name);
-      } else {
-        frozen = FreezeForInference(module, method_name);
-      }
-      if (!frozen.ok()) return frozen.status();
-      return frozen->get_method(method_name).graph()->copy();
+    // methods, needs one of its own first. A frozen module is copied
+    // (shallowly, as PyTorch's Static Runtime does): attributes forward
+    // assigns change the copy, not the caller's module.
+    auto frozen_module = [&](bool inline_forks) -> absl::StatusOr<torch::jit::Module> {
+      if (is_frozen) return module.copy();  // forks are inlined later, if at all
+      if (!inline_forks) return FreezeForInference(module, method_name);
+      torch::jit::Module inlined = module.clone();
+      InlineForks(inlined.get_method(method_name).graph());
+      return FreezeForInference(inlined, method_name);
     };
     // Freezing folds the attributes forked subgraphs read too, except those
     // of a module forked inside a forked call: then, as without parallel
     // forks, forked calls are inlined first.
-    if (parallel_forks) {
-      absl::StatusOr<std::shared_ptr<torch::jit::Graph>> frozen = frozen_graph(false);
+    absl::StatusOr<torch::jit::Module> frozen = frozen_module(!parallel_forks);
+    if (!frozen.ok()) return frozen.status();
+    if (parallel_forks && !is_frozen &&
+        ForksReadAttributes(*frozen->get_method(method_name).graph()->block())) {
+      frozen = frozen_module(true);
       if (!frozen.ok()) return frozen.status();
-      graph = *std::move(frozen);
     }
-    if (!parallel_forks || (!is_frozen && ReadsAttributes(*graph->block()))) {
-      absl::StatusOr<std::shared_ptr<torch::jit::Graph>> frozen = frozen_graph(true);
-      if (!frozen.ok()) return frozen.status();
-      graph = *std::move(frozen);
-    }
+    graph = frozen->get_method(method_name).graph()->copy();
+    if (is_frozen) torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
+    self = frozen->_ivalue();
     c10::optional<torch::jit::Method> forward = module.find_method(method_name);
     const c10::FunctionSchema& schema = forward->function().getSchema();
     arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
@@ -176,17 +168,17 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
   if (graph->inputs().empty()) {
     return absl::InvalidArgumentError("forward's graph has no self input");
   }
-  // `self` is unused once the module is frozen; a module claimed frozen that
-  // is not keeps its GetAttr nodes, which CheckStaticRunnable reports.
+  // `self` is unused once the module is frozen, unless forward assigns
+  // attributes (freezing keeps those) or the module claimed frozen is not:
+  // then the runtime binds the module object to it on every run.
   if (!graph->inputs()[0]->hasUses()) {
     graph->eraseInput(0);
-  } else {
-    arguments.insert(arguments.begin(),
-                     c10::Argument("self", graph->inputs()[0]->type()));
+    self = c10::IValue();
   }
   return PreparedGraph{std::move(graph),
                        c10::FunctionSchema(method_name, "", std::move(arguments),
-                                           std::move(returns))};
+                                           std::move(returns)),
+                       std::move(self)};
 }
 
 absl::StatusOr<PreparedGraph> PrepareModule(
@@ -199,7 +191,7 @@ absl::StatusOr<PreparedGraph> PrepareModule(
   absl::StatusOr<PreparedGraph> frozen = FrozenForward(module, is_frozen, options.parallel_forks);
   if (!frozen.ok()) return frozen.status();
   return PrepareOwnedGraph(std::move(frozen->graph), std::move(frozen->schema),
-                           options, sample_inputs);
+                           std::move(frozen->self), options, sample_inputs);
 }
 
 absl::StatusOr<PreparedGraph> PrepareGraph(
@@ -208,7 +200,7 @@ absl::StatusOr<PreparedGraph> PrepareGraph(
   absl::Status valid = ValidateOptions(options);
   if (!valid.ok()) return valid;
   std::shared_ptr<torch::jit::Graph> copy = graph->copy();
-  return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), options, sample_inputs);
+  return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), c10::IValue(), options, sample_inputs);
 }
 
 absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {

@@ -32,14 +32,23 @@ namespace static_runtime {
 
 struct PreparedGraph {
   std::shared_ptr<torch::jit::Graph> graph;
-  // The inputs the graph expects (no `self`): names, types, defaults.
+  // The inputs a caller passes (no `self`): names, types, defaults.
   c10::FunctionSchema schema;
+  // The module object whose forward this is, when the prepared graph still
+  // reads or writes its attributes (attributes forward assigns stay
+  // attributes when frozen, as in torch.jit.freeze): then the graph's first
+  // input is `self`, bound to this object on every run, and the schema's
+  // arguments are the graph's other inputs. None otherwise: the graph's
+  // inputs are the schema's arguments, one to one.
+  c10::IValue self;
 };
 
 // `module.forward` of a clone of `module` (put in eval mode and frozen unless
-// `is_frozen`) after the frozen-graph optimizations torch.jit.freeze applies
-// (dropout removed, batch norm and constant add/mul folded into convolutions
-// and linears), with the unused `self` input dropped. An overloaded forward
+// `is_frozen`; a shallow copy if frozen) after the frozen-graph optimizations
+// torch.jit.freeze applies (dropout removed, batch norm and constant add/mul
+// folded into convolutions and linears), with the `self` input dropped when
+// unused and kept, with the clone as PreparedGraph::self, when forward reads
+// or writes attributes that freezing keeps (those it assigns). An overloaded forward
 // (compiled as forward__0, forward__1, ...) gives its first overload; the
 // schema is named after the method. Unless `parallel_forks`, forked calls
 // are inlined before freezing (see Options::parallel_forks).

@@ -1,6 +1,7 @@
 #include "runtime/block_runner.h"
 
 #include <new>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -30,8 +31,9 @@ std::string DescribeInput(const c10::IValue& value) {
 }
 
 // What a node's exception says of its cause (the README's table): the
-// model's own raise or assert (the JIT's exception) is kAborted; running
-// out of memory kResourceExhausted; a LibTorch error (its checks of shapes,
+// model's own raise or assert (the JIT's exception) is kAborted; an index
+// or key out of range (std::out_of_range, c10::IndexError) kOutOfRange;
+// running out of memory kResourceExhausted; a LibTorch error (its checks of shapes,
 // dtypes, values: what the caller passed) kInvalidArgument, but a failed
 // internal assert kInternal; a forked call's error its own code; anything
 // else, a bug of ours, kInternal.
@@ -39,6 +41,10 @@ absl::StatusCode CodeOf(const std::exception& e) {
   if (const auto* status = dynamic_cast<const StatusException*>(&e)) return status->code();
   if (dynamic_cast<const torch::jit::JITException*>(&e) != nullptr) {
     return absl::StatusCode::kAborted;
+  }
+  if (dynamic_cast<const std::out_of_range*>(&e) != nullptr ||
+      dynamic_cast<const c10::IndexError*>(&e) != nullptr) {
+    return absl::StatusCode::kOutOfRange;
   }
   if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
       dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr) {
@@ -57,8 +63,15 @@ absl::StatusCode CodeOf(const std::exception& e) {
   return absl::StatusCode::kInternal;
 }
 
+std::exception_ptr& NodeException() {
+  thread_local std::exception_ptr exception;
+  return exception;
+}
+
+// Called in the handler of `e`: keeps it for TakeNodeException.
 absl::Status NodeError(const NodePlan& node, const c10::IValue* values,
                        const std::exception& e) {
+  NodeException() = std::current_exception();
   std::vector<std::string> inputs;
   for (ValueIndex slot : node.inputs()) inputs.push_back(DescribeInput(values[slot]));
   return absl::Status(
@@ -149,6 +162,8 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
 }
 
 }  // namespace
+
+std::exception_ptr TakeNodeException() { return std::exchange(NodeException(), nullptr); }
 
 absl::Status RunBlock(const BlockPlan& block, c10::IValue* values) {
   NoObserver observer;

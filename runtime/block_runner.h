@@ -6,6 +6,8 @@
 #ifndef STATIC_RUNTIME_RUNTIME_BLOCK_RUNNER_H_
 #define STATIC_RUNTIME_RUNTIME_BLOCK_RUNNER_H_
 
+#include <exception>
+
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
 #include "runtime/plan.h"
@@ -14,6 +16,11 @@
 namespace static_runtime {
 
 absl::Status RunBlock(const BlockPlan& block, c10::IValue* values);
+
+// The exception the node whose error a RunBlock on this thread last returned
+// threw, as it was thrown (its type and what()); null if there was none
+// since the last call. Clears it.
+std::exception_ptr TakeNodeException();
 
 // RunBlock, reporting each kernel call to `observer`.
 absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values,

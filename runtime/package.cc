@@ -342,6 +342,12 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
   if (state_->options.enable_tensorexpr_fusion) {
     return absl::InvalidArgumentError("a package cannot hold a fusion_hook");
   }
+  if (!state_->prepared.self.isNone()) {
+    return absl::InvalidArgumentError(
+        "a package cannot hold module state: forward reads or writes attributes of its module "
+        "(attributes it assigns stay attributes when frozen), which the package would need the "
+        "module object for");
+  }
   // Forked subgraphs go in prepared, so that loading runs no pass.
   const std::shared_ptr<torch::jit::Graph> to_write = state_->prepared.graph->copy();
   PrepareForkedSubgraphs(*to_write, ForkedCallOptions(state_->options));

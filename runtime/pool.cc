@@ -34,7 +34,8 @@ void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
 }
 
 absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& args,
-                                             const KwargMap& kwargs) {
+                                             const KwargMap& kwargs,
+                                             std::exception_ptr* node_exception) {
   if (module_->options().manage_output_tensors) {
     return absl::FailedPreconditionError(
         "manage_output_tensors needs one StaticRuntime per caller, which releases its "
@@ -42,8 +43,18 @@ absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& arg
   }
   std::unique_ptr<StaticRuntime> runtime = Acquire();
   absl::StatusOr<c10::IValue> result = runtime->Run(args, kwargs);
+  if (node_exception != nullptr) *node_exception = runtime->last_node_exception();
   Release(std::move(runtime));
   return result;
+}
+
+c10::IValue RuntimePool::operator()(const std::vector<c10::IValue>& args,
+                                    const KwargMap& kwargs) {
+  std::exception_ptr node_exception;
+  absl::StatusOr<c10::IValue> result = Run(args, kwargs, &node_exception);
+  if (result.ok()) return *std::move(result);
+  if (node_exception != nullptr) std::rethrow_exception(node_exception);
+  TORCH_CHECK(false, result.status().message());
 }
 
 c10::intrusive_ptr<c10::ivalue::Future> RuntimePool::RunAsync(std::vector<c10::IValue> args,

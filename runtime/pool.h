@@ -21,8 +21,15 @@ class RuntimePool {
   // `max_runtimes` is at least 1.
   RuntimePool(StaticModule::Ptr module, size_t max_runtimes);
 
+  // With `node_exception`, a failing node's exception, as thrown, goes there
+  // (see StaticRuntime::last_node_exception).
   absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& args,
-                                  const KwargMap& kwargs = KwargMap());
+                                  const KwargMap& kwargs = KwargMap(),
+                                  std::exception_ptr* node_exception = nullptr);
+  // As StaticRuntime::operator(): the result, or the error thrown (a node's
+  // exception as the node threw it).
+  c10::IValue operator()(const std::vector<c10::IValue>& args,
+                         const KwargMap& kwargs = KwargMap());
   // Run as a task on `launcher` (see StaticRuntime::RunAsync); the pool must
   // outlive the future's completion.
   c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,

@@ -7,11 +7,13 @@
 #define STATIC_RUNTIME_RUNTIME_RUNTIME_STATE_H_
 
 #include <atomic>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
+#include "absl/status/status.h"
 #include "memory/planner.h"
 #include "runtime/module_state.h"
 
@@ -43,6 +45,9 @@ struct RuntimeState {
   std::optional<memory::MemoryPlanner> planner;        // the intermediates
   std::optional<memory::MemoryPlanner> output_buffer;  // manage_output_tensors
   bool outputs_pending = false;
+  // The last run's status, and the exception its failing node threw.
+  absl::Status last_status;
+  std::exception_ptr last_exception;
   std::atomic<bool> running_async{false};
 };
 

@@ -72,7 +72,7 @@ void ClearNonConstants(RuntimeState& state) {
 // One run: binds the arguments, allocates the planned memory, runs the plan
 // with `run_plan`, collects the result and releases everything.
 template <typename RunPlan>
-absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::IValue>& args,
+absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::IValue>& args,
                                     const KwargMap& kwargs, RunPlan run_plan,
                                     NodeObserver* observer) {
   PhaseClock clock(observer);
@@ -83,10 +83,15 @@ absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::
         "(manage_output_tensors): call ReleaseOutputs() before running again");
   }
   std::vector<c10::IValue>& values = state.values;
-  // The arguments go straight into the input slots.
-  const c10::FunctionSchema& schema = state.module_state.prepared.schema;
-  absl::Status bound = BindArgumentsInto(schema, args, kwargs,
-                                         absl::MakeSpan(values.data(), schema.arguments().size()));
+  // The arguments go straight into the input slots, after the module object
+  // if the graph reads or writes its attributes.
+  const PreparedGraph& prepared = state.module_state.prepared;
+  const size_t first_argument = prepared.self.isNone() ? 0 : 1;
+  if (first_argument == 1) values[0] = prepared.self;
+  absl::Status bound =
+      BindArgumentsInto(prepared.schema, args, kwargs,
+                        absl::MakeSpan(values.data() + first_argument,
+                                       prepared.schema.arguments().size()));
   if (!bound.ok()) {
     ClearNonConstants(state);
     return bound;
@@ -110,17 +115,30 @@ absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::
       result = c10::ivalue::Tuple::create(std::move(outputs));
     }
   }
-  if (state.planner) state.planner->Release(absl::MakeSpan(values));
+  // A failed run's sizes are partial: only a successful run plans.
+  if (state.planner) state.planner->Release(absl::MakeSpan(values), /*learn=*/status.ok());
   clock.Lap("release");
   if (state.output_buffer) {
     if (status.ok()) {
       state.outputs_pending = true;
     } else {
-      state.output_buffer->Release(absl::MakeSpan(values));
+      state.output_buffer->Release(absl::MakeSpan(values), /*learn=*/false);
     }
   }
   ClearNonConstants(state);
   if (!status.ok()) return status;
+  return result;
+}
+
+// RunOnce, keeping its status and its failing node's exception.
+template <typename RunPlan>
+absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::IValue>& args,
+                                    const KwargMap& kwargs, RunPlan run_plan,
+                                    NodeObserver* observer) {
+  TakeNodeException();  // one left by a caller's own RunBlock on this thread
+  absl::StatusOr<c10::IValue> result = RunOnce(state, args, kwargs, run_plan, observer);
+  state.last_status = result.status();
+  state.last_exception = result.ok() ? nullptr : TakeNodeException();
   return result;
 }
 
@@ -170,6 +188,19 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(const std::vector<c10::IV
       },
       &observer);
 }
+
+c10::IValue StaticRuntime::operator()(const std::vector<c10::IValue>& args,
+                                      const KwargMap& kwargs) {
+  TORCH_CHECK(!state_->running_async.load(std::memory_order_acquire),
+              StillRunningAsync().message());
+  absl::StatusOr<c10::IValue> result = Run(args, kwargs);
+  if (result.ok()) return *std::move(result);
+  if (state_->last_exception != nullptr) std::rethrow_exception(state_->last_exception);
+  TORCH_CHECK(false, result.status().message());
+}
+
+const absl::Status& StaticRuntime::last_error() const { return state_->last_status; }
+std::exception_ptr StaticRuntime::last_node_exception() const { return state_->last_exception; }
 
 void StaticRuntime::ReleaseOutputs() {
   if (state_->output_buffer && state_->outputs_pending) {

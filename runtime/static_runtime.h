@@ -8,6 +8,7 @@
 #ifndef STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 #define STATIC_RUNTIME_RUNTIME_STATIC_RUNTIME_H_
 
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,25 @@ class StaticRuntime {
   // several.
   absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& args,
                                   const KwargMap& kwargs = KwargMap());
+
+  // As PyTorch's StaticRuntime::operator(): the result, or the error
+  // thrown. A failing node's exception is rethrown as the node threw it,
+  // its type and what() unchanged (a c10::Error such as c10::IndexError,
+  // std::out_of_range, the model's own raise as torch::jit::JITException);
+  // which node failed, at which source line, is in last_error(). Errors found
+  // before any node runs (arguments that do not fit the schema, outputs of
+  // the previous run not released) are thrown as c10::Error with
+  // last_error()'s message.
+  c10::IValue operator()(const std::vector<c10::IValue>& args,
+                         const KwargMap& kwargs = KwargMap());
+
+  // The Status of the last run (Run, RunObserved, operator(), RunAsync): OK if
+  // it succeeded; for a node's error, the node, its source line, its inputs
+  // and the exception's message.
+  const absl::Status& last_error() const;
+  // The exception the failing node of the last run threw, as thrown; null
+  // if the last run succeeded or failed before or outside any node.
+  std::exception_ptr last_node_exception() const;
 
   // With options().manage_output_tensors, output tensors live in a buffer the
   // runtime reuses: after using a run's outputs, the caller calls this, and

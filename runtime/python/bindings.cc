@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
 #include "options/options.h"
 #include "runtime/pool.h"
@@ -22,6 +25,7 @@
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/python/pybind_utils.h"
+#include "torch/csrc/jit/runtime/jit_exception.h"
 #include "torch/csrc/utils/pybind.h"
 
 namespace static_runtime {
@@ -50,6 +54,8 @@ Options OptionsFrom(const std::map<std::string, bool>& given) {
   if (!valid.ok()) throw py::value_error(std::string(valid.message()));
   return options;
 }
+
+[[noreturn]] void RaiseRunError(const absl::Status& status, std::exception_ptr node_exception);
 
 class PyModule {
  public:
@@ -87,12 +93,29 @@ class PyModule {
   py::object Call(const py::args& args, const py::kwargs& kwargs) {
     const std::vector<c10::IValue> stack = Bind(args, kwargs);
     absl::StatusOr<c10::IValue> result;
+    std::exception_ptr node_exception;
     {
       py::gil_scoped_release no_gil;
-      result = pool_->Run(stack);
+      result = pool_->Run(stack, {}, &node_exception);
     }
-    if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
+    if (!result.ok()) RaiseRunError(result.status(), node_exception);
     return torch::jit::toPyObject(*std::move(result));
+  }
+
+  // A torch.futures.Future of the call, run on LibTorch's inter-op pool (as
+  // PyTorch's runAsync); wait() gives the result or raises the failing
+  // node's exception as it was thrown (its message unchanged).
+  py::object RunAsync(const py::tuple& args, const py::dict& kwargs) {
+    std::vector<c10::IValue> stack = Bind(args, kwargs);
+    auto future = c10::make_intrusive<c10::ivalue::Future>(c10::AnyType::get());
+    at::launch([pool = pool_, stack = std::move(stack), future] {
+      try {
+        future->markCompleted((*pool)(stack));
+      } catch (...) {
+        future->setError(std::current_exception());
+      }
+    });
+    return torch::jit::toPyObject(c10::IValue(future));
   }
 
   // Times `main_runs` calls after `warmup_runs` (at least one) on one
@@ -206,6 +229,75 @@ class PyModule {
   double setup_ms_;
 };
 
+// static_runtime.ModelError: what a model's own `raise` gives, a
+// torch.jit.Error (as the JIT raises) that is also a RuntimeError (as
+// PyTorch's Static Runtime raises).
+PyObject* model_error = nullptr;
+
+// The Python exception for a status without a node's exception (and for a
+// forked call's error, which carries its status code): LibTorch's errors are
+// RuntimeErrors, as the JIT raises them.
+PyObject* ExceptionTypeFor(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kOutOfRange:
+      return PyExc_IndexError;
+    case absl::StatusCode::kResourceExhausted:
+      return PyExc_MemoryError;
+    case absl::StatusCode::kAborted:
+      return model_error;
+    case absl::StatusCode::kUnimplemented:
+      return PyExc_NotImplementedError;
+    default:
+      return PyExc_RuntimeError;
+  }
+}
+
+// Raises the failing node's exception as the JIT's Python binding would
+// (c10::IndexError as IndexError, std::out_of_range as IndexError, ...),
+// its message first and unchanged; after a newline, which node failed at
+// which source line.
+[[noreturn]] void RaiseRunError(const absl::Status& status, std::exception_ptr node_exception) {
+  PyObject* type = ExceptionTypeFor(status.code());
+  std::string message(status.message());
+  if (node_exception != nullptr) {
+    try {
+      std::rethrow_exception(node_exception);
+    } catch (const torch::jit::JITException& e) {
+      type = model_error;
+      message = e.what();
+    } catch (const c10::IndexError& e) {
+      type = PyExc_IndexError;
+      message = e.what_without_backtrace();
+    } catch (const c10::ValueError& e) {
+      type = PyExc_ValueError;
+      message = e.what_without_backtrace();
+    } catch (const c10::TypeError& e) {
+      type = PyExc_TypeError;
+      message = e.what_without_backtrace();
+    } catch (const c10::NotImplementedError& e) {
+      type = PyExc_NotImplementedError;
+      message = e.what_without_backtrace();
+    } catch (const c10::Error& e) {
+      type = PyExc_RuntimeError;
+      message = e.what_without_backtrace();
+    } catch (const std::out_of_range& e) {
+      type = PyExc_IndexError;
+      message = e.what();
+    } catch (const std::invalid_argument& e) {
+      type = PyExc_ValueError;
+      message = e.what();
+    } catch (const std::bad_alloc& e) {
+      type = PyExc_MemoryError;
+      message = e.what();
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    absl::StrAppend(&message, "\n", status.message());
+  }
+  PyErr_SetString(type, message.c_str());
+  throw py::error_already_set();
+}
+
 }  // namespace python
 }  // namespace static_runtime
 
@@ -220,10 +312,22 @@ PYBIND11_MODULE(_static_runtime, m) {
       .def_static("from_graph", &PyModule::FromGraph)
       .def("with_pool", &PyModule::WithPool)
       .def("__call__", &PyModule::Call)
+      .def("run_async", &PyModule::RunAsync)
       .def("benchmark", &PyModule::Benchmark)
       .def("memory_stats", &PyModule::MemoryStats)
       .def("kernel_counts", &PyModule::KernelCountsDict)
       .def("explain", &PyModule::ExplainText);
+  // ModelError(torch.jit.Error, RuntimeError).
+  py::tuple bases = py::make_tuple(py::module::import("torch.jit").attr("Error"),
+                                   py::handle(PyExc_RuntimeError));
+  static_runtime::python::model_error =
+      PyErr_NewExceptionWithDoc("static_runtime.ModelError",
+                                "A model's own raise or assert failed (a torch.jit.Error, as the "
+                                "JIT raises, and a RuntimeError, as PyTorch's Static Runtime "
+                                "raises).",
+                                bases.ptr(), nullptr);
+  if (static_runtime::python::model_error == nullptr) throw py::error_already_set();
+  m.attr("ModelError") = py::handle(static_runtime::python::model_error);
   m.def("option_defaults", [] {
     std::map<std::string, bool> defaults;
     const static_runtime::Options options;

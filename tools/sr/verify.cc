@@ -62,11 +62,17 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
         ++report.runs;
         c10::IValue output;
         report.checks += 2;
+        bool wrote_inputs = false;
         const absl::Status same = golden::CheckRunAgainstJit(
-            jit, runtime, *inputs, golden::WhenTheJitRaises::kFail, &output);
+            jit, runtime, *inputs, golden::WhenTheJitRaises::kFail, &output, &wrote_inputs);
+        if (wrote_inputs && report.warnings.empty()) {
+          report.warnings.push_back(
+              "the model writes to its inputs in place: as with the JIT, a caller's tensors, "
+              "lists and dicts change (the runtime's changes equal the JIT's)");
+        }
         if (!same.ok()) {
           fail(run, input_set.name,
-               "outputs equal the JIT's, inputs unmodified, nothing held after the run",
+               "outputs and inputs after the run equal the JIT's, nothing held after the run",
                same.message());
         }
         const absl::StatusOr<int> nodes = golden::CheckNodesAgainstJit(runtime, *inputs);
@@ -108,6 +114,7 @@ std::string FormatVerifyReport(const VerifyReport& report, const std::string& mo
                     same ? " (the same as above)\n" : absl::StrCat("\n    ", failure.detail, "\n"));
     previous = &failure;
   }
+  for (const std::string& warning : report.warnings) absl::StrAppend(&text, "warning: ", warning, "\n");
   absl::StrAppend(&text, "verify: ", report.option_sets, " option sets, ", report.runs, " runs, ",
                   report.checks, " checks, ", report.failures.size(),
                   " failed: ", report.passed() ? "PASSED" : "FAILED", "\n");
@@ -125,7 +132,8 @@ std::string VerifyReportJson(const VerifyReport& report, const std::string& mode
   }
   const nlohmann::json json = {
       {"model", model},      {"passed", report.passed()}, {"option_sets", report.option_sets},
-      {"runs", report.runs}, {"checks", report.checks},   {"failures", failures}};
+      {"runs", report.runs}, {"checks", report.checks},   {"failures", failures},
+      {"warnings", report.warnings}};
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

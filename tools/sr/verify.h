@@ -48,6 +48,8 @@ struct VerifyReport {
   int runs = 0;    // runs checked
   int checks = 0;  // individual checks made
   std::vector<VerifyFailure> failures;
+  // What passed but a user should know (the model writes to its inputs).
+  std::vector<std::string> warnings;
   bool passed() const { return failures.empty() && runs > 0; }
 };
 
@@ -55,7 +57,7 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
 
 // Human-readable, and JSON ({"model", "passed", "option_sets", "runs",
 // "checks", "failures": [{"option_set", "run", "input_set", "check",
-// "detail"}]}).
+// "detail"}], "warnings": [...]}).
 std::string FormatVerifyReport(const VerifyReport& report, const std::string& model);
 std::string VerifyReportJson(const VerifyReport& report, const std::string& model);
 

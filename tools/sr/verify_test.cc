@@ -46,35 +46,27 @@ TEST(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
   ASSERT_FALSE(report.passed());
   const std::string text = FormatVerifyReport(report, "m");
   EXPECT_THAT(text, AllOf(HasSubstr("FAILED [as given] run 1 (a)"),
-                          HasSubstr("outputs equal the JIT's"), HasSubstr("value at flat index 0"),
+                          HasSubstr("outputs and inputs after the run equal the JIT's"),
+                          HasSubstr("value at flat index 0"),
                           HasSubstr("aten::flip"), HasSubstr("native kernel")))
       << text;
   EXPECT_THAT(VerifyReportJson(report, "m"),
               AllOf(HasSubstr("\"passed\": false"), HasSubstr("\"option_set\": \"as given\"")));
 }
 
-TEST(VerifyTest, AModelWritingToItsInputFailsWithTheReason) {
-  absl::StatusOr<torch::jit::Module> module =
-      ModuleFromSource("def forward(self, x):\n    x.add_(1.0)\n    return x.relu()\n");
-  ASSERT_TRUE(module.ok()) << module.status();
-  const VerifyReport report = Verify(*module, TwoInputSets());
-  ASSERT_FALSE(report.passed());
-  EXPECT_EQ(report.runs, 0);
-  EXPECT_THAT(FormatVerifyReport(report, "m"),
-              AllOf(HasSubstr("the runtime prepares the model"), HasSubstr("aten::add_"),
-                    HasSubstr("mutates graph input %x")));
-}
-
-TEST(VerifyTest, AModelItCannotRunListsEveryProblem) {
+// As the JIT does, the runtime writes to the caller's input; verify compares
+// what both runs left of the inputs and warns.
+TEST(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
       "def forward(self, x, y):\n    x.add_(1.0)\n    y.mul_(2.0)\n    return x + y\n");
   ASSERT_TRUE(module.ok()) << module.status();
   VerifyConfig config;
   config.input_sets = {{"a", {at::randn({2}), at::randn({2})}}};
   const VerifyReport report = Verify(*module, config);
-  ASSERT_FALSE(report.passed());
-  EXPECT_THAT(FormatVerifyReport(report, "m"),
-              AllOf(HasSubstr("2 problems"), HasSubstr("aten::add_"), HasSubstr("aten::mul_")));
+  const std::string text = FormatVerifyReport(report, "m");
+  EXPECT_TRUE(report.passed()) << text;
+  EXPECT_THAT(text, AllOf(HasSubstr("warning: the model writes to its inputs"),
+                          HasSubstr("PASSED")));
 }
 
 // Every corpus model passes, on two input sets of different shapes.

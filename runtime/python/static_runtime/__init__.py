@@ -6,15 +6,18 @@
     sm = static_runtime.StaticModule(model)
     y = sm(torch.randn(1, 3, 224, 224))
 
-StaticModule(module_or_graph, *, frozen=False, sample_inputs=None,
+StaticModule(module_or_graph_or_function, *, frozen=False, sample_inputs=None,
 max_runtimes=8, **options): options by their C++ names (enable_fusion=False,
 prepack_weights=False, ...; option_defaults() lists them). Calls bind their
 arguments to the model's schema as the JIT does (keyword arguments too) and
 release the GIL while the model runs; one object may be called from many
 threads at once (it keeps up to max_runtimes runtimes). Errors: TypeError for
 arguments that do not fit the schema, ValueError for a bad option,
-RuntimeError for a model the runtime cannot prepare (with the check's list)
-or a failing run (naming the node and its source line).
+RuntimeError for a model the runtime cannot prepare (with the check's list).
+A failing run raises what the failing node raised, as the JIT does
+(IndexError, ValueError, TypeError, RuntimeError for LibTorch's errors,
+ModelError, a torch.jit.Error and RuntimeError, for the model's own raise),
+its message first and unchanged, then which node failed at which source line.
 """
 import os
 import time
@@ -31,7 +34,10 @@ if os.path.isdir(_BUILT):
 
 from static_runtime import _static_runtime  # noqa: E402
 
-__all__ = ["StaticModule", "Pool", "compare", "option_defaults"]
+__all__ = ["StaticModule", "Pool", "ModelError", "compare", "option_defaults"]
+
+# What a model's own raise gives: a torch.jit.Error and a RuntimeError.
+ModelError = _static_runtime.ModelError
 
 
 def option_defaults():
@@ -79,15 +85,24 @@ class StaticModule:
         elif isinstance(module_or_graph, torch._C.ScriptModule):
             self._module = _static_runtime._Module.from_script_module(
                 module_or_graph, frozen, options, samples, max_runtimes)
-        elif isinstance(module_or_graph, torch._C.Graph):
+        elif isinstance(module_or_graph, (torch._C.Graph, torch.jit.ScriptFunction)):
+            graph = module_or_graph if isinstance(module_or_graph, torch._C.Graph) else \
+                module_or_graph.graph
             self._module = _static_runtime._Module.from_graph(
-                _without_unused_self(module_or_graph), options, samples, max_runtimes)
+                _without_unused_self(graph), options, samples, max_runtimes)
         else:
             raise TypeError("StaticModule takes a torch.jit.ScriptModule (torch.jit.script or "
-                            f"torch.jit.load) or a torch._C.Graph, not {type(module_or_graph)}")
+                            "torch.jit.load), a torch.jit.ScriptFunction or a torch._C.Graph, "
+                            f"not {type(module_or_graph)}")
 
     def __call__(self, *args, **kwargs):
         return self._module(*args, **kwargs)
+
+    def runAsync(self, args, kwargs=None):  # noqa: N802 (PyTorch's name)
+        """Starts a call on LibTorch's inter-op thread pool and returns its
+        torch.futures.Future: wait() gives the result, or raises the error of
+        the failing node (with its message unchanged)."""
+        return self._module.run_async(tuple(args), dict(kwargs or {}))
 
     def benchmark(self, args, kwargs=None, warmup_runs=1, main_runs=10):
         """Times main_runs calls after warmup_runs on one runtime."""

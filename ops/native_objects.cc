@@ -1,0 +1,85 @@
+// Native kernels for TorchScript objects and modules: prim::GetAttr and
+// prim::SetAttr (a module's own attributes that freezing keeps because
+// forward assigns them, and the attributes of TorchScript class objects),
+// prim::CreateObject, and the profiling executor's prim::TypeCheck (its
+// inputs, then whether every defined tensor matches the type the node
+// expects, as the JIT interpreter's TYPECHECK instruction). Attribute
+// slots are resolved once, from the object's static class type; an object
+// whose static type is not a class (an interface) falls back to the JIT.
+#include <string>
+#include <vector>
+
+#include "ATen/core/ivalue.h"
+#include "ATen/core/jit_type.h"
+#include "ops/registry.h"
+
+namespace static_runtime {
+namespace {
+
+using torch::jit::Node;
+
+// The slot of `node`'s attribute in its object input's class, if that class
+// is known statically.
+std::optional<size_t> AttributeSlot(const Node* node) {
+  const auto class_type = node->input(0)->type()->cast<c10::ClassType>();
+  if (class_type == nullptr) return std::nullopt;
+  const std::string& name = node->s(c10::attr::name);
+  if (!class_type->hasAttribute(name)) return std::nullopt;
+  return class_type->getAttributeSlot(name);
+}
+
+KernelOffer GetAttr(const Node* node) {
+  const std::optional<size_t> slot = AttributeSlot(node);
+  if (!slot) return Decline();
+  return [slot = *slot](NodeIO& io) { io.Output(0) = io.Input(0).toObjectRef().getSlot(slot); };
+}
+
+KernelOffer SetAttr(const Node* node) {
+  const std::optional<size_t> slot = AttributeSlot(node);
+  if (!slot) return Decline();
+  return [slot = *slot](NodeIO& io) { io.Input(0).toObjectRef().setSlot(slot, io.Input(1)); };
+}
+
+KernelOffer CreateObject(const Node* node) {
+  const auto class_type = node->output()->type()->cast<c10::ClassType>();
+  if (class_type == nullptr || class_type->compilation_unit() == nullptr) return Decline();
+  // The object keeps its class's compilation unit alive, as the JIT's do.
+  const c10::StrongTypePtr type(class_type->compilation_unit(), class_type);
+  const size_t num_slots = class_type->numAttributes();
+  return [type, num_slots](NodeIO& io) {
+    io.Output(0) = c10::ivalue::Object::create(type, num_slots);
+  };
+}
+
+KernelOffer TypeCheck(const Node* node) {
+  std::vector<c10::TensorTypePtr> expected;
+  for (const c10::TypePtr& type : node->tys(c10::attr::types)) {
+    c10::TensorTypePtr tensor_type = type->cast<c10::TensorType>();
+    if (tensor_type == nullptr) return Decline();
+    expected.push_back(std::move(tensor_type));
+  }
+  if (expected.size() != node->inputs().size() ||
+      node->outputs().size() != expected.size() + 1) {
+    return Decline();
+  }
+  return [expected](NodeIO& io) {
+    bool matched = true;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const at::Tensor& tensor = io.Input(i).toTensor();
+      if (matched && tensor.defined() && !expected[i]->matchTensor(tensor)) matched = false;
+      io.Output(i) = io.Input(i);
+    }
+    io.Output(expected.size()) = matched;
+  };
+}
+
+const bool kRegistered = [] {
+  RegisterNative("prim::GetAttr", GetAttr);
+  RegisterNative("prim::SetAttr", SetAttr);
+  RegisterNative("prim::CreateObject", CreateObject);
+  RegisterNative("prim::TypeCheck", TypeCheck);
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,331 @@
+// What PyTorch's Static Runtime 1.13 runs, the runtime runs with the JIT's
+// results, under every standard option set, on two input sizes and repeated
+// runs: modules whose forward assigns attributes (state kept between runs),
+// TorchScript class objects, writes into the caller's dicts, lists and
+// tensors, the profiling executor's prim::TypeCheck in IR; operator()
+// rethrows a node's exception as thrown; a failed first run plans nothing;
+// clone keeps a strided input's layout and the plan grows with the input.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "golden/option_sets.h"
+#include "golden/run_check.h"
+#include "gtest/gtest.h"
+#include "load/load.h"
+#include "runtime/static_runtime.h"
+#include "torch/csrc/jit/ir/irparser.h"
+#include "torch/csrc/jit/passes/freeze_module.h"
+#include "torch/csrc/jit/runtime/interpreter.h"
+#include "torch/csrc/jit/runtime/jit_exception.h"
+#include "torch/script.h"
+
+namespace static_runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kAttributes[] = "runtime/testdata/stateful_attributes.pt";
+constexpr char kObject[] = "runtime/testdata/stateful_object.pt";
+
+// Two input sizes, each run twice, on the JIT and on the runtime side by
+// side (golden::CheckRunAgainstJit: outputs and what is left of the inputs
+// equal), for a model prepared from `module` (frozen by the runtime, or
+// frozen first with `is_frozen`) under every option set. `jit` runs the
+// same calls: its state (attributes) advances with the runtime's.
+void ExpectMatchesTheJit(const torch::jit::Module& module, bool is_frozen,
+                         const std::vector<std::vector<c10::IValue>>& input_sets) {
+  for (const golden::OptionSet& option_set : golden::OptionSets()) {
+    SCOPED_TRACE(option_set.name);
+    torch::jit::Module jit = module.clone();
+    jit.eval();
+    absl::StatusOr<StaticModule::Ptr> prepared =
+        StaticModule::FromModule(module, is_frozen, option_set.options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    StaticRuntime runtime(*prepared);
+    for (int round = 0; round < 2; ++round) {
+      for (const std::vector<c10::IValue>& inputs : input_sets) {
+        const absl::Status same =
+            golden::CheckRunAgainstJit(jit, runtime, inputs, golden::WhenTheJitRaises::kFail);
+        EXPECT_TRUE(same.ok()) << "round " << round << ": " << same;
+      }
+    }
+  }
+}
+
+TEST(CompatibilityTest, AttributesForwardAssignsKeepTheirValuesBetweenRuns) {
+  const torch::jit::Module module = torch::jit::load(kAttributes);
+  ExpectMatchesTheJit(module, /*is_frozen=*/false, {{at::randn({2, 2})}, {at::randn({5, 3})}});
+  // Frozen by the caller: freezing keeps the assigned attributes.
+  ExpectMatchesTheJit(torch::jit::freeze_module(module), /*is_frozen=*/true,
+                      {{at::randn({2, 2})}, {at::randn({5, 3})}});
+}
+
+TEST(CompatibilityTest, RuntimeStateIsTheModulesCopyNotTheCallers) {
+  const torch::jit::Module module = torch::jit::load(kAttributes);
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(*prepared);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(runtime.Run({at::ones({2})}).ok());
+  EXPECT_EQ(module.attr("calls").toInt(), 0);
+  // Two runtimes of one module share its state, as PyTorch's do.
+  StaticRuntime second(*prepared);
+  absl::StatusOr<c10::IValue> fourth = second.Run({at::zeros({1})});
+  ASSERT_TRUE(fourth.ok()) << fourth.status();
+  torch::jit::Module jit = module.clone();
+  for (int i = 0; i < 3; ++i) jit.forward({at::ones({2})});
+  EXPECT_TRUE(fourth->toTensor().equal(jit.forward({at::zeros({1})}).toTensor()));
+}
+
+TEST(CompatibilityTest, PackagesRefuseModuleState) {
+  absl::StatusOr<StaticModule::Ptr> prepared =
+      StaticModule::FromModule(torch::jit::load(kAttributes), false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const absl::Status saved =
+      (*prepared)->SavePackage(absl::StrCat(dir != nullptr ? dir : "/tmp", "/state.srpkg"));
+  EXPECT_EQ(saved.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(saved.message()), HasSubstr("module state"));
+}
+
+TEST(CompatibilityTest, TorchScriptObjectsAreCreatedAndUsed) {
+  const torch::jit::Module module = torch::jit::load(kObject);
+  ExpectMatchesTheJit(module, /*is_frozen=*/false, {{at::randn({3})}, {at::randn({4, 6})}});
+  ExpectMatchesTheJit(torch::jit::freeze_module(module), /*is_frozen=*/true,
+                      {{at::randn({3})}, {at::randn({4, 6})}});
+}
+
+absl::StatusOr<torch::jit::Module> FromSource(const char* source) {
+  return ModuleFromSource(source);
+}
+
+TEST(CompatibilityTest, WritesToInputContainersAndTensorsAreTheJits) {
+  const char* sources[] = {
+      R"(
+def forward(self, d: Dict[int, Tensor]):
+    a = d[0]
+    d[1] = a
+    return (a + d[1]).clone()
+)",
+      R"(
+def forward(self, l: List[Tensor], x):
+    l.append(x * 2.0)
+    l[0] = l[0] + 1.0
+    return len(l)
+)",
+      R"(
+def forward(self, x, y):
+    x.add_(1.0)
+    y.mul_(2.0)
+    z = x + y
+    x.relu_()
+    return z
+)",
+  };
+  const std::vector<std::vector<std::vector<c10::IValue>>> inputs = {
+      {{c10::Dict<int64_t, at::Tensor>()}, {c10::Dict<int64_t, at::Tensor>()}},
+      {{c10::List<at::Tensor>({at::randn({2})}), at::randn({2})},
+       {c10::List<at::Tensor>({at::randn({3, 3}), at::randn({1})}), at::randn({3, 3})}},
+      {{at::randn({3}), at::randn({3})}, {at::randn({4, 5}), at::randn({4, 5})}},
+  };
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(sources[i]);
+    absl::StatusOr<torch::jit::Module> module = FromSource(sources[i]);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<std::vector<c10::IValue>> sets = inputs[i];
+    if (i == 0) {  // the dicts need their key 0
+      sets[0][0].toGenericDict().insert(int64_t{0}, at::randn({2}));
+      sets[1][0].toGenericDict().insert(int64_t{0}, at::randn({3, 4}));
+    }
+    ExpectMatchesTheJit(*module, false, sets);
+  }
+  // The caller's own dict and tensor change, as with the JIT.
+  absl::StatusOr<StaticModule::Ptr> dict_model = StaticModule::FromModule(*FromSource(sources[0]), false);
+  ASSERT_TRUE(dict_model.ok()) << dict_model.status();
+  c10::Dict<int64_t, at::Tensor> dict;
+  dict.insert(0, at::ones({2}));
+  ASSERT_TRUE(StaticRuntime(*dict_model).Run({dict}).ok());
+  ASSERT_TRUE(dict.contains(1));
+  EXPECT_TRUE(dict.at(1).equal(at::ones({2})));
+  absl::StatusOr<StaticModule::Ptr> tensor_model =
+      StaticModule::FromModule(*FromSource(sources[2]), false);
+  ASSERT_TRUE(tensor_model.ok()) << tensor_model.status();
+  at::Tensor x = at::full({2}, -3.0), y = at::ones({2});
+  ASSERT_TRUE(StaticRuntime(*tensor_model).Run({x, y}).ok());
+  EXPECT_TRUE(x.equal(at::zeros({2})));  // -3 + 1, then relu_
+  EXPECT_TRUE(y.equal(at::full({2}, 2.0)));
+}
+
+constexpr char kTypeCheckIR[] = R"IR(
+graph(%a.1 : Tensor,
+      %b.1 : Tensor):
+  %t0 : Float(2, 2, strides=[2, 1], device=cpu), %t1 : Float(3, 3, strides=[3, 1]), %type_matched : bool = prim::TypeCheck[types=[Float(2, 2, strides=[2, 1], device=cpu), Float(3, 3, strides=[3, 1])]](%a.1, %b.1)
+  %one : int = prim::Constant[value=1]()
+  %s : Tensor = aten::add(%t0, %a.1, %one)
+  return (%s, %t1, %type_matched)
+)IR";
+
+// The JIT interpreter's outputs for the graph of `ir` on `inputs`.
+std::vector<c10::IValue> RunOnTheInterpreter(const char* ir, std::vector<c10::IValue> inputs) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(ir, graph.get());
+  torch::jit::Code code(graph, "reference");
+  torch::jit::InterpreterState(code).run(inputs);
+  return inputs;
+}
+
+TEST(CompatibilityTest, TypeCheckGivesItsInputsAndWhetherTheyMatch) {
+  const std::vector<std::vector<c10::IValue>> input_sets = {
+      {at::zeros({2, 2}), at::ones({3, 3})},       // matches
+      {at::zeros({2, 2}), at::ones({2, 2, 2})},    // a shape that does not
+      {at::zeros({2, 2}).t(), at::ones({3, 3})},   // strides that do not
+      {at::zeros({2, 2}, at::kDouble), at::ones({3, 3})},  // a dtype that does not
+  };
+  for (const golden::OptionSet& option_set : golden::OptionSets()) {
+    SCOPED_TRACE(option_set.name);
+    absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromIR(kTypeCheckIR, option_set.options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    StaticRuntime runtime(*prepared);
+    for (int round = 0; round < 2; ++round) {
+      for (const std::vector<c10::IValue>& inputs : input_sets) {
+        const std::vector<c10::IValue> expected = RunOnTheInterpreter(kTypeCheckIR, inputs);
+        absl::StatusOr<c10::IValue> actual = runtime.Run(inputs);
+        ASSERT_TRUE(actual.ok()) << actual.status();
+        const auto& elements = actual->toTupleRef().elements();
+        ASSERT_EQ(elements.size(), expected.size());
+        EXPECT_TRUE(elements[0].toTensor().equal(expected[0].toTensor()));
+        EXPECT_TRUE(elements[1].toTensor().equal(expected[1].toTensor()));
+        EXPECT_EQ(elements[2].toBool(), expected[2].toBool());
+        runtime.ReleaseOutputs();
+      }
+    }
+  }
+}
+
+TEST(CompatibilityTest, CallOperatorRethrowsTheNodesExceptionAsThrown) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, y, l: List[int], i: int):
+    assert i >= 0, "i is negative"
+    return x + y, l[i]
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(*prepared);
+  const c10::List<int64_t> list({1, 2});
+  const at::Tensor x = at::ones({7}), y = at::ones({5});
+
+  // What the JIT throws, and what operator() throws, for each failure.
+  auto jit_message = [&](std::vector<c10::IValue> args) -> std::string {
+    try {
+      module->forward(std::move(args));
+    } catch (const c10::Error& e) {
+      return e.what_without_backtrace();
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  };
+  try {
+    runtime({x, x, list, int64_t{5}});
+    ADD_FAILURE() << "no exception";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(), "list index out of range");
+    EXPECT_THAT(jit_message({x, x, list, int64_t{5}}), HasSubstr(e.what()));
+    EXPECT_EQ(runtime.last_error().code(), absl::StatusCode::kOutOfRange);
+    EXPECT_THAT(std::string(runtime.last_error().message()), HasSubstr("aten::__getitem__"));
+  }
+  try {
+    runtime({x, y, list, int64_t{0}});
+    ADD_FAILURE() << "no exception";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.what_without_backtrace(),
+                HasSubstr("The size of tensor a (7) must match the size of tensor b (5)"));
+    EXPECT_THAT(jit_message({x, y, list, int64_t{0}}), HasSubstr(e.what_without_backtrace()));
+    EXPECT_THAT(std::string(runtime.last_error().message()), HasSubstr("aten::add"));
+  }
+  try {
+    runtime({x, x, list, int64_t{-1}});
+    ADD_FAILURE() << "no exception";
+  } catch (const torch::jit::JITException& e) {
+    EXPECT_THAT(e.what(), HasSubstr("i is negative"));
+    EXPECT_EQ(runtime.last_error().code(), absl::StatusCode::kAborted);
+  }
+  // Arguments that do not fit: a c10::Error with the Status message.
+  try {
+    runtime({x});
+    ADD_FAILURE() << "no exception";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.what_without_backtrace(), HasSubstr("argument"));
+    EXPECT_EQ(runtime.last_node_exception(), nullptr);
+  }
+  // Still usable, and clean.
+  const c10::IValue good = runtime({x, x, list, int64_t{1}});
+  EXPECT_TRUE(good.toTupleRef().elements()[0].toTensor().equal(at::full({7}, 2.0)));
+  EXPECT_TRUE(runtime.last_error().ok());
+  EXPECT_EQ(runtime.NumHeldValues(), 0u);
+}
+
+// PyTorch's Static Runtime makes no plan until a run succeeds: a first run
+// that fails halfway must not leave a plan of the tensors it got to.
+TEST(CompatibilityTest, AFailedFirstRunLeavesNoPlan) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, w):
+    a = x * 2.0
+    b = a + 1.0
+    c = torch.mm(b, w)
+    d = c.relu() + 3.0
+    return d.sum()
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  ASSERT_GT((*prepared)->planned_tensors(), 2u);
+  const std::vector<c10::IValue> good = {at::randn({4, 8}), at::randn({8, 16})};
+  StaticRuntime after_failure(*prepared);
+  ASSERT_FALSE(after_failure.Run({at::randn({4, 8}), at::randn({3, 16})}).ok());
+  EXPECT_EQ(after_failure.memory_stats().intermediates.replans, 0u);
+  ASSERT_TRUE(after_failure.Run(good).ok());
+  StaticRuntime fresh(*prepared);
+  ASSERT_TRUE(fresh.Run(good).ok());
+  const ArenaStats failed_first = after_failure.memory_stats().intermediates;
+  const ArenaStats succeeded_first = fresh.memory_stats().intermediates;
+  EXPECT_EQ(failed_first.replans, succeeded_first.replans);
+  EXPECT_EQ(failed_first.greedy_by_size_bytes, succeeded_first.greedy_by_size_bytes);
+  EXPECT_EQ(after_failure.DescribeMemoryPlan().planned_bytes,
+            fresh.DescribeMemoryPlan().planned_bytes);
+}
+
+// clone(memory_format=preserve) of a strided input keeps its strides, as
+// ATen's does, and a larger input grows the planned tensor.
+TEST(CompatibilityTest, CloneOfAStridedInputFollowsItsSizeAndLayout) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x):
+    y = x.clone()
+    z = x.permute([1, 0]).clone()
+    return (y * 2.0).sum() + (z * 3.0).sum(), y.stride(), z.stride(), z.sum(0)
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<std::vector<c10::IValue>> input_sets = {
+      {at::randn({4, 3}).t()},                            // transposed
+      {at::randn({40, 60}).t()},                          // larger
+      {at::randn({30, 80}).slice(1, 0, 80, 2)},           // not dense
+      {at::randn({2, 3, 5}).permute({2, 0, 1})[0]},       // an offset view
+  };
+  ExpectMatchesTheJit(*module, false, input_sets);
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(*prepared);
+  ASSERT_TRUE(runtime.Run(input_sets[0]).ok());
+  const size_t small = runtime.memory_stats().intermediates.greedy_by_size_bytes;
+  ASSERT_TRUE(runtime.Run(input_sets[1]).ok());
+  const size_t large = runtime.memory_stats().intermediates.greedy_by_size_bytes;
+  EXPECT_GE(large, 40u * 60u * sizeof(float) * 2);
+  EXPECT_GT(large, small);
+}
+
+}  // namespace
+}  // namespace static_runtime
