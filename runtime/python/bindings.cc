@@ -255,7 +255,7 @@ PyObject* ExceptionTypeFor(absl::StatusCode code) {
 // Raises the failing node's exception as the JIT's Python binding would
 // (c10::IndexError as IndexError, std::out_of_range as IndexError, ...),
 // its message first and unchanged; after a newline, which node failed at
-// which source line.
+// which source line (for a forked call's error, the wait).
 [[noreturn]] void RaiseRunError(const absl::Status& status, std::exception_ptr node_exception) {
   PyObject* type = ExceptionTypeFor(status.code());
   std::string message(status.message());
@@ -292,7 +292,10 @@ PyObject* ExceptionTypeFor(absl::StatusCode code) {
     } catch (const std::exception& e) {
       message = e.what();
     }
-    absl::StrAppend(&message, "\n", status.message());
+    // "node 3 (aten::add) at file.py:12:8 `return a + b`" of the status's
+    // "<that> failed: <the message>; inputs: ...".
+    const absl::string_view context = status.message();
+    absl::StrAppend(&message, "\n", context.substr(0, context.find(" failed: ")));
   }
   PyErr_SetString(type, message.c_str());
   throw py::error_already_set();
