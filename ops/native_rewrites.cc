@@ -107,6 +107,14 @@ const bool kRegistered = [] {
                    }));
   }
   RegisterNative("static_runtime::unpack_dict", ForAnyNode(UnpackDict));
+  RegisterNative("static_runtime::var_tuple_unpack", ForAnyNode([](NodeIO& io) {
+                   size_t output = 0;
+                   for (size_t i = 0; i < io.num_inputs(); ++i) {
+                     for (const c10::IValue& element : io.Input(i).toTupleRef().elements()) {
+                       io.Output(output++) = element;
+                     }
+                   }
+                 }));
   RegisterNative("static_runtime::owned_ref",
            ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
   RegisterNative("static_runtime::maybe_copy_to", MaybeCopyTo);

@@ -62,7 +62,7 @@ TEST(RegistryTest, EveryRewriteOperatorHasANativeKernel) {
       ops::kSplitUnpacked.toQualString(), ops::kSplitWithSizesUnpacked.toQualString(),
       ops::kChunkUnpacked.toQualString(), ops::kUnbindUnpacked.toQualString(),
       ops::kUnpackDict.toQualString(),    ops::kOwnedRef.toQualString(),
-      ops::kMaybeCopyTo.toQualString()};
+      ops::kMaybeCopyTo.toQualString(),   ops::kVarTupleUnpack.toQualString()};
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     expected.push_back(variant.copy_op);
   }

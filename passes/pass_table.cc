@@ -10,6 +10,7 @@
 #include "passes/hoist_dict_lookups.h"
 #include "passes/maybe_copy_to.h"
 #include "passes/owned_refs.h"
+#include "passes/var_tuple_unpack.h"
 #include "passes/variadic_ops.h"
 
 namespace static_runtime {
@@ -27,6 +28,7 @@ const std::vector<RewritePass>& RewritePasses() {
       {"maybe_copy_to", PassStage::kRewrite, &Options::use_maybe_copy_variants, UseMaybeCopyTo},
       {"hoist_dict_lookups", PassStage::kRewrite, &Options::hoist_dict_lookups, HoistDictLookups},
       {"fuse_pointwise", PassStage::kRewrite, &Options::enable_fusion, FusePointwise},
+      {"var_tuple_unpack", PassStage::kRewrite, &Options::use_variadic_ops, UseVarTupleUnpack},
       {"owned_refs", PassStage::kFinalize, nullptr, CreateOwnedRefs},
       {"force_non_empty_outputs", PassStage::kFinalize, nullptr, ForceNonEmptyOutputs},
   };

@@ -2,7 +2,8 @@
 // results, under every standard option set, on two input sizes and repeated
 // runs: modules whose forward assigns attributes (state kept between runs),
 // TorchScript class objects, writes into the caller's dicts, lists and
-// tensors, the profiling executor's prim::TypeCheck in IR; operator()
+// tensors, adjacent tuple unpacks (as one node, PyTorch's VarTupleUnpack),
+// the profiling executor's prim::TypeCheck in IR; operator()
 // rethrows a node's exception as thrown; a failed first run plans nothing;
 // clone keeps a strided input's layout and the plan grows with the input.
 #include <stdexcept>
@@ -26,6 +27,7 @@
 namespace static_runtime {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 constexpr char kAttributes[] = "runtime/testdata/stateful_attributes.pt";
@@ -157,6 +159,27 @@ def forward(self, x, y):
   ASSERT_TRUE(StaticRuntime(*tensor_model).Run({x, y}).ok());
   EXPECT_TRUE(x.equal(at::zeros({2})));  // -3 + 1, then relu_
   EXPECT_TRUE(y.equal(at::full({2}, 2.0)));
+}
+
+// PyTorch's VarTupleUnpack case: adjacent unpacks become one node.
+TEST(CompatibilityTest, AdjacentTupleUnpacksRunAsOneNode) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, input_0: Tuple[Tensor, Tensor], input_1: Tuple[int, int]):
+    a, b = input_0
+    c, d = input_1
+    res = a * c + b * d
+    return res.clone()
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto tuple = [](c10::IValue a, c10::IValue b) { return c10::ivalue::Tuple::create(a, b); };
+  ExpectMatchesTheJit(*module, false,
+                      {{tuple(at::randn({2, 3}), at::randn({2, 3})), tuple(int64_t{2}, int64_t{3})},
+                       {tuple(at::randn({5}), at::randn({5})), tuple(int64_t{-1}, int64_t{4})}});
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_THAT((*prepared)->graph()->toString(),
+              AllOf(HasSubstr("static_runtime::var_tuple_unpack"),
+                    ::testing::Not(HasSubstr("prim::TupleUnpack"))));
 }
 
 constexpr char kTypeCheckIR[] = R"IR(

@@ -32,6 +32,8 @@ const c10::Symbol kUnbindUnpacked =
     c10::Symbol::fromQualString("static_runtime::unbind_unpacked");
 const c10::Symbol kUnpackDict =
     c10::Symbol::fromQualString("static_runtime::unpack_dict");
+const c10::Symbol kVarTupleUnpack =
+    c10::Symbol::fromQualString("static_runtime::var_tuple_unpack");
 const c10::Symbol kOwnedRef =
     c10::Symbol::fromQualString("static_runtime::owned_ref");
 const c10::Symbol kMaybeCopyTo =
@@ -270,6 +272,22 @@ void RegisterAll() {
             auto found = dict.find(key);
             TORCH_CHECK(found != dict.end(), "KeyError: ", key);
             torch::jit::push(stack, found->value());
+          }
+        };
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  // The outputs are the tuples' elements, in order.
+  operators.emplace_back(
+      "static_runtime::var_tuple_unpack(...) -> ...",
+      torch::jit::OperationCreator([](const Node* node) -> Operation {
+        const size_t num_tuples = node->inputs().size();
+        return [num_tuples](Stack& stack) {
+          std::vector<c10::IValue> tuples = torch::jit::pop(stack, num_tuples);
+          for (const c10::IValue& tuple : tuples) {
+            for (const c10::IValue& element : tuple.toTupleRef().elements()) {
+              torch::jit::push(stack, element);
+            }
           }
         };
       }),

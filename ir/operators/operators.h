@@ -30,6 +30,9 @@ extern const c10::Symbol kChunkUnpacked;
 extern const c10::Symbol kUnbindUnpacked;
 // unpack_dict(Dict d, key...) -> value..., one output per key
 extern const c10::Symbol kUnpackDict;
+// var_tuple_unpack(Tuple t1, Tuple t2, ...) -> (the elements of t1, then of
+// t2, ...): adjacent prim::TupleUnpack nodes as one, see UseVarTupleUnpack.
+extern const c10::Symbol kVarTupleUnpack;
 // owned_ref(t x) -> t: a reference the runtime owns and may hand out.
 extern const c10::Symbol kOwnedRef;
 // maybe_copy_to.<overload>(<aten::to's arguments>): aten::to, whose result the
