@@ -59,8 +59,6 @@ std::string ProblemWith(const Node* node) {
       return node->hasAttribute(c10::attr::Subgraph)
                  ? ""
                  : "unsupported node kind: asynchronous execution without a subgraph";
-    case c10::prim::PythonOp:
-      return "unsupported node kind: calls into Python";
     default:
       return "";
   }

@@ -1,9 +1,10 @@
 // CheckStaticRunnable: decides whether a prepared graph can run on the static
 // runtime. On failure the Status lists every offending node, one per line, with
 // its kind, its source range and the reason: a call left after inlining, a
-// fork without a subgraph, a call into Python, a constant dtype, layout or
-// memory format that names none. Control flow (prim::If, prim::Loop),
-// attribute access on objects and modules, object creation and writes to
+// fork without a subgraph, a constant dtype, layout or memory format that
+// names none. Control flow (prim::If, prim::Loop), attribute access on
+// objects and modules, object creation, calls into Python (prim::PythonOp,
+// which the JIT's own operator runs where Python is loaded) and writes to
 // graph inputs (with the JIT's semantics: the caller sees them) are allowed.
 //
 // GraphInputWrites: the nodes that write to a graph input in place (a

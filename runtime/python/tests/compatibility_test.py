@@ -1,7 +1,8 @@
 """What PyTorch's Static Runtime 1.13 runs from Python, static_runtime runs
 with the JIT's results: modules that assign their own attributes, TorchScript
-objects, writes to input tensors, forks with runAsync, scripted functions and
-graphs (with prim::TypeCheck), errors of the JIT's kinds. Each model runs
+objects, writes to input tensors, calls into Python (torch.jit.ignore), forks
+with runAsync, scripted functions and graphs (with prim::TypeCheck), errors
+of the JIT's kinds. Each model runs
 under the standard option sets, on two input sizes, twice (Debian's
 python3-torch; no network)."""
 import unittest
@@ -101,6 +102,16 @@ def many_forks(x: Tensor, n: int) -> Tensor:
     return torch.sum(torch.stack(results))
 
 
+@torch.jit.ignore
+def python_helper(x: Tensor) -> Tensor:
+    return x * 3.0
+
+
+class CallsPython(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return python_helper(x + 1.0) - 2.0
+
+
 def index(values: List[int], i: int) -> int:
     return values[i]
 
@@ -170,6 +181,10 @@ class CompatibilityTest(unittest.TestCase):
         self.assert_matches(lambda: torch.jit.script(forked), lambda f: f.graph, inputs)
         self.assert_matches(lambda: torch.jit.script(many_forks), lambda f: f,
                             [(torch.ones(3, 3), 10), (torch.randn(2), 3)])
+
+    def test_python_calls(self):
+        inputs = [(torch.randn(3),), (torch.randn(2, 4),)]
+        self.assert_matches(lambda: torch.jit.script(CallsPython()), lambda m: m, inputs)
 
     def test_type_check_graphs(self):
         graph = torch._C.parse_ir(TYPE_CHECK_IR)
