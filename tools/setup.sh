@@ -28,6 +28,8 @@ PACKAGES=(
   python3-torchvision    # Python tests: torchvision models
   python3-dev            # the Python package: CPython headers
   pybind11-dev           # the Python package: pybind11
+  python3-venv           # the wheel's test installs it into a fresh venv
+  python3-pip            # pip, which installs the wheel
   libssl-dev             # OpenSSL's SHA-256: model package keys and checksums
 )
 

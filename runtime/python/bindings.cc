@@ -17,8 +17,10 @@
 #include <vector>
 
 #include "ATen/Parallel.h"
+#include "oneapi/dnnl/dnnl.h"
 #include "absl/strings/str_cat.h"
 #include "options/options.h"
+#include "runtime/package.h"
 #include "runtime/pool.h"
 #include "runtime/reports/explain.h"
 #include "runtime/reports/profile.h"
@@ -27,6 +29,7 @@
 #include "torch/csrc/jit/python/pybind_utils.h"
 #include "torch/csrc/jit/runtime/jit_exception.h"
 #include "torch/csrc/utils/pybind.h"
+#include "torch/version.h"
 
 namespace static_runtime {
 namespace python {
@@ -66,22 +69,31 @@ class PyModule {
 
   static PyModule FromScriptModule(const torch::jit::Module& module, bool frozen,
                                    const std::map<std::string, bool>& options,
-                                   const std::vector<c10::IValue>& sample_inputs,
-                                   size_t max_runtimes) {
+                                   const py::list& sample_inputs, size_t max_runtimes) {
     const Options parsed = OptionsFrom(options);
+    std::vector<c10::TypePtr> types;
+    const char* method = module.find_method("forward") ? "forward" : "forward__0";
+    if (module.find_method(method)) {
+      const auto& arguments = module.get_method(method).function().getSchema().arguments();
+      for (size_t i = 1; i < arguments.size(); ++i) types.push_back(arguments[i].type());
+    }
+    const std::vector<c10::IValue> samples = Samples(sample_inputs, types);
     const auto start = Clock::now();
     absl::StatusOr<StaticModule::Ptr> prepared =
-        StaticModule::FromModule(module, frozen, parsed, sample_inputs);
+        StaticModule::FromModule(module, frozen, parsed, samples);
     return Created(std::move(prepared), max_runtimes, start);
   }
 
   static PyModule FromGraph(const std::shared_ptr<torch::jit::Graph>& graph,
                             const std::map<std::string, bool>& options,
-                            const std::vector<c10::IValue>& sample_inputs, size_t max_runtimes) {
+                            const py::list& sample_inputs, size_t max_runtimes) {
     const Options parsed = OptionsFrom(options);
+    std::vector<c10::TypePtr> types;
+    for (const torch::jit::Value* input : graph->inputs()) types.push_back(input->type());
+    const std::vector<c10::IValue> samples = Samples(sample_inputs, types);
     const auto start = Clock::now();
     absl::StatusOr<StaticModule::Ptr> prepared =
-        StaticModule::FromGraph(graph, parsed, sample_inputs);
+        StaticModule::FromGraph(graph, parsed, samples);
     return Created(std::move(prepared), max_runtimes, start);
   }
 
@@ -119,10 +131,13 @@ class PyModule {
   }
 
   // Times `main_runs` calls after `warmup_runs` (at least one) on one
-  // runtime; with `per_node`, then as many observed runs timing each node
-  // kind (reports::ProfileRuns, what `sr profile` runs).
-  py::dict Benchmark(const py::tuple& args, const py::dict& kwargs, int warmup_runs, int main_runs,
-                     bool per_node) {
+  // runtime, then as many observed runs timing each node
+  // (reports::ProfileRuns, what `sr profile` runs). PyTorch's
+  // IndividualMetrics fields (milliseconds; per node and per node kind, per
+  // run; total_time is the nodes' sum per run) and ours: ms_per_iter (the
+  // mean unobserved run), kernel_per_node_type, memory.
+  py::dict Benchmark(const py::tuple& args, const py::dict& kwargs, int warmup_runs,
+                     int main_runs) {
     if (warmup_runs < 0 || main_runs < 1) {
       throw py::value_error("warmup_runs must be >= 0 and main_runs >= 1");
     }
@@ -130,14 +145,25 @@ class PyModule {
     absl::StatusOr<reports::ProfileReport> report;
     {
       py::gil_scoped_release no_gil;
-      report =
-          reports::ProfileRuns(module_, stack, std::max(0, warmup_runs - 1), main_runs, per_node);
+      report = reports::ProfileRuns(module_, stack, std::max(0, warmup_runs - 1), main_runs,
+                                    /*by_node=*/true);
     }
     if (!report.ok()) throw std::runtime_error(std::string(report.status().message()));
+    const double runs = main_runs;
     py::dict out;
     out["setup_time"] = setup_ms_;
     out["first_iter_time"] = report->first_run_us / 1000;
-    out["total_time"] = report->mean_run_us / 1000;  // ms per run, as PyTorch's
+    out["ms_per_iter"] = report->mean_run_us / 1000;
+    out["total_time"] = report->kernel_us_per_run / 1000;
+    out["memory_alloc_time"] = report->allocate_us / 1000;
+    out["memory_dealloc_time"] = report->release_us / 1000;
+    // Outputs are handed over, never deallocated by the run.
+    out["output_dealloc_time"] = 0.0;
+    py::list time_per_node;
+    for (const reports::NodeProfile& node : report->nodes) {
+      time_per_node.append(node.total_us / 1000 / runs);
+    }
+    out["time_per_node"] = time_per_node;
     // By node kind, as PyTorch's (fused groups together).
     std::map<std::string, reports::NodeKindProfile> by_kind;
     double node_total = 0;
@@ -150,16 +176,19 @@ class PyModule {
     }
     py::dict time_per_node_type, percent_per_node_type, instances_per_node_type,
         kernel_per_node_type;
+    py::set out_nodes;
     for (const auto& [kind, stats] : by_kind) {
-      time_per_node_type[py::str(kind)] = stats.total_us / 1000 / main_runs;
+      time_per_node_type[py::str(kind)] = stats.total_us / 1000 / runs;
       percent_per_node_type[py::str(kind)] = node_total > 0 ? 100 * stats.total_us / node_total : 0;
       instances_per_node_type[py::str(kind)] = stats.calls / static_cast<size_t>(main_runs);
       kernel_per_node_type[py::str(kind)] = stats.kernel_kind;
+      if (stats.kernel_kind == NodeKindName(NodeKind::kOutVariant)) out_nodes.add(py::str(kind));
     }
     out["time_per_node_type"] = time_per_node_type;
     out["percent_per_node_type"] = percent_per_node_type;
     out["instances_per_node_type"] = instances_per_node_type;
     out["kernel_per_node_type"] = kernel_per_node_type;
+    out["out_nodes"] = out_nodes;
     const KernelCounts& counts = module_->kernel_counts();
     out["out_nodes_count"] = counts.out_variant;
     out["total_nodes_count"] = counts.total();
@@ -190,6 +219,14 @@ class PyModule {
 
   std::string ExplainText() const { return reports::Explain(*module_); }
 
+  // Writes the prepared model as a compiled package (runtime/package.h).
+  void SavePackage(const std::string& path, const std::string& source) const {
+    PackageSource package_source;
+    package_source.path = source;
+    const absl::Status saved = module_->SavePackage(path, package_source);
+    if (!saved.ok()) throw std::runtime_error(std::string(saved.message()));
+  }
+
  private:
   static PyModule Created(absl::StatusOr<StaticModule::Ptr> prepared, size_t max_runtimes,
                           Clock::time_point start) {
@@ -199,6 +236,25 @@ class PyModule {
     }
     if (max_runtimes < 1) throw py::value_error("max_runtimes must be >= 1");
     return PyModule(*std::move(prepared), max_runtimes, Micros(Clock::now() - start) / 1000);
+  }
+
+  // Sample inputs (positional), each converted to its argument's type as
+  // the JIT converts a call's (dicts and lists need the type).
+  static std::vector<c10::IValue> Samples(const py::list& samples,
+                                          const std::vector<c10::TypePtr>& types) {
+    if (samples.size() > types.size()) {
+      throw py::type_error(absl::StrCat("sample_inputs has ", samples.size(),
+                                        " values for ", types.size(), " arguments"));
+    }
+    std::vector<c10::IValue> values;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      try {
+        values.push_back(torch::jit::toIValue(samples[i], types[i]));
+      } catch (const std::exception& e) {
+        throw py::type_error(absl::StrCat("sample_inputs[", i, "]: ", e.what()));
+      }
+    }
+    return values;
   }
 
   // The arguments bound to the model's schema, as the JIT binds a call;
@@ -319,7 +375,8 @@ PYBIND11_MODULE(_static_runtime, m) {
       .def("benchmark", &PyModule::Benchmark)
       .def("memory_stats", &PyModule::MemoryStats)
       .def("kernel_counts", &PyModule::KernelCountsDict)
-      .def("explain", &PyModule::ExplainText);
+      .def("explain", &PyModule::ExplainText)
+      .def("save_package", &PyModule::SavePackage);
   // ModelError(torch.jit.Error, RuntimeError).
   py::tuple bases = py::make_tuple(py::module::import("torch.jit").attr("Error"),
                                    py::handle(PyExc_RuntimeError));
@@ -331,6 +388,27 @@ PYBIND11_MODULE(_static_runtime, m) {
                                 bases.ptr(), nullptr);
   if (static_runtime::python::model_error == nullptr) throw py::error_already_set();
   m.attr("ModelError") = py::handle(static_runtime::python::model_error);
+  m.def("option_descriptions", [] {
+    std::map<std::string, std::string> descriptions;
+    for (const static_runtime::BoolOption& o : static_runtime::BoolOptions())
+      descriptions[o.name] = o.help;
+    return descriptions;
+  });
+  // What this extension was built against and with.
+  m.def("build_info", [] {
+    py::dict info;
+    info["libtorch_version"] = absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".",
+                                            TORCH_VERSION_PATCH);
+    const dnnl_version_t* onednn = dnnl_version();
+    info["onednn_version"] = absl::StrCat(onednn->major, ".", onednn->minor, ".", onednn->patch);
+#if defined(__clang__)
+    info["compiler"] = absl::StrCat("clang ", __clang_version__);
+#else
+    info["compiler"] = absl::StrCat("gcc ", __VERSION__);
+#endif
+    info["python"] = absl::StrCat(PY_MAJOR_VERSION, ".", PY_MINOR_VERSION);
+    return info;
+  });
   m.def("option_defaults", [] {
     std::map<std::string, bool> defaults;
     const static_runtime::Options options;

@@ -35,6 +35,9 @@ class Timer : public NodeObserver {
     }
     entry.total_us += us;
     ++entry.calls;
+    auto [position, added] = node_index_.try_emplace(node.position, nodes_.size());
+    if (added) nodes_.push_back({node.position, 0});
+    nodes_[position->second].total_us += us;
     kernel_us_ += us;
     ++calls_;
     if (trace_) {
@@ -55,6 +58,8 @@ class Timer : public NodeObserver {
   void StopTrace() { trace_ = false; }
 
   absl::flat_hash_map<std::string, NodeKindProfile> by_kind_;
+  std::vector<NodeProfile> nodes_;  // in the order of their first call
+  absl::flat_hash_map<std::string, size_t> node_index_;
   absl::flat_hash_map<std::string, double> phases_;
   double kernel_us_ = 0;
   size_t calls_ = 0;
@@ -127,6 +132,7 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   std::sort(
       report.kinds.begin(), report.kinds.end(),
       [](const NodeKindProfile& a, const NodeKindProfile& b) { return a.total_us > b.total_us; });
+  report.nodes = timer.nodes_;
   report.kernel_us_per_run = timer.kernel_us_ / runs;
   report.calls_per_run = static_cast<double>(timer.calls_) / runs;
   report.bind_us = timer.phases_["bind"] / runs;

@@ -28,8 +28,14 @@ struct NodeKindProfile {
   size_t calls = 0;
 };
 
+struct NodeProfile {
+  std::string position;  // NodeDescription::position
+  double total_us = 0;   // over all profiled runs
+};
+
 struct ProfileReport {
   std::vector<NodeKindProfile> kinds;  // largest total first
+  std::vector<NodeProfile> nodes;      // every node called, in the order of first call
   double setup_ms = 0;
   double first_run_us = 0;
   // LibTorch CPU allocations of the first run and their bytes (-1: not

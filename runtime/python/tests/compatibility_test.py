@@ -1,10 +1,10 @@
 """What PyTorch's Static Runtime 1.13 runs from Python, static_runtime runs
 with the JIT's results: modules that assign their own attributes, TorchScript
 objects, writes to input tensors, calls into Python (torch.jit.ignore), forks
-with runAsync, scripted functions and graphs (with prim::TypeCheck), errors
-of the JIT's kinds. Each model runs
-under the standard option sets, on two input sizes, twice (Debian's
-python3-torch; no network)."""
+with runAsync, scripted functions and graphs (with prim::TypeCheck and
+prim::RequiresGradCheck), errors of the JIT's kinds. Each model runs under the
+standard option sets, on two input sizes, twice (Debian's python3-torch; no
+network)."""
 import unittest
 from typing import List
 
@@ -130,6 +130,13 @@ graph(%a.1 : Tensor,
 """
 
 
+REQUIRES_GRAD_CHECK_IR = """
+graph(%a.1 : Tensor):
+  %t0 : Tensor, %ok : bool = prim::RequiresGradCheck[types=[Float(2, strides=[1], requires_grad=0, device=cpu)]](%a.1)
+  return (%t0, %ok)
+"""
+
+
 def copy_args(args):
     return [a.clone() if isinstance(a, Tensor) else a for a in args]
 
@@ -195,6 +202,13 @@ class CompatibilityTest(unittest.TestCase):
             self.assertEqual(sm(a, torch.ones(2, 2, 2))[2], False)
             self.assertEqual(sm(a.t(), b)[2], False)
             self.assertTrue(torch.equal(sm(a, b)[1], b))
+
+    def test_requires_grad_check_graphs(self):
+        graph = torch._C.parse_ir(REQUIRES_GRAD_CHECK_IR)
+        sm = static_runtime.StaticModule(graph)
+        for _ in range(2):
+            self.assertEqual(sm(torch.ones(2))[1], True)
+            self.assertEqual(sm(torch.ones(2, requires_grad=True))[1], False)
 
     def test_run_async(self):
         scripted = torch.jit.script(forked)
