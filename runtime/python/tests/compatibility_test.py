@@ -1,10 +1,11 @@
 """What PyTorch's Static Runtime 1.13 runs from Python, static_runtime runs
-with the JIT's results: modules that assign their own attributes, TorchScript
-objects, writes to input tensors, calls into Python (torch.jit.ignore), forks
+with the JIT's results: modules that assign their own attributes and
+TorchScript objects (saved by runtime/testdata/save_stateful.py), writes to input tensors, calls into Python (torch.jit.ignore), forks
 with runAsync, scripted functions and graphs (with prim::TypeCheck and
 prim::RequiresGradCheck), errors of the JIT's kinds. Each model runs under the
 standard option sets, on two input sizes, twice (Debian's python3-torch; no
 network)."""
+import os
 import unittest
 from typing import List
 
@@ -26,46 +27,12 @@ OPTION_SETS = {
 }
 
 
-class Scaler(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.a = 12
-        self.b = 2
-
-    def forward(self, x: Tensor) -> Tensor:
-        self.b = 30
-        return self.a + self.b + x
-
-
-class Attributes(nn.Module):
-    """PyTorch's test_attr, and a call counter kept between runs."""
-
-    def __init__(self):
-        super().__init__()
-        self.sub = Scaler()
-        self.a = 3
-        self.b = 4
-        self.calls = 0
-
-    def forward(self, x: Tensor) -> Tensor:
-        self.b = 20
-        self.calls = self.calls + 1
-        return self.sub(x) + self.a + self.b + self.calls
-
-
-@torch.jit.script
-class Box:
-    def __init__(self, x: Tensor):
-        self.x = x
-
-    def doubled(self) -> Tensor:
-        return self.x * 2.0
-
-
-class Objects(nn.Module):
-    def forward(self, y: Tensor) -> Tensor:
-        box = Box(y)
-        return y * box.x + box.doubled()
+def saved_model(name):
+    """A model of runtime/testdata/save_stateful.py, as torch.jit.save wrote it."""
+    runfiles = os.environ.get("TEST_SRCDIR")
+    directory = (os.path.join(runfiles, os.environ["TEST_WORKSPACE"], "runtime", "testdata")
+                 if runfiles else os.path.join(os.path.dirname(__file__), "..", "..", "testdata"))
+    return torch.jit.load(os.path.join(directory, name)).eval()
 
 
 class WritesInput(nn.Module):
@@ -162,17 +129,17 @@ class CompatibilityTest(unittest.TestCase):
 
     def test_modules_that_assign_their_attributes(self):
         inputs = [(torch.randn(2, 2),), (torch.randn(4, 5),)]
-        self.assert_matches(lambda: torch.jit.script(Attributes().eval()), lambda m: m, inputs)
+        self.assert_matches(lambda: saved_model("stateful_attributes.pt"), lambda m: m, inputs)
         # PyTorch's test_attr: benchmark with positional and keyword arguments.
-        sm = static_runtime.StaticModule(torch.jit.script(Attributes().eval()))
+        sm = static_runtime.StaticModule(saved_model("stateful_attributes.pt"))
         x = torch.randn(2, 2)
         sm.benchmark([x], {}, 2, 2)
         sm.benchmark_individual_ops([], {"x": x}, 2, 2)
 
     def test_torchscript_objects(self):
         inputs = [(torch.randn(3),), (torch.randn(2, 4),)]
-        self.assert_matches(lambda: torch.jit.script(Objects().eval()), lambda m: m, inputs)
-        self.assert_matches(lambda: torch.jit.freeze(torch.jit.script(Objects().eval())),
+        self.assert_matches(lambda: saved_model("stateful_object.pt"), lambda m: m, inputs)
+        self.assert_matches(lambda: torch.jit.freeze(saved_model("stateful_object.pt")),
                             lambda m: m, inputs)
 
     def test_writes_to_input_tensors(self):
