@@ -1,6 +1,7 @@
 #include "golden/pass_table.h"
 
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 #include "load/load.h"
 #include "passes/check_static_runnable.h"
 #include "passes/pass_table.h"
@@ -27,7 +28,7 @@ const std::vector<NamedPass>& Passes() {
         {"check_static_runnable", [](GraphPtr& graph) { return CheckStaticRunnable(graph); }});
     passes->push_back({"pipeline", [](GraphPtr& graph) {
                          absl::StatusOr<PreparedGraph> prepared = PrepareGraph(graph, Options());
-                         if (!prepared.ok()) return prepared.status();
+                         RETURN_IF_ERROR(prepared.status());
                          graph = prepared->graph;
                          return absl::OkStatus();
                        }});

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 #include "golden/pass_table.h"
 #include "passes/prepare.h"
 
@@ -12,10 +13,9 @@ namespace golden {
 
 absl::StatusOr<std::string> PreparedGraphText(const corpus::Model& model) {
   absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  if (!module.ok()) return module.status();
-  absl::StatusOr<PreparedGraph> prepared =
-      PrepareModule(*module, /*is_frozen=*/false, Options());
-  if (!prepared.ok()) return prepared.status();
+  RETURN_IF_ERROR(module.status());
+  absl::StatusOr<PreparedGraph> prepared = PrepareModule(*module, /*is_frozen=*/false, Options());
+  RETURN_IF_ERROR(prepared.status());
   return GoldenText(*prepared->graph);
 }
 

@@ -8,6 +8,7 @@
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "errors/status_macros.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 
 namespace static_runtime {
@@ -28,8 +29,8 @@ absl::Status SameKindOfTensor(const std::string& path, const at::Tensor& expecte
   }
   if (!expected.defined()) return absl::OkStatus();
   if (expected.scalar_type() != actual.scalar_type()) {
-    return Difference(path, absl::StrCat("dtype ", c10::toString(expected.scalar_type()),
-                                         " vs ", c10::toString(actual.scalar_type())));
+    return Difference(path, absl::StrCat("dtype ", c10::toString(expected.scalar_type()), " vs ",
+                                         c10::toString(actual.scalar_type())));
   }
   if (!expected.sizes().equals(actual.sizes())) {
     return Difference(path, absl::StrCat("shape ", Shape(expected), " vs ", Shape(actual)));
@@ -45,8 +46,8 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
   at::Tensor a = actual.contiguous().flatten();
   at::Tensor mismatch;
   if (at::isFloatingType(e.scalar_type()) && tolerance == Tolerance::kBitwise) {
-    mismatch = at::logical_and(at::ne(e, a),
-                               at::logical_not(at::logical_and(at::isnan(e), at::isnan(a))));
+    mismatch =
+        at::logical_and(at::ne(e, a), at::logical_not(at::logical_and(at::isnan(e), at::isnan(a))));
   } else if (at::isFloatingType(e.scalar_type())) {
     const double rtol = e.scalar_type() == at::kDouble ? 1e-7 : 1e-4;
     const double atol = e.scalar_type() == at::kDouble ? 1e-9 : 1e-5;
@@ -56,10 +57,9 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
   }
   if (!mismatch.any().item<bool>()) return absl::OkStatus();
   const int64_t index = mismatch.nonzero()[0][0].item<int64_t>();
-  return Difference(path, absl::StrCat("value at flat index ", index, " of shape ",
-                                       Shape(expected), ": ",
-                                       c10::str(e[index].item()), " vs ",
-                                       c10::str(a[index].item())));
+  return Difference(path,
+                    absl::StrCat("value at flat index ", index, " of shape ", Shape(expected), ": ",
+                                 c10::str(e[index].item()), " vs ", c10::str(a[index].item())));
 }
 
 // Walks `expected` and `actual` together: tuples, lists and dicts element by
@@ -71,22 +71,19 @@ using LeafVisitor = std::function<absl::Status(const std::string& path, const c1
 absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
                        const c10::IValue& actual, const LeafVisitor& leaf) {
   if (expected.tagKind() != actual.tagKind()) {
-    return Difference(path, absl::StrCat("kind ", expected.tagKind(), " vs ",
-                                         actual.tagKind()));
+    return Difference(path, absl::StrCat("kind ", expected.tagKind(), " vs ", actual.tagKind()));
   }
   if (expected.isTuple() || expected.isList()) {
     const std::vector<c10::IValue> e =
-        expected.isTuple() ? expected.toTupleRef().elements().vec()
-                           : expected.toListRef().vec();
+        expected.isTuple() ? expected.toTupleRef().elements().vec() : expected.toListRef().vec();
     const std::vector<c10::IValue> a =
-        actual.isTuple() ? actual.toTupleRef().elements().vec()
-                         : actual.toListRef().vec();
+        actual.isTuple() ? actual.toTupleRef().elements().vec() : actual.toListRef().vec();
     if (e.size() != a.size()) {
       return Difference(path, absl::StrCat("length ", e.size(), " vs ", a.size()));
     }
     for (size_t i = 0; i < e.size(); ++i) {
       absl::Status status = WalkPairs(absl::StrCat(path, "[", i, "]"), e[i], a[i], leaf);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(status);
     }
     return absl::OkStatus();
   }
@@ -101,7 +98,7 @@ absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
       const std::string key_path = absl::StrCat(path, "[", c10::str(entry.key()), "]");
       if (found == a.end()) return Difference(key_path, "key missing");
       absl::Status status = WalkPairs(key_path, entry.value(), found->value(), leaf);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(status);
     }
     return absl::OkStatus();
   }
@@ -154,8 +151,7 @@ c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
   return c10::ivalue::Tuple::create(std::move(stack));
 }
 
-absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
-                     Tolerance tolerance) {
+absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual, Tolerance tolerance) {
   return WalkPairs(
       "output", expected, actual,
       [tolerance](const std::string& path, const c10::IValue& e, const c10::IValue& a) {
@@ -171,7 +167,7 @@ absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::
         double difference = 0;
         if (e.isTensor()) {
           absl::Status same = SameKindOfTensor(path, e.toTensor(), a.toTensor());
-          if (!same.ok()) return same;
+          RETURN_IF_ERROR(same);
           difference = MaxAbsTensorDifference(e.toTensor(), a.toTensor());
         } else if (e.isDouble() || e.isInt()) {
           difference = std::abs(e.toScalar().toDouble() - a.toScalar().toDouble());
@@ -179,7 +175,7 @@ absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::
         max_difference = std::max(max_difference, difference);
         return absl::OkStatus();
       });
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   return max_difference;
 }
 
@@ -227,7 +223,8 @@ std::string Shapes(const c10::IValue& value) {
   if (value.isTensor()) return c10::str(value.toTensor().sizes());
   std::vector<std::string> parts;
   if (value.isTuple()) {
-    for (const c10::IValue& element : value.toTupleRef().elements()) parts.push_back(Shapes(element));
+    for (const c10::IValue& element : value.toTupleRef().elements())
+      parts.push_back(Shapes(element));
   } else if (value.isList()) {
     for (const c10::IValue& element : value.toListRef()) parts.push_back(Shapes(element));
   } else if (value.isGenericDict()) {
@@ -245,8 +242,8 @@ bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b) {
     const at::Tensor& x = a.toTensor();
     const at::Tensor& y = b.toTensor();
     if (x.defined() != y.defined()) return false;
-    return !x.defined() || (x.scalar_type() == y.scalar_type() &&
-                            x.sizes().equals(y.sizes()) && at::equal(x, y));
+    return !x.defined() ||
+           (x.scalar_type() == y.scalar_type() && x.sizes().equals(y.sizes()) && at::equal(x, y));
   }
   if (a.tagKind() != b.tagKind()) return false;
   if (a.isTuple() || a.isList()) {

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 #include "golden/reference.h"
 #include "runtime/plan.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
@@ -46,7 +47,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   } else {
     absl::Status same = reference::Compare(expected, *actual);
-    if (!same.ok()) return same;
+    RETURN_IF_ERROR(same);
     const c10::IValue ours_after = c10::ivalue::Tuple::create(our_inputs);
     if (!reference::ExactlyEqual(c10::ivalue::Tuple::create(jit_inputs), ours_after)) {
       return absl::InternalError(
@@ -59,8 +60,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   if (output != nullptr && actual.ok()) *output = *std::move(actual);
   std::move(release).Invoke();
   if (runtime.NumHeldValues() != 0) {
-    return absl::InternalError(
-        absl::StrCat(runtime.NumHeldValues(), " intermediates left over"));
+    return absl::InternalError(absl::StrCat(runtime.NumHeldValues(), " intermediates left over"));
   }
   return absl::OkStatus();
 }
@@ -99,8 +99,8 @@ class NodeChecker : public NodeObserver {
       return;
     }
     if (expected.size() != values.num_outputs()) {
-      status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator gave ",
-                                                 expected.size(), " outputs"));
+      status_ = absl::InternalError(
+          absl::StrCat(where, ": the JIT operator gave ", expected.size(), " outputs"));
       return;
     }
     // Every node the runtime reports is its NodeInfo (runtime/plan.h).
@@ -166,9 +166,9 @@ class NodeChecker : public NodeObserver {
       for (const torch::jit::Value* input : node->inputs()) {
         if (!inputs.count(input)) inputs[input] = graph->addInput()->setType(input->type());
       }
-      torch::jit::Node* copy = graph->insertNode(graph->createClone(
-          const_cast<torch::jit::Node*>(node),
-          [&](torch::jit::Value* value) { return inputs.at(value); }));
+      torch::jit::Node* copy = graph->insertNode(
+          graph->createClone(const_cast<torch::jit::Node*>(node),
+                             [&](torch::jit::Value* value) { return inputs.at(value); }));
       for (torch::jit::Value* output : copy->outputs()) graph->registerOutput(output);
       code = std::make_unique<torch::jit::Code>(graph, "node");
     }
@@ -202,7 +202,7 @@ absl::StatusOr<int> CheckNodesAgainstJit(StaticRuntime& runtime,
     return absl::InternalError(
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   }
-  if (!checker.status().ok()) return checker.status();
+  RETURN_IF_ERROR(checker.status());
   return checker.checked();
 }
 

@@ -22,7 +22,7 @@ namespace static_runtime {
 namespace golden {
 
 enum class WhenTheJitRaises {
-  kFail,          // the model must run
+  kFail,           // the model must run
   kExpectAnError,  // the static runtime must return an error too
 };
 
@@ -31,8 +31,8 @@ enum class WhenTheJitRaises {
 // With `wrote_inputs`, whether the (successful) run changed its inputs.
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
-                                WhenTheJitRaises when_the_jit_raises,
-                                c10::IValue* output = nullptr, bool* wrote_inputs = nullptr);
+                                WhenTheJitRaises when_the_jit_raises, c10::IValue* output = nullptr,
+                                bool* wrote_inputs = nullptr);
 
 // The strict check, node by node: runs the model on `runtime` and, for every
 // node bound to a kernel of our own (out variant or native; fallbacks are the

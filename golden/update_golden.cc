@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 #include "golden/golden_files.h"
 #include "golden/models/corpus.h"
 #include "golden/pass_table.h"
@@ -24,12 +25,11 @@ namespace golden {
 namespace {
 
 // Writes `contents` to `path` unless it already holds them; counts changes.
-absl::Status Update(const std::string& path, const std::string& contents,
-                    int& changed) {
+absl::Status Update(const std::string& path, const std::string& contents, int& changed) {
   absl::StatusOr<std::string> old = ReadFile(path);
   if (old.ok() && *old == contents) return absl::OkStatus();
   absl::Status written = WriteFile(path, contents);
-  if (!written.ok()) return written;
+  RETURN_IF_ERROR(written);
   std::cout << "updated " << path << "\n";
   ++changed;
   return absl::OkStatus();
@@ -38,25 +38,23 @@ absl::Status Update(const std::string& path, const std::string& contents,
 absl::Status UpdatePassCases(const std::string& workspace, int& cases, int& changed) {
   absl::StatusOr<std::vector<GoldenCase>> golden_cases =
       ListGoldenCases(absl::StrCat(workspace, "/golden/passes"));
-  if (!golden_cases.ok()) return golden_cases.status();
+  RETURN_IF_ERROR(golden_cases.status());
   for (const GoldenCase& golden_case : *golden_cases) {
     const NamedPass* pass = FindPass(golden_case.pass);
     if (pass == nullptr) {
-      return absl::NotFoundError(absl::StrCat("no pass named '", golden_case.pass,
-                                              "' (", golden_case.input_path, ")"));
+      return absl::NotFoundError(
+          absl::StrCat("no pass named '", golden_case.pass, "' (", golden_case.input_path, ")"));
     }
     absl::StatusOr<std::string> input = ReadFile(golden_case.input_path);
-    if (!input.ok()) return input.status();
-    absl::Status status =
-        Update(golden_case.expected_path, RunPassOnIR(*pass, *input), changed);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(input.status());
+    absl::Status status = Update(golden_case.expected_path, RunPassOnIR(*pass, *input), changed);
+    RETURN_IF_ERROR(status);
     ++cases;
   }
   return absl::OkStatus();
 }
 
-absl::Status UpdatePreparedGraphs(const std::string& workspace, int& models,
-                                  int& changed) {
+absl::Status UpdatePreparedGraphs(const std::string& workspace, int& models, int& changed) {
   const std::string root = absl::StrCat(workspace, "/golden/prepared");
   std::set<std::string> names;
   for (const corpus::Model& model : corpus::Models()) {
@@ -66,12 +64,12 @@ absl::Status UpdatePreparedGraphs(const std::string& workspace, int& models,
                           absl::StrCat(model.name, ": ", text.status().message()));
     }
     absl::Status status = Update(PreparedGraphPath(root, model.name), *text, changed);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
     names.insert(model.name);
     ++models;
   }
   absl::StatusOr<std::vector<std::string>> existing = ListPreparedGraphs(root);
-  if (!existing.ok()) return existing.status();
+  RETURN_IF_ERROR(existing.status());
   for (const std::string& name : *existing) {
     if (names.count(name)) continue;
     const std::string path = PreparedGraphPath(root, name);

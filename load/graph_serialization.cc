@@ -8,6 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "load/load.h"
 
 namespace static_runtime {
@@ -71,7 +73,7 @@ class Serializer {
     // Graph::copy does not change the graph but is not declared const.
     std::shared_ptr<torch::jit::Graph> copy = const_cast<torch::jit::Graph&>(graph).copy();
     absl::Status status = ReplaceAttributes(copy->block());
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
     // LibTorch's parser reads a future type written Future(T), not Future[T]
     // as the printer writes it, and a node without outputs written without the
     // " = " the printer puts after the (empty) outputs.
@@ -113,7 +115,7 @@ class Serializer {
                            node->kind().toQualString(), ": type attributes have no value form"));
         }
         absl::StatusOr<c10::IValue> value = ValueOf(*node, name, kind);
-        if (!value.ok()) return value.status();
+        RETURN_IF_ERROR(value.status());
         node->removeAttribute(name);
         node->i_(c10::Symbol::attr(
                      absl::StrCat(kMarkerPrefix, tabled->name, "__", name.toUnqualString())),
@@ -122,7 +124,7 @@ class Serializer {
       }
       for (Block* sub_block : node->blocks()) {
         absl::Status status = ReplaceAttributes(sub_block);
-        if (!status.ok()) return status;
+        RETURN_IF_ERROR(status);
       }
     }
     return absl::OkStatus();
@@ -152,7 +154,7 @@ class Serializer {
         std::vector<std::string> graphs;
         for (const std::shared_ptr<torch::jit::Graph>& graph : node.gs(name)) {
           absl::StatusOr<std::string> text = Serialize(*graph);
-          if (!text.ok()) return text.status();
+          RETURN_IF_ERROR(text.status());
           graphs.push_back(*std::move(text));
         }
         return c10::IValue(std::move(graphs));
@@ -164,7 +166,7 @@ class Serializer {
 
   absl::StatusOr<c10::IValue> Serialize(std::shared_ptr<torch::jit::Graph> graph) {
     absl::StatusOr<std::string> text = Serialize(*graph);
-    if (!text.ok()) return text.status();
+    RETURN_IF_ERROR(text.status());
     return c10::IValue(*std::move(text));
   }
 
@@ -182,9 +184,9 @@ class Deserializer {
     }
     absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
         ParseGraphIR(ir, /*keep_value_names=*/true);
-    if (!graph.ok()) return graph.status();
+    RETURN_IF_ERROR(graph.status());
     absl::Status status = RestoreAttributes((*graph)->block(), depth);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
     return graph;
   }
 
@@ -203,7 +205,7 @@ class Deserializer {
       }
       for (Block* sub_block : node->blocks()) {
         absl::Status status = RestoreAttributes(sub_block, depth);
-        if (!status.ok()) return status;
+        RETURN_IF_ERROR(status);
       }
     }
     return absl::OkStatus();
@@ -226,7 +228,7 @@ class Deserializer {
     const c10::Symbol name = c10::Symbol::attr(std::string(parts[1]));
     if (node->hasAttribute(name)) return absl::InvalidArgumentError("attribute given twice");
     absl::Status status = Set(node, name, tabled->kind, value, depth);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
     node->removeAttribute(marker_name);
     return absl::OkStatus();
   }
@@ -274,7 +276,7 @@ class Deserializer {
         if (!value.isString()) return wrong_kind();
         absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
             Deserialize(value.toStringRef(), depth + 1);
-        if (!graph.ok()) return graph.status();
+        RETURN_IF_ERROR(graph.status());
         node->g_(name, *std::move(graph));
         return absl::OkStatus();
       }
@@ -284,7 +286,7 @@ class Deserializer {
         for (const c10::IValue& text : value.toListRef()) {
           absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
               Deserialize(text.toStringRef(), depth + 1);
-          if (!graph.ok()) return graph.status();
+          RETURN_IF_ERROR(graph.status());
           graphs.push_back(*std::move(graph));
         }
         node->gs_(name, std::move(graphs));
@@ -313,11 +315,11 @@ absl::StatusOr<SerializedGraph> SerializeGraph(const torch::jit::Graph& graph) {
   SerializedGraph serialized;
   try {
     absl::StatusOr<std::string> ir = Serializer(serialized.table).Serialize(graph);
-    if (!ir.ok()) return ir.status();
+    RETURN_IF_ERROR(ir.status());
     serialized.ir = *std::move(ir);
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot serialize the graph: ", ExceptionMessage(e)));
+    return StatusFromException(e,
+                               "cannot serialize the graph: ", absl::StatusCode::kInvalidArgument);
   }
   return serialized;
 }
@@ -327,12 +329,12 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> DeserializeGraph(
   try {
     absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
         Deserializer(table).Deserialize(ir, 0);
-    if (!graph.ok()) return graph.status();
+    RETURN_IF_ERROR(graph.status());
     (*graph)->lint();
     return graph;
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the serialized graph is malformed: ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, "the serialized graph is malformed: ", absl::StatusCode::kInvalidArgument);
   }
 }
 

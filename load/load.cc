@@ -13,6 +13,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "load/archive_check.h"
 #include "load/pickle_check.h"
 #include "torch/csrc/jit/ir/irparser.h"
@@ -70,8 +72,7 @@ std::optional<std::string> StructureProblem(const torch::jit::Node* node) {
     if (inputs != 1) return expect_inputs(1);
     const auto tuple = node->input()->type()->cast<c10::TupleType>();
     if (tuple == nullptr || tuple->elements().size() != outputs) {
-      return absl::StrCat("unpacks ", node->input()->type()->str(), " into ", outputs,
-                          " values");
+      return absl::StrCat("unpacks ", node->input()->type()->str(), " into ", outputs, " values");
     }
   } else if (kind == c10::prim::TupleIndex) {
     if (inputs != 2) return expect_inputs(2);
@@ -102,12 +103,12 @@ std::optional<std::string> StructureProblem(const torch::jit::Node* node) {
 absl::Status CheckStructure(const torch::jit::Block* block) {
   for (const torch::jit::Node* node : block->nodes()) {
     if (const std::optional<std::string> problem = StructureProblem(node)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "malformed graph IR: ", node->kind().toQualString(), " ", *problem));
+      return absl::InvalidArgumentError(
+          absl::StrCat("malformed graph IR: ", node->kind().toQualString(), " ", *problem));
     }
     for (const torch::jit::Block* sub : node->blocks()) {
       absl::Status status = CheckStructure(sub);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(status);
     }
   }
   return absl::OkStatus();
@@ -157,35 +158,31 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes) 
     std::istringstream stream{std::string(bytes)};
     return torch::jit::load(stream, c10::Device(c10::kCPU));
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a loadable TorchScript archive: ",
-                     FirstLine(ExceptionMessage(e))));
+    return StatusFromException(e, "not a loadable TorchScript archive: ",
+                               absl::StatusCode::kInvalidArgument, MessageLines::kFirstLine);
   }
 }
 
 absl::StatusOr<std::string> ReadModelFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open model file '", path, "'"));
+    return absl::NotFoundError(absl::StrCat("cannot open model file '", path, "'"));
   }
   const std::streamoff size = file.tellg();
   std::string bytes(size > 0 ? static_cast<size_t>(size) : 0, '\0');
   file.seekg(0);
   if (size < 0 || !file.read(bytes.data(), size)) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read model file '", path, "'"));
+    return absl::NotFoundError(absl::StrCat("cannot read model file '", path, "'"));
   }
   return bytes;
 }
 
 absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  if (!bytes.ok()) return bytes.status();
+  RETURN_IF_ERROR(bytes.status());
   absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
   if (!module.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is ", module.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is ", module.status().message()));
   }
   return module;
 }
@@ -215,16 +212,15 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_vie
     at::Generator generator = at::detail::createCPUGenerator(/*seed_val=*/0);
     FillTensorConstants(graph->block(), generator);
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("malformed graph IR: ", ExceptionMessage(e)));
+    return StatusFromException(e, "malformed graph IR: ", absl::StatusCode::kInvalidArgument);
   }
   absl::Status structure = CheckStructure(graph->block());
-  if (!structure.ok()) return structure;
+  RETURN_IF_ERROR(structure);
   return graph;
 }
 
-absl::StatusOr<torch::jit::Module> ModuleFromSource(
-    absl::string_view source, const std::vector<NamedTensor>& attributes) {
+absl::StatusOr<torch::jit::Module> ModuleFromSource(absl::string_view source,
+                                                    const std::vector<NamedTensor>& attributes) {
   try {
     torch::jit::Module module("__torch__.StaticRuntimeSourceModule");
     for (const auto& [name, tensor] : attributes) {
@@ -233,8 +229,8 @@ absl::StatusOr<torch::jit::Module> ModuleFromSource(
     module.define(std::string(source));
     return module;
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot compile TorchScript source: ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, "cannot compile TorchScript source: ", absl::StatusCode::kInvalidArgument);
   }
 }
 

@@ -78,8 +78,8 @@ bool OnlyReturned(const Value* value, const torch::jit::Block* top) {
   for (const torch::jit::Use& use : value->uses()) {
     const Node* user = use.user;
     if (user == top->return_node()) continue;
-    const bool container = user->kind() == c10::prim::TupleConstruct ||
-                           user->kind() == c10::prim::ListConstruct;
+    const bool container =
+        user->kind() == c10::prim::TupleConstruct || user->kind() == c10::prim::ListConstruct;
     if (!container || user->owningBlock() != top) return false;
     for (const torch::jit::Use& container_use : user->output()->uses()) {
       if (container_use.user != top->return_node()) return false;
@@ -112,9 +112,9 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
       if (value->type()->kind() != c10::TypeKind::TensorType) continue;
       // Stored where the run does not own it (an object's attribute, a
       // list or dict the caller passed): it outlives the run.
-      bool manageable = !ReturnsAnAlias(node) &&
-                        (fresh_despite_alias_db ||
-                         !MayContainAlias(alias_db, graph->inputs(), value));
+      bool manageable =
+          !ReturnsAnAlias(node) &&
+          (fresh_despite_alias_db || !MayContainAlias(alias_db, graph->inputs(), value));
       size_t last = numbering.index.at(node);
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = use.user;

@@ -30,7 +30,7 @@ struct ManagedValue {
 };
 
 struct LifetimeAnalysis {
-  std::vector<ManagedValue> managed;             // in definition order
+  std::vector<ManagedValue> managed;  // in definition order
   // Candidates that are graph outputs and nothing else: returned directly, or
   // as elements of a tuple or list built only to be returned. Their
   // lifetime ends at the graph's return.

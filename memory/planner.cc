@@ -26,9 +26,9 @@ at::Tensor EmptyTensor(c10::ScalarType dtype) {
   c10::Storage storage(c10::Storage::use_byte_size_t(), 0,
                        c10::DataPtr(nullptr, c10::Device(c10::kCPU)), c10::GetCPUAllocator(),
                        /*resizable=*/true);
-  return at::detail::make_tensor<c10::TensorImpl>(
-      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU),
-      c10::scalarTypeToTypeMeta(dtype));
+  return at::detail::make_tensor<c10::TensorImpl>(std::move(storage),
+                                                  c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                  c10::scalarTypeToTypeMeta(dtype));
 }
 
 void Detach(at::Tensor& tensor) {
@@ -95,8 +95,7 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
   stats_.arena_bytes = arena_.capacity();
   for (size_t i = 0; i < slots_.size(); ++i) {
     c10::IValue& value = values[slots_[i]];
-    if (records_[i].dtype &&
-        (value.isNone() || (handed_out_ && OwnedTensor(value) == nullptr))) {
+    if (records_[i].dtype && (value.isNone() || (handed_out_ && OwnedTensor(value) == nullptr))) {
       // Empty, or (an output) still held by the caller: a tensor of our own.
       value = EmptyTensor(*records_[i].dtype);
     }

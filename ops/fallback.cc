@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 #include "torch/csrc/jit/runtime/operator.h"
 
@@ -27,8 +28,8 @@ void PushInputs(const NodeIO& io, Stack& stack) {
 }
 
 void PopOutputs(NodeIO& io, Stack& stack) {
-  TORCH_CHECK(stack.size() == io.num_outputs(), "the JIT produced ",
-              stack.size(), " values for ", io.num_outputs(), " outputs");
+  TORCH_CHECK(stack.size() == io.num_outputs(), "the JIT produced ", stack.size(), " values for ",
+              io.num_outputs(), " outputs");
   for (size_t i = 0; i < io.num_outputs(); ++i) {
     io.Output(i) = std::move(stack[i]);
   }
@@ -44,9 +45,9 @@ std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node)
       inputs[input] = graph->addInput()->setType(input->type());
     }
   }
-  torch::jit::Node* clone = graph->createClone(
-      const_cast<torch::jit::Node*>(node),
-      [&inputs](torch::jit::Value* v) { return inputs.at(v); });
+  torch::jit::Node* clone =
+      graph->createClone(const_cast<torch::jit::Node*>(node),
+                         [&inputs](torch::jit::Value* v) { return inputs.at(v); });
   graph->insertNode(clone);
   for (torch::jit::Value* output : clone->outputs()) graph->registerOutput(output);
   return graph;
@@ -56,8 +57,8 @@ std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node)
 
 absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
   if (!node->blocks().empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        node->kind().toQualString(), " has sub-blocks and no kernel"));
+    return absl::UnimplementedError(
+        absl::StrCat(node->kind().toQualString(), " has sub-blocks and no kernel"));
   }
   try {
     if (const torch::jit::Operator* op = node->maybeOperator()) {
@@ -82,8 +83,8 @@ absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
       for (size_t j = 0; j < i; ++j) seen = seen || node->input(j) == node->input(i);
       if (!seen) distinct_inputs.push_back(i);
     }
-    auto code = std::make_shared<torch::jit::Code>(
-        SingleNodeGraph(node), std::string(node->kind().toQualString()));
+    auto code = std::make_shared<torch::jit::Code>(SingleNodeGraph(node),
+                                                   std::string(node->kind().toQualString()));
     return Kernel([code, distinct_inputs](NodeIO& io) {
       Stack stack;
       stack.reserve(distinct_inputs.size());
@@ -92,9 +93,9 @@ absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
       PopOutputs(io, stack);
     });
   } catch (const std::exception& e) {
-    return absl::UnimplementedError(
-        absl::StrCat("the JIT cannot run ", node->kind().toQualString(),
-                     " on its own: ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, absl::StrCat("the JIT cannot run ", node->kind().toQualString(), " on its own: "),
+        absl::StatusCode::kUnimplemented);
   }
 }
 

@@ -12,8 +12,7 @@ namespace {
 using torch::jit::Node;
 
 KernelOffer ListConstruct(const Node* node) {
-  c10::TypePtr element_type =
-      node->output()->type()->expectRef<c10::ListType>().getElementType();
+  c10::TypePtr element_type = node->output()->type()->expectRef<c10::ListType>().getElementType();
   return [element_type](NodeIO& io) {
     c10::impl::GenericList list(element_type);
     list.reserve(io.num_inputs());
@@ -49,8 +48,8 @@ KernelOffer DictConstruct(const Node* node) {
 }
 
 void CheckUnpackCount(size_t actual, size_t expected, const char* what) {
-  TORCH_CHECK(actual == expected, "cannot unpack a ", what, " of ", actual,
-              " elements into ", expected, " values");
+  TORCH_CHECK(actual == expected, "cannot unpack a ", what, " of ", actual, " elements into ",
+              expected, " values");
 }
 
 void ListUnpack(NodeIO& io) {
@@ -84,13 +83,14 @@ int64_t NormalizeIndex(int64_t index, size_t size, const char* out_of_range) {
 
 void TupleIndex(NodeIO& io) {
   const auto& elements = io.Input(0).toTupleRef().elements();
-  io.Output(0) =
-      elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "Tuple list index out of range")];
+  io.Output(0) = elements[NormalizeIndex(io.Input(1).toInt(), elements.size(),
+                                         "Tuple list index out of range")];
 }
 
 void ListGetItem(NodeIO& io) {
   c10::ArrayRef<c10::IValue> elements = io.Input(0).toListRef();
-  io.Output(0) = elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "list index out of range")];
+  io.Output(0) =
+      elements[NormalizeIndex(io.Input(1).toInt(), elements.size(), "list index out of range")];
 }
 
 void DictGetItem(NodeIO& io) {
@@ -106,9 +106,7 @@ void ListAppend(NodeIO& io) {
   io.Output(0) = std::move(list);
 }
 
-void ListLen(NodeIO& io) {
-  io.Output(0) = static_cast<int64_t>(io.Input(0).toListRef().size());
-}
+void ListLen(NodeIO& io) { io.Output(0) = static_cast<int64_t>(io.Input(0).toListRef().size()); }
 
 void DictLen(NodeIO& io) {
   io.Output(0) = static_cast<int64_t>(io.Input(0).toGenericDict().size());
@@ -123,17 +121,17 @@ const bool kRegistered = [] {
   RegisterNative("prim::TupleIndex", ForAnyNode(TupleIndex));
   RegisterNative("aten::__getitem__.t(t[](a) list, int idx) -> t(*)", ForAnyNode(ListGetItem));
   for (const char* key : {"str", "int", "bool", "float", "Tensor"}) {
-    RegisterNative(absl::StrCat("aten::__getitem__.Dict_", key, "(Dict(", key, ", t) self, ",
-                          key, " key) -> t(*)")
-                 ,
-             ForAnyNode(DictGetItem));
+    RegisterNative(absl::StrCat("aten::__getitem__.Dict_", key, "(Dict(", key, ", t) self, ", key,
+                                " key) -> t(*)"),
+                   ForAnyNode(DictGetItem));
     RegisterNative(absl::StrCat("aten::len.Dict_", key, "(Dict(", key, ", t) self) -> int"),
-             ForAnyNode(DictLen));
+                   ForAnyNode(DictLen));
   }
   RegisterNative("aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)", ForAnyNode(ListAppend));
   RegisterNative("aten::len.t(t[] a) -> int", ForAnyNode(ListLen));
   // A static type refinement (Optional[T] -> T): the value itself.
-  RegisterNative("prim::unchecked_cast(t x) -> t", ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
+  RegisterNative("prim::unchecked_cast(t x) -> t",
+                 ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
   RegisterNative("aten::len.any(Any[] a) -> int", ForAnyNode(ListLen));
   return true;
 }();

@@ -58,8 +58,7 @@ KernelOffer TypeCheck(const Node* node) {
     if (tensor_type == nullptr) return Decline();
     expected.push_back(std::move(tensor_type));
   }
-  if (expected.size() != node->inputs().size() ||
-      node->outputs().size() != expected.size() + 1) {
+  if (expected.size() != node->inputs().size() || node->outputs().size() != expected.size() + 1) {
     return Decline();
   }
   return [expected](NodeIO& io) {

@@ -55,16 +55,14 @@ KernelOffer MaybeCopyTo(const Node* node) {
   const std::string overload = OverloadOf(node);
   if (overload == "dtype") {
     return [](NodeIO& io) {
-      io.Output(0) = io.Input(0).toTensor().to(
-          io.Input(1).toScalarType(), io.Input(2).toBool(), io.Input(3).toBool(),
-          MemoryFormatArg(io.Input(4)));
+      io.Output(0) = io.Input(0).toTensor().to(io.Input(1).toScalarType(), io.Input(2).toBool(),
+                                               io.Input(3).toBool(), MemoryFormatArg(io.Input(4)));
     };
   }
   if (overload == "other") {
     return [](NodeIO& io) {
       io.Output(0) = io.Input(0).toTensor().to(io.Input(1).toTensor(), io.Input(2).toBool(),
-                                               io.Input(3).toBool(),
-                                               MemoryFormatArg(io.Input(4)));
+                                               io.Input(3).toBool(), MemoryFormatArg(io.Input(4)));
     };
   }
   if (overload == "prim_dtype") {
@@ -116,7 +114,7 @@ const bool kRegistered = [] {
                    }
                  }));
   RegisterNative("static_runtime::owned_ref",
-           ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
+                 ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
   RegisterNative("static_runtime::maybe_copy_to", MaybeCopyTo);
   absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {

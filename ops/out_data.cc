@@ -24,12 +24,12 @@ using torch::jit::Node;
 
 // Copies `source` into output `i`, reusing the slot's tensor when it can.
 void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
-  WriteOutput(io, i, source.scalar_type(),
-              [&] { return source.clone(at::MemoryFormat::Contiguous); },
-              [&](at::Tensor& out) {
-                out.resize_(source.sizes());
-                out.copy_(source);
-              });
+  WriteOutput(
+      io, i, source.scalar_type(), [&] { return source.clone(at::MemoryFormat::Contiguous); },
+      [&](at::Tensor& out) {
+        out.resize_(source.sizes());
+        out.copy_(source);
+      });
 }
 
 at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
@@ -42,11 +42,12 @@ at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
 
 // Tensors followed by dim, as a list input or as separate inputs.
 void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim, bool stack) {
-  WriteOutput(io, 0, PromoteAll(tensors),
-              [&] { return stack ? at::stack(tensors, dim) : at::cat(tensors, dim); },
-              [&](at::Tensor& out) {
-                stack ? at::stack_out(out, tensors, dim) : at::cpu::cat_out(out, tensors, dim);
-              });
+  WriteOutput(
+      io, 0, PromoteAll(tensors),
+      [&] { return stack ? at::stack(tensors, dim) : at::cat(tensors, dim); },
+      [&](at::Tensor& out) {
+        stack ? at::stack_out(out, tensors, dim) : at::cpu::cat_out(out, tensors, dim);
+      });
 }
 
 void RegisterConcatenation() {
@@ -74,23 +75,25 @@ void RegisterIndexing() {
     const at::Tensor& self = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();
     const at::Tensor& index = TensorArg(io, 2);
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::index_select(self, dim, index); },
-                [&](at::Tensor& out) { at::cpu::index_select_out(out, self, dim, index); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::index_select(self, dim, index); },
+        [&](at::Tensor& out) { at::cpu::index_select_out(out, self, dim, index); });
   });
   RegisterOut("aten::index", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const c10::List<c10::optional<at::Tensor>> indices = OptionalTensorListArg(io, 1);
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::index(self, indices); },
-                [&](at::Tensor& out) { at::cpu::index_out(out, self, indices); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::index(self, indices); },
+        [&](at::Tensor& out) { at::cpu::index_out(out, self, indices); });
   });
   RegisterOut("aten::gather", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();
     const at::Tensor& index = TensorArg(io, 2);
     const bool sparse_grad = io.Input(3).toBool();
-    WriteOutput(io, 0, self.scalar_type(),
-                [&] { return at::gather(self, dim, index, sparse_grad); },
-                [&](at::Tensor& out) { at::cpu::gather_out(out, self, dim, index, sparse_grad); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::gather(self, dim, index, sparse_grad); },
+        [&](at::Tensor& out) { at::cpu::gather_out(out, self, dim, index, sparse_grad); });
   });
   // repeat as ATen computes it, into the output: view the output as
   // (repeat, size) blocks per dim and copy the broadcast input into them.
@@ -101,24 +104,25 @@ void RegisterIndexing() {
       io.Output(0) = self.repeat(repeats);  // ATen's error
       return;
     }
-    WriteOutput(io, 0, self.scalar_type(), [&] { return self.repeat(repeats); },
-                [&](at::Tensor& out) {
-                  std::vector<int64_t> padded(repeats.size() - self.dim(), 1);
-                  padded.insert(padded.end(), self.sizes().begin(), self.sizes().end());
-                  std::vector<int64_t> target(repeats.size());
-                  bool empty = false;
-                  for (size_t i = 0; i < repeats.size(); ++i) {
-                    target[i] = padded[i] * repeats[i];
-                    empty = empty || target[i] == 0;
-                  }
-                  out.resize_(target);
-                  if (empty) return;
-                  at::Tensor blocks = out.alias();
-                  for (size_t i = 0; i < padded.size(); ++i) {
-                    blocks = blocks.unfold(i, padded[i], padded[i]);
-                  }
-                  blocks.copy_(self.expand(padded).expand_as(blocks));
-                });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return self.repeat(repeats); },
+        [&](at::Tensor& out) {
+          std::vector<int64_t> padded(repeats.size() - self.dim(), 1);
+          padded.insert(padded.end(), self.sizes().begin(), self.sizes().end());
+          std::vector<int64_t> target(repeats.size());
+          bool empty = false;
+          for (size_t i = 0; i < repeats.size(); ++i) {
+            target[i] = padded[i] * repeats[i];
+            empty = empty || target[i] == 0;
+          }
+          out.resize_(target);
+          if (empty) return;
+          at::Tensor blocks = out.alias();
+          for (size_t i = 0; i < padded.size(); ++i) {
+            blocks = blocks.unfold(i, padded[i], padded[i]);
+          }
+          blocks.copy_(self.expand(padded).expand_as(blocks));
+        });
   });
   for (const bool is_topk : {true, false}) {
     RegisterOut(is_topk ? "aten::topk" : "aten::sort", "", [is_topk](NodeIO& io) {
@@ -135,8 +139,8 @@ void RegisterIndexing() {
         return;
       }
       auto [new_values, new_indices] =
-          is_topk ? at::topk(self, io.Input(1).toInt(), io.Input(2).toInt(),
-                             io.Input(3).toBool(), io.Input(4).toBool())
+          is_topk ? at::topk(self, io.Input(1).toInt(), io.Input(2).toInt(), io.Input(3).toBool(),
+                             io.Input(4).toBool())
                   : at::sort(self, io.Input(1).toInt(), io.Input(2).toBool());
       io.Output(0) = std::move(new_values);
       io.Output(1) = std::move(new_indices);
@@ -223,11 +227,12 @@ void RegisterTypeAs() {
       io.Output(0) = self;
       return;
     }
-    WriteOutput(io, 0, target, [&] { return self.to(target); },
-                [&](at::Tensor& out) {
-                  ResizeLike(out, self, at::MemoryFormat::Preserve);
-                  out.copy_(self);
-                });
+    WriteOutput(
+        io, 0, target, [&] { return self.to(target); },
+        [&](at::Tensor& out) {
+          ResizeLike(out, self, at::MemoryFormat::Preserve);
+          out.copy_(self);
+        });
   });
 }
 
@@ -257,7 +262,8 @@ void RegisterCopies() {
     const char* name;
     bool has_fill_value;
     double fill;
-  } kLike[] = {{"aten::zeros_like", false, 0.0}, {"aten::ones_like", false, 1.0},
+  } kLike[] = {{"aten::zeros_like", false, 0.0},
+               {"aten::ones_like", false, 1.0},
                {"aten::full_like", true, 0.0}};
   for (const auto& like : kLike) {
     RegisterOut(like.name, "", [has_value = like.has_fill_value, fill = like.fill](NodeIO& io) {
@@ -307,12 +313,11 @@ void RegisterSizedFactory(const char* name, std::optional<double> fill) {
     }
     // Without a dtype, full's follows the fill value: bool, int64, complex or
     // the default float, as ATen infers it.
-    const at::ScalarType result_dtype =
-        dtype                                      ? *dtype
-        : value.isBoolean()                        ? at::kBool
-        : value.isIntegral(/*includeBool=*/false) ? at::kLong
-        : value.isComplex()                        ? at::kComplexFloat
-                                                   : DefaultFloat();
+    const at::ScalarType result_dtype = dtype                                     ? *dtype
+                                        : value.isBoolean()                       ? at::kBool
+                                        : value.isIntegral(/*includeBool=*/false) ? at::kLong
+                                        : value.isComplex() ? at::kComplexFloat
+                                                            : DefaultFloat();
     WriteOutput(io, 0, result_dtype, functional, [&](at::Tensor& out) {
       at::native::resize_(out, size, c10::nullopt);
       out.fill_(value);

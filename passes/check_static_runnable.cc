@@ -72,8 +72,7 @@ InputSet WrittenGraphInputs(const std::shared_ptr<torch::jit::Graph>& graph, Nod
                             std::unique_ptr<torch::jit::AliasDb>& alias_db) {
   InputSet written;
   const c10::FunctionSchema* schema = node->maybeSchema();
-  const torch::jit::Operator* op =
-      schema != nullptr ? node->maybeOperator() : nullptr;
+  const torch::jit::Operator* op = schema != nullptr ? node->maybeOperator() : nullptr;
   if (op == nullptr) return written;  // prim nodes: construct, unpack, control flow
   if (op->aliasAnalysisKind() == c10::AliasAnalysisKind::FROM_SCHEMA) {
     for (size_t k = 0; k < schema->arguments().size() && k < node->inputs().size(); ++k) {
@@ -109,9 +108,9 @@ absl::Status CheckStaticRunnable(const std::shared_ptr<torch::jit::Graph>& graph
     if (!reason.empty()) problems.push_back(DescribeNode(nodes, i, reason));
   }
   if (problems.empty()) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "graph is not statically runnable (", problems.size(), " problem",
-      problems.size() == 1 ? "" : "s", "):\n  ", absl::StrJoin(problems, "\n  ")));
+  return absl::FailedPreconditionError(
+      absl::StrCat("graph is not statically runnable (", problems.size(), " problem",
+                   problems.size() == 1 ? "" : "s", "):\n  ", absl::StrJoin(problems, "\n  ")));
 }
 
 std::vector<std::string> GraphInputWrites(const std::shared_ptr<torch::jit::Graph>& graph) {

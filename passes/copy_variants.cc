@@ -52,8 +52,7 @@ bool UseCopyVariants(const std::shared_ptr<torch::jit::Graph>& graph) {
     rewrites.emplace_back(node, variant);
   }
   for (const auto& [node, variant] : rewrites) {
-    ReplaceNode(node, c10::Symbol::fromQualString(variant->copy_op),
-                node->inputs());
+    ReplaceNode(node, c10::Symbol::fromQualString(variant->copy_op), node->inputs());
   }
   return !rewrites.empty();
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
 #include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
 
@@ -23,7 +24,7 @@ absl::StatusOr<torch::jit::Module> FreezeForInference(const torch::jit::Module& 
     torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
     return frozen;
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot freeze module: ", ExceptionMessage(e)));
+    return StatusFromException(e, "cannot freeze module: ", absl::StatusCode::kInvalidArgument);
   }
 }
 

@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "glog/logging.h"
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
@@ -27,33 +29,31 @@ c10::FunctionSchema SchemaFromGraph(const torch::jit::Graph& graph) {
   std::vector<c10::Argument> arguments;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const torch::jit::Value* input = graph.inputs()[i];
-    std::string name =
-        input->hasDebugName() ? input->debugName() : absl::StrCat("input_", i);
+    std::string name = input->hasDebugName() ? input->debugName() : absl::StrCat("input_", i);
     arguments.emplace_back(std::move(name), input->type());
   }
   std::vector<c10::Argument> returns;
   for (const torch::jit::Value* output : graph.outputs()) {
     returns.emplace_back("", output->type());
   }
-  return c10::FunctionSchema("forward", "", std::move(arguments),
-                             std::move(returns));
+  return c10::FunctionSchema("forward", "", std::move(arguments), std::move(returns));
 }
 
 // Optimizes, rewrites and checks `graph` (owned by the caller).
-absl::StatusOr<PreparedGraph> PrepareOwnedGraph(
-    std::shared_ptr<torch::jit::Graph> graph, c10::FunctionSchema schema, c10::IValue self,
-    const Options& options, const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<PreparedGraph> PrepareOwnedGraph(std::shared_ptr<torch::jit::Graph> graph,
+                                                c10::FunctionSchema schema, c10::IValue self,
+                                                const Options& options,
+                                                const std::vector<c10::IValue>& sample_inputs) {
   try {
     OptimizeGraph(graph, options, sample_inputs);
     ApplyRuntimeRewrites(graph, options);
     RunPassStage(PassStage::kFinalize, graph, options);
     graph->lint();
   } catch (const std::exception& e) {
-    return absl::InternalError(
-        absl::StrCat("graph preparation failed: ", ExceptionMessage(e)));
+    return StatusFromException(e, "graph preparation failed: ", absl::StatusCode::kInternal);
   }
   absl::Status runnable = CheckStaticRunnable(graph);
-  if (!runnable.ok()) return runnable;
+  RETURN_IF_ERROR(runnable);
   return PreparedGraph{std::move(graph), std::move(schema), std::move(self)};
 }
 
@@ -81,8 +81,7 @@ std::atomic<int64_t> optimizations{0};
 
 int64_t OptimizeGraphRuns() { return optimizations.load(std::memory_order_relaxed); }
 
-void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
-                   const Options& options,
+void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
                    const std::vector<c10::IValue>& sample_inputs) {
   optimizations.fetch_add(1, std::memory_order_relaxed);
   if (options.enable_tensorexpr_fusion) {
@@ -109,8 +108,7 @@ void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
   torch::jit::EliminateDeadCode(graph);
 }
 
-void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const Options& options) {
+void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph, const Options& options) {
   ops::EnsureOperatorsRegistered();
   RunPassStage(PassStage::kRewrite, graph, options);
   torch::jit::EliminateDeadCode(graph);
@@ -148,11 +146,11 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     // of a module forked inside a forked call: then, as without parallel
     // forks, forked calls are inlined first.
     absl::StatusOr<torch::jit::Module> frozen = frozen_module(!parallel_forks);
-    if (!frozen.ok()) return frozen.status();
+    RETURN_IF_ERROR(frozen.status());
     if (parallel_forks && !is_frozen &&
         ForksReadAttributes(*frozen->get_method(method_name).graph()->block())) {
       frozen = frozen_module(true);
-      if (!frozen.ok()) return frozen.status();
+      RETURN_IF_ERROR(frozen.status());
     }
     graph = frozen->get_method(method_name).graph()->copy();
     if (is_frozen) torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
@@ -162,8 +160,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
     returns = schema.returns();
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot freeze module: ", ExceptionMessage(e)));
+    return StatusFromException(e, "cannot freeze module: ", absl::StatusCode::kInvalidArgument);
   }
   if (graph->inputs().empty()) {
     return absl::InvalidArgumentError("forward's graph has no self input");
@@ -175,37 +172,36 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     graph->eraseInput(0);
     self = c10::IValue();
   }
-  return PreparedGraph{std::move(graph),
-                       c10::FunctionSchema(method_name, "", std::move(arguments),
-                                           std::move(returns)),
-                       std::move(self)};
+  return PreparedGraph{
+      std::move(graph),
+      c10::FunctionSchema(method_name, "", std::move(arguments), std::move(returns)),
+      std::move(self)};
 }
 
-absl::StatusOr<PreparedGraph> PrepareModule(
-    const torch::jit::Module& module, bool is_frozen, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bool is_frozen,
+                                            const Options& options,
+                                            const std::vector<c10::IValue>& sample_inputs) {
   absl::Status valid = ValidateOptions(options);
-  if (!valid.ok()) return valid;
-  VLOG(1) << "static_runtime: preparing module with "
-            << DescribeOptions(options);
+  RETURN_IF_ERROR(valid);
+  VLOG(1) << "static_runtime: preparing module with " << DescribeOptions(options);
   absl::StatusOr<PreparedGraph> frozen = FrozenForward(module, is_frozen, options.parallel_forks);
-  if (!frozen.ok()) return frozen.status();
+  RETURN_IF_ERROR(frozen.status());
   return PrepareOwnedGraph(std::move(frozen->graph), std::move(frozen->schema),
                            std::move(frozen->self), options, sample_inputs);
 }
 
-absl::StatusOr<PreparedGraph> PrepareGraph(
-    const std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<PreparedGraph> PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
+                                           const Options& options,
+                                           const std::vector<c10::IValue>& sample_inputs) {
   absl::Status valid = ValidateOptions(options);
-  if (!valid.ok()) return valid;
+  RETURN_IF_ERROR(valid);
   std::shared_ptr<torch::jit::Graph> copy = graph->copy();
   return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), c10::IValue(), options, sample_inputs);
 }
 
 absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {
   absl::Status runnable = CheckStaticRunnable(graph);
-  if (!runnable.ok()) return runnable;
+  RETURN_IF_ERROR(runnable);
   c10::FunctionSchema schema = SchemaFromGraph(*graph);
   return PreparedGraph{std::move(graph), std::move(schema)};
 }
@@ -239,19 +235,17 @@ void PrepareForkedSubgraphs(torch::jit::Graph& graph, const Options& options) {
   PrepareForkedSubgraphsIn(graph.block(), options);
 }
 
-absl::StatusOr<PreparedGraph> PrepareIR(
-    absl::string_view ir, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<PreparedGraph> PrepareIR(absl::string_view ir, const Options& options,
+                                        const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph = ParseGraphIR(ir);
-  if (!graph.ok()) return graph.status();
+  RETURN_IF_ERROR(graph.status());
   return PrepareGraph(*graph, options, sample_inputs);
 }
 
-absl::StatusOr<PreparedGraph> PrepareFile(
-    const std::string& path, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<PreparedGraph> PrepareFile(const std::string& path, const Options& options,
+                                          const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<torch::jit::Module> module = LoadModuleFromFile(path);
-  if (!module.ok()) return module.status();
+  RETURN_IF_ERROR(module.status());
   return PrepareModule(*module, /*is_frozen=*/false, options, sample_inputs);
 }
 

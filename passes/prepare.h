@@ -56,29 +56,26 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
                                             bool parallel_forks = true);
 
 // `module.forward`, frozen first unless `is_frozen`.
-absl::StatusOr<PreparedGraph> PrepareModule(
-    const torch::jit::Module& module, bool is_frozen, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs = {});
+absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bool is_frozen,
+                                            const Options& options,
+                                            const std::vector<c10::IValue>& sample_inputs = {});
 
 // A copy of `graph`; the schema is derived from the graph's inputs.
-absl::StatusOr<PreparedGraph> PrepareGraph(
-    const std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs = {});
+absl::StatusOr<PreparedGraph> PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
+                                           const Options& options,
+                                           const std::vector<c10::IValue>& sample_inputs = {});
 
 // Graph IR text (see ParseGraphIR).
-absl::StatusOr<PreparedGraph> PrepareIR(
-    absl::string_view ir, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs = {});
+absl::StatusOr<PreparedGraph> PrepareIR(absl::string_view ir, const Options& options,
+                                        const std::vector<c10::IValue>& sample_inputs = {});
 
 // A TorchScript archive saved with torch.jit.save (frozen or not).
-absl::StatusOr<PreparedGraph> PrepareFile(
-    const std::string& path, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs = {});
+absl::StatusOr<PreparedGraph> PrepareFile(const std::string& path, const Options& options,
+                                          const std::vector<c10::IValue>& sample_inputs = {});
 
 // The module-independent part: the optimization pipeline and the runtime
 // rewrites, in place, without the final check. Exposed for tests.
-void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph,
-                   const Options& options,
+void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
                    const std::vector<c10::IValue>& sample_inputs);
 // A graph prepared ahead (see PrepareForkedSubgraphs) with the schema its
 // inputs give (as PrepareGraph derives it), after preparation's final check
@@ -98,8 +95,7 @@ void PrepareForkedSubgraphs(torch::jit::Graph& graph, const Options& options);
 // How many times this process ran OptimizeGraph (every preparation does, once
 // per graph): tests check that a model loaded from a package ran no passes.
 int64_t OptimizeGraphRuns();
-void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph,
-                          const Options& options);
+void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph, const Options& options);
 
 }  // namespace static_runtime
 

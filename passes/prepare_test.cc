@@ -77,8 +77,7 @@ def forward(self, x, scale: float = 2.0):
 )",
                                  {{"w", at::ones({3})}});
   ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<PreparedGraph> prepared =
-      PrepareModule(*module, /*is_frozen=*/false, Options());
+  absl::StatusOr<PreparedGraph> prepared = PrepareModule(*module, /*is_frozen=*/false, Options());
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   const auto& arguments = prepared->schema.arguments();
   ASSERT_EQ(arguments.size(), 2u);
@@ -105,8 +104,7 @@ def forward(self, x):
   for (const bool prepack : {false, true}) {
     Options options;
     options.prepack_weights = prepack;
-    absl::StatusOr<PreparedGraph> prepared =
-        PrepareModule(*module, /*is_frozen=*/false, options);
+    absl::StatusOr<PreparedGraph> prepared = PrepareModule(*module, /*is_frozen=*/false, options);
     ASSERT_TRUE(prepared.ok()) << prepared.status();
     const std::string ir = prepared->graph->toString();
     EXPECT_THAT(ir, testing::Not(testing::HasSubstr("aten::batch_norm"))) << ir;
@@ -119,8 +117,8 @@ def forward(self, x):
 // bound to a copy of the module (PreparedGraph::self), as PyTorch's Static
 // Runtime does.
 TEST(PrepareTest, AttributesLeftByFreezingKeepTheModuleObject) {
-  auto module = ModuleFromSource("def forward(self, x):\n    return x * self.w\n",
-                                 {{"w", at::ones({3})}});
+  auto module =
+      ModuleFromSource("def forward(self, x):\n    return x * self.w\n", {{"w", at::ones({3})}});
   ASSERT_TRUE(module.ok());
   absl::StatusOr<PreparedGraph> claimed = PrepareModule(*module, /*is_frozen=*/true, Options());
   ASSERT_TRUE(claimed.ok()) << claimed.status();
@@ -136,11 +134,9 @@ TEST(PrepareTest, AttributesLeftByFreezingKeepTheModuleObject) {
 }
 
 TEST(CheckTest, InputWritesAreAllowedAndListed) {
-  auto module = ModuleFromSource(
-      "def forward(self, x):\n    x.add_(1.0)\n    return x.relu()\n");
+  auto module = ModuleFromSource("def forward(self, x):\n    x.add_(1.0)\n    return x.relu()\n");
   ASSERT_TRUE(module.ok());
-  absl::StatusOr<PreparedGraph> prepared =
-      PrepareModule(*module, /*is_frozen=*/false, Options());
+  absl::StatusOr<PreparedGraph> prepared = PrepareModule(*module, /*is_frozen=*/false, Options());
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   const std::vector<std::string> writes = GraphInputWrites(prepared->graph);
   ASSERT_EQ(writes.size(), 1u);
@@ -152,25 +148,20 @@ TEST(CheckTest, CallsAndForksWithoutSubgraphAreAllReported) {
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::Value* x = graph->addInput("x");
   x->setType(c10::TensorType::get());
-  torch::jit::Node* call = graph->appendNode(
-      graph->create(c10::prim::CallFunction, {x}, 1));
-  torch::jit::Node* method = graph->appendNode(
-      graph->create(c10::prim::CallMethod, {call->output()}, 1));
+  torch::jit::Node* call = graph->appendNode(graph->create(c10::prim::CallFunction, {x}, 1));
+  torch::jit::Node* method =
+      graph->appendNode(graph->create(c10::prim::CallMethod, {call->output()}, 1));
   method->s_(c10::attr::name, "helper");
-  torch::jit::Node* fork =
-      graph->appendNode(graph->create(c10::prim::fork, {method->output()}, 1));
+  torch::jit::Node* fork = graph->appendNode(graph->create(c10::prim::fork, {method->output()}, 1));
   graph->appendNode(graph->create(c10::prim::PythonOp, {fork->output()}, 1));
   graph->registerOutput(x);
 
   absl::Status status = CheckStaticRunnable(graph);
   ASSERT_FALSE(status.ok());
   EXPECT_THAT(std::string(status.message()),
-              AllOf(HasSubstr("(3 problems)"),
-                    HasSubstr("node #0 prim::CallFunction"),
-                    HasSubstr("call left after inlining"),
-                    HasSubstr("node #1 prim::CallMethod"),
-                    HasSubstr("node #2 prim::fork"),
-                    HasSubstr("asynchronous execution"),
+              AllOf(HasSubstr("(3 problems)"), HasSubstr("node #0 prim::CallFunction"),
+                    HasSubstr("call left after inlining"), HasSubstr("node #1 prim::CallMethod"),
+                    HasSubstr("node #2 prim::fork"), HasSubstr("asynchronous execution"),
                     Not(HasSubstr("prim::PythonOp"))));
 }
 
@@ -204,7 +195,8 @@ TEST(PrepareTest, BadInputsGiveClearErrors) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
 
-  absl::StatusOr<PreparedGraph> malformed = PrepareIR("graph(%x : Tensor):\n  return (%y)\n", Options());
+  absl::StatusOr<PreparedGraph> malformed =
+      PrepareIR("graph(%x : Tensor):\n  return (%y)\n", Options());
   ASSERT_FALSE(malformed.ok());
   EXPECT_THAT(std::string(malformed.status().message()), HasSubstr("malformed graph IR"));
 }

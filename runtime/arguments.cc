@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "errors/status_macros.h"
 
 namespace static_runtime {
 namespace {
@@ -65,9 +66,9 @@ absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
                        const c10::Argument& argument, c10::IValue& value) {
   const c10::TypePtr& expected = argument.type();
   auto mismatch = [&](const std::string& expected_text) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        schema.name(), "() argument ", index, " ('", argument.name(), "'): expected ",
-        expected_text, ", got ", Describe(value)));
+    return absl::InvalidArgumentError(absl::StrCat(schema.name(), "() argument ", index, " ('",
+                                                   argument.name(), "'): expected ", expected_text,
+                                                   ", got ", Describe(value)));
   };
   if (const c10::TensorType* tensor_type = expected->castRaw<c10::TensorType>()) {
     // Shapes in a declared tensor type are an example, not a contract; the
@@ -125,9 +126,9 @@ absl::Status BindArgumentsInto(const c10::FunctionSchema& schema,
                                absl::Span<c10::IValue> slots) {
   const std::vector<c10::Argument>& arguments = schema.arguments();
   if (args.size() > arguments.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(schema.name(), "() takes ", arguments.size(), " arguments but ",
-                     args.size(), " positional arguments were given"));
+    return absl::InvalidArgumentError(absl::StrCat(schema.name(), "() takes ", arguments.size(),
+                                                   " arguments but ", args.size(),
+                                                   " positional arguments were given"));
   }
   for (const auto& [name, value] : kwargs) {
     size_t index = 0;
@@ -156,14 +157,14 @@ absl::Status BindArgumentsInto(const c10::FunctionSchema& schema,
     } else if (argument.default_value()) {
       slots[i] = *argument.default_value();
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          schema.name(), "() missing argument ", i, " ('", argument.name(), "') of type ",
-          argument.type()->annotation_str()));
+      return absl::InvalidArgumentError(absl::StrCat(schema.name(), "() missing argument ", i,
+                                                     " ('", argument.name(), "') of type ",
+                                                     argument.type()->annotation_str()));
     }
   }
   for (size_t i = 0; i < arguments.size(); ++i) {
     absl::Status status = CheckType(schema, i, arguments[i], slots[i]);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
   }
   return absl::OkStatus();
 }
@@ -173,7 +174,7 @@ absl::StatusOr<std::vector<c10::IValue>> BindArguments(const c10::FunctionSchema
                                                        const KwargMap& kwargs) {
   std::vector<c10::IValue> bound(schema.arguments().size());
   absl::Status status = BindArgumentsInto(schema, args, kwargs, absl::MakeSpan(bound));
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   return bound;
 }
 

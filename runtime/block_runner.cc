@@ -1,20 +1,17 @@
 #include "runtime/block_runner.h"
 
-#include <new>
-#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "ir/graph_util.h"
 #include "runtime/arguments.h"
-#include "torch/csrc/jit/runtime/jit_exception.h"
 
 namespace static_runtime {
 namespace {
@@ -30,55 +27,21 @@ std::string DescribeInput(const c10::IValue& value) {
   return value.tagKind();
 }
 
-// What a node's exception says of its cause (the README's table): the
-// model's own raise or assert (the JIT's exception) is kAborted; an index
-// or key out of range (std::out_of_range, c10::IndexError) kOutOfRange;
-// running out of memory kResourceExhausted; a LibTorch error (its checks of shapes,
-// dtypes, values: what the caller passed) kInvalidArgument, but a failed
-// internal assert kInternal; a forked call's error its own code; anything
-// else, a bug of ours, kInternal.
-absl::StatusCode CodeOf(const std::exception& e) {
-  if (const auto* status = dynamic_cast<const StatusException*>(&e)) return status->code();
-  if (dynamic_cast<const torch::jit::JITException*>(&e) != nullptr) {
-    return absl::StatusCode::kAborted;
-  }
-  if (dynamic_cast<const std::out_of_range*>(&e) != nullptr ||
-      dynamic_cast<const c10::IndexError*>(&e) != nullptr) {
-    return absl::StatusCode::kOutOfRange;
-  }
-  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
-      dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr) {
-    return absl::StatusCode::kResourceExhausted;
-  }
-  if (const auto* error = dynamic_cast<const c10::Error*>(&e)) {
-    const std::string& message = error->msg();
-    // LibTorch's CPU allocator reports a failed allocation as a plain error.
-    if (absl::StrContains(message, "can't allocate memory") ||
-        absl::StrContains(message, "not enough memory")) {
-      return absl::StatusCode::kResourceExhausted;
-    }
-    if (absl::StrContains(message, "INTERNAL ASSERT FAILED")) return absl::StatusCode::kInternal;
-    return absl::StatusCode::kInvalidArgument;
-  }
-  return absl::StatusCode::kInternal;
-}
-
 std::exception_ptr& NodeException() {
   thread_local std::exception_ptr exception;
   return exception;
 }
 
 // Called in the handler of `e`: keeps it for TakeNodeException.
-absl::Status NodeError(const NodePlan& node, const c10::IValue* values,
-                       const std::exception& e) {
+absl::Status NodeError(const NodePlan& node, const c10::IValue* values, const std::exception& e) {
   NodeException() = std::current_exception();
   std::vector<std::string> inputs;
   for (ValueIndex slot : node.inputs()) inputs.push_back(DescribeInput(values[slot]));
-  return absl::Status(
-      CodeOf(e),
-      absl::StrCat("node ", node.info->position, " (", node.info->node->kind().toQualString(),
-                   ") at ", SourceOf(node.info->node), " failed: ", ExceptionMessage(e),
-                   "; inputs: (", absl::StrJoin(inputs, ", "), ")"));
+  const absl::Status status = StatusFromException(
+      e, absl::StrCat("node ", node.info->position, " (", node.info->node->kind().toQualString(),
+                      ") at ", SourceOf(node.info->node), " failed: "));
+  return absl::Status(status.code(), absl::StrCat(status.message(), "; inputs: (",
+                                                  absl::StrJoin(inputs, ", "), ")"));
 }
 
 struct NoObserver {
@@ -93,7 +56,7 @@ template <typename Observer>
 absl::Status RunIf(const NodePlan& node, c10::IValue* values, Observer& observer) {
   const BlockPlan& taken = node.blocks[values[node.inputs()[0]].toBool() ? 0 : 1];
   absl::Status status = Run(taken, values, observer);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   for (size_t i = 0; i < node.outputs().size(); ++i) {
     values[node.outputs()[i]] = values[taken.outputs[i]];
   }
@@ -117,7 +80,7 @@ absl::Status RunLoop(const NodePlan& node, c10::IValue* values, Observer& observ
   for (int64_t iteration = 0; condition && iteration < max_trip_count; ++iteration) {
     values[body.inputs[0]] = iteration;
     absl::Status status = Run(body, values, observer);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
     condition = values[body.outputs[0]].toBool();
     for (size_t i = 0; i < num_carried; ++i) carried[i] = values[body.outputs[i + 1]];
     for (size_t i = 0; i < num_carried; ++i) {
@@ -156,7 +119,7 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
     } catch (const std::exception& e) {
       return NodeError(node, values, e);
     }
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
   }
   return absl::OkStatus();
 }
@@ -185,8 +148,7 @@ struct Reporter {
 
 }  // namespace
 
-absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values,
-                              NodeObserver& observer) {
+absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values, NodeObserver& observer) {
   Reporter reporter{observer};
   return Run(block, values, reporter);
 }

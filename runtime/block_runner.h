@@ -23,8 +23,7 @@ absl::Status RunBlock(const BlockPlan& block, c10::IValue* values);
 std::exception_ptr TakeNodeException();
 
 // RunBlock, reporting each kernel call to `observer`.
-absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values,
-                              NodeObserver& observer);
+absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values, NodeObserver& observer);
 
 }  // namespace static_runtime
 

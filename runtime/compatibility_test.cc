@@ -145,7 +145,8 @@ def forward(self, x, y):
     ExpectMatchesTheJit(*module, false, sets);
   }
   // The caller's own dict and tensor change, as with the JIT.
-  absl::StatusOr<StaticModule::Ptr> dict_model = StaticModule::FromModule(*FromSource(sources[0]), false);
+  absl::StatusOr<StaticModule::Ptr> dict_model =
+      StaticModule::FromModule(*FromSource(sources[0]), false);
   ASSERT_TRUE(dict_model.ok()) << dict_model.status();
   c10::Dict<int64_t, at::Tensor> dict;
   dict.insert(0, at::ones({2}));
@@ -202,14 +203,15 @@ std::vector<c10::IValue> RunOnTheInterpreter(const char* ir, std::vector<c10::IV
 
 TEST(CompatibilityTest, TypeCheckGivesItsInputsAndWhetherTheyMatch) {
   const std::vector<std::vector<c10::IValue>> input_sets = {
-      {at::zeros({2, 2}), at::ones({3, 3})},       // matches
-      {at::zeros({2, 2}), at::ones({2, 2, 2})},    // a shape that does not
-      {at::zeros({2, 2}).t(), at::ones({3, 3})},   // strides that do not
+      {at::zeros({2, 2}), at::ones({3, 3})},               // matches
+      {at::zeros({2, 2}), at::ones({2, 2, 2})},            // a shape that does not
+      {at::zeros({2, 2}).t(), at::ones({3, 3})},           // strides that do not
       {at::zeros({2, 2}, at::kDouble), at::ones({3, 3})},  // a dtype that does not
   };
   for (const golden::OptionSet& option_set : golden::OptionSets()) {
     SCOPED_TRACE(option_set.name);
-    absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromIR(kTypeCheckIR, option_set.options);
+    absl::StatusOr<StaticModule::Ptr> prepared =
+        StaticModule::FromIR(kTypeCheckIR, option_set.options);
     ASSERT_TRUE(prepared.ok()) << prepared.status();
     StaticRuntime runtime(*prepared);
     for (int round = 0; round < 2; ++round) {
@@ -333,10 +335,10 @@ def forward(self, x):
 )");
   ASSERT_TRUE(module.ok()) << module.status();
   const std::vector<std::vector<c10::IValue>> input_sets = {
-      {at::randn({4, 3}).t()},                            // transposed
-      {at::randn({40, 60}).t()},                          // larger
-      {at::randn({30, 80}).slice(1, 0, 80, 2)},           // not dense
-      {at::randn({2, 3, 5}).permute({2, 0, 1})[0]},       // an offset view
+      {at::randn({4, 3}).t()},                       // transposed
+      {at::randn({40, 60}).t()},                     // larger
+      {at::randn({30, 80}).slice(1, 0, 80, 2)},      // not dense
+      {at::randn({2, 3, 5}).permute({2, 0, 1})[0]},  // an offset view
   };
   ExpectMatchesTheJit(*module, false, input_sets);
   absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);

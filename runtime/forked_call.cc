@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 #include "glog/logging.h"
 #include "ops/native_async.h"
 #include "passes/prepare.h"
@@ -29,7 +30,7 @@ Call MakeCall(const std::shared_ptr<torch::jit::Graph>& subgraph, bool prepared,
   absl::StatusOr<StaticModule::Ptr> module = [&]() -> absl::StatusOr<StaticModule::Ptr> {
     if (!prepared) return StaticModule::FromGraph(subgraph, call_options);
     absl::StatusOr<PreparedGraph> checked = AsPrepared(subgraph);
-    if (!checked.ok()) return checked.status();
+    RETURN_IF_ERROR(checked.status());
     return ModuleFromPrepared(*std::move(checked), call_options);
   }();
   if (module.ok()) {

@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "errors/status_macros.h"
 #include "glog/logging.h"
 #include "load/load.h"
 #include "openssl/evp.h"
@@ -197,7 +198,7 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
       identity ? RecordedDigest(directory, *identity) : std::nullopt;
   if (!model_sha256) {
     absl::StatusOr<std::string> read = ReadModelFile(path);
-    if (!read.ok()) return read.status();
+    RETURN_IF_ERROR(read.status());
     bytes = *std::move(read);
     model_sha256 = Sha256Hex(*bytes);
     GlobalCounters().model_digests.fetch_add(1);
@@ -220,7 +221,7 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
   GlobalCounters().misses.fetch_add(1);
   if (!bytes) {
     absl::StatusOr<std::string> read = ReadModelFile(path);
-    if (!read.ok()) return read.status();
+    RETURN_IF_ERROR(read.status());
     if (Sha256Hex(*read) != *model_sha256) {
       return absl::AbortedError(absl::StrCat("'", path, "' changed while it was being loaded"));
     }
@@ -232,7 +233,7 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
   }
   absl::StatusOr<StaticModule::Ptr> prepared =
       StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs);
-  if (!prepared.ok()) return prepared.status();
+  RETURN_IF_ERROR(prepared.status());
   fs::create_directories(directory, error);
   absl::Status stored = (*prepared)->SavePackage(entry.string(), {path, *model_sha256});
   if (!stored.ok()) {

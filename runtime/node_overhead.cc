@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 #include "runtime/module_state.h"
 #include "runtime/plan.h"
 #include "runtime/static_runtime.h"
@@ -36,9 +37,9 @@ double MedianNs(std::vector<double> samples) {
 
 absl::StatusOr<NodeOverhead> MeasureNodeOverhead() {
   absl::StatusOr<StaticModule::Ptr> short_chain = StaticModule::FromIR(ChainIR(kShortChain));
-  if (!short_chain.ok()) return short_chain.status();
+  RETURN_IF_ERROR(short_chain.status());
   absl::StatusOr<StaticModule::Ptr> long_chain = StaticModule::FromIR(ChainIR(kLongChain));
-  if (!long_chain.ok()) return long_chain.status();
+  RETURN_IF_ERROR(long_chain.status());
   StaticRuntime short_runtime(*short_chain);
   StaticRuntime long_runtime(*long_chain);
 
@@ -46,12 +47,12 @@ absl::StatusOr<NodeOverhead> MeasureNodeOverhead() {
   std::vector<double> short_ns;
   std::vector<double> long_ns;
   for (int round = 0; round < kRounds; ++round) {
-    for (auto [runtime, samples] : {std::make_pair(&short_runtime, &short_ns),
-                                    std::make_pair(&long_runtime, &long_ns)}) {
+    for (auto [runtime, samples] :
+         {std::make_pair(&short_runtime, &short_ns), std::make_pair(&long_runtime, &long_ns)}) {
       const auto start = Clock::now();
       absl::StatusOr<c10::IValue> result = runtime->Run({c10::IValue(int64_t{0})});
       const auto end = Clock::now();
-      if (!result.ok()) return result.status();
+      RETURN_IF_ERROR(result.status());
       samples->push_back(std::chrono::duration<double, std::nano>(end - start).count());
     }
   }
@@ -69,8 +70,8 @@ absl::StatusOr<NodeOverhead> MeasureNodeOverhead() {
   for (int round = 0; round < 31; ++round) {
     const auto start = Clock::now();
     for (int i = 0; i < kCalls; ++i) node.kernel(io);
-    kernel_ns.push_back(
-        std::chrono::duration<double, std::nano>(Clock::now() - start).count() / kCalls);
+    kernel_ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
+                        kCalls);
   }
   overhead.kernel_ns = MedianNs(kernel_ns);
   overhead.per_node_ns = overhead.slope_ns - overhead.kernel_ns;

@@ -21,6 +21,8 @@
 #include "absl/time/time.h"
 #include "caffe2/serialize/inline_container.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "load/archive_check.h"
 #include "load/graph_serialization.h"
 #include "load/load.h"
@@ -115,7 +117,7 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
   size_t position = 0;
   const absl::string_view pickled = pickle->second;
   absl::Status well_formed = CheckPickle(pickled);
-  if (!well_formed.ok()) return well_formed;
+  RETURN_IF_ERROR(well_formed);
   absl::flat_hash_map<const void*, size_t> record_bytes;
   torch::jit::Unpickler unpickler(
       [&](char* out, size_t size) {
@@ -153,7 +155,7 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
     }
     return false;
   });
-  if (!bounds.ok()) return bounds;
+  RETURN_IF_ERROR(bounds);
   return values.toTupleRef().elements().vec();
 }
 
@@ -204,7 +206,7 @@ absl::StatusOr<onednn::PreloadedPacks::Map> ReadPacks(const Records& records, co
 // The package's metadata.json, parsed.
 absl::StatusOr<Json> ReadMetadata(const Records& records) {
   absl::StatusOr<std::string> text = ReadRecord(records, kMetadata);
-  if (!text.ok()) return text.status();
+  RETURN_IF_ERROR(text.status());
   return ParseJson(*text, kMetadata);
 }
 
@@ -252,7 +254,7 @@ absl::StatusOr<Options> OptionsFrom(const Json& metadata) {
     options.*option.member = value->get<bool>();
   }
   absl::Status valid = ValidateOptions(options);
-  if (!valid.ok()) return valid;
+  RETURN_IF_ERROR(valid);
   return options;
 }
 
@@ -315,8 +317,8 @@ absl::Status WriteAtomically(
     } catch (const std::exception& e) {
       file.close();
       std::remove(temporary.c_str());
-      return absl::InternalError(
-          absl::StrCat("cannot write '", temporary, "': ", ExceptionMessage(e)));
+      return StatusFromException(e, absl::StrCat("cannot write '", temporary, "': "),
+                                 absl::StatusCode::kInternal);
     }
     file.close();
     if (!file) {
@@ -352,7 +354,7 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
   const std::shared_ptr<torch::jit::Graph> to_write = state_->prepared.graph->copy();
   PrepareForkedSubgraphs(*to_write, ForkedCallOptions(state_->options));
   absl::StatusOr<SerializedGraph> graph = SerializeGraph(*to_write);
-  if (!graph.ok()) return graph.status();
+  RETURN_IF_ERROR(graph.status());
   for (const c10::IValue& value : graph->table) {
     if (HoldsObject(value)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -366,8 +368,9 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
       throw std::runtime_error("it does not read back equal");
     }
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("a package cannot hold the input schema '",
-                                                   schema_text.str(), "': ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, absl::StrCat("a package cannot hold the input schema '", schema_text.str(), "': "),
+        absl::StatusCode::kInvalidArgument);
   }
 
   Json records = Json::array();
@@ -414,8 +417,8 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     pickler.stop();
     tensors = pickler.tensorData();
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot write the graph's values: ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, "cannot write the graph's values: ", absl::StatusCode::kInvalidArgument);
   }
   // The oneDNN layouts the kernels packed the table's tensors into.
   Json packs = Json::array();
@@ -459,26 +462,26 @@ namespace {
 // FromPackage's work on the package's bytes, which its tensors keep alive.
 absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::string> buffer) {
   absl::StatusOr<Records> records = IndexRecords(*buffer);
-  if (!records.ok()) return records.status();
+  RETURN_IF_ERROR(records.status());
   try {
     absl::StatusOr<Json> metadata = ReadMetadata(*records);
-    if (!metadata.ok()) return metadata.status();
+    RETURN_IF_ERROR(metadata.status());
     absl::Status versions = CheckVersions(*metadata);
-    if (!versions.ok()) return versions;
+    RETURN_IF_ERROR(versions);
     absl::StatusOr<Options> options = OptionsFrom(*metadata);
-    if (!options.ok()) return options.status();
+    RETURN_IF_ERROR(options.status());
 
     absl::StatusOr<std::vector<c10::IValue>> table = ReadValues(*records, buffer);
-    if (!table.ok()) return table.status();
+    RETURN_IF_ERROR(table.status());
     absl::StatusOr<std::string> graph_text = ReadRecord(*records, kGraph);
-    if (!graph_text.ok()) return graph_text.status();
+    RETURN_IF_ERROR(graph_text.status());
     absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
         DeserializeGraph(*graph_text, *table);
-    if (!graph.ok()) return graph.status();
+    RETURN_IF_ERROR(graph.status());
     absl::Status runnable = CheckStaticRunnable(*graph);
-    if (!runnable.ok()) return runnable;
+    RETURN_IF_ERROR(runnable);
     absl::StatusOr<std::string> schema_text = ReadRecord(*records, kSchema);
-    if (!schema_text.ok()) return schema_text.status();
+    RETURN_IF_ERROR(schema_text.status());
     c10::FunctionSchema schema = torch::jit::parseSchema(*schema_text);
     if (schema.arguments().size() != (*graph)->inputs().size()) {
       return absl::InvalidArgumentError(absl::StrCat("schema.txt has ", schema.arguments().size(),
@@ -487,28 +490,28 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
     }
 
     absl::StatusOr<std::string> packs_text = ReadRecord(*records, absl::StrCat(kPacks, ".json"));
-    if (!packs_text.ok()) return packs_text.status();
+    RETURN_IF_ERROR(packs_text.status());
     absl::StatusOr<Json> packs_json = ParseJson(*packs_text, "packed.json");
-    if (!packs_json.ok()) return packs_json.status();
+    RETURN_IF_ERROR(packs_json.status());
     absl::StatusOr<onednn::PreloadedPacks::Map> packs = ReadPacks(*records, *packs_json, *table);
-    if (!packs.ok()) return packs.status();
+    RETURN_IF_ERROR(packs.status());
     const onednn::PreloadedPacks preloaded(*std::move(packs));
     absl::StatusOr<std::shared_ptr<StaticModule>> module =
         BindKernels(PreparedGraph{*std::move(graph), std::move(schema)}, *options);
-    if (!module.ok()) return module.status();
+    RETURN_IF_ERROR(module.status());
     ModuleState& state = ModuleState::MutableOf(**module);
     absl::StatusOr<std::string> kernels = ReadRecord(*records, kKernels);
-    if (!kernels.ok()) return kernels.status();
+    RETURN_IF_ERROR(kernels.status());
     if (*kernels != KernelLines(state.plan)) {
       return absl::FailedPreconditionError(
           "this build binds the package's nodes to other kernels than the build that wrote it");
     }
     absl::StatusOr<std::string> plan_text = ReadRecord(*records, kMemoryPlan);
-    if (!plan_text.ok()) return plan_text.status();
+    RETURN_IF_ERROR(plan_text.status());
     absl::StatusOr<Json> plan = ParseJson(*plan_text, kMemoryPlan);
-    if (!plan.ok()) return plan.status();
+    RETURN_IF_ERROR(plan.status());
     absl::StatusOr<std::vector<memory::TensorRecord>> memory_records = RecordsFrom(*plan);
-    if (!memory_records.ok()) return memory_records.status();
+    RETURN_IF_ERROR(memory_records.status());
     if (!memory_records->empty() && memory_records->size() != state.managed_slots.size()) {
       return absl::InvalidArgumentError(
           absl::StrCat("memory_plan.json has ", memory_records->size(), " records for ",
@@ -523,8 +526,8 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
     }
     return StaticModule::Ptr(*std::move(module));
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("malformed package: ", FirstLine(ExceptionMessage(e))));
+    return StatusFromException(e, "malformed package: ", absl::StatusCode::kInvalidArgument,
+                               MessageLines::kFirstLine);
   }
 }
 
@@ -532,7 +535,7 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackage(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  if (!bytes.ok()) return bytes.status();
+  RETURN_IF_ERROR(bytes.status());
   absl::StatusOr<Ptr> module =
       FromPackageBuffer(std::make_shared<const std::string>(*std::move(bytes)));
   if (!module.ok()) {
@@ -548,14 +551,14 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBytes(absl::string_vi
 
 absl::StatusOr<std::string> ReadPackageMetadata(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  if (!bytes.ok()) return bytes.status();
+  RETURN_IF_ERROR(bytes.status());
   absl::StatusOr<Records> records = IndexRecords(*bytes);
   if (!records.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("package '", path, "': ", records.status().message()));
   }
   absl::StatusOr<Json> metadata = ReadMetadata(*records);
-  if (!metadata.ok()) return metadata.status();
+  RETURN_IF_ERROR(metadata.status());
   absl::Status versions = CheckVersions(*metadata);
   if (!versions.ok() && !absl::IsFailedPrecondition(versions)) return versions;
   return ReadRecord(*records, kMetadata);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 #include "ir/operators/operators.h"
 #include "ops/fallback.h"
 #include "passes/fuse_pointwise.h"
@@ -47,7 +48,7 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
     for (size_t i = 0; i < node->blocks().size(); ++i) {
       absl::StatusOr<BlockPlan> block =
           PlanBlock(node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), planning);
-      if (!block.ok()) return block.status();
+      RETURN_IF_ERROR(block.status());
       plan.blocks.push_back(*std::move(block));
     }
     if (plan.control == NodePlan::Control::kLoop) {
@@ -108,7 +109,7 @@ absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefi
     NodeInfo& info = plan.node_infos.emplace_back();
     info.position = absl::StrCat(prefix, plan.nodes.size());
     absl::StatusOr<NodePlan> node_plan = PlanNode(node, info, plan.node_slots, planning);
-    if (!node_plan.ok()) return node_plan.status();
+    RETURN_IF_ERROR(node_plan.status());
     plan.nodes.push_back(*std::move(node_plan));
   }
   // The arrays are complete: point every node at its part of them.

@@ -48,8 +48,7 @@ absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& arg
   return result;
 }
 
-c10::IValue RuntimePool::operator()(const std::vector<c10::IValue>& args,
-                                    const KwargMap& kwargs) {
+c10::IValue RuntimePool::operator()(const std::vector<c10::IValue>& args, const KwargMap& kwargs) {
   std::exception_ptr node_exception;
   absl::StatusOr<c10::IValue> result = Run(args, kwargs, &node_exception);
   if (result.ok()) return *std::move(result);

@@ -28,8 +28,7 @@ class RuntimePool {
                                   std::exception_ptr* node_exception = nullptr);
   // As StaticRuntime::operator(): the result, or the error thrown (a node's
   // exception as the node threw it).
-  c10::IValue operator()(const std::vector<c10::IValue>& args,
-                         const KwargMap& kwargs = KwargMap());
+  c10::IValue operator()(const std::vector<c10::IValue>& args, const KwargMap& kwargs = KwargMap());
   // Run as a task on `launcher` (see StaticRuntime::RunAsync); the pool must
   // outlive the future's completion.
   c10::intrusive_ptr<c10::ivalue::Future> RunAsync(std::vector<c10::IValue> args,

@@ -6,6 +6,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "ir/operators/operators.h"
 #include "memory/lifetimes.h"
 #include "passes/fuse_pointwise.h"
@@ -120,11 +122,11 @@ absl::StatusOr<std::vector<c10::IValue>> StaticModule::Bind(absl::Span<const c10
 absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared,
                                                           const Options& options) {
   absl::StatusOr<ValueLayout> layout = ValueLayout::Build(*prepared.graph);
-  if (!layout.ok()) return layout.status();
+  RETURN_IF_ERROR(layout.status());
   absl::StatusOr<BlockPlan> plan = BuildPlan(
       *prepared.graph, *layout, options.enable_out_variant,
       [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
-  if (!plan.ok()) return plan.status();
+  RETURN_IF_ERROR(plan.status());
   std::unique_ptr<ModuleState> state(
       new ModuleState(std::move(prepared), options, *std::move(layout), *std::move(plan)));
   return ModuleState::NewModule(std::move(state));
@@ -133,7 +135,7 @@ absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared
 absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
     PreparedGraph prepared, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
   absl::StatusOr<std::shared_ptr<StaticModule>> bound = BindKernels(std::move(prepared), options);
-  if (!bound.ok()) return bound.status();
+  RETURN_IF_ERROR(bound.status());
   ModuleState& state = ModuleState::MutableOf(**bound);
   for (const c10::IValue& input : sample_inputs) {
     state.planned_inputs.push_back(DescribeValue(input));
@@ -158,13 +160,13 @@ namespace {
 absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(
     absl::StatusOr<PreparedGraph> prepared, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  if (!prepared.ok()) return prepared.status();
+  RETURN_IF_ERROR(prepared.status());
   try {
     return ModuleFromPrepared(*std::move(prepared), options, sample_inputs);
   } catch (const std::exception& e) {
     // A graph the passes accepted but LibTorch cannot take apart.
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot build the runtime for the prepared graph: ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, "cannot build the runtime for the prepared graph: ", absl::StatusCode::kInvalidArgument);
   }
 }
 

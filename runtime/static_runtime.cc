@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "c10/core/InferenceMode.h"
+#include "errors/status_macros.h"
 #include "ops/native_async.h"
 #include "runtime/arguments.h"
 #include "runtime/block_runner.h"
@@ -88,10 +89,9 @@ absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::
   const PreparedGraph& prepared = state.module_state.prepared;
   const size_t first_argument = prepared.self.isNone() ? 0 : 1;
   if (first_argument == 1) values[0] = prepared.self;
-  absl::Status bound =
-      BindArgumentsInto(prepared.schema, args, kwargs,
-                        absl::MakeSpan(values.data() + first_argument,
-                                       prepared.schema.arguments().size()));
+  absl::Status bound = BindArgumentsInto(
+      prepared.schema, args, kwargs,
+      absl::MakeSpan(values.data() + first_argument, prepared.schema.arguments().size()));
   if (!bound.ok()) {
     ClearNonConstants(state);
     return bound;
@@ -126,7 +126,7 @@ absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::
     }
   }
   ClearNonConstants(state);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   return result;
 }
 

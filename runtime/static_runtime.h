@@ -41,8 +41,7 @@ class StaticRuntime {
   // before any node runs (arguments that do not fit the schema, outputs of
   // the previous run not released) are thrown as c10::Error with
   // last_error()'s message.
-  c10::IValue operator()(const std::vector<c10::IValue>& args,
-                         const KwargMap& kwargs = KwargMap());
+  c10::IValue operator()(const std::vector<c10::IValue>& args, const KwargMap& kwargs = KwargMap());
 
   // The Status of the last run (Run, RunObserved, operator(), RunAsync): OK if
   // it succeeded; for a node's error, the node, its source line, its inputs

@@ -18,33 +18,22 @@ using torch::jit::Operation;
 using torch::jit::Operator;
 using torch::jit::Stack;
 
-const c10::Symbol kVariadicCat =
-    c10::Symbol::fromQualString("static_runtime::variadic_cat");
-const c10::Symbol kVariadicStack =
-    c10::Symbol::fromQualString("static_runtime::variadic_stack");
-const c10::Symbol kSplitUnpacked =
-    c10::Symbol::fromQualString("static_runtime::split_unpacked");
+const c10::Symbol kVariadicCat = c10::Symbol::fromQualString("static_runtime::variadic_cat");
+const c10::Symbol kVariadicStack = c10::Symbol::fromQualString("static_runtime::variadic_stack");
+const c10::Symbol kSplitUnpacked = c10::Symbol::fromQualString("static_runtime::split_unpacked");
 const c10::Symbol kSplitWithSizesUnpacked =
     c10::Symbol::fromQualString("static_runtime::split_with_sizes_unpacked");
-const c10::Symbol kChunkUnpacked =
-    c10::Symbol::fromQualString("static_runtime::chunk_unpacked");
-const c10::Symbol kUnbindUnpacked =
-    c10::Symbol::fromQualString("static_runtime::unbind_unpacked");
-const c10::Symbol kUnpackDict =
-    c10::Symbol::fromQualString("static_runtime::unpack_dict");
-const c10::Symbol kVarTupleUnpack =
-    c10::Symbol::fromQualString("static_runtime::var_tuple_unpack");
-const c10::Symbol kOwnedRef =
-    c10::Symbol::fromQualString("static_runtime::owned_ref");
-const c10::Symbol kMaybeCopyTo =
-    c10::Symbol::fromQualString("static_runtime::maybe_copy_to");
-const c10::Symbol kConv2dFused =
-    c10::Symbol::fromQualString("static_runtime::conv2d_fused");
+const c10::Symbol kChunkUnpacked = c10::Symbol::fromQualString("static_runtime::chunk_unpacked");
+const c10::Symbol kUnbindUnpacked = c10::Symbol::fromQualString("static_runtime::unbind_unpacked");
+const c10::Symbol kUnpackDict = c10::Symbol::fromQualString("static_runtime::unpack_dict");
+const c10::Symbol kVarTupleUnpack = c10::Symbol::fromQualString("static_runtime::var_tuple_unpack");
+const c10::Symbol kOwnedRef = c10::Symbol::fromQualString("static_runtime::owned_ref");
+const c10::Symbol kMaybeCopyTo = c10::Symbol::fromQualString("static_runtime::maybe_copy_to");
+const c10::Symbol kConv2dFused = c10::Symbol::fromQualString("static_runtime::conv2d_fused");
 
 const c10::Symbol kFusedPointwise = c10::Symbol::fromQualString("static_runtime::fused_pointwise");
 const c10::Symbol kUsedOutputs = c10::Symbol::attr("used_outputs");
-const c10::Symbol kLinearFused =
-    c10::Symbol::fromQualString("static_runtime::linear_fused");
+const c10::Symbol kLinearFused = c10::Symbol::fromQualString("static_runtime::linear_fused");
 const c10::Symbol kTransformerEncoderLayer =
     c10::Symbol::fromQualString("static_runtime::transformer_encoder_layer");
 
@@ -79,16 +68,14 @@ at::Tensor Conv2dFusedReference(const at::Tensor& input, const at::Tensor& weigh
                                 const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
                                 at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups,
                                 const c10::optional<at::Tensor>& residual,
-                                const std::string& activation, double min_value,
-                                double max_value) {
+                                const std::string& activation, double min_value, double max_value) {
   return Conv2dEpilogue(at::conv2d(input, weight, bias, stride, padding, dilation, groups),
                         residual, activation, min_value, max_value);
 }
 
 at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weight,
                                 const c10::optional<at::Tensor>& bias,
-                                const std::string& activation, double min_value,
-                                double max_value) {
+                                const std::string& activation, double min_value, double max_value) {
   at::Tensor result = at::linear(input, weight, bias);
   ActivationInPlace(result, activation, min_value, max_value);
   return result;
@@ -152,10 +139,8 @@ void CheckPartCount(const char* op, size_t parts, size_t outputs) {
 namespace {
 
 // The JIT operator registered for exactly `name`.`overload`.
-std::shared_ptr<Operator> FindJitOperator(const std::string& name,
-                                          const std::string& overload) {
-  for (const auto& op :
-       torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name))) {
+std::shared_ptr<Operator> FindJitOperator(const std::string& name, const std::string& overload) {
+  for (const auto& op : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name))) {
     if (op->schema().overload_name() == overload) return op;
   }
   TORCH_CHECK(false, "static_runtime: operator ", name, ".", overload,
@@ -164,12 +149,11 @@ std::shared_ptr<Operator> FindJitOperator(const std::string& name,
 
 // `argument` without its alias annotation: the copy owns its result.
 c10::Argument WithoutAlias(const c10::Argument& argument) {
-  return c10::Argument(argument.name(), argument.type(), argument.N(),
-                       argument.default_value(), argument.kwarg_only());
+  return c10::Argument(argument.name(), argument.type(), argument.N(), argument.default_value(),
+                       argument.kwarg_only());
 }
 
-std::vector<c10::Argument> WithoutAlias(
-    const std::vector<c10::Argument>& arguments) {
+std::vector<c10::Argument> WithoutAlias(const std::vector<c10::Argument>& arguments) {
   std::vector<c10::Argument> result;
   result.reserve(arguments.size());
   for (const auto& argument : arguments) result.push_back(WithoutAlias(argument));
@@ -178,13 +162,12 @@ std::vector<c10::Argument> WithoutAlias(
 
 // The copying twin of a view op: runs the view op, then materializes it.
 Operator MakeCopyVariant(const CopyVariant& variant) {
-  std::shared_ptr<Operator> view_op =
-      FindJitOperator(variant.view_op, variant.view_overload);
+  std::shared_ptr<Operator> view_op = FindJitOperator(variant.view_op, variant.view_overload);
   const c10::FunctionSchema& view_schema = view_op->schema();
   Operation view = view_op->getOperation();
   return Operator(
-      variant.copy_op, variant.view_overload,
-      WithoutAlias(view_schema.arguments()), WithoutAlias(view_schema.returns()),
+      variant.copy_op, variant.view_overload, WithoutAlias(view_schema.arguments()),
+      WithoutAlias(view_schema.returns()),
       [view](Stack& stack) mutable {
         view(stack);
         at::Tensor result = torch::jit::pop(stack).toTensor();
@@ -194,8 +177,7 @@ Operator MakeCopyVariant(const CopyVariant& variant) {
 }
 
 // Pops the arguments of `node` (the last one is `dim`) and returns them.
-std::pair<std::vector<at::Tensor>, int64_t> PopTensorsAndDim(const Node* node,
-                                                             Stack& stack) {
+std::pair<std::vector<at::Tensor>, int64_t> PopTensorsAndDim(const Node* node, Stack& stack) {
   const size_t num_tensors = node->inputs().size() - 1;
   const int64_t dim = torch::jit::pop(stack).toInt();
   std::vector<at::Tensor> tensors;
@@ -232,24 +214,22 @@ Operation UnpackedSplitOp(const Node* node) {
 
 void RegisterAll() {
   std::vector<Operator> operators;
-  operators.emplace_back(
-      "static_runtime::variadic_cat(...) -> Tensor",
-      torch::jit::OperationCreator([](const Node* node) -> Operation {
-        return [node](Stack& stack) {
-          auto [tensors, dim] = PopTensorsAndDim(node, stack);
-          torch::jit::push(stack, at::cat(tensors, dim));
-        };
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
-  operators.emplace_back(
-      "static_runtime::variadic_stack(...) -> Tensor",
-      torch::jit::OperationCreator([](const Node* node) -> Operation {
-        return [node](Stack& stack) {
-          auto [tensors, dim] = PopTensorsAndDim(node, stack);
-          torch::jit::push(stack, at::stack(tensors, dim));
-        };
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back("static_runtime::variadic_cat(...) -> Tensor",
+                         torch::jit::OperationCreator([](const Node* node) -> Operation {
+                           return [node](Stack& stack) {
+                             auto [tensors, dim] = PopTensorsAndDim(node, stack);
+                             torch::jit::push(stack, at::cat(tensors, dim));
+                           };
+                         }),
+                         AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back("static_runtime::variadic_stack(...) -> Tensor",
+                         torch::jit::OperationCreator([](const Node* node) -> Operation {
+                           return [node](Stack& stack) {
+                             auto [tensors, dim] = PopTensorsAndDim(node, stack);
+                             torch::jit::push(stack, at::stack(tensors, dim));
+                           };
+                         }),
+                         AliasAnalysisKind::FROM_SCHEMA);
 
   // The outputs are fresh copies (FuseListUnpack only fuses when no one writes
   // to the input or the parts, so copies and views are indistinguishable).
@@ -261,37 +241,35 @@ void RegisterAll() {
 
   // The outputs are the dict's values (never written: HoistDictLookups checks),
   // produced by a native node, so the runtime never plans their memory.
-  operators.emplace_back(
-      "static_runtime::unpack_dict(...) -> ...",
-      torch::jit::OperationCreator([](const Node* node) -> Operation {
-        const size_t num_keys = node->inputs().size() - 1;
-        return [num_keys](Stack& stack) {
-          std::vector<c10::IValue> keys = torch::jit::pop(stack, num_keys);
-          c10::impl::GenericDict dict = torch::jit::pop(stack).toGenericDict();
-          for (const c10::IValue& key : keys) {
-            auto found = dict.find(key);
-            TORCH_CHECK(found != dict.end(), "KeyError: ", key);
-            torch::jit::push(stack, found->value());
-          }
-        };
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back("static_runtime::unpack_dict(...) -> ...",
+                         torch::jit::OperationCreator([](const Node* node) -> Operation {
+                           const size_t num_keys = node->inputs().size() - 1;
+                           return [num_keys](Stack& stack) {
+                             std::vector<c10::IValue> keys = torch::jit::pop(stack, num_keys);
+                             c10::impl::GenericDict dict = torch::jit::pop(stack).toGenericDict();
+                             for (const c10::IValue& key : keys) {
+                               auto found = dict.find(key);
+                               TORCH_CHECK(found != dict.end(), "KeyError: ", key);
+                               torch::jit::push(stack, found->value());
+                             }
+                           };
+                         }),
+                         AliasAnalysisKind::FROM_SCHEMA);
 
   // The outputs are the tuples' elements, in order.
-  operators.emplace_back(
-      "static_runtime::var_tuple_unpack(...) -> ...",
-      torch::jit::OperationCreator([](const Node* node) -> Operation {
-        const size_t num_tuples = node->inputs().size();
-        return [num_tuples](Stack& stack) {
-          std::vector<c10::IValue> tuples = torch::jit::pop(stack, num_tuples);
-          for (const c10::IValue& tuple : tuples) {
-            for (const c10::IValue& element : tuple.toTupleRef().elements()) {
-              torch::jit::push(stack, element);
-            }
-          }
-        };
-      }),
-      AliasAnalysisKind::FROM_SCHEMA);
+  operators.emplace_back("static_runtime::var_tuple_unpack(...) -> ...",
+                         torch::jit::OperationCreator([](const Node* node) -> Operation {
+                           const size_t num_tuples = node->inputs().size();
+                           return [num_tuples](Stack& stack) {
+                             std::vector<c10::IValue> tuples = torch::jit::pop(stack, num_tuples);
+                             for (const c10::IValue& tuple : tuples) {
+                               for (const c10::IValue& element : tuple.toTupleRef().elements()) {
+                                 torch::jit::push(stack, element);
+                               }
+                             }
+                           };
+                         }),
+                         AliasAnalysisKind::FROM_SCHEMA);
 
   operators.emplace_back(
       "static_runtime::conv2d_fused(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
@@ -309,9 +287,9 @@ void RegisterAll() {
         const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
         const at::Tensor weight = torch::jit::pop(stack).toTensor();
         const at::Tensor input = torch::jit::pop(stack).toTensor();
-        torch::jit::push(stack, Conv2dFusedReference(input, weight, bias, stride, padding,
-                                                     dilation, groups, residual, activation,
-                                                     min_value, max_value));
+        torch::jit::push(
+            stack, Conv2dFusedReference(input, weight, bias, stride, padding, dilation, groups,
+                                        residual, activation, min_value, max_value));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 
@@ -325,8 +303,8 @@ void RegisterAll() {
         const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
         const at::Tensor weight = torch::jit::pop(stack).toTensor();
         const at::Tensor input = torch::jit::pop(stack).toTensor();
-        torch::jit::push(stack,
-                         LinearFusedReference(input, weight, bias, activation, min_value, max_value));
+        torch::jit::push(
+            stack, LinearFusedReference(input, weight, bias, activation, min_value, max_value));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 
@@ -348,16 +326,15 @@ void RegisterAll() {
       AliasAnalysisKind::FROM_SCHEMA);
 
   operators.emplace_back("static_runtime::owned_ref(t(a) x) -> t(a)",
-                         Operation([](Stack& stack) {}),
-                         AliasAnalysisKind::FROM_SCHEMA);
+                         Operation([](Stack& stack) {}), AliasAnalysisKind::FROM_SCHEMA);
 
   for (const char* overload : {"dtype", "other", "prim_dtype"}) {
     std::shared_ptr<Operator> to = FindJitOperator("aten::to", overload);
     // A literal, not kMaybeCopyTo: kernels register (and so call this) during
     // static initialization, possibly before that global is initialized.
-    operators.emplace_back("static_runtime::maybe_copy_to", overload,
-                           to->schema().arguments(), to->schema().returns(),
-                           to->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
+    operators.emplace_back("static_runtime::maybe_copy_to", overload, to->schema().arguments(),
+                           to->schema().returns(), to->getOperation(),
+                           AliasAnalysisKind::FROM_SCHEMA);
   }
 
   for (const CopyVariant& variant : CopyVariants()) {

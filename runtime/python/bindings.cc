@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "ATen/Parallel.h"
-#include "oneapi/dnnl/dnnl.h"
 #include "absl/strings/str_cat.h"
+#include "oneapi/dnnl/dnnl.h"
 #include "options/options.h"
 #include "runtime/package.h"
 #include "runtime/pool.h"
@@ -92,8 +92,7 @@ class PyModule {
     for (const torch::jit::Value* input : graph->inputs()) types.push_back(input->type());
     const std::vector<c10::IValue> samples = Samples(sample_inputs, types);
     const auto start = Clock::now();
-    absl::StatusOr<StaticModule::Ptr> prepared =
-        StaticModule::FromGraph(graph, parsed, samples);
+    absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromGraph(graph, parsed, samples);
     return Created(std::move(prepared), max_runtimes, start);
   }
 
@@ -243,8 +242,8 @@ class PyModule {
   static std::vector<c10::IValue> Samples(const py::list& samples,
                                           const std::vector<c10::TypePtr>& types) {
     if (samples.size() > types.size()) {
-      throw py::type_error(absl::StrCat("sample_inputs has ", samples.size(),
-                                        " values for ", types.size(), " arguments"));
+      throw py::type_error(absl::StrCat("sample_inputs has ", samples.size(), " values for ",
+                                        types.size(), " arguments"));
     }
     std::vector<c10::IValue> values;
     for (size_t i = 0; i < samples.size(); ++i) {
@@ -378,8 +377,8 @@ PYBIND11_MODULE(_static_runtime, m) {
       .def("explain", &PyModule::ExplainText)
       .def("save_package", &PyModule::SavePackage);
   // ModelError(torch.jit.Error, RuntimeError).
-  py::tuple bases = py::make_tuple(py::module::import("torch.jit").attr("Error"),
-                                   py::handle(PyExc_RuntimeError));
+  py::tuple bases =
+      py::make_tuple(py::module::import("torch.jit").attr("Error"), py::handle(PyExc_RuntimeError));
   static_runtime::python::model_error =
       PyErr_NewExceptionWithDoc("static_runtime.ModelError",
                                 "A model's own raise or assert failed (a torch.jit.Error, as the "
@@ -397,8 +396,8 @@ PYBIND11_MODULE(_static_runtime, m) {
   // What this extension was built against and with.
   m.def("build_info", [] {
     py::dict info;
-    info["libtorch_version"] = absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".",
-                                            TORCH_VERSION_PATCH);
+    info["libtorch_version"] =
+        absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".", TORCH_VERSION_PATCH);
     const dnnl_version_t* onednn = dnnl_version();
     info["onednn_version"] = absl::StrCat(onednn->major, ".", onednn->minor, ".", onednn->patch);
 #if defined(__clang__)

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "errors/status_macros.h"
 
 namespace static_runtime {
 namespace reports {
@@ -93,7 +94,7 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   const size_t bytes_before = allocator ? allocator->bytes() : 0;
   const auto first_start = Clock::now();
   absl::Status status = run(nullptr);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   report.first_run_us = Micros(Clock::now() - first_start);
   if (allocator) {
     report.first_run_allocations = allocator->count() - count_before;
@@ -101,14 +102,14 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   }
   for (int i = 0; i < warmup; ++i) {
     status = run(nullptr);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
   }
 
   std::vector<double> plain;
   for (int i = 0; i < runs; ++i) {
     const auto start = Clock::now();
     status = run(nullptr);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
     plain.push_back(Micros(Clock::now() - start));
   }
   for (double us : plain) report.mean_run_us += us / runs;
@@ -120,12 +121,12 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   Timer timer;
   for (int i = 0; i < runs; ++i) {
     status = run(&timer);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(status);
   }
   Timer tracer;
   tracer.StartTrace();
   status = run(&tracer);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   report.trace_json = absl::StrCat("{\"traceEvents\": [\n", tracer.events_, "\n]}\n");
 
   for (auto& [kind, entry] : timer.by_kind_) report.kinds.push_back(entry);
@@ -148,7 +149,7 @@ absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_
   const auto setup_start = Clock::now();
   absl::StatusOr<StaticModule::Ptr> static_module =
       StaticModule::FromModule(module, is_frozen, options);
-  if (!static_module.ok()) return static_module.status();
+  RETURN_IF_ERROR(static_module.status());
   return Profile(*static_module, Micros(Clock::now() - setup_start) / 1000, inputs, runs);
 }
 
@@ -156,15 +157,15 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
                                       const std::vector<c10::IValue>& inputs, int runs) {
   if (runs < 1) return absl::InvalidArgumentError("--iters must be >= 1");
   absl::StatusOr<std::vector<c10::IValue>> bound = static_module->Bind(inputs, {});
-  if (!bound.ok()) return bound.status();
+  RETURN_IF_ERROR(bound.status());
 
   absl::StatusOr<ProfileReport> report =
       ProfileRuns(static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true,
                   &memory::CountingAllocator::Installed());
-  if (!report.ok()) return report.status();
+  RETURN_IF_ERROR(report.status());
   report->setup_ms = setup_ms;
   absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();
-  if (!overhead.ok()) return overhead.status();
+  RETURN_IF_ERROR(overhead.status());
   report->overhead = *overhead;
   return report;
 }

@@ -11,6 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "golden/reference.h"
 #include "memory/counting_allocator.h"
 #include "passes/freeze.h"
@@ -79,13 +81,13 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   absl::StatusOr<StaticModule::Ptr> static_module =
       config.prebuilt ? config.prebuilt
                       : StaticModule::FromModule(module, config.is_frozen, config.options, inputs);
-  if (!static_module.ok()) return static_module.status();
+  RETURN_IF_ERROR(static_module.status());
   report.setup_ms =
       config.prebuilt ? config.prebuilt_ms : Micros(Clock::now() - setup_start) / 1000;
   // Both sides get the arguments bound to the schema (defaults filled,
   // loosely typed containers from torch.save files retyped).
   absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
-  if (!bound.ok()) return bound.status();
+  RETURN_IF_ERROR(bound.status());
   const std::vector<c10::IValue>& args = *bound;
   const std::string method = (*static_module)->schema().name();
   report.kernels = (*static_module)->kernel_counts();
@@ -97,7 +99,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     jit.eval();
   } else {
     absl::StatusOr<torch::jit::Module> frozen = FreezeForInference(module, method);
-    if (!frozen.ok()) return frozen.status();
+    RETURN_IF_ERROR(frozen.status());
     jit = *std::move(frozen);
   }
 
@@ -115,10 +117,10 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   if (config.other_options) {
     absl::StatusOr<StaticModule::Ptr> other_module =
         StaticModule::FromModule(module, config.is_frozen, *config.other_options, inputs);
-    if (!other_module.ok()) return other_module.status();
+    RETURN_IF_ERROR(other_module.status());
     other = std::make_unique<StaticSide>(*other_module, own_runtime, config.threads);
     absl::StatusOr<c10::IValue> other_result = other->Run(args);
-    if (!other_result.ok()) return other_result.status();
+    RETURN_IF_ERROR(other_result.status());
   }
 
   // Reference outputs and the output check.
@@ -126,13 +128,13 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   try {
     expected = jit.get_method(method)(args);
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the JIT cannot run the model on these inputs: ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, "the JIT cannot run the model on these inputs: ", absl::StatusCode::kInvalidArgument);
   }
   absl::StatusOr<c10::IValue> actual = run_static(args);
-  if (!actual.ok()) return actual.status();
+  RETURN_IF_ERROR(actual.status());
   absl::StatusOr<double> diff = reference::MaxAbsDifference(expected, *actual);
-  if (!diff.ok()) return diff.status();
+  RETURN_IF_ERROR(diff.status());
   report.max_abs_diff = *diff;
   actual = c10::IValue();
 
@@ -141,15 +143,16 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   if (config.against_pytorch_sr) {
     absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> created =
         PyTorchStaticRuntime::Create(module, config.is_frozen, config.options);
-    if (!created.ok()) return created.status();
+    RETURN_IF_ERROR(created.status());
     pytorch_sr = *std::move(created);
     try {
       absl::StatusOr<double> pytorch_diff =
           reference::MaxAbsDifference(expected, (*pytorch_sr)(args));
-      if (!pytorch_diff.ok()) return pytorch_diff.status();
+      RETURN_IF_ERROR(pytorch_diff.status());
     } catch (const std::exception& e) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "PyTorch's Static Runtime cannot run the model on these inputs: ", ExceptionMessage(e)));
+      return StatusFromException(e,
+                                 "PyTorch's Static Runtime cannot run the model on these inputs: ",
+                                 absl::StatusCode::kInvalidArgument);
     }
   }
   std::vector<std::function<absl::Status()>> contestants = {
@@ -191,7 +194,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
         try {
           status = contestants[c]();
         } catch (const std::exception& e) {
-          status = absl::InternalError(ExceptionMessage(e));
+          status = StatusFromException(e, "", absl::StatusCode::kInternal);
         }
         const auto end = Clock::now();
         if (!status.ok()) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "errors/status_macros.h"
 #include "nlohmann/json.hpp"
 
 namespace static_runtime {
@@ -47,11 +48,11 @@ absl::StatusOr<std::map<std::string, double>> ReadRatios(const std::vector<std::
     if (json.is_array()) {
       for (const nlohmann::json& report : json) {
         absl::Status added = AddReport(file, report, ratios);
-        if (!added.ok()) return added;
+        RETURN_IF_ERROR(added);
       }
     } else {
       absl::Status added = AddReport(file, json, ratios);
-      if (!added.ok()) return added;
+      RETURN_IF_ERROR(added);
     }
   }
   return ratios;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "errors/status_macros.h"
 
 namespace static_runtime {
 namespace sr {
@@ -109,7 +110,7 @@ absl::StatusOr<std::vector<c10::IValue>> ParseInputSpec(absl::string_view spec, 
     absl::StatusOr<c10::IValue> value = item.find('=') != absl::string_view::npos
                                             ? ParseScalar(index, item)
                                             : ParseTensor(index, item, generator);
-    if (!value.ok()) return value.status();
+    RETURN_IF_ERROR(value.status());
     inputs.push_back(*std::move(value));
   }
   if (inputs.empty()) return absl::InvalidArgumentError("the input spec is empty");

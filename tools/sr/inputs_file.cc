@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
 #include "torch/csrc/jit/serialization/pickle.h"
 
 namespace static_runtime {
@@ -24,12 +25,13 @@ absl::StatusOr<std::vector<c10::IValue>> LoadInputsFile(const std::string& path)
         message.find(": 115") != std::string::npos) {
       // Python pickles a one-entry dict with SETITEM, which LibTorch 1.13's
       // unpickler does not know.
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, " holds a dict with a single entry, which LibTorch 1.13 cannot read "
-                "(pickle opcode SETITEM); save such dicts with two or more entries"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path,
+                       " holds a dict with a single entry, which LibTorch 1.13 cannot read "
+                       "(pickle opcode SETITEM); save such dicts with two or more entries"));
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is not a file written by torch.save: ", message));
+    return StatusFromException(e, absl::StrCat(path, " is not a file written by torch.save: "),
+                               absl::StatusCode::kInvalidArgument);
   }
   if (value.isTuple()) return value.toTupleRef().elements().vec();
   if (value.isList()) return value.toList().vec();

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "errors/status_macros.h"
 #include "memory/counting_allocator.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
@@ -30,7 +31,7 @@ absl::StatusOr<double> TimeLoad(const std::function<absl::StatusOr<StaticModule:
   const absl::Time start = absl::Now();
   absl::StatusOr<StaticModule::Ptr> module = load();
   const double ms = absl::ToDoubleMilliseconds(absl::Now() - start);
-  if (!module.ok()) return module.status();
+  RETURN_IF_ERROR(module.status());
   return ms;
 }
 
@@ -57,14 +58,14 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
   absl::Status status = [&]() -> absl::Status {
     absl::StatusOr<StaticModule::Ptr> prepared =
         StaticModule::FromFile(model_path, uncached, sample_inputs);
-    if (!prepared.ok()) return prepared.status();
+    RETURN_IF_ERROR(prepared.status());
     absl::Status saved = (*prepared)->SavePackage(package, {model_path, ""}, packed_weights);
-    if (!saved.ok()) return saved;
+    RETURN_IF_ERROR(saved);
     report.package_bytes = fs::file_size(package);
     // The cache's first load is a miss that fills it.
     absl::StatusOr<StaticModule::Ptr> filled =
         StaticModule::FromFile(model_path, cached, sample_inputs);
-    if (!filled.ok()) return filled.status();
+    RETURN_IF_ERROR(filled.status());
 
     std::vector<double> prepare, from_package, cache_hit;
     for (int round = 0; round < rounds; ++round) {
@@ -77,7 +78,7 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
                 [&] { return StaticModule::FromFile(model_path, cached, sample_inputs); }},
            }) {
         absl::StatusOr<double> ms = TimeLoad(load);
-        if (!ms.ok()) return ms.status();
+        RETURN_IF_ERROR(ms.status());
         samples->push_back(*ms);
       }
     }
@@ -86,9 +87,9 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     report.cache_hit_ms = Median(cache_hit);
 
     absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(package);
-    if (!loaded.ok()) return loaded.status();
+    RETURN_IF_ERROR(loaded.status());
     absl::StatusOr<std::vector<c10::IValue>> args = (*loaded)->Bind(sample_inputs, {});
-    if (!args.ok()) return args.status();
+    RETURN_IF_ERROR(args.status());
     StaticRuntime runtime(*loaded);
     const memory::CountingAllocator& allocator = memory::CountingAllocator::Installed();
     const size_t count_before = allocator.count();
@@ -96,13 +97,13 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     const absl::Time start = absl::Now();
     absl::StatusOr<c10::IValue> result = runtime.Run(*args);
     report.first_run_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
-    if (!result.ok()) return result.status();
+    RETURN_IF_ERROR(result.status());
     report.first_run_allocations = allocator.count() - count_before;
     report.first_run_allocated_bytes = allocator.bytes() - bytes_before;
     return absl::OkStatus();
   }();
   fs::remove_all(dir, error);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   return report;
 }
 

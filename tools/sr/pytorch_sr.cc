@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
 
 // Declarations of the symbols libtorch_cpu.so 1.13 exports (nm -DC shows
 // them); only what this file calls. The object is constructed into storage
@@ -56,8 +57,8 @@ absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> PyTorchStaticRuntime::Crea
   } catch (const std::exception& e) {
     // Its members are destroyed by the failed constructor; only the storage is ours.
     ::operator delete(storage, std::align_val_t(64));
-    return absl::InvalidArgumentError(
-        absl::StrCat("PyTorch's Static Runtime rejects the model: ", ExceptionMessage(e)));
+    return StatusFromException(
+        e, "PyTorch's Static Runtime rejects the model: ", absl::StatusCode::kInvalidArgument);
   }
   // Never freed (see the header), but kept reachable, so that leak checkers
   // (--config=asan) do not report it.

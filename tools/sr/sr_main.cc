@@ -28,6 +28,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
 #include "load/load.h"
 #include "runtime/model_cache.h"
 #include "runtime/reports/explain.h"
@@ -178,7 +180,7 @@ absl::StatusOr<StaticModule::Ptr> LoadStaticModule(const Args& args, const Optio
     return StaticModule::FromPackage(name);
   }
   absl::StatusOr<torch::jit::Module> module = LoadModel(args, name);
-  if (!module.ok()) return module.status();
+  RETURN_IF_ERROR(module.status());
   return StaticModule::FromModule(*module, args.Bool("frozen"), options);
 }
 
@@ -379,8 +381,9 @@ int ExportCommand(const Args& args) {
   try {
     setup.module.save(args.String("model_out"));
   } catch (const std::exception& e) {
-    return Fail(1,
-                absl::StrCat("cannot write ", args.String("model_out"), ": ", ExceptionMessage(e)));
+    return Fail(1, std::string(StatusFromException(
+                                   e, absl::StrCat("cannot write ", args.String("model_out"), ": "))
+                                   .message()));
   }
   const std::vector<char> pickled =
       torch::jit::pickle_save(c10::ivalue::Tuple::create(setup.inputs));
@@ -399,7 +402,7 @@ absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args) {
   if (args.Given("inputs")) {
     for (absl::string_view file : absl::StrSplit(args.String("inputs"), ',', absl::SkipEmpty())) {
       absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputsFile(std::string(file));
-      if (!inputs.ok()) return inputs.status();
+      RETURN_IF_ERROR(inputs.status());
       sets.push_back({std::string(file), *std::move(inputs)});
     }
   }
@@ -410,7 +413,7 @@ absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args) {
       for (int seed = 0; seed < args.Int("seeds"); ++seed) {
         absl::StatusOr<std::vector<c10::IValue>> inputs =
             ParseInputSpec(std::string(absl::StripAsciiWhitespace(spec)), seed);
-        if (!inputs.ok()) return inputs.status();
+        RETURN_IF_ERROR(inputs.status());
         sets.push_back({absl::StrCat("spec '", absl::StripAsciiWhitespace(spec), "' seed ", seed),
                         *std::move(inputs)});
       }
@@ -579,7 +582,7 @@ int main(int argc, char** argv) {
   try {
     return static_runtime::sr::Main(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "sr: " << static_runtime::ExceptionMessage(e) << "\n";
+    std::cerr << "sr: " << static_runtime::StatusFromException(e, "").message() << "\n";
     return 1;
   }
 }

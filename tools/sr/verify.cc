@@ -114,7 +114,8 @@ std::string FormatVerifyReport(const VerifyReport& report, const std::string& mo
                     same ? " (the same as above)\n" : absl::StrCat("\n    ", failure.detail, "\n"));
     previous = &failure;
   }
-  for (const std::string& warning : report.warnings) absl::StrAppend(&text, "warning: ", warning, "\n");
+  for (const std::string& warning : report.warnings)
+    absl::StrAppend(&text, "warning: ", warning, "\n");
   absl::StrAppend(&text, "verify: ", report.option_sets, " option sets, ", report.runs, " runs, ",
                   report.checks, " checks, ", report.failures.size(),
                   " failed: ", report.passed() ? "PASSED" : "FAILED", "\n");
@@ -130,10 +131,13 @@ std::string VerifyReportJson(const VerifyReport& report, const std::string& mode
                         {"check", failure.check},
                         {"detail", failure.detail}});
   }
-  const nlohmann::json json = {
-      {"model", model},      {"passed", report.passed()}, {"option_sets", report.option_sets},
-      {"runs", report.runs}, {"checks", report.checks},   {"failures", failures},
-      {"warnings", report.warnings}};
+  const nlohmann::json json = {{"model", model},
+                               {"passed", report.passed()},
+                               {"option_sets", report.option_sets},
+                               {"runs", report.runs},
+                               {"checks", report.checks},
+                               {"failures", failures},
+                               {"warnings", report.warnings}};
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -47,8 +47,8 @@ TEST(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
   const std::string text = FormatVerifyReport(report, "m");
   EXPECT_THAT(text, AllOf(HasSubstr("FAILED [as given] run 1 (a)"),
                           HasSubstr("outputs and inputs after the run equal the JIT's"),
-                          HasSubstr("value at flat index 0"),
-                          HasSubstr("aten::flip"), HasSubstr("native kernel")))
+                          HasSubstr("value at flat index 0"), HasSubstr("aten::flip"),
+                          HasSubstr("native kernel")))
       << text;
   EXPECT_THAT(VerifyReportJson(report, "m"),
               AllOf(HasSubstr("\"passed\": false"), HasSubstr("\"option_set\": \"as given\"")));
@@ -65,8 +65,8 @@ TEST(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
   const VerifyReport report = Verify(*module, config);
   const std::string text = FormatVerifyReport(report, "m");
   EXPECT_TRUE(report.passed()) << text;
-  EXPECT_THAT(text, AllOf(HasSubstr("warning: the model writes to its inputs"),
-                          HasSubstr("PASSED")));
+  EXPECT_THAT(text,
+              AllOf(HasSubstr("warning: the model writes to its inputs"), HasSubstr("PASSED")));
 }
 
 // Every corpus model passes, on two input sets of different shapes.

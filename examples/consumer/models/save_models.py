@@ -5,8 +5,10 @@ training code (needs python3-torch):
 
 tiny_ranker: an ads-style ranker (pooled embeddings of ids and dense features
 through an MLP), scripted and saved with torch.jit.save; its inputs saved
-with torch.save. writes_input: a model that adds to its input in place, which
-the static runtime refuses to run (its verify test is expected to fail).
+with torch.save. writes_input: a model that adds to its input in place (the
+runtime does so too, as the JIT; verify passes and warns). random_output: a
+model whose output is random, which cannot equal the JIT's (its verify test
+is expected to fail).
 """
 import os
 
@@ -34,6 +36,11 @@ class WritesInput(nn.Module):
         return x * 2.0
 
 
+class RandomOutput(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return x + torch.rand_like(x)
+
+
 def main():
     ranker = torch.jit.script(TinyRanker().eval())
     batch = 4
@@ -44,6 +51,7 @@ def main():
     torch.save(inputs, os.path.join(HERE, "tiny_ranker_inputs.pt"))
     torch.jit.save(torch.jit.script(WritesInput().eval()), os.path.join(HERE, "writes_input.pt"))
     torch.save((torch.rand(3, 4),), os.path.join(HERE, "writes_input_inputs.pt"))
+    torch.jit.save(torch.jit.script(RandomOutput().eval()), os.path.join(HERE, "random_output.pt"))
 
 
 if __name__ == "__main__":
