@@ -1,5 +1,5 @@
 // The pass table is the one list of our passes: every enabling option is a
-// real option, names are unique, and the README's pass table lists the same
+// real option, names are unique, and docs/preparing.md's pass table lists the same
 // passes in the same order with the same options.
 #include "passes/pass_table.h"
 
@@ -23,11 +23,11 @@ struct ReadmeRow {
   std::string option;
 };
 
-// The rows of the README table headed "| pass | option | rewrite |": the
+// The rows of the docs/preparing.md table headed "| pass | option | rewrite |": the
 // first `quoted` word of each column.
 std::vector<ReadmeRow> ReadmePassRows() {
-  std::ifstream file("README.md");
-  EXPECT_TRUE(file) << "README.md is missing";
+  std::ifstream file("docs/preparing.md");
+  EXPECT_TRUE(file) << "docs/preparing.md is missing";
   std::vector<ReadmeRow> rows;
   bool in_table = false;
   for (std::string line; std::getline(file, line);) {
@@ -67,7 +67,7 @@ TEST(PassTableTest, ReadmeListsEveryPassInOrderWithItsOption) {
     if (!documented_elsewhere.count(row.pass)) rows.push_back(row);
   }
   const std::vector<RewritePass>& passes = RewritePasses();
-  ASSERT_EQ(rows.size(), passes.size()) << "README's pass table has other passes";
+  ASSERT_EQ(rows.size(), passes.size()) << "docs/preparing.md's pass table has other passes";
   for (size_t i = 0; i < passes.size(); ++i) {
     EXPECT_EQ(rows[i].pass, passes[i].name) << "row " << i;
     EXPECT_EQ(rows[i].option, EnablingOption(passes[i])) << passes[i].name;

@@ -7,12 +7,13 @@
 // Order (as in PyTorch's Static Runtime):
 //   [module: clone, eval, freeze unless frozen, frozen-graph optimizations,
 //    take forward, drop self]
-//   fusion hook (only with sample inputs), Inline, ConstantPropagation,
-//   Canonicalize, ConstantPropagation, RemoveTensorMutation,
-//   ConstantPropagation, EliminateNoOpSlice, EliminateDeadCode,
-//   runtime rewrites (variadic ops, list-unpack fusion, copy variants,
-//   maybe-copy, dict lookup hoisting; each behind its option),
-//   CreateOwnedRefs, ForceNonEmptyOutputs, CheckStaticRunnable.
+//   fusion hook (only with sample inputs), Inline, inline forks (with
+//   parallel_forks off), ConstantPropagation, Canonicalize,
+//   ConstantPropagation, RemoveTensorMutation, ConstantPropagation, the
+//   cleanup passes, EliminateDeadCode, the runtime rewrites, the finalizing
+//   passes, CheckStaticRunnable. The passes of each stage, in order and with
+//   the option that turns each on, are passes/pass_table.cc's (listed in
+//   docs/preparing.md, checked by //passes:pass_table_test).
 #ifndef STATIC_RUNTIME_PASSES_PREPARE_H_
 #define STATIC_RUNTIME_PASSES_PREPARE_H_
 

@@ -1,0 +1,48 @@
+"""The front door stays a front door and the docs state only what the code
+says: README.md has at most 300 lines; every Markdown link in README.md and
+docs/ points to a file of the repository; the status-code table of
+docs/running.md lists exactly the codes errors/status_from_exception.h and
+the runtime give. (The pass table of docs/preparing.md is checked by
+//passes:pass_table_test, the kernel list ops/README.md by
+//ops:coverage_test.)"""
+import glob
+import os
+import re
+import unittest
+
+ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", ""))
+if not os.path.exists(os.path.join(ROOT, "README.md")):  # run by hand from a checkout
+    ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def read(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return f.read()
+
+
+class DocsTest(unittest.TestCase):
+    def test_readme_is_a_front_door(self):
+        self.assertLessEqual(len(read("README.md").splitlines()), 300)
+
+    def test_links_point_to_files(self):
+        documents = ["README.md"] + sorted(
+            os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
+        self.assertGreater(len(documents), 10)
+        for document in documents:
+            for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", read(document)):
+                if re.match(r"[a-z]+://", target):
+                    continue
+                path = os.path.normpath(os.path.join(os.path.dirname(document), target))
+                with self.subTest(document=document, link=target):
+                    self.assertTrue(os.path.exists(os.path.join(ROOT, path)), path)
+
+    def test_status_code_table_lists_the_codes_the_runtime_gives(self):
+        table = re.findall(r"^\s*\| `(\w+)` \|", read("docs/running.md"), re.MULTILINE)
+        classified = set(re.findall(r"absl::StatusCode::k(\w+)",
+                                    read("errors/status_from_exception.h")))
+        # Besides what the classifier gives: misuse and unrunnable models.
+        self.assertEqual(set(table), classified | {"FailedPrecondition"})
+
+
+if __name__ == "__main__":
+    unittest.main()
