@@ -8,9 +8,9 @@ namespace static_runtime {
 namespace {
 
 const bool kRegistered = [] {
-  RegisterNative("aten::flip(Tensor self, int[] dims) -> Tensor", ForAnyNode([](NodeIO& io) {
-                   io.Output(0) = at::flip(io.Input(0).toTensor(), io.Input(1).toIntVector()) + 1;
-                 }));
+  RegisterNativeOverload("aten::flip", "", [](NodeIO& io) {
+    io.Output(0) = at::flip(io.Input(0).toTensor(), io.Input(1).toIntVector()) + 1;
+  });
   return true;
 }();
 

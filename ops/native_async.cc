@@ -109,7 +109,7 @@ void ForkedTask::RunOnce() {
 void Wait(NodeIO& io) { io.Output(0) = WaitForked(io.Input(0).toFuture()); }
 
 const bool kRegistered = [] {
-  RegisterNative("aten::wait(Future(t) self) -> t", ForAnyNode(Wait));
+  RegisterNativeOverload("aten::wait", "", Wait);
   return true;
 }();
 

@@ -113,26 +113,23 @@ void DictLen(NodeIO& io) {
 }
 
 const bool kRegistered = [] {
-  RegisterNative("prim::ListConstruct", ListConstruct);
-  RegisterNative("prim::TupleConstruct", TupleConstruct);
-  RegisterNative("prim::DictConstruct", DictConstruct);
-  RegisterNative("prim::ListUnpack", ForAnyNode(ListUnpack));
-  RegisterNative("prim::TupleUnpack", ForAnyNode(TupleUnpack));
-  RegisterNative("prim::TupleIndex", ForAnyNode(TupleIndex));
-  RegisterNative("aten::__getitem__.t(t[](a) list, int idx) -> t(*)", ForAnyNode(ListGetItem));
+  RegisterNativeNodeKind("prim::ListConstruct", ListConstruct);
+  RegisterNativeNodeKind("prim::TupleConstruct", TupleConstruct);
+  RegisterNativeNodeKind("prim::DictConstruct", DictConstruct);
+  RegisterNativeNodeKind("prim::ListUnpack", ForAnyNode(ListUnpack));
+  RegisterNativeNodeKind("prim::TupleUnpack", ForAnyNode(TupleUnpack));
+  RegisterNativeNodeKind("prim::TupleIndex", ForAnyNode(TupleIndex));
+  RegisterNativeOverload("aten::__getitem__", "t", ListGetItem);
   for (const char* key : {"str", "int", "bool", "float", "Tensor"}) {
-    RegisterNative(absl::StrCat("aten::__getitem__.Dict_", key, "(Dict(", key, ", t) self, ", key,
-                                " key) -> t(*)"),
-                   ForAnyNode(DictGetItem));
-    RegisterNative(absl::StrCat("aten::len.Dict_", key, "(Dict(", key, ", t) self) -> int"),
-                   ForAnyNode(DictLen));
+    RegisterNativeOverload("aten::__getitem__", absl::StrCat("Dict_", key), DictGetItem);
+    RegisterNativeOverload("aten::len", absl::StrCat("Dict_", key), DictLen);
   }
-  RegisterNative("aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)", ForAnyNode(ListAppend));
-  RegisterNative("aten::len.t(t[] a) -> int", ForAnyNode(ListLen));
+  RegisterNativeOverload("aten::append", "t", ListAppend);
+  RegisterNativeOverload("aten::len", "t", ListLen);
   // A static type refinement (Optional[T] -> T): the value itself.
-  RegisterNative("prim::unchecked_cast(t x) -> t",
-                 ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
-  RegisterNative("aten::len.any(Any[] a) -> int", ForAnyNode(ListLen));
+  RegisterNativeOverload("prim::unchecked_cast", "",
+                         [](NodeIO& io) { io.Output(0) = io.Input(0); });
+  RegisterNativeOverload("aten::len", "any", ListLen);
   return true;
 }();
 

@@ -73,10 +73,10 @@ KernelOffer TypeCheck(const Node* node) {
 }
 
 const bool kRegistered = [] {
-  RegisterNative("prim::GetAttr", GetAttr);
-  RegisterNative("prim::SetAttr", SetAttr);
-  RegisterNative("prim::CreateObject", CreateObject);
-  RegisterNative("prim::TypeCheck", TypeCheck);
+  RegisterNativeNodeKind("prim::GetAttr", GetAttr);
+  RegisterNativeNodeKind("prim::SetAttr", SetAttr);
+  RegisterNativeNodeKind("prim::CreateObject", CreateObject);
+  RegisterNativeNodeKind("prim::TypeCheck", TypeCheck);
   return true;
 }();
 

@@ -17,24 +17,16 @@ namespace {
 
 using torch::jit::Node;
 
-void Register(absl::string_view op, Kernel kernel) {
-  RegisterNative(op, ForAnyNode(std::move(kernel)));
+void Register(absl::string_view name, absl::string_view overload, Kernel kernel) {
+  RegisterNativeOverload(name, overload, std::move(kernel));
 }
-
-const char* TypeName(int64_t) { return "int"; }
-const char* TypeName(double) { return "float"; }
-const char* TypeName(bool) { return "bool"; }
 
 // Registers `name.<overload>(A a, B b) -> R` for a binary function `f`.
 template <typename A, typename B, typename R, typename F>
 void RegisterBinary(const char* name, const char* overload, F f) {
-  const char* separator = *overload == '\0' ? "" : ".";
-  Register(absl::StrCat(name, separator, overload, "(", TypeName(A()), " a, ",
-                        TypeName(B()), " b) -> ", TypeName(R())),
-           [f](NodeIO& io) {
-             io.Output(0) = static_cast<R>(
-                 f(io.Input(0).to<A>(), io.Input(1).to<B>()));
-           });
+  Register(name, overload, [f](NodeIO& io) {
+    io.Output(0) = static_cast<R>(f(io.Input(0).to<A>(), io.Input(1).to<B>()));
+  });
 }
 
 // Registers the .int, .float, .int_float and .float_int overloads; `R` is
@@ -70,14 +62,12 @@ void RegisterArithmetic() {
                                          [](double a, double b) { return a / b; });
   RegisterBinary<int64_t, int64_t, int64_t>("aten::floordiv", "int", FloorDivide);
   RegisterBinary<int64_t, int64_t, int64_t>("aten::remainder", "int", PythonModulo);
-  RegisterBinary<int64_t, int64_t, int64_t>(
-      "prim::max", "int", [](int64_t a, int64_t b) { return std::max(a, b); });
-  RegisterBinary<int64_t, int64_t, int64_t>(
-      "prim::min", "int", [](int64_t a, int64_t b) { return std::min(a, b); });
-  Register("aten::neg.int(int a) -> int",
-           [](NodeIO& io) { io.Output(0) = -io.Input(0).toInt(); });
-  Register("aten::neg.float(float a) -> float",
-           [](NodeIO& io) { io.Output(0) = -io.Input(0).toDouble(); });
+  RegisterBinary<int64_t, int64_t, int64_t>("prim::max", "int",
+                                            [](int64_t a, int64_t b) { return std::max(a, b); });
+  RegisterBinary<int64_t, int64_t, int64_t>("prim::min", "int",
+                                            [](int64_t a, int64_t b) { return std::min(a, b); });
+  Register("aten::neg", "int", [](NodeIO& io) { io.Output(0) = -io.Input(0).toInt(); });
+  Register("aten::neg", "float", [](NodeIO& io) { io.Output(0) = -io.Input(0).toDouble(); });
 }
 
 void RegisterComparisons() {
@@ -89,85 +79,66 @@ void RegisterComparisons() {
   RegisterNumeric<bool, bool>("aten::ge", [](auto a, auto b) { return a >= b; });
   RegisterBinary<bool, bool, bool>("aten::eq", "bool", [](bool a, bool b) { return a == b; });
   RegisterBinary<bool, bool, bool>("aten::ne", "bool", [](bool a, bool b) { return a != b; });
-  RegisterBinary<bool, bool, bool>("aten::__and__", "bool",
-                                   [](bool a, bool b) { return a && b; });
-  RegisterBinary<bool, bool, bool>("aten::__or__", "bool",
-                                   [](bool a, bool b) { return a || b; });
-  Register("aten::__not__(bool self) -> bool",
-           [](NodeIO& io) { io.Output(0) = !io.Input(0).toBool(); });
-  Register("aten::__is__(t1 self, t2 obj) -> bool",
-           [](NodeIO& io) { io.Output(0) = io.Input(0).is(io.Input(1)); });
-  Register("aten::__isnot__(t1 self, t2 obj) -> bool",
-           [](NodeIO& io) { io.Output(0) = !io.Input(0).is(io.Input(1)); });
+  RegisterBinary<bool, bool, bool>("aten::__and__", "bool", [](bool a, bool b) { return a && b; });
+  RegisterBinary<bool, bool, bool>("aten::__or__", "bool", [](bool a, bool b) { return a || b; });
+  Register("aten::__not__", "", [](NodeIO& io) { io.Output(0) = !io.Input(0).toBool(); });
+  Register("aten::__is__", "", [](NodeIO& io) { io.Output(0) = io.Input(0).is(io.Input(1)); });
+  Register("aten::__isnot__", "", [](NodeIO& io) { io.Output(0) = !io.Input(0).is(io.Input(1)); });
 }
 
 void RegisterTensorMetadata() {
-  Register("aten::size(Tensor self) -> int[]", [](NodeIO& io) {
-    io.Output(0) = c10::List<int64_t>(io.Input(0).toTensor().sizes());
-  });
-  Register("aten::size.int(Tensor self, int dim) -> int", [](NodeIO& io) {
-    io.Output(0) = io.Input(0).toTensor().size(io.Input(1).toInt());
-  });
-  Register("aten::dim(Tensor self) -> int",
-           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().dim(); });
-  Register("aten::numel(Tensor self) -> int",
-           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().numel(); });
-  Register("aten::len.Tensor(Tensor t) -> int", [](NodeIO& io) {
+  Register("aten::size", "",
+           [](NodeIO& io) { io.Output(0) = c10::List<int64_t>(io.Input(0).toTensor().sizes()); });
+  Register("aten::size", "int",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().size(io.Input(1).toInt()); });
+  Register("aten::dim", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().dim(); });
+  Register("aten::numel", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().numel(); });
+  Register("aten::len", "Tensor", [](NodeIO& io) {
     const at::Tensor& t = io.Input(0).toTensor();
     TORCH_CHECK(t.dim() > 0, "len() of a 0-d tensor");
     io.Output(0) = t.sizes()[0];
   });
-  Register("prim::dtype(Tensor a) -> int", [](NodeIO& io) {
+  Register("prim::dtype", "", [](NodeIO& io) {
     io.Output(0) = static_cast<int64_t>(io.Input(0).toTensor().scalar_type());
   });
-  Register("prim::device(Tensor a) -> Device",
-           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().device(); });
+  Register("prim::device", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().device(); });
 }
 
 void RegisterConversions() {
-  Register("aten::Int.Tensor(Tensor a) -> int",
+  Register("aten::Int", "Tensor",
            [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item<int64_t>(); });
-  Register("aten::Int.bool(bool a) -> int", [](NodeIO& io) {
-    io.Output(0) = static_cast<int64_t>(io.Input(0).toBool());
-  });
-  Register("aten::Int.float(float a) -> int", [](NodeIO& io) {
-    io.Output(0) = static_cast<int64_t>(io.Input(0).toDouble());
-  });
-  Register("aten::Int.Scalar(Scalar a) -> int", [](NodeIO& io) {
+  Register("aten::Int", "bool",
+           [](NodeIO& io) { io.Output(0) = static_cast<int64_t>(io.Input(0).toBool()); });
+  Register("aten::Int", "float",
+           [](NodeIO& io) { io.Output(0) = static_cast<int64_t>(io.Input(0).toDouble()); });
+  Register("aten::Int", "Scalar", [](NodeIO& io) {
     const c10::IValue& a = io.Input(0);
     io.Output(0) = a.isInt() ? a.toInt() : static_cast<int64_t>(a.toScalar().toDouble());
   });
-  Register("aten::Float.Scalar(Scalar a) -> float", [](NodeIO& io) {
-    io.Output(0) = io.Input(0).toScalar().toDouble();
-  });
-  Register("aten::Float.Tensor(Tensor a) -> float",
+  Register("aten::Float", "Scalar",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toScalar().toDouble(); });
+  Register("aten::Float", "Tensor",
            [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item<double>(); });
-  Register("aten::Float.int(int a) -> float", [](NodeIO& io) {
-    io.Output(0) = static_cast<double>(io.Input(0).toInt());
-  });
-  Register("aten::Float.bool(bool a) -> float", [](NodeIO& io) {
-    io.Output(0) = io.Input(0).toBool() ? 1.0 : 0.0;
-  });
-  Register("aten::Bool.Tensor(Tensor a) -> bool",
+  Register("aten::Float", "int",
+           [](NodeIO& io) { io.Output(0) = static_cast<double>(io.Input(0).toInt()); });
+  Register("aten::Float", "bool",
+           [](NodeIO& io) { io.Output(0) = io.Input(0).toBool() ? 1.0 : 0.0; });
+  Register("aten::Bool", "Tensor",
            [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_nonzero(); });
-  Register("aten::Bool.int(int a) -> bool",
-           [](NodeIO& io) { io.Output(0) = io.Input(0).toInt() != 0; });
-  Register("aten::Bool.float(float a) -> bool",
-           [](NodeIO& io) { io.Output(0) = io.Input(0).toDouble() != 0.0; });
-  Register("prim::NumToTensor.Scalar(Scalar a) -> Tensor", [](NodeIO& io) {
-    io.Output(0) = at::scalar_to_tensor(io.Input(0).toScalar());
-  });
-  Register("prim::NumToTensor.bool(bool a) -> Tensor", [](NodeIO& io) {
-    io.Output(0) = at::scalar_to_tensor(io.Input(0).toBool());
-  });
+  Register("aten::Bool", "int", [](NodeIO& io) { io.Output(0) = io.Input(0).toInt() != 0; });
+  Register("aten::Bool", "float", [](NodeIO& io) { io.Output(0) = io.Input(0).toDouble() != 0.0; });
+  Register("prim::NumToTensor", "Scalar",
+           [](NodeIO& io) { io.Output(0) = at::scalar_to_tensor(io.Input(0).toScalar()); });
+  Register("prim::NumToTensor", "bool",
+           [](NodeIO& io) { io.Output(0) = at::scalar_to_tensor(io.Input(0).toBool()); });
 }
 
 void RegisterSpecial() {
-  Register("prim::Uninitialized() -> Any",
+  Register("prim::Uninitialized", "",
            [](NodeIO& io) { io.Output(0) = c10::IValue::uninitialized(); });
   // The model's own error, as the JIT's exception (the runtime adds which
   // node raised it).
-  Register("prim::RaiseException(str msg, str? cls=None) -> ()", [](NodeIO& io) {
+  Register("prim::RaiseException", "", [](NodeIO& io) {
     const c10::IValue& cls = io.Input(1);
     const std::string class_name = cls.isNone() ? "Exception" : cls.toStringRef();
     throw torch::jit::JITException(absl::StrCat(class_name, ": ", io.Input(0).toStringRef()),

@@ -55,7 +55,7 @@ void RegisterConcatenation() {
     RegisterOut(stack ? "aten::stack" : "aten::cat", "", [stack](NodeIO& io) {
       Concatenate(io, io.Input(0).toTensorVector(), io.Input(1).toInt(), stack);
     });
-    KernelRegistry::Global().Register(
+    KernelRegistry::Global().RegisterNodeKind(
         stack ? "static_runtime::variadic_stack" : "static_runtime::variadic_cat",
         KernelKind::kOutVariant, [stack](const Node*) -> KernelOffer {
           return [stack](NodeIO& io) {
@@ -360,7 +360,7 @@ void RegisterRewriteOperators() {
   absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
-    KernelRegistry::Global().Register(
+    KernelRegistry::Global().RegisterNodeKind(
         variant.copy_op, KernelKind::kOutVariant, [](const Node* node) -> KernelOffer {
           const ops::CopyVariant::View view = CopyVariantView(node);
           if (view == nullptr) return Decline();
@@ -369,7 +369,7 @@ void RegisterRewriteOperators() {
   }
   // maybe_copy_to: the input itself when no conversion happens (the pass
   // only rewrites `to` where nobody can tell), else a copy into the slot.
-  KernelRegistry::Global().Register(
+  KernelRegistry::Global().RegisterNodeKind(
       "static_runtime::maybe_copy_to", KernelKind::kOutVariant,
       [](const Node* node) -> KernelOffer {
         const std::string overload = OverloadOf(node);
@@ -402,7 +402,7 @@ void RegisterRewriteOperators() {
 
   // split / chunk / unbind with one output per part.
   for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
-    KernelRegistry::Global().Register(
+    KernelRegistry::Global().RegisterNodeKind(
         split.op, KernelKind::kOutVariant, [split](const Node*) -> KernelOffer {
           return [split](NodeIO& io) {
             const std::vector<at::Tensor> parts = ApplySplit(split, io);

@@ -99,9 +99,7 @@ inline void WriteOutputOrCpuFunctional(NodeIO& io, size_t i, at::ScalarType dtyp
 }
 
 // The dtype rules of the kernel families.
-inline at::ScalarType DefaultFloat() {
-  return c10::typeMetaToScalarType(c10::get_default_dtype());
-}
+inline at::ScalarType DefaultFloat() { return c10::typeMetaToScalarType(c10::get_default_dtype()); }
 // Integer and bool inputs give the default float dtype (exp, sigmoid, ...).
 inline at::ScalarType FloatResult(at::ScalarType input) {
   return at::isIntegralType(input, /*includeBool=*/true) ? DefaultFloat() : input;
@@ -131,9 +129,10 @@ inline c10::List<c10::optional<at::Tensor>> OptionalTensorListArg(const NodeIO& 
 }
 
 // Registers an out-variant kernel for the JIT operator `name`.`overload`.
-inline void RegisterOut(const char* name, const char* overload, Kernel kernel) {
+inline void RegisterOut(const char* name, const char* overload, Kernel kernel,
+                        const char* file = __builtin_FILE()) {
   KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kOutVariant,
-                                            ForAnyNode(std::move(kernel)));
+                                            ForAnyNode(std::move(kernel)), nullptr, file);
 }
 
 }  // namespace static_runtime

@@ -450,8 +450,8 @@ class FusedPointwise {
 };
 
 const bool kRegistered = [] {
-  KernelRegistry::Global().Register("static_runtime::fused_pointwise", KernelKind::kOutVariant,
-                                    FusedPointwise::Make);
+  KernelRegistry::Global().RegisterNodeKind("static_runtime::fused_pointwise",
+                                            KernelKind::kOutVariant, FusedPointwise::Make);
   return true;
 }();
 

@@ -5,7 +5,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
-#include "torch/csrc/jit/frontend/function_schema_parser.h"
 #include "torch/csrc/jit/runtime/operator.h"
 
 namespace static_runtime {
@@ -31,13 +30,15 @@ KernelFactory ForAnyNode(Kernel kernel) {
   return [kernel = std::move(kernel)](const torch::jit::Node*) { return KernelOffer(kernel); };
 }
 
-void RegisterNative(absl::string_view op, KernelFactory factory) {
-  KernelRegistry::Global().Register(op, KernelKind::kNative, std::move(factory));
+void RegisterNativeNodeKind(absl::string_view node_kind, KernelFactory factory, const char* file) {
+  KernelRegistry::Global().RegisterNodeKind(node_kind, KernelKind::kNative, std::move(factory),
+                                            file);
 }
 
-void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel) {
+void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel,
+                            const char* file) {
   KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kNative,
-                                            ForAnyNode(std::move(kernel)));
+                                            ForAnyNode(std::move(kernel)), nullptr, file);
 }
 
 KernelRegistry& KernelRegistry::Global() {
@@ -45,64 +46,62 @@ KernelRegistry& KernelRegistry::Global() {
   return *registry;
 }
 
-void KernelRegistry::Register(absl::string_view op, KernelKind kind,
-                              KernelFactory factory) {
-  CHECK(kind != KernelKind::kFallback)
-      << "fallback kernels are not registered: " << op;
-  Entry entry{std::string(op), std::nullopt, false, c10::Symbol(), kind,
-              std::move(factory), ErrorBound()};
-  if (absl::StrContains(op, "(")) {
-    entry.schema = torch::jit::parseSchema(entry.op);
-    entry.kind_symbol = c10::Symbol::fromQualString(entry.schema->name());
-  } else {
-    entry.kind_symbol = c10::Symbol::fromQualString(entry.op);
-  }
-  Add(std::move(entry));
+void KernelRegistry::RegisterNodeKind(absl::string_view node_kind, KernelKind kind,
+                                      KernelFactory factory, const char* file) {
+  CHECK(kind != KernelKind::kFallback) << "fallback kernels are not registered: " << node_kind;
+  CHECK(!absl::StrContains(node_kind, "(")) << "a node kind, not a schema: " << node_kind;
+  Add(Entry{std::string(node_kind), std::nullopt, false,
+            c10::Symbol::fromQualString(std::string(node_kind)), kind, std::move(factory),
+            ErrorBound(), file});
 }
 
 void KernelRegistry::Add(Entry entry) {
   // Two kernels of one kind for one schema would leave the choice to the
   // link order: an error at startup, naming both.
-  for (const Entry& other : entries_) {
+  std::vector<size_t>& same_kind = by_kind_[entry.kind_symbol];
+  for (size_t index : same_kind) {
+    const Entry& other = entries_[index];
     const bool same_op =
         entry.schema && other.schema ? *entry.schema == *other.schema : entry.op == other.op;
     CHECK(!(same_op && other.kind == entry.kind))
         << "two kernels of one kind registered for one operator: '" << other.op << "' and '"
         << entry.op << "'";
   }
+  same_kind.push_back(entries_.size());
   entries_.push_back(std::move(entry));
 }
 
-void KernelRegistry::RegisterOverload(absl::string_view name,
-                                      absl::string_view overload, KernelKind kind,
-                                      KernelFactory factory, ErrorBound error_bound) {
-  CHECK(kind != KernelKind::kFallback)
-      << "fallback kernels are not registered: " << name;
+void KernelRegistry::RegisterOverload(absl::string_view name, absl::string_view overload,
+                                      KernelKind kind, KernelFactory factory,
+                                      ErrorBound error_bound, const char* file) {
+  CHECK(kind != KernelKind::kFallback) << "fallback kernels are not registered: " << name;
   const c10::Symbol symbol = c10::Symbol::fromQualString(std::string(name));
   for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
     if (op->schema().overload_name() == overload) {
       Add(Entry{c10::toString(op->schema()), op->schema(), false, symbol, kind, std::move(factory),
-                std::move(error_bound)});
+                std::move(error_bound), file});
       return;
     }
   }
   Add(Entry{absl::StrCat(name, ".", overload), std::nullopt, true, symbol, kind, std::move(factory),
-            ErrorBound()});
+            ErrorBound(), file});
 }
 
-bool KernelRegistry::Matches(const Entry& entry,
-                             const torch::jit::Node* node) const {
+bool KernelRegistry::Matches(const Entry& entry, const torch::jit::Node* node) const {
   if (node->kind() != entry.kind_symbol || entry.unknown_to_jit) return false;
   if (!entry.schema) return true;
   const c10::FunctionSchema* schema = node->maybeSchema();
   return schema != nullptr && *schema == *entry.schema;
 }
 
-std::optional<KernelRegistry::Selected> KernelRegistry::Find(
-    const torch::jit::Node* node, bool allow_out_variants) const {
+std::optional<KernelRegistry::Selected> KernelRegistry::Find(const torch::jit::Node* node,
+                                                             bool allow_out_variants) const {
+  auto candidates = by_kind_.find(node->kind());
+  if (candidates == by_kind_.end()) return std::nullopt;
   for (KernelKind kind : {KernelKind::kOutVariant, KernelKind::kNative}) {
     if (kind == KernelKind::kOutVariant && !allow_out_variants) continue;
-    for (const Entry& entry : entries_) {
+    for (size_t index : candidates->second) {
+      const Entry& entry = entries_[index];
       if (entry.kind != kind || !Matches(entry, node)) continue;
       KernelOffer offer = entry.factory(node);
       if (!offer.declined()) {
@@ -120,6 +119,14 @@ std::vector<std::string> KernelRegistry::Registered(KernelKind kind) const {
   }
   std::sort(result.begin(), result.end());
   return result;
+}
+
+std::vector<std::string> KernelRegistry::SourceFiles() const {
+  std::vector<std::string> files;
+  for (const Entry& entry : entries_) files.push_back(entry.file);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
 }
 
 std::vector<std::string> KernelRegistry::SchemasUnknownToJit() const {

@@ -2,14 +2,18 @@
 //
 // A kernel reads a node's inputs from, and writes its outputs to, value slots
 // the runtime owns (NodeIO); it never sees the runtime itself. Kernels are
-// registered for an exact operator schema ("aten::add.int(int a, int b) ->
-// int": only nodes whose schema is exactly that operator) or for a node kind
+// registered for an operator by name and overload ("aten::add", "int": only
+// nodes whose schema is exactly the JIT's aten::add.int) or for a node kind
 // ("prim::ListConstruct": every node of that kind, for the special nodes that
-// have no operator). A factory sees the node once, when a model is loaded, and
-// returns Decline() when it does not support that node (its static types or
-// constant arguments), so the node falls back instead of computing something
-// different. Kernels are shared by every thread running the model: they must
-// not keep mutable state between calls.
+// have no operator, and our own variadic operators). Kernel files register at
+// static initialization (`const bool kRegistered = [] { ... }();`), in
+// libraries with `alwayslink = True` listed in //ops:kernels;
+// //ops:kernels_linked_test fails for a kernel file left out. A factory sees
+// the node once, when a model is loaded, and returns Decline() when it does
+// not support that node (its static types or constant arguments), so the
+// node falls back instead of computing something different. Kernels are
+// shared by every thread running the model: they must not keep mutable state
+// between calls.
 //
 // Errors: a model's problems are absl::Status (from the runtime); the
 // registry's own CHECKs fire only for mistakes in this repository's kernel
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "ATen/core/ivalue.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -101,25 +106,29 @@ using KernelFactory = std::function<KernelOffer(const torch::jit::Node*)>;
 // how far each element of its float output may be from that exact result.
 // The JIT operator's own float result is within the same bound, so the two
 // differ by at most twice it. Used by the differential harness.
-using ErrorBound = std::function<at::Tensor(const std::vector<c10::IValue>& inputs,
-                                            const at::Tensor& exact)>;
+using ErrorBound =
+    std::function<at::Tensor(const std::vector<c10::IValue>& inputs, const at::Tensor& exact)>;
 
 class KernelRegistry {
  public:
   static KernelRegistry& Global();
 
-  // `op` is an operator schema or a node kind (see the top of this file).
-  // An unparsable schema, or a second kernel of one kind for one operator
-  // (the link order would choose), is a programming error and aborts at
-  // startup, naming both registrations.
-  void Register(absl::string_view op, KernelKind kind, KernelFactory factory);
-
-  // For the operator `name`.`overload` ("" = the default overload) registered
-  // with the JIT, by its exact schema. An operator the JIT does not have is
-  // reported by SchemasUnknownToJit() and never matches.
-  void RegisterOverload(absl::string_view name, absl::string_view overload,
-                        KernelKind kind, KernelFactory factory,
-                        ErrorBound error_bound = nullptr);
+  // The one way to register a kernel: for the operator `name`.`overload`
+  // ("" = the default overload) registered with the JIT, by its exact
+  // schema; an operator the JIT does not have is reported by
+  // SchemasUnknownToJit() and never matches. A second kernel of one kind for
+  // one operator (the link order would choose) is a programming error and
+  // aborts at startup, naming both. `file` is where the registration is
+  // (Bazel's path of the caller), for the test that every kernel file is
+  // linked.
+  void RegisterOverload(absl::string_view name, absl::string_view overload, KernelKind kind,
+                        KernelFactory factory, ErrorBound error_bound = nullptr,
+                        const char* file = __builtin_FILE());
+  // For every node of kind `node_kind` ("prim::ListConstruct"): nodes with
+  // no operator, or with a variadic schema (our own static_runtime::
+  // operators), whose factory looks at the node.
+  void RegisterNodeKind(absl::string_view node_kind, KernelKind kind, KernelFactory factory,
+                        const char* file = __builtin_FILE());
 
   struct Selected {
     Kernel kernel;
@@ -127,9 +136,9 @@ class KernelRegistry {
     ErrorBound error_bound;  // empty: bit for bit the JIT operator's result
   };
   // The first kernel whose factory accepts `node`: out variants first (when
-  // allowed), then native kernels. nullopt when none does.
-  std::optional<Selected> Find(const torch::jit::Node* node,
-                               bool allow_out_variants) const;
+  // allowed), then native kernels. nullopt when none does. The entries are
+  // indexed by node kind.
+  std::optional<Selected> Find(const torch::jit::Node* node, bool allow_out_variants) const;
 
   // Every registered operator schema or node kind of `kind`, sorted.
   std::vector<std::string> Registered(KernelKind kind) const;
@@ -137,6 +146,9 @@ class KernelRegistry {
   // The registered schemas that do not name an operator registered with the
   // JIT with exactly that schema (a typo would make the kernel unreachable).
   std::vector<std::string> SchemasUnknownToJit() const;
+
+  // The source files that registered kernels, sorted.
+  std::vector<std::string> SourceFiles() const;
 
  private:
   struct Entry {
@@ -147,33 +159,27 @@ class KernelRegistry {
     KernelKind kind;
     KernelFactory factory;
     ErrorBound error_bound;
+    std::string file;
   };
   bool Matches(const Entry& entry, const torch::jit::Node* node) const;
   // Appends `entry`; a second kernel of its kind for its operator is fatal.
   void Add(Entry entry);
 
   std::vector<Entry> entries_;
+  // Node kind -> the indices of its entries in entries_, in registration order.
+  absl::flat_hash_map<c10::Symbol, std::vector<size_t>> by_kind_;
 };
 
 // A factory that gives `kernel` for every node it is asked about.
 KernelFactory ForAnyNode(Kernel kernel);
 
-// Registers a native kernel in the global registry.
-void RegisterNative(absl::string_view op, KernelFactory factory);
-// Registers `kernel` as the native kernel of every node of the JIT operator
+// Native kernels in the global registry: `factory` for every node of
+// `node_kind`, or `kernel` for every node of the JIT operator
 // `name`.`overload` (see RegisterOverload).
-void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel);
-
-// Registers at static initialization:
-//   static const KernelRegistration kAddInt("aten::add.int(...) -> int",
-//                                           KernelKind::kNative, factory);
-// Libraries that register kernels need `alwayslink = True`.
-struct KernelRegistration {
-  KernelRegistration(absl::string_view op, KernelKind kind,
-                     KernelFactory factory) {
-    KernelRegistry::Global().Register(op, kind, std::move(factory));
-  }
-};
+void RegisterNativeNodeKind(absl::string_view node_kind, KernelFactory factory,
+                            const char* file = __builtin_FILE());
+void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel,
+                            const char* file = __builtin_FILE());
 
 }  // namespace static_runtime
 

@@ -31,8 +31,8 @@ TEST(RegistryTest, EverySchemaNamesAJitOperator) {
 // second aborts, naming both.
 TEST(RegistryDeathTest, ASecondKernelOfOneKindForOneSchemaAborts) {
   KernelRegistry& registry = KernelRegistry::Global();
-  EXPECT_DEATH(registry.Register("aten::relu(Tensor self) -> Tensor", KernelKind::kOutVariant,
-                                 [](const torch::jit::Node*) { return Decline(); }),
+  EXPECT_DEATH(registry.RegisterOverload("aten::relu", "", KernelKind::kOutVariant,
+                                         [](const torch::jit::Node*) { return Decline(); }),
                "two kernels of one kind registered for one operator: "
                "'aten::relu\\(Tensor self\\) -> Tensor'");
 }
