@@ -15,7 +15,7 @@
 
 #define RETURN_IF_ERROR(expr)                                        \
   do {                                                               \
-    const absl::Status static_runtime_status_ = (expr);              \
+    const absl::Status& static_runtime_status_ = (expr);             \
     if (!static_runtime_status_.ok()) return static_runtime_status_; \
   } while (false)
 

@@ -21,6 +21,7 @@ PACKAGES=(
   zlib1g-dev             # zlib: checking model archives before LibTorch reads them
   clang                  # libFuzzer builds (--config=fuzz)
   clang-format           # tools/check_format.sh (CI): the house style
+  clang-tidy             # tools/check_tidy.sh (CI): .clang-tidy's checks
   libclang-rt-14-dev     # clang's sanitizer and libFuzzer runtimes
   libdnnl-dev            # oneDNN 2.6 headers: convolutions with pre-packed weights
   libsleef-dev           # SLEEF header: ATen's Vectorized<float> math in our LSTM step
