@@ -104,40 +104,6 @@ const std::vector<FlagSpec>& Flags() {
   return *kFlags;
 }
 
-std::string Usage() {
-  return absl::StrCat(
-      "usage: sr bench [MODEL.pt | MODEL.srpkg --source=MODEL.pt] [flags]\n"
-      "       sr profile [MODEL.pt | MODEL.srpkg] [--trace=FILE.json] [flags]\n"
-      "       sr explain [MODEL.pt | MODEL.srpkg] [--dot=FILE] [flags]\n"
-      "       sr plan [MODEL.pt | MODEL.srpkg] --svg=FILE [flags]\n"
-      "       sr compile MODEL.pt [--inputs=FILE | --input-spec=SPEC] -o MODEL.srpkg [flags]\n"
-      "       sr load MODEL.pt --inputs=FILE | --input-spec=SPEC [--rounds=N] [flags]\n"
-      "       sr export [MODEL.pt] --model-out=FILE --inputs-out=FILE [flags]\n"
-      "       sr verify MODEL.pt --inputs=FILE[,FILE...] | --input-spec=SPEC[|SPEC...] "
-      "[--seeds=N]\n"
-      "       sr gate --baseline=FILE[,FILE...] --current=FILE[,FILE...] [--max-regression=PCT]\n\n"
-      "bench runs MODEL.pt (a torch.jit.save archive; without one, an embedded\n"
-      "ads-ranking model) on the static runtime and on the TorchScript JIT,\n"
-      "interleaved, and prints latency, the output check, memory and kernel\n"
-      "statistics. profile shows time per node kind, the phases of a run and\n"
-      "the runtime's overhead per node. explain prints the prepared graph,\n"
-      "each node's kernel kind and why a node runs in fallback, or why the\n"
-      "model cannot run. plan draws the memory plan after a run. export writes\n"
-      "the model and its inputs as files Python loads with torch.jit.load and\n"
-      "torch.load (for tools/compare_pytorch_sr.py). verify checks the model\n"
-      "against the JIT under every option set, on every input set, and exits 0\n"
-      "only if every check passes. gate compares benchmark JSON reports (sr bench\n"
-      "--json) by their static / JIT ratios and exits 1 on a regression beyond\n"
-      "--max-regression percent or a missing model. compile prepares MODEL.pt\n"
-      "once and writes it as a compiled package (prepared graph, constants,\n"
-      "kernel choices and the memory plan for the given inputs) that loads\n"
-      "without running any pass; bench, profile, explain and plan take a\n"
-      "package (MODEL.srpkg) in place of a model, with the options it was\n"
-      "compiled with. load times how long MODEL.pt takes to become ready: prepared,\n"
-      "from a compiled package and through the model cache, interleaved.\n\nflags:\n",
-      FlagHelp(Flags()));
-}
-
 // --inputs, --input-spec, or the embedded model's spec.
 absl::StatusOr<std::vector<c10::IValue>> LoadInputs(const Args& args) {
   if (args.Given("inputs")) return LoadInputsFile(args.String("inputs"));
@@ -544,6 +510,72 @@ int LoadCommand(const Args& args) {
   return 0;
 }
 
+// Every command: its usage line (after "sr "), what it does, and its
+// function. The usage text, the dispatch and the unknown-command error come
+// from this one table.
+struct Command {
+  const char* name;
+  const char* usage;
+  const char* description;
+  int (*run)(const Args&);
+};
+
+const std::vector<Command>& Commands() {
+  static const auto* const kCommands = new std::vector<Command>{
+      {"bench", "bench [MODEL.pt | MODEL.srpkg --source=MODEL.pt] [flags]",
+       "runs MODEL.pt (a torch.jit.save archive; without one, an embedded ads-ranking model) on "
+       "the static runtime and on the TorchScript JIT, interleaved, and prints latency, the "
+       "output check, memory and kernel statistics.",
+       Bench},
+      {"profile", "profile [MODEL.pt | MODEL.srpkg] [--trace=FILE.json] [flags]",
+       "shows time per node kind, the phases of a run and the runtime's overhead per node.",
+       ProfileCommand},
+      {"explain", "explain [MODEL.pt | MODEL.srpkg] [--dot=FILE] [flags]",
+       "prints the prepared graph, each node's kernel kind and why a node runs in fallback, or "
+       "why the model cannot run.",
+       ExplainCommand},
+      {"plan", "plan [MODEL.pt | MODEL.srpkg] --svg=FILE [flags]",
+       "draws the memory plan after a run.", PlanCommand},
+      {"compile", "compile MODEL.pt [--inputs=FILE | --input-spec=SPEC] -o MODEL.srpkg [flags]",
+       "prepares MODEL.pt once and writes it as a compiled package (prepared graph, constants, "
+       "kernel choices and the memory plan for the given inputs) that loads without running any "
+       "pass; bench, profile, explain and plan take a package (MODEL.srpkg) in place of a "
+       "model, with the options it was compiled with.",
+       CompileCommand},
+      {"load", "load MODEL.pt --inputs=FILE | --input-spec=SPEC [--rounds=N] [flags]",
+       "times how long MODEL.pt takes to become ready: prepared, from a compiled package and "
+       "through the model cache, interleaved.",
+       LoadCommand},
+      {"export", "export [MODEL.pt] --model-out=FILE --inputs-out=FILE [flags]",
+       "writes the model and its inputs as files Python loads with torch.jit.load and "
+       "torch.load (for tools/compare_pytorch_sr.py).",
+       ExportCommand},
+      {"verify",
+       "verify MODEL.pt --inputs=FILE[,FILE...] | --input-spec=SPEC[|SPEC...] [--seeds=N]",
+       "checks the model against the JIT under every option set, on every input set, and exits "
+       "0 only if every check passes.",
+       VerifyCommand},
+      {"gate", "gate --baseline=FILE[,FILE...] --current=FILE[,FILE...] [--max-regression=PCT]",
+       "compares benchmark JSON reports (sr bench --json) by their static / JIT ratios and "
+       "exits 1 on a regression beyond --max-regression percent or a missing model.",
+       GateCommand},
+  };
+  return *kCommands;
+}
+
+std::string Usage() {
+  std::string usage;
+  for (const Command& command : Commands()) {
+    absl::StrAppend(&usage, usage.empty() ? "usage: sr " : "       sr ", command.usage, "\n");
+  }
+  absl::StrAppend(&usage, "\n");
+  for (const Command& command : Commands()) {
+    absl::StrAppend(&usage, command.name, " ", command.description, "\n");
+  }
+  absl::StrAppend(&usage, "\nflags:\n", FlagHelp(Flags()));
+  return usage;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> arguments(argv, argv + argc);
   for (size_t i = 0; i + 1 < arguments.size(); ++i) {  // -o FILE is --out=FILE
@@ -558,20 +590,14 @@ int Main(int argc, char** argv) {
     std::cout << Usage();
     return 0;
   }
-  if (args->command() == "bench") return Bench(*args);
-  if (args->command() == "explain") return ExplainCommand(*args);
-  if (args->command() == "compile") return CompileCommand(*args);
-  if (args->command() == "load") return LoadCommand(*args);
-  if (args->command() == "profile") return ProfileCommand(*args);
-  if (args->command() == "plan") return PlanCommand(*args);
-  if (args->command() == "export") return ExportCommand(*args);
-  if (args->command() == "verify") return VerifyCommand(*args);
-  if (args->command() == "gate") return GateCommand(*args);
+  std::vector<std::string> names;
+  for (const Command& command : Commands()) {
+    if (args->command() == command.name) return command.run(*args);
+    names.push_back(command.name);
+  }
   if (args->command().empty()) return Fail(2, "no command given (try: sr bench --help)");
-  return Fail(
-      2, absl::StrCat(
-             "unknown command '", args->command(),
-             "' (commands: bench, profile, explain, plan, compile, load, export, verify, gate)"));
+  return Fail(2, absl::StrCat("unknown command '", args->command(),
+                              "' (commands: ", absl::StrJoin(names, ", "), ")"));
 }
 
 }  // namespace
