@@ -1,37 +1,20 @@
-// Out-variant kernels for data movement: cat/stack (and their variadic
-// forms), index_select, gather, repeat, clone, contiguous, type_as,
-// zeros_like/ones_like/full_like, arange, the copy variants of views, maybe-copying
-// `to`, split/chunk/unbind with unpacked outputs, topk and sort.
-// aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy ignores
-// the strides of non-contiguous inputs, and the runtime must give what the
-// JIT gives. flip and roll too: their out forms copy through a temporary.
+// Out-variant kernels that move data into new tensors: cat/stack (and their
+// variadic forms), index_select, index, gather, repeat, topk and sort, and
+// the factories zeros/ones/full and arange. (Copies of a tensor, views'
+// copy variants and unpacked splits: ops/out_copies.cc.)
+// flip and roll stay in fallback: their out forms copy through a temporary.
 #include <optional>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
-#include "ATen/ExpandUtils.h"
 #include "ATen/NativeFunctions.h"
-#include "absl/container/flat_hash_set.h"
-#include "ir/operators/operators.h"
 #include "ops/out_variant.h"
-#include "ops/views.h"
 
 namespace static_runtime {
 namespace {
 
 using torch::jit::Node;
-
-// Copies `source` into output `i`, reusing the slot's tensor when it can.
-void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
-  WriteOutput(
-      io, i, source.scalar_type(), [&] { return source.clone(at::MemoryFormat::Contiguous); },
-      [&](at::Tensor& out) {
-        out.resize_(source.sizes());
-        out.copy_(source);
-      });
-}
-
 at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
   at::ScalarType result = tensors.empty() ? DefaultFloat() : tensors[0].scalar_type();
   for (const at::Tensor& tensor : tensors) {
@@ -148,150 +131,6 @@ void RegisterIndexing() {
   }
 }
 
-// True if some node of the graph writes to one of its inputs: then a copy
-// and an alias are distinguishable, and aliasing ops must stay aliasing.
-bool GraphHasWriters(const Node* node) {
-  std::vector<const torch::jit::Block*> blocks = {node->owningGraph()->block()};
-  while (!blocks.empty()) {
-    const torch::jit::Block* block = blocks.back();
-    blocks.pop_back();
-    for (const Node* n : block->nodes()) {
-      for (const torch::jit::Block* sub_block : n->blocks()) blocks.push_back(sub_block);
-      const c10::FunctionSchema* schema = n->maybeSchema();
-      if (schema == nullptr) continue;
-      for (const c10::Argument& argument : schema->arguments()) {
-        if (argument.alias_info() != nullptr && argument.alias_info()->isWrite()) return true;
-      }
-    }
-  }
-  return false;
-}
-
-// Sizes `out` as ATen's empty_like(self, format) lays out its result: for
-// Preserve (or no format), the strides of a non-overlapping and dense `self`,
-// else the memory format `self` suggests; otherwise `format` itself.
-void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::MemoryFormat> format) {
-  const at::MemoryFormat layout = format.value_or(at::MemoryFormat::Preserve);
-  if (layout != at::MemoryFormat::Preserve) {
-    out.resize_(self.sizes(), layout);
-  } else {
-    // As ATen's empty_like(preserve): a dense input's strides, else dense
-    // strides in the input's order of dimensions.
-    out.resize_({self.numel()});
-    out.as_strided_(self.sizes(), self.is_non_overlapping_and_dense()
-                                      ? self.strides().vec()
-                                      : at::infer_dense_strides(self.sizes(), self.strides()));
-  }
-}
-
-// An out variant of an op that may return its input: only where nothing in
-// the graph writes in place (so a copy and the input itself cannot be told
-// apart).
-void RegisterMaybeAliasing(const char* name, Kernel kernel) {
-  KernelRegistry::Global().RegisterOverload(
-      name, "", KernelKind::kOutVariant, [kernel](const Node* node) {
-        return GraphHasWriters(node) ? Decline() : KernelOffer(kernel);
-      });
-}
-
-// contiguous(self, memory_format) returns `self` when it already has that
-// layout, else a copy laid out in it.
-void RegisterContiguous() {
-  RegisterMaybeAliasing("aten::contiguous", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const at::MemoryFormat format = io.Input(1).toMemoryFormat();
-    if (format == at::MemoryFormat::Preserve) {
-      io.Output(0) = self.contiguous(format);  // ATen's error
-      return;
-    }
-    if (self.is_contiguous(format)) {
-      io.Output(0) = self;
-      return;
-    }
-    WriteOutput(
-        io, 0, self.scalar_type(), [&] { return self.contiguous(format); },
-        [&](at::Tensor& out) {
-          ResizeLike(out, self, format);
-          out.copy_(self);
-        });
-  });
-}
-
-// type_as(self, other) returns `self` when the dtypes agree, else a copy in
-// other's dtype laid out as `self` (to() preserves the layout).
-void RegisterTypeAs() {
-  RegisterMaybeAliasing("aten::type_as", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const at::ScalarType target = TensorArg(io, 1).scalar_type();
-    if (target == self.scalar_type()) {
-      io.Output(0) = self;
-      return;
-    }
-    WriteOutput(
-        io, 0, target, [&] { return self.to(target); },
-        [&](at::Tensor& out) {
-          ResizeLike(out, self, at::MemoryFormat::Preserve);
-          out.copy_(self);
-        });
-  });
-}
-
-void RegisterCopies() {
-  // clone laid out as ATen lays it out (clone.out would copy through a
-  // temporary).
-  RegisterOut("aten::clone", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const auto format = io.Input(1).toOptional<at::MemoryFormat>();
-    if (format && *format != at::MemoryFormat::Contiguous &&
-        *format != at::MemoryFormat::Preserve) {
-      io.Output(0) = at::clone(self, format);
-      return;
-    }
-    WriteOutput(
-        io, 0, self.scalar_type(), [&] { return at::clone(self, format); },
-        [&](at::Tensor& out) {
-          ResizeLike(out, self, format);
-          out.copy_(self);
-        });
-  });
-  RegisterContiguous();
-  RegisterTypeAs();
-
-  // zeros_like / ones_like / full_like on the CPU, strided.
-  const struct {
-    const char* name;
-    bool has_fill_value;
-    double fill;
-  } kLike[] = {{"aten::zeros_like", false, 0.0},
-               {"aten::ones_like", false, 1.0},
-               {"aten::full_like", true, 0.0}};
-  for (const auto& like : kLike) {
-    RegisterOut(like.name, "", [has_value = like.has_fill_value, fill = like.fill](NodeIO& io) {
-      const at::Tensor& self = TensorArg(io, 0);
-      const size_t first_option = has_value ? 2 : 1;
-      const at::Scalar value = has_value ? io.Input(1).toScalar() : at::Scalar(fill);
-      const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
-      const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
-      const auto device = io.Input(first_option + 2).toOptional<at::Device>();
-      const auto pin = io.Input(first_option + 3).toOptional<bool>();
-      const auto format = io.Input(first_option + 4).toOptional<at::MemoryFormat>();
-      auto functional = [&] {
-        return at::full_like(self, value, dtype, layout, device, pin, format);
-      };
-      if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) ||
-          (format && *format != at::MemoryFormat::Contiguous &&
-           *format != at::MemoryFormat::Preserve)) {
-        io.Output(0) = functional();
-        return;
-      }
-      WriteOutput(io, 0, dtype.value_or(self.scalar_type()), functional, [&](at::Tensor& out) {
-        ResizeLike(out, self, format);
-        out.fill_(value);
-      });
-    });
-  }
-}
-
 // zeros/ones/full(size, *, dtype, layout, device, pin_memory) on the CPU,
 // strided: `fill` is the value of zeros and ones; without it (full) the
 // value is input 1. (empty stays with the JIT: its values are unspecified, so
@@ -356,68 +195,10 @@ void RegisterFactories() {
   }
 }
 
-void RegisterRewriteOperators() {
-  absl::flat_hash_set<std::string> copy_ops;
-  for (const ops::CopyVariant& variant : ops::CopyVariants()) {
-    if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
-    KernelRegistry::Global().RegisterNodeKind(
-        variant.copy_op, KernelKind::kOutVariant, [](const Node* node) -> KernelOffer {
-          const ops::CopyVariant::View view = CopyVariantView(node);
-          if (view == nullptr) return Decline();
-          return [view](NodeIO& io) { CopyToOutput(io, 0, ApplyView(view, io)); };
-        });
-  }
-  // maybe_copy_to: the input itself when no conversion happens (the pass
-  // only rewrites `to` where nobody can tell), else a copy into the slot.
-  KernelRegistry::Global().RegisterNodeKind(
-      "static_runtime::maybe_copy_to", KernelKind::kOutVariant,
-      [](const Node* node) -> KernelOffer {
-        const std::string overload = OverloadOf(node);
-        if (overload != "dtype" && overload != "other") return Decline();
-        const bool other = overload == "other";
-        return [other](NodeIO& io) {
-          const at::Tensor& self = TensorArg(io, 0);
-          const at::ScalarType target =
-              other ? TensorArg(io, 1).scalar_type() : io.Input(1).toScalarType();
-          const bool copy = io.Input(3).toBool();
-          const auto format = io.Input(4).toOptional<at::MemoryFormat>();
-          if ((other && !TensorArg(io, 1).is_cpu()) ||
-              (format && *format != at::MemoryFormat::Preserve)) {
-            io.Output(0) = other ? self.to(TensorArg(io, 1), false, copy, format)
-                                 : self.to(target, false, copy, format);
-            return;
-          }
-          if (target == self.scalar_type() && !copy) {
-            io.Output(0) = self;
-            return;
-          }
-          WriteOutput(
-              io, 0, target, [&] { return self.to(target, false, true); },
-              [&](at::Tensor& out) {
-                ResizeLike(out, self, at::MemoryFormat::Preserve);
-                out.copy_(self);
-              });
-        };
-      });
-
-  // split / chunk / unbind with one output per part.
-  for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
-    KernelRegistry::Global().RegisterNodeKind(
-        split.op, KernelKind::kOutVariant, [split](const Node*) -> KernelOffer {
-          return [split](NodeIO& io) {
-            const std::vector<at::Tensor> parts = ApplySplit(split, io);
-            for (size_t i = 0; i < parts.size(); ++i) CopyToOutput(io, i, parts[i]);
-          };
-        });
-  }
-}
-
 const bool kRegistered = [] {
   RegisterConcatenation();
   RegisterIndexing();
-  RegisterCopies();
   RegisterFactories();
-  RegisterRewriteOperators();
   return true;
 }();
 
