@@ -147,7 +147,7 @@ const bool kRegistered = [] {
     io.Output(0) = std::move(list);
   });
   // Ops that return their input when it already has the layout or dtype
-  // asked for (the out variants in out_data.cc decline in graphs with
+  // asked for (the out variants in out_copies.cc decline in graphs with
   // in-place writes, where a copy and the input could be told apart).
   RegisterNativeOverload("aten::contiguous", "", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toTensor().contiguous(io.Input(1).toMemoryFormat());
