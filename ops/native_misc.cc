@@ -98,12 +98,14 @@ const bool kRegistered = [] {
     io.Output(0) = text.str();
   });
   RegisterNativeOverload("aten::find", "", Find);
-  RegisterNativeOverload("aten::list", "t", [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
+  RegisterNativeOverload("aten::list", "t",
+                         [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
   for (const char* overload : {"int_list", "bool_list", "str_list"}) {
     RegisterNativeOverload("aten::eq", overload,
-             [](NodeIO& io) { io.Output(0) = ListsEqual(io.Input(0), io.Input(1)); });
-    RegisterNativeOverload("aten::ne", overload,
-             [](NodeIO& io) { io.Output(0) = !ListsEqual(io.Input(0), io.Input(1)); });
+                           [](NodeIO& io) { io.Output(0) = ListsEqual(io.Input(0), io.Input(1)); });
+    RegisterNativeOverload("aten::ne", overload, [](NodeIO& io) {
+      io.Output(0) = !ListsEqual(io.Input(0), io.Input(1));
+    });
   }
   for (const char* overload : {"int_list", "str_list", "float_list"}) {
     RegisterNativeOverload("aten::__contains__", overload, [](NodeIO& io) {
@@ -123,9 +125,10 @@ const bool kRegistered = [] {
     for (const c10::IValue& element : io.Input(0).toListRef()) sum += element.toInt();
     io.Output(0) = sum;
   });
-  RegisterNativeOverload("prim::is_cuda", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); });
+  RegisterNativeOverload("prim::is_cuda", "",
+                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); });
   RegisterNativeOverload("prim::is_quantized", "",
-           [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_quantized(); });
+                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_quantized(); });
   RegisterNativeOverload("prim::is_nested", "",
                          [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_nested(); });
   RegisterNativeOverload("prim::requires_grad", "",
@@ -175,16 +178,16 @@ const bool kRegistered = [] {
     io.Output(1) = std::move(weights);
   });
   RegisterNativeOverload("aten::is_autocast_enabled", "",
-           [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); });
+                         [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); });
   RegisterNativeOverload("aten::is_autocast_cpu_enabled", "",
-           [](NodeIO& io) { io.Output(0) = at::autocast::is_cpu_enabled(); });
+                         [](NodeIO& io) { io.Output(0) = at::autocast::is_cpu_enabled(); });
   RegisterNativeOverload("aten::tensor", "float", [](NodeIO& io) {
     ScalarTensor(io, io.Input(0).toDouble(), c10::typeMetaToScalarType(c10::get_default_dtype()));
   });
   RegisterNativeOverload("aten::tensor", "int",
-           [](NodeIO& io) { ScalarTensor(io, io.Input(0).toInt(), at::kLong); });
+                         [](NodeIO& io) { ScalarTensor(io, io.Input(0).toInt(), at::kLong); });
   RegisterNativeOverload("aten::tensor", "bool",
-           [](NodeIO& io) { ScalarTensor(io, io.Input(0).toBool(), at::kBool); });
+                         [](NodeIO& io) { ScalarTensor(io, io.Input(0).toBool(), at::kBool); });
   return true;
 }();
 

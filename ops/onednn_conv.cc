@@ -1,4 +1,4 @@
-// The out-variant kernel of static_runtime::conv2d_fused (passes/fuse_conv.h):
+// The out-variant kernel of static_runtime::conv2d_fused (passes/prepack_weights.h):
 // a oneDNN convolution on dense channels-last activations with the frozen
 // weights re-laid out once, in the blocked format oneDNN's kernel for that
 // shape wants, and shared by every thread and every input shape that wants
@@ -58,10 +58,10 @@ class Conv2dKernel {
  public:
   explicit Conv2dKernel(ConvParams params)
       : params_(std::move(params)),
-        packed_(onednn::FloatDesc(WeightDims(params_), params_.groups == 1
-                                                           ? memory::format_tag::oihw
-                                                           : memory::format_tag::goihw),
-                params_.weight.data_ptr()) {}
+        packed_(
+            onednn::FloatDesc(WeightDims(params_), params_.groups == 1 ? memory::format_tag::oihw
+                                                                       : memory::format_tag::goihw),
+            params_.weight.data_ptr()) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -72,7 +72,8 @@ class Conv2dKernel {
       return;
     }
     const bool has_residual = residual && residual->defined();
-    if (has_residual && (residual->scalar_type() != at::kFloat || !residual->sizes().equals(out_sizes))) {
+    if (has_residual &&
+        (residual->scalar_type() != at::kFloat || !residual->sizes().equals(out_sizes))) {
       // A broadcasting or promoting residual: ATen's add after our convolution.
       at::Tensor conv = at::empty({0}, at::kFloat);
       Compute(input, c10::nullopt, out_sizes, conv);
@@ -90,8 +91,8 @@ class Conv2dKernel {
   std::vector<int64_t> OutputSizes(const at::Tensor& input) const {
     const at::Tensor& w = params_.weight;
     if (input.scalar_type() != at::kFloat || input.dim() != 4 || !input.is_cpu() ||
-        input.size(1) != w.size(1) * params_.groups || input.numel() == 0 ||
-        input.is_neg() || input.is_conj()) {
+        input.size(1) != w.size(1) * params_.groups || input.numel() == 0 || input.is_neg() ||
+        input.is_conj()) {
       return {};
     }
     std::vector<int64_t> sizes = {input.size(0), w.size(0)};
@@ -122,8 +123,10 @@ class Conv2dKernel {
 
   std::unique_ptr<onednn::Plan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out) {
     const at::Tensor& w = params_.weight;
-    const memory::desc src = onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
-    const memory::desc dst = onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc);
+    const memory::desc src =
+        onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
+    const memory::desc dst =
+        onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc);
     const memory::desc any_weights =
         onednn::FloatDesc(WeightDims(params_), memory::format_tag::any);
     const memory::desc bias = params_.bias.defined()
@@ -142,8 +145,8 @@ class Conv2dKernel {
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const dnnl::convolution_forward::primitive_desc pd(
         dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                        dnnl::algorithm::convolution_direct, src, any_weights,
-                                        bias, dst, stride, dilation, padding_l, padding_r),
+                                        dnnl::algorithm::convolution_direct, src, any_weights, bias,
+                                        dst, stride, dilation, padding_l, padding_r),
         attr, onednn::CpuEngine());
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(src, onednn::CpuEngine(), nullptr)},

@@ -1,4 +1,4 @@
-// The out-variant kernel of static_runtime::linear_fused (passes/fuse_conv.h):
+// The out-variant kernel of static_runtime::linear_fused (passes/prepack_weights.h):
 // a oneDNN matmul with the frozen weight pre-packed (ops/onednn_matmul.h);
 // the activation runs as ATen's in-place op on the result.
 //

@@ -1,5 +1,5 @@
 // The native kernel of static_runtime::transformer_encoder_layer
-// (passes/fuse_conv.h): ATen's transformer encoder layer (aten::
+// (passes/prepack_weights.h): ATen's transformer encoder layer (aten::
 // _transformer_encoder_layer_fwd, the fast path of nn.TransformerEncoderLayer
 // in eval mode) step by step, as ATen 1.13 computes it, with its four matrix
 // products (the qkv and output projections, the two feed-forward linears) on

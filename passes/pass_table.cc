@@ -4,12 +4,12 @@
 #include "passes/copy_variants.h"
 #include "passes/eliminate_noop_slice.h"
 #include "passes/force_non_empty_outputs.h"
-#include "passes/fuse_conv.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
 #include "passes/hoist_dict_lookups.h"
 #include "passes/maybe_copy_to.h"
 #include "passes/owned_refs.h"
+#include "passes/prepack_weights.h"
 #include "passes/var_tuple_unpack.h"
 #include "passes/variadic_ops.h"
 

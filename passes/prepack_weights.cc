@@ -1,4 +1,4 @@
-#include "passes/fuse_conv.h"
+#include "passes/prepack_weights.h"
 
 #include <vector>
 
@@ -56,7 +56,8 @@ bool IsPrepackableConv1d(const Node* node) {
 // "valid"; dilation * (kernel - 1) / 2 per side for "same" (stride 1) when
 // that total is even. Else nullopt (ATen pads the input itself, or errors).
 c10::optional<std::vector<int64_t>> ExplicitPadding(const Node* node) {
-  if (!IsOverload(node, "aten::conv1d", "padding") && !IsOverload(node, "aten::conv2d", "padding")) {
+  if (!IsOverload(node, "aten::conv1d", "padding") &&
+      !IsOverload(node, "aten::conv2d", "padding")) {
     return c10::nullopt;
   }
   const int64_t spatial = node->kind() == c10::aten::conv1d ? 1 : 2;
@@ -111,7 +112,8 @@ void RewriteConv1dAsConv2d(Node* conv1d) {
   Value* image = graph->insert(c10::aten::unsqueeze, {conv1d->input(0), minus_two});
   Node* conv2d = graph->create(
       c10::aten::conv2d,
-      {image, graph->insertConstant(torch::jit::toIValue(conv1d->input(1))->toTensor().unsqueeze(2)),
+      {image,
+       graph->insertConstant(torch::jit::toIValue(conv1d->input(1))->toTensor().unsqueeze(2)),
        conv1d->input(2), graph->insertConstant(one(conv1d->input(3), 1)),
        graph->insertConstant(one(conv1d->input(4), 0)),
        graph->insertConstant(one(conv1d->input(5), 1)), conv1d->input(6)},

@@ -19,8 +19,8 @@
 // ("same" with an odd total padding, where ATen pads the input first, stays). The fused node
 // computes exactly what the absorbed ops compute (ops::Conv2dFusedReference in
 // ir/operators/operators.h).
-#ifndef STATIC_RUNTIME_PASSES_FUSE_CONV_H_
-#define STATIC_RUNTIME_PASSES_FUSE_CONV_H_
+#ifndef STATIC_RUNTIME_PASSES_PREPACK_WEIGHTS_H_
+#define STATIC_RUNTIME_PASSES_PREPACK_WEIGHTS_H_
 
 #include <memory>
 
@@ -47,4 +47,4 @@ bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_PASSES_FUSE_CONV_H_
+#endif  // STATIC_RUNTIME_PASSES_PREPACK_WEIGHTS_H_
