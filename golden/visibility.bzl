@@ -1,6 +1,7 @@
 """Who may use the verification harness's internal libraries (golden/ and
-golden/models/). Its public part (reference, option_sets, run_check and the
-model corpus: comparing a model's outputs with the JIT's) is public."""
+golden/models/). Its public part (reference, option_sets, run_check:
+comparing a model's outputs with the JIT's) is public; the model corpus is
+for the project's own tests and tools."""
 
 HARNESS_USERS = [
     "//load:__pkg__",

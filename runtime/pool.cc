@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ops/native_async.h"
+#include "runtime/runtime_state.h"
 
 namespace static_runtime {
 
@@ -51,9 +52,7 @@ absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& arg
 c10::IValue RuntimePool::operator()(const std::vector<c10::IValue>& args, const KwargMap& kwargs) {
   std::exception_ptr node_exception;
   absl::StatusOr<c10::IValue> result = Run(args, kwargs, &node_exception);
-  if (result.ok()) return *std::move(result);
-  if (node_exception != nullptr) std::rethrow_exception(node_exception);
-  TORCH_CHECK(false, result.status().message());
+  return ValueOrThrow(std::move(result), node_exception);
 }
 
 c10::intrusive_ptr<c10::ivalue::Future> RuntimePool::RunAsync(std::vector<c10::IValue> args,

@@ -14,6 +14,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "memory/planner.h"
 #include "runtime/module_state.h"
 
@@ -50,6 +51,12 @@ struct RuntimeState {
   std::exception_ptr last_exception;
   std::atomic<bool> running_async{false};
 };
+
+// What the throwing calls (StaticRuntime::operator(), RuntimePool::operator())
+// give for a run's `result`: its value, or the failing node's exception
+// rethrown as thrown, or a c10::Error with the Status message for an error
+// that no node threw.
+c10::IValue ValueOrThrow(absl::StatusOr<c10::IValue> result, std::exception_ptr node_exception);
 
 }  // namespace static_runtime
 

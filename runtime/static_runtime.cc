@@ -193,9 +193,13 @@ c10::IValue StaticRuntime::operator()(const std::vector<c10::IValue>& args,
                                       const KwargMap& kwargs) {
   TORCH_CHECK(!state_->running_async.load(std::memory_order_acquire),
               StillRunningAsync().message());
-  absl::StatusOr<c10::IValue> result = Run(args, kwargs);
+  absl::StatusOr<c10::IValue> result = Run(args, kwargs);  // sets last_exception
+  return ValueOrThrow(std::move(result), state_->last_exception);
+}
+
+c10::IValue ValueOrThrow(absl::StatusOr<c10::IValue> result, std::exception_ptr node_exception) {
   if (result.ok()) return *std::move(result);
-  if (state_->last_exception != nullptr) std::rethrow_exception(state_->last_exception);
+  if (node_exception != nullptr) std::rethrow_exception(node_exception);
   TORCH_CHECK(false, result.status().message());
 }
 

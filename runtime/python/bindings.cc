@@ -18,6 +18,7 @@
 
 #include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
+#include "golden/option_sets.h"
 #include "oneapi/dnnl/dnnl.h"
 #include "options/options.h"
 #include "runtime/package.h"
@@ -59,6 +60,13 @@ Options OptionsFrom(const std::map<std::string, bool>& given) {
 }
 
 [[noreturn]] void RaiseRunError(const absl::Status& status, std::exception_ptr node_exception);
+
+// {name: value} of every option of `options`.
+std::map<std::string, bool> OptionValues(const Options& options) {
+  std::map<std::string, bool> values;
+  for (const BoolOption& o : BoolOptions()) values[o.name] = options.*(o.member);
+  return values;
+}
 
 class PyModule {
  public:
@@ -408,11 +416,14 @@ PYBIND11_MODULE(_static_runtime, m) {
     info["python"] = absl::StrCat(PY_MAJOR_VERSION, ".", PY_MINOR_VERSION);
     return info;
   });
-  m.def("option_defaults", [] {
-    std::map<std::string, bool> defaults;
-    const static_runtime::Options options;
-    for (const static_runtime::BoolOption& o : static_runtime::BoolOptions())
-      defaults[o.name] = options.*(o.member);
-    return defaults;
+  // The standard option sets every differential check runs under
+  // (golden/option_sets.h): [(name, {option: value})].
+  m.def("standard_option_sets", [] {
+    std::vector<std::pair<std::string, std::map<std::string, bool>>> sets;
+    for (const static_runtime::golden::OptionSet& set : static_runtime::golden::OptionSets()) {
+      sets.emplace_back(set.name, static_runtime::python::OptionValues(set.options));
+    }
+    return sets;
   });
+  m.def("option_defaults", [] { return static_runtime::python::OptionValues({}); });
 }

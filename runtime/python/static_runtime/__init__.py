@@ -62,7 +62,7 @@ except ImportError as error:
 
 __all__ = ["StaticModule", "Pool", "IndividualMetrics", "ModelError", "to_static_module",
            "patch_torch", "unpatch_torch", "compare", "option_defaults", "option_descriptions",
-           "build_info", "__version__"]
+           "standard_option_sets", "build_info", "__version__"]
 
 # What a model's own raise gives: a torch.jit.Error and a RuntimeError.
 ModelError = _static_runtime.ModelError
@@ -77,6 +77,18 @@ def option_descriptions():
     """{option name: what it does} of every runtime option (the C++ option
     table, options/options.h)."""
     return dict(_static_runtime.option_descriptions())
+
+
+def standard_option_sets():
+    """{name: options} of the standard option sets `sr verify` and the
+    differential tests run under (golden/option_sets.h), without the one a
+    Python StaticModule cannot take (manage_output_tensors needs one runtime
+    per caller, which a pool is not); options given as they differ from the
+    defaults."""
+    defaults = option_defaults()
+    return {name: {k: v for k, v in values.items() if v != defaults[k]}
+            for name, values in _static_runtime.standard_option_sets()
+            if not values["manage_output_tensors"]}
 
 
 def build_info():

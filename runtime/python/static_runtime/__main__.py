@@ -25,23 +25,6 @@ import torch
 
 import static_runtime
 
-# The standard option sets of `sr verify` (golden/option_sets.cc) that a
-# Python StaticModule takes.
-OPTION_SETS = {
-    "defaults": {},
-    "out_variants_off": {"enable_out_variant": False, "optimize_memory": False},
-    "memory_planning_off": {"optimize_memory": False},
-    "copy_variants_off": {"use_copy_variants": False},
-    "all_rewrites_off": {"use_variadic_ops": False, "fuse_list_unpack": False,
-                         "use_copy_variants": False, "use_maybe_copy_variants": False,
-                         "hoist_dict_lookups": False, "enable_fusion": False,
-                         "prepack_weights": False, "parallel_forks": False},
-    "list_unpack_copies": {"fuse_list_unpack": True},
-    "inference_mode_off": {"inference_mode": False},
-    "prepack_weights_off": {"prepack_weights": False},
-}
-
-
 class UsageError(Exception):
     pass
 
@@ -115,7 +98,8 @@ def verify(model_path, input_paths, rounds, given):
     model = torch.jit.load(model_path).eval()
     input_sets = [(path, load_inputs(path)) for path in input_paths]
     option_sets = {"as given": given}
-    option_sets.update({name: options for name, options in OPTION_SETS.items()
+    option_sets.update({name: options
+                        for name, options in static_runtime.standard_option_sets().items()
                         if name != "defaults"})
     failures, runs, checks = 0, 0, 0
     for set_name, options in option_sets.items():

@@ -14,17 +14,8 @@ from torch import Tensor, nn
 
 import static_runtime
 
-# The option sets of golden/option_sets.cc that a Python StaticModule takes
-# (managed output tensors need one runtime per caller, which a pool is not).
-OPTION_SETS = {
-    "defaults": {},
-    "out_variants_off": {"enable_out_variant": False, "optimize_memory": False},
-    "memory_planning_off": {"optimize_memory": False},
-    "copy_variants_off": {"use_copy_variants": False},
-    "parallel_forks_off": {"parallel_forks": False},
-    "inference_mode_off": {"inference_mode": False},
-    "prepack_weights_off": {"prepack_weights": False},
-}
+# The option sets of golden/option_sets.cc that a Python StaticModule takes.
+OPTION_SETS = static_runtime.standard_option_sets()
 
 
 def saved_model(name):
