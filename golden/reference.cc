@@ -82,8 +82,7 @@ absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
       return Difference(path, absl::StrCat("length ", e.size(), " vs ", a.size()));
     }
     for (size_t i = 0; i < e.size(); ++i) {
-      absl::Status status = WalkPairs(absl::StrCat(path, "[", i, "]"), e[i], a[i], leaf);
-      RETURN_IF_ERROR(status);
+      RETURN_IF_ERROR(WalkPairs(absl::StrCat(path, "[", i, "]"), e[i], a[i], leaf));
     }
     return absl::OkStatus();
   }
@@ -97,8 +96,7 @@ absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
       auto found = a.find(entry.key());
       const std::string key_path = absl::StrCat(path, "[", c10::str(entry.key()), "]");
       if (found == a.end()) return Difference(key_path, "key missing");
-      absl::Status status = WalkPairs(key_path, entry.value(), found->value(), leaf);
-      RETURN_IF_ERROR(status);
+      RETURN_IF_ERROR(WalkPairs(key_path, entry.value(), found->value(), leaf));
     }
     return absl::OkStatus();
   }
@@ -166,8 +164,7 @@ absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::
       [&max_difference](const std::string& path, const c10::IValue& e, const c10::IValue& a) {
         double difference = 0;
         if (e.isTensor()) {
-          absl::Status same = SameKindOfTensor(path, e.toTensor(), a.toTensor());
-          RETURN_IF_ERROR(same);
+          RETURN_IF_ERROR(SameKindOfTensor(path, e.toTensor(), a.toTensor()));
           difference = MaxAbsTensorDifference(e.toTensor(), a.toTensor());
         } else if (e.isDouble() || e.isInt()) {
           difference = std::abs(e.toScalar().toDouble() - a.toScalar().toDouble());

@@ -46,8 +46,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
     return absl::InternalError(
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   } else {
-    absl::Status same = reference::Compare(expected, *actual);
-    RETURN_IF_ERROR(same);
+    RETURN_IF_ERROR(reference::Compare(expected, *actual));
     const c10::IValue ours_after = c10::ivalue::Tuple::create(our_inputs);
     if (!reference::ExactlyEqual(c10::ivalue::Tuple::create(jit_inputs), ours_after)) {
       return absl::InternalError(

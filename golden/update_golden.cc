@@ -28,8 +28,7 @@ namespace {
 absl::Status Update(const std::string& path, const std::string& contents, int& changed) {
   absl::StatusOr<std::string> old = ReadFile(path);
   if (old.ok() && *old == contents) return absl::OkStatus();
-  absl::Status written = WriteFile(path, contents);
-  RETURN_IF_ERROR(written);
+  RETURN_IF_ERROR(WriteFile(path, contents));
   std::cout << "updated " << path << "\n";
   ++changed;
   return absl::OkStatus();
@@ -47,8 +46,7 @@ absl::Status UpdatePassCases(const std::string& workspace, int& cases, int& chan
     }
     absl::StatusOr<std::string> input = ReadFile(golden_case.input_path);
     RETURN_IF_ERROR(input.status());
-    absl::Status status = Update(golden_case.expected_path, RunPassOnIR(*pass, *input), changed);
-    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(Update(golden_case.expected_path, RunPassOnIR(*pass, *input), changed));
     ++cases;
   }
   return absl::OkStatus();
@@ -63,8 +61,7 @@ absl::Status UpdatePreparedGraphs(const std::string& workspace, int& models, int
       return absl::Status(text.status().code(),
                           absl::StrCat(model.name, ": ", text.status().message()));
     }
-    absl::Status status = Update(PreparedGraphPath(root, model.name), *text, changed);
-    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(Update(PreparedGraphPath(root, model.name), *text, changed));
     names.insert(model.name);
     ++models;
   }

@@ -72,8 +72,7 @@ class Serializer {
   absl::StatusOr<std::string> Serialize(const torch::jit::Graph& graph) {
     // Graph::copy does not change the graph but is not declared const.
     std::shared_ptr<torch::jit::Graph> copy = const_cast<torch::jit::Graph&>(graph).copy();
-    absl::Status status = ReplaceAttributes(copy->block());
-    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(ReplaceAttributes(copy->block()));
     // LibTorch's parser reads a future type written Future(T), not Future[T]
     // as the printer writes it, and a node without outputs written without the
     // " = " the printer puts after the (empty) outputs.
@@ -123,8 +122,7 @@ class Serializer {
         table_.push_back(*std::move(value));
       }
       for (Block* sub_block : node->blocks()) {
-        absl::Status status = ReplaceAttributes(sub_block);
-        RETURN_IF_ERROR(status);
+        RETURN_IF_ERROR(ReplaceAttributes(sub_block));
       }
     }
     return absl::OkStatus();
@@ -185,8 +183,7 @@ class Deserializer {
     absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
         ParseGraphIR(ir, /*keep_value_names=*/true);
     RETURN_IF_ERROR(graph.status());
-    absl::Status status = RestoreAttributes((*graph)->block(), depth);
-    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(RestoreAttributes((*graph)->block(), depth));
     return graph;
   }
 
@@ -204,8 +201,7 @@ class Deserializer {
         }
       }
       for (Block* sub_block : node->blocks()) {
-        absl::Status status = RestoreAttributes(sub_block, depth);
-        RETURN_IF_ERROR(status);
+        RETURN_IF_ERROR(RestoreAttributes(sub_block, depth));
       }
     }
     return absl::OkStatus();
@@ -227,8 +223,7 @@ class Deserializer {
     const c10::IValue& value = table_[index];
     const c10::Symbol name = c10::Symbol::attr(std::string(parts[1]));
     if (node->hasAttribute(name)) return absl::InvalidArgumentError("attribute given twice");
-    absl::Status status = Set(node, name, tabled->kind, value, depth);
-    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(Set(node, name, tabled->kind, value, depth));
     node->removeAttribute(marker_name);
     return absl::OkStatus();
   }

@@ -107,8 +107,7 @@ absl::Status CheckStructure(const torch::jit::Block* block) {
           absl::StrCat("malformed graph IR: ", node->kind().toQualString(), " ", *problem));
     }
     for (const torch::jit::Block* sub : node->blocks()) {
-      absl::Status status = CheckStructure(sub);
-      RETURN_IF_ERROR(status);
+      RETURN_IF_ERROR(CheckStructure(sub));
     }
   }
   return absl::OkStatus();
@@ -214,8 +213,7 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_vie
   } catch (const std::exception& e) {
     return StatusFromException(e, "malformed graph IR: ", absl::StatusCode::kInvalidArgument);
   }
-  absl::Status structure = CheckStructure(graph->block());
-  RETURN_IF_ERROR(structure);
+  RETURN_IF_ERROR(CheckStructure(graph->block()));
   return graph;
 }
 

@@ -52,8 +52,7 @@ absl::StatusOr<PreparedGraph> PrepareOwnedGraph(std::shared_ptr<torch::jit::Grap
   } catch (const std::exception& e) {
     return StatusFromException(e, "graph preparation failed: ", absl::StatusCode::kInternal);
   }
-  absl::Status runnable = CheckStaticRunnable(graph);
-  RETURN_IF_ERROR(runnable);
+  RETURN_IF_ERROR(CheckStaticRunnable(graph));
   return PreparedGraph{std::move(graph), std::move(schema), std::move(self)};
 }
 
@@ -181,8 +180,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
 absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bool is_frozen,
                                             const Options& options,
                                             const std::vector<c10::IValue>& sample_inputs) {
-  absl::Status valid = ValidateOptions(options);
-  RETURN_IF_ERROR(valid);
+  RETURN_IF_ERROR(ValidateOptions(options));
   VLOG(1) << "static_runtime: preparing module with " << DescribeOptions(options);
   absl::StatusOr<PreparedGraph> frozen = FrozenForward(module, is_frozen, options.parallel_forks);
   RETURN_IF_ERROR(frozen.status());
@@ -193,15 +191,13 @@ absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bo
 absl::StatusOr<PreparedGraph> PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
                                            const Options& options,
                                            const std::vector<c10::IValue>& sample_inputs) {
-  absl::Status valid = ValidateOptions(options);
-  RETURN_IF_ERROR(valid);
+  RETURN_IF_ERROR(ValidateOptions(options));
   std::shared_ptr<torch::jit::Graph> copy = graph->copy();
   return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), c10::IValue(), options, sample_inputs);
 }
 
 absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {
-  absl::Status runnable = CheckStaticRunnable(graph);
-  RETURN_IF_ERROR(runnable);
+  RETURN_IF_ERROR(CheckStaticRunnable(graph));
   c10::FunctionSchema schema = SchemaFromGraph(*graph);
   return PreparedGraph{std::move(graph), std::move(schema)};
 }

@@ -163,8 +163,7 @@ absl::Status BindArgumentsInto(const c10::FunctionSchema& schema,
     }
   }
   for (size_t i = 0; i < arguments.size(); ++i) {
-    absl::Status status = CheckType(schema, i, arguments[i], slots[i]);
-    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(CheckType(schema, i, arguments[i], slots[i]));
   }
   return absl::OkStatus();
 }
@@ -173,8 +172,7 @@ absl::StatusOr<std::vector<c10::IValue>> BindArguments(const c10::FunctionSchema
                                                        absl::Span<const c10::IValue> args,
                                                        const KwargMap& kwargs) {
   std::vector<c10::IValue> bound(schema.arguments().size());
-  absl::Status status = BindArgumentsInto(schema, args, kwargs, absl::MakeSpan(bound));
-  RETURN_IF_ERROR(status);
+  RETURN_IF_ERROR(BindArgumentsInto(schema, args, kwargs, absl::MakeSpan(bound)));
   return bound;
 }
 

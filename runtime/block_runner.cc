@@ -55,8 +55,7 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
 template <typename Observer>
 absl::Status RunIf(const NodePlan& node, c10::IValue* values, Observer& observer) {
   const BlockPlan& taken = node.blocks[values[node.inputs()[0]].toBool() ? 0 : 1];
-  absl::Status status = Run(taken, values, observer);
-  RETURN_IF_ERROR(status);
+  RETURN_IF_ERROR(Run(taken, values, observer));
   for (size_t i = 0; i < node.outputs().size(); ++i) {
     values[node.outputs()[i]] = values[taken.outputs[i]];
   }
@@ -79,8 +78,7 @@ absl::Status RunLoop(const NodePlan& node, c10::IValue* values, Observer& observ
   absl::InlinedVector<c10::IValue, 4> carried(num_carried);
   for (int64_t iteration = 0; condition && iteration < max_trip_count; ++iteration) {
     values[body.inputs[0]] = iteration;
-    absl::Status status = Run(body, values, observer);
-    RETURN_IF_ERROR(status);
+    RETURN_IF_ERROR(Run(body, values, observer));
     condition = values[body.outputs[0]].toBool();
     for (size_t i = 0; i < num_carried; ++i) carried[i] = values[body.outputs[i + 1]];
     for (size_t i = 0; i < num_carried; ++i) {

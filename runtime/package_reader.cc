@@ -80,8 +80,7 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
   if (pickle == records.end()) return absl::InvalidArgumentError("the package has no values.pkl");
   size_t position = 0;
   const absl::string_view pickled = pickle->second;
-  absl::Status well_formed = CheckPickle(pickled);
-  RETURN_IF_ERROR(well_formed);
+  RETURN_IF_ERROR(CheckPickle(pickled));
   absl::flat_hash_map<const void*, size_t> record_bytes;
   torch::jit::Unpickler unpickler(
       [&](char* out, size_t size) {
@@ -217,8 +216,7 @@ absl::StatusOr<Options> OptionsFrom(const Json& metadata) {
     }
     options.*option.member = value->get<bool>();
   }
-  absl::Status valid = ValidateOptions(options);
-  RETURN_IF_ERROR(valid);
+  RETURN_IF_ERROR(ValidateOptions(options));
   return options;
 }
 
@@ -258,8 +256,7 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
   try {
     absl::StatusOr<Json> metadata = ReadMetadata(*records);
     RETURN_IF_ERROR(metadata.status());
-    absl::Status versions = CheckVersions(*metadata);
-    RETURN_IF_ERROR(versions);
+    RETURN_IF_ERROR(CheckVersions(*metadata));
     absl::StatusOr<Options> options = OptionsFrom(*metadata);
     RETURN_IF_ERROR(options.status());
 
@@ -270,8 +267,7 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
     absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
         DeserializeGraph(*graph_text, *table);
     RETURN_IF_ERROR(graph.status());
-    absl::Status runnable = CheckStaticRunnable(*graph);
-    RETURN_IF_ERROR(runnable);
+    RETURN_IF_ERROR(CheckStaticRunnable(*graph));
     absl::StatusOr<std::string> schema_text = ReadRecord(*records, kSchema);
     RETURN_IF_ERROR(schema_text.status());
     c10::FunctionSchema schema = torch::jit::parseSchema(*schema_text);

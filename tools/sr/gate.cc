@@ -47,12 +47,10 @@ absl::StatusOr<std::map<std::string, double>> ReadRatios(const std::vector<std::
     }
     if (json.is_array()) {
       for (const nlohmann::json& report : json) {
-        absl::Status added = AddReport(file, report, ratios);
-        RETURN_IF_ERROR(added);
+        RETURN_IF_ERROR(AddReport(file, report, ratios));
       }
     } else {
-      absl::Status added = AddReport(file, json, ratios);
-      RETURN_IF_ERROR(added);
+      RETURN_IF_ERROR(AddReport(file, json, ratios));
     }
   }
   return ratios;

@@ -59,8 +59,7 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     absl::StatusOr<StaticModule::Ptr> prepared =
         StaticModule::FromFile(model_path, uncached, sample_inputs);
     RETURN_IF_ERROR(prepared.status());
-    absl::Status saved = (*prepared)->SavePackage(package, {model_path, ""}, packed_weights);
-    RETURN_IF_ERROR(saved);
+    RETURN_IF_ERROR((*prepared)->SavePackage(package, {model_path, ""}, packed_weights));
     report.package_bytes = fs::file_size(package);
     // The cache's first load is a miss that fills it.
     absl::StatusOr<StaticModule::Ptr> filled =
