@@ -6,12 +6,12 @@
 
 #include "absl/strings/string_view.h"
 #include "fuzz/fuzz_run.h"
-#include "runtime/static_module.h"
+#include "runtime/package.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<static_runtime::StaticModule::Ptr> module =
-      static_runtime::StaticModule::FromPackageBytes(bytes);
+      static_runtime::LoadPackageBytes(bytes);
   if (module.ok()) static_runtime::fuzz::RunPrepared(*module);
   return 0;
 }

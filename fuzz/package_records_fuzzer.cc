@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "caffe2/serialize/inline_container.h"
 #include "fuzz/fuzz_run.h"
-#include "runtime/static_module.h"
+#include "runtime/package.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view input(reinterpret_cast<const char*>(data), size);
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;  // records the writer refuses are not a package
   }
   absl::StatusOr<static_runtime::StaticModule::Ptr> module =
-      static_runtime::StaticModule::FromPackageBytes(zip);
+      static_runtime::LoadPackageBytes(zip);
   if (module.ok()) static_runtime::fuzz::RunPrepared(*module);
   return 0;
 }

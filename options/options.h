@@ -75,14 +75,6 @@ struct Options {
   // writing to them in place outside inference mode) is an error. Turn it
   // off when outputs must take part in autograd.
   bool inference_mode = true;
-
-  // The persistent model cache (runtime/model_cache.h): StaticModule::FromFile
-  // keeps each model it prepares here as a compiled package and loads it
-  // from there next time. Empty: the STATIC_RUNTIME_CACHE_DIR environment
-  // variable's value, and no cache if that is unset or empty. Entries beyond
-  // `cache_max_bytes` in total are evicted, least recently used first.
-  std::string cache_dir;
-  uint64_t cache_max_bytes = uint64_t{1} << 30;
 };
 
 // Every boolean option by its C++ name, with a one-line description: what

@@ -1,5 +1,7 @@
 #include "passes/pass_table.h"
 
+#include <atomic>
+
 #include "glog/logging.h"
 #include "passes/copy_variants.h"
 #include "passes/eliminate_noop_slice.h"
@@ -43,13 +45,22 @@ std::string EnablingOption(const RewritePass& pass) {
   LOG(FATAL) << "pass " << pass.name << " is turned on by an option missing from BoolOptions()";
 }
 
+namespace {
+std::atomic<int64_t> stage_runs[3];
+}  // namespace
+
 void RunPassStage(PassStage stage, const std::shared_ptr<torch::jit::Graph>& graph,
                   const Options& options) {
+  stage_runs[static_cast<int>(stage)].fetch_add(1, std::memory_order_relaxed);
   for (const RewritePass& pass : RewritePasses()) {
     if (pass.stage == stage && (pass.enabled_by == nullptr || options.*pass.enabled_by)) {
       pass.run(graph);
     }
   }
+}
+
+int64_t PassStageRuns(PassStage stage) {
+  return stage_runs[static_cast<int>(stage)].load(std::memory_order_relaxed);
 }
 
 }  // namespace static_runtime

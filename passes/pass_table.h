@@ -8,6 +8,7 @@
 #ifndef STATIC_RUNTIME_PASSES_PASS_TABLE_H_
 #define STATIC_RUNTIME_PASSES_PASS_TABLE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,8 +19,8 @@
 namespace static_runtime {
 
 enum class PassStage {
-  kCleanup,   // inside OptimizeGraph, after the JIT's own passes
-  kRewrite,   // the runtime rewrites (ApplyRuntimeRewrites)
+  kCleanup,   // after the JIT's own passes (Inline, ConstantPropagation, ...)
+  kRewrite,   // the runtime rewrites
   kFinalize,  // after the rewrites: shapes the graph for the runtime
 };
 
@@ -40,6 +41,11 @@ std::string EnablingOption(const RewritePass& pass);
 // Runs the passes of `stage` that `options` turn on, in table order.
 void RunPassStage(PassStage stage, const std::shared_ptr<torch::jit::Graph>& graph,
                   const Options& options);
+
+// How many times this process ran RunPassStage for `stage` (preparation runs
+// each stage once per graph): tests check that loading a compiled package
+// ran no passes.
+int64_t PassStageRuns(PassStage stage);
 
 }  // namespace static_runtime
 

@@ -1,9 +1,5 @@
 #include "passes/prepare.h"
 
-#include <atomic>
-
-#include "absl/strings/str_cat.h"
-#include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "glog/logging.h"
@@ -12,6 +8,7 @@
 #include "load/load.h"
 #include "passes/check_static_runnable.h"
 #include "passes/freeze.h"
+#include "passes/graph_schema.h"
 #include "passes/inline_forks.h"
 #include "passes/pass_table.h"
 #include "torch/csrc/jit/passes/canonicalize.h"
@@ -24,19 +21,39 @@
 namespace static_runtime {
 namespace {
 
-// A schema whose arguments are the graph's inputs.
-c10::FunctionSchema SchemaFromGraph(const torch::jit::Graph& graph) {
-  std::vector<c10::Argument> arguments;
-  for (size_t i = 0; i < graph.inputs().size(); ++i) {
-    const torch::jit::Value* input = graph.inputs()[i];
-    std::string name = input->hasDebugName() ? input->debugName() : absl::StrCat("input_", i);
-    arguments.emplace_back(std::move(name), input->type());
+// The module-independent part of preparation, in place: the JIT's passes and
+// the cleanup stage.
+void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
+                   const std::vector<c10::IValue>& sample_inputs) {
+  if (options.enable_tensorexpr_fusion) {
+    if (sample_inputs.empty()) {
+      LOG(INFO) << "static_runtime: fusion skipped: no sample inputs given";
+    } else if (options.fusion_hook) {
+      options.fusion_hook(graph, sample_inputs);
+    }
   }
-  std::vector<c10::Argument> returns;
-  for (const torch::jit::Value* output : graph.outputs()) {
-    returns.emplace_back("", output->type());
+  torch::jit::Inline(*graph);
+  if (!options.parallel_forks && InlineForks(graph)) {
+    torch::jit::Inline(*graph);  // calls in the forked code
   }
-  return c10::FunctionSchema("forward", "", std::move(arguments), std::move(returns));
+  torch::jit::ConstantPropagation(graph);
+  graph = torch::jit::Canonicalize(graph);
+  torch::jit::ConstantPropagation(graph);
+  // copy_ stays: its functional form aten::copy returns `src` itself in
+  // LibTorch 1.13 when no conversion is needed, so a later write to the
+  // result would write to src (found by //fuzz:random_graph_test).
+  torch::jit::RemoveTensorMutation(
+      graph, [](torch::jit::Node* node) { return node->kind() != c10::aten::copy_; });
+  torch::jit::ConstantPropagation(graph);
+  RunPassStage(PassStage::kCleanup, graph, options);
+  torch::jit::EliminateDeadCode(graph);
+}
+
+// The runtime rewrites, in place.
+void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph, const Options& options) {
+  ops::EnsureOperatorsRegistered();
+  RunPassStage(PassStage::kRewrite, graph, options);
+  torch::jit::EliminateDeadCode(graph);
 }
 
 // Optimizes, rewrites and checks `graph` (owned by the caller).
@@ -73,45 +90,6 @@ bool ForksReadAttributes(const torch::jit::Block& block) {
 }
 
 }  // namespace
-
-namespace {
-std::atomic<int64_t> optimizations{0};
-}  // namespace
-
-int64_t OptimizeGraphRuns() { return optimizations.load(std::memory_order_relaxed); }
-
-void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
-                   const std::vector<c10::IValue>& sample_inputs) {
-  optimizations.fetch_add(1, std::memory_order_relaxed);
-  if (options.enable_tensorexpr_fusion) {
-    if (sample_inputs.empty()) {
-      LOG(INFO) << "static_runtime: fusion skipped: no sample inputs given";
-    } else if (options.fusion_hook) {
-      options.fusion_hook(graph, sample_inputs);
-    }
-  }
-  torch::jit::Inline(*graph);
-  if (!options.parallel_forks && InlineForks(graph)) {
-    torch::jit::Inline(*graph);  // calls in the forked code
-  }
-  torch::jit::ConstantPropagation(graph);
-  graph = torch::jit::Canonicalize(graph);
-  torch::jit::ConstantPropagation(graph);
-  // copy_ stays: its functional form aten::copy returns `src` itself in
-  // LibTorch 1.13 when no conversion is needed, so a later write to the
-  // result would write to src (found by //fuzz:random_graph_test).
-  torch::jit::RemoveTensorMutation(
-      graph, [](torch::jit::Node* node) { return node->kind() != c10::aten::copy_; });
-  torch::jit::ConstantPropagation(graph);
-  RunPassStage(PassStage::kCleanup, graph, options);
-  torch::jit::EliminateDeadCode(graph);
-}
-
-void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph, const Options& options) {
-  ops::EnsureOperatorsRegistered();
-  RunPassStage(PassStage::kRewrite, graph, options);
-  torch::jit::EliminateDeadCode(graph);
-}
 
 absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bool is_frozen,
                                             bool parallel_forks) {
@@ -194,41 +172,6 @@ absl::StatusOr<PreparedGraph> PrepareGraph(const std::shared_ptr<torch::jit::Gra
   RETURN_IF_ERROR(ValidateOptions(options));
   std::shared_ptr<torch::jit::Graph> copy = graph->copy();
   return PrepareOwnedGraph(copy, SchemaFromGraph(*copy), c10::IValue(), options, sample_inputs);
-}
-
-absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {
-  RETURN_IF_ERROR(CheckStaticRunnable(graph));
-  c10::FunctionSchema schema = SchemaFromGraph(*graph);
-  return PreparedGraph{std::move(graph), std::move(schema)};
-}
-
-c10::Symbol PreparedSubgraphAttribute() {
-  static const c10::Symbol kAttribute = c10::Symbol::attr("static_runtime_prepared");
-  return kAttribute;
-}
-
-namespace {
-
-void PrepareForkedSubgraphsIn(torch::jit::Block* block, const Options& options) {
-  for (torch::jit::Node* node : block->nodes()) {
-    for (torch::jit::Block* sub_block : node->blocks())
-      PrepareForkedSubgraphsIn(sub_block, options);
-    if (node->kind() != c10::prim::fork || !node->hasAttribute(c10::attr::Subgraph) ||
-        node->hasAttribute(PreparedSubgraphAttribute())) {
-      continue;
-    }
-    absl::StatusOr<PreparedGraph> prepared = PrepareGraph(node->g(c10::attr::Subgraph), options);
-    if (!prepared.ok()) continue;
-    PrepareForkedSubgraphs(*prepared->graph, options);
-    node->g_(c10::attr::Subgraph, prepared->graph);
-    node->i_(PreparedSubgraphAttribute(), 1);
-  }
-}
-
-}  // namespace
-
-void PrepareForkedSubgraphs(torch::jit::Graph& graph, const Options& options) {
-  PrepareForkedSubgraphsIn(graph.block(), options);
 }
 
 absl::StatusOr<PreparedGraph> PrepareIR(absl::string_view ir, const Options& options,

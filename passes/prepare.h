@@ -74,30 +74,6 @@ absl::StatusOr<PreparedGraph> PrepareIR(absl::string_view ir, const Options& opt
 absl::StatusOr<PreparedGraph> PrepareFile(const std::string& path, const Options& options,
                                           const std::vector<c10::IValue>& sample_inputs = {});
 
-// The module-independent part: the optimization pipeline and the runtime
-// rewrites, in place, without the final check. Exposed for tests.
-void OptimizeGraph(std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
-                   const std::vector<c10::IValue>& sample_inputs);
-// A graph prepared ahead (see PrepareForkedSubgraphs) with the schema its
-// inputs give (as PrepareGraph derives it), after preparation's final check
-// (CheckStaticRunnable): no pass runs.
-absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph);
-
-// The int attribute (1) of a prim::fork whose subgraph is already prepared.
-c10::Symbol PreparedSubgraphAttribute();
-
-// For compiled packages: replaces, everywhere in `graph` (blocks and nested
-// forks included), each prim::fork's subgraph by PrepareGraph's result with
-// `options` and marks it with PreparedSubgraphAttribute, so that whoever
-// binds the fork need not prepare it again. A subgraph that cannot be
-// prepared stays as it is, unmarked.
-void PrepareForkedSubgraphs(torch::jit::Graph& graph, const Options& options);
-
-// How many times this process ran OptimizeGraph (every preparation does, once
-// per graph): tests check that a model loaded from a package ran no passes.
-int64_t OptimizeGraphRuns();
-void ApplyRuntimeRewrites(const std::shared_ptr<torch::jit::Graph>& graph, const Options& options);
-
 }  // namespace static_runtime
 
 #endif  // STATIC_RUNTIME_PASSES_PREPARE_H_

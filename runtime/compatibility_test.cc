@@ -17,6 +17,7 @@
 #include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
+#include "runtime/package.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
@@ -88,7 +89,7 @@ TEST(CompatibilityTest, PackagesRefuseModuleState) {
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   const char* dir = std::getenv("TEST_TMPDIR");
   const absl::Status saved =
-      (*prepared)->SavePackage(absl::StrCat(dir != nullptr ? dir : "/tmp", "/state.srpkg"));
+      SavePackage(**prepared, absl::StrCat(dir != nullptr ? dir : "/tmp", "/state.srpkg"));
   EXPECT_EQ(saved.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(saved.message()), HasSubstr("module state"));
 }

@@ -8,7 +8,7 @@
 #include "errors/status_macros.h"
 #include "glog/logging.h"
 #include "ops/native_async.h"
-#include "passes/prepare.h"
+#include "passes/prepared_forks.h"
 #include "runtime/module_state.h"
 #include "runtime/pool.h"
 #include "runtime/static_module.h"

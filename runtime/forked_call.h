@@ -19,7 +19,7 @@
 namespace static_runtime {
 
 // nullptr if `fork` has no subgraph. A subgraph marked with
-// PreparedSubgraphAttribute (passes/prepare.h: a compiled package's) is
+// PreparedSubgraphAttribute (passes/prepared_forks.h: a compiled package's) is
 // bound as it is, without preparing it again.
 KernelOffer MakeForkedCallKernel(const torch::jit::Node* fork, const Options& options);
 

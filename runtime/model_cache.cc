@@ -24,6 +24,7 @@
 #include "load/load.h"
 #include "openssl/evp.h"
 #include "runtime/arguments.h"
+#include "runtime/package.h"
 
 namespace static_runtime {
 namespace {
@@ -163,12 +164,6 @@ ModelCacheStats GetModelCacheStats() {
   return stats;
 }
 
-std::string CacheDirectory(const Options& options) {
-  if (!options.cache_dir.empty()) return options.cache_dir;
-  const char* from_environment = std::getenv("STATIC_RUNTIME_CACHE_DIR");
-  return from_environment == nullptr ? "" : from_environment;
-}
-
 std::string Sha256Hex(absl::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
@@ -187,9 +182,22 @@ std::string CacheKey(absl::string_view model_sha256, const Options& options,
   return Sha256Hex(identity);
 }
 
-absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
-    const std::string& path, const std::string& directory, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+ModelCache::ModelCache(std::string directory, uint64_t max_bytes)
+    : directory_(std::move(directory)), max_bytes_(max_bytes) {}
+
+std::optional<ModelCache> ModelCache::FromEnvironment() {
+  const char* directory = std::getenv(kEnvironmentVariable);
+  if (directory == nullptr || *directory == '\0') return std::nullopt;
+  return ModelCache(directory);
+}
+
+absl::StatusOr<StaticModule::Ptr> ModelCache::Load(
+    const std::string& path, const Options& options,
+    const std::vector<c10::IValue>& sample_inputs) const {
+  if (options.enable_tensorexpr_fusion) {
+    return StaticModule::FromFile(path, options, sample_inputs);
+  }
+  const std::string& directory = directory_;
   // The model's bytes are read (and hashed) unless the digest index knows
   // this very file; a miss reads them in any case.
   std::optional<std::string> bytes;
@@ -208,7 +216,7 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
       fs::path(directory) / (CacheKey(*model_sha256, options, sample_inputs) + kEntrySuffix);
   std::error_code error;
   if (fs::exists(entry, error)) {
-    absl::StatusOr<StaticModule::Ptr> cached = StaticModule::FromPackage(entry.string());
+    absl::StatusOr<StaticModule::Ptr> cached = LoadPackage(entry.string());
     if (cached.ok()) {
       GlobalCounters().hits.fetch_add(1);
       fs::last_write_time(entry, fs::file_time_type::clock::now(), error);  // recently used
@@ -235,14 +243,14 @@ absl::StatusOr<StaticModule::Ptr> FromFileThroughCache(
       StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs);
   RETURN_IF_ERROR(prepared.status());
   fs::create_directories(directory, error);
-  absl::Status stored = (*prepared)->SavePackage(entry.string(), {path, *model_sha256});
+  absl::Status stored = SavePackage(**prepared, entry.string(), {path, *model_sha256});
   if (!stored.ok()) {
     GlobalCounters().store_failures.fetch_add(1);
     LOG(WARNING) << "static_runtime: cannot store '" << path
                  << "' in the model cache: " << stored.message();
     return prepared;
   }
-  Evict(directory, options.cache_max_bytes, entry);
+  Evict(directory, max_bytes_, entry);
   return prepared;
 }
 

@@ -13,9 +13,9 @@
 //   kernels.txt     each node's kernel kind, checked again on load
 //   memory_plan.json the managed tensors' sizes for the planned inputs
 //
-// StaticModule::SavePackage and StaticModule::FromPackage(Bytes) are the
-// entry points (declared in static_module.h, defined in package.cc); this
-// header holds what describes a package.
+// SavePackage writes one, LoadPackage (or LoadPackageBytes) reads one; the
+// model cache (runtime/model_cache.h) keeps prepared models as packages.
+// docs/packages.md describes when they pay.
 #ifndef STATIC_RUNTIME_RUNTIME_PACKAGE_H_
 #define STATIC_RUNTIME_RUNTIME_PACKAGE_H_
 
@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "runtime/static_module.h"
 
 namespace static_runtime {
 
@@ -42,6 +43,23 @@ struct PackageSource {
   std::string path;    // may be empty
   std::string sha256;  // hex digest of the model file's bytes; may be empty
 };
+
+// Writes `module` as a package to `path`, atomically (a temporary file in
+// the same directory, renamed). With `packed_weights`, the oneDNN layouts the
+// kernels have packed frozen weights into so far (on the sample inputs) go in
+// too, and a module loaded from the package starts with them. InvalidArgument
+// if the graph holds a value a package cannot (a type attribute, a custom
+// class object, module state).
+absl::Status SavePackage(const StaticModule& module, const std::string& path,
+                         const PackageSource& source = {}, bool packed_weights = false);
+
+// The module a package (written by SavePackage or `sr compile`) holds: no
+// archive is loaded and no pass runs; the package's options are used.
+// InvalidArgument for a damaged or malformed package, FailedPrecondition for
+// one written by another library, LibTorch or package format version, or
+// whose nodes this build binds to other kernels.
+absl::StatusOr<StaticModule::Ptr> LoadPackage(const std::string& path);
+absl::StatusOr<StaticModule::Ptr> LoadPackageBytes(absl::string_view bytes);
 
 // The metadata.json record of the package at `path`, checked to be one.
 absl::StatusOr<std::string> ReadPackageMetadata(const std::string& path);

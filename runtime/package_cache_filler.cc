@@ -4,17 +4,15 @@
 //   package_cache_filler MODEL.pt CACHE_DIR
 #include <iostream>
 
-#include "runtime/static_module.h"
+#include "runtime/model_cache.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::cerr << "usage: package_cache_filler MODEL.pt CACHE_DIR\n";
     return 2;
   }
-  static_runtime::Options options;
-  options.cache_dir = argv[2];
   absl::StatusOr<static_runtime::StaticModule::Ptr> module =
-      static_runtime::StaticModule::FromFile(argv[1], options);
+      static_runtime::ModelCache(argv[2]).Load(argv[1]);
   if (!module.ok()) {
     std::cerr << module.status() << "\n";
     return 1;

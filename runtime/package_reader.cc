@@ -1,4 +1,4 @@
-// StaticModule::FromPackage(Bytes) and ReadPackageMetadata: reads and
+// LoadPackage(Bytes) and ReadPackageMetadata: reads and
 // checks a compiled package (runtime/package.h).
 #include <algorithm>
 #include <cstring>
@@ -249,7 +249,7 @@ absl::StatusOr<std::vector<memory::TensorRecord>> RecordsFrom(const Json& plan) 
 
 namespace {
 
-// FromPackage's work on the package's bytes, which its tensors keep alive.
+// LoadPackage's work on the package's bytes, which its tensors keep alive.
 absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::string> buffer) {
   absl::StatusOr<Records> records = IndexRecords(*buffer);
   RETURN_IF_ERROR(records.status());
@@ -321,10 +321,10 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
 
 }  // namespace
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackage(const std::string& path) {
+absl::StatusOr<StaticModule::Ptr> LoadPackage(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadModelFile(path);
   RETURN_IF_ERROR(bytes.status());
-  absl::StatusOr<Ptr> module =
+  absl::StatusOr<StaticModule::Ptr> module =
       FromPackageBuffer(std::make_shared<const std::string>(*std::move(bytes)));
   if (!module.ok()) {
     return absl::Status(module.status().code(),
@@ -333,7 +333,7 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackage(const std::string& p
   return module;
 }
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromPackageBytes(absl::string_view bytes) {
+absl::StatusOr<StaticModule::Ptr> LoadPackageBytes(absl::string_view bytes) {
   return FromPackageBuffer(std::make_shared<const std::string>(bytes));
 }
 

@@ -29,7 +29,7 @@
 #include "load/load.h"
 #include "nlohmann/json.hpp"
 #include "ops/onednn.h"
-#include "passes/prepare.h"
+#include "passes/pass_table.h"
 #include "runtime/corpus_module.h"
 #include "runtime/model_cache.h"
 #include "runtime/module_state.h"
@@ -79,12 +79,12 @@ TEST_P(PackageRoundTripTest, EveryCorpusModelRoundTrips) {
     ASSERT_TRUE(prepared.ok()) << prepared.status();
     const StaticModule::Ptr& original = prepared->static_module;
     const fs::path path = dir / (model.name + ".srpkg");
-    ASSERT_TRUE(original->SavePackage(path.string(), {"corpus", ""}, packed_weights).ok());
+    ASSERT_TRUE(SavePackage(*original, path.string(), {"corpus", ""}, packed_weights).ok());
 
-    const int64_t optimizations = OptimizeGraphRuns();
-    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(path.string());
+    const int64_t optimizations = PassStageRuns(PassStage::kCleanup);
+    absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(path.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
-    EXPECT_EQ(OptimizeGraphRuns(), optimizations) << "loading a package ran the passes";
+    EXPECT_EQ(PassStageRuns(PassStage::kCleanup), optimizations) << "loading a package ran the passes";
 
     const StaticModule& a = *original;
     const StaticModule& b = **loaded;
@@ -133,8 +133,8 @@ TEST(PackageTest, PackedWeightsAreLoadedPacked) {
   const fs::path dir = TempDir("packed");
   for (const bool packed_weights : {false, true}) {
     const fs::path path = dir / absl::StrCat("conv_", packed_weights, ".srpkg");
-    ASSERT_TRUE(original->SavePackage(path.string(), {}, packed_weights).ok());
-    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(path.string());
+    ASSERT_TRUE(SavePackage(*original, path.string(), {}, packed_weights).ok());
+    absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(path.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     // Before any run: packed from the package, or not packed yet.
     const std::vector<onednn::PackedCopy> preloaded = onednn::PacksOf(WeightOf(**loaded, kConv));
@@ -157,11 +157,11 @@ TEST(PackageTest, ForkedModelsRoundTrip) {
     absl::StatusOr<StaticModule::Ptr> original = StaticModule::FromFile(path);
     ASSERT_TRUE(original.ok()) << original.status();
     const fs::path package = dir / (std::string(name) + ".srpkg");
-    ASSERT_TRUE((*original)->SavePackage(package.string()).ok());
-    const int64_t optimizations = OptimizeGraphRuns();
-    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(package.string());
+    ASSERT_TRUE(SavePackage(**original, package.string()).ok());
+    const int64_t optimizations = PassStageRuns(PassStage::kCleanup);
+    absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(package.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
-    EXPECT_EQ(OptimizeGraphRuns(), optimizations) << "loading ran the passes on a forked call";
+    EXPECT_EQ(PassStageRuns(PassStage::kCleanup), optimizations) << "loading ran the passes on a forked call";
     std::vector<c10::IValue> inputs;
     for (const c10::Argument& argument : (*original)->schema().arguments()) {
       switch (argument.type()->kind()) {
@@ -187,7 +187,7 @@ TEST(PackageTest, MetadataDescribesThePackage) {
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   const StaticModule::Ptr& original = prepared->static_module;
   const fs::path path = TempDir("metadata") / "mlp.srpkg";
-  ASSERT_TRUE(original->SavePackage(path.string(), {"mlp.pt", "abc123"}).ok());
+  ASSERT_TRUE(SavePackage(*original, path.string(), {"mlp.pt", "abc123"}).ok());
   absl::StatusOr<std::string> text = ReadPackageMetadata(path.string());
   ASSERT_TRUE(text.ok()) << text.status();
   const nlohmann::json metadata = nlohmann::json::parse(*text);
@@ -218,7 +218,7 @@ SmallPackage MakeSmallPackage() {
   absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model, Options(), small.inputs);
   TORCH_CHECK(prepared.ok(), prepared.status().ToString());
   const fs::path path = TempDir("small") / "mlp.srpkg";
-  TORCH_CHECK(prepared->static_module->SavePackage(path.string()).ok());
+  TORCH_CHECK(SavePackage(*prepared->static_module, path.string()).ok());
   small.bytes = ReadBytes(path);
   small.expected = RunOnce(prepared->static_module, small.inputs);
   return small;
@@ -228,7 +228,7 @@ SmallPackage MakeSmallPackage() {
 // timestamp in a zip header) loads and gives the same outputs.
 void ExpectErrorOrIntact(const SmallPackage& small, absl::string_view damaged,
                          const std::string& what) {
-  absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackageBytes(damaged);
+  absl::StatusOr<StaticModule::Ptr> loaded = LoadPackageBytes(damaged);
   if (loaded.ok()) {
     EXPECT_TRUE(reference::ExactlyEqual(RunOnce(*loaded, small.inputs), small.expected)) << what;
   }
@@ -238,7 +238,7 @@ TEST(PackageTest, EveryTruncationIsAnError) {
   const SmallPackage small = MakeSmallPackage();
   for (size_t size = 0; size < small.bytes.size(); ++size) {
     absl::StatusOr<StaticModule::Ptr> loaded =
-        StaticModule::FromPackageBytes(absl::string_view(small.bytes).substr(0, size));
+        LoadPackageBytes(absl::string_view(small.bytes).substr(0, size));
     ASSERT_FALSE(loaded.ok()) << "truncated to " << size;
   }
 }
@@ -250,7 +250,7 @@ TEST(PackageTest, EveryFlippedByteIsAnErrorOrHarmless) {
     std::string damaged = small.bytes;
     damaged[at] ^= 0x5a;
     ExpectErrorOrIntact(small, damaged, absl::StrCat("byte ", at));
-    errors += !StaticModule::FromPackageBytes(damaged).ok();
+    errors += !LoadPackageBytes(damaged).ok();
   }
   EXPECT_GT(errors, static_cast<int>(small.bytes.size() / 2));
 }
@@ -294,13 +294,13 @@ TEST(PackageTest, OtherVersionsAreRefused) {
            {absl::StrCat("\"format_version\": ", kPackageFormatVersion), "\"format_version\": 99",
             "package format version 99"}}) {
     const std::string other = WithMetadataChanged(small.bytes, from, to);
-    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackageBytes(other);
+    absl::StatusOr<StaticModule::Ptr> loaded = LoadPackageBytes(other);
     ASSERT_FALSE(loaded.ok()) << to;
     EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition) << loaded.status();
     EXPECT_THAT(std::string(loaded.status().message()), HasSubstr(message));
   }
   // Rewritten unchanged, the package loads.
-  EXPECT_TRUE(StaticModule::FromPackageBytes(WithMetadataChanged(small.bytes, "{", "{")).ok());
+  EXPECT_TRUE(LoadPackageBytes(WithMetadataChanged(small.bytes, "{", "{")).ok());
 }
 
 // The cache tests: a corpus model saved as a `.pt` file.
@@ -324,24 +324,24 @@ std::vector<fs::path> Entries(const fs::path& cache) {
 TEST(ModelCacheTest, MissThenHitWithoutPasses) {
   const fs::path dir = TempDir("cache_hit");
   const fs::path model = SaveCorpusModel("mlp", dir);
+  const ModelCache cache((dir / "cache").string());
   Options options;
-  options.cache_dir = (dir / "cache").string();
   const ModelCacheStats before = GetModelCacheStats();
-  absl::StatusOr<StaticModule::Ptr> first = StaticModule::FromFile(model.string(), options);
+  absl::StatusOr<StaticModule::Ptr> first = cache.Load(model.string(), options);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(GetModelCacheStats().misses, before.misses + 1);
-  ASSERT_EQ(Entries(options.cache_dir).size(), 1u);
+  ASSERT_EQ(Entries(cache.directory()).size(), 1u);
 
-  const int64_t optimizations = OptimizeGraphRuns();
-  absl::StatusOr<StaticModule::Ptr> second = StaticModule::FromFile(model.string(), options);
+  const int64_t optimizations = PassStageRuns(PassStage::kCleanup);
+  absl::StatusOr<StaticModule::Ptr> second = cache.Load(model.string(), options);
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ(GetModelCacheStats().hits, before.hits + 1);
-  EXPECT_EQ(OptimizeGraphRuns(), optimizations);
+  EXPECT_EQ(PassStageRuns(PassStage::kCleanup), optimizations);
   // The miss read and hashed the model; the hit found its digest by the
   // file's identity. A touched file is hashed again (and still hits).
   EXPECT_EQ(GetModelCacheStats().model_digests, before.model_digests + 1);
   fs::last_write_time(model, fs::file_time_type::clock::now() + std::chrono::seconds(5));
-  ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+  ASSERT_TRUE(cache.Load(model.string(), options).ok());
   EXPECT_EQ(GetModelCacheStats().model_digests, before.model_digests + 2);
   EXPECT_EQ(GetModelCacheStats().hits, before.hits + 2);
   corpus::InputRng rng(5);
@@ -352,23 +352,23 @@ TEST(ModelCacheTest, MissThenHitWithoutPasses) {
 TEST(ModelCacheTest, OtherBytesOrOptionsMiss) {
   const fs::path dir = TempDir("cache_invalidation");
   const fs::path model = SaveCorpusModel("mlp", dir);
+  const ModelCache cache((dir / "cache").string());
   Options options;
-  options.cache_dir = (dir / "cache").string();
-  ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+  ASSERT_TRUE(cache.Load(model.string(), options).ok());
   const ModelCacheStats before = GetModelCacheStats();
 
   Options other_options = options;
   other_options.enable_fusion = false;
-  ASSERT_TRUE(StaticModule::FromFile(model.string(), other_options).ok());
+  ASSERT_TRUE(cache.Load(model.string(), other_options).ok());
   EXPECT_EQ(GetModelCacheStats().misses, before.misses + 1);
 
   const fs::path other_model = SaveCorpusModel("conv_bn_residual", dir);
   fs::rename(other_model, model);  // the same path, other bytes
-  absl::StatusOr<StaticModule::Ptr> rebuilt = StaticModule::FromFile(model.string(), options);
+  absl::StatusOr<StaticModule::Ptr> rebuilt = cache.Load(model.string(), options);
   ASSERT_TRUE(rebuilt.ok());
   EXPECT_EQ(GetModelCacheStats().misses, before.misses + 2);
   EXPECT_EQ(GetModelCacheStats().hits, before.hits);
-  EXPECT_EQ(Entries(options.cache_dir).size(), 3u);
+  EXPECT_EQ(Entries(cache.directory()).size(), 3u);
   EXPECT_NE(CacheKey("a", options, {}), CacheKey("b", options, {}));
   EXPECT_NE(CacheKey("a", options, {}), CacheKey("a", other_options, {}));
   EXPECT_NE(CacheKey("a", options, {}), CacheKey("a", options, {c10::IValue(at::ones({2}))}));
@@ -377,10 +377,10 @@ TEST(ModelCacheTest, OtherBytesOrOptionsMiss) {
 TEST(ModelCacheTest, CorruptEntriesAreRebuilt) {
   const fs::path dir = TempDir("cache_corrupt");
   const fs::path model = SaveCorpusModel("mlp", dir);
+  const ModelCache cache((dir / "cache").string());
   Options options;
-  options.cache_dir = (dir / "cache").string();
-  ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
-  const fs::path entry = Entries(options.cache_dir).at(0);
+  ASSERT_TRUE(cache.Load(model.string(), options).ok());
+  const fs::path entry = Entries(cache.directory()).at(0);
   const std::string intact = ReadBytes(entry);
   const std::string other_version =
       WithMetadataChanged(intact, absl::StrCat("\"library_version\": \"", kLibraryVersion, "\""),
@@ -390,49 +390,91 @@ TEST(ModelCacheTest, CorruptEntriesAreRebuilt) {
         absl::StrCat(intact.substr(0, 100), "X", intact.substr(101)), other_version}) {
     std::ofstream(entry, std::ios::binary | std::ios::trunc) << corrupt;
     const ModelCacheStats before = GetModelCacheStats();
-    ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+    ASSERT_TRUE(cache.Load(model.string(), options).ok());
     EXPECT_EQ(GetModelCacheStats().rejected, before.rejected + 1);
     EXPECT_EQ(GetModelCacheStats().misses, before.misses + 1);
     EXPECT_EQ(ReadBytes(entry).size(), intact.size());  // rebuilt
-    ASSERT_TRUE(StaticModule::FromFile(model.string(), options).ok());
+    ASSERT_TRUE(cache.Load(model.string(), options).ok());
     EXPECT_EQ(GetModelCacheStats().hits, before.hits + 1);
   }
 }
 
 TEST(ModelCacheTest, EvictsLeastRecentlyUsedBeyondTheLimit) {
   const fs::path dir = TempDir("cache_eviction");
+  const ModelCache cache((dir / "cache").string());
   Options options;
-  options.cache_dir = (dir / "cache").string();
   const fs::path a = SaveCorpusModel("mlp", dir);
   const fs::path b = SaveCorpusModel("conv_bn_residual", dir);
   const fs::path c = SaveCorpusModel("attention_block", dir);
-  ASSERT_TRUE(StaticModule::FromFile(a.string(), options).ok());
-  ASSERT_TRUE(StaticModule::FromFile(b.string(), options).ok());
+  ASSERT_TRUE(cache.Load(a.string(), options).ok());
+  ASSERT_TRUE(cache.Load(b.string(), options).ok());
   uint64_t two = 0;
-  for (const fs::path& entry : Entries(options.cache_dir)) two += fs::file_size(entry);
-  Options elsewhere = options;  // c's package size
-  elsewhere.cache_dir = (dir / "sizes").string();
-  ASSERT_TRUE(StaticModule::FromFile(c.string(), elsewhere).ok());
-  const uint64_t limit = two + fs::file_size(Entries(elsewhere.cache_dir).at(0)) - 1;
+  for (const fs::path& entry : Entries(cache.directory())) two += fs::file_size(entry);
+  const ModelCache elsewhere((dir / "sizes").string());  // c's package size
+  ASSERT_TRUE(elsewhere.Load(c.string(), options).ok());
+  const uint64_t limit = two + fs::file_size(Entries(elsewhere.directory()).at(0)) - 1;
   // a is used again, so b is the least recently used when c comes in.
-  fs::last_write_time(Entries(options.cache_dir)[0],
+  fs::last_write_time(Entries(cache.directory())[0],
                       fs::file_time_type::clock::now() - std::chrono::hours(2));
-  fs::last_write_time(Entries(options.cache_dir)[1],
+  fs::last_write_time(Entries(cache.directory())[1],
                       fs::file_time_type::clock::now() - std::chrono::hours(2));
-  ASSERT_TRUE(StaticModule::FromFile(a.string(), options).ok());  // a hit: recently used
-  options.cache_max_bytes = limit;
+  ASSERT_TRUE(cache.Load(a.string(), options).ok());  // a hit: recently used
+  const ModelCache limited(cache.directory(), limit);
   const ModelCacheStats before = GetModelCacheStats();
-  ASSERT_TRUE(StaticModule::FromFile(c.string(), options).ok());
+  ASSERT_TRUE(limited.Load(c.string(), options).ok());
   EXPECT_GE(GetModelCacheStats().evicted, before.evicted + 1);
   uint64_t total = 0;
-  for (const fs::path& entry : Entries(options.cache_dir)) total += fs::file_size(entry);
+  for (const fs::path& entry : Entries(cache.directory())) total += fs::file_size(entry);
   EXPECT_LE(total, limit);
   // a (recently used) and c (just stored) stay; b went.
   const ModelCacheStats after_eviction = GetModelCacheStats();
-  ASSERT_TRUE(StaticModule::FromFile(a.string(), options).ok());
+  ASSERT_TRUE(cache.Load(a.string(), options).ok());
   EXPECT_EQ(GetModelCacheStats().hits, after_eviction.hits + 1);
-  ASSERT_TRUE(StaticModule::FromFile(b.string(), options).ok());
+  ASSERT_TRUE(cache.Load(b.string(), options).ok());
   EXPECT_EQ(GetModelCacheStats().misses, after_eviction.misses + 1);
+}
+
+TEST(ModelCacheTest, OnlyAskedForAndTheEnvironmentOnlyThroughFromEnvironment) {
+  const fs::path dir = TempDir("cache_environment");
+  const fs::path model = SaveCorpusModel("mlp", dir);
+  const fs::path directory = dir / "cache";
+  ASSERT_EQ(setenv(ModelCache::kEnvironmentVariable, directory.c_str(), 1), 0);
+  const ModelCacheStats before = GetModelCacheStats();
+  ASSERT_TRUE(StaticModule::FromFile(model.string()).ok());
+  EXPECT_EQ(GetModelCacheStats().misses, before.misses);
+  EXPECT_FALSE(fs::exists(directory)) << "FromFile used a cache nobody asked for";
+
+  const std::optional<ModelCache> from_environment = ModelCache::FromEnvironment();
+  ASSERT_TRUE(from_environment.has_value());
+  EXPECT_EQ(from_environment->directory(), directory.string());
+  EXPECT_EQ(from_environment->max_bytes(), ModelCache::kDefaultMaxBytes);
+  ASSERT_TRUE(from_environment->Load(model.string()).ok());
+  EXPECT_EQ(GetModelCacheStats().misses, before.misses + 1);
+  EXPECT_EQ(Entries(directory).size(), 1u);
+
+  ASSERT_EQ(setenv(ModelCache::kEnvironmentVariable, "", 1), 0);
+  EXPECT_FALSE(ModelCache::FromEnvironment().has_value());
+  ASSERT_EQ(unsetenv(ModelCache::kEnvironmentVariable), 0);
+  EXPECT_FALSE(ModelCache::FromEnvironment().has_value());
+}
+
+TEST(ModelCacheTest, FusionHookIsPreparedNotStored) {
+  const fs::path dir = TempDir("cache_fusion");
+  const fs::path model = SaveCorpusModel("mlp", dir);
+  const ModelCache cache((dir / "cache").string());
+  Options options;
+  options.enable_tensorexpr_fusion = true;
+  int hook_runs = 0;
+  options.fusion_hook = [&hook_runs](std::shared_ptr<torch::jit::Graph>&,
+                                     const std::vector<c10::IValue>&) { ++hook_runs; };
+  corpus::InputRng rng(5);
+  const ModelCacheStats before = GetModelCacheStats();
+  absl::StatusOr<StaticModule::Ptr> loaded =
+      cache.Load(model.string(), options, corpus::ModelNamed("mlp").inputs(rng, 1));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(hook_runs, 1);
+  EXPECT_EQ(GetModelCacheStats().misses, before.misses);
+  EXPECT_FALSE(fs::exists(cache.directory()));
 }
 
 TEST(ModelCacheTest, SeveralProcessesFillTheCacheAtOnce) {
@@ -458,7 +500,7 @@ TEST(ModelCacheTest, SeveralProcessesFillTheCacheAtOnce) {
   const std::vector<fs::path> entries = Entries(cache);
   ASSERT_EQ(entries.size(), 1u);  // no temporary file left
   EXPECT_EQ(entries[0].extension(), ".srpkg");
-  EXPECT_TRUE(StaticModule::FromPackage(entries[0].string()).ok());
+  EXPECT_TRUE(LoadPackage(entries[0].string()).ok());
 }
 
 }  // namespace

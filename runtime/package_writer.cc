@@ -1,4 +1,4 @@
-// StaticModule::SavePackage: writes a compiled package (runtime/package.h).
+// SavePackage: writes a compiled package (runtime/package.h).
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,7 +17,7 @@
 #include "memory/planner.h"
 #include "nlohmann/json.hpp"
 #include "ops/onednn.h"
-#include "passes/prepare.h"
+#include "passes/prepared_forks.h"
 #include "runtime/forked_call.h"
 #include "runtime/module_state.h"
 #include "runtime/package.h"
@@ -106,20 +106,21 @@ absl::Status WriteAtomically(
 
 const char* LibTorchVersion() { return TORCH_VERSION; }
 
-absl::Status StaticModule::SavePackage(const std::string& path, const PackageSource& source,
-                                       bool packed_weights) const {
-  if (state_->options.enable_tensorexpr_fusion) {
+absl::Status SavePackage(const StaticModule& module, const std::string& path,
+                         const PackageSource& source, bool packed_weights) {
+  const ModuleState& state = ModuleState::Of(module);
+  if (state.options.enable_tensorexpr_fusion) {
     return absl::InvalidArgumentError("a package cannot hold a fusion_hook");
   }
-  if (!state_->prepared.self.isNone()) {
+  if (!state.prepared.self.isNone()) {
     return absl::InvalidArgumentError(
         "a package cannot hold module state: forward reads or writes attributes of its module "
         "(attributes it assigns stay attributes when frozen), which the package would need the "
         "module object for");
   }
   // Forked subgraphs go in prepared, so that loading runs no pass.
-  const std::shared_ptr<torch::jit::Graph> to_write = state_->prepared.graph->copy();
-  PrepareForkedSubgraphs(*to_write, ForkedCallOptions(state_->options));
+  const std::shared_ptr<torch::jit::Graph> to_write = state.prepared.graph->copy();
+  PrepareForkedSubgraphs(*to_write, ForkedCallOptions(state.options));
   absl::StatusOr<SerializedGraph> graph = SerializeGraph(*to_write);
   RETURN_IF_ERROR(graph.status());
   for (const c10::IValue& value : graph->table) {
@@ -129,9 +130,9 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     }
   }
   std::ostringstream schema_text;
-  schema_text << state_->prepared.schema;
+  schema_text << state.prepared.schema;
   try {
-    if (!(torch::jit::parseSchema(schema_text.str()) == state_->prepared.schema)) {
+    if (!(torch::jit::parseSchema(schema_text.str()) == state.prepared.schema)) {
       throw std::runtime_error("it does not read back equal");
     }
   } catch (const std::exception& e) {
@@ -141,15 +142,15 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
   }
 
   Json records = Json::array();
-  for (const memory::TensorRecord& record : state_->initial_records) {
+  for (const memory::TensorRecord& record : state.initial_records) {
     records.push_back({{"bytes", record.bytes},
                        {"dtype", record.dtype ? Json(static_cast<int>(*record.dtype)) : Json()}});
   }
-  const memory::MemoryPlanner planner(state_->managed_slots, state_->managed_lifetimes,
-                                      state_->initial_records);
+  const memory::MemoryPlanner planner(state.managed_slots, state.managed_lifetimes,
+                                      state.initial_records);
   Json options = Json::object();
   for (const BoolOption& option : BoolOptions())
-    options[option.name] = state_->options.*option.member;
+    options[option.name] = state.options.*option.member;
   Json metadata = {
       {"format", kFormatName},
       {"format_version", kPackageFormatVersion},
@@ -158,16 +159,16 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
       {"created", absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone())},
       {"source", {{"path", source.path}, {"sha256", source.sha256}}},
       {"options", options},
-      {"planned_for", state_->planned_inputs},
+      {"planned_for", state.planned_inputs},
       {"nodes",
-       {{"out_variant", state_->kernel_counts.out_variant},
-        {"native", state_->kernel_counts.native},
-        {"fallback", state_->kernel_counts.fallback}}},
+       {{"out_variant", state.kernel_counts.out_variant},
+        {"native", state.kernel_counts.native},
+        {"fallback", state.kernel_counts.fallback}}},
       {"memory",
-       {{"managed_tensors", state_->managed_slots.size()},
-        {"arena_bytes", state_->initial_records.empty() ? 0 : planner.plan().arena_bytes}}},
+       {{"managed_tensors", state.managed_slots.size()},
+        {"arena_bytes", state.initial_records.empty() ? 0 : planner.plan().arena_bytes}}},
   };
-  metadata.update(DescribeSchema(state_->prepared.schema, *state_->prepared.graph));
+  metadata.update(DescribeSchema(state.prepared.schema, *state.prepared.graph));
 
   // The value table, its tensors as records of their own (as torch.jit.save
   // writes constants).
@@ -202,7 +203,7 @@ absl::Status StaticModule::SavePackage(const std::string& path, const PackageSou
     }
   }
   const std::string packs_text = Json{{"packs", packs}}.dump();
-  const std::string kernels = KernelLines(state_->plan);
+  const std::string kernels = KernelLines(state.plan);
   const std::string metadata_text = metadata.dump(2);
   const std::string plan_text = Json{{"records", records}}.dump();
   return WriteAtomically(path, [&](caffe2::serialize::PyTorchStreamWriter& writer) {

@@ -13,7 +13,6 @@
 #include "passes/fuse_pointwise.h"
 #include "runtime/arguments.h"
 #include "runtime/forked_call.h"
-#include "runtime/model_cache.h"
 #include "runtime/module_state.h"
 #include "runtime/runtime_state.h"
 #include "runtime/static_runtime.h"
@@ -193,10 +192,6 @@ absl::StatusOr<StaticModule::Ptr> StaticModule::FromIR(
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromFile(
     const std::string& path, const Options& options,
     const std::vector<c10::IValue>& sample_inputs) {
-  const std::string cache_directory = CacheDirectory(options);
-  if (!cache_directory.empty() && !options.enable_tensorexpr_fusion) {
-    return FromFileThroughCache(path, cache_directory, options, sample_inputs);
-  }
   return FromPreparedOrError(PrepareFile(path, options, sample_inputs), options, sample_inputs);
 }
 

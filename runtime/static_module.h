@@ -17,7 +17,6 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "options/options.h"
-#include "runtime/package.h"
 #include "runtime/types.h"
 #include "torch/csrc/jit/api/module.h"
 
@@ -39,19 +38,11 @@ class StaticModule {
                                        const std::vector<c10::IValue>& sample_inputs = {});
   static absl::StatusOr<Ptr> FromIR(absl::string_view ir, const Options& options = Options(),
                                     const std::vector<c10::IValue>& sample_inputs = {});
-  // A TorchScript archive saved by torch.jit.save. With a cache directory
-  // (Options::cache_dir or STATIC_RUNTIME_CACHE_DIR), through the persistent
-  // model cache (runtime/model_cache.h).
+  // A TorchScript archive saved by torch.jit.save (frozen or not). Compiled
+  // packages and the model cache: runtime/package.h, runtime/model_cache.h.
   static absl::StatusOr<Ptr> FromFile(const std::string& path,
                                       const Options& options = Options(),
                                       const std::vector<c10::IValue>& sample_inputs = {});
-  // A compiled package (runtime/package.h) written by SavePackage or `sr
-  // compile`: no archive is loaded and no pass runs. The package's options
-  // are used. InvalidArgument for a damaged or malformed package,
-  // FailedPrecondition for one written by another library, LibTorch or
-  // package format version, or whose nodes this build binds to other kernels.
-  static absl::StatusOr<Ptr> FromPackage(const std::string& path);
-  static absl::StatusOr<Ptr> FromPackageBytes(absl::string_view bytes);
   ~StaticModule();
 
   // The prepared graph the runtime runs, and forward's schema without self.
@@ -71,16 +62,6 @@ class StaticModule {
   // What the sample inputs the memory plan was made from were, one line per
   // input ("Float[1, 3, 224, 224]", "int", ...); empty without samples.
   const std::vector<std::string>& planned_inputs() const;
-
-  // Writes this module as a package to `path`, atomically (a temporary file
-  // in the same directory, renamed). With `packed_weights`, the oneDNN
-  // layouts the kernels have packed frozen weights into so far (on the
-  // sample inputs) go in too, and a module loaded from the package starts
-  // with them (see the README for when that pays). InvalidArgument if the
-  // graph holds a value a package cannot (a type attribute, a custom class
-  // object).
-  absl::Status SavePackage(const std::string& path, const PackageSource& source = {},
-                           bool packed_weights = false) const;
 
   // The arguments of one call, bound to the schema and type-checked.
   absl::StatusOr<std::vector<c10::IValue>> Bind(absl::Span<const c10::IValue> args,

@@ -230,7 +230,7 @@ class PyModule {
   void SavePackage(const std::string& path, const std::string& source) const {
     PackageSource package_source;
     package_source.path = source;
-    const absl::Status saved = module_->SavePackage(path, package_source);
+    const absl::Status saved = static_runtime::SavePackage(*module_, path, package_source);
     if (!saved.ok()) throw std::runtime_error(std::string(saved.message()));
   }
 

@@ -12,6 +12,8 @@
 #include "absl/time/time.h"
 #include "errors/status_macros.h"
 #include "memory/counting_allocator.h"
+#include "runtime/model_cache.h"
+#include "runtime/package.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 
@@ -48,22 +50,19 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir.string()));
   }
   const std::string package = (dir / "model.srpkg").string();
-  Options uncached = options;
-  uncached.cache_dir = "";
-  Options cached = options;
-  cached.cache_dir = (dir / "cache").string();
+  const ModelCache cache((dir / "cache").string());
 
   LoadReport report;
   report.rounds = rounds;
   absl::Status status = [&]() -> absl::Status {
     absl::StatusOr<StaticModule::Ptr> prepared =
-        StaticModule::FromFile(model_path, uncached, sample_inputs);
+        StaticModule::FromFile(model_path, options, sample_inputs);
     RETURN_IF_ERROR(prepared.status());
-    RETURN_IF_ERROR((*prepared)->SavePackage(package, {model_path, ""}, packed_weights));
+    RETURN_IF_ERROR(SavePackage(**prepared, package, {model_path, ""}, packed_weights));
     report.package_bytes = fs::file_size(package);
     // The cache's first load is a miss that fills it.
     absl::StatusOr<StaticModule::Ptr> filled =
-        StaticModule::FromFile(model_path, cached, sample_inputs);
+        cache.Load(model_path, options, sample_inputs);
     RETURN_IF_ERROR(filled.status());
 
     std::vector<double> prepare, from_package, cache_hit;
@@ -71,10 +70,10 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
       for (auto [samples, load] : std::vector<
                std::pair<std::vector<double>*, std::function<absl::StatusOr<StaticModule::Ptr>()>>>{
                {&prepare,
-                [&] { return StaticModule::FromFile(model_path, uncached, sample_inputs); }},
-               {&from_package, [&] { return StaticModule::FromPackage(package); }},
+                [&] { return StaticModule::FromFile(model_path, options, sample_inputs); }},
+               {&from_package, [&] { return LoadPackage(package); }},
                {&cache_hit,
-                [&] { return StaticModule::FromFile(model_path, cached, sample_inputs); }},
+                [&] { return cache.Load(model_path, options, sample_inputs); }},
            }) {
         absl::StatusOr<double> ms = TimeLoad(load);
         RETURN_IF_ERROR(ms.status());
@@ -85,7 +84,7 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     report.package_ms = Median(from_package);
     report.cache_hit_ms = Median(cache_hit);
 
-    absl::StatusOr<StaticModule::Ptr> loaded = StaticModule::FromPackage(package);
+    absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(package);
     RETURN_IF_ERROR(loaded.status());
     absl::StatusOr<std::vector<c10::IValue>> args = (*loaded)->Bind(sample_inputs, {});
     RETURN_IF_ERROR(args.status());

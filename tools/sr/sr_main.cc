@@ -32,6 +32,7 @@
 #include "errors/status_macros.h"
 #include "load/load.h"
 #include "runtime/model_cache.h"
+#include "runtime/package.h"
 #include "runtime/reports/explain.h"
 #include "runtime/reports/profile.h"
 #include "tools/intra_op_threads.h"
@@ -143,7 +144,7 @@ absl::StatusOr<StaticModule::Ptr> LoadStaticModule(const Args& args, const Optio
                                                    std::string& name) {
   if (IsPackage(args)) {
     name = args.positional()[0];
-    return StaticModule::FromPackage(name);
+    return LoadPackage(name);
   }
   absl::StatusOr<torch::jit::Module> module = LoadModel(args, name);
   RETURN_IF_ERROR(module.status());
@@ -222,7 +223,7 @@ int PrepareRun(const Args& args, const char* command, RunSetup& setup) {
   if (IsPackage(args)) {
     setup.model_name = args.positional()[0];
     const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<StaticModule::Ptr> package = StaticModule::FromPackage(setup.model_name);
+    absl::StatusOr<StaticModule::Ptr> package = LoadPackage(setup.model_name);
     if (!package.ok()) return Fail(1, std::string(package.status().message()));
     setup.package = *std::move(package);
     setup.package_load_ms =
@@ -478,9 +479,8 @@ int CompileCommand(const Args& args) {
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
   const double prepare_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  absl::Status saved =
-      (*static_module)
-          ->SavePackage(args.String("out"), {path, Sha256Hex(*bytes)}, args.Bool("packed_weights"));
+  absl::Status saved = SavePackage(**static_module, args.String("out"), {path, Sha256Hex(*bytes)},
+                                   args.Bool("packed_weights"));
   if (!saved.ok()) return Fail(1, std::string(saved.message()));
   const KernelCounts& kernels = (*static_module)->kernel_counts();
   std::cout << "model: " << path << "\n"
