@@ -76,15 +76,15 @@ c10::IValue ToDouble(const c10::IValue& value) {
 // Records the first failure.
 class NodeChecker : public NodeObserver {
  public:
-  void Before(const NodeDescription& node, const NodeValues& values) override {
+  void Before(const NodeDescription& node, const NodeIO& values) override {
     inputs_.clear();
     if (!Checked(node)) return;
     for (size_t i = 0; i < values.num_inputs(); ++i) {
-      inputs_.push_back(reference::DeepCopy(values.input(i)));
+      inputs_.push_back(reference::DeepCopy(values.Input(i)));
     }
   }
 
-  void After(const NodeDescription& node, const NodeValues& values) override {
+  void After(const NodeDescription& node, const NodeIO& values) override {
     if (!Checked(node)) return;
     ++checked_;
     const std::string where =
@@ -106,7 +106,7 @@ class NodeChecker : public NodeObserver {
     const ErrorBound& error_bound = static_cast<const NodeInfo&>(node).error_bound;
     for (size_t i = 0; i < values.num_outputs(); ++i) {
       if (!node.node->outputs()[i]->hasUses()) continue;  // nobody can see it
-      const c10::IValue& actual = values.output(i);
+      const c10::IValue& actual = values.Output(i);
       absl::Status same =
           error_bound ? WithinBound(node, error_bound, actual, expected[i])
                       : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);

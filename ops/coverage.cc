@@ -16,8 +16,8 @@ void AppendList(const std::vector<std::string>& ops, std::string& text) {
 
 std::string CoverageMarkdown() {
   const KernelRegistry& registry = KernelRegistry::Global();
-  const std::vector<std::string> out = registry.Registered(KernelKind::kOutVariant);
-  const std::vector<std::string> native = registry.Registered(KernelKind::kNative);
+  const std::vector<std::string> out = registry.Registered(NodeKind::kOutVariant);
+  const std::vector<std::string> native = registry.Registered(NodeKind::kNative);
   std::string text = absl::StrCat(
       "# Kernel coverage\n\n"
       "Generated from the kernel registry by `bazel run //ops:coverage -- --write`;\n"

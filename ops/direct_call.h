@@ -1,5 +1,8 @@
-// When a kernel may call ATen's CPU implementation of an op directly instead
-// of going through the dispatcher: inside c10::InferenceMode, on an
+// When a kernel may skip the dispatcher. Two levels: DirectCallOk (ATen's
+// native implementation, below every dispatch key, for views and in-place
+// ops) and CpuKernelsServe (ATen's CPU kernels, below the autograd keys, for
+// functional and out forms); PlainCpuTensor is the tensor property both
+// need. DirectCallOk: inside c10::InferenceMode, on an
 // inference tensor (no autograd metadata, no version counter) that is a plain
 // strided CPU tensor. For such a tensor the dispatcher itself would skip the
 // Autograd and ADInplaceOrView keys and land on the same CPU kernel, so the
@@ -13,6 +16,7 @@
 #include "ATen/ATen.h"
 #include "ATen/autocast_mode.h"
 #include "c10/core/InferenceMode.h"
+#include "ops/node_io.h"
 
 namespace static_runtime {
 
@@ -28,20 +32,34 @@ inline bool DirectCallOk(const at::Tensor& tensor) {
   return tensor.is_inference() && c10::InferenceMode::is_enabled() && PlainCpuTensor(tensor);
 }
 
-// Whether the dispatcher, for plain CPU tensors, would go straight to ATen's
-// CPU kernels: in inference mode (no autograd to record) without CPU
-// autocast.
-inline bool DispatchReachesCpuKernels() {
-  return c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled();
+namespace direct_call_internal {
+inline bool PlainCpuArgument(const at::Tensor& tensor) { return PlainCpuTensor(tensor); }
+// Every tensor input of the node, alone or in a list.
+inline bool PlainCpuArgument(const NodeIO& io) {
+  for (size_t i = 0; i < io.num_inputs(); ++i) {
+    const c10::IValue& input = io.Input(i);
+    if (input.isTensor()) {
+      if (!PlainCpuTensor(input.toTensor())) return false;
+    } else if (input.isTensorList()) {
+      for (const c10::IValue& element : input.toListRef()) {
+        if (!PlainCpuTensor(element.toTensor())) return false;
+      }
+    }
+  }
+  return true;
 }
+}  // namespace direct_call_internal
 
-// Whether ATen's at::cpu:: functional form of an op (the CPU kernel
-// allocating its result) computes what the dispatched op would for these
-// tensor arguments. Used for the outputs an out variant cannot reuse (graph
-// outputs, first runs); it saves the dispatcher's lookup.
-template <typename... Tensors>
-inline bool CpuFunctionalOk(const Tensors&... tensors) {
-  return DispatchReachesCpuKernels() && (PlainCpuTensor(tensors) && ...);
+// Whether ATen's CPU kernels (at::cpu::fn, or an op's out form below the
+// autograd keys) compute what the dispatched op would for these arguments
+// (tensors, or a node's every tensor input): in inference mode (no autograd
+// to record), without CPU autocast, on plain CPU tensors. For the outputs an
+// out variant cannot reuse (graph outputs, first runs) and functional forms;
+// it saves the dispatcher's lookup.
+template <typename... Arguments>
+inline bool CpuKernelsServe(const Arguments&... arguments) {
+  return c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
+         (direct_call_internal::PlainCpuArgument(arguments) && ...);
 }
 
 // `at::native::fn(self, args...)` when DirectCallOk(self), else the

@@ -73,9 +73,9 @@ KernelOffer MakeGruKernel(const torch::jit::Node* node) {
 }
 
 const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload("aten::lstm", "input", KernelKind::kNative,
+  KernelRegistry::Global().RegisterOverload("aten::lstm", "input", NodeKind::kNative,
                                             MakeLstmKernel);
-  KernelRegistry::Global().RegisterOverload("aten::gru", "input", KernelKind::kNative,
+  KernelRegistry::Global().RegisterOverload("aten::gru", "input", NodeKind::kNative,
                                             MakeGruKernel);
   return true;
 }();

@@ -430,7 +430,7 @@ TEST_P(NativeTensorOp, MatchesTheJitInAndOutOfInferenceMode) {
     testing::SingleNode single = testing::MakeNode(op.name, op.overload, inputs, 1);
     auto selected = KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/false);
     RC_ASSERT(selected.has_value());
-    RC_ASSERT(selected->kind == KernelKind::kNative);
+    RC_ASSERT(selected->kind == NodeKind::kNative);
     absl::StatusOr<Kernel> jit = MakeFallbackKernel(single.node);
     RC_ASSERT(jit.ok());
     const size_t num_outputs = single.node->outputs().size();

@@ -203,7 +203,7 @@ KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {
 const bool kRegistered = [] {
   ops::EnsureOperatorsRegistered();
   KernelRegistry::Global().RegisterOverload("static_runtime::conv2d_fused", "",
-                                            KernelKind::kOutVariant, MakeConv2dKernel,
+                                            NodeKind::kOutVariant, MakeConv2dKernel,
                                             ops::Conv2dFusedErrorBound);
   return true;
 }();

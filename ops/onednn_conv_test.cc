@@ -67,7 +67,7 @@ SingleNode MakeConvGraph(const ConvCase& c, bool channels_last_output) {
   }
   graph->registerOutput(result);
   auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
-  EXPECT_TRUE(selected.has_value() && selected->kind == KernelKind::kOutVariant);
+  EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant);
   return {graph, node, selected ? selected->kernel : Kernel()};
 }
 

@@ -74,7 +74,7 @@ KernelOffer MakeLinearKernel(const torch::jit::Node* node) {
 const bool kRegistered = [] {
   ops::EnsureOperatorsRegistered();
   KernelRegistry::Global().RegisterOverload("static_runtime::linear_fused", "",
-                                            KernelKind::kOutVariant, MakeLinearKernel,
+                                            NodeKind::kOutVariant, MakeLinearKernel,
                                             ops::LinearFusedErrorBound);
   return true;
 }();

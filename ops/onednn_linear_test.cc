@@ -45,7 +45,7 @@ SingleNode MakeLinearGraph(const LinearCase& c) {
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(node->output());
   auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
-  EXPECT_TRUE(selected.has_value() && selected->kind == KernelKind::kOutVariant &&
+  EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant &&
               selected->error_bound);
   return {graph, node, selected ? selected->kernel : Kernel()};
 }

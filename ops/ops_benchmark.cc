@@ -159,7 +159,7 @@ Bench MakeBench(const Case& c) {
 void BM_OutVsFallback(benchmark::State& state, const Case& c) {
   Bench bench = MakeBench(c);
   auto out_variant = KernelRegistry::Global().Find(bench.node, /*allow_out_variants=*/true);
-  CHECK(out_variant.has_value() && out_variant->kind == KernelKind::kOutVariant) << c.name;
+  CHECK(out_variant.has_value() && out_variant->kind == NodeKind::kOutVariant) << c.name;
   absl::StatusOr<Kernel> fallback = MakeFallbackKernel(bench.node);
   CHECK(fallback.ok()) << fallback.status();
   // Separate output slots, so the fallback's fresh results never feed reuse.

@@ -63,18 +63,18 @@ void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
 }
 
 // Wraps an overloaded ATen function as plain function pointers: the
-// functional form (ATen's CPU kernel directly when CpuFunctionalOk) and the
+// functional form (ATen's CPU kernel directly when CpuKernelsServe) and the
 // out form.
 #define SR_TT(fn)                                                                  \
   [](const at::Tensor& a, const at::Tensor& b) {                                   \
-    return CpuFunctionalOk(a, b) ? at::cpu::fn(a, b) : at::fn(a, b);               \
+    return CpuKernelsServe(a, b) ? at::cpu::fn(a, b) : at::fn(a, b);               \
   },                                                                               \
       [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) -> at::Tensor& { \
         return at::cpu::fn##_out(o, a, b);                                         \
       }
 #define SR_TS(fn)                                                                  \
   [](const at::Tensor& a, const at::Scalar& b) {                                   \
-    return CpuFunctionalOk(a) ? at::cpu::fn(a, b) : at::fn(a, b);                  \
+    return CpuKernelsServe(a) ? at::cpu::fn(a, b) : at::fn(a, b);                  \
   },                                                                               \
       [](at::Tensor& o, const at::Tensor& a, const at::Scalar& b) -> at::Tensor& { \
         return at::cpu::fn##_out(o, a, b);                                         \
@@ -114,14 +114,14 @@ void RegisterArithmetic() {
   with_alpha(
       "aten::add",
       [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
-        return CpuFunctionalOk(a, b) ? at::cpu::add(a, b, alpha) : at::add(a, b, alpha);
+        return CpuKernelsServe(a, b) ? at::cpu::add(a, b, alpha) : at::add(a, b, alpha);
       },
       [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
          const at::Scalar& alpha) -> at::Tensor& { return at::cpu::add_out(o, a, b, alpha); });
   with_alpha(
       "aten::sub",
       [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
-        return CpuFunctionalOk(a, b) ? at::cpu::sub(a, b, alpha) : at::sub(a, b, alpha);
+        return CpuKernelsServe(a, b) ? at::cpu::sub(a, b, alpha) : at::sub(a, b, alpha);
       },
       [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
          const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, a, b, alpha); });
@@ -129,7 +129,7 @@ void RegisterArithmetic() {
   with_alpha(
       "aten::rsub",
       [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
-        return CpuFunctionalOk(a, b) ? at::cpu::sub(b, a, alpha) : at::rsub(a, b, alpha);
+        return CpuKernelsServe(a, b) ? at::cpu::sub(b, a, alpha) : at::rsub(a, b, alpha);
       },
       [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
          const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); });
@@ -208,7 +208,7 @@ void RegisterSelection() {
     WriteOutputOrCpuFunctional(
         io, 0, at::result_type(a, b),
         [&] {
-          return CpuFunctionalOk(condition, a, b) ? at::cpu::where(condition, a, b)
+          return CpuKernelsServe(condition, a, b) ? at::cpu::where(condition, a, b)
                                                   : at::where(condition, a, b);
         },
         [&](at::Tensor& out) { at::cpu::where_out(out, condition, a, b); });
@@ -239,7 +239,7 @@ void RegisterSelection() {
     WriteOutputOrCpuFunctional(
         io, 0, dtype,
         [&] {
-          return CpuFunctionalOk(self, t1, t2) ? at::cpu::addcmul(self, t1, t2, value)
+          return CpuKernelsServe(self, t1, t2) ? at::cpu::addcmul(self, t1, t2, value)
                                                : at::addcmul(self, t1, t2, value);
         },
         [&](at::Tensor& out) { at::cpu::addcmul_out(out, self, t1, t2, value); });
@@ -251,7 +251,7 @@ void RegisterSelection() {
     WriteOutputOrCpuFunctional(
         io, 0, self.scalar_type(),
         [&] {
-          return CpuFunctionalOk(self, end) ? at::cpu::lerp(self, end, weight)
+          return CpuKernelsServe(self, end) ? at::cpu::lerp(self, end, weight)
                                             : at::lerp(self, end, weight);
         },
         [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
@@ -263,7 +263,7 @@ void RegisterSelection() {
     WriteOutputOrCpuFunctional(
         io, 0, self.scalar_type(),
         [&] {
-          return CpuFunctionalOk(self, end, weight) ? at::cpu::lerp(self, end, weight)
+          return CpuKernelsServe(self, end, weight) ? at::cpu::lerp(self, end, weight)
                                                     : at::lerp(self, end, weight);
         },
         [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });

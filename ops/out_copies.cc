@@ -69,7 +69,7 @@ void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::Memor
 // apart).
 void RegisterMaybeAliasing(const char* name, Kernel kernel) {
   KernelRegistry::Global().RegisterOverload(
-      name, "", KernelKind::kOutVariant, [kernel](const Node* node) {
+      name, "", NodeKind::kOutVariant, [kernel](const Node* node) {
         return GraphHasWriters(node) ? Decline() : KernelOffer(kernel);
       });
 }
@@ -177,7 +177,7 @@ void RegisterRewriteOperators() {
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
     KernelRegistry::Global().RegisterNodeKind(
-        variant.copy_op, KernelKind::kOutVariant, [](const Node* node) -> KernelOffer {
+        variant.copy_op, NodeKind::kOutVariant, [](const Node* node) -> KernelOffer {
           const ops::CopyVariant::View view = CopyVariantView(node);
           if (view == nullptr) return Decline();
           return [view](NodeIO& io) { CopyToOutput(io, 0, ApplyView(view, io)); };
@@ -186,7 +186,7 @@ void RegisterRewriteOperators() {
   // maybe_copy_to: the input itself when no conversion happens (the pass
   // only rewrites `to` where nobody can tell), else a copy into the slot.
   KernelRegistry::Global().RegisterNodeKind(
-      "static_runtime::maybe_copy_to", KernelKind::kOutVariant,
+      "static_runtime::maybe_copy_to", NodeKind::kOutVariant,
       [](const Node* node) -> KernelOffer {
         const std::string overload = OverloadOf(node);
         if (overload != "dtype" && overload != "other") return Decline();
@@ -219,7 +219,7 @@ void RegisterRewriteOperators() {
   // split / chunk / unbind with one output per part.
   for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
     KernelRegistry::Global().RegisterNodeKind(
-        split.op, KernelKind::kOutVariant, [split](const Node*) -> KernelOffer {
+        split.op, NodeKind::kOutVariant, [split](const Node*) -> KernelOffer {
           return [split](NodeIO& io) {
             const std::vector<at::Tensor> parts = ApplySplit(split, io);
             for (size_t i = 0; i < parts.size(); ++i) CopyToOutput(io, i, parts[i]);

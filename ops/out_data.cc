@@ -40,7 +40,7 @@ void RegisterConcatenation() {
     });
     KernelRegistry::Global().RegisterNodeKind(
         stack ? "static_runtime::variadic_stack" : "static_runtime::variadic_cat",
-        KernelKind::kOutVariant, [stack](const Node*) -> KernelOffer {
+        NodeKind::kOutVariant, [stack](const Node*) -> KernelOffer {
           return [stack](NodeIO& io) {
             std::vector<at::Tensor> tensors;
             tensors.reserve(io.num_inputs() - 1);

@@ -237,7 +237,7 @@ KernelOffer ForPooledOutputOnly(const torch::jit::Node* node) {
 const bool kRegistered = [] {
   for (const char* overload : {"", "padding_idx"}) {
     KernelRegistry::Global().RegisterOverload("aten::embedding_bag", overload,
-                                              KernelKind::kOutVariant, ForPooledOutputOnly);
+                                              NodeKind::kOutVariant, ForPooledOutputOnly);
   }
   return true;
 }();

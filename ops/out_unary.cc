@@ -22,7 +22,7 @@ void Unary(const char* name, Rule rule, Fn fn, Fn cpu_fn, OutFn out) {
     const at::Tensor& self = TensorArg(io, 0);
     WriteOutputOrCpuFunctional(
         io, 0, rule(self.scalar_type()),
-        [&] { return cpu_fn != nullptr && CpuFunctionalOk(self) ? cpu_fn(self) : fn(self); },
+        [&] { return cpu_fn != nullptr && CpuKernelsServe(self) ? cpu_fn(self) : fn(self); },
         [&](at::Tensor& result) { out(result, self); });
   });
 }

@@ -40,24 +40,6 @@ inline at::Tensor& ReusableOrNewOutput(NodeIO& io, size_t i, at::ScalarType dtyp
   return io.Output(i).toTensor();
 }
 
-// Whether ATen's CPU kernels may compute a node's new output directly
-// rather than through the dispatcher: DispatchReachesCpuKernels() and every
-// tensor input, alone or in a list, is a plain CPU tensor.
-inline bool CpuKernelsServe(const NodeIO& io) {
-  if (!DispatchReachesCpuKernels()) return false;
-  for (size_t i = 0; i < io.num_inputs(); ++i) {
-    const c10::IValue& input = io.Input(i);
-    if (input.isTensor()) {
-      if (!PlainCpuTensor(input.toTensor())) return false;
-    } else if (input.isTensorList()) {
-      for (const c10::IValue& element : input.toListRef()) {
-        if (!PlainCpuTensor(element.toTensor())) return false;
-      }
-    }
-  }
-  return true;
-}
-
 // Out forms call ATen's CPU kernels directly (at::cpu::), below the
 // autograd dispatch keys, as an inference runtime does not record graphs.
 template <typename Out>
@@ -89,7 +71,7 @@ inline void WriteOutput(NodeIO& io, size_t i, at::ScalarType dtype, Functional&&
 }
 
 // As WriteOutput, for ops whose `functional` calls ATen's at::cpu::
-// functional form when it may (CpuFunctionalOk): that form allocates its
+// functional form when it may (CpuKernelsServe): that form allocates its
 // result directly, cheaper than resizing an empty tensor.
 template <typename Functional, typename Out>
 inline void WriteOutputOrCpuFunctional(NodeIO& io, size_t i, at::ScalarType dtype,
@@ -131,7 +113,7 @@ inline c10::List<c10::optional<at::Tensor>> OptionalTensorListArg(const NodeIO& 
 // Registers an out-variant kernel for the JIT operator `name`.`overload`.
 inline void RegisterOut(const char* name, const char* overload, Kernel kernel,
                         const char* file = __builtin_FILE()) {
-  KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kOutVariant,
+  KernelRegistry::Global().RegisterOverload(name, overload, NodeKind::kOutVariant,
                                             ForAnyNode(std::move(kernel)), nullptr, file);
 }
 

@@ -796,7 +796,7 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
     }
     auto selected = KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/true);
     RC_ASSERT(selected.has_value());
-    RC_ASSERT(selected->kind == KernelKind::kOutVariant);
+    RC_ASSERT(selected->kind == NodeKind::kOutVariant);
     absl::StatusOr<Kernel> jit = MakeFallbackKernel(single.node);
     RC_ASSERT(jit.ok());
 
@@ -895,7 +895,7 @@ bool TestedElsewhere(const std::string& kernel) {
 
 std::vector<std::string> OutVariantKernels() {
   std::vector<std::string> kernels;
-  for (const std::string& kernel : KernelRegistry::Global().Registered(KernelKind::kOutVariant)) {
+  for (const std::string& kernel : KernelRegistry::Global().Registered(NodeKind::kOutVariant)) {
     if (!TestedElsewhere(kernel)) kernels.push_back(kernel);
   }
   return kernels;

@@ -451,7 +451,7 @@ class FusedPointwise {
 
 const bool kRegistered = [] {
   KernelRegistry::Global().RegisterNodeKind("static_runtime::fused_pointwise",
-                                            KernelKind::kOutVariant, FusedPointwise::Make);
+                                            NodeKind::kOutVariant, FusedPointwise::Make);
   return true;
 }();
 

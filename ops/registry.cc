@@ -9,18 +9,6 @@
 
 namespace static_runtime {
 
-const char* KernelKindName(KernelKind kind) {
-  switch (kind) {
-    case KernelKind::kOutVariant:
-      return "out_variant";
-    case KernelKind::kNative:
-      return "native";
-    case KernelKind::kFallback:
-      return "fallback";
-  }
-  return "unknown";
-}
-
 KernelOffer::KernelOffer(Kernel kernel) : kernel_(std::move(kernel)) {
   CHECK(kernel_) << "an empty Kernel offered for a node: a factory declines with Decline()";
 }
@@ -31,13 +19,13 @@ KernelFactory ForAnyNode(Kernel kernel) {
 }
 
 void RegisterNativeNodeKind(absl::string_view node_kind, KernelFactory factory, const char* file) {
-  KernelRegistry::Global().RegisterNodeKind(node_kind, KernelKind::kNative, std::move(factory),
+  KernelRegistry::Global().RegisterNodeKind(node_kind, NodeKind::kNative, std::move(factory),
                                             file);
 }
 
 void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel,
                             const char* file) {
-  KernelRegistry::Global().RegisterOverload(name, overload, KernelKind::kNative,
+  KernelRegistry::Global().RegisterOverload(name, overload, NodeKind::kNative,
                                             ForAnyNode(std::move(kernel)), nullptr, file);
 }
 
@@ -46,9 +34,9 @@ KernelRegistry& KernelRegistry::Global() {
   return *registry;
 }
 
-void KernelRegistry::RegisterNodeKind(absl::string_view node_kind, KernelKind kind,
+void KernelRegistry::RegisterNodeKind(absl::string_view node_kind, NodeKind kind,
                                       KernelFactory factory, const char* file) {
-  CHECK(kind != KernelKind::kFallback) << "fallback kernels are not registered: " << node_kind;
+  CHECK(kind != NodeKind::kFallback) << "fallback kernels are not registered: " << node_kind;
   CHECK(!absl::StrContains(node_kind, "(")) << "a node kind, not a schema: " << node_kind;
   Add(Entry{std::string(node_kind), std::nullopt, false,
             c10::Symbol::fromQualString(std::string(node_kind)), kind, std::move(factory),
@@ -72,9 +60,9 @@ void KernelRegistry::Add(Entry entry) {
 }
 
 void KernelRegistry::RegisterOverload(absl::string_view name, absl::string_view overload,
-                                      KernelKind kind, KernelFactory factory,
+                                      NodeKind kind, KernelFactory factory,
                                       ErrorBound error_bound, const char* file) {
-  CHECK(kind != KernelKind::kFallback) << "fallback kernels are not registered: " << name;
+  CHECK(kind != NodeKind::kFallback) << "fallback kernels are not registered: " << name;
   const c10::Symbol symbol = c10::Symbol::fromQualString(std::string(name));
   for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
     if (op->schema().overload_name() == overload) {
@@ -98,8 +86,8 @@ std::optional<KernelRegistry::Selected> KernelRegistry::Find(const torch::jit::N
                                                              bool allow_out_variants) const {
   auto candidates = by_kind_.find(node->kind());
   if (candidates == by_kind_.end()) return std::nullopt;
-  for (KernelKind kind : {KernelKind::kOutVariant, KernelKind::kNative}) {
-    if (kind == KernelKind::kOutVariant && !allow_out_variants) continue;
+  for (NodeKind kind : {NodeKind::kOutVariant, NodeKind::kNative}) {
+    if (kind == NodeKind::kOutVariant && !allow_out_variants) continue;
     for (size_t index : candidates->second) {
       const Entry& entry = entries_[index];
       if (entry.kind != kind || !Matches(entry, node)) continue;
@@ -112,7 +100,7 @@ std::optional<KernelRegistry::Selected> KernelRegistry::Find(const torch::jit::N
   return std::nullopt;
 }
 
-std::vector<std::string> KernelRegistry::Registered(KernelKind kind) const {
+std::vector<std::string> KernelRegistry::Registered(NodeKind kind) const {
   std::vector<std::string> result;
   for (const Entry& entry : entries_) {
     if (entry.kind == kind) result.push_back(entry.op);

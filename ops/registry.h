@@ -34,41 +34,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "ops/node_io.h"
+#include "ops/node_kind.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
-
-// Index of a value slot in the runtime's flat value table.
-using ValueIndex = uint32_t;
-
-// One node's view of the value table during a call.
-class NodeIO {
- public:
-  NodeIO(c10::IValue* values, absl::Span<const ValueIndex> inputs,
-         absl::Span<const ValueIndex> outputs)
-      : values_(values), inputs_(inputs), outputs_(outputs) {}
-
-  const c10::IValue& Input(size_t i) const { return values_[inputs_[i]]; }
-  c10::IValue& Output(size_t i) { return values_[outputs_[i]]; }
-  size_t num_inputs() const { return inputs_.size(); }
-  size_t num_outputs() const { return outputs_.size(); }
-  // Where the slots are: for a kernel that runs other kernels on them.
-  c10::IValue* values() const { return values_; }
-  ValueIndex InputIndex(size_t i) const { return inputs_[i]; }
-  ValueIndex OutputIndex(size_t i) const { return outputs_[i]; }
-
- private:
-  c10::IValue* values_;
-  absl::Span<const ValueIndex> inputs_;
-  absl::Span<const ValueIndex> outputs_;
-};
-
-enum class KernelKind {
-  kOutVariant,  // writes into an output tensor the runtime owns and reuses
-  kNative,      // computes directly on the slots, allocating its results
-  kFallback,    // the JIT's own operator (or interpreter) on a stack
-};
-const char* KernelKindName(KernelKind kind);
 
 using Kernel = std::function<void(NodeIO&)>;
 
@@ -121,18 +91,18 @@ class KernelRegistry {
   // aborts at startup, naming both. `file` is where the registration is
   // (Bazel's path of the caller), for the test that every kernel file is
   // linked.
-  void RegisterOverload(absl::string_view name, absl::string_view overload, KernelKind kind,
+  void RegisterOverload(absl::string_view name, absl::string_view overload, NodeKind kind,
                         KernelFactory factory, ErrorBound error_bound = nullptr,
                         const char* file = __builtin_FILE());
   // For every node of kind `node_kind` ("prim::ListConstruct"): nodes with
   // no operator, or with a variadic schema (our own static_runtime::
   // operators), whose factory looks at the node.
-  void RegisterNodeKind(absl::string_view node_kind, KernelKind kind, KernelFactory factory,
+  void RegisterNodeKind(absl::string_view node_kind, NodeKind kind, KernelFactory factory,
                         const char* file = __builtin_FILE());
 
   struct Selected {
     Kernel kernel;
-    KernelKind kind;
+    NodeKind kind;
     ErrorBound error_bound;  // empty: bit for bit the JIT operator's result
   };
   // The first kernel whose factory accepts `node`: out variants first (when
@@ -141,7 +111,7 @@ class KernelRegistry {
   std::optional<Selected> Find(const torch::jit::Node* node, bool allow_out_variants) const;
 
   // Every registered operator schema or node kind of `kind`, sorted.
-  std::vector<std::string> Registered(KernelKind kind) const;
+  std::vector<std::string> Registered(NodeKind kind) const;
 
   // The registered schemas that do not name an operator registered with the
   // JIT with exactly that schema (a typo would make the kernel unreachable).
@@ -156,7 +126,7 @@ class KernelRegistry {
     std::optional<c10::FunctionSchema> schema;  // nullopt: by node kind
     bool unknown_to_jit = false;
     c10::Symbol kind_symbol;
-    KernelKind kind;
+    NodeKind kind;
     KernelFactory factory;
     ErrorBound error_bound;
     std::string file;

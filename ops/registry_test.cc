@@ -31,14 +31,14 @@ TEST(RegistryTest, EverySchemaNamesAJitOperator) {
 // second aborts, naming both.
 TEST(RegistryDeathTest, ASecondKernelOfOneKindForOneSchemaAborts) {
   KernelRegistry& registry = KernelRegistry::Global();
-  EXPECT_DEATH(registry.RegisterOverload("aten::relu", "", KernelKind::kOutVariant,
+  EXPECT_DEATH(registry.RegisterOverload("aten::relu", "", NodeKind::kOutVariant,
                                          [](const torch::jit::Node*) { return Decline(); }),
                "two kernels of one kind registered for one operator: "
                "'aten::relu\\(Tensor self\\) -> Tensor'");
 }
 
 TEST(RegistryTest, NoSchemaHasTwoKernelsOfOneKind) {
-  for (KernelKind kind : {KernelKind::kOutVariant, KernelKind::kNative}) {
+  for (NodeKind kind : {NodeKind::kOutVariant, NodeKind::kNative}) {
     std::vector<std::string> ops;
     for (const std::string& op : KernelRegistry::Global().Registered(kind)) {
       // One spelling per schema (a literal or a JIT operator's printed form).
@@ -56,7 +56,7 @@ TEST(RegistryTest, NoSchemaHasTwoKernelsOfOneKind) {
 
 TEST(RegistryTest, EveryRewriteOperatorHasANativeKernel) {
   ops::EnsureOperatorsRegistered();
-  std::vector<std::string> native = KernelRegistry::Global().Registered(KernelKind::kNative);
+  std::vector<std::string> native = KernelRegistry::Global().Registered(NodeKind::kNative);
   std::vector<std::string> expected = {
       ops::kVariadicCat.toQualString(),   ops::kVariadicStack.toQualString(),
       ops::kSplitUnpacked.toQualString(), ops::kSplitWithSizesUnpacked.toQualString(),
@@ -99,9 +99,9 @@ graph(%w : Tensor, %i : Tensor, %o : Tensor):
   std::vector<torch::jit::Node*> nodes((*graph)->nodes().begin(), (*graph)->nodes().end());
   auto pooled_only = KernelRegistry::Global().Find(nodes[3], true);
   ASSERT_TRUE(pooled_only.has_value());
-  EXPECT_EQ(pooled_only->kind, KernelKind::kOutVariant);
+  EXPECT_EQ(pooled_only->kind, NodeKind::kOutVariant);
   auto bag_size_used = KernelRegistry::Global().Find(nodes[4], true);
-  EXPECT_FALSE(bag_size_used.has_value() && bag_size_used->kind == KernelKind::kOutVariant);
+  EXPECT_FALSE(bag_size_used.has_value() && bag_size_used->kind == NodeKind::kOutVariant);
 }
 
 // A random value of a scalar type, including the awkward ones (0, negatives).
@@ -143,7 +143,7 @@ std::string RunKernel(const Kernel& kernel, const std::vector<c10::IValue>& inpu
 TEST(RegistryTest, ScalarKernelsMatchTheJitOnRandomArguments) {
   std::mt19937_64 rng(42);
   size_t checked_schemas = 0;
-  for (const std::string& op : KernelRegistry::Global().Registered(KernelKind::kNative)) {
+  for (const std::string& op : KernelRegistry::Global().Registered(NodeKind::kNative)) {
     if (op.find('(') == std::string::npos) continue;
     const c10::FunctionSchema schema = torch::jit::parseSchema(op);
     if (schema.returns().size() != 1 || !IsScalarType(schema.returns()[0].type())) continue;

@@ -165,7 +165,7 @@ KernelOffer MakeEncoderLayerKernel(const torch::jit::Node* node) {
 const bool kRegistered = [] {
   ops::EnsureOperatorsRegistered();
   KernelRegistry::Global().RegisterOverload("static_runtime::transformer_encoder_layer", "",
-                                            KernelKind::kNative, MakeEncoderLayerKernel,
+                                            NodeKind::kNative, MakeEncoderLayerKernel,
                                             ops::TransformerEncoderLayerErrorBound);
   return true;
 }();

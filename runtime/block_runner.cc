@@ -45,8 +45,8 @@ absl::Status NodeError(const NodePlan& node, const c10::IValue* values, const st
 }
 
 struct NoObserver {
-  void Before(const NodePlan&, const c10::IValue*) {}
-  void After(const NodePlan&, const c10::IValue*) {}
+  void Before(const NodePlan&, const NodeIO&) {}
+  void After(const NodePlan&, const NodeIO&) {}
 };
 
 template <typename Observer>
@@ -99,18 +99,20 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
   for (const NodePlan& node : block.nodes) {
     absl::Status status;
     try {
-      switch (node.control) {
-        case NodePlan::Control::kKernel: {
+      switch (node.kind) {
+        case NodeKind::kOutVariant:
+        case NodeKind::kNative:
+        case NodeKind::kFallback: {
           NodeIO io(values, node.inputs(), node.outputs());
-          observer.Before(node, values);
+          observer.Before(node, io);
           node.kernel(io);
-          observer.After(node, values);
+          observer.After(node, io);
           break;
         }
-        case NodePlan::Control::kIf:
+        case NodeKind::kIf:
           status = RunIf(node, values, observer);
           break;
-        case NodePlan::Control::kLoop:
+        case NodeKind::kLoop:
           status = RunLoop(node, values, observer);
           break;
       }
@@ -136,12 +138,8 @@ namespace {
 // Tells a NodeObserver about each kernel call.
 struct Reporter {
   NodeObserver& observer;
-  void Before(const NodePlan& node, const c10::IValue* values) {
-    observer.Before(*node.info, NodeValues(values, node.inputs(), node.outputs()));
-  }
-  void After(const NodePlan& node, const c10::IValue* values) {
-    observer.After(*node.info, NodeValues(values, node.inputs(), node.outputs()));
-  }
+  void Before(const NodePlan& node, const NodeIO& io) { observer.Before(*node.info, io); }
+  void After(const NodePlan& node, const NodeIO& io) { observer.After(*node.info, io); }
 };
 
 }  // namespace

@@ -220,11 +220,11 @@ def forward(self, x, y):
 // not used after the group stay empty (the unfused path writes them all).
 class FusedFormCounter : public NodeObserver {
  public:
-  void After(const NodeDescription& node, const NodeValues& values) override {
+  void After(const NodeDescription& node, const NodeIO& values) override {
     if (node.node->kind() != ops::kFusedPointwise) return;
     bool fused = true;
     for (size_t i = node.node->i(ops::kUsedOutputs); i < values.num_outputs(); ++i) {
-      fused = fused && values.output(i).isNone();
+      fused = fused && values.Output(i).isNone();
     }
     ++(fused ? fused_runs : unfused_runs);
   }

@@ -75,12 +75,12 @@ TEST_P(MemoryPlanningTest, CorrectAcrossShapesAndOutputsSurviveTheNextRun) {
 class ArenaChecker : public NodeObserver {
  public:
   explicit ArenaChecker(const StaticRuntime& runtime) : runtime_(runtime) {}
-  void After(const NodeDescription& node, const NodeValues& values) override {
+  void After(const NodeDescription& node, const NodeIO& values) override {
     const memory::MemoryPlanner* planner = RuntimeState::Of(runtime_).memory_planner();
     const ValueLayout& layout = ModuleState::Of(runtime_.module()).layout;
     for (size_t i = 0; i < values.num_outputs(); ++i) {
       if (!planner->IsManaged(layout.SlotOf(node.node->outputs()[i]))) continue;
-      if (!values.output(i).isTensor()) {
+      if (!values.Output(i).isTensor()) {
         // Only a fused group's outputs for its unfused path stay empty (when
         // the fused form runs).
         EXPECT_EQ(node.node->kind(), ops::kFusedPointwise)
@@ -88,7 +88,7 @@ class ArenaChecker : public NodeObserver {
         ++left_empty;
         continue;
       }
-      const at::Tensor& tensor = values.output(i).toTensor();
+      const at::Tensor& tensor = values.Output(i).toTensor();
       if (tensor.numel() == 0) continue;
       ++checked;
       if (!planner->InArena(tensor.data_ptr())) {

@@ -10,7 +10,7 @@ std::string KernelLines(const BlockPlan& block) {
   for (const NodePlan& node : block.nodes) {
     absl::StrAppend(
         &lines, node.info->position, " ",
-        node.control == NodePlan::Control::kKernel ? NodeKindName(node.info->kind) : "control", " ",
+        node.kind == NodeKind::kIf || node.kind == NodeKind::kLoop ? "control" : NodeKindName(node.kind), " ",
         node.info->node->kind().toQualString(), "\n");
     for (const BlockPlan& sub_block : node.blocks) lines += KernelLines(sub_block);
   }

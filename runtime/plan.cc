@@ -43,7 +43,6 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
   AddSlots(layout, node->outputs(), slots);
   if (node->kind() == c10::prim::If || node->kind() == c10::prim::Loop) {
     const bool is_if = node->kind() == c10::prim::If;
-    plan.control = is_if ? NodePlan::Control::kIf : NodePlan::Control::kLoop;
     info.kind = is_if ? NodeKind::kIf : NodeKind::kLoop;
     for (size_t i = 0; i < node->blocks().size(); ++i) {
       absl::StatusOr<BlockPlan> block =
@@ -51,7 +50,7 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
       RETURN_IF_ERROR(block.status());
       plan.blocks.push_back(*std::move(block));
     }
-    if (plan.control == NodePlan::Control::kLoop) {
+    if (!is_if) {
       const Block* body = node->blocks()[0];
       BlockPlan& body_plan = plan.blocks[0];
       for (const Value* output : body->outputs()) {
@@ -78,9 +77,7 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
   }
   if (auto selected = KernelRegistry::Global().Find(node, planning.allow_out_variants)) {
     plan.kernel = std::move(selected->kernel);
-    info.kind = selected->kind == KernelKind::kOutVariant ? NodeKind::kOutVariant
-                : selected->kind == KernelKind::kNative   ? NodeKind::kNative
-                                                          : NodeKind::kFallback;
+    info.kind = selected->kind;
     info.error_bound = std::move(selected->error_bound);
     return plan;
   }
@@ -118,6 +115,7 @@ absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefi
     NodePlan& node = plan.nodes[i];
     node.slots = slots;
     node.info = &plan.node_infos[i];
+    node.kind = node.info->kind;
     slots += node.num_inputs + node.num_outputs;
   }
   return plan;

@@ -5,7 +5,7 @@
 // same way). Built once per StaticModule, read-only afterwards.
 //
 // A node's plan is split in two. The hot record (NodePlan) holds only what a
-// run reads: the control kind, the kernel, a pointer to its slots in its
+// run reads: the node kind, the kernel, a pointer to its slots in its
 // block's one flat index array (inputs, then outputs) and its sub-blocks.
 // The cold record (NodeInfo: the JIT node, its position, kernel kind, error
 // bound, why it fell back) lives in a separate array of the block and is
@@ -39,13 +39,11 @@ struct NodeInfo : NodeDescription {
 
 // What a run reads about a node.
 struct NodePlan {
-  enum class Control : uint8_t { kKernel, kIf, kLoop };
-
-  Control control = Control::kKernel;
+  NodeKind kind = NodeKind::kNative;  // a copy of info->kind, read by the run loop
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;
   const ValueIndex* slots = nullptr;  // inputs, then outputs
-  Kernel kernel;                      // for kKernel
+  Kernel kernel;                      // for the kernel kinds
   std::vector<BlockPlan> blocks;      // for kIf (then, else) and kLoop (body)
   const NodeInfo* info = nullptr;
 

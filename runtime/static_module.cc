@@ -29,7 +29,7 @@ void PlanLifetimes(ModuleState& state) {
   absl::flat_hash_set<const torch::jit::Node*> out_variant_nodes;
   std::function<void(const BlockPlan&)> collect = [&](const BlockPlan& block) {
     for (const NodePlan& node : block.nodes) {
-      if (node.control == NodePlan::Control::kKernel && node.info->kind == NodeKind::kOutVariant) {
+      if (node.kind == NodeKind::kOutVariant) {
         out_variant_nodes.insert(node.info->node);
       }
       for (const BlockPlan& sub_block : node.blocks) collect(sub_block);

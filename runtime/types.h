@@ -17,6 +17,8 @@
 #include "ATen/core/ivalue.h"
 #include "absl/types/span.h"
 #include "memory/arena_stats.h"
+#include "ops/node_io.h"
+#include "ops/node_kind.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -36,11 +38,6 @@ struct KernelCounts {
   size_t total() const { return out_variant + native + fallback; }
 };
 
-// What a node of the prepared graph runs as.
-enum class NodeKind : uint8_t { kOutVariant, kNative, kFallback, kIf, kLoop };
-// "out_variant", "native", "fallback", "control (If)", "control (Loop)".
-const char* NodeKindName(NodeKind kind);
-
 // One node of a module's prepared graph (StaticModule::DescribeNodes, and
 // what a NodeObserver is told).
 struct NodeDescription {
@@ -59,31 +56,14 @@ struct NodeDescription {
   std::string not_fused_reason;
 };
 
-// A node's values as its kernel reads and writes them.
-class NodeValues {
- public:
-  NodeValues(const c10::IValue* table, absl::Span<const uint32_t> inputs,
-             absl::Span<const uint32_t> outputs)
-      : table_(table), inputs_(inputs), outputs_(outputs) {}
-  size_t num_inputs() const { return inputs_.size(); }
-  size_t num_outputs() const { return outputs_.size(); }
-  const c10::IValue& input(size_t i) const { return table_[inputs_[i]]; }
-  const c10::IValue& output(size_t i) const { return table_[outputs_[i]]; }
-
- private:
-  const c10::IValue* table_;
-  absl::Span<const uint32_t> inputs_;
-  absl::Span<const uint32_t> outputs_;
-};
-
 // Told about every kernel call of StaticRuntime::RunObserved (If and Loop
 // nodes are not calls: their sub-blocks' nodes are reported). Before a call
 // its outputs may hold last run's values or planned memory.
 class NodeObserver {
  public:
   virtual ~NodeObserver() = default;
-  virtual void Before(const NodeDescription& node, const NodeValues& values) {}
-  virtual void After(const NodeDescription& node, const NodeValues& values) {}
+  virtual void Before(const NodeDescription& node, const NodeIO& values) {}
+  virtual void After(const NodeDescription& node, const NodeIO& values) {}
   // How long each phase of the run took: "bind", "allocate" (memory
   // planning), "nodes", "release".
   virtual void Phase(const char* name, double microseconds) {}

@@ -19,8 +19,8 @@ double Micros(Clock::duration d) { return std::chrono::duration<double, std::mic
 // Times every kernel call; optionally records trace events.
 class Timer : public NodeObserver {
  public:
-  void Before(const NodeDescription&, const NodeValues&) override { start_ = Clock::now(); }
-  void After(const NodeDescription& node, const NodeValues&) override {
+  void Before(const NodeDescription&, const NodeIO&) override { start_ = Clock::now(); }
+  void After(const NodeDescription& node, const NodeIO&) override {
     const auto end = Clock::now();
     const double us = Micros(end - start_);
     const char* kind = node.node->kind().toQualString();

@@ -1,4 +1,4 @@
-#include "runtime/types.h"
+#include "ops/node_kind.h"
 
 namespace static_runtime {
 
