@@ -41,8 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::exception&) {
     return 0;  // records the writer refuses are not a package
   }
-  absl::StatusOr<static_runtime::StaticModule::Ptr> module =
-      static_runtime::LoadPackageBytes(zip);
+  absl::StatusOr<static_runtime::StaticModule::Ptr> module = static_runtime::LoadPackageBytes(zip);
   if (module.ok()) static_runtime::fuzz::RunPrepared(*module);
   return 0;
 }

@@ -46,9 +46,8 @@ struct Arbitrary<static_runtime::fuzz::ProgramSpec> {
         gen::set(&ProgramSpec::inputs,
                  gen::resize(3, gen::nonEmpty(gen::arbitrary<std::vector<Gene>>()))),
         gen::set(&ProgramSpec::body, gen::resize(24, gen::arbitrary<std::vector<Gene>>())),
-        gen::set(&ProgramSpec::extra_outputs,
-                 gen::resize(2, gen::container<std::vector<uint32_t>>(
-                                    gen::inRange<uint32_t>(0, 1000)))),
+        gen::set(&ProgramSpec::extra_outputs, gen::resize(2, gen::container<std::vector<uint32_t>>(
+                                                                 gen::inRange<uint32_t>(0, 1000)))),
         gen::set(&ProgramSpec::small_batch, gen::inRange<int64_t>(1, 4)),
         gen::set(&ProgramSpec::large_batch, gen::inRange<int64_t>(4, 8)));
   }
@@ -76,8 +75,8 @@ void showValue(const ProgramSpec& spec, std::ostream& os) {
   genes(spec.inputs);
   os << ", body ";
   genes(spec.body);
-  os << ", extra outputs " << spec.extra_outputs.size() << ", batches " << spec.small_batch
-     << "/" << spec.large_batch << " (the program is printed below)";
+  os << ", extra outputs " << spec.extra_outputs.size() << ", batches " << spec.small_batch << "/"
+     << spec.large_batch << " (the program is printed below)";
 }
 
 namespace {
@@ -97,8 +96,7 @@ RC_GTEST_PROP(RandomGraphTest, StaticRuntimeMatchesTheJit, ()) {
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   RC_CLASSIFY(program.ops.size() >= 12, "12 or more statements");
 
-  absl::StatusOr<torch::jit::Module> module =
-      ModuleFromSource(program.source, program.parameters);
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(program.source, program.parameters);
   if (!module.ok()) {
     RC_FAIL(absl::StrCat("the generator made a program the compiler rejects: ",
                          module.status().message(), "\n", program.source));
@@ -109,8 +107,7 @@ RC_GTEST_PROP(RandomGraphTest, StaticRuntimeMatchesTheJit, ()) {
   absl::StatusOr<StaticModule::Ptr> static_module =
       StaticModule::FromModule(*module, /*is_frozen=*/false, option_set.options);
   if (!static_module.ok()) {
-    RC_FAIL(absl::StrCat("preparation failed: ", static_module.status().message(), "\n",
-                         context));
+    RC_FAIL(absl::StrCat("preparation failed: ", static_module.status().message(), "\n", context));
   }
   StaticRuntime runtime(*static_module);
   const int64_t batches[] = {spec.small_batch, spec.large_batch, spec.small_batch};
@@ -176,8 +173,8 @@ TEST(RandomProgramTest, ShapesAreTrackedSymbolically) {
   ProgramSpec spec;
   spec.inputs = {{0, 0, 2, 5}};
   const auto& names = OpNames();
-  const uint32_t sum = static_cast<uint32_t>(
-      std::find(names.begin(), names.end(), "sum") - names.begin());
+  const uint32_t sum =
+      static_cast<uint32_t>(std::find(names.begin(), names.end(), "sum") - names.begin());
   spec.body = {{sum, 0, 1, 0}};
   const Program program = BuildProgram(spec);
   EXPECT_EQ(program.source,

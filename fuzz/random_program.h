@@ -33,8 +33,8 @@ struct Gene {
 };
 
 struct ProgramSpec {
-  std::vector<Gene> inputs;  // one tensor input each: dtype, rank, sizes
-  std::vector<Gene> body;    // one statement each (or none when skipped)
+  std::vector<Gene> inputs;             // one tensor input each: dtype, rank, sizes
+  std::vector<Gene> body;               // one statement each (or none when skipped)
   std::vector<uint32_t> extra_outputs;  // values returned besides the unused
   int64_t small_batch = 1;
   int64_t large_batch = 4;
@@ -48,8 +48,8 @@ struct InputSpec {
 };
 
 struct Program {
-  std::string source;  // TorchScript `def forward(self, ...)`, one comment per
-                       // statement with its dtype and symbolic shape
+  std::string source;                   // TorchScript `def forward(self, ...)`, one comment per
+                                        // statement with its dtype and symbolic shape
   std::vector<NamedTensor> parameters;  // `self.<name>` tensors
   std::vector<InputSpec> inputs;
   std::vector<std::string> ops;  // the op of each statement, in order

@@ -43,10 +43,10 @@ TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
       for (size_t step = 0; step < std::size(kShapes); ++step) {
         corpus::InputRng rng(seed * 10 + kShapes[step]);
         const std::vector<c10::IValue> inputs = model.inputs(rng, kShapes[step]);
-        const std::string where = absl::StrCat(
-            "model ", model.name, ", options ", option_set.name, ", seed ", seed, ", run ",
-            step + 1, " of {small, larger, small}, input shapes ",
-            reference::Shapes(c10::ivalue::Tuple::create(inputs)));
+        const std::string where =
+            absl::StrCat("model ", model.name, ", options ", option_set.name, ", seed ", seed,
+                         ", run ", step + 1, " of {small, larger, small}, input shapes ",
+                         reference::Shapes(c10::ivalue::Tuple::create(inputs)));
         const absl::Status run =
             golden::CheckRunAgainstJit(*module, runtime, inputs, golden::WhenTheJitRaises::kFail);
         EXPECT_TRUE(run.ok()) << where << ": " << run.message();
@@ -75,13 +75,30 @@ INSTANTIATE_TEST_SUITE_P(Corpus, DifferentialTest, testing::ValuesIn(ModelNames(
 TEST(CorpusTest, CoversTheModelKindsTheRuntimeIsJudgedOn) {
   const std::vector<std::string> names = ModelNames();
   EXPECT_GE(names.size(), 30u);
-  for (const char* required :
-       {"mlp", "conv_bn_residual", "cnn_two_stage", "cnn_depthwise_se", "cnn_fire_ceil_maxpool",
-        "cnn_channel_shuffle", "cnn_grouped_dilated", "conv1d_temporal", "ads_ranking", "ads_dict_features",
-        "attention_block", "transformer_encoder", "lstm_cell_loop", "dict_input",
-        "containers_out", "tuple_io", "if_branch", "loop_input_trip_count", "while_loop",
-        "inplace_mutation", "view_of_input_returned", "view_of_intermediate_returned",
-        "int_and_bool_tensors", "scalar_outputs"}) {
+  for (const char* required : {"mlp",
+                               "conv_bn_residual",
+                               "cnn_two_stage",
+                               "cnn_depthwise_se",
+                               "cnn_fire_ceil_maxpool",
+                               "cnn_channel_shuffle",
+                               "cnn_grouped_dilated",
+                               "conv1d_temporal",
+                               "ads_ranking",
+                               "ads_dict_features",
+                               "attention_block",
+                               "transformer_encoder",
+                               "lstm_cell_loop",
+                               "dict_input",
+                               "containers_out",
+                               "tuple_io",
+                               "if_branch",
+                               "loop_input_trip_count",
+                               "while_loop",
+                               "inplace_mutation",
+                               "view_of_input_returned",
+                               "view_of_intermediate_returned",
+                               "int_and_bool_tensors",
+                               "scalar_outputs"}) {
     EXPECT_TRUE(std::find(names.begin(), names.end(), required) != names.end()) << required;
   }
 }

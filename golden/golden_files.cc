@@ -25,13 +25,12 @@ absl::StatusOr<std::vector<GoldenCase>> ListGoldenCases(const std::string& root)
       if (file.path().extension() != ".ir") continue;
       fs::path expected = file.path();
       expected.replace_extension(".expected");
-      cases.push_back({pass_dir.path().filename().string(), file.path().string(),
-                       expected.string()});
+      cases.push_back(
+          {pass_dir.path().filename().string(), file.path().string(), expected.string()});
     }
   }
-  std::sort(cases.begin(), cases.end(), [](const GoldenCase& a, const GoldenCase& b) {
-    return a.input_path < b.input_path;
-  });
+  std::sort(cases.begin(), cases.end(),
+            [](const GoldenCase& a, const GoldenCase& b) { return a.input_path < b.input_path; });
   return cases;
 }
 
@@ -58,8 +57,7 @@ std::string LineDiff(const std::string& expected, const std::string& actual) {
   std::vector<std::vector<int>> lcs(a.size() + 1, std::vector<int>(b.size() + 1, 0));
   for (size_t i = a.size(); i-- > 0;) {
     for (size_t j = b.size(); j-- > 0;) {
-      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1
-                               : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
     }
   }
   std::vector<std::string> script;

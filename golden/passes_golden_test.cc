@@ -4,9 +4,9 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
 #include "golden/golden_files.h"
 #include "golden/pass_table.h"
+#include "gtest/gtest.h"
 
 namespace static_runtime {
 namespace golden {
@@ -33,8 +33,7 @@ TEST(PassesGoldenTest, EveryCaseMatchesItsExpectedGraph) {
     covered.insert(golden_case.pass);
   }
   for (const NamedPass& pass : Passes()) {
-    EXPECT_TRUE(covered.count(pass.name)) << "pass '" << pass.name
-                                          << "' has no golden case";
+    EXPECT_TRUE(covered.count(pass.name)) << "pass '" << pass.name << "' has no golden case";
   }
 }
 

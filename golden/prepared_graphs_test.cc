@@ -2,12 +2,13 @@
 // golden/prepared/<model>.ir, and every file there must belong to a model.
 // After an intended change to preparation, run
 // `bazel run //golden:update_golden` and review the diff.
+#include "golden/prepared_graphs.h"
+
 #include <set>
 #include <string>
 
 #include "golden/golden_files.h"
 #include "golden/models/corpus.h"
-#include "golden/prepared_graphs.h"
 #include "gtest/gtest.h"
 
 namespace static_runtime {

@@ -26,8 +26,7 @@ bool ReturnsViewOrCopyByStrides(c10::Symbol kind) {
          kind == c10::aten::flatten || kind == c10::aten::contiguous;
 }
 
-bool IsOverload(const torch::jit::Node* node, const char* name,
-                const char* overload) {
+bool IsOverload(const torch::jit::Node* node, const char* name, const char* overload) {
   if (node->kind() != c10::Symbol::fromQualString(name)) return false;
   const c10::FunctionSchema* schema = node->maybeSchema();
   return schema != nullptr && schema->overload_name() == overload;

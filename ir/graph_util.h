@@ -19,8 +19,7 @@ namespace static_runtime {
 std::vector<torch::jit::Node*> AllNodes(torch::jit::Block* block);
 
 // True if `node` runs exactly the overload `name`.`overload` ("" = default).
-bool IsOverload(const torch::jit::Node* node, const char* name,
-                const char* overload);
+bool IsOverload(const torch::jit::Node* node, const char* name, const char* overload);
 
 // Replaces the single-output `node` by a new node of kind `kind` with `inputs`,
 // inserted at the same place, carrying over source range and output metadata,

@@ -157,7 +157,8 @@ absl::StatusOr<std::vector<ArchiveRecord>> IndexArchive(absl::string_view bytes)
         name_size ? reader.Slice(at + 46, *name_size) : std::nullopt;
     const std::optional<absl::string_view> extra =
         name && extra_size ? reader.Slice(at + 46 + *name_size, *extra_size) : std::nullopt;
-    if (!extra || !comment_size) return Damaged(absl::StrCat("zip directory entry ", i, " is truncated"));
+    if (!extra || !comment_size)
+      return Damaged(absl::StrCat("zip directory entry ", i, " is truncated"));
     entry.name = std::string(*name);
     entry.method = *reader.Read<uint16_t>(at + 10);
     entry.crc = *reader.Read<uint32_t>(at + 16);

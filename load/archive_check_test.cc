@@ -26,7 +26,8 @@ std::string SavedArchive() {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
 def forward(self, x):
     return torch.relu(x) + self.w
-)", {{"w", at::ones({3})}});
+)",
+                                                               {{"w", at::ones({3})}});
   EXPECT_TRUE(module.ok()) << module.status();
   std::ostringstream stream;
   module->save(stream);

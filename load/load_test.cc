@@ -38,8 +38,7 @@ TEST(ModuleFromSourceTest, BadSourceNamesTheProblem) {
   auto module = ModuleFromSource("def forward(self, x):\n    return x +\n");
   ASSERT_FALSE(module.ok());
   EXPECT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(module.status().message(),
-              HasSubstr("cannot compile TorchScript source"));
+  EXPECT_THAT(module.status().message(), HasSubstr("cannot compile TorchScript source"));
 }
 
 TEST(LoadModuleTest, SavedModuleRoundTrips) {
@@ -51,8 +50,7 @@ TEST(LoadModuleTest, SavedModuleRoundTrips) {
   auto loaded = LoadModuleFromFile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   at::Tensor x = at::randn({2, 4});
-  EXPECT_TRUE(at::equal(loaded->forward({x}).toTensor(),
-                        module->forward({x}).toTensor()));
+  EXPECT_TRUE(at::equal(loaded->forward({x}).toTensor(), module->forward({x}).toTensor()));
 }
 
 TEST(LoadModuleTest, MissingFileIsNotFound) {
@@ -69,8 +67,7 @@ TEST(LoadModuleTest, NonArchiveIsInvalidArgument) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(loaded.status().message(), HasSubstr(path));
-  EXPECT_THAT(loaded.status().message(),
-              HasSubstr("not a loadable TorchScript archive"));
+  EXPECT_THAT(loaded.status().message(), HasSubstr("not a loadable TorchScript archive"));
 }
 
 TEST(ParseGraphIRTest, ParsesValidIR) {
@@ -144,8 +141,7 @@ graph(%x : Tensor):
   return (%a)
 )IR");
   ASSERT_FALSE(no_input.ok());
-  EXPECT_THAT(no_input.status().message(),
-              HasSubstr("prim::ListUnpack takes 1 input, has 0"));
+  EXPECT_THAT(no_input.status().message(), HasSubstr("prim::ListUnpack takes 1 input, has 0"));
   auto not_a_tuple = ParseGraphIR(R"IR(
 graph(%x : Tensor):
   %a : Tensor, %b : Tensor = prim::TupleUnpack(%x)
@@ -169,18 +165,17 @@ graph(%c : bool):
 // A random chain of unary and binary elementwise ops over one input, as IR.
 std::string RandomChainIR(const std::vector<int>& choices) {
   static const char* const kUnary[] = {"relu", "sigmoid", "tanh", "neg", "exp"};
-  std::string ir =
-      "graph(%v0 : Tensor):\n  %one : int = prim::Constant[value=1]()\n";
+  std::string ir = "graph(%v0 : Tensor):\n  %one : int = prim::Constant[value=1]()\n";
   int last = 0;
   for (size_t i = 0; i < choices.size(); ++i) {
     const int choice = choices[i];
     const int next = static_cast<int>(i) + 1;
     if (choice % 6 == 5) {  // binary: combine the last value with an earlier one
-      ir += absl::StrCat("  %v", next, " : Tensor = aten::add(%v", last, ", %v",
-                         choice % next, ", %one)\n");
+      ir += absl::StrCat("  %v", next, " : Tensor = aten::add(%v", last, ", %v", choice % next,
+                         ", %one)\n");
     } else {
-      ir += absl::StrCat("  %v", next, " : Tensor = aten::", kUnary[choice % 6],
-                         "(%v", last, ")\n");
+      ir +=
+          absl::StrCat("  %v", next, " : Tensor = aten::", kUnary[choice % 6], "(%v", last, ")\n");
     }
     last = next;
   }

@@ -37,9 +37,8 @@ std::shared_ptr<torch::jit::Graph> Parse(const std::string& ir) {
 
 // Every aten:: node is a candidate.
 LifetimeAnalysis Analyze(const std::shared_ptr<torch::jit::Graph>& graph) {
-  return AnalyzeLifetimes(graph, [](const torch::jit::Node* node) {
-    return node->kind().is_aten();
-  });
+  return AnalyzeLifetimes(graph,
+                          [](const torch::jit::Node* node) { return node->kind().is_aten(); });
 }
 
 std::string Describe(const LifetimeAnalysis& analysis) {

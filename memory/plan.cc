@@ -165,8 +165,7 @@ size_t AlignUp(size_t bytes, size_t alignment) {
   return (bytes + alignment - 1) / alignment * alignment;
 }
 
-Plan PlanMemory(Algorithm algorithm, const std::vector<Lifetime>& lifetimes,
-                size_t alignment) {
+Plan PlanMemory(Algorithm algorithm, const std::vector<Lifetime>& lifetimes, size_t alignment) {
   return algorithm == Algorithm::kStorageGroups ? StorageGroups(lifetimes, alignment)
                                                 : GreedyBySize(lifetimes, alignment);
 }
@@ -188,12 +187,14 @@ size_t LowerBound(const std::vector<Lifetime>& lifetimes, size_t alignment) {
   return static_cast<size_t>(peak);
 }
 
-absl::Status CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes,
-                       size_t alignment) {
-  if (plan.offsets.size() != lifetimes.size()) return absl::InvalidArgumentError("one offset per tensor expected");
-  if (plan.arena_bytes % alignment != 0) return absl::InvalidArgumentError("arena size not aligned");
+absl::Status CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes, size_t alignment) {
+  if (plan.offsets.size() != lifetimes.size())
+    return absl::InvalidArgumentError("one offset per tensor expected");
+  if (plan.arena_bytes % alignment != 0)
+    return absl::InvalidArgumentError("arena size not aligned");
   for (size_t i = 0; i < lifetimes.size(); ++i) {
-    if (plan.offsets[i] % alignment != 0) return absl::InvalidArgumentError(absl::StrCat("tensor ", i, " misaligned"));
+    if (plan.offsets[i] % alignment != 0)
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", i, " misaligned"));
     if (plan.offsets[i] + lifetimes[i].bytes > plan.arena_bytes) {
       return absl::InvalidArgumentError(absl::StrCat("tensor ", i, " ends past the arena"));
     }

@@ -41,8 +41,7 @@ struct Plan {
 enum class Algorithm { kStorageGroups, kGreedyBySize };
 const char* AlgorithmName(Algorithm algorithm);
 
-Plan PlanMemory(Algorithm algorithm, const std::vector<Lifetime>& lifetimes,
-                size_t alignment);
+Plan PlanMemory(Algorithm algorithm, const std::vector<Lifetime>& lifetimes, size_t alignment);
 
 size_t AlignUp(size_t bytes, size_t alignment);
 
@@ -51,8 +50,7 @@ size_t LowerBound(const std::vector<Lifetime>& lifetimes, size_t alignment);
 
 // OK if `plan` is valid for `lifetimes`, else InvalidArgument naming the
 // first violation.
-absl::Status CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes,
-                       size_t alignment);
+absl::Status CheckPlan(const Plan& plan, const std::vector<Lifetime>& lifetimes, size_t alignment);
 
 }  // namespace memory
 }  // namespace static_runtime

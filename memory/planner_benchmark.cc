@@ -64,9 +64,9 @@ void BM_AllocateRelease(benchmark::State& state) {
     planner.Allocate(absl::MakeSpan(values));
     planner.Release(absl::MakeSpan(values));
   }
-  state.counters["ns_per_tensor"] = benchmark::Counter(
-      static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate |
-                                      benchmark::Counter::kInvert);
+  state.counters["ns_per_tensor"] =
+      benchmark::Counter(static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_AllocateRelease)->Arg(100)->Arg(1000);
 

@@ -10,21 +10,42 @@ namespace {
 
 // Ops whose result's strides do not depend on their inputs' strides.
 bool IgnoresInputLayout(const torch::jit::Node* node) {
-  static const auto* const kOps = new absl::flat_hash_set<std::string>{
-      "static_runtime::conv2d_fused", "static_runtime::copy_flatten",
-      "static_runtime::copy_reshape", "aten::flatten", "aten::reshape", "aten::size",
-      "aten::dim"};
+  static const auto* const kOps =
+      new absl::flat_hash_set<std::string>{"static_runtime::conv2d_fused",
+                                           "static_runtime::copy_flatten",
+                                           "static_runtime::copy_reshape",
+                                           "aten::flatten",
+                                           "aten::reshape",
+                                           "aten::size",
+                                           "aten::dim"};
   return kOps->contains(node->kind().toQualString());
 }
 
 // Ops whose result follows their tensor inputs' layout.
 bool FollowsInputLayout(const torch::jit::Node* node) {
-  static const auto* const kOps = new absl::flat_hash_set<std::string>{
-      "aten::relu", "aten::hardtanh", "aten::hardswish", "aten::hardsigmoid", "aten::sigmoid",
-      "aten::tanh", "aten::silu", "aten::gelu", "aten::clamp", "aten::add", "aten::sub",
-      "aten::mul", "aten::div", "aten::dropout", "aten::batch_norm", "aten::max_pool2d",
-      "aten::avg_pool2d", "aten::adaptive_avg_pool2d", "aten::adaptive_max_pool2d",
-      "aten::mean", "aten::cat", "static_runtime::variadic_cat"};
+  static const auto* const kOps =
+      new absl::flat_hash_set<std::string>{"aten::relu",
+                                           "aten::hardtanh",
+                                           "aten::hardswish",
+                                           "aten::hardsigmoid",
+                                           "aten::sigmoid",
+                                           "aten::tanh",
+                                           "aten::silu",
+                                           "aten::gelu",
+                                           "aten::clamp",
+                                           "aten::add",
+                                           "aten::sub",
+                                           "aten::mul",
+                                           "aten::div",
+                                           "aten::dropout",
+                                           "aten::batch_norm",
+                                           "aten::max_pool2d",
+                                           "aten::avg_pool2d",
+                                           "aten::adaptive_avg_pool2d",
+                                           "aten::adaptive_max_pool2d",
+                                           "aten::mean",
+                                           "aten::cat",
+                                           "static_runtime::variadic_cat"};
   return kOps->contains(node->kind().toQualString());
 }
 

@@ -26,34 +26,35 @@ std::string CoverageMarkdown() {
       "the one listed (or, for entries without a signature, the node is of that kind\n"
       "and the kernel accepts its overload). Every other node runs in fallback: the\n"
       "JIT's own operator, or the JIT interpreter for nodes without one.\n\n"
-      "## Out variants (", out.size(), ")\n\n"
+      "## Out variants (",
+      out.size(),
+      ")\n\n"
       "They write into an output tensor the runtime owns and reuses. Each has a\n"
       "RapidCheck property in `//ops:out_variant_property_test`.\n\n");
   AppendList(out, text);
   absl::StrAppend(&text, "\n## Native kernels (", native.size(),
                   ")\n\nThey compute directly on the value slots (no stack, no boxing).\n\n");
   AppendList(native, text);
-  absl::StrAppend(
-      &text,
-      "\n## Deliberately in fallback\n\n"
-      "- `aten::conv1d/conv2d/conv3d`, `aten::_convolution`: LibTorch 1.13 has no out\n"
-      "  form for the CPU convolutions.\n"
-      "- `aten::embedding_bag` in max mode, with per-sample weights, or when its\n"
-      "  offset2bag/bag_size/max_indices outputs are used: the out variant computes\n"
-      "  only the pooled output.\n"
+  absl::StrAppend(&text,
+                  "\n## Deliberately in fallback\n\n"
+                  "- `aten::conv1d/conv2d/conv3d`, `aten::_convolution`: LibTorch 1.13 has no out\n"
+                  "  form for the CPU convolutions.\n"
+                  "- `aten::embedding_bag` in max mode, with per-sample weights, or when its\n"
+                  "  offset2bag/bag_size/max_indices outputs are used: the out variant computes\n"
+                  "  only the pooled output.\n"
 
-      "- `aten::batch_norm`, `aten::dot`, `aten::mv`, `aten::flip`, `aten::roll`,\n"
-      "  `aten::prod` of all elements: LibTorch 1.13's out forms compute into a\n"
-      "  temporary and copy, which saves nothing (`//ops:out_variant_property_test`\n"
-      "  checks that every out variant allocates less than the JIT's operator).\n"
-      "- `aten::narrow_copy`: LibTorch 1.13's implementation ignores the strides of\n"
-      "  non-contiguous inputs; the runtime must return what the JIT returns.\n"
-      "- `aten::empty`: its values are unspecified, so no test could check an out\n"
-      "  variant against the JIT's.\n"
-      "- `aten::tensor` of a list (nested Python data): the JIT's own conversion of\n"
-      "  nested lists; its scalar overloads are native.\n"
-      "\nView ops are native kernels (their outputs alias their inputs, so they are\n"
-      "never given runtime-owned memory), as are in-place ops.\n");
+                  "- `aten::batch_norm`, `aten::dot`, `aten::mv`, `aten::flip`, `aten::roll`,\n"
+                  "  `aten::prod` of all elements: LibTorch 1.13's out forms compute into a\n"
+                  "  temporary and copy, which saves nothing (`//ops:out_variant_property_test`\n"
+                  "  checks that every out variant allocates less than the JIT's operator).\n"
+                  "- `aten::narrow_copy`: LibTorch 1.13's implementation ignores the strides of\n"
+                  "  non-contiguous inputs; the runtime must return what the JIT returns.\n"
+                  "- `aten::empty`: its values are unspecified, so no test could check an out\n"
+                  "  variant against the JIT's.\n"
+                  "- `aten::tensor` of a list (nested Python data): the JIT's own conversion of\n"
+                  "  nested lists; its scalar overloads are native.\n"
+                  "\nView ops are native kernels (their outputs alias their inputs, so they are\n"
+                  "never given runtime-owned memory), as are in-place ops.\n");
   return text;
 }
 

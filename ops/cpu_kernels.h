@@ -14,9 +14,8 @@ namespace static_runtime {
 // ATen's layer-norm forward kernel: `x` (contiguous, M x N elements) into
 // `out` (same shape, contiguous), with per-row `mean` and `rstd` (M
 // elements). `gamma` and `beta` are contiguous N-element tensors or undefined.
-void LayerNormInto(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta,
-                   int64_t m, int64_t n, double eps, at::Tensor& out, at::Tensor& mean,
-                   at::Tensor& rstd);
+void LayerNormInto(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta, int64_t m,
+                   int64_t n, double eps, at::Tensor& out, at::Tensor& mean, at::Tensor& rstd);
 
 }  // namespace static_runtime
 

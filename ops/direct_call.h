@@ -64,7 +64,7 @@ inline bool CpuKernelsServe(const Arguments&... arguments) {
 
 // `at::native::fn(self, args...)` when DirectCallOk(self), else the
 // dispatched method `self.fn(args...)`.
-#define SR_DIRECT_OR_DISPATCH(self, fn, ...)                           \
+#define SR_DIRECT_OR_DISPATCH(self, fn, ...)                                    \
   (::static_runtime::DirectCallOk(self) ? ::at::native::fn(self, ##__VA_ARGS__) \
                                         : self.fn(__VA_ARGS__))
 

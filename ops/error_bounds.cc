@@ -24,10 +24,9 @@ at::Tensor SumBound(const at::Tensor& magnitude, int64_t length, const std::stri
 
 at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
   const at::Tensor weight = inputs[1].toTensor();
-  at::Tensor magnitude =
-      at::conv2d(*Magnitude(inputs[0]), *Magnitude(inputs[1]), Magnitude(inputs[2]),
-                 inputs[3].toIntVector(), inputs[4].toIntVector(), inputs[5].toIntVector(),
-                 inputs[6].toInt());
+  at::Tensor magnitude = at::conv2d(
+      *Magnitude(inputs[0]), *Magnitude(inputs[1]), Magnitude(inputs[2]), inputs[3].toIntVector(),
+      inputs[4].toIntVector(), inputs[5].toIntVector(), inputs[6].toInt());
   if (c10::optional<at::Tensor> residual = Magnitude(inputs[7])) {
     magnitude = magnitude + *residual;
   }

@@ -75,8 +75,7 @@ KernelOffer MakeGruKernel(const torch::jit::Node* node) {
 const bool kRegistered = [] {
   KernelRegistry::Global().RegisterOverload("aten::lstm", "input", NodeKind::kNative,
                                             MakeLstmKernel);
-  KernelRegistry::Global().RegisterOverload("aten::gru", "input", NodeKind::kNative,
-                                            MakeGruKernel);
+  KernelRegistry::Global().RegisterOverload("aten::gru", "input", NodeKind::kNative, MakeGruKernel);
   return true;
 }();
 
@@ -185,9 +184,9 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   const int64_t steps = input.size(0), batch = input.size(1);
   const int64_t hidden = weights.w_hh_t.size(0);
   // ATen's projection of every step's input at once, by the same call.
-  at::Tensor input_w = at::linear(input, weights.w_ih,
-                                  weights.b_ih.defined() ? c10::optional<at::Tensor>(weights.b_ih)
-                                                         : c10::nullopt);
+  at::Tensor input_w =
+      at::linear(input, weights.w_ih,
+                 weights.b_ih.defined() ? c10::optional<at::Tensor>(weights.b_ih) : c10::nullopt);
   if (input_w.stride(2) != 1) input_w = input_w.contiguous();
   const at::Tensor h_first = h0.stride(1) == 1 ? h0 : h0.contiguous();
   const at::Tensor c_first = !lstm || c0.stride(1) == 1 ? c0 : c0.contiguous();

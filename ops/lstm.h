@@ -35,8 +35,9 @@ class FrozenRnn {
   // The network of these weights on `input` and hx = (h0, c0) (an LSTM) or
   // h0 (a GRU; c0 undefined), as (output, h_n, c_n) (c_n undefined for a
   // GRU); nullopt when these inputs are not ones it takes.
-  std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> Run(
-      const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0) const;
+  std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> Run(const at::Tensor& input,
+                                                                    const at::Tensor& h0,
+                                                                    const at::Tensor& c0) const;
 
  private:
   struct Weights {

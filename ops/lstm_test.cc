@@ -75,9 +75,9 @@ LstmGraph MakeGraph(const LstmCase& c, bool frozen) {
   torch::jit::Value* c0 = graph.addInput("c0")->setType(c10::TensorType::get());
   torch::jit::Value* hx =
       graph.insertNode(graph.createList(c10::TensorType::get(), {h0, c0}))->output();
-  torch::jit::Value* params =
-      frozen ? graph.insertConstant(c10::List<at::Tensor>(c.params))
-             : graph.addInput("params")->setType(c10::ListType::ofTensors());
+  torch::jit::Value* params = frozen
+                                  ? graph.insertConstant(c10::List<at::Tensor>(c.params))
+                                  : graph.addInput("params")->setType(c10::ListType::ofTensors());
   torch::jit::Value* result = graph.insert(
       c10::Symbol::fromQualString("aten::lstm"),
       {x, hx, params, c.has_biases, c.num_layers, 0.0, false, c.bidirectional, c.batch_first});
@@ -88,8 +88,15 @@ LstmGraph MakeGraph(const LstmCase& c, bool frozen) {
 }
 
 std::vector<c10::IValue> KernelInputs(const LstmCase& c) {
-  return {c.input, c10::List<at::Tensor>({c.h0, c.c0}), c10::List<at::Tensor>(c.params),
-          c.has_biases, c.num_layers, 0.0, false, c.bidirectional, c.batch_first};
+  return {c.input,
+          c10::List<at::Tensor>({c.h0, c.c0}),
+          c10::List<at::Tensor>(c.params),
+          c.has_biases,
+          c.num_layers,
+          0.0,
+          false,
+          c.bidirectional,
+          c.batch_first};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> AtenLstm(const LstmCase& c) {
@@ -109,10 +116,10 @@ RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
   const auto ours = lstm->Run(c.input, c.h0, c.c0);
   RC_ASSERT(ours.has_value());
   const auto expected = AtenLstm(c);
-  RC_LOG() << "layers " << c.num_layers << " bidirectional " << c.bidirectional
-           << " batch_first " << c.batch_first << " biases " << c.has_biases << " input "
-           << c.input.sizes() << " strides " << c.input.strides() << " h0 " << c.h0.sizes()
-           << " inference " << inference << "\n";
+  RC_LOG() << "layers " << c.num_layers << " bidirectional " << c.bidirectional << " batch_first "
+           << c.batch_first << " biases " << c.has_biases << " input " << c.input.sizes()
+           << " strides " << c.input.strides() << " h0 " << c.h0.sizes() << " inference "
+           << inference << "\n";
   RC_ASSERT(Difference(std::get<0>(expected), std::get<0>(*ours)) == "");
   RC_ASSERT(std::get<0>(expected).strides() == std::get<0>(*ours).strides());
   RC_ASSERT(Difference(std::get<1>(expected), std::get<1>(*ours)) == "");
@@ -189,9 +196,7 @@ LstmCase SmallCase() {
   return c;
 }
 
-TEST(FrozenLstm, StepKernelMatchesAtenOnThisCpu) {
-  EXPECT_NE(ops::LstmStepForThisCpu(), nullptr);
-}
+TEST(FrozenLstm, StepKernelMatchesAtenOnThisCpu) { EXPECT_NE(ops::LstmStepForThisCpu(), nullptr); }
 
 TEST(FrozenLstm, DeclinesWhatItDoesNotTake) {
   const LstmCase c = SmallCase();

@@ -75,10 +75,9 @@ void RegisterArithmetic() {
 }
 
 void RegisterUnary() {
-#define SR_UNARY_IN_PLACE(fn)                                                      \
-  RegisterInPlace("aten::" #fn, "", [](at::Tensor& self, const NodeIO&) {         \
-    SR_CPU_OR_METHOD(self, fn);                                                    \
-  })
+#define SR_UNARY_IN_PLACE(fn)       \
+  RegisterInPlace("aten::" #fn, "", \
+                  [](at::Tensor& self, const NodeIO&) { SR_CPU_OR_METHOD(self, fn); })
   SR_UNARY_IN_PLACE(relu_);
   SR_UNARY_IN_PLACE(sigmoid_);
   SR_UNARY_IN_PLACE(tanh_);
@@ -92,17 +91,15 @@ void RegisterUnary() {
   SR_UNARY_IN_PLACE(reciprocal_);
   SR_UNARY_IN_PLACE(zero_);
 #undef SR_UNARY_IN_PLACE
-#define SR_NN_IN_PLACE(fn)                                                         \
-  RegisterInPlace("aten::" #fn, "", [](at::Tensor& self, const NodeIO&) {         \
-    SR_CPU_OR_FUNCTION(self, fn);                                                  \
-  })
+#define SR_NN_IN_PLACE(fn)          \
+  RegisterInPlace("aten::" #fn, "", \
+                  [](at::Tensor& self, const NodeIO&) { SR_CPU_OR_FUNCTION(self, fn); })
   SR_NN_IN_PLACE(silu_);
   SR_NN_IN_PLACE(hardswish_);
   SR_NN_IN_PLACE(hardsigmoid_);
 #undef SR_NN_IN_PLACE
-  RegisterInPlace("aten::round_", "", [](at::Tensor& self, const NodeIO&) {
-    SR_CPU_OR_METHOD(self, round_);
-  });
+  RegisterInPlace("aten::round_", "",
+                  [](at::Tensor& self, const NodeIO&) { SR_CPU_OR_METHOD(self, round_); });
   RegisterInPlace("aten::abs_", "", [](at::Tensor& self, const NodeIO&) {
     DirectCallOk(self) ? at::native::abs_(self) : self.abs_();
   });

@@ -80,9 +80,8 @@ std::vector<Case> ViewCases() {
     at::Tensor t = AnyTensor(d, 1, kNumbers);
     return {t, DimOf(d, t), DimOf(d, t)};
   });
-  add("aten::t", "", [](Draw& d) -> Inputs {
-    return {d.Tensor(d.Shape(d.Int(0, 2), 1, 4), at::kFloat)};
-  });
+  add("aten::t", "",
+      [](Draw& d) -> Inputs { return {d.Tensor(d.Shape(d.Int(0, 2), 1, 4), at::kFloat)}; });
   add("aten::numpy_T", "", [](Draw& d) -> Inputs { return {AnyTensor(d, 0, kNumbers)}; });
   add("aten::permute", "", [](Draw& d) -> Inputs {
     at::Tensor t = AnyTensor(d, 0, kNumbers);
@@ -206,10 +205,10 @@ std::vector<Case> InPlaceCases() {
   for (const char* name : {"aten::relu_", "aten::neg_", "aten::zero_", "aten::abs_"}) {
     add(name, "", unary(kNumbers));
   }
-  for (const char* name : {"aten::sigmoid_", "aten::tanh_", "aten::exp_", "aten::log_",
-                           "aten::sqrt_", "aten::rsqrt_", "aten::floor_", "aten::ceil_",
-                           "aten::reciprocal_", "aten::silu_", "aten::hardswish_",
-                           "aten::hardsigmoid_", "aten::round_"}) {
+  for (const char* name :
+       {"aten::sigmoid_", "aten::tanh_", "aten::exp_", "aten::log_", "aten::sqrt_", "aten::rsqrt_",
+        "aten::floor_", "aten::ceil_", "aten::reciprocal_", "aten::silu_", "aten::hardswish_",
+        "aten::hardsigmoid_", "aten::round_"}) {
     add(name, "", unary(kFloats));
   }
   add("aten::gelu_", "", [](Draw& d) -> Inputs {
@@ -356,8 +355,8 @@ std::vector<Case> MiscCases() {
     const bool batch_first = d.Bool();
     at::Tensor x = batch_first ? d.Tensor({batch, d.Int(1, 4), features}, at::kFloat)
                                : d.Tensor({d.Int(1, 4), batch, features}, at::kFloat);
-    c10::List<at::Tensor> hx({d.Tensor({1, batch, hidden}, at::kFloat),
-                              d.Tensor({1, batch, hidden}, at::kFloat)});
+    c10::List<at::Tensor> hx(
+        {d.Tensor({1, batch, hidden}, at::kFloat), d.Tensor({1, batch, hidden}, at::kFloat)});
     c10::List<at::Tensor> params(
         {d.Tensor({4 * hidden, features}, at::kFloat), d.Tensor({4 * hidden, hidden}, at::kFloat),
          d.Tensor({4 * hidden}, at::kFloat), d.Tensor({4 * hidden}, at::kFloat)});
@@ -480,8 +479,7 @@ std::vector<Case> AllCases() {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, NativeTensorOp, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           std::string name = info.param.name.substr(6) + "_" +
-                                              info.param.overload;
+                           std::string name = info.param.name.substr(6) + "_" + info.param.overload;
                            for (char& c : name) {
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            }

@@ -173,8 +173,7 @@ const bool kRegistered = [] {
   });
   RegisterNativeOverload("aten::diagonal", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
-    io.Output(0) =
-        SR_DIRECT_OR_DISPATCH(self, diagonal, Int(io, 1), Int(io, 2), Int(io, 3));
+    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, diagonal, Int(io, 1), Int(io, 2), Int(io, 3));
   });
   RegisterNativeOverload("aten::detach", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
@@ -222,8 +221,7 @@ const bool kRegistered = [] {
       io.Output(0) = *std::move(parts);
       return;
     }
-    io.Output(0) =
-        ToList(SR_DIRECT_OR_DISPATCH(self, split_with_sizes, sizes, Int(io, 2)));
+    io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split_with_sizes, sizes, Int(io, 2)));
   });
   RegisterNativeOverload("aten::unbind", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);

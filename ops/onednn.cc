@@ -47,7 +47,8 @@ Plan::ThreadState& Plan::ForThisThread() const {
     state = std::make_unique<ThreadState>();
     state->stream = dnnl::stream(CpuEngine());
     for (const auto& [arg, memory] : prototype_args_) {
-      state->args.emplace(arg, dnnl::memory(memory.get_desc(), CpuEngine(), memory.get_data_handle()));
+      state->args.emplace(arg,
+                          dnnl::memory(memory.get_desc(), CpuEngine(), memory.get_data_handle()));
     }
   }
   return *state;

@@ -103,7 +103,6 @@ at::Tensor Exact(const ConvCase& c, const at::Tensor& x,
                              c.activation, c.min_value, c.max_value);
 }
 
-
 ConvCase DrawCase(Draw& d) {
   ConvCase c;
   const bool depthwise = d.Int(0, 3) == 0;
@@ -115,8 +114,8 @@ ConvCase DrawCase(Draw& d) {
   c.stride = {d.Int(1, 3), d.Int(1, 3)};
   c.dilation = {d.Int(1, 2), d.Int(1, 2)};
   c.padding = {d.Int(0, 2), d.Int(0, 2)};
-  c.activation = d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid",
-                                       "sigmoid"});
+  c.activation =
+      d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid", "sigmoid"});
   if (c.activation == "hardtanh") {
     c.min_value = -d.Int(0, 2) / 2.0;
     c.max_value = d.Int(1, 12) / 2.0;
@@ -157,8 +156,8 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
     c10::optional<at::Tensor> residual;
     if (aten_result && d.Bool()) {
       // Same shape (fused), or broadcasting from [C, 1, 1] (ATen's add).
-      residual = d.Bool() ? at::randn(aten_result->sizes())
-                          : at::randn({aten_result->size(1), 1, 1});
+      residual =
+          d.Bool() ? at::randn(aten_result->sizes()) : at::randn({aten_result->size(1), 1, 1});
     }
     const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
     const std::string error = slots.Run(conv.kernel, inputs);
@@ -176,11 +175,11 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
     const std::string ours =
         testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, exact, actual);
     if (!ours.empty()) {
-      RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " stride ",
-                       c.stride, " padding ", c.padding, " dilation ", c.dilation, " groups ",
-                       c.groups, " ", c.activation, " input ", x.sizes(), " strides ",
-                       x.strides(), " residual ", residual ? residual->sizes() : at::IntArrayRef(),
-                       " channels-last output ", channels_last_output, " call ", call));
+      RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " stride ", c.stride,
+                       " padding ", c.padding, " dilation ", c.dilation, " groups ", c.groups, " ",
+                       c.activation, " input ", x.sizes(), " strides ", x.strides(), " residual ",
+                       residual ? residual->sizes() : at::IntArrayRef(), " channels-last output ",
+                       channels_last_output, " call ", call));
     }
     const at::Tensor aten_fused =
         ops::Conv2dEpilogue(*aten_result, residual, c.activation, c.min_value, c.max_value);
@@ -212,7 +211,8 @@ TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
     EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
   }
   // The kernel stays usable.
-  EXPECT_EQ(slots.Run(conv.kernel, NodeInputs(conv.node, at::randn({1, 3, 5, 5}), c10::nullopt)), "");
+  EXPECT_EQ(slots.Run(conv.kernel, NodeInputs(conv.node, at::randn({1, 3, 5, 5}), c10::nullopt)),
+            "");
 }
 
 TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {

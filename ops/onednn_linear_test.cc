@@ -37,9 +37,11 @@ SingleNode MakeLinearGraph(const LinearCase& c) {
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::Value* input = graph->addInput("x")->setType(c10::TensorType::get());
   std::vector<torch::jit::Value*> inputs = {
-      input, graph->insertConstant(c.weight),
+      input,
+      graph->insertConstant(c.weight),
       graph->insertConstant(c.bias ? c10::IValue(*c.bias) : c10::IValue()),
-      graph->insertConstant(c.activation), graph->insertConstant(c.min_value),
+      graph->insertConstant(c.activation),
+      graph->insertConstant(c.min_value),
       graph->insertConstant(c.max_value)};
   torch::jit::Node* node = graph->insertNode(graph->create(ops::kLinearFused, inputs, 1));
   node->output()->setType(c10::TensorType::get());
@@ -65,7 +67,6 @@ at::Tensor Exact(const LinearCase& c, const at::Tensor& x) {
                                    c.activation, c.min_value, c.max_value);
 }
 
-
 RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
@@ -73,8 +74,8 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
   const int64_t k = d.Int(1, 70), n = d.Int(1, 40);
   c.weight = at::randn({n, k});
   if (d.Bool()) c.bias = at::randn({n});
-  c.activation = d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid",
-                                       "sigmoid"});
+  c.activation =
+      d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid", "sigmoid"});
   if (c.activation == "hardtanh") {
     c.min_value = -d.Int(0, 2) / 2.0;
     c.max_value = d.Int(1, 12) / 2.0;
@@ -87,7 +88,8 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
     for (int64_t dims = d.Int(0, 2); dims > 0; --dims) shape.push_back(d.Int(1, 9));
     shape.push_back(k);
     at::Tensor x = at::randn(shape);
-    if (x.dim() >= 2 && d.Bool()) x = at::randn(shape).transpose(-1, -2).contiguous().transpose(-1, -2);
+    if (x.dim() >= 2 && d.Bool())
+      x = at::randn(shape).transpose(-1, -2).contiguous().transpose(-1, -2);
     const std::vector<c10::IValue> inputs = NodeInputs(linear.node, x);
     RC_ASSERT(slots.Run(linear.kernel, inputs) == "");
     const at::Tensor actual = slots.Output(0).toTensor();

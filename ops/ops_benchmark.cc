@@ -28,62 +28,89 @@ struct Case {
 
 const std::vector<Case>& Cases() {
   static const auto* const kCases = new std::vector<Case>{
-      {"add", R"IR(graph(%a : Tensor, %b : Tensor):
+      {"add",
+       R"IR(graph(%a : Tensor, %b : Tensor):
   %one : int = prim::Constant[value=1]()
   %c : Tensor = aten::add(%a, %b, %one)
-  return (%c))IR", {{8, 16}, {8, 16}}},
-      {"mul", R"IR(graph(%a : Tensor, %b : Tensor):
+  return (%c))IR",
+       {{8, 16}, {8, 16}}},
+      {"mul",
+       R"IR(graph(%a : Tensor, %b : Tensor):
   %c : Tensor = aten::mul(%a, %b)
-  return (%c))IR", {{8, 16}, {8, 16}}},
-      {"relu", R"IR(graph(%a : Tensor):
+  return (%c))IR",
+       {{8, 16}, {8, 16}}},
+      {"relu",
+       R"IR(graph(%a : Tensor):
   %c : Tensor = aten::relu(%a)
-  return (%c))IR", {{8, 16}}},
-      {"sigmoid", R"IR(graph(%a : Tensor):
+  return (%c))IR",
+       {{8, 16}}},
+      {"sigmoid",
+       R"IR(graph(%a : Tensor):
   %c : Tensor = aten::sigmoid(%a)
-  return (%c))IR", {{8, 16}}},
-      {"tanh", R"IR(graph(%a : Tensor):
+  return (%c))IR",
+       {{8, 16}}},
+      {"tanh",
+       R"IR(graph(%a : Tensor):
   %c : Tensor = aten::tanh(%a)
-  return (%c))IR", {{8, 16}}},
-      {"gelu", R"IR(graph(%a : Tensor):
+  return (%c))IR",
+       {{8, 16}}},
+      {"gelu",
+       R"IR(graph(%a : Tensor):
   %none : str = prim::Constant[value="none"]()
   %c : Tensor = aten::gelu(%a, %none)
-  return (%c))IR", {{8, 16}}},
-      {"mm", R"IR(graph(%a : Tensor, %b : Tensor):
+  return (%c))IR",
+       {{8, 16}}},
+      {"mm",
+       R"IR(graph(%a : Tensor, %b : Tensor):
   %c : Tensor = aten::mm(%a, %b)
-  return (%c))IR", {{8, 16}, {16, 8}}},
-      {"linear", R"IR(graph(%a : Tensor, %w : Tensor, %b : Tensor):
+  return (%c))IR",
+       {{8, 16}, {16, 8}}},
+      {"linear",
+       R"IR(graph(%a : Tensor, %w : Tensor, %b : Tensor):
   %c : Tensor = aten::linear(%a, %w, %b)
-  return (%c))IR", {{8, 16}, {16, 16}, {16}}},
-      {"softmax", R"IR(graph(%a : Tensor):
+  return (%c))IR",
+       {{8, 16}, {16, 16}, {16}}},
+      {"softmax",
+       R"IR(graph(%a : Tensor):
   %dim : int = prim::Constant[value=1]()
   %none : NoneType = prim::Constant()
   %c : Tensor = aten::softmax(%a, %dim, %none)
-  return (%c))IR", {{8, 16}}},
-      {"sum_dim", R"IR(graph(%a : Tensor):
+  return (%c))IR",
+       {{8, 16}}},
+      {"sum_dim",
+       R"IR(graph(%a : Tensor):
   %dims : int[] = prim::Constant[value=[1]]()
   %keep : bool = prim::Constant[value=0]()
   %none : NoneType = prim::Constant()
   %c : Tensor = aten::sum(%a, %dims, %keep, %none)
-  return (%c))IR", {{8, 16}}},
-      {"cat", R"IR(graph(%a : Tensor, %b : Tensor):
+  return (%c))IR",
+       {{8, 16}}},
+      {"cat",
+       R"IR(graph(%a : Tensor, %b : Tensor):
   %dim : int = prim::Constant[value=1]()
   %list : Tensor[] = prim::ListConstruct(%a, %b)
   %c : Tensor = aten::cat(%list, %dim)
-  return (%c))IR", {{8, 16}, {8, 16}}},
-      {"layer_norm", R"IR(graph(%a : Tensor, %w : Tensor, %b : Tensor):
+  return (%c))IR",
+       {{8, 16}, {8, 16}}},
+      {"layer_norm",
+       R"IR(graph(%a : Tensor, %w : Tensor, %b : Tensor):
   %shape : int[] = prim::Constant[value=[16]]()
   %eps : float = prim::Constant[value=1.0000000000000001e-05]()
   %cudnn : bool = prim::Constant[value=1]()
   %c : Tensor = aten::layer_norm(%a, %shape, %w, %b, %eps, %cudnn)
-  return (%c))IR", {{8, 16}, {16}, {16}}},
-      {"where", R"IR(graph(%a : Tensor, %b : Tensor):
+  return (%c))IR",
+       {{8, 16}, {16}, {16}}},
+      {"where",
+       R"IR(graph(%a : Tensor, %b : Tensor):
   %zero : int = prim::Constant[value=0]()
   %cond : Tensor = aten::gt(%a, %zero)
   %c : Tensor = aten::where(%cond, %a, %b)
-  return (%c))IR", {{8, 16}, {8, 16}}},
+  return (%c))IR",
+       {{8, 16}, {8, 16}}},
       // resnet18's max pool, on the channels-last image our convolutions
       // give it, and on an NCHW one.
-      {"max_pool2d_nhwc_64x112x112", R"IR(graph(%a : Tensor):
+      {"max_pool2d_nhwc_64x112x112",
+       R"IR(graph(%a : Tensor):
   %channels_last : int = prim::Constant[value=2]()
   %k : int[] = prim::Constant[value=[3, 3]]()
   %s : int[] = prim::Constant[value=[2, 2]]()
@@ -92,15 +119,18 @@ const std::vector<Case>& Cases() {
   %false : bool = prim::Constant[value=0]()
   %x : Tensor = aten::contiguous(%a, %channels_last)
   %c : Tensor = aten::max_pool2d(%x, %k, %s, %p, %d, %false)
-  return (%c))IR", {{1, 64, 112, 112}}},
-      {"max_pool2d_nchw_64x112x112", R"IR(graph(%a : Tensor):
+  return (%c))IR",
+       {{1, 64, 112, 112}}},
+      {"max_pool2d_nchw_64x112x112",
+       R"IR(graph(%a : Tensor):
   %k : int[] = prim::Constant[value=[3, 3]]()
   %s : int[] = prim::Constant[value=[2, 2]]()
   %p : int[] = prim::Constant[value=[1, 1]]()
   %d : int[] = prim::Constant[value=[1, 1]]()
   %false : bool = prim::Constant[value=0]()
   %c : Tensor = aten::max_pool2d(%a, %k, %s, %p, %d, %false)
-  return (%c))IR", {{1, 64, 112, 112}}},
+  return (%c))IR",
+       {{1, 64, 112, 112}}},
   };
   return *kCases;
 }

@@ -51,8 +51,8 @@ void TensorScalar(const char* name, const char* overload, Rule rule, TensorScala
 // (Tensor self, Scalar other) -> Tensor computed by the Tensor-Tensor out
 // form with the scalar as a wrapped 0-dim tensor, which is what ATen's
 // functional form does (its Scalar out form copies through a temporary).
-void TensorWrappedScalar(const char* name, const char* overload, Rule rule,
-                         TensorTensorFn fn, TensorTensorOutFn out) {
+void TensorWrappedScalar(const char* name, const char* overload, Rule rule, TensorTensorFn fn,
+                         TensorTensorOutFn out) {
   RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
     const at::ScalarType dtype = rule(io);
@@ -154,8 +154,9 @@ void RegisterArithmetic() {
   RegisterOut("aten::pow", "Scalar", [](NodeIO& io) {
     const at::Scalar base = io.Input(0).toScalar();
     const at::Tensor& exponent = TensorArg(io, 1);
-    WriteOutput(io, 0, Promoted(io), [&] { return at::pow(base, exponent); },
-                [&](at::Tensor& out) { at::cpu::pow_out(out, base, exponent); });
+    WriteOutput(
+        io, 0, Promoted(io), [&] { return at::pow(base, exponent); },
+        [&](at::Tensor& out) { at::cpu::pow_out(out, base, exponent); });
   });
   const struct {
     const char* overload;
@@ -167,8 +168,9 @@ void RegisterArithmetic() {
       const at::Tensor b = scalar ? WrappedScalar(io.Input(1).toScalar()) : TensorArg(io, 1);
       const auto mode = io.Input(2).toOptional<c10::string_view>();
       const at::ScalarType dtype = mode ? Promoted(io) : PromotedFloat(io);
-      WriteOutput(io, 0, dtype, [&] { return at::div(a, b, mode); },
-                  [&](at::Tensor& out) { at::cpu::div_out(out, a, b, mode); });
+      WriteOutput(
+          io, 0, dtype, [&] { return at::div(a, b, mode); },
+          [&](at::Tensor& out) { at::cpu::div_out(out, a, b, mode); });
     });
   }
 }

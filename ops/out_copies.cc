@@ -186,8 +186,7 @@ void RegisterRewriteOperators() {
   // maybe_copy_to: the input itself when no conversion happens (the pass
   // only rewrites `to` where nobody can tell), else a copy into the slot.
   KernelRegistry::Global().RegisterNodeKind(
-      "static_runtime::maybe_copy_to", NodeKind::kOutVariant,
-      [](const Node* node) -> KernelOffer {
+      "static_runtime::maybe_copy_to", NodeKind::kOutVariant, [](const Node* node) -> KernelOffer {
         const std::string overload = OverloadOf(node);
         if (overload != "dtype" && overload != "other") return Decline();
         const bool other = overload == "other";

@@ -42,18 +42,17 @@ Arguments Read(const NodeIO& io) {
     padding_idx = io.Input(8).toInt();
     if (padding_idx < 0) padding_idx += TensorArg(io, 0).size(0);
   }
-  return {TensorArg(io, 0),         TensorArg(io, 1),       TensorArg(io, 2),
-          io.Input(4).toInt(),      !io.Input(6).isNone(),  io.Input(7).toBool(),
-          padding_idx};
+  return {TensorArg(io, 0),      TensorArg(io, 1),     TensorArg(io, 2), io.Input(4).toInt(),
+          !io.Input(6).isNone(), io.Input(7).toBool(), padding_idx};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> Functional(const NodeIO& io,
-                                                                       const Arguments& a) {
+                                                                      const Arguments& a) {
   c10::optional<int64_t> padding_idx;
   if (io.num_inputs() > 8) padding_idx = io.Input(8).toOptional<int64_t>();
   return at::embedding_bag(a.weight, a.indices, a.offsets, io.Input(3).toBool(), a.mode,
-                           io.Input(5).toBool(), OptionalTensorArg(io, 6),
-                           a.include_last_offset, padding_idx);
+                           io.Input(5).toBool(), OptionalTensorArg(io, 6), a.include_last_offset,
+                           padding_idx);
 }
 
 // Bag b covers indices [begin(b), end(b)). Valid when offsets start at 0,
@@ -189,10 +188,12 @@ bool Supported(const Arguments& a) {
 
 void EmbeddingBag(NodeIO& io) {
   const Arguments a = Read(io);
-  const int64_t bags = a.offsets.dim() == 1 ? a.offsets.numel() - (a.include_last_offset ? 1 : 0) : 0;
+  const int64_t bags =
+      a.offsets.dim() == 1 ? a.offsets.numel() - (a.include_last_offset ? 1 : 0) : 0;
   bool valid = Supported(a) && bags >= 0;
   if (valid) {
-    valid = a.indices.scalar_type() == at::kLong ? Valid<int64_t>(a, bags) : Valid<int32_t>(a, bags);
+    valid =
+        a.indices.scalar_type() == at::kLong ? Valid<int64_t>(a, bags) : Valid<int32_t>(a, bags);
   }
   if (!valid) {
     auto [output, offset2bag, bag_size, max_indices] = Functional(io, a);
@@ -202,26 +203,27 @@ void EmbeddingBag(NodeIO& io) {
     io.Output(3) = std::move(max_indices);
     return;
   }
-  WriteOutput(io, 0, a.weight.scalar_type(), [&] { return std::get<0>(Functional(io, a)); },
-              [&](at::Tensor& out) {
-                out.resize_({bags, a.weight.size(1)});
-                static const bool kAvx2 = __builtin_cpu_supports("avx2");
-                if (kAvx2 && a.weight.scalar_type() == at::kFloat) {
-                  if (a.indices.scalar_type() == at::kLong) {
-                    PoolFloatAvx2<int64_t>(a, bags, out);
-                  } else {
-                    PoolFloatAvx2<int32_t>(a, bags, out);
-                  }
-                  return;
-                }
-                AT_DISPATCH_FLOATING_TYPES(a.weight.scalar_type(), "embedding_bag", [&] {
-                  if (a.indices.scalar_type() == at::kLong) {
-                    Pool<scalar_t, int64_t>(a, bags, out);
-                  } else {
-                    Pool<scalar_t, int32_t>(a, bags, out);
-                  }
-                });
-              });
+  WriteOutput(
+      io, 0, a.weight.scalar_type(), [&] { return std::get<0>(Functional(io, a)); },
+      [&](at::Tensor& out) {
+        out.resize_({bags, a.weight.size(1)});
+        static const bool kAvx2 = __builtin_cpu_supports("avx2");
+        if (kAvx2 && a.weight.scalar_type() == at::kFloat) {
+          if (a.indices.scalar_type() == at::kLong) {
+            PoolFloatAvx2<int64_t>(a, bags, out);
+          } else {
+            PoolFloatAvx2<int32_t>(a, bags, out);
+          }
+          return;
+        }
+        AT_DISPATCH_FLOATING_TYPES(a.weight.scalar_type(), "embedding_bag", [&] {
+          if (a.indices.scalar_type() == at::kLong) {
+            Pool<scalar_t, int64_t>(a, bags, out);
+          } else {
+            Pool<scalar_t, int32_t>(a, bags, out);
+          }
+        });
+      });
   // The unused auxiliary outputs stay empty.
   for (size_t i = 1; i < 4; ++i) ReusableOrNewOutput(io, i, at::kLong);
 }

@@ -16,8 +16,9 @@ void Product(const char* name, TwoFn fn, TwoOutFn out_fn) {
   RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
     const at::Tensor& b = TensorArg(io, 1);
-    WriteOutput(io, 0, a.scalar_type(), [&] { return fn(a, b); },
-                [&](at::Tensor& out) { out_fn(out, a, b); });
+    WriteOutput(
+        io, 0, a.scalar_type(), [&] { return fn(a, b); },
+        [&](at::Tensor& out) { out_fn(out, a, b); });
   });
 }
 
@@ -33,8 +34,9 @@ void AddProduct(const char* name, AddFn fn, AddOutFn out_fn) {
     const at::Tensor& m2 = TensorArg(io, 2);
     const at::Scalar beta = io.Input(3).toScalar();
     const at::Scalar alpha = io.Input(4).toScalar();
-    WriteOutput(io, 0, m1.scalar_type(), [&] { return fn(self, m1, m2, beta, alpha); },
-                [&](at::Tensor& out) { out_fn(out, self, m1, m2, beta, alpha); });
+    WriteOutput(
+        io, 0, m1.scalar_type(), [&] { return fn(self, m1, m2, beta, alpha); },
+        [&](at::Tensor& out) { out_fn(out, self, m1, m2, beta, alpha); });
   });
 }
 
@@ -56,22 +58,23 @@ const bool kRegistered = [] {
       io.Output(0) = at::matmul(a, b);
       return;
     }
-    WriteOutput(io, 0, a.scalar_type(), [&] { return at::matmul(a, b); },
-                [&](at::Tensor& out) {
-                  if (mm) {
-                    at::cpu::mm_out(out, a, b);
-                    return;
-                  }
-                  const int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
-                  std::vector<int64_t> shape = a.sizes().vec();
-                  shape.back() = m;
-                  TORCH_CHECK(b.size(-2) == k, "matmul: shapes ", a.sizes(), " and ", b.sizes(),
-                              " cannot be multiplied");
-                  out.resize_(shape);
-                  const int64_t batch = c10::multiply_integers(a.sizes().slice(0, a.dim() - 2));
-                  at::Tensor out3 = out.view({batch, n, m});
-                  at::cpu::bmm_out(out3, a.reshape({batch, n, k}), b.reshape({batch, k, m}));
-                });
+    WriteOutput(
+        io, 0, a.scalar_type(), [&] { return at::matmul(a, b); },
+        [&](at::Tensor& out) {
+          if (mm) {
+            at::cpu::mm_out(out, a, b);
+            return;
+          }
+          const int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
+          std::vector<int64_t> shape = a.sizes().vec();
+          shape.back() = m;
+          TORCH_CHECK(b.size(-2) == k, "matmul: shapes ", a.sizes(), " and ", b.sizes(),
+                      " cannot be multiplied");
+          out.resize_(shape);
+          const int64_t batch = c10::multiply_integers(a.sizes().slice(0, a.dim() - 2));
+          at::Tensor out3 = out.view({batch, n, m});
+          at::cpu::bmm_out(out3, a.reshape({batch, n, k}), b.reshape({batch, k, m}));
+        });
   });
   AddProduct("aten::addmm", at::addmm, at::cpu::addmm_out);
   AddProduct("aten::baddbmm", at::baddbmm, at::cpu::baddbmm_out);
@@ -85,21 +88,22 @@ const bool kRegistered = [] {
     // rank without bias; linear_out would compute into a temporary.
     const bool fold = input.dim() >= 3 && input.is_contiguous() && weight.dim() == 2 &&
                       (input.dim() == 3 || !has_bias);
-    WriteOutput(io, 0, input.scalar_type(), [&] { return at::linear(input, weight, bias); },
-                [&](at::Tensor& out) {
-                  if (!fold) {
-                    at::linear_out(out, input, weight, bias);
-                    return;
-                  }
-                  std::vector<int64_t> shape = input.sizes().vec();
-                  shape.back() = weight.size(0);
-                  out.resize_(shape);
-                  const int64_t rows = c10::multiply_integers(input.sizes().slice(0, input.dim() - 1));
-                  at::Tensor out2 = out.view({rows, weight.size(0)});
-                  const at::Tensor input2 = input.view({rows, input.size(-1)});
-                  has_bias ? at::cpu::addmm_out(out2, *bias, input2, weight.t())
-                           : at::cpu::mm_out(out2, input2, weight.t());
-                });
+    WriteOutput(
+        io, 0, input.scalar_type(), [&] { return at::linear(input, weight, bias); },
+        [&](at::Tensor& out) {
+          if (!fold) {
+            at::linear_out(out, input, weight, bias);
+            return;
+          }
+          std::vector<int64_t> shape = input.sizes().vec();
+          shape.back() = weight.size(0);
+          out.resize_(shape);
+          const int64_t rows = c10::multiply_integers(input.sizes().slice(0, input.dim() - 1));
+          at::Tensor out2 = out.view({rows, weight.size(0)});
+          const at::Tensor input2 = input.view({rows, input.size(-1)});
+          has_bias ? at::cpu::addmm_out(out2, *bias, input2, weight.t())
+                   : at::cpu::mm_out(out2, input2, weight.t());
+        });
   });
   return true;
 }();

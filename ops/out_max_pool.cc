@@ -10,8 +10,8 @@
 // ATen's layout (channels-last in, channels-last out). Other dtypes than
 // float32/float64, empty images and arguments ATen rejects run ATen's
 // functional op, which gives its own result or error.
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -60,8 +60,8 @@ std::optional<std::array<Window, 2>> Windows(const NodeIO& io) {
 }
 
 int64_t OutputSize(int64_t input, const Window& w, bool ceil_mode) {
-  return at::native::pooling_output_shape<int64_t>(input, w.size, w.padding, w.stride,
-                                                    w.dilation, ceil_mode);
+  return at::native::pooling_output_shape<int64_t>(input, w.size, w.padding, w.stride, w.dilation,
+                                                   ceil_mode);
 }
 
 // out[i] = max(out[i], in[i * stride]) over `count`, NaN winning, ties keeping
@@ -120,8 +120,7 @@ void MaxPoolChannelsLast(const T* in, T* out, const Geometry& g) {
         std::fill(pixel, pixel + g.channels, -std::numeric_limits<T>::infinity());
         for (int64_t ih = h_begin; ih < h_end; ih += g.windows[0].dilation) {
           for (int64_t iw = w_begin; iw < w_end; iw += g.windows[1].dilation) {
-            MaxInto(pixel, in + ((n * g.height + ih) * g.width + iw) * g.channels, g.channels,
-                    1);
+            MaxInto(pixel, in + ((n * g.height + ih) * g.width + iw) * g.channels, g.channels, 1);
           }
         }
       }
@@ -165,8 +164,8 @@ void MaxPool2d(NodeIO& io) {
   if (windows && (self.dim() == 3 || self.dim() == 4) && self.numel() > 0 &&
       (self.scalar_type() == at::kFloat || self.scalar_type() == at::kDouble)) {
     const bool batched = self.dim() == 4;
-    Geometry g{batched ? self.size(0) : 1, self.size(-3), self.size(-2), self.size(-1), 0, 0,
-               *windows};
+    Geometry g{
+        batched ? self.size(0) : 1, self.size(-3), self.size(-2), self.size(-1), 0, 0, *windows};
     g.out_height = OutputSize(g.height, g.windows[0], ceil_mode);
     g.out_width = OutputSize(g.width, g.windows[1], ceil_mode);
     if (g.out_height > 0 && g.out_width > 0) geometry = g;

@@ -31,12 +31,13 @@ void RegisterSoftmax() {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t dim = io.Input(1).toInt();
       const auto dtype = io.Input(2).toOptional<at::ScalarType>();
-      WriteOutput(io, 0, dtype.value_or(self.scalar_type()),
-                  [&] { return log ? at::log_softmax(self, dim, dtype) : at::softmax(self, dim, dtype); },
-                  [&](at::Tensor& out) {
-                    log ? at::log_softmax_out(out, self, dim, dtype)
-                        : at::softmax_out(out, self, dim, dtype);
-                  });
+      WriteOutput(
+          io, 0, dtype.value_or(self.scalar_type()),
+          [&] { return log ? at::log_softmax(self, dim, dtype) : at::softmax(self, dim, dtype); },
+          [&](at::Tensor& out) {
+            log ? at::log_softmax_out(out, self, dim, dtype)
+                : at::softmax_out(out, self, dim, dtype);
+          });
     });
   }
 }
@@ -57,8 +58,8 @@ void RegisterNormalization() {
              (t->scalar_type() == input.scalar_type() && t->sizes().equals(shape));
     };
     const int64_t axis = input.dim() - static_cast<int64_t>(shape.size());
-    if (shape.empty() || axis < 0 || !input.sizes().slice(axis).equals(shape) ||
-        !matches(weight) || !matches(bias) || !at::isFloatingType(input.scalar_type())) {
+    if (shape.empty() || axis < 0 || !input.sizes().slice(axis).equals(shape) || !matches(weight) ||
+        !matches(bias) || !at::isFloatingType(input.scalar_type())) {
       io.Output(0) = functional();  // gives ATen's own error or mixed-dtype result
       return;
     }
@@ -108,15 +109,16 @@ void RegisterEmbeddingAndPooling() {
     const bool ceil_mode = io.Input(4).toBool();
     const bool count_include_pad = io.Input(5).toBool();
     const auto divisor = io.Input(6).toOptional<int64_t>();
-    WriteOutput(io, 0, self.scalar_type(),
-                [&] {
-                  return at::avg_pool2d(self, kernel, stride, padding, ceil_mode,
-                                        count_include_pad, divisor);
-                },
-                [&](at::Tensor& out) {
-                  at::cpu::avg_pool2d_out(out, self, kernel, stride, padding, ceil_mode,
-                                     count_include_pad, divisor);
-                });
+    WriteOutput(
+        io, 0, self.scalar_type(),
+        [&] {
+          return at::avg_pool2d(self, kernel, stride, padding, ceil_mode, count_include_pad,
+                                divisor);
+        },
+        [&](at::Tensor& out) {
+          at::cpu::avg_pool2d_out(out, self, kernel, stride, padding, ceil_mode, count_include_pad,
+                                  divisor);
+        });
   });
   RegisterOut("aten::adaptive_avg_pool2d", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -124,14 +126,15 @@ void RegisterEmbeddingAndPooling() {
     // ATen's functional form computes a 1x1 output as a mean over H and W
     // (another summation order than the pooling kernel): so does the out form.
     const bool global = size.size() == 2 && size[0] == 1 && size[1] == 1 && !self.is_quantized();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool2d(self, size); },
-                [&](at::Tensor& out) {
-                  if (global) {
-                    at::mean_out(out, self, {-1, -2}, /*keepdim=*/true);
-                  } else {
-                    at::cpu::adaptive_avg_pool2d_out(out, self, size);
-                  }
-                });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool2d(self, size); },
+        [&](at::Tensor& out) {
+          if (global) {
+            at::mean_out(out, self, {-1, -2}, /*keepdim=*/true);
+          } else {
+            at::cpu::adaptive_avg_pool2d_out(out, self, size);
+          }
+        });
   });
 }
 

@@ -22,9 +22,9 @@ void RegisterSums() {
   RegisterOut("aten::sum", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto dtype = DtypeArg(io.Input(1));
-    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(1)),
-                [&] { return at::sum(self, dtype); },
-                [&](at::Tensor& out) { at::cpu::sum_out(out, self, at::IntArrayRef{}, false, dtype); });
+    WriteOutput(
+        io, 0, SumResult(self.scalar_type(), io.Input(1)), [&] { return at::sum(self, dtype); },
+        [&](at::Tensor& out) { at::cpu::sum_out(out, self, at::IntArrayRef{}, false, dtype); });
   });
   RegisterOut("aten::sum", "dim_IntList", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -32,9 +32,10 @@ void RegisterSums() {
     const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
     const bool keepdim = io.Input(2).toBool();
     const auto dtype = DtypeArg(io.Input(3));
-    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(3)),
-                [&] { return at::sum(self, dim, keepdim, dtype); },
-                [&](at::Tensor& out) { at::cpu::sum_out(out, self, dim, keepdim, dtype); });
+    WriteOutput(
+        io, 0, SumResult(self.scalar_type(), io.Input(3)),
+        [&] { return at::sum(self, dim, keepdim, dtype); },
+        [&](at::Tensor& out) { at::cpu::sum_out(out, self, dim, keepdim, dtype); });
   });
   RegisterOut("aten::mean", "dim", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
@@ -42,24 +43,27 @@ void RegisterSums() {
     const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
     const bool keepdim = io.Input(2).toBool();
     const auto dtype = DtypeArg(io.Input(3));
-    WriteOutput(io, 0, dtype.value_or(self.scalar_type()),
-                [&] { return at::mean(self, dim, keepdim, dtype); },
-                [&](at::Tensor& out) { at::cpu::mean_out(out, self, dim, keepdim, dtype); });
+    WriteOutput(
+        io, 0, dtype.value_or(self.scalar_type()),
+        [&] { return at::mean(self, dim, keepdim, dtype); },
+        [&](at::Tensor& out) { at::cpu::mean_out(out, self, dim, keepdim, dtype); });
   });
   RegisterOut("aten::mean", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto dtype = DtypeArg(io.Input(1));
-    WriteOutput(io, 0, dtype.value_or(self.scalar_type()), [&] { return at::mean(self, dtype); },
-                [&](at::Tensor& out) { at::cpu::mean_out(out, self, at::IntArrayRef{}, false, dtype); });
+    WriteOutput(
+        io, 0, dtype.value_or(self.scalar_type()), [&] { return at::mean(self, dtype); },
+        [&](at::Tensor& out) { at::cpu::mean_out(out, self, at::IntArrayRef{}, false, dtype); });
   });
   RegisterOut("aten::prod", "dim_int", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();
     const bool keepdim = io.Input(2).toBool();
     const auto dtype = DtypeArg(io.Input(3));
-    WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(3)),
-                [&] { return at::prod(self, dim, keepdim, dtype); },
-                [&](at::Tensor& out) { at::cpu::prod_out(out, self, dim, keepdim, dtype); });
+    WriteOutput(
+        io, 0, SumResult(self.scalar_type(), io.Input(3)),
+        [&] { return at::prod(self, dim, keepdim, dtype); },
+        [&](at::Tensor& out) { at::cpu::prod_out(out, self, dim, keepdim, dtype); });
   });
   using ScanFn = at::Tensor (*)(const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
   using ScanOutFn =
@@ -69,23 +73,25 @@ void RegisterSums() {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t dim = io.Input(1).toInt();
       const auto dtype = DtypeArg(io.Input(2));
-      WriteOutput(io, 0, SumResult(self.scalar_type(), io.Input(2)),
-                  [&] { return fn(self, dim, dtype); },
-                  [&](at::Tensor& out) { out_fn(out, self, dim, dtype); });
+      WriteOutput(
+          io, 0, SumResult(self.scalar_type(), io.Input(2)), [&] { return fn(self, dim, dtype); },
+          [&](at::Tensor& out) { out_fn(out, self, dim, dtype); });
     });
   };
-  scan("aten::cumsum",
-       [](const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t) {
-         return at::cumsum(s, d, t);
-       },
-       [](at::Tensor& o, const at::Tensor& s, int64_t d,
-          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cpu::cumsum_out(o, s, d, t); });
-  scan("aten::cumprod",
-       [](const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t) {
-         return at::cumprod(s, d, t);
-       },
-       [](at::Tensor& o, const at::Tensor& s, int64_t d,
-          c10::optional<at::ScalarType> t) -> at::Tensor& { return at::cpu::cumprod_out(o, s, d, t); });
+  scan(
+      "aten::cumsum",
+      [](const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t) {
+        return at::cumsum(s, d, t);
+      },
+      [](at::Tensor& o, const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t)
+          -> at::Tensor& { return at::cpu::cumsum_out(o, s, d, t); });
+  scan(
+      "aten::cumprod",
+      [](const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t) {
+        return at::cumprod(s, d, t);
+      },
+      [](at::Tensor& o, const at::Tensor& s, int64_t d, c10::optional<at::ScalarType> t)
+          -> at::Tensor& { return at::cpu::cumprod_out(o, s, d, t); });
 }
 
 void RegisterExtremes() {
@@ -98,35 +104,40 @@ void RegisterExtremes() {
       const bool keepdim = io.Input(2).toBool();
       const at::ScalarType dtype =
           float_result ? FloatResult(self.scalar_type()) : self.scalar_type();
-      WriteOutput(io, 0, dtype, [&] { return fn(self, dims, keepdim); },
-                  [&](at::Tensor& out) { out_fn(out, self, dims, keepdim); });
+      WriteOutput(
+          io, 0, dtype, [&] { return fn(self, dims, keepdim); },
+          [&](at::Tensor& out) { out_fn(out, self, dims, keepdim); });
     });
   };
-  over_dims("aten::amax", false,
-            [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amax(s, d, k); },
-            [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
-              return at::cpu::amax_out(o, s, d, k);
-            });
-  over_dims("aten::amin", false,
-            [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amin(s, d, k); },
-            [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
-              return at::cpu::amin_out(o, s, d, k);
-            });
-  over_dims("aten::logsumexp", true,
-            [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::logsumexp(s, d, k); },
-            [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
-              return at::logsumexp_out(o, s, d, k);
-            });
+  over_dims(
+      "aten::amax", false,
+      [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amax(s, d, k); },
+      [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
+        return at::cpu::amax_out(o, s, d, k);
+      });
+  over_dims(
+      "aten::amin", false,
+      [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::amin(s, d, k); },
+      [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
+        return at::cpu::amin_out(o, s, d, k);
+      });
+  over_dims(
+      "aten::logsumexp", true,
+      [](const at::Tensor& s, at::IntArrayRef d, bool k) { return at::logsumexp(s, d, k); },
+      [](at::Tensor& o, const at::Tensor& s, at::IntArrayRef d, bool k) -> at::Tensor& {
+        return at::logsumexp_out(o, s, d, k);
+      });
 
   // max / min of all elements: amax / amin over every dim compute the same.
   for (const bool is_max : {true, false}) {
     RegisterOut(is_max ? "aten::max" : "aten::min", "", [is_max](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
-      WriteOutput(io, 0, self.scalar_type(), [&] { return is_max ? at::max(self) : at::min(self); },
-                  [&](at::Tensor& out) {
-                    is_max ? at::cpu::amax_out(out, self, at::IntArrayRef{}, false)
-                           : at::cpu::amin_out(out, self, at::IntArrayRef{}, false);
-                  });
+      WriteOutput(
+          io, 0, self.scalar_type(), [&] { return is_max ? at::max(self) : at::min(self); },
+          [&](at::Tensor& out) {
+            is_max ? at::cpu::amax_out(out, self, at::IntArrayRef{}, false)
+                   : at::cpu::amin_out(out, self, at::IntArrayRef{}, false);
+          });
     });
   }
   // max.dim / min.dim: values and indices.
@@ -148,12 +159,13 @@ void RegisterExtremes() {
       const at::Tensor& self = TensorArg(io, 0);
       const auto dim = io.Input(1).toOptional<int64_t>();
       const bool keepdim = io.Input(2).toBool();
-      WriteOutput(io, 0, at::kLong,
-                  [&] { return is_max ? at::argmax(self, dim, keepdim) : at::argmin(self, dim, keepdim); },
-                  [&](at::Tensor& out) {
-                    is_max ? at::cpu::argmax_out(out, self, dim, keepdim)
-                           : at::cpu::argmin_out(out, self, dim, keepdim);
-                  });
+      WriteOutput(
+          io, 0, at::kLong,
+          [&] { return is_max ? at::argmax(self, dim, keepdim) : at::argmin(self, dim, keepdim); },
+          [&](at::Tensor& out) {
+            is_max ? at::cpu::argmax_out(out, self, dim, keepdim)
+                   : at::cpu::argmin_out(out, self, dim, keepdim);
+          });
     });
   }
 }
@@ -164,8 +176,9 @@ void RegisterStatistics() {
     const auto p = io.Input(1).toOptional<at::Scalar>();
     const std::vector<int64_t> dims = io.Input(2).toIntVector();
     const bool keepdim = io.Input(3).toBool();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::norm(self, p, dims, keepdim); },
-                [&](at::Tensor& out) { at::cpu::norm_out(out, self, p, dims, keepdim); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::norm(self, p, dims, keepdim); },
+        [&](at::Tensor& out) { at::cpu::norm_out(out, self, p, dims, keepdim); });
   });
   for (const bool is_var : {true, false}) {
     RegisterOut(is_var ? "aten::var" : "aten::std", "dim", [is_var](NodeIO& io) {
@@ -174,15 +187,16 @@ void RegisterStatistics() {
       const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
       const bool unbiased = io.Input(2).toBool();
       const bool keepdim = io.Input(3).toBool();
-      WriteOutput(io, 0, self.scalar_type(),
-                  [&] {
-                    return is_var ? at::var(self, dim, unbiased, keepdim)
-                                  : at::std(self, dim, unbiased, keepdim);
-                  },
-                  [&](at::Tensor& out) {
-                    is_var ? at::cpu::var_out(out, self, dim, unbiased, keepdim)
-                           : at::cpu::std_out(out, self, dim, unbiased, keepdim);
-                  });
+      WriteOutput(
+          io, 0, self.scalar_type(),
+          [&] {
+            return is_var ? at::var(self, dim, unbiased, keepdim)
+                          : at::std(self, dim, unbiased, keepdim);
+          },
+          [&](at::Tensor& out) {
+            is_var ? at::cpu::var_out(out, self, dim, unbiased, keepdim)
+                   : at::cpu::std_out(out, self, dim, unbiased, keepdim);
+          });
     });
   }
   // any/all keep uint8 as uint8 and give bool otherwise.
@@ -193,17 +207,22 @@ void RegisterStatistics() {
       const int64_t dim = io.Input(1).toInt();
       const bool keepdim = io.Input(2).toBool();
       const at::ScalarType dtype = self.scalar_type() == at::kByte ? at::kByte : at::kBool;
-      WriteOutput(io, 0, dtype,
-                  [&] { return is_any ? at::any(self, dim, keepdim) : at::all(self, dim, keepdim); },
-                  [&](at::Tensor& out) {
-                    is_any ? at::cpu::any_out(out, self, dim, keepdim) : at::cpu::all_out(out, self, dim, keepdim);
-                  });
+      WriteOutput(
+          io, 0, dtype,
+          [&] { return is_any ? at::any(self, dim, keepdim) : at::all(self, dim, keepdim); },
+          [&](at::Tensor& out) {
+            is_any ? at::cpu::any_out(out, self, dim, keepdim)
+                   : at::cpu::all_out(out, self, dim, keepdim);
+          });
     });
     RegisterOut(name, "", [is_any](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const at::ScalarType dtype = self.scalar_type() == at::kByte ? at::kByte : at::kBool;
-      WriteOutput(io, 0, dtype, [&] { return is_any ? at::any(self) : at::all(self); },
-                  [&](at::Tensor& out) { is_any ? at::cpu::any_out(out, self) : at::cpu::all_out(out, self); });
+      WriteOutput(
+          io, 0, dtype, [&] { return is_any ? at::any(self) : at::all(self); },
+          [&](at::Tensor& out) {
+            is_any ? at::cpu::any_out(out, self) : at::cpu::all_out(out, self);
+          });
     });
   }
 }

@@ -103,81 +103,90 @@ void RegisterParameterized() {
   RegisterOut("aten::gelu", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::string& approximate = io.Input(1).toStringRef();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::gelu(self, approximate); },
-                [&](at::Tensor& out) { at::cpu::gelu_out(out, self, approximate); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::gelu(self, approximate); },
+        [&](at::Tensor& out) { at::cpu::gelu_out(out, self, approximate); });
   });
   RegisterOut("aten::logit", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto eps = io.Input(1).toOptional<double>();
-    WriteOutput(io, 0, FloatResult(self.scalar_type()), [&] { return at::logit(self, eps); },
-                [&](at::Tensor& out) { at::cpu::logit_out(out, self, eps); });
+    WriteOutput(
+        io, 0, FloatResult(self.scalar_type()), [&] { return at::logit(self, eps); },
+        [&](at::Tensor& out) { at::cpu::logit_out(out, self, eps); });
   });
   RegisterOut("aten::nan_to_num", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto nan = io.Input(1).toOptional<double>();
     const auto posinf = io.Input(2).toOptional<double>();
     const auto neginf = io.Input(3).toOptional<double>();
-    WriteOutput(io, 0, self.scalar_type(),
-                [&] { return at::nan_to_num(self, nan, posinf, neginf); },
-                [&](at::Tensor& out) { at::cpu::nan_to_num_out(out, self, nan, posinf, neginf); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::nan_to_num(self, nan, posinf, neginf); },
+        [&](at::Tensor& out) { at::cpu::nan_to_num_out(out, self, nan, posinf, neginf); });
   });
   RegisterOut("aten::elu", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar alpha = io.Input(1).toScalar();
     const at::Scalar scale = io.Input(2).toScalar();
     const at::Scalar input_scale = io.Input(3).toScalar();
-    WriteOutput(io, 0, self.scalar_type(),
-                [&] { return at::elu(self, alpha, scale, input_scale); },
-                [&](at::Tensor& out) { at::cpu::elu_out(out, self, alpha, scale, input_scale); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::elu(self, alpha, scale, input_scale); },
+        [&](at::Tensor& out) { at::cpu::elu_out(out, self, alpha, scale, input_scale); });
   });
   RegisterOut("aten::leaky_relu", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar slope = io.Input(1).toScalar();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::leaky_relu(self, slope); },
-                [&](at::Tensor& out) { at::cpu::leaky_relu_out(out, self, slope); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::leaky_relu(self, slope); },
+        [&](at::Tensor& out) { at::cpu::leaky_relu_out(out, self, slope); });
   });
   RegisterOut("aten::hardtanh", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar low = io.Input(1).toScalar();
     const at::Scalar high = io.Input(2).toScalar();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::hardtanh(self, low, high); },
-                [&](at::Tensor& out) { at::cpu::hardtanh_out(out, self, low, high); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::hardtanh(self, low, high); },
+        [&](at::Tensor& out) { at::cpu::hardtanh_out(out, self, low, high); });
   });
   RegisterOut("aten::softplus", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar beta = io.Input(1).toScalar();
     const at::Scalar threshold = io.Input(2).toScalar();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::softplus(self, beta, threshold); },
-                [&](at::Tensor& out) { at::cpu::softplus_out(out, self, beta, threshold); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::softplus(self, beta, threshold); },
+        [&](at::Tensor& out) { at::cpu::softplus_out(out, self, beta, threshold); });
   });
   RegisterOut("aten::threshold", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar threshold = io.Input(1).toScalar();
     const at::Scalar value = io.Input(2).toScalar();
-    WriteOutput(io, 0, self.scalar_type(), [&] { return at::threshold(self, threshold, value); },
-                [&](at::Tensor& out) { at::cpu::threshold_out(out, self, threshold, value); });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::threshold(self, threshold, value); },
+        [&](at::Tensor& out) { at::cpu::threshold_out(out, self, threshold, value); });
   });
   RegisterOut("aten::clamp", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto low = io.Input(1).toOptional<at::Scalar>();
     const auto high = io.Input(2).toOptional<at::Scalar>();
-    WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), io.Input(2)),
-                [&] { return at::clamp(self, low, high); },
-                [&](at::Tensor& out) { at::cpu::clamp_out(out, self, low, high); });
+    WriteOutput(
+        io, 0, PromoteWithScalars(self, io.Input(1), io.Input(2)),
+        [&] { return at::clamp(self, low, high); },
+        [&](at::Tensor& out) { at::cpu::clamp_out(out, self, low, high); });
   });
   RegisterOut("aten::clamp_min", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar low = io.Input(1).toScalar();
-    WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
-                [&] { return at::clamp_min(self, low); },
-                [&](at::Tensor& out) { at::cpu::clamp_min_out(out, self, low); });
+    WriteOutput(
+        io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
+        [&] { return at::clamp_min(self, low); },
+        [&](at::Tensor& out) { at::cpu::clamp_min_out(out, self, low); });
   });
   RegisterOut("aten::clamp_max", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar high = io.Input(1).toScalar();
-    WriteOutput(io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
-                [&] { return at::clamp_max(self, high); },
-                [&](at::Tensor& out) { at::cpu::clamp_max_out(out, self, high); });
+    WriteOutput(
+        io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
+        [&] { return at::clamp_max(self, high); },
+        [&](at::Tensor& out) { at::cpu::clamp_max_out(out, self, high); });
   });
   using DiagonalFn = at::Tensor (*)(const at::Tensor&, int64_t);
   using DiagonalOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, int64_t);
@@ -185,8 +194,9 @@ void RegisterParameterized() {
     RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t diagonal = io.Input(1).toInt();
-      WriteOutput(io, 0, self.scalar_type(), [&] { return fn(self, diagonal); },
-                  [&](at::Tensor& out) { out_fn(out, self, diagonal); });
+      WriteOutput(
+          io, 0, self.scalar_type(), [&] { return fn(self, diagonal); },
+          [&](at::Tensor& out) { out_fn(out, self, diagonal); });
     });
   };
   diagonal_op("aten::tril", at::tril, at::cpu::tril_out);

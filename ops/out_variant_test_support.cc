@@ -23,8 +23,7 @@ SingleNode MakeNode(const std::string& op, const std::string& overload,
   if (op.find('(') != std::string::npos) {
     schema = torch::jit::parseSchema(op);
   } else {
-    for (const auto& candidate :
-         torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(op))) {
+    for (const auto& candidate : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(op))) {
       if (candidate->schema().overload_name() == overload) schema = candidate->schema();
     }
   }
@@ -44,8 +43,8 @@ SingleNode MakeNode(const std::string& op, const std::string& overload,
   }
   if (!vararg) {
     const c10::FunctionSchema* resolved = result.node->maybeSchema();
-    TORCH_CHECK(resolved != nullptr && *resolved == *schema, "the node for ", op,
-                " resolves to ", resolved ? c10::toString(*resolved) : "nothing");
+    TORCH_CHECK(resolved != nullptr && *resolved == *schema, "the node for ", op, " resolves to ",
+                resolved ? c10::toString(*resolved) : "nothing");
   }
   return result;
 }

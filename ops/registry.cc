@@ -19,8 +19,7 @@ KernelFactory ForAnyNode(Kernel kernel) {
 }
 
 void RegisterNativeNodeKind(absl::string_view node_kind, KernelFactory factory, const char* file) {
-  KernelRegistry::Global().RegisterNodeKind(node_kind, NodeKind::kNative, std::move(factory),
-                                            file);
+  KernelRegistry::Global().RegisterNodeKind(node_kind, NodeKind::kNative, std::move(factory), file);
 }
 
 void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel,
@@ -60,8 +59,8 @@ void KernelRegistry::Add(Entry entry) {
 }
 
 void KernelRegistry::RegisterOverload(absl::string_view name, absl::string_view overload,
-                                      NodeKind kind, KernelFactory factory,
-                                      ErrorBound error_bound, const char* file) {
+                                      NodeKind kind, KernelFactory factory, ErrorBound error_bound,
+                                      const char* file) {
   CHECK(kind != NodeKind::kFallback) << "fallback kernels are not registered: " << name;
   const c10::Symbol symbol = c10::Symbol::fromQualString(std::string(name));
   for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {

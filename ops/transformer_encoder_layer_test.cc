@@ -76,8 +76,7 @@ LayerGraph MakeLayerGraph(const LayerCase& c) {
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(node->output());
   auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
-  EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kNative &&
-              selected->error_bound);
+  EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kNative && selected->error_bound);
   return {graph, constants, selected ? selected->kernel : Kernel()};
 }
 

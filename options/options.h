@@ -19,8 +19,8 @@ namespace static_runtime {
 
 // A graph-level fusion pass run at the start of preparation with the sample
 // inputs (PyTorch's slot for TensorExpr fusion).
-using FusionHook = std::function<void(std::shared_ptr<torch::jit::Graph>&,
-                                      const std::vector<c10::IValue>&)>;
+using FusionHook =
+    std::function<void(std::shared_ptr<torch::jit::Graph>&, const std::vector<c10::IValue>&)>;
 
 struct Options {
   // Bind nodes to out-variant kernels that write into runtime-owned tensors.
@@ -38,13 +38,13 @@ struct Options {
   FusionHook fusion_hook;
 
   // Runtime-specific rewrites.
-  bool use_variadic_ops = true;       // cat/stack of a list -> variadic node
+  bool use_variadic_ops = true;  // cat/stack of a list -> variadic node
   // split/chunk/unbind + ListUnpack -> one node whose outputs are fresh
   // copies the memory planner can place. Off by default: the views cost
   // ~0.1 us each, a copy a kernel call each (multi-output model: 14.5 us per
   // run with views, 17.4 us with copies).
   bool fuse_list_unpack = false;
-  bool hoist_dict_lookups = true;     // constant-key lookups on input dicts
+  bool hoist_dict_lookups = true;  // constant-key lookups on input dicts
   // prim::fork calls run as tasks on LibTorch's inter-op thread pool (or
   // the launcher given to RunAsync), each forked subgraph prepared as a
   // static module of its own; aten::wait blocks on them. Off: forked calls

@@ -24,8 +24,7 @@ bool IsConstantNone(Value* value) {
 // start in {None, 0}, end in {None, INT64_MAX}, step == 1.
 bool SelectsEverything(Value* start, Value* end, Value* step) {
   return (IsConstantNone(start) || IsConstantEqual(start, 0)) &&
-         (IsConstantNone(end) ||
-          IsConstantEqual(end, std::numeric_limits<int64_t>::max())) &&
+         (IsConstantNone(end) || IsConstantEqual(end, std::numeric_limits<int64_t>::max())) &&
          IsConstantEqual(step, 1);
 }
 
@@ -36,13 +35,11 @@ bool EliminateNoOpSlice(const std::shared_ptr<torch::jit::Graph>& graph) {
   std::vector<torch::jit::Node*> no_ops;
   for (torch::jit::Node* node : AllNodes(graph->block())) {
     const bool tensor_slice = IsOverload(node, "aten::slice", "Tensor") &&
-                              SelectsEverything(node->input(2), node->input(3),
-                                                node->input(4));
-    const bool list_slice =
-        IsOverload(node, "aten::slice", "t") &&
-        SelectsEverything(node->input(1), node->input(2), node->input(3)) &&
-        !alias_db.hasWriters(node->input(0)) &&
-        !alias_db.hasWriters(node->output());
+                              SelectsEverything(node->input(2), node->input(3), node->input(4));
+    const bool list_slice = IsOverload(node, "aten::slice", "t") &&
+                            SelectsEverything(node->input(1), node->input(2), node->input(3)) &&
+                            !alias_db.hasWriters(node->input(0)) &&
+                            !alias_db.hasWriters(node->output());
     if (tensor_slice || list_slice) no_ops.push_back(node);
   }
   for (torch::jit::Node* node : no_ops) {

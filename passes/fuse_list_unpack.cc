@@ -26,8 +26,7 @@ bool FuseListUnpack(const std::shared_ptr<torch::jit::Graph>& graph) {
   {
     torch::jit::AliasDb alias_db(graph);
     for (torch::jit::Node* node : AllNodes(graph->block())) {
-      if (UnpackedVariant(node) == c10::Symbol() ||
-          alias_db.hasWriters(node->input(0)) ||
+      if (UnpackedVariant(node) == c10::Symbol() || alias_db.hasWriters(node->input(0)) ||
           node->output()->uses().size() != 1) {
         continue;
       }
@@ -45,12 +44,10 @@ bool FuseListUnpack(const std::shared_ptr<torch::jit::Graph>& graph) {
     torch::jit::Value* list = node->output();
     if (list->uses().size() != 1) continue;
     torch::jit::Node* unpack = list->uses()[0].user;
-    if (unpack->kind() != c10::prim::ListUnpack ||
-        unpack->owningBlock() != node->owningBlock()) {
+    if (unpack->kind() != c10::prim::ListUnpack || unpack->owningBlock() != node->owningBlock()) {
       continue;
     }
-    torch::jit::Node* fused =
-        graph->create(unpacked, node->inputs(), unpack->outputs().size());
+    torch::jit::Node* fused = graph->create(unpacked, node->inputs(), unpack->outputs().size());
     fused->insertBefore(node);
     fused->copyMetadata(node);
     for (size_t i = 0; i < unpack->outputs().size(); ++i) {

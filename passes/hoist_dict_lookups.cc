@@ -24,8 +24,7 @@ std::vector<Node*> ConstantKeyLookups(torch::jit::Graph& graph, Value* dict) {
   return lookups;
 }
 
-void Hoist(torch::jit::Graph& graph, Value* dict,
-           const std::vector<Node*>& lookups) {
+void Hoist(torch::jit::Graph& graph, Value* dict, const std::vector<Node*>& lookups) {
   torch::jit::WithInsertPoint guard(lookups.front());
   std::vector<Value*> inputs = {dict};
   for (Node* lookup : lookups) {
@@ -49,8 +48,7 @@ bool HoistDictLookups(const std::shared_ptr<torch::jit::Graph>& graph) {
   {
     torch::jit::AliasDb alias_db(graph);
     for (Value* input : graph->inputs()) {
-      if (input->type()->kind() != c10::TypeKind::DictType ||
-          alias_db.hasWriters(input)) {
+      if (input->type()->kind() != c10::TypeKind::DictType || alias_db.hasWriters(input)) {
         continue;
       }
       std::vector<Node*> lookups = ConstantKeyLookups(*graph, input);

@@ -118,8 +118,7 @@ bool InputAliases::VisitNode(Node* node) {
     return changed;
   }
   const c10::FunctionSchema* schema = node->maybeSchema();
-  const torch::jit::Operator* op =
-      schema != nullptr ? node->maybeOperator() : nullptr;
+  const torch::jit::Operator* op = schema != nullptr ? node->maybeOperator() : nullptr;
   if (schema != nullptr && op != nullptr &&
       op->aliasAnalysisKind() == c10::AliasAnalysisKind::FROM_SCHEMA) {
     return VisitSchemaNode(node, *schema);

@@ -56,8 +56,7 @@ class InputAliases {
     InputSet contains;
   };
   // Returns true if anything changed.
-  bool Merge(const torch::jit::Value* value, const InputSet& aliases,
-             const InputSet& contains);
+  bool Merge(const torch::jit::Value* value, const InputSet& aliases, const InputSet& contains);
   bool VisitBlock(torch::jit::Block* block);
   bool VisitNode(torch::jit::Node* node);
   bool VisitLoop(torch::jit::Node* node);

@@ -9,8 +9,7 @@ bool UseMaybeCopyTo(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
   bool changed = false;
   for (torch::jit::Node* node : AllNodes(graph->block())) {
-    if (!IsOverload(node, "aten::to", "dtype") &&
-        !IsOverload(node, "aten::to", "other") &&
+    if (!IsOverload(node, "aten::to", "dtype") && !IsOverload(node, "aten::to", "other") &&
         !IsOverload(node, "aten::to", "prim_dtype")) {
       continue;
     }

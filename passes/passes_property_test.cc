@@ -57,15 +57,12 @@ void CheckPassKeepsOutputs(const std::string& pass_name) {
   RC_ASSERT(status.ok());
 
   corpus::InputRng rng_a(seed), rng_b(seed);
-  c10::IValue expected =
-      reference::RunInterpreter(original, model.inputs(rng_a, size));
-  c10::IValue actual =
-      reference::RunInterpreter(rewritten, model.inputs(rng_b, size));
+  c10::IValue expected = reference::RunInterpreter(original, model.inputs(rng_a, size));
+  c10::IValue actual = reference::RunInterpreter(rewritten, model.inputs(rng_b, size));
   absl::Status same = reference::Compare(expected, actual);
   if (!same.ok()) {
-    RC_FAIL(absl::StrCat(model.name, " size ", size, " seed ", seed, ": ",
-                         same.message(), "\nrewritten graph:\n",
-                         rewritten->toString()));
+    RC_FAIL(absl::StrCat(model.name, " size ", size, " seed ", seed, ": ", same.message(),
+                         "\nrewritten graph:\n", rewritten->toString()));
   }
 }
 
@@ -81,14 +78,11 @@ int GraphsChangedBy(const std::string& pass_name) {
   return changed;
 }
 
-TEST(PassCorpusTest, HasAtLeastTwentyGraphs) {
-  EXPECT_GE(BaseGraphs().size(), 20u);
-}
+TEST(PassCorpusTest, HasAtLeastTwentyGraphs) { EXPECT_GE(BaseGraphs().size(), 20u); }
 
 TEST(PassCorpusTest, EveryRewriteChangesSomeCorpusGraph) {
-  for (const char* pass : {"eliminate_noop_slice", "variadic_ops",
-                           "fuse_list_unpack", "fuse_conv", "copy_variants", "maybe_copy_to",
-                           "hoist_dict_lookups", "owned_refs",
+  for (const char* pass : {"eliminate_noop_slice", "variadic_ops", "fuse_list_unpack", "fuse_conv",
+                           "copy_variants", "maybe_copy_to", "hoist_dict_lookups", "owned_refs",
                            "force_non_empty_outputs", "pipeline"}) {
     const int changed = GraphsChangedBy(pass);
     EXPECT_GT(changed, 0) << pass << " changed no corpus graph";
@@ -108,33 +102,21 @@ TEST(PassCorpusTest, EveryCorpusGraphIsStaticallyRunnable) {
 RC_GTEST_PROP(PassProperty, EliminateNoOpSliceKeepsOutputs, ()) {
   CheckPassKeepsOutputs("eliminate_noop_slice");
 }
-RC_GTEST_PROP(PassProperty, VariadicOpsKeepOutputs, ()) {
-  CheckPassKeepsOutputs("variadic_ops");
-}
+RC_GTEST_PROP(PassProperty, VariadicOpsKeepOutputs, ()) { CheckPassKeepsOutputs("variadic_ops"); }
 RC_GTEST_PROP(PassProperty, FuseListUnpackKeepsOutputs, ()) {
   CheckPassKeepsOutputs("fuse_list_unpack");
 }
-RC_GTEST_PROP(PassProperty, FuseConvKeepsOutputs, ()) {
-  CheckPassKeepsOutputs("fuse_conv");
-}
-RC_GTEST_PROP(PassProperty, CopyVariantsKeepOutputs, ()) {
-  CheckPassKeepsOutputs("copy_variants");
-}
-RC_GTEST_PROP(PassProperty, MaybeCopyToKeepsOutputs, ()) {
-  CheckPassKeepsOutputs("maybe_copy_to");
-}
+RC_GTEST_PROP(PassProperty, FuseConvKeepsOutputs, ()) { CheckPassKeepsOutputs("fuse_conv"); }
+RC_GTEST_PROP(PassProperty, CopyVariantsKeepOutputs, ()) { CheckPassKeepsOutputs("copy_variants"); }
+RC_GTEST_PROP(PassProperty, MaybeCopyToKeepsOutputs, ()) { CheckPassKeepsOutputs("maybe_copy_to"); }
 RC_GTEST_PROP(PassProperty, HoistDictLookupsKeepsOutputs, ()) {
   CheckPassKeepsOutputs("hoist_dict_lookups");
 }
-RC_GTEST_PROP(PassProperty, OwnedRefsKeepOutputs, ()) {
-  CheckPassKeepsOutputs("owned_refs");
-}
+RC_GTEST_PROP(PassProperty, OwnedRefsKeepOutputs, ()) { CheckPassKeepsOutputs("owned_refs"); }
 RC_GTEST_PROP(PassProperty, ForceNonEmptyOutputsKeepsOutputs, ()) {
   CheckPassKeepsOutputs("force_non_empty_outputs");
 }
-RC_GTEST_PROP(PassProperty, WholePipelineKeepsOutputs, ()) {
-  CheckPassKeepsOutputs("pipeline");
-}
+RC_GTEST_PROP(PassProperty, WholePipelineKeepsOutputs, ()) { CheckPassKeepsOutputs("pipeline"); }
 
 }  // namespace
 }  // namespace static_runtime

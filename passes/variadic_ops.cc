@@ -20,8 +20,7 @@ bool UseVariadicOps(const std::shared_ptr<torch::jit::Graph>& graph) {
       continue;
     }
     torch::jit::Value* list = node->input(0);
-    if (list->node()->kind() != c10::prim::ListConstruct ||
-        list->uses().size() != 1) {
+    if (list->node()->kind() != c10::prim::ListConstruct || list->uses().size() != 1) {
       continue;
     }
     std::vector<torch::jit::Value*> inputs(list->node()->inputs().begin(),

@@ -12,8 +12,7 @@ const c10::FunctionSchema kSchema = torch::jit::parseSchema(
 
 TEST(ArgumentsTest, PositionalKeywordAndDefaults) {
   const at::Tensor x = at::ones({1});
-  absl::StatusOr<std::vector<c10::IValue>> bound =
-      BindArguments(kSchema, {x}, {{"scale", 0.5}});
+  absl::StatusOr<std::vector<c10::IValue>> bound = BindArguments(kSchema, {x}, {{"scale", 0.5}});
   ASSERT_TRUE(bound.ok()) << bound.status();
   ASSERT_EQ(bound->size(), 4u);
   EXPECT_TRUE((*bound)[0].toTensor().is_same(x));

@@ -84,7 +84,8 @@ TEST_P(PackageRoundTripTest, EveryCorpusModelRoundTrips) {
     const int64_t optimizations = PassStageRuns(PassStage::kCleanup);
     absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(path.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
-    EXPECT_EQ(PassStageRuns(PassStage::kCleanup), optimizations) << "loading a package ran the passes";
+    EXPECT_EQ(PassStageRuns(PassStage::kCleanup), optimizations)
+        << "loading a package ran the passes";
 
     const StaticModule& a = *original;
     const StaticModule& b = **loaded;
@@ -161,7 +162,8 @@ TEST(PackageTest, ForkedModelsRoundTrip) {
     const int64_t optimizations = PassStageRuns(PassStage::kCleanup);
     absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(package.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
-    EXPECT_EQ(PassStageRuns(PassStage::kCleanup), optimizations) << "loading ran the passes on a forked call";
+    EXPECT_EQ(PassStageRuns(PassStage::kCleanup), optimizations)
+        << "loading ran the passes on a forked call";
     std::vector<c10::IValue> inputs;
     for (const c10::Argument& argument : (*original)->schema().arguments()) {
       switch (argument.type()->kind()) {

@@ -9,8 +9,7 @@ namespace static_runtime {
 StaticMethod::StaticMethod(StaticModule::Ptr module, size_t max_concurrency)
     : pool_(module, max_concurrency), name_(module->schema().name()) {}
 
-c10::IValue StaticMethod::operator()(std::vector<c10::IValue> args,
-                                     const IValueMap& kwargs) const {
+c10::IValue StaticMethod::operator()(std::vector<c10::IValue> args, const IValueMap& kwargs) const {
   absl::StatusOr<c10::IValue> result = pool_.Run(args, kwargs);
   TORCH_CHECK(result.ok(), result.status().message());
   return *std::move(result);

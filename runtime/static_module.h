@@ -40,8 +40,7 @@ class StaticModule {
                                     const std::vector<c10::IValue>& sample_inputs = {});
   // A TorchScript archive saved by torch.jit.save (frozen or not). Compiled
   // packages and the model cache: runtime/package.h, runtime/model_cache.h.
-  static absl::StatusOr<Ptr> FromFile(const std::string& path,
-                                      const Options& options = Options(),
+  static absl::StatusOr<Ptr> FromFile(const std::string& path, const Options& options = Options(),
                                       const std::vector<c10::IValue>& sample_inputs = {});
   ~StaticModule();
 

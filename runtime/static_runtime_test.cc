@@ -64,21 +64,34 @@ TEST(StaticRuntimeTest, PlanSlotsAreTheNodesValues) {
 
 // Structural ops never fall back to the JIT: they have native kernels.
 TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
-  const absl::flat_hash_set<std::string> structural = {
-      "prim::ListConstruct", "prim::TupleConstruct", "prim::DictConstruct",
-      "prim::ListUnpack",    "prim::TupleUnpack",    "prim::TupleIndex",
-      "aten::size",          "aten::dim",            "aten::numel",
-      "aten::len",           "aten::Int",            "aten::Float",
-      "aten::Bool",          "prim::NumToTensor",    "prim::dtype",
-      "aten::__is__",        "aten::__isnot__",      "prim::Uninitialized",
-      "prim::RaiseException", "aten::append",        "aten::__getitem__"};
+  const absl::flat_hash_set<std::string> structural = {"prim::ListConstruct",
+                                                       "prim::TupleConstruct",
+                                                       "prim::DictConstruct",
+                                                       "prim::ListUnpack",
+                                                       "prim::TupleUnpack",
+                                                       "prim::TupleIndex",
+                                                       "aten::size",
+                                                       "aten::dim",
+                                                       "aten::numel",
+                                                       "aten::len",
+                                                       "aten::Int",
+                                                       "aten::Float",
+                                                       "aten::Bool",
+                                                       "prim::NumToTensor",
+                                                       "prim::dtype",
+                                                       "aten::__is__",
+                                                       "aten::__isnot__",
+                                                       "prim::Uninitialized",
+                                                       "prim::RaiseException",
+                                                       "aten::append",
+                                                       "aten::__getitem__"};
   size_t structural_nodes = 0;
   std::function<void(const BlockPlan&)> check = [&](const BlockPlan& block) {
     for (const NodePlan& node : block.nodes) {
       for (const BlockPlan& sub_block : node.blocks) check(sub_block);
       const std::string kind = node.info->node->kind().toQualString();
-      if (node.kind == NodeKind::kIf || node.kind == NodeKind::kLoop ||
-          structural.count(kind) == 0) continue;
+      if (node.kind == NodeKind::kIf || node.kind == NodeKind::kLoop || structural.count(kind) == 0)
+        continue;
       ++structural_nodes;
       EXPECT_NE(node.info->kind, NodeKind::kFallback) << kind << ": " << node.info->fallback_reason;
     }

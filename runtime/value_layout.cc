@@ -18,8 +18,7 @@ void CollectConstants(const torch::jit::Block* block,
   }
 }
 
-void CollectOthers(const torch::jit::Block* block,
-                   std::vector<const torch::jit::Value*>& values) {
+void CollectOthers(const torch::jit::Block* block, std::vector<const torch::jit::Value*>& values) {
   for (const torch::jit::Node* node : block->nodes()) {
     if (node->kind() == c10::prim::Constant) continue;
     for (const torch::jit::Value* output : node->outputs()) values.push_back(output);
@@ -32,18 +31,16 @@ void CollectOthers(const torch::jit::Block* block,
 
 }  // namespace
 
-absl::StatusOr<ValueLayout> ValueLayout::Build(const torch::jit::Graph& graph,
-                                               size_t max_slots) {
-  std::vector<const torch::jit::Value*> order(graph.inputs().begin(),
-                                              graph.inputs().end());
+absl::StatusOr<ValueLayout> ValueLayout::Build(const torch::jit::Graph& graph, size_t max_slots) {
+  std::vector<const torch::jit::Value*> order(graph.inputs().begin(), graph.inputs().end());
   std::vector<const torch::jit::Value*> constants;
   CollectConstants(graph.block(), constants);
   order.insert(order.end(), constants.begin(), constants.end());
   CollectOthers(graph.block(), order);
   if (order.size() > max_slots) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the graph has ", order.size(), " values, more than the ", max_slots,
-        " value slots the runtime can index"));
+    return absl::ResourceExhaustedError(absl::StrCat("the graph has ", order.size(),
+                                                     " values, more than the ", max_slots,
+                                                     " value slots the runtime can index"));
   }
   ValueLayout layout;
   layout.num_inputs_ = graph.inputs().size();
@@ -61,9 +58,9 @@ absl::StatusOr<ValueLayout> ValueLayout::Build(const torch::jit::Graph& graph,
       why = ExceptionMessage(e);
     }
     if (!value) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "constant %", constant->debugName(), " of type ", constant->type()->repr_str(),
-          " cannot be held by the runtime: ", why));
+      return absl::InvalidArgumentError(absl::StrCat("constant %", constant->debugName(),
+                                                     " of type ", constant->type()->repr_str(),
+                                                     " cannot be held by the runtime: ", why));
     }
     layout.constants_.push_back(*std::move(value));
   }
@@ -72,8 +69,7 @@ absl::StatusOr<ValueLayout> ValueLayout::Build(const torch::jit::Graph& graph,
 
 ValueIndex ValueLayout::SlotOf(const torch::jit::Value* value) const {
   auto found = slots_.find(value);
-  CHECK(found != slots_.end()) << "value %" << value->debugName()
-                               << " is not in the layout";
+  CHECK(found != slots_.end()) << "value %" << value->debugName() << " is not in the layout";
   return found->second;
 }
 

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Checks that every C++ file changed since .clang-format was added (and every
-# uncommitted or untracked one) is formatted as .clang-format says; CI runs
-# it. Untouched older files are formatted when they are next changed.
+# Checks that every C++ file of the repository (tracked or untracked, not
+# ignored) is formatted as .clang-format says; CI runs it.
 #
 #   tools/check_format.sh          # exit 1 and the files to format if any
 #   tools/check_format.sh --fix    # format them in place
@@ -12,13 +11,7 @@ fix=false
 [ "${1:-}" = "--fix" ] && fix=true
 command -v clang-format >/dev/null || { echo "check_format: clang-format is missing (tools/setup.sh)" >&2; exit 1; }
 
-baseline=$(git log --diff-filter=A --format=%H -- .clang-format | tail -n 1)
-if [ -z "$baseline" ]; then
-  files=$(git ls-files --modified --others --exclude-standard -- '*.cc' '*.h')
-else
-  files=$( (git diff --name-only "$baseline" -- '*.cc' '*.h';
-            git ls-files --others --exclude-standard -- '*.cc' '*.h') | sort -u)
-fi
+files=$( (git ls-files -- '*.cc' '*.h'; git ls-files --others --exclude-standard -- '*.cc' '*.h') | sort -u)
 
 unformatted=()
 for file in $files; do
@@ -34,4 +27,4 @@ if [ "${#unformatted[@]}" -gt 0 ]; then
   printf '  %s\n' "${unformatted[@]}" >&2
   exit 1
 fi
-echo "check_format: $(echo "$files" | grep -c . || true) changed C++ files formatted"
+echo "check_format: $(echo "$files" | grep -c . || true) C++ files formatted"

@@ -14,8 +14,7 @@ def forward(self, x):
 )",
                                                  {{"scale", at::full({4, 1}, 3.0)}});
   ASSERT_TRUE(module.ok()) << module.status();
-  auto static_module =
-      static_runtime::StaticModule::FromModule(*module, /*is_frozen=*/false);
+  auto static_module = static_runtime::StaticModule::FromModule(*module, /*is_frozen=*/false);
   ASSERT_TRUE(static_module.ok()) << static_module.status();
 
   static_runtime::StaticRuntime runtime(*static_module);

@@ -8,12 +8,9 @@
 namespace static_runtime {
 namespace corpus {
 
-InputRng::InputRng(uint64_t seed)
-    : generator_(at::detail::createCPUGenerator(seed)) {}
+InputRng::InputRng(uint64_t seed) : generator_(at::detail::createCPUGenerator(seed)) {}
 
-at::Tensor InputRng::Normal(at::IntArrayRef shape) {
-  return at::randn(shape, generator_);
-}
+at::Tensor InputRng::Normal(at::IntArrayRef shape) { return at::randn(shape, generator_); }
 
 at::Tensor InputRng::Integers(int64_t low, int64_t high, at::IntArrayRef shape) {
   return at::randint(low, high, shape, generator_);
@@ -35,7 +32,9 @@ def forward(self, x):
     return torch.linear(h, self.w3)
 )",
        {{"w1", {32, 16}}, {"b1", {32}}, {"w2", {32, 32}}, {"b2", {32}}, {"w3", {4, 32}}},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({4 * size, 16})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({4 * size, 16})};
+       }});
 
   add({"conv_bn_residual",
        R"(
@@ -47,8 +46,12 @@ def forward(self, x):
     y = torch.adaptive_avg_pool2d(y, [1, 1])
     return torch.flatten(y, 1)
 )",
-       {{"conv_w", {3, 3, 3, 3}}, {"conv_b", {3}}, {"bn_w", {3}}, {"bn_b", {3}},
-        {"bn_mean", {3}}, {"bn_var", {3}}},
+       {{"conv_w", {3, 3, 3, 3}},
+        {"conv_b", {3}},
+        {"bn_w", {3}},
+        {"bn_b", {3}},
+        {"bn_mean", {3}},
+        {"bn_var", {3}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 3, 4 * size, 4 * size})};
        }});
@@ -81,7 +84,9 @@ def forward(self, x):
     return (y, z)
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3})};
+       }});
 
   add({"cat_list",
        R"(
@@ -113,7 +118,9 @@ def forward(self, x):
     return a * b + torch.cat([c, d], 1) - e
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2 * size, 6})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2 * size, 6})};
+       }});
 
   add({"chunk_unbind",
        R"(
@@ -123,7 +130,9 @@ def forward(self, x):
     return torch.sigmoid(i) * torch.tanh(g) + f * o, p - q
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2, 4 * size})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, 4 * size})};
+       }});
 
   add({"views_chain",
        R"(
@@ -135,7 +144,9 @@ def forward(self, x):
     return w.sum(0) + 1.0, n.sum()
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2 * size, 4})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2 * size, 4})};
+       }});
 
   add({"view_of_input_returned",
        R"(
@@ -143,7 +154,9 @@ def forward(self, x):
     return x.view(-1), x.transpose(0, 1), x.reshape(2, -1).relu()
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2, 3 * size})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, 3 * size})};
+       }});
 
   add({"inplace_mutation",
        R"(
@@ -156,7 +169,9 @@ def forward(self, x):
     return z
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 7})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 7})};
+       }});
 
   add({"if_branch",
        R"(
@@ -168,7 +183,9 @@ def forward(self, x):
     return y + x
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3})};
+       }});
 
   add({"loop_input_trip_count",
        R"(
@@ -192,7 +209,9 @@ def forward(self, x):
     return x, steps
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 2})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 2})};
+       }});
 
   // Carried values that trade places: each takes another's previous value
   // (the loop's double buffers must not hand one tensor to two values).
@@ -266,7 +285,9 @@ def forward(self, x):
     return f + same, d.to(x)
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3})};
+       }});
 
   add({"noop_slices",
        R"(
@@ -306,7 +327,9 @@ def forward(self, x):
     return x
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 2})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 2})};
+       }});
 
   add({"attention_block",
        R"(
@@ -342,7 +365,9 @@ def forward(self, xs):
     return torch.stack(outputs, 0), (h, c)
 )",
        {{"w_ih", {3, 16}}, {"w_hh", {4, 16}}, {"bias", {16}}},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({2 + size, 2, 3})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2 + size, 2, 3})};
+       }});
 
   add({"if_raises",
        R"(
@@ -351,7 +376,9 @@ def forward(self, x):
     return x.exp()
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 2})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 2})};
+       }});
 
   add({"int_and_bool_tensors",
        R"(
@@ -375,7 +402,9 @@ def forward(self, x):
     return n, m, x.dim() == 2, x.numel()
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3})};
+       }});
 
   add({"kwargs_defaults",
        R"(
@@ -400,7 +429,9 @@ def forward(self, x):
     return self.helper(x) + self.helper(x * 2.0)
 )",
        {{"scale", {3}}},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size, 3})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3})};
+       }});
 
   add({"transformer_encoder",
        R"(
@@ -420,8 +451,16 @@ def forward(self, x, padding: Tensor):
     ff = torch.linear(torch.gelu(torch.linear(h, self.w_ff1, self.b_ff1)), self.w_ff2)
     return torch.layer_norm(h + ff, [8], self.ln2_w, self.ln2_b, 1e-5)
 )",
-       {{"w_qkv", {24, 8}}, {"b_qkv", {24}}, {"w_o", {8, 8}}, {"ln1_w", {8}}, {"ln1_b", {8}},
-        {"w_ff1", {16, 8}}, {"b_ff1", {16}}, {"w_ff2", {8, 16}}, {"ln2_w", {8}}, {"ln2_b", {8}}},
+       {{"w_qkv", {24, 8}},
+        {"b_qkv", {24}},
+        {"w_o", {8, 8}},
+        {"ln1_w", {8}},
+        {"ln1_b", {8}},
+        {"w_ff1", {16, 8}},
+        {"b_ff1", {16}},
+        {"w_ff2", {8, 16}},
+        {"ln2_w", {8}},
+        {"ln2_b", {8}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          const int64_t seq = 2 + 3 * size;
          at::Tensor padding = at::arange(seq).unsqueeze(0).repeat({2, 1}) >= seq - 1;
@@ -475,8 +514,15 @@ def forward(self, x):
     z = torch.relu(z + shortcut)
     return torch.linear(torch.adaptive_avg_pool2d(z, [1, 1]).flatten(1), self.fc_w, self.fc_b)
 )",
-       {{"c1_w", {4, 2, 3, 3}}, {"bn_w", {4}}, {"bn_b", {4}}, {"bn_mean", {4}}, {"bn_var", {4}},
-        {"c2_w", {6, 4, 3, 3}}, {"c2_b", {6}}, {"proj_w", {6, 4, 1, 1}}, {"fc_w", {3, 6}},
+       {{"c1_w", {4, 2, 3, 3}},
+        {"bn_w", {4}},
+        {"bn_b", {4}},
+        {"bn_mean", {4}},
+        {"bn_var", {4}},
+        {"c2_w", {6, 4, 3, 3}},
+        {"c2_b", {6}},
+        {"proj_w", {6, 4, 1, 1}},
+        {"fc_w", {3, 6}},
         {"fc_b", {3}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 2, 4 + 4 * size, 4 + 4 * size})};
@@ -492,7 +538,10 @@ def forward(self, dense: Dict[str, Tensor], ids: Dict[str, Tensor], offsets: Dic
     score = torch.sigmoid(torch.linear(x, self.w_top, self.b_top))
     return {"score": score, "user_embedding": user}
 )",
-       {{"w_user", {4, 5}}, {"t_user", {20, 4}}, {"t_item", {30, 4}}, {"w_top", {1, 16}},
+       {{"w_user", {4, 5}},
+        {"t_user", {20, 4}},
+        {"t_item", {30, 4}},
+        {"w_top", {1, 16}},
         {"b_top", {1}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          const int64_t batch = 2 * size;
@@ -527,7 +576,9 @@ def forward(self, x):
     return first, columns, y.sum()
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 4})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 4})};
+       }});
 
   // The convolutional building blocks of torchvision's CNNs, at batch and
   // image sizes that change with `size`: MobileNetV3's inverted residual
@@ -546,10 +597,21 @@ def forward(self, x):
     y = torch.conv2d(y, self.down_w, self.down_b, [2, 2], [2, 2], [1, 1], 4)
     return torch.hardswish(y)
 )",
-       {{"expand_w", {8, 4, 1, 1}}, {"bn_w", {8}}, {"bn_b", {8}}, {"bn_mean", {8}},
-        {"bn_var", {8}}, {"dw_w", {8, 1, 3, 3}}, {"dw_b", {8}}, {"se1_w", {2, 8, 1, 1}},
-        {"se1_b", {2}}, {"se2_w", {8, 2, 1, 1}}, {"se2_b", {8}}, {"proj_w", {4, 8, 1, 1}},
-        {"proj_b", {4}}, {"down_w", {4, 1, 5, 5}}, {"down_b", {4}}},
+       {{"expand_w", {8, 4, 1, 1}},
+        {"bn_w", {8}},
+        {"bn_b", {8}},
+        {"bn_mean", {8}},
+        {"bn_var", {8}},
+        {"dw_w", {8, 1, 3, 3}},
+        {"dw_b", {8}},
+        {"se1_w", {2, 8, 1, 1}},
+        {"se1_b", {2}},
+        {"se2_w", {8, 2, 1, 1}},
+        {"se2_b", {8}},
+        {"proj_w", {4, 8, 1, 1}},
+        {"proj_b", {4}},
+        {"down_w", {4, 1, 5, 5}},
+        {"down_b", {4}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 4, 5 + 6 * size, 7 + 4 * size})};
        }});
@@ -567,9 +629,16 @@ def forward(self, x):
     y = torch.relu(torch.conv2d(y, self.cls_w, self.cls_b))
     return torch.flatten(torch.adaptive_avg_pool2d(y, [1, 1]), 1)
 )",
-       {{"stem_w", {8, 3, 3, 3}}, {"stem_b", {8}}, {"squeeze_w", {4, 8, 1, 1}},
-        {"squeeze_b", {4}}, {"e1_w", {6, 4, 1, 1}}, {"e1_b", {6}}, {"e3_w", {6, 4, 3, 3}},
-        {"e3_b", {6}}, {"cls_w", {5, 12, 1, 1}}, {"cls_b", {5}}},
+       {{"stem_w", {8, 3, 3, 3}},
+        {"stem_b", {8}},
+        {"squeeze_w", {4, 8, 1, 1}},
+        {"squeeze_b", {4}},
+        {"e1_w", {6, 4, 1, 1}},
+        {"e1_b", {6}},
+        {"e3_w", {6, 4, 3, 3}},
+        {"e3_b", {6}},
+        {"cls_w", {5, 12, 1, 1}},
+        {"cls_b", {5}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 3, 1 + 16 * size, 3 + 14 * size})};
        }});
@@ -589,9 +658,15 @@ def forward(self, x):
     y = y.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
     return torch.conv2d(y, self.head_w, self.head_b, [2, 2])
 )",
-       {{"stem_w", {8, 3, 3, 3}}, {"pw1_w", {4, 4, 1, 1}}, {"pw1_b", {4}},
-        {"dw_w", {4, 1, 3, 3}}, {"dw_b", {4}}, {"pw2_w", {4, 4, 1, 1}}, {"pw2_b", {4}},
-        {"head_w", {6, 8, 3, 3}}, {"head_b", {6}}},
+       {{"stem_w", {8, 3, 3, 3}},
+        {"pw1_w", {4, 4, 1, 1}},
+        {"pw1_b", {4}},
+        {"dw_w", {4, 1, 3, 3}},
+        {"dw_b", {4}},
+        {"pw2_w", {4, 4, 1, 1}},
+        {"pw2_b", {4}},
+        {"head_w", {6, 8, 3, 3}},
+        {"head_b", {6}}},
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 3, 4 + 5 * size, 4 + 5 * size})};
        }});
@@ -652,12 +727,10 @@ absl::StatusOr<torch::jit::Module> Build(const Model& model) {
     if (absl::EndsWith(name, "_var")) value = value.abs() + 0.5;
     parameters.emplace_back(name, value);
   }
-  absl::StatusOr<torch::jit::Module> module =
-      ModuleFromSource(model.source, parameters);
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(model.source, parameters);
   if (!module.ok()) {
-    return absl::Status(module.status().code(),
-                        absl::StrCat("corpus model '", model.name,
-                                     "': ", module.status().message()));
+    return absl::Status(module.status().code(), absl::StrCat("corpus model '", model.name,
+                                                             "': ", module.status().message()));
   }
   return module;
 }

@@ -14,9 +14,9 @@ const std::vector<FlagSpec> kSpecs = {
 };
 
 TEST(ArgsTest, CommandPositionalsAndFlags) {
-  auto args = Args::Parse({"sr", "bench", "model.pt", "--input-spec=f32[2]", "--iters=5",
-                           "--optimize_memory=false"},
-                          kSpecs);
+  auto args = Args::Parse(
+      {"sr", "bench", "model.pt", "--input-spec=f32[2]", "--iters=5", "--optimize_memory=false"},
+      kSpecs);
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->command(), "bench");
   EXPECT_EQ(args->positional(), std::vector<std::string>{"model.pt"});
@@ -43,7 +43,8 @@ TEST(ArgsTest, Errors) {
   EXPECT_EQ(message({"sr", "bench", "--itres=3"}), "unknown flag --itres (see --help)");
   EXPECT_EQ(message({"sr", "bench", "--iters=many"}), "--iters needs an integer value (--iters=N)");
   EXPECT_EQ(message({"sr", "bench", "--iters"}), "--iters needs an integer value (--iters=N)");
-  EXPECT_EQ(message({"sr", "bench", "--input-spec"}), "--input_spec needs a value (--input_spec=...)");
+  EXPECT_EQ(message({"sr", "bench", "--input-spec"}),
+            "--input_spec needs a value (--input_spec=...)");
   EXPECT_EQ(message({"sr", "bench", "--optimize-memory=maybe"}),
             "--optimize_memory takes true or false, not 'maybe'");
 }

@@ -23,9 +23,9 @@ namespace static_runtime {
 namespace sr {
 
 struct BenchConfig {
-  int iters = 200;    // timed calls per side and thread
-  int warmup = 20;    // untimed calls per side and thread first
-  int threads = 1;    // concurrent callers
+  int iters = 200;  // timed calls per side and thread
+  int warmup = 20;  // untimed calls per side and thread first
+  int threads = 1;  // concurrent callers
   int intra_op_threads = 1;
   Options options;
   bool is_frozen = false;
@@ -72,10 +72,10 @@ struct BenchReport {
   std::optional<Latency> other_static;
   double ratio_to_other_static = 0;
   std::string other_name;
-  double max_abs_diff = 0;   // over every tensor of the outputs
+  double max_abs_diff = 0;  // over every tensor of the outputs
   KernelCounts kernels;
   MemoryStats memory;
-  double setup_ms = 0;       // preparing the StaticModule
+  double setup_ms = 0;  // preparing the StaticModule
   int iters = 0;
   int threads = 0;
 };

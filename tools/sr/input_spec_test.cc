@@ -11,7 +11,8 @@ namespace {
 using testing::HasSubstr;
 
 TEST(InputSpecTest, TensorsAndScalars) {
-  auto inputs = ParseInputSpec("f32[8,64]; i64[32]{0..999};i64[9];bool[2];f64[];int=3;float=0.5;bool=1", 1);
+  auto inputs =
+      ParseInputSpec("f32[8,64]; i64[32]{0..999};i64[9];bool[2];f64[];int=3;float=0.5;bool=1", 1);
   ASSERT_TRUE(inputs.ok()) << inputs.status();
   ASSERT_EQ(inputs->size(), 8u);
   EXPECT_EQ((*inputs)[0].toTensor().sizes(), (std::vector<int64_t>{8, 64}));

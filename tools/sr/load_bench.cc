@@ -61,8 +61,7 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
     RETURN_IF_ERROR(SavePackage(**prepared, package, {model_path, ""}, packed_weights));
     report.package_bytes = fs::file_size(package);
     // The cache's first load is a miss that fills it.
-    absl::StatusOr<StaticModule::Ptr> filled =
-        cache.Load(model_path, options, sample_inputs);
+    absl::StatusOr<StaticModule::Ptr> filled = cache.Load(model_path, options, sample_inputs);
     RETURN_IF_ERROR(filled.status());
 
     std::vector<double> prepare, from_package, cache_hit;
@@ -72,8 +71,7 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
                {&prepare,
                 [&] { return StaticModule::FromFile(model_path, options, sample_inputs); }},
                {&from_package, [&] { return LoadPackage(package); }},
-               {&cache_hit,
-                [&] { return cache.Load(model_path, options, sample_inputs); }},
+               {&cache_hit, [&] { return cache.Load(model_path, options, sample_inputs); }},
            }) {
         absl::StatusOr<double> ms = TimeLoad(load);
         RETURN_IF_ERROR(ms.status());

@@ -53,8 +53,7 @@ std::string PlanSvg(const MemoryPlanDescription& plan) {
         "stroke=\"black\" stroke-width=\"0.5\"/>",
         label, tensor.first_node, tensor.last_node, tensor.offset, x, y, w, h, (i * 47) % 360);
     if (h >= 12 && w >= 40) {
-      absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", x + 3, y + 11,
-                            label);
+      absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", x + 3, y + 11, label);
     }
     absl::StrAppend(&svg, "</g>\n");
   }
