@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs clang-tidy with .clang-tidy's checks on every C++ source file changed
-# since .clang-format was added (the files tools/check_format.sh checks);
-# CI runs it. Needs `bazel build //...` first for generated headers.
+# since .clang-format was added, one process per core; CI runs it. Needs
+# `bazel build //...` first for generated headers.
 #
 #   tools/check_tidy.sh [FILE.cc ...]     # exit 1 if a check fails
 set -euo pipefail
@@ -16,23 +16,30 @@ else
                          git ls-files --others --exclude-standard -- '*.cc') | sort -u)
 fi
 
-failed=()
-checked=0
+# Checks one file; prints its name and first findings if a check fails.
+tidy_one() {
+  local file=$1 out
+  if ! out=$(clang-tidy --quiet "$file" -- -x c++ -std=c++17 -I. -Ibazel-bin \
+      -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/python3.11 2>&1); then
+    echo "FAILED $file"
+    grep -E "error:|warning:" <<<"$out" | head -n 5
+  fi
+}
+export -f tidy_one
+
+# The Python extension needs CPython's headers; libFuzzer targets clang's.
+to_check=()
 for file in "${files[@]}"; do
   [ -f "$file" ] || continue
-  # The Python extension needs CPython's headers; libFuzzer targets clang's.
   case "$file" in fuzz/*_fuzzer.cc) continue ;; esac
-  checked=$((checked + 1))
-  if ! clang-tidy --quiet "$file" -- -x c++ -std=c++17 -I. -Ibazel-bin \
-      -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/python3.11 \
-      >"/tmp/check_tidy.$$" 2>&1; then
-    failed+=("$file")
-    grep -E "error:|warning:" "/tmp/check_tidy.$$" | head -n 5 >&2
-  fi
+  to_check+=("$file")
 done
-rm -f "/tmp/check_tidy.$$"
-if [ "${#failed[@]}" -gt 0 ]; then
-  echo "check_tidy: .clang-tidy's checks fail in: ${failed[*]}" >&2
+[ "${#to_check[@]}" -gt 0 ] || { echo "check_tidy: no changed C++ files"; exit 0; }
+
+report=$(printf '%s\0' "${to_check[@]}" | xargs -0 -n 1 -P "$(nproc)" bash -c 'tidy_one "$1"' _)
+if grep -q '^FAILED ' <<<"$report"; then
+  echo "$report" >&2
+  echo "check_tidy: .clang-tidy's checks fail in: $(grep '^FAILED ' <<<"$report" | cut -d' ' -f2 | tr '\n' ' ')" >&2
   exit 1
 fi
-echo "check_tidy: $checked changed C++ files pass .clang-tidy's checks"
+echo "check_tidy: ${#to_check[@]} changed C++ files pass .clang-tidy's checks"
