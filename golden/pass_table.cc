@@ -27,9 +27,8 @@ const std::vector<NamedPass>& Passes() {
     passes->push_back(
         {"check_static_runnable", [](GraphPtr& graph) { return CheckStaticRunnable(graph); }});
     passes->push_back({"pipeline", [](GraphPtr& graph) {
-                         absl::StatusOr<PreparedGraph> prepared = PrepareGraph(graph, Options());
-                         RETURN_IF_ERROR(prepared.status());
-                         graph = prepared->graph;
+                         ASSIGN_OR_RETURN(PreparedGraph prepared, PrepareGraph(graph, Options()));
+                         graph = prepared.graph;
                          return absl::OkStatus();
                        }});
     return passes;

@@ -12,11 +12,9 @@ namespace static_runtime {
 namespace golden {
 
 absl::StatusOr<std::string> PreparedGraphText(const corpus::Model& model) {
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  RETURN_IF_ERROR(module.status());
-  absl::StatusOr<PreparedGraph> prepared = PrepareModule(*module, /*is_frozen=*/false, Options());
-  RETURN_IF_ERROR(prepared.status());
-  return GoldenText(*prepared->graph);
+  ASSIGN_OR_RETURN(torch::jit::Module module, corpus::Build(model));
+  ASSIGN_OR_RETURN(PreparedGraph prepared, PrepareModule(module, /*is_frozen=*/false, Options()));
+  return GoldenText(*prepared.graph);
 }
 
 std::string PreparedGraphPath(const std::string& root, const std::string& model_name) {

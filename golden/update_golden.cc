@@ -35,18 +35,16 @@ absl::Status Update(const std::string& path, const std::string& contents, int& c
 }
 
 absl::Status UpdatePassCases(const std::string& workspace, int& cases, int& changed) {
-  absl::StatusOr<std::vector<GoldenCase>> golden_cases =
-      ListGoldenCases(absl::StrCat(workspace, "/golden/passes"));
-  RETURN_IF_ERROR(golden_cases.status());
-  for (const GoldenCase& golden_case : *golden_cases) {
+  ASSIGN_OR_RETURN(std::vector<GoldenCase> golden_cases,
+                   ListGoldenCases(absl::StrCat(workspace, "/golden/passes")));
+  for (const GoldenCase& golden_case : golden_cases) {
     const NamedPass* pass = FindPass(golden_case.pass);
     if (pass == nullptr) {
       return absl::NotFoundError(
           absl::StrCat("no pass named '", golden_case.pass, "' (", golden_case.input_path, ")"));
     }
-    absl::StatusOr<std::string> input = ReadFile(golden_case.input_path);
-    RETURN_IF_ERROR(input.status());
-    RETURN_IF_ERROR(Update(golden_case.expected_path, RunPassOnIR(*pass, *input), changed));
+    ASSIGN_OR_RETURN(std::string input, ReadFile(golden_case.input_path));
+    RETURN_IF_ERROR(Update(golden_case.expected_path, RunPassOnIR(*pass, input), changed));
     ++cases;
   }
   return absl::OkStatus();
@@ -65,9 +63,8 @@ absl::Status UpdatePreparedGraphs(const std::string& workspace, int& models, int
     names.insert(model.name);
     ++models;
   }
-  absl::StatusOr<std::vector<std::string>> existing = ListPreparedGraphs(root);
-  RETURN_IF_ERROR(existing.status());
-  for (const std::string& name : *existing) {
+  ASSIGN_OR_RETURN(std::vector<std::string> existing, ListPreparedGraphs(root));
+  for (const std::string& name : existing) {
     if (names.count(name)) continue;
     const std::string path = PreparedGraphPath(root, name);
     if (std::remove(path.c_str()) != 0) {

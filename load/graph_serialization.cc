@@ -113,13 +113,12 @@ class Serializer {
               absl::StrCat("cannot serialize attribute '", name.toUnqualString(), "' of node ",
                            node->kind().toQualString(), ": type attributes have no value form"));
         }
-        absl::StatusOr<c10::IValue> value = ValueOf(*node, name, kind);
-        RETURN_IF_ERROR(value.status());
+        ASSIGN_OR_RETURN(c10::IValue value, ValueOf(*node, name, kind));
         node->removeAttribute(name);
         node->i_(c10::Symbol::attr(
                      absl::StrCat(kMarkerPrefix, tabled->name, "__", name.toUnqualString())),
                  static_cast<int64_t>(table_.size()));
-        table_.push_back(*std::move(value));
+        table_.push_back(std::move(value));
       }
       for (Block* sub_block : node->blocks()) {
         RETURN_IF_ERROR(ReplaceAttributes(sub_block));
@@ -151,9 +150,8 @@ class Serializer {
       case AttributeKind::gs: {
         std::vector<std::string> graphs;
         for (const std::shared_ptr<torch::jit::Graph>& graph : node.gs(name)) {
-          absl::StatusOr<std::string> text = Serialize(*graph);
-          RETURN_IF_ERROR(text.status());
-          graphs.push_back(*std::move(text));
+          ASSIGN_OR_RETURN(std::string text, Serialize(*graph));
+          graphs.push_back(std::move(text));
         }
         return c10::IValue(std::move(graphs));
       }
@@ -163,9 +161,8 @@ class Serializer {
   }
 
   absl::StatusOr<c10::IValue> Serialize(std::shared_ptr<torch::jit::Graph> graph) {
-    absl::StatusOr<std::string> text = Serialize(*graph);
-    RETURN_IF_ERROR(text.status());
-    return c10::IValue(*std::move(text));
+    ASSIGN_OR_RETURN(std::string text, Serialize(*graph));
+    return c10::IValue(std::move(text));
   }
 
   std::vector<c10::IValue>& table_;
@@ -180,10 +177,9 @@ class Deserializer {
       return absl::InvalidArgumentError(
           absl::StrCat("subgraphs nested more than ", kMaxSubgraphDepth, " deep"));
     }
-    absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
-        ParseGraphIR(ir, /*keep_value_names=*/true);
-    RETURN_IF_ERROR(graph.status());
-    RETURN_IF_ERROR(RestoreAttributes((*graph)->block(), depth));
+    ASSIGN_OR_RETURN(std::shared_ptr<torch::jit::Graph> graph,
+                     ParseGraphIR(ir, /*keep_value_names=*/true));
+    RETURN_IF_ERROR(RestoreAttributes(graph->block(), depth));
     return graph;
   }
 
@@ -269,20 +265,18 @@ class Deserializer {
         return absl::OkStatus();
       case AttributeKind::g: {
         if (!value.isString()) return wrong_kind();
-        absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
-            Deserialize(value.toStringRef(), depth + 1);
-        RETURN_IF_ERROR(graph.status());
-        node->g_(name, *std::move(graph));
+        ASSIGN_OR_RETURN(std::shared_ptr<torch::jit::Graph> graph,
+                         Deserialize(value.toStringRef(), depth + 1));
+        node->g_(name, std::move(graph));
         return absl::OkStatus();
       }
       case AttributeKind::gs: {
         if (!IsListOf(value, &c10::IValue::isString)) return wrong_kind();
         std::vector<std::shared_ptr<torch::jit::Graph>> graphs;
         for (const c10::IValue& text : value.toListRef()) {
-          absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
-              Deserialize(text.toStringRef(), depth + 1);
-          RETURN_IF_ERROR(graph.status());
-          graphs.push_back(*std::move(graph));
+          ASSIGN_OR_RETURN(std::shared_ptr<torch::jit::Graph> graph,
+                           Deserialize(text.toStringRef(), depth + 1));
+          graphs.push_back(std::move(graph));
         }
         node->gs_(name, std::move(graphs));
         return absl::OkStatus();
@@ -309,9 +303,8 @@ class Deserializer {
 absl::StatusOr<SerializedGraph> SerializeGraph(const torch::jit::Graph& graph) {
   SerializedGraph serialized;
   try {
-    absl::StatusOr<std::string> ir = Serializer(serialized.table).Serialize(graph);
-    RETURN_IF_ERROR(ir.status());
-    serialized.ir = *std::move(ir);
+    ASSIGN_OR_RETURN(std::string ir, Serializer(serialized.table).Serialize(graph));
+    serialized.ir = std::move(ir);
   } catch (const std::exception& e) {
     return StatusFromException(e,
                                "cannot serialize the graph: ", absl::StatusCode::kInvalidArgument);
@@ -322,10 +315,9 @@ absl::StatusOr<SerializedGraph> SerializeGraph(const torch::jit::Graph& graph) {
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> DeserializeGraph(
     absl::string_view ir, const std::vector<c10::IValue>& table) {
   try {
-    absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
-        Deserializer(table).Deserialize(ir, 0);
-    RETURN_IF_ERROR(graph.status());
-    (*graph)->lint();
+    ASSIGN_OR_RETURN(std::shared_ptr<torch::jit::Graph> graph,
+                     Deserializer(table).Deserialize(ir, 0));
+    graph->lint();
     return graph;
   } catch (const std::exception& e) {
     return StatusFromException(

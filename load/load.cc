@@ -177,9 +177,8 @@ absl::StatusOr<std::string> ReadModelFile(const std::string& path) {
 }
 
 absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  RETURN_IF_ERROR(bytes.status());
-  absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
+  ASSIGN_OR_RETURN(std::string bytes, ReadModelFile(path));
+  absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(bytes);
   if (!module.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is ", module.status().message()));
   }

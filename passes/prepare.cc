@@ -122,16 +122,14 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     // Freezing folds the attributes forked subgraphs read too, except those
     // of a module forked inside a forked call: then, as without parallel
     // forks, forked calls are inlined first.
-    absl::StatusOr<torch::jit::Module> frozen = frozen_module(!parallel_forks);
-    RETURN_IF_ERROR(frozen.status());
+    ASSIGN_OR_RETURN(torch::jit::Module frozen, frozen_module(!parallel_forks));
     if (parallel_forks && !is_frozen &&
-        ForksReadAttributes(*frozen->get_method(method_name).graph()->block())) {
-      frozen = frozen_module(true);
-      RETURN_IF_ERROR(frozen.status());
+        ForksReadAttributes(*frozen.get_method(method_name).graph()->block())) {
+      ASSIGN_OR_RETURN(frozen, frozen_module(true));
     }
-    graph = frozen->get_method(method_name).graph()->copy();
+    graph = frozen.get_method(method_name).graph()->copy();
     if (is_frozen) torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
-    self = frozen->_ivalue();
+    self = frozen._ivalue();
     c10::optional<torch::jit::Method> forward = module.find_method(method_name);
     const c10::FunctionSchema& schema = forward->function().getSchema();
     arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
@@ -160,10 +158,9 @@ absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bo
                                             const std::vector<c10::IValue>& sample_inputs) {
   RETURN_IF_ERROR(ValidateOptions(options));
   VLOG(1) << "static_runtime: preparing module with " << DescribeOptions(options);
-  absl::StatusOr<PreparedGraph> frozen = FrozenForward(module, is_frozen, options.parallel_forks);
-  RETURN_IF_ERROR(frozen.status());
-  return PrepareOwnedGraph(std::move(frozen->graph), std::move(frozen->schema),
-                           std::move(frozen->self), options, sample_inputs);
+  ASSIGN_OR_RETURN(PreparedGraph frozen, FrozenForward(module, is_frozen, options.parallel_forks));
+  return PrepareOwnedGraph(std::move(frozen.graph), std::move(frozen.schema),
+                           std::move(frozen.self), options, sample_inputs);
 }
 
 absl::StatusOr<PreparedGraph> PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
@@ -176,16 +173,14 @@ absl::StatusOr<PreparedGraph> PrepareGraph(const std::shared_ptr<torch::jit::Gra
 
 absl::StatusOr<PreparedGraph> PrepareIR(absl::string_view ir, const Options& options,
                                         const std::vector<c10::IValue>& sample_inputs) {
-  absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph = ParseGraphIR(ir);
-  RETURN_IF_ERROR(graph.status());
-  return PrepareGraph(*graph, options, sample_inputs);
+  ASSIGN_OR_RETURN(std::shared_ptr<torch::jit::Graph> graph, ParseGraphIR(ir));
+  return PrepareGraph(graph, options, sample_inputs);
 }
 
 absl::StatusOr<PreparedGraph> PrepareFile(const std::string& path, const Options& options,
                                           const std::vector<c10::IValue>& sample_inputs) {
-  absl::StatusOr<torch::jit::Module> module = LoadModuleFromFile(path);
-  RETURN_IF_ERROR(module.status());
-  return PrepareModule(*module, /*is_frozen=*/false, options, sample_inputs);
+  ASSIGN_OR_RETURN(torch::jit::Module module, LoadModuleFromFile(path));
+  return PrepareModule(module, /*is_frozen=*/false, options, sample_inputs);
 }
 
 }  // namespace static_runtime

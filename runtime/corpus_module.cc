@@ -7,12 +7,10 @@ namespace static_runtime {
 
 absl::StatusOr<CorpusModule> PrepareCorpusModel(const corpus::Model& model, const Options& options,
                                                 const std::vector<c10::IValue>& sample_inputs) {
-  absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
-  RETURN_IF_ERROR(module.status());
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs);
-  RETURN_IF_ERROR(static_module.status());
-  return CorpusModule{&model, *std::move(module), *std::move(static_module)};
+  ASSIGN_OR_RETURN(torch::jit::Module module, corpus::Build(model));
+  ASSIGN_OR_RETURN(StaticModule::Ptr static_module,
+                   StaticModule::FromModule(module, /*is_frozen=*/false, options, sample_inputs));
+  return CorpusModule{&model, std::move(module), std::move(static_module)};
 }
 
 }  // namespace static_runtime

@@ -29,9 +29,8 @@ Call MakeCall(const std::shared_ptr<torch::jit::Graph>& subgraph, bool prepared,
   const Options call_options = ForkedCallOptions(options);
   absl::StatusOr<StaticModule::Ptr> module = [&]() -> absl::StatusOr<StaticModule::Ptr> {
     if (!prepared) return StaticModule::FromGraph(subgraph, call_options);
-    absl::StatusOr<PreparedGraph> checked = AsPrepared(subgraph);
-    RETURN_IF_ERROR(checked.status());
-    return ModuleFromPrepared(*std::move(checked), call_options);
+    ASSIGN_OR_RETURN(PreparedGraph checked, AsPrepared(subgraph));
+    return ModuleFromPrepared(std::move(checked), call_options);
   }();
   if (module.ok()) {
     auto pool = std::make_shared<RuntimePool>(*std::move(module), kMaxConcurrentCalls);

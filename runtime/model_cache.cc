@@ -205,9 +205,8 @@ absl::StatusOr<StaticModule::Ptr> ModelCache::Load(
   std::optional<std::string> model_sha256 =
       identity ? RecordedDigest(directory, *identity) : std::nullopt;
   if (!model_sha256) {
-    absl::StatusOr<std::string> read = ReadModelFile(path);
-    RETURN_IF_ERROR(read.status());
-    bytes = *std::move(read);
+    ASSIGN_OR_RETURN(std::string read, ReadModelFile(path));
+    bytes = std::move(read);
     model_sha256 = Sha256Hex(*bytes);
     GlobalCounters().model_digests.fetch_add(1);
     if (identity) RecordDigest(directory, *identity, *model_sha256);
@@ -228,22 +227,20 @@ absl::StatusOr<StaticModule::Ptr> ModelCache::Load(
   }
   GlobalCounters().misses.fetch_add(1);
   if (!bytes) {
-    absl::StatusOr<std::string> read = ReadModelFile(path);
-    RETURN_IF_ERROR(read.status());
-    if (Sha256Hex(*read) != *model_sha256) {
+    ASSIGN_OR_RETURN(std::string read, ReadModelFile(path));
+    if (Sha256Hex(read) != *model_sha256) {
       return absl::AbortedError(absl::StrCat("'", path, "' changed while it was being loaded"));
     }
-    bytes = *std::move(read);
+    bytes = std::move(read);
   }
   absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
   if (!module.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is ", module.status().message()));
   }
-  absl::StatusOr<StaticModule::Ptr> prepared =
-      StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs);
-  RETURN_IF_ERROR(prepared.status());
+  ASSIGN_OR_RETURN(StaticModule::Ptr prepared,
+                   StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs));
   fs::create_directories(directory, error);
-  absl::Status stored = SavePackage(**prepared, entry.string(), {path, *model_sha256});
+  absl::Status stored = SavePackage(*prepared, entry.string(), {path, *model_sha256});
   if (!stored.ok()) {
     GlobalCounters().store_failures.fetch_add(1);
     LOG(WARNING) << "static_runtime: cannot store '" << path

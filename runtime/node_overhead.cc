@@ -36,12 +36,10 @@ double MedianNs(std::vector<double> samples) {
 }  // namespace
 
 absl::StatusOr<NodeOverhead> MeasureNodeOverhead() {
-  absl::StatusOr<StaticModule::Ptr> short_chain = StaticModule::FromIR(ChainIR(kShortChain));
-  RETURN_IF_ERROR(short_chain.status());
-  absl::StatusOr<StaticModule::Ptr> long_chain = StaticModule::FromIR(ChainIR(kLongChain));
-  RETURN_IF_ERROR(long_chain.status());
-  StaticRuntime short_runtime(*short_chain);
-  StaticRuntime long_runtime(*long_chain);
+  ASSIGN_OR_RETURN(StaticModule::Ptr short_chain, StaticModule::FromIR(ChainIR(kShortChain)));
+  ASSIGN_OR_RETURN(StaticModule::Ptr long_chain, StaticModule::FromIR(ChainIR(kLongChain)));
+  StaticRuntime short_runtime(short_chain);
+  StaticRuntime long_runtime(long_chain);
 
   // Interleaved runs of both chains; the median of each.
   std::vector<double> short_ns;
@@ -60,7 +58,7 @@ absl::StatusOr<NodeOverhead> MeasureNodeOverhead() {
   overhead.slope_ns = (MedianNs(long_ns) - MedianNs(short_ns)) / (kLongChain - kShortChain);
 
   // The addition kernel alone, on a two-slot table, as the runner calls it.
-  const NodePlan& node = ModuleState::Of(**short_chain).plan.nodes.front();
+  const NodePlan& node = ModuleState::Of(*short_chain).plan.nodes.front();
   std::vector<c10::IValue> values = {int64_t{0}, int64_t{1}, c10::IValue()};
   const ValueIndex inputs[] = {0, 1};
   const ValueIndex outputs[] = {2};

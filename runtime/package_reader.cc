@@ -168,9 +168,8 @@ absl::StatusOr<onednn::PreloadedPacks::Map> ReadPacks(const Records& records, co
 
 // The package's metadata.json, parsed.
 absl::StatusOr<Json> ReadMetadata(const Records& records) {
-  absl::StatusOr<std::string> text = ReadRecord(records, kMetadata);
-  RETURN_IF_ERROR(text.status());
-  return ParseJson(*text, kMetadata);
+  ASSIGN_OR_RETURN(std::string text, ReadRecord(records, kMetadata));
+  return ParseJson(text, kMetadata);
 }
 
 // The metadata's checks: format, versions. FailedPrecondition on a mismatch.
@@ -251,68 +250,52 @@ namespace {
 
 // LoadPackage's work on the package's bytes, which its tensors keep alive.
 absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::string> buffer) {
-  absl::StatusOr<Records> records = IndexRecords(*buffer);
-  RETURN_IF_ERROR(records.status());
+  ASSIGN_OR_RETURN(Records records, IndexRecords(*buffer));
   try {
-    absl::StatusOr<Json> metadata = ReadMetadata(*records);
-    RETURN_IF_ERROR(metadata.status());
-    RETURN_IF_ERROR(CheckVersions(*metadata));
-    absl::StatusOr<Options> options = OptionsFrom(*metadata);
-    RETURN_IF_ERROR(options.status());
+    ASSIGN_OR_RETURN(Json metadata, ReadMetadata(records));
+    RETURN_IF_ERROR(CheckVersions(metadata));
+    ASSIGN_OR_RETURN(Options options, OptionsFrom(metadata));
 
-    absl::StatusOr<std::vector<c10::IValue>> table = ReadValues(*records, buffer);
-    RETURN_IF_ERROR(table.status());
-    absl::StatusOr<std::string> graph_text = ReadRecord(*records, kGraph);
-    RETURN_IF_ERROR(graph_text.status());
-    absl::StatusOr<std::shared_ptr<torch::jit::Graph>> graph =
-        DeserializeGraph(*graph_text, *table);
-    RETURN_IF_ERROR(graph.status());
-    RETURN_IF_ERROR(CheckStaticRunnable(*graph));
-    absl::StatusOr<std::string> schema_text = ReadRecord(*records, kSchema);
-    RETURN_IF_ERROR(schema_text.status());
-    c10::FunctionSchema schema = torch::jit::parseSchema(*schema_text);
-    if (schema.arguments().size() != (*graph)->inputs().size()) {
+    ASSIGN_OR_RETURN(std::vector<c10::IValue> table, ReadValues(records, buffer));
+    ASSIGN_OR_RETURN(std::string graph_text, ReadRecord(records, kGraph));
+    ASSIGN_OR_RETURN(std::shared_ptr<torch::jit::Graph> graph, DeserializeGraph(graph_text, table));
+    RETURN_IF_ERROR(CheckStaticRunnable(graph));
+    ASSIGN_OR_RETURN(std::string schema_text, ReadRecord(records, kSchema));
+    c10::FunctionSchema schema = torch::jit::parseSchema(schema_text);
+    if (schema.arguments().size() != graph->inputs().size()) {
       return absl::InvalidArgumentError(absl::StrCat("schema.txt has ", schema.arguments().size(),
                                                      " arguments, the graph ",
-                                                     (*graph)->inputs().size(), " inputs"));
+                                                     graph->inputs().size(), " inputs"));
     }
 
-    absl::StatusOr<std::string> packs_text = ReadRecord(*records, absl::StrCat(kPacks, ".json"));
-    RETURN_IF_ERROR(packs_text.status());
-    absl::StatusOr<Json> packs_json = ParseJson(*packs_text, "packed.json");
-    RETURN_IF_ERROR(packs_json.status());
-    absl::StatusOr<onednn::PreloadedPacks::Map> packs = ReadPacks(*records, *packs_json, *table);
-    RETURN_IF_ERROR(packs.status());
-    const onednn::PreloadedPacks preloaded(*std::move(packs));
-    absl::StatusOr<std::shared_ptr<StaticModule>> module =
-        BindKernels(PreparedGraph{*std::move(graph), std::move(schema)}, *options);
-    RETURN_IF_ERROR(module.status());
-    ModuleState& state = ModuleState::MutableOf(**module);
-    absl::StatusOr<std::string> kernels = ReadRecord(*records, kKernels);
-    RETURN_IF_ERROR(kernels.status());
-    if (*kernels != KernelLines(state.plan)) {
+    ASSIGN_OR_RETURN(std::string packs_text, ReadRecord(records, absl::StrCat(kPacks, ".json")));
+    ASSIGN_OR_RETURN(Json packs_json, ParseJson(packs_text, "packed.json"));
+    ASSIGN_OR_RETURN(onednn::PreloadedPacks::Map packs, ReadPacks(records, packs_json, table));
+    const onednn::PreloadedPacks preloaded(std::move(packs));
+    ASSIGN_OR_RETURN(std::shared_ptr<StaticModule> module,
+                     BindKernels(PreparedGraph{std::move(graph), std::move(schema)}, options));
+    ModuleState& state = ModuleState::MutableOf(*module);
+    ASSIGN_OR_RETURN(std::string kernels, ReadRecord(records, kKernels));
+    if (kernels != KernelLines(state.plan)) {
       return absl::FailedPreconditionError(
           "this build binds the package's nodes to other kernels than the build that wrote it");
     }
-    absl::StatusOr<std::string> plan_text = ReadRecord(*records, kMemoryPlan);
-    RETURN_IF_ERROR(plan_text.status());
-    absl::StatusOr<Json> plan = ParseJson(*plan_text, kMemoryPlan);
-    RETURN_IF_ERROR(plan.status());
-    absl::StatusOr<std::vector<memory::TensorRecord>> memory_records = RecordsFrom(*plan);
-    RETURN_IF_ERROR(memory_records.status());
-    if (!memory_records->empty() && memory_records->size() != state.managed_slots.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("memory_plan.json has ", memory_records->size(), " records for ",
-                       state.managed_slots.size(), " managed tensors"));
+    ASSIGN_OR_RETURN(std::string plan_text, ReadRecord(records, kMemoryPlan));
+    ASSIGN_OR_RETURN(Json plan, ParseJson(plan_text, kMemoryPlan));
+    ASSIGN_OR_RETURN(std::vector<memory::TensorRecord> memory_records, RecordsFrom(plan));
+    if (!memory_records.empty() && memory_records.size() != state.managed_slots.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_plan.json has ", memory_records.size(),
+                                                     " records for ", state.managed_slots.size(),
+                                                     " managed tensors"));
     }
-    state.initial_records = *std::move(memory_records);
-    const auto planned_for = metadata->find("planned_for");
-    if (planned_for != metadata->end() && planned_for->is_array()) {
+    state.initial_records = std::move(memory_records);
+    const auto planned_for = metadata.find("planned_for");
+    if (planned_for != metadata.end() && planned_for->is_array()) {
       for (const Json& input : *planned_for) {
         if (input.is_string()) state.planned_inputs.push_back(input.get<std::string>());
       }
     }
-    return StaticModule::Ptr(*std::move(module));
+    return StaticModule::Ptr(std::move(module));
   } catch (const std::exception& e) {
     return StatusFromException(e, "malformed package: ", absl::StatusCode::kInvalidArgument,
                                MessageLines::kFirstLine);
@@ -322,10 +305,9 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
 }  // namespace
 
 absl::StatusOr<StaticModule::Ptr> LoadPackage(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  RETURN_IF_ERROR(bytes.status());
+  ASSIGN_OR_RETURN(std::string bytes, ReadModelFile(path));
   absl::StatusOr<StaticModule::Ptr> module =
-      FromPackageBuffer(std::make_shared<const std::string>(*std::move(bytes)));
+      FromPackageBuffer(std::make_shared<const std::string>(std::move(bytes)));
   if (!module.ok()) {
     return absl::Status(module.status().code(),
                         absl::StrCat("package '", path, "': ", module.status().message()));
@@ -338,16 +320,14 @@ absl::StatusOr<StaticModule::Ptr> LoadPackageBytes(absl::string_view bytes) {
 }
 
 absl::StatusOr<std::string> ReadPackageMetadata(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadModelFile(path);
-  RETURN_IF_ERROR(bytes.status());
-  absl::StatusOr<Records> records = IndexRecords(*bytes);
+  ASSIGN_OR_RETURN(std::string bytes, ReadModelFile(path));
+  absl::StatusOr<Records> records = IndexRecords(bytes);
   if (!records.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("package '", path, "': ", records.status().message()));
   }
-  absl::StatusOr<Json> metadata = ReadMetadata(*records);
-  RETURN_IF_ERROR(metadata.status());
-  absl::Status versions = CheckVersions(*metadata);
+  ASSIGN_OR_RETURN(Json metadata, ReadMetadata(*records));
+  absl::Status versions = CheckVersions(metadata);
   if (!versions.ok() && !absl::IsFailedPrecondition(versions)) return versions;
   return ReadRecord(*records, kMetadata);
 }

@@ -121,9 +121,8 @@ absl::Status SavePackage(const StaticModule& module, const std::string& path,
   // Forked subgraphs go in prepared, so that loading runs no pass.
   const std::shared_ptr<torch::jit::Graph> to_write = state.prepared.graph->copy();
   PrepareForkedSubgraphs(*to_write, ForkedCallOptions(state.options));
-  absl::StatusOr<SerializedGraph> graph = SerializeGraph(*to_write);
-  RETURN_IF_ERROR(graph.status());
-  for (const c10::IValue& value : graph->table) {
+  ASSIGN_OR_RETURN(SerializedGraph graph, SerializeGraph(*to_write));
+  for (const c10::IValue& value : graph.table) {
     if (HoldsObject(value)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "a package cannot hold the graph constant of type ", value.type()->annotation_str()));
@@ -181,7 +180,7 @@ absl::Status SavePackage(const StaticModule& module, const std::string& path,
         },
         nullptr, nullptr, nullptr);
     pickler.protocol();
-    pickler.pushIValue(c10::ivalue::Tuple::create(graph->table));
+    pickler.pushIValue(c10::ivalue::Tuple::create(graph.table));
     pickler.stop();
     tensors = pickler.tensorData();
   } catch (const std::exception& e) {
@@ -191,9 +190,9 @@ absl::Status SavePackage(const StaticModule& module, const std::string& path,
   // The oneDNN layouts the kernels packed the table's tensors into.
   Json packs = Json::array();
   std::vector<onednn::PackedCopy> packed_copies;
-  for (size_t i = 0; packed_weights && i < graph->table.size(); ++i) {
-    if (!graph->table[i].isTensor()) continue;
-    for (const onednn::PackedCopy& copy : onednn::PacksOf(graph->table[i].toTensor().data_ptr())) {
+  for (size_t i = 0; packed_weights && i < graph.table.size(); ++i) {
+    if (!graph.table[i].isTensor()) continue;
+    for (const onednn::PackedCopy& copy : onednn::PacksOf(graph.table[i].toTensor().data_ptr())) {
       packs.push_back(
           {{"value", i},
            {"record", absl::StrCat(kPacks, "/", packed_copies.size())},
@@ -208,7 +207,7 @@ absl::Status SavePackage(const StaticModule& module, const std::string& path,
   const std::string plan_text = Json{{"records", records}}.dump();
   return WriteAtomically(path, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
     writer.writeRecord(kMetadata, metadata_text.data(), metadata_text.size());
-    writer.writeRecord(kGraph, graph->ir.data(), graph->ir.size());
+    writer.writeRecord(kGraph, graph.ir.data(), graph.ir.size());
     writer.writeRecord(kSchema, schema_text.str().data(), schema_text.str().size());
     writer.writeRecord(kKernels, kernels.data(), kernels.size());
     writer.writeRecord(kMemoryPlan, plan_text.data(), plan_text.size());

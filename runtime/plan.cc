@@ -45,10 +45,10 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
     const bool is_if = node->kind() == c10::prim::If;
     info.kind = is_if ? NodeKind::kIf : NodeKind::kLoop;
     for (size_t i = 0; i < node->blocks().size(); ++i) {
-      absl::StatusOr<BlockPlan> block =
-          PlanBlock(node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), planning);
-      RETURN_IF_ERROR(block.status());
-      plan.blocks.push_back(*std::move(block));
+      ASSIGN_OR_RETURN(
+          BlockPlan block,
+          PlanBlock(node->blocks()[i], absl::StrCat(info.position, "/", i, "/"), planning));
+      plan.blocks.push_back(std::move(block));
     }
     if (!is_if) {
       const Block* body = node->blocks()[0];
@@ -105,9 +105,8 @@ absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefi
     if (node->kind() == c10::prim::Constant) continue;
     NodeInfo& info = plan.node_infos.emplace_back();
     info.position = absl::StrCat(prefix, plan.nodes.size());
-    absl::StatusOr<NodePlan> node_plan = PlanNode(node, info, plan.node_slots, planning);
-    RETURN_IF_ERROR(node_plan.status());
-    plan.nodes.push_back(*std::move(node_plan));
+    ASSIGN_OR_RETURN(NodePlan node_plan, PlanNode(node, info, plan.node_slots, planning));
+    plan.nodes.push_back(std::move(node_plan));
   }
   // The arrays are complete: point every node at its part of them.
   const ValueIndex* slots = plan.node_slots.data();

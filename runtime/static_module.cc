@@ -120,29 +120,27 @@ absl::StatusOr<std::vector<c10::IValue>> StaticModule::Bind(absl::Span<const c10
 
 absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared,
                                                           const Options& options) {
-  absl::StatusOr<ValueLayout> layout = ValueLayout::Build(*prepared.graph);
-  RETURN_IF_ERROR(layout.status());
+  ASSIGN_OR_RETURN(ValueLayout layout, ValueLayout::Build(*prepared.graph));
   absl::StatusOr<BlockPlan> plan = BuildPlan(
-      *prepared.graph, *layout, options.enable_out_variant,
+      *prepared.graph, layout, options.enable_out_variant,
       [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
   RETURN_IF_ERROR(plan.status());
   std::unique_ptr<ModuleState> state(
-      new ModuleState(std::move(prepared), options, *std::move(layout), *std::move(plan)));
+      new ModuleState(std::move(prepared), options, std::move(layout), *std::move(plan)));
   return ModuleState::NewModule(std::move(state));
 }
 
 absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
     PreparedGraph prepared, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
-  absl::StatusOr<std::shared_ptr<StaticModule>> bound = BindKernels(std::move(prepared), options);
-  RETURN_IF_ERROR(bound.status());
-  ModuleState& state = ModuleState::MutableOf(**bound);
+  ASSIGN_OR_RETURN(std::shared_ptr<StaticModule> bound, BindKernels(std::move(prepared), options));
+  ModuleState& state = ModuleState::MutableOf(*bound);
   for (const c10::IValue& input : sample_inputs) {
     state.planned_inputs.push_back(DescribeValue(input));
   }
   if (!sample_inputs.empty() && !state.managed_slots.empty()) {
     // One run on the samples gives every managed tensor's size and dtype, so
     // even the first real run is planned.
-    StaticRuntime runtime(*bound);
+    StaticRuntime runtime(bound);
     absl::StatusOr<c10::IValue> result = runtime.Run(sample_inputs);
     if (!result.ok()) {
       return absl::InvalidArgumentError(
@@ -151,7 +149,7 @@ absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
     state.initial_records = RuntimeState::Of(runtime).memory_planner()->records();
     runtime.ReleaseOutputs();
   }
-  return StaticModule::Ptr(*std::move(bound));
+  return StaticModule::Ptr(std::move(bound));
 }
 
 namespace {

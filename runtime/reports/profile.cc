@@ -147,26 +147,22 @@ absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_
                                       const Options& options,
                                       const std::vector<c10::IValue>& inputs, int runs) {
   const auto setup_start = Clock::now();
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      StaticModule::FromModule(module, is_frozen, options);
-  RETURN_IF_ERROR(static_module.status());
-  return Profile(*static_module, Micros(Clock::now() - setup_start) / 1000, inputs, runs);
+  ASSIGN_OR_RETURN(StaticModule::Ptr static_module,
+                   StaticModule::FromModule(module, is_frozen, options));
+  return Profile(static_module, Micros(Clock::now() - setup_start) / 1000, inputs, runs);
 }
 
 absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, double setup_ms,
                                       const std::vector<c10::IValue>& inputs, int runs) {
   if (runs < 1) return absl::InvalidArgumentError("--iters must be >= 1");
-  absl::StatusOr<std::vector<c10::IValue>> bound = static_module->Bind(inputs, {});
-  RETURN_IF_ERROR(bound.status());
+  ASSIGN_OR_RETURN(std::vector<c10::IValue> bound, static_module->Bind(inputs, {}));
 
-  absl::StatusOr<ProfileReport> report =
-      ProfileRuns(static_module, *bound, /*warmup=*/0, runs, /*by_node=*/true,
-                  &memory::CountingAllocator::Installed());
-  RETURN_IF_ERROR(report.status());
-  report->setup_ms = setup_ms;
-  absl::StatusOr<NodeOverhead> overhead = MeasureNodeOverhead();
-  RETURN_IF_ERROR(overhead.status());
-  report->overhead = *overhead;
+  ASSIGN_OR_RETURN(ProfileReport report,
+                   ProfileRuns(static_module, bound, /*warmup=*/0, runs, /*by_node=*/true,
+                               &memory::CountingAllocator::Installed()));
+  report.setup_ms = setup_ms;
+  ASSIGN_OR_RETURN(NodeOverhead overhead, MeasureNodeOverhead());
+  report.overhead = overhead;
   return report;
 }
 

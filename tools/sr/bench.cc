@@ -78,19 +78,18 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   report.threads = config.threads;
 
   const auto setup_start = Clock::now();
-  absl::StatusOr<StaticModule::Ptr> static_module =
+  ASSIGN_OR_RETURN(
+      StaticModule::Ptr static_module,
       config.prebuilt ? config.prebuilt
-                      : StaticModule::FromModule(module, config.is_frozen, config.options, inputs);
-  RETURN_IF_ERROR(static_module.status());
+                      : StaticModule::FromModule(module, config.is_frozen, config.options, inputs));
   report.setup_ms =
       config.prebuilt ? config.prebuilt_ms : Micros(Clock::now() - setup_start) / 1000;
   // Both sides get the arguments bound to the schema (defaults filled,
   // loosely typed containers from torch.save files retyped).
-  absl::StatusOr<std::vector<c10::IValue>> bound = (*static_module)->Bind(inputs, {});
-  RETURN_IF_ERROR(bound.status());
-  const std::vector<c10::IValue>& args = *bound;
-  const std::string method = (*static_module)->schema().name();
-  report.kernels = (*static_module)->kernel_counts();
+  ASSIGN_OR_RETURN(std::vector<c10::IValue> bound, static_module->Bind(inputs, {}));
+  const std::vector<c10::IValue>& args = bound;
+  const std::string method = static_module->schema().name();
+  report.kernels = static_module->kernel_counts();
 
   // The JIT baseline: frozen as torch.jit.freeze does (as preparation does).
   torch::jit::Module jit;
@@ -98,29 +97,26 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     jit = module.clone();
     jit.eval();
   } else {
-    absl::StatusOr<torch::jit::Module> frozen = FreezeForInference(module, method);
-    RETURN_IF_ERROR(frozen.status());
-    jit = *std::move(frozen);
+    ASSIGN_OR_RETURN(torch::jit::Module frozen, FreezeForInference(module, method));
+    jit = std::move(frozen);
   }
 
   // One runtime per thread: with one thread (as PyTorch's Static Runtime is
   // called, through its one cached runtime) or manage_output_tensors (which
   // needs a runtime of its own that releases its outputs) a runtime of its
   // own, else through the pool.
-  const bool own_runtime = (*static_module)->options().manage_output_tensors ||
-                           config.threads <= 1 ||
+  const bool own_runtime = static_module->options().manage_output_tensors || config.threads <= 1 ||
                            (config.other_options && config.other_options->manage_output_tensors);
-  StaticSide ours(*static_module, own_runtime, config.threads);
+  StaticSide ours(static_module, own_runtime, config.threads);
   auto run_static = [&](const std::vector<c10::IValue>& args) { return ours.Run(args); };
   const int threads = own_runtime ? 1 : config.threads;
   std::unique_ptr<StaticSide> other;
   if (config.other_options) {
-    absl::StatusOr<StaticModule::Ptr> other_module =
-        StaticModule::FromModule(module, config.is_frozen, *config.other_options, inputs);
-    RETURN_IF_ERROR(other_module.status());
-    other = std::make_unique<StaticSide>(*other_module, own_runtime, config.threads);
-    absl::StatusOr<c10::IValue> other_result = other->Run(args);
-    RETURN_IF_ERROR(other_result.status());
+    ASSIGN_OR_RETURN(
+        StaticModule::Ptr other_module,
+        StaticModule::FromModule(module, config.is_frozen, *config.other_options, inputs));
+    other = std::make_unique<StaticSide>(other_module, own_runtime, config.threads);
+    ASSIGN_OR_RETURN(c10::IValue other_result, other->Run(args));
   }
 
   // Reference outputs and the output check.
@@ -131,24 +127,20 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     return StatusFromException(
         e, "the JIT cannot run the model on these inputs: ", absl::StatusCode::kInvalidArgument);
   }
-  absl::StatusOr<c10::IValue> actual = run_static(args);
-  RETURN_IF_ERROR(actual.status());
-  absl::StatusOr<double> diff = reference::MaxAbsDifference(expected, *actual);
-  RETURN_IF_ERROR(diff.status());
-  report.max_abs_diff = *diff;
+  ASSIGN_OR_RETURN(c10::IValue actual, run_static(args));
+  ASSIGN_OR_RETURN(double diff, reference::MaxAbsDifference(expected, actual));
+  report.max_abs_diff = diff;
   actual = c10::IValue();
 
   // The contestants, called in turn on the same arguments.
   std::unique_ptr<PyTorchStaticRuntime> pytorch_sr;
   if (config.against_pytorch_sr) {
-    absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> created =
-        PyTorchStaticRuntime::Create(module, config.is_frozen, config.options);
-    RETURN_IF_ERROR(created.status());
-    pytorch_sr = *std::move(created);
+    ASSIGN_OR_RETURN(std::unique_ptr<PyTorchStaticRuntime> created,
+                     PyTorchStaticRuntime::Create(module, config.is_frozen, config.options));
+    pytorch_sr = std::move(created);
     try {
-      absl::StatusOr<double> pytorch_diff =
-          reference::MaxAbsDifference(expected, (*pytorch_sr)(args));
-      RETURN_IF_ERROR(pytorch_diff.status());
+      ASSIGN_OR_RETURN(double pytorch_diff,
+                       reference::MaxAbsDifference(expected, (*pytorch_sr)(args)));
     } catch (const std::exception& e) {
       return StatusFromException(e,
                                  "PyTorch's Static Runtime cannot run the model on these inputs: ",
@@ -265,7 +257,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     report.memory = ours.single.memory_stats();
   } else {
     // The pool's runtimes are private: the stats of one more runtime that ran.
-    StaticRuntime probe(*static_module);
+    StaticRuntime probe(static_module);
     if (probe.Run(args).ok()) report.memory = probe.memory_stats();
   }
   return report;

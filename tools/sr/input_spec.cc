@@ -107,11 +107,10 @@ absl::StatusOr<std::vector<c10::IValue>> ParseInputSpec(absl::string_view spec, 
   for (absl::string_view item : absl::StrSplit(spec, ';', absl::SkipWhitespace())) {
     ++index;
     item = absl::StripAsciiWhitespace(item);
-    absl::StatusOr<c10::IValue> value = item.find('=') != absl::string_view::npos
+    ASSIGN_OR_RETURN(c10::IValue value, item.find('=') != absl::string_view::npos
                                             ? ParseScalar(index, item)
-                                            : ParseTensor(index, item, generator);
-    RETURN_IF_ERROR(value.status());
-    inputs.push_back(*std::move(value));
+                                            : ParseTensor(index, item, generator));
+    inputs.push_back(std::move(value));
   }
   if (inputs.empty()) return absl::InvalidArgumentError("the input spec is empty");
   return inputs;

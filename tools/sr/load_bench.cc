@@ -55,14 +55,12 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
   LoadReport report;
   report.rounds = rounds;
   absl::Status status = [&]() -> absl::Status {
-    absl::StatusOr<StaticModule::Ptr> prepared =
-        StaticModule::FromFile(model_path, options, sample_inputs);
-    RETURN_IF_ERROR(prepared.status());
-    RETURN_IF_ERROR(SavePackage(**prepared, package, {model_path, ""}, packed_weights));
+    ASSIGN_OR_RETURN(StaticModule::Ptr prepared,
+                     StaticModule::FromFile(model_path, options, sample_inputs));
+    RETURN_IF_ERROR(SavePackage(*prepared, package, {model_path, ""}, packed_weights));
     report.package_bytes = fs::file_size(package);
     // The cache's first load is a miss that fills it.
-    absl::StatusOr<StaticModule::Ptr> filled = cache.Load(model_path, options, sample_inputs);
-    RETURN_IF_ERROR(filled.status());
+    ASSIGN_OR_RETURN(StaticModule::Ptr filled, cache.Load(model_path, options, sample_inputs));
 
     std::vector<double> prepare, from_package, cache_hit;
     for (int round = 0; round < rounds; ++round) {
@@ -73,25 +71,22 @@ absl::StatusOr<LoadReport> MeasureLoad(const std::string& model_path, const Opti
                {&from_package, [&] { return LoadPackage(package); }},
                {&cache_hit, [&] { return cache.Load(model_path, options, sample_inputs); }},
            }) {
-        absl::StatusOr<double> ms = TimeLoad(load);
-        RETURN_IF_ERROR(ms.status());
-        samples->push_back(*ms);
+        ASSIGN_OR_RETURN(double ms, TimeLoad(load));
+        samples->push_back(ms);
       }
     }
     report.prepare_ms = Median(prepare);
     report.package_ms = Median(from_package);
     report.cache_hit_ms = Median(cache_hit);
 
-    absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(package);
-    RETURN_IF_ERROR(loaded.status());
-    absl::StatusOr<std::vector<c10::IValue>> args = (*loaded)->Bind(sample_inputs, {});
-    RETURN_IF_ERROR(args.status());
-    StaticRuntime runtime(*loaded);
+    ASSIGN_OR_RETURN(StaticModule::Ptr loaded, LoadPackage(package));
+    ASSIGN_OR_RETURN(std::vector<c10::IValue> args, loaded->Bind(sample_inputs, {}));
+    StaticRuntime runtime(loaded);
     const memory::CountingAllocator& allocator = memory::CountingAllocator::Installed();
     const size_t count_before = allocator.count();
     const size_t bytes_before = allocator.bytes();
     const absl::Time start = absl::Now();
-    absl::StatusOr<c10::IValue> result = runtime.Run(*args);
+    absl::StatusOr<c10::IValue> result = runtime.Run(args);
     report.first_run_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
     RETURN_IF_ERROR(result.status());
     report.first_run_allocations = allocator.count() - count_before;

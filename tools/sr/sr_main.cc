@@ -146,9 +146,8 @@ absl::StatusOr<StaticModule::Ptr> LoadStaticModule(const Args& args, const Optio
     name = args.positional()[0];
     return LoadPackage(name);
   }
-  absl::StatusOr<torch::jit::Module> module = LoadModel(args, name);
-  RETURN_IF_ERROR(module.status());
-  return StaticModule::FromModule(*module, args.Bool("frozen"), options);
+  ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(args, name));
+  return StaticModule::FromModule(module, args.Bool("frozen"), options);
 }
 
 Options OptionsFrom(const Args& args) {
@@ -368,9 +367,8 @@ absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args) {
   std::vector<InputSet> sets;
   if (args.Given("inputs")) {
     for (absl::string_view file : absl::StrSplit(args.String("inputs"), ',', absl::SkipEmpty())) {
-      absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputsFile(std::string(file));
-      RETURN_IF_ERROR(inputs.status());
-      sets.push_back({std::string(file), *std::move(inputs)});
+      ASSIGN_OR_RETURN(std::vector<c10::IValue> inputs, LoadInputsFile(std::string(file)));
+      sets.push_back({std::string(file), std::move(inputs)});
     }
   }
   if (args.Given("input_spec")) {
@@ -378,11 +376,10 @@ absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args) {
     for (absl::string_view spec :
          absl::StrSplit(args.String("input_spec"), '|', absl::SkipWhitespace())) {
       for (int seed = 0; seed < args.Int("seeds"); ++seed) {
-        absl::StatusOr<std::vector<c10::IValue>> inputs =
-            ParseInputSpec(std::string(absl::StripAsciiWhitespace(spec)), seed);
-        RETURN_IF_ERROR(inputs.status());
+        ASSIGN_OR_RETURN(std::vector<c10::IValue> inputs,
+                         ParseInputSpec(std::string(absl::StripAsciiWhitespace(spec)), seed));
         sets.push_back({absl::StrCat("spec '", absl::StripAsciiWhitespace(spec), "' seed ", seed),
-                        *std::move(inputs)});
+                        std::move(inputs)});
       }
     }
   }
