@@ -22,6 +22,16 @@ namespace static_runtime {
 namespace {
 
 // The lifetimes of the tensors a run of `state` manages.
+// Sets every node's NodeDescription::planned_outputs from the plan's slots.
+void CountPlannedOutputs(BlockPlan& block, const absl::flat_hash_set<ValueIndex>& planned) {
+  for (size_t i = 0; i < block.nodes.size(); ++i) {
+    size_t count = 0;
+    for (ValueIndex slot : block.nodes[i].outputs()) count += planned.contains(slot);
+    block.node_infos[i].planned_outputs = count;
+    for (BlockPlan& sub_block : block.nodes[i].blocks) CountPlannedOutputs(sub_block, planned);
+  }
+}
+
 void PlanLifetimes(ModuleState& state) {
   if (!state.options.optimize_memory || !state.options.enable_out_variant) return;
   // Out-variant nodes in every block: values inside If branches and Loop
@@ -63,6 +73,9 @@ ModuleState& ModuleState::MutableOf(StaticModule& module) { return *module.state
 std::shared_ptr<StaticModule> ModuleState::NewModule(std::unique_ptr<ModuleState> state) {
   state->kernel_counts = CountKernels(state->plan);
   PlanLifetimes(*state);
+  absl::flat_hash_set<ValueIndex> planned(state->managed_slots.begin(), state->managed_slots.end());
+  planned.insert(state->output_slots.begin(), state->output_slots.end());
+  CountPlannedOutputs(state->plan, planned);
   return std::shared_ptr<StaticModule>(new StaticModule(std::move(state)));
 }
 

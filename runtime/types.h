@@ -46,6 +46,10 @@ struct NodeDescription {
   std::string position;
   NodeKind kind = NodeKind::kNative;
   std::string fallback_reason;  // fallbacks: why no kernel of ours took it
+  // How many of its outputs the memory plan places in planned memory (the
+  // arena, or the output buffer with manage_output_tensors); the others get
+  // memory of their own from the allocator on every run.
+  size_t planned_outputs = 0;
   // A fused pointwise group: its ops in order ("silu, mul, hardswish"), and
   // how many of its outputs are used after it (the others only serve the
   // node-by-node path).

@@ -16,12 +16,25 @@ using Clock = std::chrono::steady_clock;
 
 double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
-// Times every kernel call; optionally records trace events.
+// Times every kernel call and counts its allocations (with an allocator);
+// optionally records trace events.
 class Timer : public NodeObserver {
  public:
-  void Before(const NodeDescription&, const NodeIO&) override { start_ = Clock::now(); }
+  explicit Timer(const memory::CountingAllocator* allocator) : allocator_(allocator) {}
+
+  void Before(const NodeDescription&, const NodeIO&) override {
+    if (allocator_ != nullptr) {
+      count_before_ = allocator_->count();
+      bytes_before_ = allocator_->bytes();
+    }
+    start_ = Clock::now();
+  }
   void After(const NodeDescription& node, const NodeIO&) override {
     const auto end = Clock::now();
+    const int64_t allocations =
+        allocator_ != nullptr ? static_cast<int64_t>(allocator_->count() - count_before_) : 0;
+    const int64_t bytes =
+        allocator_ != nullptr ? static_cast<int64_t>(allocator_->bytes() - bytes_before_) : 0;
     const double us = Micros(end - start_);
     const char* kind = node.node->kind().toQualString();
     // A fused group is one entry of its own.
@@ -37,8 +50,19 @@ class Timer : public NodeObserver {
     entry.total_us += us;
     ++entry.calls;
     auto [position, added] = node_index_.try_emplace(node.position, nodes_.size());
-    if (added) nodes_.push_back({node.position, 0});
-    nodes_[position->second].total_us += us;
+    if (added) {
+      NodeProfile profile;
+      profile.position = node.position;
+      profile.kind = kind;
+      profile.kernel_kind = NodeKindName(node.kind);
+      profile.allocation_reason = AllocationReason(node);
+      nodes_.push_back(std::move(profile));
+    }
+    NodeProfile& profile = nodes_[position->second];
+    profile.total_us += us;
+    profile.allocations += allocations;
+    profile.allocated_bytes += bytes;
+    allocations_ += allocations;
     kernel_us_ += us;
     ++calls_;
     if (trace_) {
@@ -64,15 +88,39 @@ class Timer : public NodeObserver {
   absl::flat_hash_map<std::string, double> phases_;
   double kernel_us_ = 0;
   size_t calls_ = 0;
+  int64_t allocations_ = 0;
   std::string events_;
 
  private:
+  const memory::CountingAllocator* allocator_;
+  size_t count_before_ = 0;
+  size_t bytes_before_ = 0;
   bool trace_ = false;
   Clock::time_point start_;
   Clock::time_point origin_;
 };
 
+bool IsTensor(const torch::jit::Value* value) {
+  return value->type()->kind() == c10::TypeKind::TensorType;
+}
+
 }  // namespace
+
+std::string AllocationReason(const NodeDescription& node) {
+  switch (node.kind) {
+    case NodeKind::kFallback:
+      return "fallback: the JIT operator allocates its results";
+    case NodeKind::kOutVariant: {
+      const auto& outputs = node.node->outputs();
+      const size_t tensors = std::count_if(outputs.begin(), outputs.end(), IsTensor);
+      return node.planned_outputs < tensors
+                 ? "unplanned output: a graph output or a value that escapes the plan"
+                 : "ATen-internal temporary (the output is planned)";
+    }
+    default:
+      return "native result: the kernel makes a new tensor";
+  }
+}
 
 absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
                                           const std::vector<c10::IValue>& args, int warmup,
@@ -106,11 +154,15 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   }
 
   std::vector<double> plain;
+  const size_t steady_before = allocator ? allocator->count() : 0;
   for (int i = 0; i < runs; ++i) {
     const auto start = Clock::now();
     status = run(nullptr);
     RETURN_IF_ERROR(status);
     plain.push_back(Micros(Clock::now() - start));
+  }
+  if (allocator) {
+    report.steady_run_allocations = static_cast<double>(allocator->count() - steady_before) / runs;
   }
   for (double us : plain) report.mean_run_us += us / runs;
   std::sort(plain.begin(), plain.end());
@@ -118,12 +170,12 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   report.memory = runtime.memory_stats();
   if (!by_node) return report;
 
-  Timer timer;
+  Timer timer(allocator);
   for (int i = 0; i < runs; ++i) {
     status = run(&timer);
     RETURN_IF_ERROR(status);
   }
-  Timer tracer;
+  Timer tracer(nullptr);
   tracer.StartTrace();
   status = run(&tracer);
   RETURN_IF_ERROR(status);
@@ -136,6 +188,7 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   report.nodes = timer.nodes_;
   report.kernel_us_per_run = timer.kernel_us_ / runs;
   report.calls_per_run = static_cast<double>(timer.calls_) / runs;
+  if (allocator) report.node_allocations_per_run = static_cast<double>(timer.allocations_) / runs;
   report.bind_us = timer.phases_["bind"] / runs;
   report.allocate_us = timer.phases_["allocate"] / runs;
   report.nodes_us = timer.phases_["nodes"] / runs;
@@ -192,6 +245,26 @@ std::string FormatProfile(const ProfileReport& r) {
                           r.first_run_allocated_bytes);
   }
   text += "\n";
+  if (r.steady_run_allocations >= 0) {
+    absl::StrAppendFormat(&text,
+                          "\nallocations per steady-state run: %.1f (kernels %.1f, the runtime "
+                          "%.1f)\n",
+                          r.steady_run_allocations, r.node_allocations_per_run,
+                          std::max(0.0, r.steady_run_allocations - r.node_allocations_per_run));
+    bool header = false;
+    for (const NodeProfile& node : r.nodes) {
+      if (node.allocations == 0) continue;
+      if (!header) {
+        absl::StrAppendFormat(&text, "%-8s %-36s %8s %12s  %s\n", "node", "kind", "allocs",
+                              "bytes", "why");
+        header = true;
+      }
+      absl::StrAppendFormat(&text, "%-8s %-36s %8.1f %12.0f  %s\n", node.position, node.kind,
+                            static_cast<double>(node.allocations) / r.runs,
+                            static_cast<double>(node.allocated_bytes) / r.runs,
+                            node.allocation_reason);
+    }
+  }
   return text;
 }
 

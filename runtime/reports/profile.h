@@ -4,7 +4,8 @@
 // allocation and release, nodes); setup and first-run time; and the runtime's overhead per node,
 // measured on chains of no-op nodes (runtime/node_overhead.h), since kernel times measured around
 // every call include the measuring itself. One observed run can be written as a Chrome/Perfetto
-// trace.
+// trace. With a counting allocator, the allocations of a steady-state run,
+// per node with the reason the node allocates.
 #ifndef STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
 #define STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
 
@@ -29,9 +30,24 @@ struct NodeKindProfile {
 };
 
 struct NodeProfile {
-  std::string position;  // NodeDescription::position
-  double total_us = 0;   // over all profiled runs
+  std::string position;     // NodeDescription::position
+  std::string kind;         // the JIT node's kind
+  std::string kernel_kind;  // out_variant / native / fallback
+  double total_us = 0;      // over all profiled runs
+  // LibTorch CPU allocations the kernel made, and their bytes, over all
+  // profiled runs (zero without a counting allocator), and why it allocates
+  // (AllocationReason) when it does.
+  int64_t allocations = 0;
+  int64_t allocated_bytes = 0;
+  std::string allocation_reason;
 };
+
+// Why a node's kernel allocates on a steady-state run: "unplanned output"
+// (an out variant whose output is a graph output or escapes the plan),
+// "ATen-internal temporary" (an out variant writing planned memory that
+// still allocates inside ATen), "fallback" (the JIT operator allocates its
+// results), "native result" (a native kernel makes a new tensor).
+std::string AllocationReason(const NodeDescription& node);
 
 struct ProfileReport {
   std::vector<NodeKindProfile> kinds;  // largest total first
@@ -42,6 +58,11 @@ struct ProfileReport {
   // counted, without a counting allocator).
   int64_t first_run_allocations = -1;
   int64_t first_run_allocated_bytes = -1;
+  // LibTorch CPU allocations of a steady-state run (mean over the unobserved
+  // runs), and the part the kernels make (the rest: the runtime's own, e.g.
+  // a grown arena); -1 without a counting allocator.
+  double steady_run_allocations = -1;
+  double node_allocations_per_run = -1;
   double run_us = 0;             // median unobserved run
   double mean_run_us = 0;        // mean unobserved run
   double kernel_us_per_run = 0;  // mean sum of kernel times per observed run
@@ -66,7 +87,8 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
 // with `by_node`, `runs` observed by node kind and phase and one traced.
 // Fills everything but setup_ms and overhead. Also what the Python
 // package's benchmark() reports. With `allocator`, the first run's
-// allocations are counted.
+// allocations are counted, and those of the later runs, in total and (with
+// `by_node`) per node.
 absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
                                           const std::vector<c10::IValue>& args, int warmup,
                                           int runs, bool by_node,

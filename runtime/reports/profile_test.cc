@@ -64,6 +64,58 @@ def forward(self, x, y):
                                               "fused group at node 2: tanh, mul", "aten::mm"}));
 }
 
+// Allocations are counted per node on steady-state runs, with the reason:
+// the planned intermediate (relu's output) allocates nothing, the graph
+// output (the product) one tensor per run, and the fallback its results.
+TEST(ProfileTest, AllocationsPerNodeWithTheirReason) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x):
+    y = torch.relu(x)
+    z = torch.mm(y, y)
+    return z
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  Options options;
+  options.enable_fusion = false;
+  auto report = Profile(*module, false, options, {at::randn({16, 16})}, 4);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const NodeProfile* relu = nullptr;
+  const NodeProfile* mm = nullptr;
+  for (const NodeProfile& node : report->nodes) {
+    if (node.kind == "aten::relu") relu = &node;
+    if (node.kind == "aten::mm") mm = &node;
+  }
+  ASSERT_NE(relu, nullptr);
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(relu->allocations, 0);
+  EXPECT_EQ(mm->allocations, 4);  // one output tensor per run, 4 runs
+  EXPECT_EQ(mm->allocated_bytes, 4 * 16 * 16 * 4);
+  EXPECT_THAT(mm->allocation_reason, HasSubstr("unplanned output"));
+  EXPECT_THAT(relu->allocation_reason, HasSubstr("ATen-internal temporary"));
+  EXPECT_DOUBLE_EQ(report->node_allocations_per_run, 1);
+  EXPECT_GE(report->steady_run_allocations, 1);
+  const std::string text = FormatProfile(*report);
+  EXPECT_THAT(text, HasSubstr("allocations per steady-state run"));
+  EXPECT_THAT(text, HasSubstr("unplanned output"));
+}
+
+TEST(ProfileTest, AllocationReasonByKernelKind) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x):
+    return torch.relu(x)
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  std::vector<NodeDescription> nodes = (*prepared)->DescribeNodes();
+  ASSERT_FALSE(nodes.empty());
+  NodeDescription node = nodes.back();
+  node.kind = NodeKind::kFallback;
+  EXPECT_THAT(AllocationReason(node), HasSubstr("fallback"));
+  node.kind = NodeKind::kNative;
+  EXPECT_THAT(AllocationReason(node), HasSubstr("native result"));
+}
+
 }  // namespace
 }  // namespace reports
 }  // namespace static_runtime
