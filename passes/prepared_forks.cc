@@ -39,7 +39,7 @@ void PrepareForkedSubgraphs(torch::jit::Graph& graph, const Options& options) {
 absl::StatusOr<PreparedGraph> AsPrepared(std::shared_ptr<torch::jit::Graph> graph) {
   RETURN_IF_ERROR(CheckStaticRunnable(graph));
   c10::FunctionSchema schema = SchemaFromGraph(*graph);
-  return PreparedGraph{std::move(graph), std::move(schema)};
+  return PreparedGraph{std::move(graph), std::move(schema), /*self=*/c10::IValue()};
 }
 
 }  // namespace static_runtime

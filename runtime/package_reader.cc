@@ -272,8 +272,10 @@ absl::StatusOr<StaticModule::Ptr> FromPackageBuffer(std::shared_ptr<const std::s
     ASSIGN_OR_RETURN(Json packs_json, ParseJson(packs_text, "packed.json"));
     ASSIGN_OR_RETURN(onednn::PreloadedPacks::Map packs, ReadPacks(records, packs_json, table));
     const onednn::PreloadedPacks preloaded(std::move(packs));
-    ASSIGN_OR_RETURN(std::shared_ptr<StaticModule> module,
-                     BindKernels(PreparedGraph{std::move(graph), std::move(schema)}, options));
+    ASSIGN_OR_RETURN(
+        std::shared_ptr<StaticModule> module,
+        BindKernels(PreparedGraph{std::move(graph), std::move(schema), /*self=*/c10::IValue()},
+                    options));
     ModuleState& state = ModuleState::MutableOf(*module);
     ASSIGN_OR_RETURN(std::string kernels, ReadRecord(records, kKernels));
     if (kernels != KernelLines(state.plan)) {

@@ -255,8 +255,8 @@ std::string FormatProfile(const ProfileReport& r) {
     for (const NodeProfile& node : r.nodes) {
       if (node.allocations == 0) continue;
       if (!header) {
-        absl::StrAppendFormat(&text, "%-8s %-36s %8s %12s  %s\n", "node", "kind", "allocs",
-                              "bytes", "why");
+        absl::StrAppendFormat(&text, "%-8s %-36s %8s %12s  %s\n", "node", "kind", "allocs", "bytes",
+                              "why");
         header = true;
       }
       absl::StrAppendFormat(&text, "%-8s %-36s %8.1f %12.0f  %s\n", node.position, node.kind,
