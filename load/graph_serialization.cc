@@ -303,8 +303,7 @@ class Deserializer {
 absl::StatusOr<SerializedGraph> SerializeGraph(const torch::jit::Graph& graph) {
   SerializedGraph serialized;
   try {
-    ASSIGN_OR_RETURN(std::string ir, Serializer(serialized.table).Serialize(graph));
-    serialized.ir = std::move(ir);
+    ASSIGN_OR_RETURN(serialized.ir, Serializer(serialized.table).Serialize(graph));
   } catch (const std::exception& e) {
     return StatusFromException(e,
                                "cannot serialize the graph: ", absl::StatusCode::kInvalidArgument);

@@ -18,6 +18,11 @@ enum class NodeKind : uint8_t {
   kLoop,        // prim::Loop: runs its body
 };
 
+// If or Loop: control flow the runtime runs itself, not a kernel.
+inline bool IsControlFlow(NodeKind kind) {
+  return kind == NodeKind::kIf || kind == NodeKind::kLoop;
+}
+
 // "out_variant", "native", "fallback", "control (If)", "control (Loop)".
 const char* NodeKindName(NodeKind kind);
 

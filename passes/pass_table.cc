@@ -46,7 +46,8 @@ std::string EnablingOption(const RewritePass& pass) {
 }
 
 namespace {
-std::atomic<int64_t> stage_runs[3];
+// One counter per PassStage (kFinalize is the last).
+std::atomic<int64_t> stage_runs[static_cast<int>(PassStage::kFinalize) + 1];
 }  // namespace
 
 void RunPassStage(PassStage stage, const std::shared_ptr<torch::jit::Graph>& graph,

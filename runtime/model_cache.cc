@@ -197,22 +197,20 @@ absl::StatusOr<StaticModule::Ptr> ModelCache::Load(
   if (options.enable_tensorexpr_fusion) {
     return StaticModule::FromFile(path, options, sample_inputs);
   }
-  const std::string& directory = directory_;
   // The model's bytes are read (and hashed) unless the digest index knows
   // this very file; a miss reads them in any case.
   std::optional<std::string> bytes;
   const std::optional<std::string> identity = FileIdentity(path);
   std::optional<std::string> model_sha256 =
-      identity ? RecordedDigest(directory, *identity) : std::nullopt;
+      identity ? RecordedDigest(directory_, *identity) : std::nullopt;
   if (!model_sha256) {
-    ASSIGN_OR_RETURN(std::string read, ReadModelFile(path));
-    bytes = std::move(read);
+    ASSIGN_OR_RETURN(bytes, ReadModelFile(path));
     model_sha256 = Sha256Hex(*bytes);
     GlobalCounters().model_digests.fetch_add(1);
-    if (identity) RecordDigest(directory, *identity, *model_sha256);
+    if (identity) RecordDigest(directory_, *identity, *model_sha256);
   }
   const fs::path entry =
-      fs::path(directory) / (CacheKey(*model_sha256, options, sample_inputs) + kEntrySuffix);
+      fs::path(directory_) / (CacheKey(*model_sha256, options, sample_inputs) + kEntrySuffix);
   std::error_code error;
   if (fs::exists(entry, error)) {
     absl::StatusOr<StaticModule::Ptr> cached = LoadPackage(entry.string());
@@ -239,7 +237,7 @@ absl::StatusOr<StaticModule::Ptr> ModelCache::Load(
   }
   ASSIGN_OR_RETURN(StaticModule::Ptr prepared,
                    StaticModule::FromModule(*module, /*is_frozen=*/false, options, sample_inputs));
-  fs::create_directories(directory, error);
+  fs::create_directories(directory_, error);
   absl::Status stored = SavePackage(*prepared, entry.string(), {path, *model_sha256});
   if (!stored.ok()) {
     GlobalCounters().store_failures.fetch_add(1);
@@ -247,7 +245,7 @@ absl::StatusOr<StaticModule::Ptr> ModelCache::Load(
                  << "' in the model cache: " << stored.message();
     return prepared;
   }
-  Evict(directory, max_bytes_, entry);
+  Evict(directory_, max_bytes_, entry);
   return prepared;
 }
 

@@ -9,10 +9,8 @@ std::string KernelLines(const BlockPlan& block) {
   std::string lines;
   for (const NodePlan& node : block.nodes) {
     absl::StrAppend(&lines, node.info->position, " ",
-                    node.kind == NodeKind::kIf || node.kind == NodeKind::kLoop
-                        ? "control"
-                        : NodeKindName(node.kind),
-                    " ", node.info->node->kind().toQualString(), "\n");
+                    IsControlFlow(node.kind) ? "control" : NodeKindName(node.kind), " ",
+                    node.info->node->kind().toQualString(), "\n");
     for (const BlockPlan& sub_block : node.blocks) lines += KernelLines(sub_block);
   }
   return lines;

@@ -90,8 +90,7 @@ TEST(StaticRuntimeTest, StructuralNodesRunNatively) {
     for (const NodePlan& node : block.nodes) {
       for (const BlockPlan& sub_block : node.blocks) check(sub_block);
       const std::string kind = node.info->node->kind().toQualString();
-      if (node.kind == NodeKind::kIf || node.kind == NodeKind::kLoop || structural.count(kind) == 0)
-        continue;
+      if (IsControlFlow(node.kind) || structural.count(kind) == 0) continue;
       ++structural_nodes;
       EXPECT_NE(node.info->kind, NodeKind::kFallback) << kind << ": " << node.info->fallback_reason;
     }

@@ -214,8 +214,7 @@ absl::StatusOr<ProfileReport> Profile(const StaticModule::Ptr& static_module, do
                    ProfileRuns(static_module, bound, /*warmup=*/0, runs, /*by_node=*/true,
                                &memory::CountingAllocator::Installed()));
   report.setup_ms = setup_ms;
-  ASSIGN_OR_RETURN(NodeOverhead overhead, MeasureNodeOverhead());
-  report.overhead = overhead;
+  ASSIGN_OR_RETURN(report.overhead, MeasureNodeOverhead());
   return report;
 }
 

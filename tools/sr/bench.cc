@@ -86,8 +86,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
       config.prebuilt ? config.prebuilt_ms : Micros(Clock::now() - setup_start) / 1000;
   // Both sides get the arguments bound to the schema (defaults filled,
   // loosely typed containers from torch.save files retyped).
-  ASSIGN_OR_RETURN(std::vector<c10::IValue> bound, static_module->Bind(inputs, {}));
-  const std::vector<c10::IValue>& args = bound;
+  ASSIGN_OR_RETURN(const std::vector<c10::IValue> args, static_module->Bind(inputs, {}));
   const std::string method = static_module->schema().name();
   report.kernels = static_module->kernel_counts();
 
@@ -97,8 +96,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     jit = module.clone();
     jit.eval();
   } else {
-    ASSIGN_OR_RETURN(torch::jit::Module frozen, FreezeForInference(module, method));
-    jit = std::move(frozen);
+    ASSIGN_OR_RETURN(jit, FreezeForInference(module, method));
   }
 
   // One runtime per thread: with one thread (as PyTorch's Static Runtime is
@@ -128,16 +126,14 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
         e, "the JIT cannot run the model on these inputs: ", absl::StatusCode::kInvalidArgument);
   }
   ASSIGN_OR_RETURN(c10::IValue actual, run_static(args));
-  ASSIGN_OR_RETURN(double diff, reference::MaxAbsDifference(expected, actual));
-  report.max_abs_diff = diff;
+  ASSIGN_OR_RETURN(report.max_abs_diff, reference::MaxAbsDifference(expected, actual));
   actual = c10::IValue();
 
   // The contestants, called in turn on the same arguments.
   std::unique_ptr<PyTorchStaticRuntime> pytorch_sr;
   if (config.against_pytorch_sr) {
-    ASSIGN_OR_RETURN(std::unique_ptr<PyTorchStaticRuntime> created,
+    ASSIGN_OR_RETURN(pytorch_sr,
                      PyTorchStaticRuntime::Create(module, config.is_frozen, config.options));
-    pytorch_sr = std::move(created);
     try {
       ASSIGN_OR_RETURN(double pytorch_diff,
                        reference::MaxAbsDifference(expected, (*pytorch_sr)(args)));
