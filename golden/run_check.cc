@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "golden/reference.h"
 #include "runtime/plan.h"
@@ -93,8 +94,8 @@ class NodeChecker : public NodeObserver {
     try {
       expected = RunAlone(node.node, reference::DeepCopy(inputs_));
     } catch (const std::exception& error) {
-      status_ = absl::InternalError(absl::StrCat(where, ": the JIT operator raised ",
-                                                 std::string(error.what()).substr(0, 200)));
+      status_ = StatusFromException(error, absl::StrCat(where, ": the JIT operator raised "),
+                                    absl::StatusCode::kInternal, MessageLines::kFirstLine);
       return;
     }
     if (expected.size() != values.num_outputs()) {

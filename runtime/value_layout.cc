@@ -1,7 +1,7 @@
 #include "runtime/value_layout.h"
 
 #include "absl/strings/str_cat.h"
-#include "errors/exception_message.h"
+#include "errors/status_from_exception.h"
 #include "glog/logging.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -50,18 +50,16 @@ absl::StatusOr<ValueLayout> ValueLayout::Build(const torch::jit::Graph& graph, s
     layout.slots_.emplace(order[i], static_cast<ValueIndex>(i));
   }
   for (const torch::jit::Value* constant : constants) {
+    const std::string what =
+        absl::StrCat("constant %", constant->debugName(), " of type ", constant->type()->repr_str(),
+                     " cannot be held by the runtime: ");
     c10::optional<c10::IValue> value;
-    std::string why = "it has no value";
     try {
       value = torch::jit::toIValue(constant);
     } catch (const std::exception& e) {
-      why = ExceptionMessage(e);
+      return StatusFromException(e, what, absl::StatusCode::kInvalidArgument);
     }
-    if (!value) {
-      return absl::InvalidArgumentError(absl::StrCat("constant %", constant->debugName(),
-                                                     " of type ", constant->type()->repr_str(),
-                                                     " cannot be held by the runtime: ", why));
-    }
+    if (!value) return absl::InvalidArgumentError(absl::StrCat(what, "it has no value"));
     layout.constants_.push_back(*std::move(value));
   }
   return layout;
