@@ -1,6 +1,10 @@
 #include "memory/lifetimes.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "ir/graph_util.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 
@@ -61,6 +65,22 @@ bool ReturnsAnAlias(const Node* node) {
   return false;
 }
 
+// Whether `node` makes a view of an argument (or may return it): its schema
+// returns one tensor that aliases an argument, and it writes nothing.
+bool IsView(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr || schema->is_vararg() || schema->returns().size() != 1 ||
+      node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::TensorType) {
+    return false;
+  }
+  const c10::AliasInfo* result = schema->returns()[0].alias_info();
+  if (result == nullptr || result->isWrite()) return false;
+  for (const c10::Argument& argument : schema->arguments()) {
+    if (argument.alias_info() != nullptr && argument.alias_info()->isWrite()) return false;
+  }
+  return true;
+}
+
 // Whether the node's schema says it only reads its input `offset`: the
 // argument has no alias annotation, so the op neither writes it nor
 // returns or stores an alias of it.
@@ -88,6 +108,90 @@ bool OnlyReturned(const Value* value, const torch::jit::Block* top) {
   return true;
 }
 
+// The last use of `view` (a view made in `block` or a block inside it) and
+// of the views made of it, in `block`'s numbering; nullopt when one of
+// them may outlive the run (returned, yielded, forked, stored in an object
+// or a container) or is written.
+std::optional<size_t> ViewsLastUse(Value* view, const torch::jit::Block* block,
+                                   const torch::jit::AliasDb& alias_db, const Numbering& numbering,
+                                   std::vector<const Value*>* views) {
+  views->push_back(view);
+  size_t last = 0;
+  for (const torch::jit::Use& use : view->uses()) {
+    Node* user = use.user;
+    if (user->kind() == c10::prim::Return || user->kind() == c10::prim::fork ||
+        user->kind() == c10::prim::SetAttr) {
+      return std::nullopt;
+    }
+    if (IsView(user)) {
+      const std::optional<size_t> nested =
+          ViewsLastUse(user->output(), block, alias_db, numbering, views);
+      if (!nested) return std::nullopt;
+      last = std::max(last, *nested);
+    } else if (MayContainAlias(alias_db, user->outputs(), view) ||
+               alias_db.writesToAlias(user, {view})) {
+      return std::nullopt;
+    }
+    last = std::max(last, numbering.last_inside.at(AncestorIn(user, block)));
+  }
+  return last;
+}
+
+// Whether `list` is a list the run builds for itself and only reads the
+// elements of: made by prim::ListConstruct in `block`, and used only to
+// append to it (the append's result unused) or by ops that read its
+// elements and return fresh tensors or a count (stack, cat, len). Its
+// elements then live until its last use, `last` (a use inside a block of a
+// node of `block` lasts until that node's end); nothing else can reach
+// them.
+bool IsPrivateList(const Value* list, const torch::jit::Block* block, const Numbering& numbering,
+                   size_t* last) {
+  const Node* producer = list->node();
+  if (producer->kind() != c10::prim::ListConstruct || producer->owningBlock() != block) {
+    return false;
+  }
+  static const auto* const kReaders =
+      new absl::flat_hash_set<c10::Symbol>{c10::aten::stack, c10::aten::cat, c10::aten::len};
+  for (const torch::jit::Use& use : list->uses()) {
+    const Node* user = use.user;
+    const bool appends =
+        user->kind() == c10::aten::append && use.offset == 0 && !user->output()->hasUses();
+    const bool reads = kReaders->contains(user->kind()) && use.offset == 0 &&
+                       user->maybeSchema() != nullptr && !ReturnsAnAlias(user);
+    if (!appends && !reads) return false;
+    *last = std::max(*last, numbering.last_inside.at(AncestorIn(user, block)));
+  }
+  return true;
+}
+
+// The private list (IsPrivateList) in `block` that `use` puts its value
+// (defined in `block`) into, as an element of its construction or an
+// appended one; `last` grows to the list's last use.
+// The list, or null.
+const Value* PrivateListOf(const torch::jit::Use& use, const torch::jit::Block* block,
+                           const Numbering& numbering, size_t* last) {
+  const Node* user = use.user;
+  if (user->owningBlock() != block) return nullptr;
+  const Value* list = nullptr;
+  if (user->kind() == c10::prim::ListConstruct) {
+    list = user->output();
+  } else if (user->kind() == c10::aten::append && use.offset == 1) {
+    list = user->input(0);
+  }
+  return list != nullptr && IsPrivateList(list, block, numbering, last) ? list : nullptr;
+}
+
+// Whether `block` is (inside) a loop's body. A value there is written again
+// by the next iteration, while the views and lists of the previous one may
+// still hold it.
+bool InLoopBody(const torch::jit::Block* block) {
+  for (const Node* owner = block->owningNode(); owner != nullptr;
+       owner = owner->owningBlock()->owningNode()) {
+    if (owner->kind() == c10::prim::Loop) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& graph,
@@ -110,15 +214,29 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
     const bool fresh_despite_alias_db = reads_only(node);
     for (Value* value : node->outputs()) {
       if (value->type()->kind() != c10::TypeKind::TensorType) continue;
-      // Stored where the run does not own it (an object's attribute, a
-      // list or dict the caller passed): it outlives the run.
-      bool manageable =
-          !ReturnsAnAlias(node) &&
-          (fresh_despite_alias_db || !MayContainAlias(alias_db, graph->inputs(), value));
       size_t last = numbering.index.at(node);
+      // Views and lists that hold the value's memory (outside loop bodies).
+      const bool may_be_held = !InLoopBody(block);
+      std::vector<const Value*> holders;
+      // Put into lists the run builds for itself and reads (which the
+      // JIT's alias analysis counts as escaping anywhere): alive until the
+      // lists' last uses.
+      for (const torch::jit::Use& use : value->uses()) {
+        const Value* list = may_be_held ? PrivateListOf(use, block, numbering, &last) : nullptr;
+        if (list != nullptr) holders.push_back(list);
+      }
+      const bool in_private_list = !holders.empty();
+      // Stored where the run does not own it (an object's attribute, a
+      // list or dict the caller passed): it outlives the run. (Every other
+      // use is checked below.)
+      bool manageable =
+          !ReturnsAnAlias(node) && (fresh_despite_alias_db || in_private_list ||
+                                    !MayContainAlias(alias_db, graph->inputs(), value));
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = use.user;
         if (!manageable) break;
+        size_t unused = 0;
+        if (may_be_held && PrivateListOf(use, block, numbering, &unused) != nullptr) continue;
         // A graph output or a yielded value; read by a forked call, which
         // may run until its wait, or after the run if nothing waits; or
         // stored in an object.
@@ -127,9 +245,23 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
           manageable = false;
           break;
         }
+        // Views of it (reshape, transpose, select, ...) read its memory until
+        // their own last uses.
+        if (may_be_held && !in_private_list && IsView(user)) {
+          const std::optional<size_t> views_last =
+              ViewsLastUse(user->output(), block, alias_db, numbering, &holders);
+          manageable = views_last.has_value();
+          if (manageable) {
+            last = std::max({last, *views_last, numbering.last_inside.at(AncestorIn(user, block))});
+          }
+          continue;
+        }
+        // Once in a private list, the alias analysis sees the value as
+        // possibly anywhere: only users whose schemas say they read it.
         manageable = reads_only(user) ||
-                     (fresh_despite_alias_db && SchemaSaysOnlyReads(user, use.offset)) ||
-                     (!MayContainAlias(alias_db, user->outputs(), value) &&
+                     ((fresh_despite_alias_db || in_private_list) &&
+                      SchemaSaysOnlyReads(user, use.offset)) ||
+                     (!in_private_list && !MayContainAlias(alias_db, user->outputs(), value) &&
                       !alias_db.writesToAlias(user, {value}));
         // A use inside a block of a node of the value's own block may come
         // at any time while that node runs (in any iteration of a loop).
@@ -138,6 +270,7 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
       const ManagedValue lifetime{value, numbering.index.at(node), last};
       if (manageable) {
         analysis.managed.push_back(lifetime);
+        analysis.holders.insert(analysis.holders.end(), holders.begin(), holders.end());
       } else if (block == top && !ReturnsAnAlias(node) && OnlyReturned(value, top)) {
         analysis.outputs.push_back({value, lifetime.first, end});
       } else {

@@ -4,7 +4,15 @@
 // output, no node makes an alias of it or stores it in a container or an
 // object, it escapes to no graph input (per the JIT's alias analysis: a list
 // the caller passed), no node writes to it, and no block yields it (an
-// If's result, a Loop's carried value). Nodes are numbered in execution
+// If's result, a Loop's carried value). Outside loop bodies, two kinds of
+// holders are allowed, and the value lives until their last uses: views
+// (a node whose schema returns an alias of the value and writes nothing,
+// and views of views) that are only read, and private lists, made by
+// prim::ListConstruct in the value's own block and used only to append to
+// (in that block) and by stack, cat or len (the value's other users must
+// then say in their schemas that they only read it). (In a loop body, the
+// next iteration writes the value while the previous one's holders may
+// still hold it.) Nodes are numbered in execution
 // order through all blocks (a node before its blocks' nodes); a lifetime
 // runs from the defining node to its last use, where a use inside a block
 // counts as lasting until the end of the node of the value's own block that
@@ -36,6 +44,10 @@ struct LifetimeAnalysis {
   // lifetime ends at the graph's return.
   std::vector<ManagedValue> outputs;
   std::vector<const torch::jit::Value*> rejected;  // candidates that escape or alias
+  // The views and private lists that hold managed values: the runtime drops
+  // them before it recycles the managed values' memory (a tensor still
+  // held is not reused).
+  std::vector<const torch::jit::Value*> holders;
 };
 
 // `is_candidate(node)`: the node's tensor outputs are fresh, runtime-owned

@@ -158,6 +158,108 @@ graph(%x : Tensor):
   EXPECT_EQ(Describe(analysis), "%a[2,3] %v[3,5] | %z %z2");
 }
 
+// A list the run builds for itself, appends to and only stacks, concatenates
+// or counts: its elements live until its last use.
+TEST(LifetimesTest, ElementsOfAPrivateListLiveUntilItsLastUse) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %dim : int = prim::Constant[value=0]()
+  %a : Tensor = aten::relu(%x)
+  %b : Tensor = aten::sigmoid(%y)
+  %list : Tensor[] = prim::ListConstruct(%a)
+  %appended : Tensor[] = aten::append(%list, %b)
+  %n : int = aten::len(%list)
+  %s : Tensor = aten::stack(%list, %dim)
+  %c : Tensor = aten::mul(%s, %a)
+  %t : Tensor = aten::tanh(%c)
+  return (%t))IR");
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[1,7] %b[2,6] %s[6,7] %c[7,8] | out:%t");
+}
+
+// Elements of lists that are returned, read through an alias (__getitem__),
+// appended to inside a loop body, or whose append result is used; a value
+// also stored into the caller's dict; a value appended to the caller's list.
+TEST(LifetimesTest, ElementsOfListsThatMayEscapeAreNotManaged) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %n : int, %d : Dict(str, Tensor), %inputs : Tensor[]):
+  %zero : int = prim::Constant[value=0]()
+  %true : bool = prim::Constant[value=1]()
+  %key : str = prim::Constant[value="k"]()
+  %a : Tensor = aten::relu(%x)
+  %returned : Tensor[] = prim::ListConstruct(%a)
+  %b : Tensor = aten::sigmoid(%x)
+  %indexed : Tensor[] = prim::ListConstruct(%b)
+  %item : Tensor = aten::__getitem__(%indexed, %zero)
+  %looped : Tensor[] = prim::ListConstruct()
+  prim::Loop(%n, %true)
+    block0(%i : int):
+      %c : Tensor = aten::tanh(%x)
+      %ignored : Tensor[] = aten::append(%looped, %c)
+      -> (%true)
+  %s1 : Tensor = aten::stack(%looped, %zero)
+  %e : Tensor = aten::exp(%x)
+  %chained : Tensor[] = prim::ListConstruct()
+  %again : Tensor[] = aten::append(%chained, %e)
+  %s2 : Tensor = aten::stack(%again, %zero)
+  %f : Tensor = aten::neg(%x)
+  %private : Tensor[] = prim::ListConstruct(%f)
+  %s3 : Tensor = aten::stack(%private, %zero)
+  aten::_set_item(%d, %key, %f)
+  %g : Tensor = aten::abs(%x)
+  %theirs : Tensor[] = aten::append(%inputs, %g)
+  %sum : Tensor = aten::mul(%s1, %s2)
+  %result : (Tensor[], Tensor, Tensor, Tensor) = prim::TupleConstruct(%returned, %item, %sum, %s3)
+  return (%result))IR");
+  EXPECT_EQ(Describe(Analyze(graph)),
+            "%s1[12,23] %s2[16,23] | out:%s3 out:%sum %a %b %item %c %e %f %g");
+}
+
+// Views (and views of views) that are only read keep the value alive
+// until their last use, and are its holders; in a loop body they do not
+// (the next iteration writes the value while the last one's views hold it).
+TEST(LifetimesTest, ReadViewsExtendTheLifetimeOutsideLoopBodies) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %y : Tensor, %n : int):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %true : bool = prim::Constant[value=1]()
+  %a : Tensor = aten::relu(%x)
+  %t : Tensor = aten::transpose(%a, %zero, %one)
+  %s : Tensor = aten::select(%t, %zero, %zero)
+  %b : Tensor = aten::sigmoid(%y)
+  %c : Tensor = aten::mul(%s, %b)
+  %d : Tensor = aten::tanh(%c)
+  %e : Tensor = prim::Loop(%n, %true, %d)
+    block0(%i : int, %h : Tensor):
+      %f : Tensor = aten::exp(%h)
+      %v : Tensor = aten::transpose(%f, %zero, %one)
+      %g : Tensor = aten::mul(%v, %h)
+      -> (%true, %g)
+  return (%e))IR");
+  const LifetimeAnalysis analysis = Analyze(graph);
+  EXPECT_EQ(Describe(analysis), "%a[3,7] %b[6,7] %c[7,8] %d[8,12] | %t %s %f %v %g");
+  std::string holders;
+  for (const torch::jit::Value* holder : analysis.holders) holders += " %" + names.at(holder);
+  EXPECT_EQ(holders, " %t %s");
+}
+
+// A view that escapes (returned) or is written keeps the value unmanaged.
+TEST(LifetimesTest, ViewsThatEscapeOrAreWrittenAreNotManaged) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %a : Tensor = aten::relu(%x)
+  %t : Tensor = aten::transpose(%a, %zero, %one)
+  %b : Tensor = aten::sigmoid(%x)
+  %s : Tensor = aten::select(%b, %zero, %zero)
+  %w : Tensor = aten::add_(%s, %x, %one)
+  %c : Tensor = aten::mul(%w, %x)
+  %result : (Tensor, Tensor) = prim::TupleConstruct(%t, %c)
+  return (%result))IR");
+  EXPECT_EQ(Describe(Analyze(graph)), "| out:%c %a %t %b %s %w");
+}
+
 }  // namespace
 }  // namespace memory
 }  // namespace static_runtime

@@ -87,18 +87,22 @@ class Conv2dKernel {
   }
 
  private:
-  // [N, K, OH, OW], or empty when the kernel does not take `input`.
+  // [N, K, OH, OW] ([K, OH, OW] for an unbatched [C, H, W] input, as ATen
+  // computes it: a batch of one), or empty when the kernel does not take
+  // `input`.
   std::vector<int64_t> OutputSizes(const at::Tensor& input) const {
     const at::Tensor& w = params_.weight;
-    if (input.scalar_type() != at::kFloat || input.dim() != 4 || !input.is_cpu() ||
-        input.size(1) != w.size(1) * params_.groups || input.numel() == 0 || input.is_neg() ||
-        input.is_conj()) {
+    if (input.scalar_type() != at::kFloat || (input.dim() != 4 && input.dim() != 3) ||
+        !input.is_cpu() || input.numel() == 0 || input.is_neg() || input.is_conj()) {
       return {};
     }
-    std::vector<int64_t> sizes = {input.size(0), w.size(0)};
+    const int64_t channels = input.dim() - 3;  // the channel dimension
+    if (input.size(channels) != w.size(1) * params_.groups) return {};
+    std::vector<int64_t> sizes = {w.size(0)};
+    if (channels == 1) sizes.insert(sizes.begin(), input.size(0));
     for (int i = 0; i < 2; ++i) {
       const int64_t extent = params_.dilation[i] * (w.size(2 + i) - 1) + 1;
-      const int64_t padded = input.size(2 + i) + 2 * params_.padding[i];
+      const int64_t padded = input.size(channels + 1 + i) + 2 * params_.padding[i];
       if (padded < extent) return {};
       sizes.push_back((padded - extent) / params_.stride[i] + 1);
     }
@@ -109,15 +113,20 @@ class Conv2dKernel {
   // `out_sizes`.
   void Compute(const at::Tensor& input, const c10::optional<at::Tensor>& residual,
                const std::vector<int64_t>& out_sizes, at::Tensor& out) {
-    const at::Tensor src = input.contiguous(at::MemoryFormat::ChannelsLast);
-    out.resize_(out_sizes, params_.channels_last_output ? at::MemoryFormat::ChannelsLast
-                                                        : at::MemoryFormat::Contiguous);
-    at::Tensor& dst = params_.channels_last_output ? out : onednn::ThreadChannelsLast(out_sizes);
+    const bool unbatched = input.dim() == 3;
+    const at::Tensor batched = unbatched ? input.unsqueeze(0) : input;
+    std::vector<int64_t> batched_out = out_sizes;
+    if (unbatched) batched_out.insert(batched_out.begin(), 1);
+    const at::Tensor src = batched.contiguous(at::MemoryFormat::ChannelsLast);
+    // An unbatched result has no channels-last layout.
+    const bool direct = params_.channels_last_output && !unbatched;
+    out.resize_(out_sizes, direct ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous);
+    at::Tensor& dst = direct ? out : onednn::ThreadChannelsLast(batched_out);
     const onednn::Plan& plan =
-        plans_.Get({input.size(0), input.size(1), input.size(2), input.size(3)},
-                   [&] { return MakePlan(input.sizes(), out_sizes); });
+        plans_.Get({batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
+                   [&] { return MakePlan(batched.sizes(), batched_out); });
     plan.Execute({{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DST, dst.data_ptr()}});
-    if (!params_.channels_last_output) out.copy_(dst);
+    if (!direct) out.view(batched_out).copy_(dst);
     if (residual && residual->defined()) out.add_(*residual);
   }
 

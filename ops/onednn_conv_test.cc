@@ -1,6 +1,6 @@
 // The oneDNN kernel of static_runtime::conv2d_fused (ops/onednn_conv.cc)
-// against a float64 reference, over random shapes, strides, padding,
-// dilation, groups (depthwise included), input layouts, residuals and
+// against a float64 reference, over random shapes (unbatched included),
+// strides, padding, dilation, groups (depthwise included), input layouts, residuals and
 // activations, with output slots reused across calls; the same failures as
 // ATen's ops for inputs a convolution rejects; and one kernel (one set of
 // pre-packed weights) run from several threads at once.
@@ -126,11 +126,13 @@ ConvCase DrawCase(Draw& d) {
 at::Tensor DrawInput(Draw& d, const ConvCase& c) {
   const std::vector<int64_t> shape = {d.Int(0, 3), c.weight.size(1) * c.groups, d.Int(1, 12),
                                       d.Int(1, 12)};
-  switch (d.Int(0, 2)) {
+  switch (d.Int(0, 3)) {
     case 0:
       return at::randn(shape);
     case 1:
       return at::randn(shape).contiguous(at::MemoryFormat::ChannelsLast);
+    case 2:  // unbatched: [C, H, W]
+      return at::randn({shape[1], shape[2], shape[3]});
     default:  // strided: every other column of a wider tensor
       return at::randn({shape[0], shape[1], shape[2], 2 * shape[3]}).slice(3, 0, c10::nullopt, 2);
   }
@@ -156,8 +158,8 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
     c10::optional<at::Tensor> residual;
     if (aten_result && d.Bool()) {
       // Same shape (fused), or broadcasting from [C, 1, 1] (ATen's add).
-      residual =
-          d.Bool() ? at::randn(aten_result->sizes()) : at::randn({aten_result->size(1), 1, 1});
+      residual = d.Bool() ? at::randn(aten_result->sizes())
+                          : at::randn({aten_result->size(aten_result->dim() - 3), 1, 1});
     }
     const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
     const std::string error = slots.Run(conv.kernel, inputs);
@@ -167,10 +169,11 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
     }
     RC_ASSERT(error == "");
     const at::Tensor actual = slots.Output(0).toTensor();
-    // (An empty batch runs ATen's conv2d, whose result has ATen's layout.)
-    RC_ASSERT(actual.numel() == 0 ||
-              actual.is_contiguous(channels_last_output ? at::MemoryFormat::ChannelsLast
-                                                        : at::MemoryFormat::Contiguous));
+    // (An empty batch runs ATen's conv2d, whose result has ATen's layout;
+    // an unbatched result has no channels-last layout.)
+    RC_ASSERT(actual.numel() == 0 || actual.is_contiguous(channels_last_output && actual.dim() == 4
+                                                              ? at::MemoryFormat::ChannelsLast
+                                                              : at::MemoryFormat::Contiguous));
     const at::Tensor exact = Exact(c, x, residual);
     const std::string ours =
         testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, exact, actual);

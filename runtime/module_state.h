@@ -43,6 +43,9 @@ struct ModuleState {
   std::vector<ValueIndex> managed_slots;
   std::vector<memory::Lifetime> managed_lifetimes;
   std::vector<memory::TensorRecord> initial_records;
+  // The slots of views and lists that hold managed tensors (LifetimeAnalysis::
+  // holders), emptied before the planner recycles them.
+  std::vector<ValueIndex> holder_slots;
   // With options.manage_output_tensors: the graph outputs that live in the
   // runtime's output buffer until the caller releases them.
   std::vector<ValueIndex> output_slots;

@@ -49,11 +49,13 @@ void PlanLifetimes(ModuleState& state) {
   const memory::LifetimeAnalysis analysis = memory::AnalyzeLifetimes(
       state.prepared.graph,
       [&](const torch::jit::Node* node) { return out_variant_nodes.contains(node); },
-      // A fused group's nodes are functional (see passes/fuse_pointwise.h).
-      [](const torch::jit::Node* node) { return node->kind() == ops::kFusedPointwise; });
+      [](const torch::jit::Node* node) { return ops::OnlyReadsInputs(node->kind()); });
   for (const memory::ManagedValue& managed : analysis.managed) {
     state.managed_slots.push_back(state.layout.SlotOf(managed.value));
     state.managed_lifetimes.push_back({managed.first, managed.last, 0});
+  }
+  for (const torch::jit::Value* holder : analysis.holders) {
+    state.holder_slots.push_back(state.layout.SlotOf(holder));
   }
   if (!state.options.manage_output_tensors) return;
   for (const memory::ManagedValue& output : analysis.outputs) {

@@ -116,7 +116,10 @@ absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::
     }
   }
   // A failed run's sizes are partial: only a successful run plans.
-  if (state.planner) state.planner->Release(absl::MakeSpan(values), /*learn=*/status.ok());
+  if (state.planner) {
+    for (ValueIndex slot : state.module_state.holder_slots) values[slot] = c10::IValue();
+    state.planner->Release(absl::MakeSpan(values), /*learn=*/status.ok());
+  }
   clock.Lap("release");
   if (state.output_buffer) {
     if (status.ok()) {

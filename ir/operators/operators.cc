@@ -345,6 +345,14 @@ void RegisterAll() {
 
 }  // namespace
 
+bool OnlyReadsInputs(c10::Symbol kind) {
+  if (kind == kVariadicCat || kind == kVariadicStack || kind == kFusedPointwise) return true;
+  for (const UnpackedSplit& split : UnpackedSplits()) {
+    if (kind == c10::Symbol::fromQualString(split.op)) return true;
+  }
+  return false;
+}
+
 void EnsureOperatorsRegistered() {
   static std::once_flag once;
   std::call_once(once, RegisterAll);

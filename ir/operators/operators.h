@@ -82,6 +82,12 @@ extern const c10::Symbol kTransformerEncoderLayer;
 extern const c10::Symbol kFusedPointwise;
 extern const c10::Symbol kUsedOutputs;
 
+// Whether `kind` is one of the operators above whose variadic schema hides
+// that they only read their inputs and return fresh tensors: variadic_cat,
+// variadic_stack, the unpacked splits and fused_pointwise. (The JIT's alias
+// analysis treats a variadic schema conservatively.)
+bool OnlyReadsInputs(c10::Symbol kind);
+
 // A view op overload and the copying op that replaces it. The copy has the
 // view's arguments and overload name, and a fresh (non-aliasing) result.
 struct CopyVariant {
