@@ -168,8 +168,11 @@ c10::IValue WaitForked(const c10::intrusive_ptr<c10::ivalue::Future>& future) {
     }
   }
   // Running on another thread: poll for a while before sleeping, as the
-  // workers do (waking a sleeping thread costs more than a short tower).
-  const absl::Time deadline = absl::Now() + TaskWorkers::DefaultSpin();
+  // workers do while tasks come back to back (waking a sleeping thread
+  // costs more than a short tower).
+  const absl::Time deadline =
+      absl::Now() +
+      (TaskWorkers::Default().TasksComeOften() ? TaskWorkers::DefaultSpin() : absl::ZeroDuration());
   while (!future->completed() && absl::Now() < deadline) std::this_thread::yield();
   future->wait();
   return future->value();  // rethrows the call's error

@@ -13,9 +13,9 @@ namespace ops {
 
 absl::Duration TaskWorkers::DefaultSpin() {
   static const absl::Duration spin = [] {
-    int64_t spin_us = 2000;
+    int64_t spin_us = 5000;
     if (const char* value = std::getenv("STATIC_RUNTIME_TASK_SPIN_US")) {
-      if (!absl::SimpleAtoi(value, &spin_us) || spin_us < 0) spin_us = 2000;
+      if (!absl::SimpleAtoi(value, &spin_us) || spin_us < 0) spin_us = 5000;
     }
     return absl::Microseconds(spin_us);
   }();
@@ -27,7 +27,7 @@ TaskWorkers& TaskWorkers::Default() {
   return *workers;
 }
 
-TaskWorkers::TaskWorkers(int threads, absl::Duration spin) : spin_(spin) {
+TaskWorkers::TaskWorkers(int threads, absl::Duration max_spin) : poll_budget_(max_spin) {
   for (int i = 0; i < threads; ++i) {
     threads_.emplace_back([this] {
       c10::setThreadName("SRTaskWorker");
@@ -48,6 +48,12 @@ TaskWorkers::~TaskWorkers() {
 
 void TaskWorkers::Run(std::function<void()> task) {
   absl::MutexLock lock(&mutex_);
+  // The gap an idle worker would have polled across.
+  if (tasks_.empty() && idle_ > 0) {
+    poll_budget_.Record(absl::Now() - last_idle_);
+    tasks_come_often_.store(poll_budget_.Budget() > absl::ZeroDuration(),
+                            std::memory_order_relaxed);
+  }
   tasks_.push_back(std::move(task));
   queued_count_.fetch_add(1);
   // A polling worker takes it; else wake one (Poll re-reads queued_count_ after
@@ -55,9 +61,9 @@ void TaskWorkers::Run(std::function<void()> task) {
   if (!polling_.load() && sleeping_ > 0) queued_.Signal();
 }
 
-bool TaskWorkers::Poll() {
-  if (spin_ <= absl::ZeroDuration() || polling_.exchange(true)) return false;
-  const absl::Time deadline = absl::Now() + spin_;
+bool TaskWorkers::Poll(absl::Duration budget) {
+  if (budget <= absl::ZeroDuration() || polling_.exchange(true)) return false;
+  const absl::Time deadline = absl::Now() + budget;
   while (queued_count_.load() == 0 && !stopping_.load() && absl::Now() < deadline) {
     std::this_thread::yield();
   }
@@ -69,14 +75,18 @@ void TaskWorkers::Work() {
   for (;;) {
     mutex_.Lock();
     if (tasks_.empty()) {
+      ++idle_;
+      last_idle_ = absl::Now();
+      const absl::Duration budget = poll_budget_.Budget();
       mutex_.Unlock();
-      const bool found = Poll();
+      const bool found = Poll(budget);
       mutex_.Lock();
       if (!found) {
         ++sleeping_;
         while (tasks_.empty() && !stopping_) queued_.Wait(&mutex_);
         --sleeping_;
       }
+      --idle_;
     }
     if (tasks_.empty()) {  // another worker took it, or stopping
       mutex_.Unlock();

@@ -44,6 +44,7 @@
 #include "tools/sr/inputs_file.h"
 #include "tools/sr/load_bench.h"
 #include "tools/sr/plan_svg.h"
+#include "tools/sr/serve.h"
 #include "tools/sr/verify.h"
 #include "torch/csrc/jit/serialization/pickle.h"
 
@@ -85,6 +86,9 @@ const std::vector<FlagSpec>& Flags() {
         {"model_out", FlagKind::kString, "", "export: write the model (torch.jit.save format)"},
         {"out", FlagKind::kString, "", "compile: the package to write (also -o FILE)"},
         {"rounds", FlagKind::kInt, "5", "load: interleaved rounds of each way of loading"},
+        {"rate", FlagKind::kDouble, "0",
+         "serve: calls per second, all callers together (0: back to back)"},
+        {"seconds", FlagKind::kDouble, "3", "serve: how long to serve, timed"},
         {"packed_weights", FlagKind::kBool, "false",
          "compile, load: the package also stores the oneDNN-packed weights (a faster first run, a "
          "larger package "
@@ -306,6 +310,28 @@ int ProfileCommand(const Args& args) {
   if (!report.ok()) return Fail(1, std::string(report.status().message()));
   std::cout << "model: " << setup.model_name << "\n" << reports::FormatProfile(*report);
   return WriteIfGiven(args, "trace", report->trace_json);
+}
+
+int ServeCommand(const Args& args) {
+  RunSetup setup;
+  if (int code = PrepareRun(args, "serve", setup)) return code;
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      setup.package ? setup.package
+                    : StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options,
+                                               setup.inputs);
+  if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
+  ServeConfig config;
+  config.threads = args.Int("threads");
+  config.calls_per_second = args.Double("rate");
+  config.seconds = args.Double("seconds");
+  config.warmup = args.Int("warmup");
+  absl::StatusOr<ServeReport> report = Serve(*static_module, setup.inputs, config);
+  if (!report.ok()) {
+    return Fail(report.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1,
+                std::string(report.status().message()));
+  }
+  std::cout << "model: " << setup.model_name << "\n" << FormatServeReport(*report);
+  return 0;
 }
 
 int PlanCommand(const Args& args) {
@@ -539,6 +565,10 @@ const std::vector<Command>& Commands() {
        "pass; bench, profile, explain and plan take a package (MODEL.srpkg) in place of a "
        "model, with the options it was compiled with.",
        CompileCommand},
+      {"serve", "serve [MODEL.pt | MODEL.srpkg] [--threads=N] [--rate=CALLS_PER_S] [--seconds=S]",
+       "serves the model from N caller threads sharing a runtime pool, back to back or at a "
+       "fixed rate, and prints calls per second, latency and the CPU the process burned.",
+       ServeCommand},
       {"load", "load MODEL.pt --inputs=FILE | --input-spec=SPEC [--rounds=N] [flags]",
        "times how long MODEL.pt takes to become ready: prepared, from a compiled package and "
        "through the model cache, interleaved.",

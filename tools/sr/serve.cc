@@ -1,0 +1,156 @@
+#include "tools/sr/serve.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "runtime/pool.h"
+
+namespace static_runtime {
+namespace sr {
+namespace {
+
+// The name of the threads that run forked calls (docs/running.md).
+constexpr char kTaskWorkerName[] = "SRTaskWorker";
+
+// The process's user + system CPU time so far.
+absl::Duration ProcessCpuTime() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return absl::DurationFromTimeval(usage.ru_utime) + absl::DurationFromTimeval(usage.ru_stime);
+}
+
+// The CPU time so far of this process's threads named `name` (Linux:
+// /proc/self/task/*/comm, and schedstat's time on a CPU, in nanoseconds).
+absl::Duration ThreadsCpuTime(absl::string_view name) {
+  absl::Duration total;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string thread_name;
+    if (!std::getline(comm, thread_name) || thread_name != name) continue;
+    std::ifstream schedstat(task.path() / "schedstat");
+    int64_t on_cpu_ns = 0;
+    if (schedstat >> on_cpu_ns) total += absl::Nanoseconds(on_cpu_ns);
+  }
+  return total;
+}
+
+double Percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  return sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * (sorted.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
+                                  const std::vector<c10::IValue>& args, const ServeConfig& config) {
+  if (config.threads < 1 || !(config.seconds > 0) || config.warmup < 0 ||
+      !(config.calls_per_second >= 0)) {
+    return absl::InvalidArgumentError(
+        "serve needs --threads >= 1, --seconds > 0, --warmup >= 0 and --rate >= 0");
+  }
+  RuntimePool pool(module, config.threads);
+  absl::Mutex mutex;
+  absl::Status failure;
+  std::vector<double> latencies_us;
+  std::atomic<bool> failed{false};
+
+  // Warm-up: every caller's runtime is created and planned before timing.
+  auto call = [&](std::vector<double>* latencies) {
+    const absl::Time start = absl::Now();
+    absl::StatusOr<c10::IValue> result = pool.Run(args);
+    const absl::Duration latency = absl::Now() - start;
+    if (!result.ok()) {
+      absl::MutexLock lock(&mutex);
+      if (failure.ok()) failure = result.status();
+      failed = true;
+      return;
+    }
+    if (latencies != nullptr) latencies->push_back(absl::ToDoubleMicroseconds(latency));
+  };
+  {
+    std::vector<std::thread> callers;
+    for (int t = 0; t < config.threads; ++t) {
+      callers.emplace_back([&] {
+        for (int i = 0; i < config.warmup && !failed; ++i) call(nullptr);
+      });
+    }
+    for (std::thread& caller : callers) caller.join();
+  }
+  if (failed) return failure;
+
+  // Caller t makes calls t, t + threads, ... of the schedule: call k at
+  // start + k / rate, or at once when back to back (or late).
+  const absl::Duration timed = absl::Seconds(config.seconds);
+  const absl::Duration cpu_start = ProcessCpuTime();
+  const absl::Duration workers_start = ThreadsCpuTime(kTaskWorkerName);
+  const absl::Time start = absl::Now();
+  const absl::Time end = start + timed;
+  std::vector<std::thread> callers;
+  for (int t = 0; t < config.threads; ++t) {
+    callers.emplace_back([&, t] {
+      std::vector<double> mine;
+      for (int64_t k = t; !failed; k += config.threads) {
+        if (config.calls_per_second > 0) {
+          const absl::Time due = start + absl::Seconds(k / config.calls_per_second);
+          if (due >= end) break;
+          absl::SleepFor(due - absl::Now());
+        } else if (absl::Now() >= end) {
+          break;
+        }
+        call(&mine);
+      }
+      absl::MutexLock lock(&mutex);
+      latencies_us.insert(latencies_us.end(), mine.begin(), mine.end());
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  const absl::Duration wall = absl::Now() - start;
+  const absl::Duration cpu = ProcessCpuTime() - cpu_start;
+  const absl::Duration workers_cpu = ThreadsCpuTime(kTaskWorkerName) - workers_start;
+  if (failed) return failure;
+
+  ServeReport report;
+  report.threads = config.threads;
+  report.target_calls_per_second = config.calls_per_second;
+  report.calls = static_cast<int64_t>(latencies_us.size());
+  report.wall_seconds = absl::ToDoubleSeconds(wall);
+  report.cpu_seconds = absl::ToDoubleSeconds(cpu);
+  report.task_worker_cpu_seconds = absl::ToDoubleSeconds(workers_cpu);
+  for (double latency : latencies_us) report.call_seconds += latency / 1e6;
+  std::sort(latencies_us.begin(), latencies_us.end());
+  report.median_us = Percentile(latencies_us, 0.5);
+  report.p99_us = Percentile(latencies_us, 0.99);
+  return report;
+}
+
+std::string FormatServeReport(const ServeReport& r) {
+  std::string text =
+      absl::StrFormat("%d caller thread(s), %s, %.1f s\n", r.threads,
+                      r.target_calls_per_second > 0
+                          ? absl::StrFormat("%.0f calls/s requested", r.target_calls_per_second)
+                          : std::string("back to back"),
+                      r.wall_seconds);
+  absl::StrAppendFormat(&text, "calls/s           %.1f (%d calls)\n", r.calls_per_second(),
+                        r.calls);
+  absl::StrAppendFormat(&text, "latency (us)      median %.1f, p99 %.1f\n", r.median_us, r.p99_us);
+  absl::StrAppendFormat(&text, "cpu               %.2f%% of a core; calls in flight %.2f%%\n",
+                        100 * r.cores(), 100 * r.in_calls());
+  absl::StrAppendFormat(&text, "cpu per call (us) %.1f, of which task workers %.1f\n",
+                        r.calls > 0 ? 1e6 * r.cpu_seconds / r.calls : 0,
+                        r.calls > 0 ? 1e6 * r.task_worker_cpu_seconds / r.calls : 0);
+  absl::StrAppendFormat(&text, "task workers      %.2f%% of a core\n",
+                        r.wall_seconds > 0 ? 100 * r.task_worker_cpu_seconds / r.wall_seconds : 0);
+  return text;
+}
+
+}  // namespace sr
+}  // namespace static_runtime
