@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs clang-tidy with .clang-tidy's checks on every C++ source file changed
-# since .clang-format was added, one process per core; CI runs it. Needs
-# `bazel build //...` first for generated headers.
+# since .clang-format was added, one process per core, skipping files that
+# passed before unchanged (below); CI runs it. Needs `bazel build //...`
+# first for generated headers.
 #
 #   tools/check_tidy.sh [FILE.cc ...]     # exit 1 if a check fails
 set -euo pipefail
@@ -16,13 +17,27 @@ else
                          git ls-files --others --exclude-standard -- '*.cc') | sort -u)
 fi
 
+# A file that passed is remembered (as CI's compiles are, in the disk cache
+# under the home directory) by the hash of its text, every header of the
+# project, .clang-tidy and clang-tidy's version: it is checked again only
+# when one of them changes.
+passed_dir=${STATIC_RUNTIME_TIDY_CACHE:-$HOME/.cache/static_runtime/tidy-passed}
+mkdir -p "$passed_dir"
+context=$( (clang-tidy --version; cat .clang-tidy; git ls-files -z -- '*.h' | xargs -0 cat) |
+          sha256sum | cut -d' ' -f1)
+export passed_dir context
+
 # Checks one file; prints its name and first findings if a check fails.
 tidy_one() {
-  local file=$1 out
+  local file=$1 out stamp
+  stamp="$passed_dir/$( (echo "$context"; cat "$file") | sha256sum | cut -d' ' -f1)"
+  [ -e "$stamp" ] && return 0
   if ! out=$(clang-tidy --quiet "$file" -- -x c++ -std=c++17 -I. -Ibazel-bin \
       -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/python3.11 2>&1); then
     echo "FAILED $file"
     grep -E "error:|warning:" <<<"$out" | head -n 5
+  else
+    touch "$stamp"
   fi
 }
 export -f tidy_one
