@@ -312,13 +312,16 @@ int ProfileCommand(const Args& args) {
   return WriteIfGiven(args, "trace", report->trace_json);
 }
 
+// The compiled package given, or the model prepared with the options.
+absl::StatusOr<StaticModule::Ptr> PreparedModule(const Args& args, const RunSetup& setup) {
+  if (setup.package) return setup.package;
+  return StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options, setup.inputs);
+}
+
 int ServeCommand(const Args& args) {
   RunSetup setup;
   if (int code = PrepareRun(args, "serve", setup)) return code;
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      setup.package ? setup.package
-                    : StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options,
-                                               setup.inputs);
+  absl::StatusOr<StaticModule::Ptr> static_module = PreparedModule(args, setup);
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
   ServeConfig config;
   config.threads = args.Int("threads");
@@ -338,10 +341,7 @@ int PlanCommand(const Args& args) {
   if (!args.Given("svg")) return Fail(2, "plan needs --svg=FILE");
   RunSetup setup;
   if (int code = PrepareRun(args, "plan", setup)) return code;
-  absl::StatusOr<StaticModule::Ptr> static_module =
-      setup.package ? setup.package
-                    : StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options,
-                                               setup.inputs);
+  absl::StatusOr<StaticModule::Ptr> static_module = PreparedModule(args, setup);
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
   StaticRuntime runtime(*static_module);
   absl::StatusOr<c10::IValue> result = runtime.Run(setup.inputs);
