@@ -166,8 +166,7 @@ bool IsPrivateList(const Value* list, const torch::jit::Block* block, const Numb
 
 // The private list (IsPrivateList) in `block` that `use` puts its value
 // (defined in `block`) into, as an element of its construction or an
-// appended one; `last` grows to the list's last use.
-// The list, or null.
+// appended one, or null; `last` grows to the list's last use.
 const Value* PrivateListOf(const torch::jit::Use& use, const torch::jit::Block* block,
                            const Numbering& numbering, size_t* last) {
   const Node* user = use.user;
@@ -205,6 +204,7 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
 
   auto reads_only = [&](const Node* node) { return only_reads_inputs && only_reads_inputs(node); };
   LifetimeAnalysis analysis;
+  absl::flat_hash_set<const Value*> holder_set;  // analysis.holders, each once
   for (Node* node : numbering.in_order) {
     if (!is_candidate(node)) continue;
     const torch::jit::Block* block = node->owningBlock();
@@ -220,10 +220,12 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
       std::vector<const Value*> holders;
       // Put into lists the run builds for itself and reads (which the
       // JIT's alias analysis counts as escaping anywhere): alive until the
-      // lists' last uses.
-      for (const torch::jit::Use& use : value->uses()) {
-        const Value* list = may_be_held ? PrivateListOf(use, block, numbering, &last) : nullptr;
+      // lists' last uses. `into_list[i]`: use i is such a put.
+      std::vector<bool> into_list(value->uses().size(), false);
+      for (size_t i = 0; may_be_held && i < value->uses().size(); ++i) {
+        const Value* list = PrivateListOf(value->uses()[i], block, numbering, &last);
         if (list != nullptr) holders.push_back(list);
+        into_list[i] = list != nullptr;
       }
       const bool in_private_list = !holders.empty();
       // Stored where the run does not own it (an object's attribute, a
@@ -232,11 +234,10 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
       bool manageable =
           !ReturnsAnAlias(node) && (fresh_despite_alias_db || in_private_list ||
                                     !MayContainAlias(alias_db, graph->inputs(), value));
-      for (const torch::jit::Use& use : value->uses()) {
+      for (size_t i = 0; i < value->uses().size() && manageable; ++i) {
+        if (into_list[i]) continue;
+        const torch::jit::Use& use = value->uses()[i];
         Node* user = use.user;
-        if (!manageable) break;
-        size_t unused = 0;
-        if (may_be_held && PrivateListOf(use, block, numbering, &unused) != nullptr) continue;
         // A graph output or a yielded value; read by a forked call, which
         // may run until its wait, or after the run if nothing waits; or
         // stored in an object.
@@ -270,7 +271,9 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
       const ManagedValue lifetime{value, numbering.index.at(node), last};
       if (manageable) {
         analysis.managed.push_back(lifetime);
-        analysis.holders.insert(analysis.holders.end(), holders.begin(), holders.end());
+        for (const Value* holder : holders) {
+          if (holder_set.insert(holder).second) analysis.holders.push_back(holder);
+        }
       } else if (block == top && !ReturnsAnAlias(node) && OnlyReturned(value, top)) {
         analysis.outputs.push_back({value, lifetime.first, end});
       } else {

@@ -12,13 +12,13 @@
 // (in that block) and by stack, cat or len (the value's other users must
 // then say in their schemas that they only read it). (In a loop body, the
 // next iteration writes the value while the previous one's holders may
-// still hold it.) Nodes are numbered in execution
-// order through all blocks (a node before its blocks' nodes); a lifetime
-// runs from the defining node to its last use, where a use inside a block
-// counts as lasting until the end of the node of the value's own block that
-// holds it (a value read in a loop body lives until the loop ends). A value
-// of a loop body lives within one iteration, which every iteration repeats
-// at the same numbers; values of an If's two branches never overlap.
+// still hold it.)
+//
+// Nodes are numbered in execution order through all blocks (a node before its blocks' nodes); a
+// lifetime runs from the defining node to its last use, where a use inside a block counts as
+// lasting until the end of the node of the value's own block that holds it (a value read in a loop
+// body lives until the loop ends). A value of a loop body lives within one iteration, which every
+// iteration repeats at the same numbers; values of an If's two branches never overlap.
 #ifndef STATIC_RUNTIME_MEMORY_LIFETIMES_H_
 #define STATIC_RUNTIME_MEMORY_LIFETIMES_H_
 
@@ -44,9 +44,9 @@ struct LifetimeAnalysis {
   // lifetime ends at the graph's return.
   std::vector<ManagedValue> outputs;
   std::vector<const torch::jit::Value*> rejected;  // candidates that escape or alias
-  // The views and private lists that hold managed values: the runtime drops
-  // them before it recycles the managed values' memory (a tensor still
-  // held is not reused).
+  // The views and private lists that hold managed values, each once: the
+  // runtime drops them before it recycles the managed values' memory (a
+  // tensor still held is not reused).
   std::vector<const torch::jit::Value*> holders;
 };
 

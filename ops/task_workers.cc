@@ -13,9 +13,10 @@ namespace ops {
 
 absl::Duration TaskWorkers::DefaultSpin() {
   static const absl::Duration spin = [] {
-    int64_t spin_us = 5000;
+    constexpr int64_t kDefaultSpinUs = 5000;
+    int64_t spin_us = kDefaultSpinUs;
     if (const char* value = std::getenv("STATIC_RUNTIME_TASK_SPIN_US")) {
-      if (!absl::SimpleAtoi(value, &spin_us) || spin_us < 0) spin_us = 5000;
+      if (!absl::SimpleAtoi(value, &spin_us) || spin_us < 0) spin_us = kDefaultSpinUs;
     }
     return absl::Microseconds(spin_us);
   }();

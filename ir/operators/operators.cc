@@ -346,11 +346,9 @@ void RegisterAll() {
 }  // namespace
 
 bool OnlyReadsInputs(c10::Symbol kind) {
-  if (kind == kVariadicCat || kind == kVariadicStack || kind == kFusedPointwise) return true;
-  for (const UnpackedSplit& split : UnpackedSplits()) {
-    if (kind == c10::Symbol::fromQualString(split.op)) return true;
-  }
-  return false;
+  return kind == kVariadicCat || kind == kVariadicStack || kind == kFusedPointwise ||
+         kind == kSplitUnpacked || kind == kSplitWithSizesUnpacked || kind == kChunkUnpacked ||
+         kind == kUnbindUnpacked;
 }
 
 void EnsureOperatorsRegistered() {

@@ -17,6 +17,7 @@
 #include "options/options.h"
 #include "runtime/static_runtime.h"
 #include "runtime/types.h"
+#include "tools/sr/latency.h"
 #include "torch/csrc/jit/api/module.h"
 
 namespace static_runtime {
@@ -44,18 +45,6 @@ struct BenchConfig {
   // null: prepared from the module with `options`.
   StaticModule::Ptr prebuilt;
   double prebuilt_ms = 0;
-};
-
-struct Latency {
-  double median_us = 0;
-  double p90_us = 0;
-  double p99_us = 0;
-  double mean_us = 0;
-  double throughput_per_s = 0;  // all threads together
-  // CPU allocations (LibTorch's CPU allocator) per timed call, and their
-  // bytes; only measured with one caller thread (-1 otherwise).
-  double allocations_per_run = -1;
-  double allocated_bytes_per_run = -1;
 };
 
 struct BenchReport {

@@ -2,11 +2,11 @@
 
 #include <sys/resource.h>
 
-#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -41,11 +41,6 @@ absl::Duration ThreadsCpuTime(absl::string_view name) {
     if (schedstat >> on_cpu_ns) total += absl::Nanoseconds(on_cpu_ns);
   }
   return total;
-}
-
-double Percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  return sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * (sorted.size() - 1) + 0.5))];
 }
 
 }  // namespace
@@ -126,9 +121,7 @@ absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
   report.cpu_seconds = absl::ToDoubleSeconds(cpu);
   report.task_worker_cpu_seconds = absl::ToDoubleSeconds(workers_cpu);
   for (double latency : latencies_us) report.call_seconds += latency / 1e6;
-  std::sort(latencies_us.begin(), latencies_us.end());
-  report.median_us = Percentile(latencies_us, 0.5);
-  report.p99_us = Percentile(latencies_us, 0.99);
+  report.latency = Summarize(std::move(latencies_us), absl::ToDoubleMicroseconds(wall));
   return report;
 }
 
@@ -141,7 +134,8 @@ std::string FormatServeReport(const ServeReport& r) {
                       r.wall_seconds);
   absl::StrAppendFormat(&text, "calls/s           %.1f (%d calls)\n", r.calls_per_second(),
                         r.calls);
-  absl::StrAppendFormat(&text, "latency (us)      median %.1f, p99 %.1f\n", r.median_us, r.p99_us);
+  absl::StrAppendFormat(&text, "latency (us)      median %.1f, p99 %.1f\n", r.latency.median_us,
+                        r.latency.p99_us);
   absl::StrAppendFormat(&text, "cpu               %.2f%% of a core; calls in flight %.2f%%\n",
                         100 * r.cores(), 100 * r.in_calls());
   absl::StrAppendFormat(&text, "cpu per call (us) %.1f, of which task workers %.1f\n",

@@ -16,6 +16,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "runtime/static_module.h"
+#include "tools/sr/latency.h"
 
 namespace static_runtime {
 namespace sr {
@@ -37,8 +38,7 @@ struct ServeReport {
   // included (Linux; at the kernel's tick granularity).
   double task_worker_cpu_seconds = 0;
   double call_seconds = 0;  // the timed calls' latencies, summed
-  double median_us = 0;
-  double p99_us = 0;
+  Latency latency;          // of the timed calls (allocations not counted)
 
   double calls_per_second() const { return wall_seconds > 0 ? calls / wall_seconds : 0; }
   // Cores kept busy: CPU seconds per wall second.
