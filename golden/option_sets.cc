@@ -37,6 +37,7 @@ const std::vector<OptionSet>& OptionSets() {
        DefaultsWith({{&Options::enable_out_variant, false}, {&Options::optimize_memory, false}})},
       {"memory_planning_off", DefaultsWith({{&Options::optimize_memory, false}})},
       {"managed_output_tensors", DefaultsWith({{&Options::manage_output_tensors, true}})},
+      {"output_allocations_apart", DefaultsWith({{&Options::group_output_allocations, false}})},
       {"copy_variants_off", DefaultsWith({{&Options::use_copy_variants, false}})},
       {"all_rewrites_off", AllRewritesOff()},
       {"list_unpack_copies", DefaultsWith({{&Options::fuse_list_unpack, true}})},

@@ -108,6 +108,13 @@ bool OnlyReturned(const Value* value, const torch::jit::Block* top) {
   return true;
 }
 
+// Whether a node stores `value` in an object's attribute.
+bool StoredInObject(const Value* value) {
+  return std::any_of(value->uses().begin(), value->uses().end(), [](const torch::jit::Use& use) {
+    return use.user->kind() == c10::prim::SetAttr;
+  });
+}
+
 // The last use of `view` (a view made in `block` or a block inside it) and
 // of the views made of it, in `block`'s numbering; nullopt when one of
 // them may outlive the run (returned, yielded, forked, stored in an object
@@ -274,10 +281,14 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
         for (const Value* holder : holders) {
           if (holder_set.insert(holder).second) analysis.holders.push_back(holder);
         }
-      } else if (block == top && !ReturnsAnAlias(node) && OnlyReturned(value, top)) {
-        analysis.outputs.push_back({value, lifetime.first, end});
       } else {
-        analysis.rejected.push_back(value);
+        const bool fresh_in_top = block == top && !ReturnsAnAlias(node);
+        if (fresh_in_top && !StoredInObject(value)) analysis.escaping.push_back(value);
+        if (fresh_in_top && OnlyReturned(value, top)) {
+          analysis.outputs.push_back({value, lifetime.first, end});
+        } else {
+          analysis.rejected.push_back(value);
+        }
       }
     }
   }

@@ -44,6 +44,11 @@ struct LifetimeAnalysis {
   // lifetime ends at the graph's return.
   std::vector<ManagedValue> outputs;
   std::vector<const torch::jit::Value*> rejected;  // candidates that escape or alias
+  // The candidates of the top-level block that are not managed and that
+  // the node makes afresh (its schema returns no alias) and no node stores
+  // in an object: graph outputs (including `outputs`) and values that leave
+  // the plan otherwise. Each run makes them anew and they may outlive it.
+  std::vector<const torch::jit::Value*> escaping;  // in definition order
   // The views and private lists that hold managed values, each once: the
   // runtime drops them before it recycles the managed values' memory (a
   // tensor still held is not reused).

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ATen/ATen.h"
-#include "c10/core/CPUAllocator.h"
+#include "memory/unallocated_tensor.h"
 
 namespace static_runtime {
 namespace memory {
@@ -21,20 +21,8 @@ at::Tensor* OwnedTensor(c10::IValue& value, bool shared_ok = false) {
   return &tensor;
 }
 
-// A CPU tensor with no elements and no memory, made without the allocator.
-at::Tensor EmptyTensor(c10::ScalarType dtype) {
-  c10::Storage storage(c10::Storage::use_byte_size_t(), 0,
-                       c10::DataPtr(nullptr, c10::Device(c10::kCPU)), c10::GetCPUAllocator(),
-                       /*resizable=*/true);
-  return at::detail::make_tensor<c10::TensorImpl>(std::move(storage),
-                                                  c10::DispatchKeySet(c10::DispatchKey::CPU),
-                                                  c10::scalarTypeToTypeMeta(dtype));
-}
-
 void Detach(at::Tensor& tensor) {
-  c10::StorageImpl* storage = tensor.storage().unsafeGetStorageImpl();
-  storage->set_data_ptr_noswap(c10::DataPtr(nullptr, c10::Device(c10::kCPU)));
-  storage->set_nbytes(0);
+  PointStorageAt(tensor, c10::DataPtr(nullptr, c10::Device(c10::kCPU)), 0);
   tensor.unsafeGetTensorImpl()->set_sizes_contiguous({0});
 }
 
@@ -97,16 +85,14 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
     c10::IValue& value = values[slots_[i]];
     if (records_[i].dtype && (value.isNone() || (handed_out_ && OwnedTensor(value) == nullptr))) {
       // Empty, or (an output) still held by the caller: a tensor of our own.
-      value = EmptyTensor(*records_[i].dtype);
+      value = UnallocatedTensor(*records_[i].dtype);
     }
     if (lifetimes_[i].bytes == 0) continue;  // stays empty, costs nothing
     at::Tensor* tensor = OwnedTensor(value);
     if (tensor == nullptr) continue;
-    c10::StorageImpl* storage = tensor->storage().unsafeGetStorageImpl();
     // No deleter: the arena owns the memory.
-    storage->set_data_ptr_noswap(
-        c10::DataPtr(arena_.data() + plan_.offsets[i], c10::Device(c10::kCPU)));
-    storage->set_nbytes(lifetimes_[i].bytes);
+    PointStorageAt(*tensor, c10::DataPtr(arena_.data() + plan_.offsets[i], c10::Device(c10::kCPU)),
+                   lifetimes_[i].bytes);
   }
 }
 

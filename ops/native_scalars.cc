@@ -51,6 +51,27 @@ int64_t PythonModulo(int64_t a, int64_t b) {
   return (b + (a % b)) % b;
 }
 
+// prim::min and prim::max of a list (`overload` self_int or self_float), as
+// the JIT compares: an element replaces the extreme only if strictly smaller
+// (larger), so a NaN never does.
+template <typename T>
+void RegisterListExtremes(const char* overload) {
+  auto extreme = [](const char* name, auto better) {
+    return [name, better](NodeIO& io) {
+      const c10::List<T> list = io.Input(0).to<c10::List<T>>();
+      if (list.empty()) throw std::runtime_error(absl::StrCat(name, "() arg is an empty sequence"));
+      T result = list[0];
+      for (size_t i = 1; i < list.size(); ++i) {
+        const T element = list[i];
+        if (better(element, result)) result = element;
+      }
+      io.Output(0) = result;
+    };
+  };
+  Register("prim::min", overload, extreme("min", [](T a, T b) { return a < b; }));
+  Register("prim::max", overload, extreme("max", [](T a, T b) { return a > b; }));
+}
+
 void RegisterArithmetic() {
   RegisterNumeric<int64_t, double>("aten::add", [](auto a, auto b) { return a + b; });
   RegisterNumeric<int64_t, double>("aten::sub", [](auto a, auto b) { return a - b; });
@@ -66,6 +87,12 @@ void RegisterArithmetic() {
                                             [](int64_t a, int64_t b) { return std::max(a, b); });
   RegisterBinary<int64_t, int64_t, int64_t>("prim::min", "int",
                                             [](int64_t a, int64_t b) { return std::min(a, b); });
+  RegisterListExtremes<int64_t>("self_int");
+  RegisterListExtremes<double>("self_float");
+  Register("aten::sqrt", "int",
+           [](NodeIO& io) { io.Output(0) = std::sqrt(static_cast<double>(io.Input(0).toInt())); });
+  Register("aten::sqrt", "float",
+           [](NodeIO& io) { io.Output(0) = std::sqrt(io.Input(0).toDouble()); });
   Register("aten::neg", "int", [](NodeIO& io) { io.Output(0) = -io.Input(0).toInt(); });
   Register("aten::neg", "float", [](NodeIO& io) { io.Output(0) = -io.Input(0).toDouble(); });
 }

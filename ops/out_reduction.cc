@@ -3,6 +3,7 @@
 // cumprod, logsumexp, var/std, any/all.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
+#include "ATen/Dispatch.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -16,6 +17,34 @@ at::OptionalIntArrayRef DimsArg(const c10::IValue& value, std::vector<int64_t>& 
   if (value.isNone()) return c10::nullopt;
   storage = value.toIntVector();
   return at::IntArrayRef(storage);
+}
+
+// at::cpu::mean_out for float and double results, as ATen 1.13 computes it
+// (a sum, then a division by the number of elements reduced) without the
+// two small tensors its division by a Scalar allocates.
+void MeanOut(at::Tensor& out, const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+             c10::optional<at::ScalarType> dtype) {
+  const at::ScalarType result = dtype.value_or(self.scalar_type());
+  if (result != at::kFloat && result != at::kDouble) {
+    at::cpu::mean_out(out, self, dim, keepdim, dtype);
+    return;
+  }
+  int64_t reduced = 1;
+  if (!dim.has_value() || dim->empty() || self.dim() == 0) {
+    reduced = self.numel();
+  } else {
+    for (int64_t d : *dim) reduced *= self.size(d);
+  }
+  at::cpu::sum_out(out, self, dim, keepdim, result);
+  if (!out.is_contiguous()) {
+    out.div_(reduced);
+    return;
+  }
+  AT_DISPATCH_FLOATING_TYPES(result, "mean", [&] {
+    scalar_t* data = out.data_ptr<scalar_t>();
+    const auto divisor = static_cast<scalar_t>(reduced);
+    for (int64_t i = 0, n = out.numel(); i < n; ++i) data[i] = data[i] / divisor;
+  });
 }
 
 void RegisterSums() {
@@ -46,14 +75,14 @@ void RegisterSums() {
     WriteOutput(
         io, 0, dtype.value_or(self.scalar_type()),
         [&] { return at::mean(self, dim, keepdim, dtype); },
-        [&](at::Tensor& out) { at::cpu::mean_out(out, self, dim, keepdim, dtype); });
+        [&](at::Tensor& out) { MeanOut(out, self, dim, keepdim, dtype); });
   });
   RegisterOut("aten::mean", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto dtype = DtypeArg(io.Input(1));
     WriteOutput(
         io, 0, dtype.value_or(self.scalar_type()), [&] { return at::mean(self, dtype); },
-        [&](at::Tensor& out) { at::cpu::mean_out(out, self, at::IntArrayRef{}, false, dtype); });
+        [&](at::Tensor& out) { MeanOut(out, self, at::IntArrayRef{}, false, dtype); });
   });
   RegisterOut("aten::prod", "dim_int", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);

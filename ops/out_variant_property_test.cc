@@ -280,8 +280,12 @@ std::map<std::string, Spec> ReductionSpecs() {
   specs["aten::sum.dim_IntList"] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
     return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool(), c10::IValue()};
   });
-  specs["aten::mean.dim"] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
-    return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool(), c10::IValue()};
+  // With no dtype, or a float one (the sum then runs in it).
+  const auto mean_dtype = [](const Call& c) {
+    return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Bool() ? at::kFloat : at::kDouble);
+  };
+  specs["aten::mean.dim"] = OverDims(kFloats, [=](const Call& c, int64_t rank) -> Inputs {
+    return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool(), mean_dtype(c)};
   });
   specs["aten::prod.dim_int"] = OverDim(kNumbers, /*dtype_arg=*/true);
   specs["aten::cumsum."] = OverDims(kAll, [](const Call& c, int64_t rank) -> Inputs {
@@ -301,8 +305,8 @@ std::map<std::string, Spec> ReductionSpecs() {
   specs["aten::logsumexp."] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
     return {c10::List<int64_t>(SomeDims(c, rank)), c.draw.Bool()};
   });
-  specs["aten::mean."] = {[](const Call& c) -> Inputs {
-    return {c.Tensor(c.Shape(c.Rank(0, 3)), kFloats), c10::IValue()};
+  specs["aten::mean."] = {[=](const Call& c) -> Inputs {
+    return {c.Tensor(c.Shape(c.Rank(0, 3)), kFloats), mean_dtype(c)};
   }};
   for (const char* name : {"aten::max.", "aten::min."}) {
     specs[name] = {
@@ -890,7 +894,9 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
 bool TestedElsewhere(const std::string& kernel) {
   return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0 ||  // //ops:onednn_conv_test
          kernel.rfind("static_runtime::linear_fused(", 0) == 0 ||  // //ops:onednn_linear_test
-         kernel == "static_runtime::fused_pointwise";              // //runtime:fusion_test
+         kernel == "static_runtime::fused_pointwise" ||            // //runtime:fusion_test
+         kernel.rfind("static_runtime::transformer_encoder_layer(", 0) ==
+             0;  // //ops:transformer_encoder_layer_test
 }
 
 std::vector<std::string> OutVariantKernels() {

@@ -104,9 +104,17 @@ graph(%w : Tensor, %i : Tensor, %o : Tensor):
   EXPECT_FALSE(bag_size_used.has_value() && bag_size_used->kind == NodeKind::kOutVariant);
 }
 
-// A random value of a scalar type, including the awkward ones (0, negatives).
+// A random value of a scalar type, including the awkward ones (0, negatives),
+// or a list of 0 to 4 of them.
 c10::IValue RandomScalar(const c10::TypePtr& type, std::mt19937_64& rng) {
   switch (type->kind()) {
+    case c10::TypeKind::ListType: {
+      const c10::TypePtr element = type->containedType(0);
+      c10::impl::GenericList list(element);
+      const int length = std::uniform_int_distribution<int>(0, 4)(rng);
+      for (int i = 0; i < length; ++i) list.push_back(RandomScalar(element, rng));
+      return list;
+    }
     case c10::TypeKind::IntType:
       return std::uniform_int_distribution<int64_t>(-7, 7)(rng);
     case c10::TypeKind::FloatType:
@@ -121,6 +129,12 @@ c10::IValue RandomScalar(const c10::TypePtr& type, std::mt19937_64& rng) {
 bool IsScalarType(const c10::TypePtr& type) {
   return type->kind() == c10::TypeKind::IntType || type->kind() == c10::TypeKind::FloatType ||
          type->kind() == c10::TypeKind::BoolType;
+}
+
+// A scalar type or a list of one (int[], float[]).
+bool IsScalarOrListType(const c10::TypePtr& type) {
+  return IsScalarType(type) ||
+         (type->kind() == c10::TypeKind::ListType && IsScalarType(type->containedType(0)));
 }
 
 std::string Describe(const std::vector<c10::IValue>& values) {
@@ -149,7 +163,7 @@ TEST(RegistryTest, ScalarKernelsMatchTheJitOnRandomArguments) {
     if (schema.returns().size() != 1 || !IsScalarType(schema.returns()[0].type())) continue;
     bool scalar_arguments = !schema.arguments().empty();
     for (const auto& argument : schema.arguments()) {
-      scalar_arguments = scalar_arguments && IsScalarType(argument.type());
+      scalar_arguments = scalar_arguments && IsScalarOrListType(argument.type());
     }
     if (!scalar_arguments) continue;
     std::vector<std::string> params;

@@ -19,9 +19,12 @@
 #include <utility>
 
 #include "ATen/ATen.h"
+#include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
+#include "ops/cpu_kernels.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn_matmul.h"
+#include "ops/out_variant.h"
 #include "ops/registry.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -95,52 +98,98 @@ class EncoderLayerKernel {
       io.Output(0) = Reference(io);
       return;
     }
-    io.Output(0) = Compute(src.contiguous());
+    const at::Tensor x = src.contiguous();
+    at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
+    out.resize_(x.sizes());
+    Compute(x, out);
   }
 
  private:
-  at::Tensor Norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const {
-    return at::layer_norm(x, {p_.width}, weight, bias, p_.eps);
+  // The layer's intermediates: per-thread tensors, reused (and grown) from
+  // call to call, so a layer allocates only what it hands out.
+  struct Workspace {
+    at::Tensor normed, qkv, scores, context, merged, attended, hidden, ffn_out, mean, rstd;
+  };
+  static Workspace& ThreadWorkspace() {
+    thread_local Workspace workspace;
+    return workspace;
+  }
+  static at::Tensor& Sized(at::Tensor& tensor, at::IntArrayRef sizes) {
+    if (!tensor.defined()) tensor = at::empty({0}, at::kFloat);
+    tensor.resize_(sizes);
+    return tensor;
   }
 
-  // `x` [B, T, K] contiguous through `linear` into a new [B, T, N] tensor.
-  static at::Tensor Linear(onednn::PackedLinear& linear, const at::Tensor& x) {
-    at::Tensor out = at::empty({x.size(0), x.size(1), linear.out_features()}, x.options());
+  // Layer norm of `x` [B, T, D] contiguous into `out` (same shape, contiguous).
+  void Norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+            at::Tensor& out) const {
+    Workspace& ws = ThreadWorkspace();
+    const int64_t rows = x.numel() / p_.width;
+    LayerNormInto(x, weight, bias, rows, p_.width, p_.eps, out, Sized(ws.mean, {rows}),
+                  Sized(ws.rstd, {rows}));
+  }
+
+  // `x` [B, T, K] contiguous through `linear` into `out` [B, T, N] (resized).
+  static void Linear(onednn::PackedLinear& linear, const at::Tensor& x, at::Tensor& out) {
+    Sized(out, {x.size(0), x.size(1), linear.out_features()});
     linear.Run(x.data_ptr<float>(), x.size(0) * x.size(1), out.data_ptr<float>());
-    return out;
   }
 
-  at::Tensor Compute(const at::Tensor& src) {
+  // The layer on `src` [B, T, D] contiguous into `result` (same shape,
+  // contiguous), as ATen 1.13 computes it.
+  void Compute(const at::Tensor& src, at::Tensor& result) {
+    // The workspace's tensors never leave this thread or this call.
+    c10::InferenceMode inference;
+    Workspace& ws = ThreadWorkspace();
     const int64_t batch = src.size(0), tokens = src.size(1);
     const int64_t head_width = p_.width / p_.heads;
-    const at::Tensor x = p_.norm_first ? Norm(src, p_.norm_weight_1, p_.norm_bias_1) : src;
+    const at::Tensor* x = &src;
+    if (p_.norm_first) {
+      Norm(src, p_.norm_weight_1, p_.norm_bias_1, Sized(ws.normed, src.sizes()));
+      x = &ws.normed;
+    }
 
     // Self-attention: q, k, v as [B, heads, T, head width], q scaled.
-    auto [q, k, v] = at::_transform_bias_rescale_qkv(Linear(qkv_, x), p_.qkv_bias, p_.heads);
+    Linear(qkv_, *x, ws.qkv);
+    auto [q, k, v] = at::_transform_bias_rescale_qkv(ws.qkv, p_.qkv_bias, p_.heads);
     const int64_t matrices = batch * p_.heads;
-    at::Tensor scores = at::bmm(q.view({matrices, tokens, head_width}),
-                                k.view({matrices, tokens, head_width}).transpose(1, 2));
-    at::_softmax_out(scores, scores, /*dim=*/2, /*half_to_float=*/false);
-    const at::Tensor context = at::bmm(scores, v.view({matrices, tokens, head_width}))
-                                   .view({batch, p_.heads, tokens, head_width})
-                                   .transpose(1, 2)
-                                   .contiguous();  // [B, T, heads, head width]
-    at::Tensor attended = Linear(proj_, context.view({batch, tokens, p_.width}));
-    attended.add_(src);
-    if (!p_.norm_first) attended = Norm(attended, p_.norm_weight_1, p_.norm_bias_1);
-
-    // Feed-forward.
-    const at::Tensor ffn_input =
-        p_.norm_first ? Norm(attended, p_.norm_weight_2, p_.norm_bias_2) : attended;
-    at::Tensor hidden = Linear(ffn_1_, ffn_input);
-    if (p_.use_gelu) {
-      at::gelu_(hidden);
-    } else {
-      hidden.relu_();
+    at::bmm_out(Sized(ws.scores, {matrices, tokens, tokens}),
+                q.view({matrices, tokens, head_width}),
+                k.view({matrices, tokens, head_width}).transpose(1, 2));
+    at::_softmax_out(ws.scores, ws.scores, /*dim=*/2, /*half_to_float=*/false);
+    at::bmm_out(Sized(ws.context, {matrices, tokens, head_width}), ws.scores,
+                v.view({matrices, tokens, head_width}));
+    // [B, T, heads, head width]
+    Sized(ws.merged, {batch, tokens, p_.heads, head_width})
+        .copy_(ws.context.view({batch, p_.heads, tokens, head_width}).transpose(1, 2));
+    Linear(proj_, ws.merged.view({batch, tokens, p_.width}), ws.attended);
+    ws.attended.add_(src);
+    at::Tensor* attended = &ws.attended;
+    if (!p_.norm_first) {
+      Norm(ws.attended, p_.norm_weight_1, p_.norm_bias_1, Sized(ws.normed, src.sizes()));
+      attended = &ws.normed;
     }
-    at::Tensor out = Linear(ffn_2_, hidden);
-    out.add_(attended);
-    return p_.norm_first ? out : Norm(out, p_.norm_weight_2, p_.norm_bias_2);
+
+    // Feed-forward; the last step writes `result`.
+    const at::Tensor* ffn_input = attended;
+    if (p_.norm_first) {
+      Norm(*attended, p_.norm_weight_2, p_.norm_bias_2, Sized(ws.normed, src.sizes()));
+      ffn_input = &ws.normed;
+    }
+    Linear(ffn_1_, *ffn_input, ws.hidden);
+    if (p_.use_gelu) {
+      at::gelu_(ws.hidden);
+    } else {
+      ws.hidden.relu_();
+    }
+    if (p_.norm_first) {
+      Linear(ffn_2_, ws.hidden, result);
+      result.add_(*attended);
+    } else {
+      Linear(ffn_2_, ws.hidden, ws.ffn_out);
+      ws.ffn_out.add_(*attended);
+      Norm(ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, result);
+    }
   }
 
   at::Tensor Reference(const NodeIO& io) const {
@@ -165,7 +214,7 @@ KernelOffer MakeEncoderLayerKernel(const torch::jit::Node* node) {
 const bool kRegistered = [] {
   ops::EnsureOperatorsRegistered();
   KernelRegistry::Global().RegisterOverload("static_runtime::transformer_encoder_layer", "",
-                                            NodeKind::kNative, MakeEncoderLayerKernel,
+                                            NodeKind::kOutVariant, MakeEncoderLayerKernel,
                                             ops::TransformerEncoderLayerErrorBound);
   return true;
 }();

@@ -11,6 +11,7 @@
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
+#include "memory/counting_allocator.h"
 #include "ops/error_bounds.h"
 #include "ops/out_variant_test_support.h"
 #include "ops/registry.h"
@@ -76,7 +77,8 @@ LayerGraph MakeLayerGraph(const LayerCase& c) {
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(node->output());
   auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
-  EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kNative && selected->error_bound);
+  EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant &&
+              selected->error_bound);
   return {graph, constants, selected ? selected->kernel : Kernel()};
 }
 
@@ -129,6 +131,28 @@ RC_GTEST_PROP(TransformerEncoderLayerProperty, WithinTheDeclaredBoundOfTheExactR
     const std::string atens = testing::OutsideBound(ops::TransformerEncoderLayerErrorBound, inputs,
                                                     exact, AtenLayer(inputs, at::kFloat));
     if (!atens.empty()) RC_FAIL("ATen's layer: " + atens);
+  }
+}
+
+// The kernel writes into the tensor in its output slot and keeps its
+// intermediates in a per-thread workspace: once warm, a call allocates only
+// ATen's q, k, v (one tensor).
+TEST(TransformerEncoderLayerTest, WritesItsOutputAndReusesItsWorkspace) {
+  for (const bool norm_first : {false, true}) {
+    LayerCase c;
+    c.norm_first = norm_first;
+    LayerGraph layer = MakeLayerGraph(c);
+    Slots slots(1);
+    const std::vector<c10::IValue> inputs = Inputs(layer, at::randn({2, 5, c.width}));
+    ASSERT_EQ(slots.Run(layer.kernel, inputs), "");
+    const void* output = slots.Output(0).toTensor().data_ptr();
+    const at::Tensor first = slots.Output(0).toTensor().clone();
+    const memory::CountingAllocator& counter = memory::CountingAllocator::Installed();
+    const size_t before = counter.count();
+    ASSERT_EQ(slots.Run(layer.kernel, inputs), "");
+    EXPECT_EQ(counter.count() - before, 1u);
+    EXPECT_EQ(slots.Output(0).toTensor().data_ptr(), output);
+    EXPECT_TRUE(at::equal(slots.Output(0).toTensor(), first));
   }
 }
 

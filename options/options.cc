@@ -9,6 +9,8 @@ const std::vector<BoolOption>& BoolOptions() {
       {"enable_out_variant", &Options::enable_out_variant, "use out-variant kernels"},
       {"optimize_memory", &Options::optimize_memory, "plan intermediates into one arena"},
       {"manage_output_tensors", &Options::manage_output_tensors, "keep outputs in a reused buffer"},
+      {"group_output_allocations", &Options::group_output_allocations,
+       "the tensors a run hands out share one allocation"},
       {"use_copy_variants", &Options::use_copy_variants, "replace unobserved views by copies"},
       {"use_maybe_copy_variants", &Options::use_maybe_copy_variants, "aten::to into owned memory"},
       {"use_variadic_ops", &Options::use_variadic_ops, "cat/stack of a list -> variadic node"},

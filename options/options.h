@@ -29,6 +29,11 @@ struct Options {
   bool optimize_memory = true;
   // Also plan output tensors; the caller releases them explicitly.
   bool manage_output_tensors = false;
+  // The tensors a run hands out (its outputs, and values that leave the
+  // memory plan otherwise) share one allocation per run, sized from earlier
+  // runs (memory/output_slab.h; needs optimize_memory): one allocation
+  // instead of one per tensor. The slab is freed when the last of them is.
+  bool group_output_allocations = true;
   // Replace view ops whose aliasing nobody observes by copying ops.
   bool use_copy_variants = true;
   // Replace aten::to by a variant that copies into runtime-owned memory.

@@ -50,6 +50,10 @@ struct ModuleState {
   // runtime's output buffer until the caller releases them.
   std::vector<ValueIndex> output_slots;
   std::vector<memory::Lifetime> output_lifetimes;
+  // With options.group_output_allocations: the tensors a run hands out that
+  // share one allocation (LifetimeAnalysis::escaping, less output_slots).
+  std::vector<ValueIndex> slab_slots;
+  std::vector<memory::TensorRecord> initial_slab_records;  // as initial_records
   // StaticModule::planned_inputs().
   std::vector<std::string> planned_inputs;
 

@@ -209,9 +209,10 @@ absl::StatusOr<Options> OptionsFrom(const Json& metadata) {
   Options options;
   for (const BoolOption& option : BoolOptions()) {
     const auto value = options_json->find(option.name);
-    if (value == options_json->end() || !value->is_boolean()) {
+    if (value == options_json->end()) continue;  // an option newer than the package: its default
+    if (!value->is_boolean()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("metadata.json has no boolean option ", option.name));
+          absl::StrCat("metadata.json has a non-boolean option ", option.name));
     }
     options.*option.member = value->get<bool>();
   }

@@ -15,6 +15,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "memory/output_slab.h"
 #include "memory/planner.h"
 #include "runtime/module_state.h"
 
@@ -45,6 +46,7 @@ struct RuntimeState {
   std::vector<uint32_t> cleared_slots;
   std::optional<memory::MemoryPlanner> planner;        // the intermediates
   std::optional<memory::MemoryPlanner> output_buffer;  // manage_output_tensors
+  std::optional<memory::OutputSlab> output_slab;       // group_output_allocations
   bool outputs_pending = false;
   // The last run's status, and the exception its failing node threw.
   absl::Status last_status;

@@ -57,10 +57,19 @@ void PlanLifetimes(ModuleState& state) {
   for (const torch::jit::Value* holder : analysis.holders) {
     state.holder_slots.push_back(state.layout.SlotOf(holder));
   }
-  if (!state.options.manage_output_tensors) return;
-  for (const memory::ManagedValue& output : analysis.outputs) {
-    state.output_slots.push_back(state.layout.SlotOf(output.value));
-    state.output_lifetimes.push_back({output.first, output.last, 0});
+  if (state.options.manage_output_tensors) {
+    for (const memory::ManagedValue& output : analysis.outputs) {
+      state.output_slots.push_back(state.layout.SlotOf(output.value));
+      state.output_lifetimes.push_back({output.first, output.last, 0});
+    }
+  }
+  if (state.options.group_output_allocations) {
+    const absl::flat_hash_set<ValueIndex> in_output_buffer(state.output_slots.begin(),
+                                                           state.output_slots.end());
+    for (const torch::jit::Value* value : analysis.escaping) {
+      const ValueIndex slot = state.layout.SlotOf(value);
+      if (!in_output_buffer.contains(slot)) state.slab_slots.push_back(slot);
+    }
   }
 }
 
@@ -152,16 +161,18 @@ absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
   for (const c10::IValue& input : sample_inputs) {
     state.planned_inputs.push_back(DescribeValue(input));
   }
-  if (!sample_inputs.empty() && !state.managed_slots.empty()) {
-    // One run on the samples gives every managed tensor's size and dtype, so
-    // even the first real run is planned.
+  if (!sample_inputs.empty() && (!state.managed_slots.empty() || !state.slab_slots.empty())) {
+    // One run on the samples gives every managed tensor's size and dtype
+    // (and the output slab's), so even the first real run is planned.
     StaticRuntime runtime(bound);
     absl::StatusOr<c10::IValue> result = runtime.Run(sample_inputs);
     if (!result.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("running the sample inputs failed: ", result.status().message()));
     }
-    state.initial_records = RuntimeState::Of(runtime).memory_planner()->records();
+    const RuntimeState& sampled = RuntimeState::Of(runtime);
+    if (sampled.planner) state.initial_records = sampled.planner->records();
+    if (sampled.output_slab) state.initial_slab_records = sampled.output_slab->records();
     runtime.ReleaseOutputs();
   }
   return StaticModule::Ptr(std::move(bound));

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "c10/core/InferenceMode.h"
+#include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "ops/native_async.h"
 #include "runtime/arguments.h"
@@ -34,6 +35,11 @@ RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
         std::vector<uint32_t>(module_state.output_slots.begin(), module_state.output_slots.end()),
         module_state.output_lifetimes, std::vector<memory::TensorRecord>{},
         /*handed_out=*/true);
+  }
+  if (!module_state.slab_slots.empty()) {
+    output_slab.emplace(
+        std::vector<uint32_t>(module_state.slab_slots.begin(), module_state.slab_slots.end()),
+        module_state.initial_slab_records);
   }
   for (size_t i = 0; i < values.size(); ++i) {
     const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
@@ -70,6 +76,20 @@ void ClearNonConstants(RuntimeState& state) {
   for (uint32_t slot : state.cleared_slots) state.values[slot] = c10::IValue();
 }
 
+// Points the planned tensors at their memory (the arena grows, the output
+// buffer, a new output slab); a failed allocation is kResourceExhausted.
+absl::Status AllocateMemory(RuntimeState& state) {
+  const absl::Span<c10::IValue> values = absl::MakeSpan(state.values);
+  try {
+    if (state.planner) state.planner->Allocate(values);
+    if (state.output_buffer) state.output_buffer->Allocate(values);
+    if (state.output_slab) state.output_slab->Allocate(values);
+  } catch (const std::exception& e) {
+    return StatusFromException(e, "allocating the run's planned memory: ");
+  }
+  return absl::OkStatus();
+}
+
 // One run: binds the arguments, allocates the planned memory, runs the plan
 // with `run_plan`, collects the result and releases everything.
 template <typename RunPlan>
@@ -99,10 +119,9 @@ absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::
   clock.Lap("bind");
 
   const BlockPlan& plan = state.module_state.plan;
-  if (state.planner) state.planner->Allocate(absl::MakeSpan(values));
-  if (state.output_buffer) state.output_buffer->Allocate(absl::MakeSpan(values));
+  absl::Status status = AllocateMemory(state);
   clock.Lap("allocate");
-  absl::Status status = run_plan(plan, values.data());
+  if (status.ok()) status = run_plan(plan, values.data());
   clock.Lap("nodes");
   c10::IValue result;
   if (status.ok()) {
@@ -116,6 +135,7 @@ absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::
     }
   }
   // A failed run's sizes are partial: only a successful run plans.
+  if (state.output_slab && status.ok()) state.output_slab->Learn(values);
   if (state.planner) {
     for (ValueIndex slot : state.module_state.holder_slots) values[slot] = c10::IValue();
     state.planner->Release(absl::MakeSpan(values), /*learn=*/status.ok());
@@ -238,6 +258,10 @@ MemoryStats StaticRuntime::memory_stats() const {
   if (state.output_buffer) {
     stats.output_tensors = state.output_buffer->stats().managed_tensors;
     stats.output_buffer_bytes = state.output_buffer->stats().arena_bytes;
+  }
+  if (state.output_slab) {
+    stats.output_slab_tensors = state.output_slab->tensors();
+    stats.output_slab_bytes = state.output_slab->bytes();
   }
   const size_t produced = state.values.size() - state.module_state.layout.constants_end();
   stats.unmanaged_values = produced - stats.intermediates.managed_tensors - stats.output_tensors;

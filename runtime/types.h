@@ -79,6 +79,10 @@ struct MemoryStats {
   size_t unmanaged_values = 0;  // values the runtime produces outside any plan
   size_t output_tensors = 0;    // outputs in the output buffer
   size_t output_buffer_bytes = 0;
+  // Tensors a run hands out that share one allocation per run (Options::
+  // group_output_allocations), and that allocation's size.
+  size_t output_slab_tensors = 0;
+  size_t output_slab_bytes = 0;
 };
 
 // The plan of the intermediates of a runtime's last run: where each managed

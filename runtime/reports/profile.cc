@@ -250,6 +250,12 @@ std::string FormatProfile(const ProfileReport& r) {
                           "%.1f)\n",
                           r.steady_run_allocations, r.node_allocations_per_run,
                           std::max(0.0, r.steady_run_allocations - r.node_allocations_per_run));
+    if (r.memory.output_slab_tensors > 0) {
+      absl::StrAppendFormat(&text,
+                            "the runtime's: one output slab per run (%d B) for %d tensors a run "
+                            "hands out\n",
+                            r.memory.output_slab_bytes, r.memory.output_slab_tensors);
+    }
     bool header = false;
     for (const NodeProfile& node : r.nodes) {
       if (node.allocations == 0) continue;

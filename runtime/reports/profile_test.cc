@@ -64,19 +64,22 @@ def forward(self, x, y):
                                               "fused group at node 2: tanh, mul", "aten::mm"}));
 }
 
-// Allocations are counted per node on steady-state runs, with the reason:
-// the planned intermediate (relu's output) allocates nothing, the graph
-// output (the product) one tensor per run, and the fallback its results.
-TEST(ProfileTest, AllocationsPerNodeWithTheirReason) {
-  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+constexpr const char* kReluThenProduct = R"(
 def forward(self, x):
     y = torch.relu(x)
     z = torch.mm(y, y)
     return z
-)");
+)";
+
+// Allocations are counted per node on steady-state runs, with the reason:
+// the planned intermediate (relu's output) allocates nothing, the graph
+// output (the product) one tensor per run, and the fallback its results.
+TEST(ProfileTest, AllocationsPerNodeWithTheirReason) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(kReluThenProduct);
   ASSERT_TRUE(module.ok()) << module.status();
   Options options;
   options.enable_fusion = false;
+  options.group_output_allocations = false;
   auto report = Profile(*module, false, options, {at::randn({16, 16})}, 4);
   ASSERT_TRUE(report.ok()) << report.status();
   const NodeProfile* relu = nullptr;
@@ -97,6 +100,23 @@ def forward(self, x):
   const std::string text = FormatProfile(*report);
   EXPECT_THAT(text, HasSubstr("allocations per steady-state run"));
   EXPECT_THAT(text, HasSubstr("unplanned output"));
+}
+
+// By default the graph output lives in the run's output slab: the product
+// allocates nothing, the runtime one slab per run.
+TEST(ProfileTest, TheOutputSlabIsTheRuntimesAllocation) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(kReluThenProduct);
+  ASSERT_TRUE(module.ok()) << module.status();
+  Options options;
+  options.enable_fusion = false;
+  auto report = Profile(*module, false, options, {at::randn({16, 16})}, 4);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const NodeProfile& node : report->nodes) EXPECT_EQ(node.allocations, 0) << node.kind;
+  EXPECT_EQ(report->memory.output_slab_tensors, 1u);
+  EXPECT_EQ(report->memory.output_slab_bytes, 16u * 16 * 4);
+  EXPECT_DOUBLE_EQ(report->node_allocations_per_run, 0);
+  EXPECT_GE(report->steady_run_allocations, 1);
+  EXPECT_THAT(FormatProfile(*report), HasSubstr("one output slab per run (1024 B) for 1 tensors"));
 }
 
 TEST(ProfileTest, AllocationReasonByKernelKind) {

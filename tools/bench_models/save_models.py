@@ -14,7 +14,10 @@ activations, masked_fill_, setitem), multi_output (chunk/split views,
 several results), lstm (nn.LSTM), dlrm (bottom MLP, embedding bags, pairwise
 dot interaction, top MLP), control_flow (data-dependent If, loops),
 forked_ads2 and forked_ads3 (two and three equal towers of embedding bag and
-MLP run in parallel with torch.jit.fork).
+MLP run in parallel with torch.jit.fork), dict_ads (dict and list inputs
+through stack/cat/narrow/slice/transpose/reshape/clamp/log1p/sigmoid),
+containers (returns a tuple of a tensor, a list and a dict) and transformer
+(a 2-layer nn.TransformerEncoder).
 tools/bench_models/compare.sh runs `sr bench --against=pytorch-sr` on them.
 """
 import os
@@ -199,6 +202,64 @@ def forked_ads_inputs(towers, batch=128):
     return (torch.rand(batch, 32), ids, offsets)
 
 
+class DictAds(nn.Module):
+    """Ads features as a user passes them: a dict of dense tensors and a
+    list of sparse-looking ones, reshaped, sliced and squashed before a
+    small MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1))
+
+    def forward(self, dense: Dict[str, Tensor], lists: List[Tensor]) -> Tensor:
+        stacked = torch.stack([dense["a"], dense["b"], dense["c"], dense["d"]], dim=1)
+        flat = stacked.reshape(stacked.size(0), -1)
+        head = flat.narrow(1, 0, 16)
+        tail = flat[:, 16:32]
+        pooled = torch.cat([x.transpose(0, 1)[:, :8] for x in lists], dim=1)
+        features = torch.cat([torch.log1p(head.clamp(min=0.0)), torch.sigmoid(tail),
+                              pooled.clamp(-1.0, 1.0)], dim=1)
+        return torch.sigmoid(self.mlp(features))
+
+
+def dict_ads_inputs(batch=16):
+    dense = {k: torch.rand(batch, 8) for k in "abcd"}
+    lists = [torch.randn(8, batch) for _ in range(4)]
+    return (dense, lists)
+
+
+class Containers(nn.Module):
+    """Returns a tuple of a tensor, a list of tensors and a dict of tensors,
+    as multi-task models do."""
+
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(32, 64)
+        self.heads = nn.ModuleList([nn.Linear(64, 8) for _ in range(3)])
+
+    def forward(self, x: Tensor) -> Tuple[Tensor, List[Tensor], Dict[str, Tensor]]:
+        h = torch.relu(self.trunk(x))
+        logits = [head(h) for head in self.heads]
+        scores: Dict[str, Tensor] = {}
+        for i, logit in enumerate(logits):
+            scores[str(i)] = torch.softmax(logit, dim=1)
+        return h.mean(dim=1), logits, scores
+
+
+def containers_inputs(batch=16):
+    return (torch.randn(batch, 32),)
+
+
+def transformer():
+    layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
+                                       dropout=0.0, batch_first=True)
+    return nn.TransformerEncoder(layer, num_layers=2)
+
+
+def transformer_inputs(batch=2, length=16):
+    return (torch.randn(batch, length, 64),)
+
+
 MODELS = {
     "ads": (Ads, ads_inputs),
     "inplace": (InPlace, inplace_inputs),
@@ -208,6 +269,9 @@ MODELS = {
     "control_flow": (ControlFlow, control_flow_inputs),
     "forked_ads2": (lambda: ForkedAds(2), lambda: forked_ads_inputs(2)),
     "forked_ads3": (lambda: ForkedAds(3), lambda: forked_ads_inputs(3)),
+    "dict_ads": (DictAds, dict_ads_inputs),
+    "containers": (Containers, containers_inputs),
+    "transformer": (transformer, transformer_inputs),
 }
 
 

@@ -169,7 +169,7 @@ class DropInTest(unittest.TestCase):
             with contextlib.redirect_stdout(out):
                 code = command_line.main(["verify", model, "--inputs", ",".join(inputs)])
             self.assertEqual(code, 0, out.getvalue())
-            self.assertRegex(out.getvalue(), r"verify: 8 option sets, 32 runs, .* 0 failed: PASSED")
+            self.assertRegex(out.getvalue(), r"verify: 9 option sets, 36 runs, .* 0 failed: PASSED")
             package = os.path.join(directory, "model.srpkg")
             with contextlib.redirect_stdout(io.StringIO()):
                 code = command_line.main(["compile", model, "-o", package, "--inputs", inputs[0],
