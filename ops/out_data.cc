@@ -9,6 +9,7 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
+#include "ops/concat_copy.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -23,8 +24,23 @@ at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
   return result;
 }
 
-// Tensors followed by dim, as a list input or as separate inputs.
+// Tensors followed by dim, as a list input or as separate inputs. Small
+// tensors are copied directly (ops/concat_copy.h) when nothing needs
+// autograd.
 void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim, bool stack) {
+  if (c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled()) {
+    if (const std::optional<at::DimVector> sizes = ConcatSizes(tensors, dim, stack)) {
+      const at::ScalarType dtype = tensors[0].scalar_type();
+      if (at::Tensor* out = ReusableOutput(io.Output(0), dtype)) {
+        at::native::resize_(*out, *sizes);
+      } else {
+        io.Output(0) = at::detail::empty_cpu(*sizes, dtype, c10::nullopt, c10::nullopt,
+                                             c10::nullopt, c10::nullopt);
+      }
+      ConcatInto(tensors, dim, stack, io.Output(0).toTensor());
+      return;
+    }
+  }
   WriteOutput(
       io, 0, PromoteAll(tensors),
       [&] { return stack ? at::stack(tensors, dim) : at::cat(tensors, dim); },
