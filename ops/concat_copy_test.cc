@@ -66,13 +66,13 @@ RC_GTEST_PROP(ConcatCopyProperty, EqualsAtenCatAndStack, ()) {
 TEST(ConcatCopyTest, LeavesToAtenWhatItDoesNotTake) {
   const at::Tensor a = at::ones({2, 3});
   EXPECT_FALSE(ConcatSizes({}, 0, false).has_value());
-  EXPECT_FALSE(ConcatSizes({a, at::ones({2, 4})}, 0, false).has_value());  // sizes off dim
-  EXPECT_FALSE(ConcatSizes({a, at::ones({2, 4})}, 1, true).has_value());   // stack: all equal
+  EXPECT_FALSE(ConcatSizes({a, at::ones({2, 4})}, 0, false).has_value());   // sizes off dim
+  EXPECT_FALSE(ConcatSizes({a, at::ones({2, 4})}, 1, true).has_value());    // stack: all equal
   EXPECT_FALSE(ConcatSizes({a, a.to(at::kDouble)}, 0, false).has_value());  // dtypes
   EXPECT_FALSE(ConcatSizes({a, at::ones({6})}, 0, false).has_value());      // ranks
-  EXPECT_FALSE(ConcatSizes({a}, 2, false).has_value());                    // dim
+  EXPECT_FALSE(ConcatSizes({a}, 2, false).has_value());                     // dim
   EXPECT_FALSE(ConcatSizes({a}, -4, true).has_value());
-  EXPECT_FALSE(ConcatSizes({at::ones({})}, 0, false).has_value());  // 0-dim cat
+  EXPECT_FALSE(ConcatSizes({at::ones({})}, 0, false).has_value());            // 0-dim cat
   EXPECT_FALSE(ConcatSizes({at::ones({1, 2, 2, 2})}, 0, false).has_value());  // 4-D
   EXPECT_FALSE(ConcatSizes({at::ones({1 << 16})}, 0, false).has_value());     // large
   EXPECT_FALSE(ConcatSizes({at::ones({2}, at::kComplexDouble)}, 0, false).has_value());

@@ -3,7 +3,9 @@
 // compute into a temporary and copy.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
+#include "ATen/NativeFunctions.h"
 #include "c10/util/accumulate.h"
+#include "ops/batched_gemm.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
@@ -11,6 +13,21 @@ namespace {
 
 using TwoFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
 using TwoOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&);
+
+// at::cpu::bmm_out, with the batch-by-batch gemm calls made directly where
+// ATen would make them (ops/batched_gemm.h).
+at::Tensor& BmmOut(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
+  if (CpuKernelsServe(a, b)) {
+    if (const std::optional<BmmPlan> plan = PlanBmm(a, b)) {
+      at::native::resize_(out, {a.size(0), a.size(1), b.size(2)});
+      if (out.is_contiguous()) {
+        BmmInto(*plan, a, b, out);
+        return out;
+      }
+    }
+  }
+  return at::cpu::bmm_out(out, a, b);
+}
 
 void Product(const char* name, TwoFn fn, TwoOutFn out_fn) {
   RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
@@ -42,7 +59,7 @@ void AddProduct(const char* name, AddFn fn, AddOutFn out_fn) {
 
 const bool kRegistered = [] {
   Product("aten::mm", at::mm, at::cpu::mm_out);
-  Product("aten::bmm", at::bmm, at::cpu::bmm_out);
+  Product("aten::bmm", at::bmm, BmmOut);
   // matmul writes directly only where it is one mm or bmm; other shapes
   // take the functional form (LibTorch's matmul_out would compute into a
   // temporary and copy).
@@ -73,7 +90,7 @@ const bool kRegistered = [] {
           out.resize_(shape);
           const int64_t batch = c10::multiply_integers(a.sizes().slice(0, a.dim() - 2));
           at::Tensor out3 = out.view({batch, n, m});
-          at::cpu::bmm_out(out3, a.reshape({batch, n, k}), b.reshape({batch, k, m}));
+          BmmOut(out3, a.reshape({batch, n, k}), b.reshape({batch, k, m}));
         });
   });
   AddProduct("aten::addmm", at::addmm, at::cpu::addmm_out);

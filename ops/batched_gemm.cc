@@ -1,0 +1,139 @@
+#include "ops/batched_gemm.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "ops/direct_call.h"
+
+namespace static_runtime {
+namespace {
+
+template <typename T>
+using Gemm = void (*)(const char* transa, const char* transb, const int* m, const int* n,
+                      const int* k, const T* alpha, const T* a, const int* lda, const T* b,
+                      const int* ldb, const T* beta, T* c, const int* ldc);
+
+// The BLAS LibTorch calls (Fortran names), looked up in the process once.
+template <typename T>
+Gemm<T> BlasGemm() {
+  static const Gemm<T> gemm = reinterpret_cast<Gemm<T>>(
+      dlsym(RTLD_DEFAULT, std::is_same_v<T, float> ? "sgemm_" : "dgemm_"));
+  return gemm;
+}
+
+bool Fits(int64_t value) { return value <= INT_MAX; }
+
+template <typename T>
+void Run(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2, at::Tensor& out) {
+  const at::Tensor& a = plan.swap_operands ? batch2 : batch1;
+  const at::Tensor& b = plan.swap_operands ? batch1 : batch2;
+  const T* a_data = a.data_ptr<T>();
+  const T* b_data = b.data_ptr<T>();
+  T* c_data = out.data_ptr<T>();
+  const int64_t a_step = a.stride(0), b_step = b.stride(0), c_step = out.stride(0);
+  const T alpha = 1, beta = 0;
+  const Gemm<T> gemm = BlasGemm<T>();
+  for (int64_t i = 0, batches = out.size(0); i < batches; ++i) {
+    gemm(&plan.transpose_a, &plan.transpose_b, &plan.m, &plan.n, &plan.k, &alpha,
+         a_data + i * a_step, &plan.lda, b_data + i * b_step, &plan.ldb, &beta, c_data + i * c_step,
+         &plan.ldc);
+  }
+}
+
+}  // namespace
+
+std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch2) {
+  if (!PlainCpuTensor(batch1) || !PlainCpuTensor(batch2) || batch1.dim() != 3 ||
+      batch2.dim() != 3 || batch1.scalar_type() != batch2.scalar_type() ||
+      (batch1.scalar_type() != at::kFloat && batch1.scalar_type() != at::kDouble) ||
+      batch1.size(0) != batch2.size(0) || batch1.size(2) != batch2.size(1)) {
+    return std::nullopt;
+  }
+  const bool is_float = batch1.scalar_type() == at::kFloat;
+  if (is_float ? BlasGemm<float>() == nullptr : BlasGemm<double>() == nullptr) return std::nullopt;
+  const int64_t rows = batch1.size(1), cols = batch2.size(2), inner = batch1.size(2);
+  if (batch1.size(0) == 0 || rows == 0 || cols == 0 || inner == 0 || inner * rows * cols < 400) {
+    return std::nullopt;
+  }
+  // ATen's addmm on one batch matrix: result [rows, cols] contiguous.
+  const int64_t result_sizes[2] = {rows, cols};
+  const int64_t result_strides[2] = {cols, 1};
+  at::IntArrayRef m1_sizes = batch1.sizes().slice(1), m1_strides = batch1.strides().slice(1);
+  at::IntArrayRef m2_sizes = batch2.sizes().slice(1), m2_strides = batch2.strides().slice(1);
+  BmmPlan plan;
+  bool transpose_c;
+  if (result_strides[0] == 1 &&
+      (result_sizes[1] == 1 || result_strides[1] >= std::max<int64_t>(1, result_sizes[0]))) {
+    transpose_c = false;
+  } else {  // contiguous rows: always true here
+    std::swap(m1_sizes, m2_sizes);
+    std::swap(m1_strides, m2_strides);
+    transpose_c = true;
+  }
+  plan.swap_operands = transpose_c;
+  int64_t m = result_sizes[transpose_c ? 1 : 0];
+  int64_t n = result_sizes[transpose_c ? 0 : 1];
+  int64_t k = m1_sizes[transpose_c ? 0 : 1];
+  bool transpose_a, transpose_b;
+  if (m1_strides[transpose_c ? 1 : 0] == 1 &&
+      m1_strides[transpose_c ? 0 : 1] >= std::max<int64_t>(1, m)) {
+    transpose_a = false;
+  } else if (m1_strides[transpose_c ? 0 : 1] == 1 &&
+             m1_strides[transpose_c ? 1 : 0] >= std::max<int64_t>(1, k)) {
+    transpose_a = true;
+  } else {
+    return std::nullopt;  // ATen copies the operand first
+  }
+  if (m2_strides[transpose_c ? 1 : 0] == 1 &&
+      m2_strides[transpose_c ? 0 : 1] >= std::max<int64_t>(1, k)) {
+    transpose_b = false;
+  } else if (m2_strides[transpose_c ? 0 : 1] == 1 &&
+             m2_strides[transpose_c ? 1 : 0] >= std::max<int64_t>(1, n)) {
+    transpose_b = true;
+  } else {
+    return std::nullopt;
+  }
+  int64_t lda = m1_strides[(transpose_a == transpose_c) ? 1 : 0];
+  int64_t ldb = m2_strides[(transpose_b == transpose_c) ? 1 : 0];
+  int64_t ldc = result_strides[transpose_c ? 0 : 1];
+  // cpublas::gemm's normalization of degenerate dimensions.
+  if (n == 1) ldc = m;
+  if (transpose_a) {
+    if (m == 1) lda = k;
+  } else if (k == 1) {
+    lda = m;
+  }
+  if (transpose_b) {
+    if (k == 1) ldb = n;
+  } else if (n == 1) {
+    ldb = k;
+  }
+  // Where cpublas::gemm calls BLAS (else it runs its own kernel).
+  if (!Fits(m) || !Fits(n) || !Fits(k) || !Fits(lda) || !Fits(ldb) || !Fits(ldc) ||
+      lda < std::max<int64_t>(1, transpose_a ? k : m) ||
+      ldb < std::max<int64_t>(1, transpose_b ? n : k) || ldc < std::max<int64_t>(1, m)) {
+    return std::nullopt;
+  }
+  plan.transpose_a = transpose_a ? 't' : 'n';
+  plan.transpose_b = transpose_b ? 't' : 'n';
+  plan.m = static_cast<int>(m);
+  plan.n = static_cast<int>(n);
+  plan.k = static_cast<int>(k);
+  plan.lda = static_cast<int>(lda);
+  plan.ldb = static_cast<int>(ldb);
+  plan.ldc = static_cast<int>(ldc);
+  return plan;
+}
+
+void BmmInto(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2,
+             at::Tensor& out) {
+  if (out.scalar_type() == at::kFloat) {
+    Run<float>(plan, batch1, batch2, out);
+  } else {
+    Run<double>(plan, batch1, batch2, out);
+  }
+}
+
+}  // namespace static_runtime

@@ -1,0 +1,38 @@
+// aten::bmm for float and double when ATen 1.13 (built without MKL, as
+// Debian's is) multiplies batch by batch: k * rows * cols >= 400, one
+// addmm per batch matrix, each a BLAS gemm. This makes the very same gemm
+// calls (the operand layouts and leading dimensions ATen's addmm chooses,
+// then its normalization of degenerate dimensions) straight from the
+// tensors' pointers, without ATen's per-batch selects, checks and
+// dispatches: the same bits. For a DLRM's interaction (16 products of
+// 5 x 16 by 16 x 5) that is most of the op's time.
+//
+// BmmPlan: how to compute bmm(batch1, batch2) into a new contiguous
+// [batch, rows, cols] result this way, or nullopt when ATen would do
+// something else (fewer than 400 multiply-adds per matrix: its own loop;
+// an operand it would copy first; a dtype other than float and double; an
+// empty product; BLAS's gemm not in the process) or reject the arguments.
+// BmmInto: runs the plan into `out` (contiguous, of that size and dtype).
+#ifndef STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
+#define STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "ATen/ATen.h"
+
+namespace static_runtime {
+
+struct BmmPlan {
+  bool swap_operands = false;  // ATen's transpose_c: C^T = B^T A^T
+  char transpose_a = 'n', transpose_b = 'n';
+  int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+};
+
+std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch2);
+void BmmInto(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2,
+             at::Tensor& out);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
