@@ -73,28 +73,28 @@ std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch
     transpose_c = true;
   }
   plan.swap_operands = transpose_c;
-  int64_t m = result_sizes[transpose_c ? 1 : 0];
-  int64_t n = result_sizes[transpose_c ? 0 : 1];
-  int64_t k = m1_sizes[transpose_c ? 0 : 1];
-  bool transpose_a, transpose_b;
-  if (m1_strides[transpose_c ? 1 : 0] == 1 &&
-      m1_strides[transpose_c ? 0 : 1] >= std::max<int64_t>(1, m)) {
-    transpose_a = false;
-  } else if (m1_strides[transpose_c ? 0 : 1] == 1 &&
-             m1_strides[transpose_c ? 1 : 0] >= std::max<int64_t>(1, k)) {
-    transpose_a = true;
-  } else {
-    return std::nullopt;  // ATen copies the operand first
-  }
-  if (m2_strides[transpose_c ? 1 : 0] == 1 &&
-      m2_strides[transpose_c ? 0 : 1] >= std::max<int64_t>(1, k)) {
-    transpose_b = false;
-  } else if (m2_strides[transpose_c ? 0 : 1] == 1 &&
-             m2_strides[transpose_c ? 1 : 0] >= std::max<int64_t>(1, n)) {
-    transpose_b = true;
-  } else {
+  const int64_t m = result_sizes[transpose_c ? 1 : 0];
+  const int64_t n = result_sizes[transpose_c ? 0 : 1];
+  const int64_t k = m1_sizes[transpose_c ? 0 : 1];
+  // Whether gemm takes an operand with `strides` as it is (false) or
+  // transposed (true): the first layout it fits, needing leading dimensions
+  // of at least `plain` and `transposed`; nullopt when ATen copies it first.
+  auto operand_transposed = [&](at::IntArrayRef strides, int64_t plain,
+                                int64_t transposed) -> std::optional<bool> {
+    if (strides[transpose_c ? 1 : 0] == 1 &&
+        strides[transpose_c ? 0 : 1] >= std::max<int64_t>(1, plain)) {
+      return false;
+    }
+    if (strides[transpose_c ? 0 : 1] == 1 &&
+        strides[transpose_c ? 1 : 0] >= std::max<int64_t>(1, transposed)) {
+      return true;
+    }
     return std::nullopt;
-  }
+  };
+  const std::optional<bool> a_transposed = operand_transposed(m1_strides, m, k);
+  const std::optional<bool> b_transposed = operand_transposed(m2_strides, k, n);
+  if (!a_transposed || !b_transposed) return std::nullopt;
+  const bool transpose_a = *a_transposed, transpose_b = *b_transposed;
   int64_t lda = m1_strides[(transpose_a == transpose_c) ? 1 : 0];
   int64_t ldb = m2_strides[(transpose_b == transpose_c) ? 1 : 0];
   int64_t ldc = result_strides[transpose_c ? 0 : 1];

@@ -43,7 +43,8 @@ if $cnn; then
   models=(resnet18 squeezenet1_1 shufflenet_v2_x0_5 mobilenet_v3_small)
 else
   /usr/bin/python3 tools/bench_models/save_models.py "$dir/models" >/dev/null
-  models=(ads inplace multi_output lstm dlrm control_flow forked_ads2 forked_ads3)
+  models=(ads inplace multi_output lstm dlrm control_flow forked_ads2 forked_ads3 dict_ads containers
+          transformer)
 fi
 for model in "${models[@]}"; do
   run "$model" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt"
