@@ -1,5 +1,6 @@
 // Native kernels for lists, tuples and dicts: construction, unpacking,
-// indexing, len and append. Each reads and writes the value slots directly.
+// indexing, len, append, item assignment, and a dict's keys, values and
+// items. Each reads and writes the value slots directly.
 #include <stdexcept>
 
 #include "ATen/core/ivalue.h"
@@ -106,6 +107,47 @@ void ListAppend(NodeIO& io) {
   io.Output(0) = std::move(list);
 }
 
+// dict[key] = value (the dict is written in place).
+void DictSetItem(NodeIO& io) {
+  c10::impl::GenericDict dict = io.Input(0).toGenericDict();
+  dict.insert_or_assign(io.Input(1), io.Input(2));
+}
+
+// list[index] = value; returns the list (written in place).
+void ListSetItem(NodeIO& io) {
+  c10::impl::GenericList list = io.Input(0).toList();
+  list.set(NormalizeIndex(io.Input(1).toInt(), list.size(), "list index out of range"),
+           io.Input(2));
+  io.Output(0) = std::move(list);
+}
+
+// A dict's keys, values or (key, value) tuples, in insertion order.
+void DictKeys(NodeIO& io) {
+  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
+  c10::impl::GenericList keys(dict.keyType());
+  keys.reserve(dict.size());
+  for (const auto& entry : dict) keys.push_back(entry.key());
+  io.Output(0) = std::move(keys);
+}
+
+void DictValues(NodeIO& io) {
+  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
+  c10::impl::GenericList values(dict.valueType());
+  values.reserve(dict.size());
+  for (const auto& entry : dict) values.push_back(entry.value());
+  io.Output(0) = std::move(values);
+}
+
+void DictItems(NodeIO& io) {
+  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
+  c10::impl::GenericList items(c10::TupleType::create({dict.keyType(), dict.valueType()}));
+  items.reserve(dict.size());
+  for (const auto& entry : dict) {
+    items.push_back(c10::ivalue::Tuple::create(entry.key(), entry.value()));
+  }
+  io.Output(0) = std::move(items);
+}
+
 void ListLen(NodeIO& io) { io.Output(0) = static_cast<int64_t>(io.Input(0).toListRef().size()); }
 
 void DictLen(NodeIO& io) {
@@ -123,8 +165,13 @@ const bool kRegistered = [] {
   for (const char* key : {"str", "int", "bool", "float", "Tensor"}) {
     RegisterNativeOverload("aten::__getitem__", absl::StrCat("Dict_", key), DictGetItem);
     RegisterNativeOverload("aten::len", absl::StrCat("Dict_", key), DictLen);
+    RegisterNativeOverload("aten::_set_item", key, DictSetItem);
+    RegisterNativeOverload("aten::keys", key, DictKeys);
+    RegisterNativeOverload("aten::values", key, DictValues);
+    RegisterNativeOverload("aten::items", key, DictItems);
   }
   RegisterNativeOverload("aten::append", "t", ListAppend);
+  RegisterNativeOverload("aten::_set_item", "t", ListSetItem);
   RegisterNativeOverload("aten::len", "t", ListLen);
   // A static type refinement (Optional[T] -> T): the value itself.
   RegisterNativeOverload("prim::unchecked_cast", "",

@@ -204,3 +204,105 @@ TEST(RegistryTest, ScalarKernelsMatchTheJitOnRandomArguments) {
 
 }  // namespace
 }  // namespace static_runtime
+
+namespace static_runtime {
+namespace {
+
+// A dict or list input and what the kernel did to it, as text.
+std::string Show(const c10::IValue& value) {
+  std::ostringstream text;
+  text << value.tagKind() << " " << value;
+  return text.str();
+}
+
+// A copy of a dict or list (its own container, the same elements).
+c10::IValue Copy(const c10::IValue& value) {
+  if (value.isGenericDict()) return value.toGenericDict().copy();
+  if (value.isList()) return value.toList().copy();
+  return value;
+}
+
+// A graph of one `op` node on inputs of `types` with `outputs` results.
+std::shared_ptr<torch::jit::Graph> OneNode(const char* op, const std::vector<c10::TypePtr>& types,
+                                           const std::vector<c10::TypePtr>& outputs) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  std::vector<torch::jit::Value*> inputs;
+  for (const c10::TypePtr& type : types) inputs.push_back(graph->addInput()->setType(type));
+  torch::jit::Node* node =
+      graph->insertNode(graph->create(c10::Symbol::fromQualString(op), inputs, outputs.size()));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    node->output(i)->setType(outputs[i]);
+    graph->registerOutput(node->output(i));
+  }
+  return graph;
+}
+
+// Item assignment and a dict's keys, values and items: the native kernel's
+// outputs and its writes to the container equal the JIT operator's,
+// errors included.
+TEST(RegistryTest, ContainerKernelsMatchTheJit) {
+  const c10::TypePtr str = c10::StringType::get(), tensor = c10::TensorType::get();
+  const c10::TypePtr integer = c10::IntType::get(), real = c10::FloatType::get();
+  c10::impl::GenericDict by_name(str, tensor);
+  by_name.insert("a", at::ones({2}));
+  by_name.insert("b", at::zeros({1}));
+  c10::impl::GenericDict by_number(integer, real);
+  by_number.insert(int64_t{3}, 0.5);
+  by_number.insert(int64_t{-1}, 2.0);
+  c10::impl::GenericList numbers(integer);
+  for (int64_t i : {4, 5, 6}) numbers.push_back(i);
+  const c10::TypePtr names = c10::DictType::create(str, tensor);
+  const c10::TypePtr reals = c10::DictType::create(integer, real);
+  const c10::TypePtr ints = c10::ListType::create(integer);
+  struct Case {
+    std::shared_ptr<torch::jit::Graph> graph;
+    std::vector<std::vector<c10::IValue>> inputs;
+  };
+  std::vector<Case> cases = {
+      {OneNode("aten::_set_item", {names, str, tensor}, {}),
+       {{by_name, "a", at::full({3}, 7.0)}, {by_name, "new", at::ones({1})}}},
+      {OneNode("aten::_set_item", {reals, integer, real}, {}),
+       {{by_number, int64_t{3}, 1.5}, {by_number, int64_t{9}, -1.0}}},
+      {OneNode("aten::_set_item", {ints, integer, integer}, {ints}),
+       {{numbers, int64_t{0}, int64_t{9}},
+        {numbers, int64_t{-1}, int64_t{9}},
+        {numbers, int64_t{3}, int64_t{9}},
+        {numbers, int64_t{-4}, int64_t{9}}}},
+  };
+  for (const auto& [type, dict] : {std::pair{names, by_name}, std::pair{reals, by_number}}) {
+    const c10::TypePtr key = dict.keyType(), value = dict.valueType();
+    cases.push_back({OneNode("aten::keys", {type}, {c10::ListType::create(key)}), {{dict}}});
+    cases.push_back({OneNode("aten::values", {type}, {c10::ListType::create(value)}), {{dict}}});
+    cases.push_back({OneNode("aten::items", {type},
+                             {c10::ListType::create(c10::TupleType::create({key, value}))}),
+                     {{dict}}});
+  }
+  for (const Case& c : cases) {
+    const torch::jit::Node* node = *c.graph->nodes().begin();
+    std::ostringstream where;
+    where << *c.graph;
+    ASSERT_NE(node->maybeSchema(), nullptr) << where.str();
+    auto native = KernelRegistry::Global().Find(node, true);
+    ASSERT_TRUE(native.has_value() && native->kind == NodeKind::kNative) << where.str();
+    absl::StatusOr<Kernel> jit = MakeFallbackKernel(node);
+    ASSERT_TRUE(jit.ok()) << jit.status();
+    for (const std::vector<c10::IValue>& inputs : c.inputs) {
+      std::vector<c10::IValue> ours = inputs, theirs = inputs;
+      ours[0] = Copy(inputs[0]);
+      theirs[0] = Copy(inputs[0]);
+      testing::Slots our_slots(node->outputs().size()), their_slots(node->outputs().size());
+      const std::string our_error = our_slots.Run(native->kernel, ours);
+      const std::string their_error = their_slots.Run(*jit, theirs);
+      EXPECT_EQ(our_error.empty(), their_error.empty())
+          << where.str() << our_error << " / " << their_error;
+      EXPECT_EQ(Show(ours[0]), Show(theirs[0])) << where.str();
+      if (node->outputs().size() == 1 && our_error.empty() && their_error.empty()) {
+        EXPECT_EQ(Show(our_slots.Output(0)), Show(their_slots.Output(0))) << where.str();
+        EXPECT_EQ(*our_slots.Output(0).type(), *their_slots.Output(0).type()) << where.str();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace static_runtime
