@@ -5,13 +5,16 @@
 // place. aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy
 // ignores the strides of non-contiguous inputs, and the runtime must give
 // what the JIT gives.
+#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "ATen/ExpandUtils.h"
+#include "ATen/NativeFunctions.h"
 #include "absl/container/flat_hash_set.h"
 #include "ir/operators/operators.h"
+#include "ops/concat_copy.h"
 #include "ops/out_variant.h"
 #include "ops/views.h"
 
@@ -19,8 +22,30 @@ namespace static_runtime {
 namespace {
 
 using torch::jit::Node;
-// Copies `source` into output `i`, reusing the slot's tensor when it can.
+// Copies `source` into output `i` (contiguous), reusing the slot's tensor
+// when it can. Where nothing needs autograd, a contiguous source is one
+// memcpy and a small strided one a direct copy (ops/concat_copy.h), without
+// ATen's resize_ and copy_ dispatches and TensorIterator.
 void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
+  if (c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
+      PlainCpuTensor(source) && !source.has_names()) {
+    const bool contiguous = source.is_contiguous();
+    if (contiguous || ConcatSizes({source}, 0, /*stack=*/false)) {
+      if (at::Tensor* out = ReusableOutput(io.Output(i), source.scalar_type())) {
+        at::native::resize_(*out, source.sizes());
+      } else {
+        io.Output(i) = at::detail::empty_cpu(source.sizes(), source.scalar_type(), c10::nullopt,
+                                             c10::nullopt, c10::nullopt, c10::nullopt);
+      }
+      at::Tensor& target = io.Output(i).toTensor();
+      if (contiguous) {
+        if (source.numel() > 0) std::memcpy(target.data_ptr(), source.data_ptr(), source.nbytes());
+      } else {
+        ConcatInto({source}, 0, /*stack=*/false, target);
+      }
+      return;
+    }
+  }
   WriteOutput(
       io, i, source.scalar_type(), [&] { return source.clone(at::MemoryFormat::Contiguous); },
       [&](at::Tensor& out) {
