@@ -5,7 +5,9 @@
 // measured on chains of no-op nodes (runtime/node_overhead.h), since kernel times measured around
 // every call include the measuring itself. One observed run can be written as a Chrome/Perfetto
 // trace. With a counting allocator, the allocations of a steady-state run,
-// per node with the reason the node allocates.
+// per node with the reason the node allocates. The GFLOP/s of matrix
+// products and convolutions, per kind and over the whole run, against the
+// GFLOP/s of one large matrix product on this machine.
 #ifndef STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
 #define STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
 
@@ -27,6 +29,7 @@ struct NodeKindProfile {
   std::string kernel_kind;  // out_variant / native / fallback
   double total_us = 0;      // over all profiled runs
   size_t calls = 0;
+  double flops = 0;  // over all profiled runs (reports/flops.h; 0 for other kinds)
 };
 
 struct NodeProfile {
@@ -72,6 +75,10 @@ struct ProfileReport {
   std::string trace_json;  // one run as Chrome trace events
   MemoryStats memory;      // of the runtime that ran
   int runs = 0;
+  // Matrix products' and convolutions' operations per run (reports/flops.h),
+  // and, when there are any, this machine's GFLOP/s on a large product.
+  double flops_per_run = 0;
+  double peak_gflops = 0;
 };
 
 absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,

@@ -119,6 +119,19 @@ TEST(ProfileTest, TheOutputSlabIsTheRuntimesAllocation) {
   EXPECT_THAT(FormatProfile(*report), HasSubstr("one output slab per run (1024 B) for 1 tensors"));
 }
 
+// The product's operations per run, and its GFLOP/s against the machine's.
+TEST(ProfileTest, MatrixProductsReportTheirGflops) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(kReluThenProduct);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto report = Profile(*module, false, Options(), {at::randn({16, 16})}, 3);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_DOUBLE_EQ(report->flops_per_run, 2.0 * 16 * 16 * 16);
+  EXPECT_GT(report->peak_gflops, 0);
+  const std::string text = FormatProfile(*report);
+  EXPECT_THAT(text, HasSubstr("matrix products and convolutions: 0.0000 GFLOP per run"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("aten::mm +[0-9.]+ GFLOP/s"));
+}
+
 TEST(ProfileTest, AllocationReasonByKernelKind) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
 def forward(self, x):

@@ -1,0 +1,80 @@
+#include "runtime/reports/flops.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "ATen/ATen.h"
+#include "absl/container/flat_hash_set.h"
+
+namespace static_runtime {
+namespace reports {
+namespace {
+
+// The input holding the reduced dimension: the weight of a convolution or
+// linear ([out, in/groups, kernel...] or [out, in]), the left operand of a
+// product (its last dimension).
+enum class Work { kNone, kConvolution, kLinear, kProduct, kAddProduct };
+
+Work WorkOf(const std::string& kind) {
+  static const auto* const kConvolutions = new absl::flat_hash_set<std::string>{
+      "aten::conv1d",       "aten::conv2d",      "aten::conv3d",
+      "aten::_convolution", "aten::convolution", "static_runtime::conv2d_fused"};
+  static const auto* const kLinears =
+      new absl::flat_hash_set<std::string>{"aten::linear", "static_runtime::linear_fused"};
+  static const auto* const kProducts =
+      new absl::flat_hash_set<std::string>{"aten::mm", "aten::bmm", "aten::matmul"};
+  static const auto* const kAddProducts =
+      new absl::flat_hash_set<std::string>{"aten::addmm", "aten::baddbmm"};
+  if (kConvolutions->contains(kind)) return Work::kConvolution;
+  if (kLinears->contains(kind)) return Work::kLinear;
+  if (kProducts->contains(kind)) return Work::kProduct;
+  if (kAddProducts->contains(kind)) return Work::kAddProduct;
+  return Work::kNone;
+}
+
+const at::Tensor* TensorAt(const NodeIO& io, bool output, size_t i) {
+  if (output ? i >= io.num_outputs() : i >= io.num_inputs()) return nullptr;
+  const c10::IValue& value = output ? io.Output(i) : io.Input(i);
+  if (!value.isTensor() || !value.toTensor().defined()) return nullptr;
+  return &value.toTensor();
+}
+
+}  // namespace
+
+double NodeFlops(const torch::jit::Node& node, const NodeIO& io) {
+  const Work work = WorkOf(node.kind().toQualString());
+  if (work == Work::kNone) return 0;
+  const at::Tensor* out = TensorAt(io, /*output=*/true, 0);
+  const size_t reduced_input = work == Work::kAddProduct ? 1 : work == Work::kProduct ? 0 : 1;
+  const at::Tensor* reduced = TensorAt(io, /*output=*/false, reduced_input);
+  if (out == nullptr || reduced == nullptr || reduced->dim() == 0) return 0;
+  int64_t per_output = 0;  // multiply-adds per output element
+  if (work == Work::kConvolution) {
+    if (reduced->dim() < 2 || reduced->size(0) == 0) return 0;
+    per_output = reduced->numel() / reduced->size(0);
+  } else if (work == Work::kLinear) {
+    per_output = reduced->size(-1);
+  } else {
+    per_output = reduced->size(-1);
+  }
+  return 2.0 * static_cast<double>(out->numel()) * static_cast<double>(per_output);
+}
+
+double MeasurePeakGflops() {
+  constexpr int64_t kSize = 512;
+  const at::Tensor a = at::rand({kSize, kSize});
+  const at::Tensor b = at::rand({kSize, kSize});
+  at::Tensor c = at::empty({kSize, kSize});
+  double best_seconds = 1e9;
+  for (int i = 0; i < 6; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    at::mm_out(c, a, b);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    if (i > 0) best_seconds = std::min(best_seconds, took.count());  // the first warms up
+  }
+  return 2.0 * kSize * kSize * kSize / best_seconds / 1e9;
+}
+
+}  // namespace reports
+}  // namespace static_runtime

@@ -1,0 +1,26 @@
+// Floating-point work of the nodes whose cost is arithmetic: matrix
+// products (mm, bmm, matmul, addmm, baddbmm, linear, linear_fused) and
+// convolutions (conv1d/2d/3d, _convolution, conv2d_fused), counted as 2
+// operations per multiply-add from the shapes a run saw; and the peak this
+// machine reaches on one large matrix product, to compare against.
+#ifndef STATIC_RUNTIME_RUNTIME_REPORTS_FLOPS_H_
+#define STATIC_RUNTIME_RUNTIME_REPORTS_FLOPS_H_
+
+#include "ops/node_io.h"
+#include "torch/csrc/jit/ir/ir.h"
+
+namespace static_runtime {
+namespace reports {
+
+// The operations `node` just performed on `io` (after its kernel ran); 0 for
+// any other kind of node, or inputs it cannot read.
+double NodeFlops(const torch::jit::Node& node, const NodeIO& io);
+
+// GFLOP/s of a 512 x 512 float matrix product on the current intra-op
+// threads (the best of a few).
+double MeasurePeakGflops();
+
+}  // namespace reports
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_RUNTIME_REPORTS_FLOPS_H_
