@@ -121,31 +121,18 @@ void ListSetItem(NodeIO& io) {
   io.Output(0) = std::move(list);
 }
 
-// A dict's keys, values or (key, value) tuples, in insertion order.
-void DictKeys(NodeIO& io) {
-  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
-  c10::impl::GenericList keys(dict.keyType());
-  keys.reserve(dict.size());
-  for (const auto& entry : dict) keys.push_back(entry.key());
-  io.Output(0) = std::move(keys);
-}
-
-void DictValues(NodeIO& io) {
-  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
-  c10::impl::GenericList values(dict.valueType());
-  values.reserve(dict.size());
-  for (const auto& entry : dict) values.push_back(entry.value());
-  io.Output(0) = std::move(values);
-}
-
-void DictItems(NodeIO& io) {
-  const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
-  c10::impl::GenericList items(c10::TupleType::create({dict.keyType(), dict.valueType()}));
-  items.reserve(dict.size());
-  for (const auto& entry : dict) {
-    items.push_back(c10::ivalue::Tuple::create(entry.key(), entry.value()));
-  }
-  io.Output(0) = std::move(items);
+// A list of one element per entry of a dict, in insertion order: its keys,
+// values or (key, value) tuples. `type_of(dict)` is the elements' type,
+// `element_of(entry)` an element.
+template <typename TypeOf, typename ElementOf>
+Kernel DictListKernel(TypeOf type_of, ElementOf element_of) {
+  return [type_of, element_of](NodeIO& io) {
+    const c10::impl::GenericDict dict = io.Input(0).toGenericDict();
+    c10::impl::GenericList list(type_of(dict));
+    list.reserve(dict.size());
+    for (const auto& entry : dict) list.push_back(element_of(entry));
+    io.Output(0) = std::move(list);
+  };
 }
 
 void ListLen(NodeIO& io) { io.Output(0) = static_cast<int64_t>(io.Input(0).toListRef().size()); }
@@ -166,9 +153,21 @@ const bool kRegistered = [] {
     RegisterNativeOverload("aten::__getitem__", absl::StrCat("Dict_", key), DictGetItem);
     RegisterNativeOverload("aten::len", absl::StrCat("Dict_", key), DictLen);
     RegisterNativeOverload("aten::_set_item", key, DictSetItem);
-    RegisterNativeOverload("aten::keys", key, DictKeys);
-    RegisterNativeOverload("aten::values", key, DictValues);
-    RegisterNativeOverload("aten::items", key, DictItems);
+    RegisterNativeOverload("aten::keys", key,
+                           DictListKernel([](const auto& dict) { return dict.keyType(); },
+                                          [](const auto& entry) { return entry.key(); }));
+    RegisterNativeOverload("aten::values", key,
+                           DictListKernel([](const auto& dict) { return dict.valueType(); },
+                                          [](const auto& entry) { return entry.value(); }));
+    RegisterNativeOverload(
+        "aten::items", key,
+        DictListKernel(
+            [](const auto& dict) {
+              return c10::TupleType::create({dict.keyType(), dict.valueType()});
+            },
+            [](const auto& entry) {
+              return c10::IValue(c10::ivalue::Tuple::create(entry.key(), entry.value()));
+            }));
   }
   RegisterNativeOverload("aten::append", "t", ListAppend);
   RegisterNativeOverload("aten::_set_item", "t", ListSetItem);
