@@ -5,7 +5,8 @@
 // products (the qkv and output projections, the two feed-forward linears) on
 // oneDNN with the frozen weights pre-packed (ops/onednn_matmul.h); the
 // attention (bias and scaling of q, k, v; q k^T; softmax; times v), the
-// residual adds, the layer norms and the activation are ATen's own ops.
+// residual adds, the layer norms and the activation are ATen's own ops
+// (its batched products through ops/batched_gemm.h, the same bits).
 //
 // Measured on a 2-layer nn.TransformerEncoder (width 64, 4 heads,
 // feed-forward 128, batch 4 x 16 tokens), one thread: see the README.
@@ -21,6 +22,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
+#include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn_matmul.h"
@@ -129,6 +131,17 @@ class EncoderLayerKernel {
                   Sized(ws.rstd, {rows}));
   }
 
+  // at::bmm_out(out, a, b) into `out` (contiguous, of the product's size),
+  // with ATen's own per-batch gemm calls made directly where it makes them
+  // (ops/batched_gemm.h).
+  static void BatchedProduct(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
+    if (const std::optional<BmmPlan> plan = PlanBmm(a, b)) {
+      BmmInto(*plan, a, b, out);
+    } else {
+      at::bmm_out(out, a, b);
+    }
+  }
+
   // `x` [B, T, K] contiguous through `linear` into `out` [B, T, N] (resized).
   static void Linear(onednn::PackedLinear& linear, const at::Tensor& x, at::Tensor& out) {
     Sized(out, {x.size(0), x.size(1), linear.out_features()});
@@ -153,12 +166,12 @@ class EncoderLayerKernel {
     Linear(qkv_, *x, ws.qkv);
     auto [q, k, v] = at::_transform_bias_rescale_qkv(ws.qkv, p_.qkv_bias, p_.heads);
     const int64_t matrices = batch * p_.heads;
-    at::bmm_out(Sized(ws.scores, {matrices, tokens, tokens}),
-                q.view({matrices, tokens, head_width}),
-                k.view({matrices, tokens, head_width}).transpose(1, 2));
+    BatchedProduct(Sized(ws.scores, {matrices, tokens, tokens}),
+                   q.view({matrices, tokens, head_width}),
+                   k.view({matrices, tokens, head_width}).transpose(1, 2));
     at::_softmax_out(ws.scores, ws.scores, /*dim=*/2, /*half_to_float=*/false);
-    at::bmm_out(Sized(ws.context, {matrices, tokens, head_width}), ws.scores,
-                v.view({matrices, tokens, head_width}));
+    BatchedProduct(Sized(ws.context, {matrices, tokens, head_width}), ws.scores,
+                   v.view({matrices, tokens, head_width}));
     // [B, T, heads, head width]
     Sized(ws.merged, {batch, tokens, p_.heads, head_width})
         .copy_(ws.context.view({batch, p_.heads, tokens, head_width}).transpose(1, 2));
