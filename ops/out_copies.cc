@@ -27,17 +27,10 @@ using torch::jit::Node;
 // memcpy and a small strided one a direct copy (ops/concat_copy.h), without
 // ATen's resize_ and copy_ dispatches and TensorIterator.
 void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
-  if (c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled() &&
-      PlainCpuTensor(source) && !source.has_names()) {
+  if (CpuKernelsServe(source) && !source.has_names()) {
     const bool contiguous = source.is_contiguous();
     if (contiguous || ConcatSizes({source}, 0, /*stack=*/false)) {
-      if (at::Tensor* out = ReusableOutput(io.Output(i), source.scalar_type())) {
-        at::native::resize_(*out, source.sizes());
-      } else {
-        io.Output(i) = at::detail::empty_cpu(source.sizes(), source.scalar_type(), c10::nullopt,
-                                             c10::nullopt, c10::nullopt, c10::nullopt);
-      }
-      at::Tensor& target = io.Output(i).toTensor();
+      at::Tensor& target = ContiguousOutput(io, i, source.scalar_type(), source.sizes());
       if (contiguous) {
         if (source.numel() > 0) std::memcpy(target.data_ptr(), source.data_ptr(), source.nbytes());
       } else {

@@ -28,16 +28,9 @@ at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
 // tensors are copied directly (ops/concat_copy.h) when nothing needs
 // autograd.
 void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim, bool stack) {
-  if (c10::InferenceMode::is_enabled() && !at::autocast::is_cpu_enabled()) {
+  if (CpuKernelsServe()) {  // ConcatSizes checks each input
     if (const std::optional<at::DimVector> sizes = ConcatSizes(tensors, dim, stack)) {
-      const at::ScalarType dtype = tensors[0].scalar_type();
-      if (at::Tensor* out = ReusableOutput(io.Output(0), dtype)) {
-        at::native::resize_(*out, *sizes);
-      } else {
-        io.Output(0) = at::detail::empty_cpu(*sizes, dtype, c10::nullopt, c10::nullopt,
-                                             c10::nullopt, c10::nullopt);
-      }
-      ConcatInto(tensors, dim, stack, io.Output(0).toTensor());
+      ConcatInto(tensors, dim, stack, ContiguousOutput(io, 0, tensors[0].scalar_type(), *sizes));
       return;
     }
   }

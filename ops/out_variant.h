@@ -12,6 +12,7 @@
 
 #include "ATen/ATen.h"
 #include "ATen/EmptyTensor.h"
+#include "ATen/NativeFunctions.h"
 #include "ops/direct_call.h"
 #include "ops/registry.h"
 
@@ -37,6 +38,20 @@ inline at::Tensor* ReusableOutput(c10::IValue& slot, at::ScalarType dtype) {
 inline at::Tensor& ReusableOrNewOutput(NodeIO& io, size_t i, at::ScalarType dtype) {
   if (at::Tensor* tensor = ReusableOutput(io.Output(i), dtype)) return *tensor;
   io.Output(i) = at::empty({0}, at::TensorOptions().dtype(dtype));
+  return io.Output(i).toTensor();
+}
+
+// Output `i` as a contiguous tensor of `sizes` and `dtype` (the slot's own
+// tensor when reusable, else a new one), for kernels that write its memory
+// directly.
+inline at::Tensor& ContiguousOutput(NodeIO& io, size_t i, at::ScalarType dtype,
+                                    at::IntArrayRef sizes) {
+  if (at::Tensor* out = ReusableOutput(io.Output(i), dtype)) {
+    at::native::resize_(*out, sizes);
+    return *out;
+  }
+  io.Output(i) =
+      at::detail::empty_cpu(sizes, dtype, c10::nullopt, c10::nullopt, c10::nullopt, c10::nullopt);
   return io.Output(i).toTensor();
 }
 
