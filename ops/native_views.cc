@@ -1,16 +1,22 @@
 // Native kernels for view ops (slice, select, transpose, view, reshape,
-// chunk, split, ...) that preparation leaves as views: each produces the view
-// directly, by ATen's own CPU implementation for an inference tensor inside
-// inference mode (ops/direct_call.h), through the dispatcher otherwise;
-// chunk and split build their parts with ATen's as_strided kernel directly,
-// one call per part instead of three dispatches. Same
-// results, aliasing and errors as the JIT's operators, without a stack.
+// chunk, split, ...) that preparation leaves as views. The common ones make
+// their view themselves (ops/strided_view) when that cannot be told apart
+// from ATen's: for an inference tensor, or when the run only reads the view
+// (ir/read_only_uses). Otherwise each produces the view by ATen's own CPU
+// implementation for an inference tensor inside inference mode
+// (ops/direct_call.h), through the dispatcher otherwise; chunk and split
+// build their parts with ATen's as_strided kernel directly, one call per part
+// instead of three dispatches. Same results, aliasing and errors as the JIT's
+// operators, without a stack.
 #include "ATen/ATen.h"
 #include "ATen/NativeFunctions.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "ir/read_only_uses.h"
 #include "ops/direct_call.h"
 #include "ops/registry.h"
+#include "ops/strided_view.h"
 
 namespace static_runtime {
 namespace {
@@ -19,6 +25,35 @@ const at::Tensor& Self(const NodeIO& io) { return io.Input(0).toTensor(); }
 int64_t Int(const NodeIO& io, size_t i) { return io.Input(i).toInt(); }
 c10::optional<int64_t> OptionalInt(const NodeIO& io, size_t i) {
   return io.Input(i).toOptional<int64_t>();
+}
+std::optional<int64_t> StdOptionalInt(const NodeIO& io, size_t i) {
+  const c10::IValue& input = io.Input(i);
+  return input.isNone() ? std::nullopt : std::optional<int64_t>(input.toInt());
+}
+
+// The view of `self` ops/strided_view makes for the node's arguments, or
+// nullopt (then ATen's).
+using FastView = std::optional<at::Tensor> (*)(const at::Tensor& self, const NodeIO& io);
+
+// `name`.`overload`: `fast`'s view when StridedViewOk allows it (the run only
+// reading the node's output is known when the model is loaded), else
+// `aten`'s.
+void RegisterView(absl::string_view name, absl::string_view overload, FastView fast, Kernel aten) {
+  KernelRegistry::Global().RegisterOverload(
+      name, overload, NodeKind::kNative,
+      [fast, aten = std::move(aten)](const torch::jit::Node* node) -> KernelOffer {
+        const bool only_read = OnlyReadWithinRun(node->output());
+        return [fast, aten, only_read](NodeIO& io) {
+          const at::Tensor& self = Self(io);
+          if (StridedViewOk(self, only_read)) {
+            if (std::optional<at::Tensor> view = fast(self, io)) {
+              io.Output(0) = *std::move(view);
+              return;
+            }
+          }
+          aten(io);
+        };
+      });
 }
 
 // A list of views as the List[Tensor] the graph expects.
@@ -86,86 +121,143 @@ c10::optional<c10::List<at::Tensor>> FastSplitWithSizes(const at::Tensor& self,
 }
 
 const bool kRegistered = [] {
-  RegisterNativeOverload("aten::slice", "Tensor", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, slice, Int(io, 1), OptionalInt(io, 2),
-                                         OptionalInt(io, 3), Int(io, 4));
-  });
-  RegisterNativeOverload("aten::select", "int", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, select, Int(io, 1), Int(io, 2));
-  });
-  RegisterNativeOverload("aten::narrow", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, narrow, Int(io, 1), Int(io, 2), Int(io, 3));
-  });
-  RegisterNativeOverload("aten::squeeze", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze);
-  });
-  RegisterNativeOverload("aten::squeeze", "dim", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze, Int(io, 1));
-  });
-  RegisterNativeOverload("aten::unsqueeze", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, unsqueeze, Int(io, 1));
-  });
-  RegisterNativeOverload("aten::transpose", "int", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, transpose, Int(io, 1), Int(io, 2));
-  });
-  RegisterNativeOverload("aten::t", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, t);
-  });
+  RegisterView(
+      "aten::slice", "Tensor",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SliceView(self, Int(io, 1), StdOptionalInt(io, 2), StdOptionalInt(io, 3),
+                         Int(io, 4));
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, slice, Int(io, 1), OptionalInt(io, 2),
+                                             OptionalInt(io, 3), Int(io, 4));
+      });
+  RegisterView(
+      "aten::select", "int",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SelectView(self, Int(io, 1), Int(io, 2));
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, select, Int(io, 1), Int(io, 2));
+      });
+  RegisterView(
+      "aten::narrow", "",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return NarrowView(self, Int(io, 1), Int(io, 2), Int(io, 3));
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, narrow, Int(io, 1), Int(io, 2), Int(io, 3));
+      });
+  RegisterView(
+      "aten::squeeze", "",
+      [](const at::Tensor& self, const NodeIO& io) { return SqueezeView(self); },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze);
+      });
+  RegisterView(
+      "aten::squeeze", "dim",
+      [](const at::Tensor& self, const NodeIO& io) { return SqueezeDimView(self, Int(io, 1)); },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze, Int(io, 1));
+      });
+  RegisterView(
+      "aten::unsqueeze", "",
+      [](const at::Tensor& self, const NodeIO& io) { return UnsqueezeView(self, Int(io, 1)); },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, unsqueeze, Int(io, 1));
+      });
+  RegisterView(
+      "aten::transpose", "int",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return TransposeView(self, Int(io, 1), Int(io, 2));
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, transpose, Int(io, 1), Int(io, 2));
+      });
+  RegisterView(
+      "aten::t", "", [](const at::Tensor& self, const NodeIO& io) { return TView(self); },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, t);
+      });
   RegisterNativeOverload("aten::numpy_T", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, numpy_T);
   });
-  RegisterNativeOverload("aten::permute", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    const at::DimVector dims = io.Input(1).toDimVector();
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, permute, dims);
-  });
+  RegisterView(
+      "aten::permute", "",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return PermuteView(self, io.Input(1).toDimVector());
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        const at::DimVector dims = io.Input(1).toDimVector();
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, permute, dims);
+      });
   RegisterNativeOverload("aten::movedim", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, movedim, Int(io, 1), Int(io, 2));
   });
-  RegisterNativeOverload("aten::expand", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    const at::DimVector size = io.Input(1).toDimVector();
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, expand, size, io.Input(2).toBool());
-  });
+  RegisterView(
+      "aten::expand", "",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return ExpandView(self, io.Input(1).toDimVector());
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        const at::DimVector size = io.Input(1).toDimVector();
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, expand, size, io.Input(2).toBool());
+      });
   RegisterNativeOverload("aten::expand_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, expand_as, io.Input(1).toTensor());
   });
-  RegisterNativeOverload("aten::view", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    const at::DimVector size = io.Input(1).toDimVector();
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, view, size);
-  });
+  RegisterView(
+      "aten::view", "",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return ReshapeView(self, io.Input(1).toDimVector());
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        const at::DimVector size = io.Input(1).toDimVector();
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, view, size);
+      });
   RegisterNativeOverload("aten::view_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, view_as, io.Input(1).toTensor());
   });
   // reshape and flatten are views when the strides allow, copies otherwise.
-  RegisterNativeOverload("aten::reshape", "", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    const at::DimVector shape = io.Input(1).toDimVector();
-    io.Output(0) = DirectCallOk(self)
-                       ? at::native::reshape_symint(self, c10::fromIntArrayRefUnchecked(shape))
-                       : self.reshape(shape);
-  });
+  RegisterView(
+      "aten::reshape", "",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return ReshapeView(self, io.Input(1).toDimVector());
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        const at::DimVector shape = io.Input(1).toDimVector();
+        io.Output(0) = DirectCallOk(self)
+                           ? at::native::reshape_symint(self, c10::fromIntArrayRefUnchecked(shape))
+                           : self.reshape(shape);
+      });
   RegisterNativeOverload("aten::reshape_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, reshape_as, io.Input(1).toTensor());
   });
-  RegisterNativeOverload("aten::flatten", "using_ints", [](NodeIO& io) {
-    const at::Tensor& self = Self(io);
-    io.Output(0) = SR_DIRECT_OR_DISPATCH(self, flatten, Int(io, 1), Int(io, 2));
-  });
+  RegisterView(
+      "aten::flatten", "using_ints",
+      [](const at::Tensor& self, const NodeIO& io) {
+        return FlattenView(self, Int(io, 1), Int(io, 2));
+      },
+      [](NodeIO& io) {
+        const at::Tensor& self = Self(io);
+        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, flatten, Int(io, 1), Int(io, 2));
+      });
   RegisterNativeOverload("aten::unflatten", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(2).toDimVector();
