@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <new>
 #include <utility>
 
@@ -18,29 +17,34 @@ constexpr size_t AlignUp(size_t bytes) {
   return (bytes + Arena::kAlignment - 1) / Arena::kAlignment * Arena::kAlignment;
 }
 
-// The start of a slab: how many pieces still use it, and the allocation
-// itself (which this header lives in).
-struct SlabHeader {
-  std::atomic<size_t> pieces{0};
-  c10::DataPtr memory;
-};
-static_assert(sizeof(SlabHeader) <= Arena::kAlignment);
-
-// The deleter of a piece: the last one frees the slab.
-void ReleasePiece(void* context) {
-  auto* header = static_cast<SlabHeader*>(context);
-  if (header->pieces.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  c10::DataPtr memory = std::move(header->memory);
-  header->~SlabHeader();
-  // `memory` goes out of scope here and frees the slab.
-}
-
 }  // namespace
+
+// The start of a slab: how many references it has (its pieces, and the
+// OutputSlab's while it keeps it), and the allocation itself (which this
+// header lives in).
+struct OutputSlab::Slab {
+  std::atomic<size_t> references{0};
+  c10::DataPtr memory;
+
+  // The deleter of a piece, and how the OutputSlab lets go: the last
+  // reference frees the slab.
+  static void Release(void* context) {
+    auto* slab = static_cast<Slab*>(context);
+    if (slab->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    c10::DataPtr memory = std::move(slab->memory);
+    slab->~Slab();
+    // `memory` goes out of scope here and frees the slab.
+  }
+};
 
 OutputSlab::OutputSlab(std::vector<uint32_t> slots, std::vector<TensorRecord> initial)
     : slots_(std::move(slots)), records_(std::move(initial)) {
   records_.resize(slots_.size());
   Size();
+}
+
+OutputSlab::~OutputSlab() {
+  if (kept_ != nullptr) Slab::Release(kept_);
 }
 
 void OutputSlab::Size() {
@@ -50,24 +54,34 @@ void OutputSlab::Size() {
   }
 }
 
+OutputSlab::Slab* OutputSlab::NextSlab() {
+  static_assert(sizeof(Slab) <= Arena::kAlignment);
+  // Only the kept reference left: no tensor of an earlier run uses it (the
+  // acquire pairs with the release of the last piece's, on any thread).
+  if (kept_ != nullptr && kept_bytes_ == bytes_ &&
+      kept_->references.load(std::memory_order_acquire) == 1) {
+    return kept_;
+  }
+  c10::DataPtr memory = c10::GetCPUAllocator()->allocate(Arena::kAlignment + bytes_);
+  if (kept_ != nullptr) Slab::Release(kept_);
+  kept_ = new (memory.get()) Slab;
+  kept_->memory = std::move(memory);
+  kept_->references.store(1, std::memory_order_relaxed);
+  kept_bytes_ = bytes_;
+  return kept_;
+}
+
 void OutputSlab::Allocate(absl::Span<c10::IValue> values) {
   if (bytes_ == 0) return;
-  c10::DataPtr memory = c10::GetCPUAllocator()->allocate(Arena::kAlignment + bytes_);
-  char* base = static_cast<char*>(memory.get());
-  auto* header = new (base) SlabHeader;
-  header->memory = std::move(memory);
-  // This function's own reference, let go of when it returns or throws.
-  header->pieces.store(1, std::memory_order_relaxed);
-  const std::unique_ptr<SlabHeader, void (*)(SlabHeader*)> own(
-      header, [](SlabHeader* slab) { ReleasePiece(slab); });
+  Slab* slab = NextSlab();
+  char* base = reinterpret_cast<char*>(slab);
   size_t offset = Arena::kAlignment;
   for (size_t i = 0; i < slots_.size(); ++i) {
     const TensorRecord& record = records_[i];
     if (record.bytes == 0 || !record.dtype) continue;
     at::Tensor tensor = UnallocatedTensor(*record.dtype);
-    header->pieces.fetch_add(1, std::memory_order_relaxed);
-    PointStorageAt(tensor,
-                   c10::DataPtr(base + offset, header, ReleasePiece, c10::Device(c10::kCPU)),
+    slab->references.fetch_add(1, std::memory_order_relaxed);
+    PointStorageAt(tensor, c10::DataPtr(base + offset, slab, Slab::Release, c10::Device(c10::kCPU)),
                    record.bytes);
     values[slots_[i]] = std::move(tensor);
     offset += AlignUp(record.bytes);

@@ -1,7 +1,11 @@
-// OutputSlab: one allocation per run for the tensors a run hands out (graph
-// outputs, and values that leave the memory plan otherwise), instead of one
-// per tensor. Each run gets a new slab, sized from the tensors of earlier
-// successful runs (their largest size, 64-byte aligned); every slot listed
+// OutputSlab: at most one allocation per run for the tensors a run hands out
+// (graph outputs, and values that leave the memory plan otherwise), instead
+// of one per tensor, and none when the caller let go of every tensor of the
+// previous run. Each run gets a slab, sized from the tensors of earlier
+// successful runs (their largest size, 64-byte aligned): the previous run's
+// when nothing but the OutputSlab holds it any more and its size is right
+// (then its memory is reused, as the arena's), else a new one (the previous
+// one is freed when the caller lets go of its last tensor); every slot listed
 // gets a tensor of its last dtype whose storage is its own piece of the
 // slab, so an out-variant kernel writes its result there without
 // allocating. Each piece holds a reference to the slab: the slab's memory
@@ -14,6 +18,7 @@
 //     nothing until a successful run has been learned.
 //   Learn(values): after a successful run, before its slots are emptied.
 //
+// Between runs the OutputSlab keeps the last slab (memory_stats() counts it).
 // Not thread-safe (one per runtime); the pieces may be freed on any thread.
 #ifndef STATIC_RUNTIME_MEMORY_OUTPUT_SLAB_H_
 #define STATIC_RUNTIME_MEMORY_OUTPUT_SLAB_H_
@@ -33,6 +38,9 @@ class OutputSlab {
  public:
   // `initial`: empty, or one record per slot (from a run on sample inputs).
   explicit OutputSlab(std::vector<uint32_t> slots, std::vector<TensorRecord> initial = {});
+  ~OutputSlab();
+  OutputSlab(const OutputSlab&) = delete;
+  OutputSlab& operator=(const OutputSlab&) = delete;
 
   void Allocate(absl::Span<c10::IValue> values);
   void Learn(absl::Span<const c10::IValue> values);
@@ -43,11 +51,17 @@ class OutputSlab {
   const std::vector<TensorRecord>& records() const { return records_; }
 
  private:
+  struct Slab;
   void Size();  // bytes_ from records_
+  // The slab for the next run: the kept one when it may be reused, else a
+  // new one (and the kept one let go of).
+  Slab* NextSlab();
 
   std::vector<uint32_t> slots_;
   std::vector<TensorRecord> records_;
   size_t bytes_ = 0;
+  Slab* kept_ = nullptr;  // the last slab (one reference), or nullptr
+  size_t kept_bytes_ = 0;
 };
 
 }  // namespace memory

@@ -97,6 +97,50 @@ TEST(OutputSlabTest, APieceOutlivesTheOthersAndTheRun) {
   EXPECT_TRUE(at::equal(kept, at::full({4}, 7.0)));  // ASan: still the first slab's memory
 }
 
+TEST(OutputSlabTest, ASlabNothingHoldsIsReusedWithoutAllocating) {
+  OutputSlab slab({0, 1});
+  Slots first;
+  first.values[0] = at::zeros({4});
+  first.values[1] = at::zeros({4});
+  slab.Learn(first.values);
+  const void* memory = nullptr;
+  {
+    Slots run;
+    slab.Allocate(run.span());
+    memory = run.values[0].toTensor().storage().data();
+  }  // the caller let go of every tensor
+  size_t before = Counter().count();
+  at::Tensor kept;
+  {
+    Slots run;
+    slab.Allocate(run.span());
+    EXPECT_EQ(Counter().count(), before);
+    EXPECT_EQ(run.values[0].toTensor().storage().data(), memory);
+    kept = run.values[1].toTensor();
+  }
+  // One tensor of the last run is still held: a new slab.
+  before = Counter().count();
+  {
+    Slots run;
+    slab.Allocate(run.span());
+    EXPECT_EQ(Counter().count(), before + 1);
+    EXPECT_NE(run.values[0].toTensor().storage().data(), memory);
+  }
+  // A larger slab is needed: a new one.
+  Slots larger;
+  larger.values[0] = at::zeros({100});
+  slab.Learn(larger.values);
+  kept.reset();
+  {
+    Slots run;
+    slab.Allocate(run.span());  // the second one, nothing holds it, but too small
+  }
+  before = Counter().count();
+  Slots run;
+  slab.Allocate(run.span());
+  EXPECT_EQ(Counter().count(), before);  // the new size's slab, reused
+}
+
 TEST(OutputSlabTest, AnOutgrownPieceIsReplacedAndTheNextSlabIsLarger) {
   OutputSlab slab({0});
   Slots first;

@@ -156,8 +156,9 @@ TEST_P(MemoryPlanningTest, SampleInputsPlanTheFirstRun) {
   const size_t before_second = Counter().count();
   ASSERT_TRUE(runtime.Run(inputs).ok());
   const size_t second = Counter().count() - before_second;
-  // The first run only adds the arena itself (and only if anything is managed).
-  EXPECT_LE(first, second + 1);
+  // The first run only adds the arena (if anything is managed) and the output
+  // slab (if any tensor is handed out), which later runs reuse.
+  EXPECT_LE(first, second + 2);
 }
 
 std::vector<std::string> ModelNames() {

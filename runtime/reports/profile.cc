@@ -274,8 +274,9 @@ std::string FormatProfile(const ProfileReport& r) {
                           std::max(0.0, r.steady_run_allocations - r.node_allocations_per_run));
     if (r.memory.output_slab_tensors > 0) {
       absl::StrAppendFormat(&text,
-                            "the runtime's: one output slab per run (%d B) for %d tensors a run "
-                            "hands out\n",
+                            "the runtime's: an output slab (%d B) for the %d tensors a run hands "
+                            "out, new for a run only while the caller holds tensors of the "
+                            "previous one\n",
                             r.memory.output_slab_bytes, r.memory.output_slab_tensors);
     }
     bool header = false;
