@@ -10,6 +10,7 @@
 
 #include "ATen/ATen.h"
 #include "ATen/autocast_mode.h"
+#include "absl/strings/str_cat.h"
 #include "ops/registry.h"
 
 namespace static_runtime {
@@ -93,6 +94,11 @@ void ScalarTensor(NodeIO& io, const at::Scalar& value, at::ScalarType natural) {
 const bool kRegistered = [] {
   RegisterNativeOverload("aten::format", "", Format);
   RegisterNativeOverload("aten::str", "", [](NodeIO& io) {
+    // An int (a loop index naming a dict key) as the stream prints it, without the stream.
+    if (io.Input(0).isInt()) {
+      io.Output(0) = absl::StrCat(io.Input(0).toInt());
+      return;
+    }
     std::stringstream text;
     text << io.Input(0);
     io.Output(0) = text.str();

@@ -5,6 +5,7 @@
 #include "ops/registry.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -268,6 +269,11 @@ TEST(RegistryTest, ContainerKernelsMatchTheJit) {
         {numbers, int64_t{-1}, int64_t{9}},
         {numbers, int64_t{3}, int64_t{9}},
         {numbers, int64_t{-4}, int64_t{9}}}},
+      // str of an int names dict keys in loops (its own path), of others
+      {OneNode("aten::str", {integer}, {str}),
+       {{int64_t{0}}, {int64_t{-42}}, {std::numeric_limits<int64_t>::min()}}},
+      {OneNode("aten::str", {real}, {str}), {{1.5}, {-0.0}}},
+      {OneNode("aten::str", {str}, {str}), {{"key"}}},
   };
   for (const auto& [type, dict] : {std::pair{names, by_name}, std::pair{reals, by_number}}) {
     const c10::TypePtr key = dict.keyType(), value = dict.valueType();
