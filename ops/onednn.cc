@@ -1,6 +1,7 @@
 #include "ops/onednn.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "torch/csrc/jit/ir/constants.h"
@@ -31,15 +32,28 @@ at::Tensor& ThreadChannelsLast(at::IntArrayRef sizes) {
   return tensor;
 }
 
+namespace {
+uint64_t NextPlanId() {
+  static std::atomic<uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
 Plan::Plan(dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args,
            dnnl::memory::desc scratchpad)
-    : primitive_(std::move(primitive)),
+    : id_(NextPlanId()),
+      primitive_(std::move(primitive)),
       scratchpad_bytes_(scratchpad.get_size()),
       prototype_args_(std::move(args)) {
   prototype_args_.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, CpuEngine(), nullptr));
 }
 
 Plan::ThreadState& Plan::ForThisThread() const {
+  // Plans this thread has run, by id (an entry of a destroyed plan stays,
+  // never looked up again: a few bytes per plan and thread).
+  thread_local absl::flat_hash_map<uint64_t, ThreadState*> mine;
+  auto found = mine.find(id_);
+  if (found != mine.end()) return *found->second;
   const std::thread::id id = std::this_thread::get_id();
   absl::MutexLock lock(&mutex_);
   std::unique_ptr<ThreadState>& state = threads_[id];
@@ -51,6 +65,7 @@ Plan::ThreadState& Plan::ForThisThread() const {
                           dnnl::memory(memory.get_desc(), CpuEngine(), memory.get_data_handle()));
     }
   }
+  mine.emplace(id_, state.get());
   return *state;
 }
 

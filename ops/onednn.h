@@ -11,6 +11,8 @@
 #define STATIC_RUNTIME_OPS_ONEDNN_H_
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +24,7 @@
 #include "ATen/ATen.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "dnnl.hpp"
 #include "torch/csrc/jit/ir/ir.h"
@@ -60,8 +63,11 @@ class Plan {
     dnnl::stream stream;
     std::unordered_map<int, dnnl::memory> args;
   };
+  // This thread's state: from a per-thread table keyed by id_ (no lock),
+  // made under mutex_ on the thread's first call.
   ThreadState& ForThisThread() const;
 
+  const uint64_t id_;  // unique in the process (a plan's address may be reused)
   dnnl::primitive primitive_;
   size_t scratchpad_bytes_;
   std::unordered_map<int, dnnl::memory> prototype_args_;
@@ -71,27 +77,42 @@ class Plan {
 };
 
 // Plans by input shape (N, C, H, W), created on first use and kept for the
-// lifetime of the kernel; safe to use from several threads.
+// lifetime of the kernel; safe to use from several threads. The plan of the
+// last shape asked for is found with one atomic load (no lock, so threads
+// running the same shapes do not contend).
 class PlanCache {
  public:
   using Key = std::array<int64_t, 4>;
 
   template <typename MakePlan>
   const Plan& Get(const Key& key, MakePlan&& make_plan) {
+    const Entry* last = last_.load(std::memory_order_acquire);
+    if (last != nullptr && last->key == key) return *last->plan;
     {
       absl::ReaderMutexLock lock(&mutex_);
       auto found = plans_.find(key);
-      if (found != plans_.end()) return *found->second;
+      if (found != plans_.end()) return Remember(found->second);
     }
     std::unique_ptr<Plan> plan = make_plan();
     absl::MutexLock lock(&mutex_);
-    auto inserted = plans_.emplace(key, std::move(plan));
-    return *inserted.first->second;
+    auto inserted = plans_.try_emplace(key, Entry{key, std::move(plan)});
+    return Remember(inserted.first->second);
   }
 
  private:
+  struct Entry {
+    Key key;
+    std::unique_ptr<Plan> plan;
+  };
+  const Plan& Remember(const Entry& entry) {
+    last_.store(&entry, std::memory_order_release);
+    return *entry.plan;
+  }
+
   absl::Mutex mutex_;
-  absl::flat_hash_map<Key, std::unique_ptr<Plan>> plans_ ABSL_GUARDED_BY(mutex_);
+  // node_hash_map: an entry stays where it is, so last_ may point at it.
+  absl::node_hash_map<Key, Entry> plans_ ABSL_GUARDED_BY(mutex_);
+  std::atomic<const Entry*> last_{nullptr};
 };
 
 // What a fused node with frozen weights (conv2d_fused, linear_fused) holds

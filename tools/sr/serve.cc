@@ -58,10 +58,18 @@ absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
   std::vector<double> latencies_us;
   std::atomic<bool> failed{false};
 
+  // Each caller passes its own copy of the inputs, as separate requests
+  // bring their own tensors (one shared set would have the callers' cores
+  // contend for its reference counts on every call).
+  std::vector<std::vector<c10::IValue>> caller_args(config.threads);
+  for (std::vector<c10::IValue>& copy : caller_args) {
+    for (const c10::IValue& arg : args) copy.push_back(arg.deepcopy());
+  }
+
   // Warm-up: every caller's runtime is created and planned before timing.
-  auto call = [&](std::vector<double>* latencies) {
+  auto call = [&](const std::vector<c10::IValue>& inputs, std::vector<double>* latencies) {
     const absl::Time start = absl::Now();
-    absl::StatusOr<c10::IValue> result = pool.Run(args);
+    absl::StatusOr<c10::IValue> result = pool.Run(inputs);
     const absl::Duration latency = absl::Now() - start;
     if (!result.ok()) {
       absl::MutexLock lock(&mutex);
@@ -74,8 +82,8 @@ absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
   {
     std::vector<std::thread> callers;
     for (int t = 0; t < config.threads; ++t) {
-      callers.emplace_back([&] {
-        for (int i = 0; i < config.warmup && !failed; ++i) call(nullptr);
+      callers.emplace_back([&, t] {
+        for (int i = 0; i < config.warmup && !failed; ++i) call(caller_args[t], nullptr);
       });
     }
     for (std::thread& caller : callers) caller.join();
@@ -101,7 +109,7 @@ absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
         } else if (absl::Now() >= end) {
           break;
         }
-        call(&mine);
+        call(caller_args[t], &mine);
       }
       absl::MutexLock lock(&mutex);
       latencies_us.insert(latencies_us.end(), mine.begin(), mine.end());
