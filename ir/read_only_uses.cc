@@ -3,26 +3,58 @@
 #include "ir/operators/operators.h"
 
 namespace static_runtime {
-namespace {
 
-// Whether `list` is made by prim::ListConstruct and only appended to (the
-// result unused) and read by ops that read its elements and return fresh
-// tensors or a count: its elements are then only read.
-bool ElementsOnlyRead(const torch::jit::Value* list) {
-  if (list->node()->kind() != c10::prim::ListConstruct) return false;
-  for (const torch::jit::Use& use : list->uses()) {
-    const c10::Symbol kind = use.user->kind();
-    const bool appended =
-        kind == c10::aten::append && use.offset == 0 && !use.user->output()->hasUses();
-    const bool read =
-        (kind == c10::aten::cat || kind == c10::aten::stack || kind == c10::aten::len) &&
-        use.offset == 0;
-    if (!appended && !read) return false;
+bool ReturnsAnAlias(const torch::jit::Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr) return true;
+  for (const c10::Argument& result : schema->returns()) {
+    if (result.alias_info() != nullptr) return true;
+  }
+  return false;
+}
+
+bool IsView(const torch::jit::Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr || schema->is_vararg() || schema->returns().size() != 1 ||
+      node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::TensorType) {
+    return false;
+  }
+  const c10::AliasInfo* result = schema->returns()[0].alias_info();
+  if (result == nullptr || result->isWrite()) return false;
+  for (const c10::Argument& argument : schema->arguments()) {
+    if (argument.alias_info() != nullptr && argument.alias_info()->isWrite()) return false;
   }
   return true;
 }
 
-}  // namespace
+bool SchemaSaysOnlyReads(const torch::jit::Node* node, size_t offset) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr || schema->is_vararg() || offset >= schema->arguments().size()) {
+    return false;
+  }
+  return schema->arguments()[offset].alias_info() == nullptr;
+}
+
+const torch::jit::Value* ListReceiving(const torch::jit::Use& use) {
+  const torch::jit::Node* user = use.user;
+  if (user->kind() == c10::prim::ListConstruct) return user->output();
+  if (user->kind() == c10::aten::append && use.offset == 1) return user->input(0);
+  return nullptr;
+}
+
+bool ElementsOnlyRead(const torch::jit::Value* list) {
+  if (list->node()->kind() != c10::prim::ListConstruct) return false;
+  for (const torch::jit::Use& use : list->uses()) {
+    const torch::jit::Node* user = use.user;
+    const c10::Symbol kind = user->kind();
+    const bool appends = kind == c10::aten::append && use.offset == 0 && !user->output()->hasUses();
+    const bool reads =
+        (kind == c10::aten::stack || kind == c10::aten::cat || kind == c10::aten::len) &&
+        use.offset == 0 && user->maybeSchema() != nullptr && !ReturnsAnAlias(user);
+    if (!appends && !reads) return false;
+  }
+  return true;
+}
 
 bool OnlyReadWithinRun(const torch::jit::Value* value) {
   if (value->type()->kind() != c10::TypeKind::TensorType) return false;
@@ -30,29 +62,13 @@ bool OnlyReadWithinRun(const torch::jit::Value* value) {
     const torch::jit::Node* user = use.user;
     // Our variadic operators read their inputs and return fresh tensors.
     if (ops::OnlyReadsInputs(user->kind())) continue;
-    // An element of a list whose elements are only read.
-    if (user->kind() == c10::prim::ListConstruct) {
-      if (ElementsOnlyRead(user->output())) continue;
+    if (const torch::jit::Value* list = ListReceiving(use)) {
+      if (ElementsOnlyRead(list)) continue;
       return false;
     }
-    if (user->kind() == c10::aten::append && use.offset == 1) {
-      if (ElementsOnlyRead(user->input(0))) continue;
-      return false;
-    }
-    const c10::FunctionSchema* schema = user->maybeSchema();
-    if (schema == nullptr || schema->is_vararg() || use.offset >= schema->arguments().size()) {
-      return false;
-    }
-    const c10::AliasInfo* alias = schema->arguments()[use.offset].alias_info();
-    if (alias == nullptr) continue;  // neither written nor aliased
-    if (alias->isWrite()) return false;
-    // A view of it: every output must be a tensor that is only read.
-    for (const c10::Argument& argument : schema->arguments()) {
-      if (argument.alias_info() != nullptr && argument.alias_info()->isWrite()) return false;
-    }
-    for (const torch::jit::Value* output : user->outputs()) {
-      if (!OnlyReadWithinRun(output)) return false;
-    }
+    if (SchemaSaysOnlyReads(user, use.offset)) continue;
+    if (IsView(user) && OnlyReadWithinRun(user->output())) continue;
+    return false;
   }
   return true;
 }

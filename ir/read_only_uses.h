@@ -1,21 +1,45 @@
-// Whether a value is only read by the nodes of the run that use it: no
-// node writes it, returns it (from the graph or a block), stores it in a
-// container, an object or a forked task, or passes it to a node whose
-// schema does not say it only reads it; views of it (a node whose schema
-// returns an alias of it and writes nothing) must be only read in turn. An
-// element of a list the run builds for itself (prim::ListConstruct, then
-// only appended to and read by cat, stack or len) is only read too.
-// Such a value can never be observed outside the run, so a kernel may make
-// it in a form the caller could tell apart (ops/strided_view: a view of a
-// caller's tensor without autograd's view tracking). Conservative: a node
-// without a schema (control flow, containers, fusion groups) counts as
-// holding the value.
+// What a node does with one of its inputs, by its schema, and whether the
+// run only reads a value. A value is only read by the nodes of the run that
+// use it when no node writes it, returns it (from the graph or a block),
+// stores it in a container, an object or a forked task, or passes it to a
+// node whose schema does not say it only reads it; views of it (IsView)
+// must be only read in turn. An element of a list the run builds for itself
+// (ElementsOnlyRead) is only read too. Such a value can never be observed
+// outside the run, so a kernel may make it in a form the caller could tell
+// apart (ops/strided_view: a view of a caller's tensor without autograd's
+// view tracking). Conservative: a node without a schema (control flow,
+// containers, fusion groups) counts as holding the value. The predicates on
+// nodes and lists are memory/lifetimes' too.
 #ifndef STATIC_RUNTIME_IR_READ_ONLY_USES_H_
 #define STATIC_RUNTIME_IR_READ_ONLY_USES_H_
+
+#include <cstddef>
 
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
+
+// Whether the node's schema lets an output alias an input (view ops, and
+// ops like contiguous that may return their input); true without a schema.
+bool ReturnsAnAlias(const torch::jit::Node* node);
+
+// Whether `node` makes a view of an argument (or may return it): its schema
+// returns one tensor that aliases an argument, and it writes nothing.
+bool IsView(const torch::jit::Node* node);
+
+// Whether the node's schema says it only reads its input `offset`: the
+// argument has no alias annotation, so the op neither writes it nor
+// returns or stores an alias of it.
+bool SchemaSaysOnlyReads(const torch::jit::Node* node, size_t offset);
+
+// The list `use` puts its value into as an element (the prim::ListConstruct
+// it is an input of, or the list of an aten::append appending it), or null.
+const torch::jit::Value* ListReceiving(const torch::jit::Use& use);
+
+// Whether `list` is made by prim::ListConstruct and only appended to (the
+// append's result unused) and read by ops that read its elements and return
+// fresh tensors or a count (stack, cat, len): its elements are then only read.
+bool ElementsOnlyRead(const torch::jit::Value* list);
 
 // `value` is a tensor and every use of it (and of the views made of it) only
 // reads it, as said above.

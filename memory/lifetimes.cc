@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "ir/graph_util.h"
+#include "ir/read_only_uses.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 
 namespace static_runtime {
@@ -52,44 +53,6 @@ bool MayContainAlias(const torch::jit::AliasDb& alias_db, at::ArrayRef<Value*> v
     }
   }
   return false;
-}
-
-// Whether the node's schema lets an output alias an input (view ops, and
-// ops like contiguous that may return their input).
-bool ReturnsAnAlias(const Node* node) {
-  const c10::FunctionSchema* schema = node->maybeSchema();
-  if (schema == nullptr) return true;
-  for (const c10::Argument& result : schema->returns()) {
-    if (result.alias_info() != nullptr) return true;
-  }
-  return false;
-}
-
-// Whether `node` makes a view of an argument (or may return it): its schema
-// returns one tensor that aliases an argument, and it writes nothing.
-bool IsView(const Node* node) {
-  const c10::FunctionSchema* schema = node->maybeSchema();
-  if (schema == nullptr || schema->is_vararg() || schema->returns().size() != 1 ||
-      node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::TensorType) {
-    return false;
-  }
-  const c10::AliasInfo* result = schema->returns()[0].alias_info();
-  if (result == nullptr || result->isWrite()) return false;
-  for (const c10::Argument& argument : schema->arguments()) {
-    if (argument.alias_info() != nullptr && argument.alias_info()->isWrite()) return false;
-  }
-  return true;
-}
-
-// Whether the node's schema says it only reads its input `offset`: the
-// argument has no alias annotation, so the op neither writes it nor
-// returns or stores an alias of it.
-bool SchemaSaysOnlyReads(const Node* node, size_t offset) {
-  const c10::FunctionSchema* schema = node->maybeSchema();
-  if (schema == nullptr || schema->is_vararg() || offset >= schema->arguments().size()) {
-    return false;
-  }
-  return schema->arguments()[offset].alias_info() == nullptr;
 }
 
 // Whether every use of `value` is the graph's return, or a top-level tuple or
@@ -144,29 +107,16 @@ std::optional<size_t> ViewsLastUse(Value* view, const torch::jit::Block* block,
   return last;
 }
 
-// Whether `list` is a list the run builds for itself and only reads the
-// elements of: made by prim::ListConstruct in `block`, and used only to
-// append to it (the append's result unused) or by ops that read its
-// elements and return fresh tensors or a count (stack, cat, len). Its
-// elements then live until its last use, `last` (a use inside a block of a
+// Whether `list` is a list the run builds for itself in `block` and only
+// reads the elements of (ElementsOnlyRead). Its elements then live until
+// its last use, `last` (a use inside a block of a
 // node of `block` lasts until that node's end); nothing else can reach
 // them.
 bool IsPrivateList(const Value* list, const torch::jit::Block* block, const Numbering& numbering,
                    size_t* last) {
-  const Node* producer = list->node();
-  if (producer->kind() != c10::prim::ListConstruct || producer->owningBlock() != block) {
-    return false;
-  }
-  static const auto* const kReaders =
-      new absl::flat_hash_set<c10::Symbol>{c10::aten::stack, c10::aten::cat, c10::aten::len};
+  if (list->node()->owningBlock() != block || !ElementsOnlyRead(list)) return false;
   for (const torch::jit::Use& use : list->uses()) {
-    const Node* user = use.user;
-    const bool appends =
-        user->kind() == c10::aten::append && use.offset == 0 && !user->output()->hasUses();
-    const bool reads = kReaders->contains(user->kind()) && use.offset == 0 &&
-                       user->maybeSchema() != nullptr && !ReturnsAnAlias(user);
-    if (!appends && !reads) return false;
-    *last = std::max(*last, numbering.last_inside.at(AncestorIn(user, block)));
+    *last = std::max(*last, numbering.last_inside.at(AncestorIn(use.user, block)));
   }
   return true;
 }
@@ -176,14 +126,8 @@ bool IsPrivateList(const Value* list, const torch::jit::Block* block, const Numb
 // appended one, or null; `last` grows to the list's last use.
 const Value* PrivateListOf(const torch::jit::Use& use, const torch::jit::Block* block,
                            const Numbering& numbering, size_t* last) {
-  const Node* user = use.user;
-  if (user->owningBlock() != block) return nullptr;
-  const Value* list = nullptr;
-  if (user->kind() == c10::prim::ListConstruct) {
-    list = user->output();
-  } else if (user->kind() == c10::aten::append && use.offset == 1) {
-    list = user->input(0);
-  }
+  if (use.user->owningBlock() != block) return nullptr;
+  const Value* list = ListReceiving(use);
   return list != nullptr && IsPrivateList(list, block, numbering, last) ? list : nullptr;
 }
 

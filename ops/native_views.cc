@@ -26,22 +26,20 @@ int64_t Int(const NodeIO& io, size_t i) { return io.Input(i).toInt(); }
 c10::optional<int64_t> OptionalInt(const NodeIO& io, size_t i) {
   return io.Input(i).toOptional<int64_t>();
 }
-std::optional<int64_t> StdOptionalInt(const NodeIO& io, size_t i) {
-  const c10::IValue& input = io.Input(i);
-  return input.isNone() ? std::nullopt : std::optional<int64_t>(input.toInt());
-}
 
 // The view of `self` ops/strided_view makes for the node's arguments, or
 // nullopt (then ATen's).
 using FastView = std::optional<at::Tensor> (*)(const at::Tensor& self, const NodeIO& io);
+// ATen's view of `self` for the node's arguments.
+using AtenView = at::Tensor (*)(const at::Tensor& self, const NodeIO& io);
 
 // `name`.`overload`: `fast`'s view when StridedViewOk allows it (the run only
 // reading the node's output is known when the model is loaded), else
 // `aten`'s.
-void RegisterView(absl::string_view name, absl::string_view overload, FastView fast, Kernel aten) {
+void RegisterView(absl::string_view name, absl::string_view overload, FastView fast,
+                  AtenView aten) {
   KernelRegistry::Global().RegisterOverload(
-      name, overload, NodeKind::kNative,
-      [fast, aten = std::move(aten)](const torch::jit::Node* node) -> KernelOffer {
+      name, overload, NodeKind::kNative, [fast, aten](const torch::jit::Node* node) -> KernelOffer {
         const bool only_read = OnlyReadWithinRun(node->output());
         return [fast, aten, only_read](NodeIO& io) {
           const at::Tensor& self = Self(io);
@@ -51,7 +49,7 @@ void RegisterView(absl::string_view name, absl::string_view overload, FastView f
               return;
             }
           }
-          aten(io);
+          io.Output(0) = aten(self, io);
         };
       });
 }
@@ -124,68 +122,57 @@ const bool kRegistered = [] {
   RegisterView(
       "aten::slice", "Tensor",
       [](const at::Tensor& self, const NodeIO& io) {
-        return SliceView(self, Int(io, 1), StdOptionalInt(io, 2), StdOptionalInt(io, 3),
-                         Int(io, 4));
+        return SliceView(self, Int(io, 1), OptionalInt(io, 2), OptionalInt(io, 3), Int(io, 4));
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, slice, Int(io, 1), OptionalInt(io, 2),
-                                             OptionalInt(io, 3), Int(io, 4));
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, slice, Int(io, 1), OptionalInt(io, 2),
+                                     OptionalInt(io, 3), Int(io, 4));
       });
   RegisterView(
       "aten::select", "int",
       [](const at::Tensor& self, const NodeIO& io) {
         return SelectView(self, Int(io, 1), Int(io, 2));
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, select, Int(io, 1), Int(io, 2));
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, select, Int(io, 1), Int(io, 2));
       });
   RegisterView(
       "aten::narrow", "",
       [](const at::Tensor& self, const NodeIO& io) {
         return NarrowView(self, Int(io, 1), Int(io, 2), Int(io, 3));
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, narrow, Int(io, 1), Int(io, 2), Int(io, 3));
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, narrow, Int(io, 1), Int(io, 2), Int(io, 3));
       });
   RegisterView(
       "aten::squeeze", "",
       [](const at::Tensor& self, const NodeIO& io) { return SqueezeView(self); },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze);
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, squeeze);
       });
   RegisterView(
       "aten::squeeze", "dim",
       [](const at::Tensor& self, const NodeIO& io) { return SqueezeDimView(self, Int(io, 1)); },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, squeeze, Int(io, 1));
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, squeeze, Int(io, 1));
       });
   RegisterView(
       "aten::unsqueeze", "",
       [](const at::Tensor& self, const NodeIO& io) { return UnsqueezeView(self, Int(io, 1)); },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, unsqueeze, Int(io, 1));
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, unsqueeze, Int(io, 1));
       });
   RegisterView(
       "aten::transpose", "int",
       [](const at::Tensor& self, const NodeIO& io) {
         return TransposeView(self, Int(io, 1), Int(io, 2));
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, transpose, Int(io, 1), Int(io, 2));
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, transpose, Int(io, 1), Int(io, 2));
       });
   RegisterView(
       "aten::t", "", [](const at::Tensor& self, const NodeIO& io) { return TView(self); },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, t);
-      });
+      [](const at::Tensor& self, const NodeIO& io) { return SR_DIRECT_OR_DISPATCH(self, t); });
   RegisterNativeOverload("aten::numpy_T", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, numpy_T);
@@ -195,10 +182,9 @@ const bool kRegistered = [] {
       [](const at::Tensor& self, const NodeIO& io) {
         return PermuteView(self, io.Input(1).toDimVector());
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
+      [](const at::Tensor& self, const NodeIO& io) {
         const at::DimVector dims = io.Input(1).toDimVector();
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, permute, dims);
+        return SR_DIRECT_OR_DISPATCH(self, permute, dims);
       });
   RegisterNativeOverload("aten::movedim", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
@@ -209,10 +195,9 @@ const bool kRegistered = [] {
       [](const at::Tensor& self, const NodeIO& io) {
         return ExpandView(self, io.Input(1).toDimVector());
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
+      [](const at::Tensor& self, const NodeIO& io) {
         const at::DimVector size = io.Input(1).toDimVector();
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, expand, size, io.Input(2).toBool());
+        return SR_DIRECT_OR_DISPATCH(self, expand, size, io.Input(2).toBool());
       });
   RegisterNativeOverload("aten::expand_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
@@ -223,10 +208,9 @@ const bool kRegistered = [] {
       [](const at::Tensor& self, const NodeIO& io) {
         return ReshapeView(self, io.Input(1).toDimVector());
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
+      [](const at::Tensor& self, const NodeIO& io) {
         const at::DimVector size = io.Input(1).toDimVector();
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, view, size);
+        return SR_DIRECT_OR_DISPATCH(self, view, size);
       });
   RegisterNativeOverload("aten::view_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
@@ -238,12 +222,11 @@ const bool kRegistered = [] {
       [](const at::Tensor& self, const NodeIO& io) {
         return ReshapeView(self, io.Input(1).toDimVector());
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
+      [](const at::Tensor& self, const NodeIO& io) {
         const at::DimVector shape = io.Input(1).toDimVector();
-        io.Output(0) = DirectCallOk(self)
-                           ? at::native::reshape_symint(self, c10::fromIntArrayRefUnchecked(shape))
-                           : self.reshape(shape);
+        return DirectCallOk(self)
+                   ? at::native::reshape_symint(self, c10::fromIntArrayRefUnchecked(shape))
+                   : self.reshape(shape);
       });
   RegisterNativeOverload("aten::reshape_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
@@ -254,9 +237,8 @@ const bool kRegistered = [] {
       [](const at::Tensor& self, const NodeIO& io) {
         return FlattenView(self, Int(io, 1), Int(io, 2));
       },
-      [](NodeIO& io) {
-        const at::Tensor& self = Self(io);
-        io.Output(0) = SR_DIRECT_OR_DISPATCH(self, flatten, Int(io, 1), Int(io, 2));
+      [](const at::Tensor& self, const NodeIO& io) {
+        return SR_DIRECT_OR_DISPATCH(self, flatten, Int(io, 1), Int(io, 2));
       });
   RegisterNativeOverload("aten::unflatten", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);

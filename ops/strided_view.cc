@@ -35,7 +35,7 @@ at::Tensor MakeView(const at::Tensor& self, at::IntArrayRef sizes, at::IntArrayR
   return MakeView(self, sizes, strides, self.storage_offset());
 }
 
-// `self`'s sizes and strides without dimension `dim`.
+// `self`'s sizes and strides, to change into a view's.
 struct Geometry {
   at::DimVector sizes;
   at::DimVector strides;
@@ -61,7 +61,7 @@ bool StridedViewOk(const at::Tensor& self, bool only_read_within_run) {
 }
 
 std::optional<at::Tensor> SliceView(const at::Tensor& self, int64_t dim,
-                                    std::optional<int64_t> start, std::optional<int64_t> end,
+                                    c10::optional<int64_t> start, c10::optional<int64_t> end,
                                     int64_t step) {
   const std::optional<int64_t> d = Wrap(dim, self.dim());
   if (!d || step <= 0) return std::nullopt;

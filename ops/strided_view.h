@@ -24,7 +24,7 @@ namespace static_runtime {
 bool StridedViewOk(const at::Tensor& self, bool only_read_within_run);
 
 std::optional<at::Tensor> SliceView(const at::Tensor& self, int64_t dim,
-                                    std::optional<int64_t> start, std::optional<int64_t> end,
+                                    c10::optional<int64_t> start, c10::optional<int64_t> end,
                                     int64_t step);
 std::optional<at::Tensor> NarrowView(const at::Tensor& self, int64_t dim, int64_t start,
                                      int64_t length);

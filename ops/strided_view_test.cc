@@ -41,16 +41,13 @@ std::vector<Case> Cases() {
        [](Draw& d, const at::Tensor& t) {
          const int64_t dim = AnyDim(d, t.dim());
          auto bound = [&]() {
-           return d.Bool() ? std::nullopt : std::optional<int64_t>(d.Int(-6, 6));
+           return d.Bool() ? c10::nullopt : c10::optional<int64_t>(d.Int(-6, 6));
          };
-         const std::optional<int64_t> start = bound(), end = bound();
+         const c10::optional<int64_t> start = bound(), end = bound();
          const int64_t step = d.Int(0, 3);
          return std::make_pair(
              View([=](const at::Tensor& x) { return SliceView(x, dim, start, end, step); }),
-             Reference([=](const at::Tensor& x) {
-               return x.slice(dim, start ? c10::optional<int64_t>(*start) : c10::nullopt,
-                              end ? c10::optional<int64_t>(*end) : c10::nullopt, step);
-             }));
+             Reference([=](const at::Tensor& x) { return x.slice(dim, start, end, step); }));
        }},
       {"narrow",
        [](Draw& d, const at::Tensor& t) {
