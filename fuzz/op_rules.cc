@@ -752,6 +752,9 @@ const std::vector<OpRule>& Rules() {
       {"item", ItemRule},
       {"scalar_value", ScalarValueRule},
       {"zeros_of_size", ZerosOfSizeRule},
+      Unary("clamp_min", "torch.clamp($0, min=-0.5)", IsFloat),
+      Unary("clamp_max", "$0.clamp(max=0.5)", IsFloat),
+      Unary("log1p", "torch.log1p($0.abs())", IsFloat),
   };
   return *kRules;
 }

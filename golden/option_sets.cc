@@ -16,12 +16,12 @@ Options DefaultsWith(std::initializer_list<std::pair<bool Options::*, bool>> cha
   return options;
 }
 
-// Every option that turns on a runtime rewrite (the pass table's rewrite
-// stage) off, and forks run inline.
+// Every option that turns on one of our passes (the pass table's cleanup and
+// rewrite stages) off, and forks run inline.
 Options AllRewritesOff() {
   Options options = DefaultsWith({{&Options::parallel_forks, false}});
   for (const RewritePass& pass : RewritePasses()) {
-    if (pass.stage == PassStage::kRewrite && pass.enabled_by != nullptr) {
+    if (pass.stage != PassStage::kFinalize && pass.enabled_by != nullptr) {
       options.*pass.enabled_by = false;
     }
   }

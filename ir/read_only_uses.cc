@@ -35,6 +35,13 @@ bool SchemaSaysOnlyReads(const torch::jit::Node* node, size_t offset) {
   return schema->arguments()[offset].alias_info() == nullptr;
 }
 
+bool SchemaSaysStores(const torch::jit::Node* node, size_t offset) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr || offset >= schema->arguments().size()) return false;
+  const c10::AliasInfo* alias_info = schema->arguments()[offset].alias_info();
+  return alias_info != nullptr && alias_info->isWildcardAfter();
+}
+
 const torch::jit::Value* ListReceiving(const torch::jit::Use& use) {
   const torch::jit::Node* user = use.user;
   if (user->kind() == c10::prim::ListConstruct) return user->output();

@@ -32,6 +32,11 @@ bool IsView(const torch::jit::Node* node);
 // returns or stores an alias of it.
 bool SchemaSaysOnlyReads(const torch::jit::Node* node, size_t offset);
 
+// Whether the node's schema says it stores its input `offset` where other
+// values can reach it (an argument annotated `(a -> *)`: `aten::_set_item`
+// into a dict or list, `aten::append`, `aten::insert`).
+bool SchemaSaysStores(const torch::jit::Node* node, size_t offset);
+
 // The list `use` puts its value into as an element (the prim::ListConstruct
 // it is an input of, or the list of an aten::append appending it), or null.
 const torch::jit::Value* ListReceiving(const torch::jit::Use& use);

@@ -191,9 +191,10 @@ LifetimeAnalysis AnalyzeLifetimes(const std::shared_ptr<torch::jit::Graph>& grap
         Node* user = use.user;
         // A graph output or a yielded value; read by a forked call, which
         // may run until its wait, or after the run if nothing waits; or
-        // stored in an object.
+        // stored in an object, or in a container by an op that returns
+        // nothing (`d[k] = v`: alias analysis sees no output holding it).
         if (user->kind() == c10::prim::Return || user->kind() == c10::prim::fork ||
-            user->kind() == c10::prim::SetAttr) {
+            user->kind() == c10::prim::SetAttr || SchemaSaysStores(user, use.offset)) {
           manageable = false;
           break;
         }

@@ -158,6 +158,29 @@ graph(%x : Tensor):
   EXPECT_EQ(Describe(analysis), "%a[2,3] %v[3,5] | %z %z2");
 }
 
+// `d[k] = v` stores v in a dict the run returns: the op returns nothing, so
+// only its schema tells. The stored value leaves the plan even when it comes
+// from a node that only reads (whose outputs alias analysis cannot place).
+TEST(LifetimesTest, ValuesStoredIntoAContainerByAnOpThatReturnsNothingAreNotManaged) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor):
+  %key : str = prim::Constant[value="k"]()
+  %a : Tensor = aten::relu(%x)
+  %v : Tensor = memory_test::opaque(%a, %x)
+  %w : Tensor = memory_test::opaque(%a, %x)
+  %d : Dict(str, Tensor) = prim::DictConstruct()
+  aten::_set_item(%d, %key, %v)
+  %y : Tensor = aten::mul(%w, %x)
+  return (%d, %y))IR");
+  const LifetimeAnalysis analysis = AnalyzeLifetimes(
+      graph,
+      [](const torch::jit::Node* node) {
+        return node->kind().is_aten() || node->kind() == kOpaque;
+      },
+      [](const torch::jit::Node* node) { return node->kind() == kOpaque; });
+  EXPECT_EQ(Describe(analysis), "%a[1,3] %w[3,6] | out:%y %v");
+}
+
 // A list the run builds for itself, appends to and only stacks, concatenates
 // or counts: its elements live until its last use.
 TEST(LifetimesTest, ElementsOfAPrivateListLiveUntilItsLastUse) {

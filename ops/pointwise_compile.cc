@@ -64,6 +64,13 @@ c10::optional<PointwiseProgram> CompilePointwiseGroup(const Node* fused,
       if (!lo || !hi) return c10::nullopt;
       instruction.lo = *lo;
       instruction.hi = *hi;
+    } else if (*op == PointwiseOp::kClampMin || *op == PointwiseOp::kClampMax) {
+      // clamp(self, min, max) has one of its bounds; clamp_min and
+      // clamp_max have theirs at input 1.
+      const bool upper_of_clamp = *op == PointwiseOp::kClampMax && node->inputs().size() == 3;
+      const c10::optional<float> bound = FloatBound(outer(node->input(upper_of_clamp ? 2 : 1)));
+      if (!bound) return c10::nullopt;
+      (*op == PointwiseOp::kClampMin ? instruction.lo : instruction.hi) = *bound;
     } else if (*op == PointwiseOp::kLeakyRelu) {
       const c10::optional<float> slope = FloatBound(outer(node->input(1)));
       if (!slope) return c10::nullopt;

@@ -80,6 +80,8 @@ at::Tensor Aten(PointwiseOp op, const at::Tensor& a, const c10::IValue& b, float
       return at::exp(a);
     case PointwiseOp::kLog:
       return at::log(a);
+    case PointwiseOp::kLog1p:
+      return at::log1p(a);
     case PointwiseOp::kSqrt:
       return at::sqrt(a);
     case PointwiseOp::kRsqrt:
@@ -98,6 +100,10 @@ at::Tensor Aten(PointwiseOp op, const at::Tensor& a, const c10::IValue& b, float
       return at::leaky_relu(a, lo);
     case PointwiseOp::kClamp:
       return at::clamp(a, lo, hi);
+    case PointwiseOp::kClampMin:
+      return at::clamp(a, lo, c10::nullopt);
+    case PointwiseOp::kClampMax:
+      return at::clamp(a, c10::nullopt, hi);
   }
   return a;
 }

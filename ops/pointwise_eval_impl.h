@@ -75,6 +75,7 @@ SR_POINTWISE_FORMULA(kSigmoid, ((Vec(0.f) - a).exp() + Vec(1.f)).reciprocal(),
 SR_POINTWISE_FORMULA(kTanh, a.tanh(), std::tanh(a))
 SR_POINTWISE_FORMULA(kExp, a.exp(), std::exp(a))
 SR_POINTWISE_FORMULA(kLog, a.log(), std::log(a))
+SR_POINTWISE_FORMULA(kLog1p, a.log1p(), std::log1p(a))
 SR_POINTWISE_FORMULA(kSqrt, a.sqrt(), std::sqrt(a))
 SR_POINTWISE_FORMULA(kRsqrt, a.rsqrt(), 1.f / std::sqrt(a))
 SR_POINTWISE_FORMULA(kSilu, a / (Vec(1.f) + a.neg().exp()), a / (1.f + std::exp(-a)))
@@ -96,6 +97,8 @@ SR_POINTWISE_FORMULA(kHardsigmoid,
                      std::min(std::max(a + 3.f, 0.f), 6.f) / 6.f)
 SR_POINTWISE_FORMULA(kLeakyRelu, a* Vec::blendv(lo, Vec(1.f), a > Vec(0.f)), a > 0.f ? a : a * lo)
 SR_POINTWISE_FORMULA(kClamp, at::vec::clamp(a, lo, hi), std::min(std::max(a, lo), hi))
+SR_POINTWISE_FORMULA(kClampMin, at::vec::clamp_min(a, lo), std::max(a, lo))
+SR_POINTWISE_FORMULA(kClampMax, at::vec::clamp_max(a, hi), std::min(a, hi))
 #undef SR_POINTWISE_FORMULA
 
 // One op over elements [0, n) of a tile: the vector formula on the first
@@ -156,6 +159,7 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
     SR_POINTWISE_CASE(kTanh)
     SR_POINTWISE_CASE(kExp)
     SR_POINTWISE_CASE(kLog)
+    SR_POINTWISE_CASE(kLog1p)
     SR_POINTWISE_CASE(kSqrt)
     SR_POINTWISE_CASE(kRsqrt)
     SR_POINTWISE_CASE(kSilu)
@@ -165,6 +169,8 @@ inline void RunInstruction(const PointwiseInstruction& in, const float* a, const
     SR_POINTWISE_CASE(kHardsigmoid)
     SR_POINTWISE_CASE(kLeakyRelu)
     SR_POINTWISE_CASE(kClamp)
+    SR_POINTWISE_CASE(kClampMin)
+    SR_POINTWISE_CASE(kClampMax)
 #undef SR_POINTWISE_CASE
   }
 }

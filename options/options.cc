@@ -17,6 +17,8 @@ const std::vector<BoolOption>& BoolOptions() {
       {"fuse_list_unpack", &Options::fuse_list_unpack,
        "split/chunk/unbind + unpack fusion (copies)"},
       {"hoist_dict_lookups", &Options::hoist_dict_lookups, "constant-key lookups on input dicts"},
+      {"unroll_constant_loops", &Options::unroll_constant_loops,
+       "loops with a small constant trip count -> copies of their body"},
       {"parallel_forks", &Options::parallel_forks,
        "forked calls run in parallel on task workers (false: inlined, in program order)"},
       {"enable_fusion", &Options::enable_fusion,

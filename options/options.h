@@ -50,6 +50,9 @@ struct Options {
   // run with views, 17.4 us with copies).
   bool fuse_list_unpack = false;
   bool hoist_dict_lookups = true;  // constant-key lookups on input dicts
+  // Loops with a small constant trip count and no break -> copies of their
+  // body (passes/unroll_constant_loops.h), planned like the rest of the graph.
+  bool unroll_constant_loops = true;
   // prim::fork calls run as tasks on LibTorch's inter-op thread pool (or
   // the launcher given to RunAsync), each forked subgraph prepared as a
   // static module of its own; aten::wait blocks on them. Off: forked calls

@@ -10,9 +10,10 @@
 // ge, le, eq, ne with a tensor or a number), where (not of two numbers), masked_fill with a number,
 // `to` float32, bool, int32 or int64 (no memory format) of a comparison's or another conversion's
 // result of another dtype in the same window (so that it surely converts; see also the alias rule),
-// neg, abs, relu, sigmoid, tanh, exp, log, sqrt, rsqrt, silu, gelu (a constant approximate),
-// hardswish, hardsigmoid, leaky_relu with a constant slope, clamp and
-// hardtanh with two constant bounds. A window is a sequence
+// neg, abs, relu, sigmoid, tanh, exp, log, log1p, sqrt, rsqrt, silu, gelu (a constant
+// approximate), hardswish, hardsigmoid, leaky_relu with a constant slope, clamp and hardtanh with
+// two constant bounds, clamp with one (the other None), clamp_min and clamp_max with a constant
+// bound. A window is a sequence
 // of such nodes with only constants between them; its groups are its
 // connected parts (chains and trees: a node joins the part of each window
 // value it uses), each cut in order into pieces of at most 32 nodes; a

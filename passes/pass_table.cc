@@ -5,6 +5,7 @@
 #include "glog/logging.h"
 #include "passes/copy_variants.h"
 #include "passes/eliminate_noop_slice.h"
+#include "passes/fold_built_lists.h"
 #include "passes/force_non_empty_outputs.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
@@ -12,6 +13,7 @@
 #include "passes/maybe_copy_to.h"
 #include "passes/owned_refs.h"
 #include "passes/prepack_weights.h"
+#include "passes/unroll_constant_loops.h"
 #include "passes/var_tuple_unpack.h"
 #include "passes/variadic_ops.h"
 
@@ -20,6 +22,9 @@ namespace static_runtime {
 const std::vector<RewritePass>& RewritePasses() {
   static const auto* const kPasses = new std::vector<RewritePass>{
       {"eliminate_noop_slice", PassStage::kCleanup, nullptr, EliminateNoOpSlice},
+      {"fold_built_lists", PassStage::kCleanup, nullptr, FoldBuiltLists},
+      {"unroll_constant_loops", PassStage::kCleanup, &Options::unroll_constant_loops,
+       UnrollConstantLoops},
       {"fuse_conv", PassStage::kRewrite, &Options::prepack_weights, FuseConvolutions},
       {"fuse_linear", PassStage::kRewrite, &Options::prepack_weights, FuseLinears},
       {"prepack_transformer_layers", PassStage::kRewrite, &Options::prepack_weights,

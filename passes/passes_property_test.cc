@@ -81,9 +81,10 @@ int GraphsChangedBy(const std::string& pass_name) {
 TEST(PassCorpusTest, HasAtLeastTwentyGraphs) { EXPECT_GE(BaseGraphs().size(), 20u); }
 
 TEST(PassCorpusTest, EveryRewriteChangesSomeCorpusGraph) {
-  for (const char* pass : {"eliminate_noop_slice", "variadic_ops", "fuse_list_unpack", "fuse_conv",
-                           "copy_variants", "maybe_copy_to", "hoist_dict_lookups", "owned_refs",
-                           "force_non_empty_outputs", "pipeline"}) {
+  for (const char* pass :
+       {"eliminate_noop_slice", "fold_built_lists", "unroll_constant_loops", "variadic_ops",
+        "fuse_list_unpack", "fuse_conv", "copy_variants", "maybe_copy_to", "hoist_dict_lookups",
+        "owned_refs", "force_non_empty_outputs", "pipeline"}) {
     const int changed = GraphsChangedBy(pass);
     EXPECT_GT(changed, 0) << pass << " changed no corpus graph";
     std::cout << pass << " rewrites " << changed << " of " << BaseGraphs().size()
@@ -101,6 +102,12 @@ TEST(PassCorpusTest, EveryCorpusGraphIsStaticallyRunnable) {
 
 RC_GTEST_PROP(PassProperty, EliminateNoOpSliceKeepsOutputs, ()) {
   CheckPassKeepsOutputs("eliminate_noop_slice");
+}
+RC_GTEST_PROP(PassProperty, FoldBuiltListsKeepsOutputs, ()) {
+  CheckPassKeepsOutputs("fold_built_lists");
+}
+RC_GTEST_PROP(PassProperty, UnrollConstantLoopsKeepsOutputs, ()) {
+  CheckPassKeepsOutputs("unroll_constant_loops");
 }
 RC_GTEST_PROP(PassProperty, VariadicOpsKeepOutputs, ()) { CheckPassKeepsOutputs("variadic_ops"); }
 RC_GTEST_PROP(PassProperty, FuseListUnpackKeepsOutputs, ()) {

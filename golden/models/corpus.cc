@@ -243,6 +243,38 @@ def forward(self, x, y, n: int):
                  c10::IValue(static_cast<int64_t>(size % 4 + 1))};
        }});
 
+  // Loops with constant trip counts: over a list literal (results stored in
+  // a returned dict), over a list comprehension, a range with carried values,
+  // a triangular nest, and one that breaks (its trip count is constant, its
+  // condition is not).
+  add({"constant_trip_loops",
+       R"(
+def forward(self, x):
+    h = torch.relu(x @ self.w)
+    logits = [h[:, 0:2], h[:, 2:4], torch.tanh(h)]
+    scores: Dict[str, Tensor] = {}
+    for i, logit in enumerate(logits):
+        scores[str(i)] = torch.softmax(logit, dim=1)
+    scaled = [torch.sigmoid(h * float(k)) for k in range(2)]
+    for i, s in enumerate(scaled):
+        scores["scaled" + str(i)] = s + scaled[-1]
+    acc = x * 1.0
+    count = 0
+    for i in range(3):
+        acc = acc * 0.5 + float(i)
+        for j in range(i):
+            count += j + 1
+    for k in range(4):
+        acc = acc + 1.0
+        if bool(acc.abs().max() > 3.0):
+            break
+    return logits, scores, acc, count
+)",
+       {{"w", {4, 4}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4})};
+       }});
+
   add({"dict_input",
        R"(
 def forward(self, features: Dict[str, Tensor]):

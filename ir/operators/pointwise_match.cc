@@ -17,6 +17,8 @@ enum class Needs {
   kAlphaOne,     // input 2 (alpha) the number 1
   kOneNumber,    // input 1 a number (leaky_relu's slope)
   kTwoNumbers,   // inputs 1 and 2 numbers (bounds)
+  kLowerBound,   // input 1 a number, input 2 None (clamp's min alone)
+  kUpperBound,   // input 1 None, input 2 a number (clamp's max alone)
   kApproximate,  // input 1 the string given (gelu's approximate)
   kConversion,   // input 1 the schema's dtype, no memory format
 };
@@ -79,6 +81,7 @@ const std::vector<FusibleSchema>& FusibleSchemas() {
         {"aten::tanh(Tensor self) -> Tensor", PointwiseOp::kTanh},
         {"aten::exp(Tensor self) -> Tensor", PointwiseOp::kExp},
         {"aten::log(Tensor self) -> Tensor", PointwiseOp::kLog},
+        {"aten::log1p(Tensor self) -> Tensor", PointwiseOp::kLog1p},
         {"aten::sqrt(Tensor self) -> Tensor", PointwiseOp::kSqrt},
         {"aten::rsqrt(Tensor self) -> Tensor", PointwiseOp::kRsqrt},
         {"aten::silu(Tensor self) -> Tensor", PointwiseOp::kSilu},
@@ -94,6 +97,14 @@ const std::vector<FusibleSchema>& FusibleSchemas() {
          PointwiseOp::kClamp, Needs::kTwoNumbers},
         {"aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
          PointwiseOp::kClamp, Needs::kTwoNumbers},
+        {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+         PointwiseOp::kClampMin, Needs::kLowerBound},
+        {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+         PointwiseOp::kClampMax, Needs::kUpperBound},
+        {"aten::clamp_min(Tensor self, Scalar min) -> Tensor", PointwiseOp::kClampMin,
+         Needs::kOneNumber},
+        {"aten::clamp_max(Tensor self, Scalar max) -> Tensor", PointwiseOp::kClampMax,
+         Needs::kOneNumber},
     };
     for (const char* conversion : kConversionSchemas) {
       for (const auto& [op, dtype] :
@@ -123,6 +134,10 @@ std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
     const c10::optional<c10::IValue> constant = constant_of(node->input(i));
     return constant && (constant->isDouble() || constant->isInt());
   };
+  auto none = [&](size_t i) {
+    const c10::optional<c10::IValue> constant = constant_of(node->input(i));
+    return constant && constant->isNone();
+  };
   switch (schema.needs) {
     case Needs::kNothing:
       return "";
@@ -133,9 +148,13 @@ std::string WhyNotSuited(const Node* node, const FusibleSchema& schema,
       return one ? "" : "its alpha is not the constant 1";
     }
     case Needs::kOneNumber:
-      return number(1) ? "" : "its slope is not a constant number";
+      return number(1) ? "" : "its parameter is not a constant number";
     case Needs::kTwoNumbers:
       return number(1) && number(2) ? "" : "its bounds are not two constant numbers";
+    case Needs::kLowerBound:
+      return number(1) && none(2) ? "" : "its bounds are not a constant number and None";
+    case Needs::kUpperBound:
+      return none(1) && number(2) ? "" : "its bounds are not None and a constant number";
     case Needs::kApproximate: {
       const c10::optional<c10::IValue> approximate = constant_of(node->input(1));
       return approximate && approximate->isString() &&

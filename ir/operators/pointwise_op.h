@@ -41,6 +41,7 @@ enum class PointwiseOp : uint8_t {
   kTanh,
   kExp,
   kLog,
+  kLog1p,
   kSqrt,
   kRsqrt,
   kSilu,
@@ -51,8 +52,10 @@ enum class PointwiseOp : uint8_t {
   // Unary with constant parameters.
   kLeakyRelu,  // a > 0 ? a : a * slope
   kClamp,      // min(max(a, lo), hi): clamp with two bounds, hardtanh
+  kClampMin,   // max(a, lo): clamp(min=lo), clamp_min
+  kClampMax,   // min(a, hi): clamp(max=hi), clamp_max
 };
-inline constexpr int kNumPointwiseOps = static_cast<int>(PointwiseOp::kClamp) + 1;
+inline constexpr int kNumPointwiseOps = static_cast<int>(PointwiseOp::kClampMax) + 1;
 
 // How many operands (a, b, c) the op reads.
 constexpr int NumOperands(PointwiseOp op) {

@@ -38,6 +38,7 @@ class StaticModule:
                  enable_fusion: bool = ..., enable_out_variant: bool = ...,
                  fuse_list_unpack: bool = ..., group_output_allocations: bool = ...,
                  hoist_dict_lookups: bool = ...,
+                 unroll_constant_loops: bool = ...,
                  inference_mode: bool = ..., manage_output_tensors: bool = ...,
                  optimize_memory: bool = ..., parallel_forks: bool = ...,
                  prepack_weights: bool = ..., use_copy_variants: bool = ...,
