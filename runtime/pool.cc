@@ -19,13 +19,8 @@ std::unique_ptr<StaticRuntime> RuntimePool::Acquire() {
     };
     mutex_.Await(absl::Condition(&available));
     if (!idle_.empty()) {
-      const std::thread::id caller = std::this_thread::get_id();
-      auto chosen = std::find_if(idle_.begin(), idle_.end(), [caller](const IdleRuntime& idle) {
-        return idle.last_thread == caller;
-      });
-      if (chosen == idle_.end()) chosen = idle_.end() - 1;
-      std::unique_ptr<StaticRuntime> runtime = std::move(chosen->runtime);
-      idle_.erase(chosen);
+      std::unique_ptr<StaticRuntime> runtime = std::move(idle_.back());
+      idle_.pop_back();
       return runtime;
     }
     ++created_;
@@ -36,7 +31,7 @@ std::unique_ptr<StaticRuntime> RuntimePool::Acquire() {
 
 void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
   absl::MutexLock lock(&mutex_);
-  idle_.push_back({std::this_thread::get_id(), std::move(runtime)});
+  idle_.push_back(std::move(runtime));
 }
 
 absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& args,
