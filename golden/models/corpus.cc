@@ -401,6 +401,31 @@ def forward(self, xs):
          return {rng.Normal({2 + size, 2, 3})};
        }});
 
+  // nn.LSTMCell and nn.GRUCell over a fixed number of steps, as a model
+  // written with them runs (the loop unrolls).
+  add({"rnn_cells",
+       R"(
+def forward(self, xs):
+    h = torch.zeros([xs.size(1), 5])
+    c = torch.zeros([xs.size(1), 5])
+    g = torch.zeros([xs.size(1), 5])
+    outputs: List[Tensor] = []
+    for t in range(3):
+        h, c = torch.lstm_cell(xs[t], [h, c], self.w_ih, self.w_hh, self.b_ih, self.b_hh)
+        g = torch.gru_cell(h, g, self.g_ih, self.g_hh, None, None)
+        outputs.append(h + g)
+    return torch.stack(outputs, 0), (h, c, g)
+)",
+       {{"w_ih", {20, 3}},
+        {"w_hh", {20, 5}},
+        {"b_ih", {20}},
+        {"b_hh", {20}},
+        {"g_ih", {15, 5}},
+        {"g_hh", {15, 5}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({3 + size, size, 3})};
+       }});
+
   add({"if_raises",
        R"(
 def forward(self, x):
