@@ -45,9 +45,12 @@ bool FoldReadsOf(Node* construct) {
   std::vector<Value*> elements(construct->inputs().begin(), construct->inputs().end());
   bool changed = false;
   torch::jit::Graph* graph = construct->owningGraph();
-  for (Node* node = construct->next(); node != block->return_node(); node = node->next()) {
+  size_t users_left = users.size();
+  for (Node* node = construct->next(); users_left > 0 && node != block->return_node();
+       node = node->next()) {
     auto user = users.find(node);
     if (user == users.end()) continue;
+    --users_left;
     if (!user->second) break;
     if (node->kind() == c10::aten::append) {
       elements.push_back(node->input(1));
