@@ -41,6 +41,17 @@ LifetimeAnalysis Analyze(const std::shared_ptr<torch::jit::Graph>& graph) {
                           [](const torch::jit::Node* node) { return node->kind().is_aten(); });
 }
 
+// Every aten:: node and memory_test::opaque are candidates; opaque only reads
+// its inputs (as the runtime's fused and variadic nodes).
+LifetimeAnalysis AnalyzeWithOpaqueReader(const std::shared_ptr<torch::jit::Graph>& graph) {
+  return AnalyzeLifetimes(
+      graph,
+      [](const torch::jit::Node* node) {
+        return node->kind().is_aten() || node->kind() == kOpaque;
+      },
+      [](const torch::jit::Node* node) { return node->kind() == kOpaque; });
+}
+
 std::string Describe(const LifetimeAnalysis& analysis) {
   std::string text;
   for (const ManagedValue& managed : analysis.managed) {
@@ -148,12 +159,7 @@ graph(%x : Tensor):
   %z : Tensor = aten::clone(%v, %none)
   %z2 : Tensor = aten::sub_(%z, %v, %half)
   return (%z2))IR");
-  const LifetimeAnalysis analysis = AnalyzeLifetimes(
-      graph,
-      [](const torch::jit::Node* node) {
-        return node->kind().is_aten() || node->kind() == kOpaque;
-      },
-      [](const torch::jit::Node* node) { return node->kind() == kOpaque; });
+  const LifetimeAnalysis analysis = AnalyzeWithOpaqueReader(graph);
   // %v lives until sub_ reads it; %z is written and returned by sub_.
   EXPECT_EQ(Describe(analysis), "%a[2,3] %v[3,5] | %z %z2");
 }
@@ -172,12 +178,7 @@ graph(%x : Tensor):
   aten::_set_item(%d, %key, %v)
   %y : Tensor = aten::mul(%w, %x)
   return (%d, %y))IR");
-  const LifetimeAnalysis analysis = AnalyzeLifetimes(
-      graph,
-      [](const torch::jit::Node* node) {
-        return node->kind().is_aten() || node->kind() == kOpaque;
-      },
-      [](const torch::jit::Node* node) { return node->kind() == kOpaque; });
+  const LifetimeAnalysis analysis = AnalyzeWithOpaqueReader(graph);
   EXPECT_EQ(Describe(analysis), "%a[1,3] %w[3,6] | out:%y %v");
 }
 
