@@ -6,7 +6,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "ir/graph_util.h"
 #include "passes/fold_built_lists.h"
+#include "passes/loop_trip_count.h"
 #include "torch/csrc/jit/ir/constants.h"
+#include "torch/csrc/jit/passes/constant_pooling.h"
 #include "torch/csrc/jit/passes/constant_propagation.h"
 #include "torch/csrc/jit/passes/dead_code_elimination.h"
 #include "torch/csrc/jit/passes/peephole_list_idioms.h"
@@ -22,13 +24,6 @@ using torch::jit::Value;
 // `range(i)`); each round unrolls what the previous one made constant.
 constexpr int kMaxRounds = 4;
 
-c10::optional<c10::IValue> Constant(Value* value) { return torch::jit::toIValue(value); }
-
-bool IsConstantBool(Value* value, bool expected) {
-  c10::optional<c10::IValue> constant = Constant(value);
-  return constant && constant->isBool() && constant->toBool() == expected;
-}
-
 // Loops in `block` and its nested blocks, inner loops before the loops that
 // hold them.
 void CollectLoopsInnermostFirst(Block* block, std::vector<Node*>* loops) {
@@ -40,16 +35,10 @@ void CollectLoopsInnermostFirst(Block* block, std::vector<Node*>* loops) {
 
 // How many times `loop` runs, when it qualifies for unrolling (see the header).
 c10::optional<int64_t> UnrollableTrips(Node* loop) {
-  c10::optional<c10::IValue> max_trips = Constant(loop->input(0));
-  if (!max_trips || !max_trips->isInt()) return c10::nullopt;
-  if (IsConstantBool(loop->input(1), false)) return 0;
-  Block* body = loop->blocks()[0];
-  if (!IsConstantBool(loop->input(1), true) || !IsConstantBool(body->outputs()[0], true)) {
-    return c10::nullopt;
-  }
-  const int64_t trips = std::max<int64_t>(max_trips->toInt(), 0);
-  if (trips > kMaxUnrolledTrips) return c10::nullopt;
-  const std::vector<Node*> body_nodes = AllNodes(body);
+  const c10::optional<int64_t> known = ConstantTripCount(loop, kMaxUnrolledTrips);
+  if (!known) return c10::nullopt;
+  const int64_t trips = *known;
+  const std::vector<Node*> body_nodes = AllNodes(loop->blocks()[0]);
   if (trips * static_cast<int64_t>(body_nodes.size()) > kMaxUnrolledNodes) return c10::nullopt;
   for (const Node* node : body_nodes) {
     // A fork's subgraph would be shared by its copies.
@@ -105,7 +94,8 @@ bool UnrollConstantLoops(const std::shared_ptr<torch::jit::Graph>& graph) {
   std::vector<Node*> loops;
   CollectLoopsInnermostFirst(graph->block(), &loops);
   if (loops.empty()) return false;
-  bool changed = Fold(graph);  // a loop over a list literal: its len
+  const bool folded = Fold(graph);  // a loop over a list literal: its len
+  bool unrolled_any = false;
   for (int round = 0; round < kMaxRounds; ++round) {
     loops.clear();
     CollectLoopsInnermostFirst(graph->block(), &loops);
@@ -117,10 +107,13 @@ bool UnrollConstantLoops(const std::shared_ptr<torch::jit::Graph>& graph) {
       }
     }
     if (!unrolled) break;
-    changed = true;
+    unrolled_any = true;
     Fold(graph);
   }
-  return changed;
+  // The copies' constants (each trip's iteration number, folded values),
+  // one of each.
+  if (unrolled_any) torch::jit::ConstantPooling(graph);
+  return folded || unrolled_any;
 }
 
 }  // namespace static_runtime

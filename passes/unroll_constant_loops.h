@@ -1,12 +1,13 @@
 // UnrollConstantLoops: replaces a `prim::Loop` that runs a number of times
 // known when the model is prepared by that many copies of its body, in order.
-// A loop qualifies when its trip count is a constant (after folding `len` of
-// lists whose contents are known: `for x in [a, b, c]`, or `enumerate` over a
-// list comprehension on a module's heads), its initial condition is constant true
-// and its body's continue condition is constant true (no `break`), it forks
-// nothing, and the copies stay small: at most kMaxUnrolledTrips trips and
-// kMaxUnrolledNodes nodes in all. Each copy reads the iteration number as a
-// constant, so constant propagation and the list peepholes then fold what it
+// A loop qualifies when that number is known (passes/loop_trip_count.h: a
+// constant trip count, after folding `len` of lists whose contents are known
+// as `for x in [a, b, c]` or `enumerate` over a list comprehension on a
+// module's heads, with constant-true conditions; or conditions that follow
+// from constants and counters, as a `for` with `continue` or a counted
+// `while`; never a `break` on data), it forks nothing, and the copies stay
+// small: at most kMaxUnrolledTrips trips and kMaxUnrolledNodes nodes in all. Each copy reads the
+// iteration number as a constant, so constant propagation and the list peepholes then fold what it
 // fed (`l[i]`, `str(i)`, `float(i)`).
 //
 // Why: a flat graph runs without the loop's per-iteration bookkeeping, and its

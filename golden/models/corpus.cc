@@ -245,8 +245,8 @@ def forward(self, x, y, n: int):
 
   // Loops with constant trip counts: over a list literal (results stored in
   // a returned dict), over a list comprehension, a range with carried values,
-  // a triangular nest, and one that breaks (its trip count is constant, its
-  // condition is not).
+  // a triangular nest, one that breaks on data (its trip count is constant,
+  // its condition is not), one with `continue` and a counted `while`.
   add({"constant_trip_loops",
        R"(
 def forward(self, x):
@@ -268,6 +268,14 @@ def forward(self, x):
         acc = acc + 1.0
         if bool(acc.abs().max() > 3.0):
             break
+    for m in range(4):
+        if m == 1:
+            continue
+        acc = acc * 0.75 + float(m)
+    n = 0
+    while n < 3:
+        acc = acc - 0.5
+        n += 1
     return logits, scores, acc, count
 )",
        {{"w", {4, 4}}},
