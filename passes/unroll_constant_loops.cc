@@ -1,13 +1,11 @@
 #include "passes/unroll_constant_loops.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/graph_util.h"
 #include "passes/fold_built_lists.h"
 #include "passes/loop_trip_count.h"
-#include "torch/csrc/jit/ir/constants.h"
 #include "torch/csrc/jit/passes/constant_pooling.h"
 #include "torch/csrc/jit/passes/constant_propagation.h"
 #include "torch/csrc/jit/passes/dead_code_elimination.h"
