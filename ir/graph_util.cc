@@ -21,6 +21,11 @@ std::vector<torch::jit::Node*> AllNodes(torch::jit::Block* block) {
   return nodes;
 }
 
+torch::jit::Node* AncestorIn(torch::jit::Node* node, const torch::jit::Block* block) {
+  while (node->owningBlock() != block) node = node->owningBlock()->owningNode();
+  return node;
+}
+
 bool ReturnsViewOrCopyByStrides(c10::Symbol kind) {
   return kind == c10::aten::reshape || kind == c10::aten::reshape_as ||
          kind == c10::aten::flatten || kind == c10::aten::contiguous;

@@ -18,6 +18,10 @@ namespace static_runtime {
 // before they are reached.
 std::vector<torch::jit::Node*> AllNodes(torch::jit::Block* block);
 
+// The node of `block` that holds `node`: itself, or the node whose nested
+// block (at any depth) holds it. `node` must be in `block` or below it.
+torch::jit::Node* AncestorIn(torch::jit::Node* node, const torch::jit::Block* block);
+
 // True if `node` runs exactly the overload `name`.`overload` ("" = default).
 bool IsOverload(const torch::jit::Node* node, const char* name, const char* overload);
 

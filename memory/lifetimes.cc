@@ -16,12 +16,6 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// The node of `block` containing `node` (itself if it is in `block`).
-const Node* AncestorIn(const Node* node, const torch::jit::Block* block) {
-  while (node->owningBlock() != block) node = node->owningBlock()->owningNode();
-  return node;
-}
-
 // Every node of the graph, blocks included, numbered in execution order
 // (a node before the nodes of its blocks, a block before the next), with
 // the last number inside each node (its own for a node without blocks).

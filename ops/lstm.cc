@@ -11,12 +11,12 @@
 
 namespace static_runtime {
 namespace ops {
-namespace {
-
 bool IsFloatCpu(const at::Tensor& tensor) {
   return tensor.defined() && tensor.scalar_type() == at::kFloat && tensor.is_cpu() &&
          tensor.layout() == at::kStrided && !tensor.is_neg() && !tensor.is_conj();
 }
+
+namespace {
 
 // ATen's own network on the node's inputs (any case the frozen path
 // declines).

@@ -24,6 +24,10 @@
 namespace static_runtime {
 namespace ops {
 
+// A tensor the RNN kernels compute on (here and in ops/rnn_cells.cc): a
+// float32 strided CPU tensor, not a lazily negated or conjugated view.
+bool IsFloatCpu(const at::Tensor& tensor);
+
 class FrozenRnn {
  public:
   enum class Cell { kLstm, kGru };

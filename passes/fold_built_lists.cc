@@ -13,13 +13,6 @@ using torch::jit::Block;
 using torch::jit::Node;
 using torch::jit::Value;
 
-// The node of `block` that holds `node` (itself, or the node whose nested
-// block holds it).
-Node* AncestorIn(Block* block, Node* node) {
-  while (node->owningBlock() != block) node = node->owningBlock()->owningNode();
-  return node;
-}
-
 // A use of `list` that reads its contents or appends to it, at the top of
 // its block, and uses it only once.
 bool IsFoldableUse(Node* user, Value* list) {
@@ -38,7 +31,7 @@ bool FoldReadsOf(Node* construct) {
   // Every node of the block that uses the list, and whether that use folds.
   absl::flat_hash_map<Node*, bool> users;
   for (const torch::jit::Use& use : list->uses()) {
-    Node* user = AncestorIn(block, use.user);
+    Node* user = AncestorIn(use.user, block);
     auto [it, inserted] = users.emplace(user, user == use.user && IsFoldableUse(user, list));
     if (!inserted) it->second = false;
   }
