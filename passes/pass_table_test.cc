@@ -1,6 +1,7 @@
 // The pass table is the one list of our passes: every enabling option is a
 // real option, names are unique, and docs/preparing.md's pass table lists the same
-// passes in the same order with the same options.
+// passes in the same order with the same options, and the unrolling bounds
+// the code has.
 #include "passes/pass_table.h"
 
 #include <fstream>
@@ -10,9 +11,11 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
+#include "passes/unroll_constant_loops.h"
 #include "torch/csrc/jit/ir/irparser.h"
 
 namespace static_runtime {
@@ -72,6 +75,19 @@ TEST(PassTableTest, ReadmeListsEveryPassInOrderWithItsOption) {
     EXPECT_EQ(rows[i].pass, passes[i].name) << "row " << i;
     EXPECT_EQ(rows[i].option, EnablingOption(passes[i])) << passes[i].name;
   }
+}
+
+// docs/preparing.md's row for unroll_constant_loops states the pass's bounds.
+TEST(PassTableTest, ReadmeStatesTheUnrollingBounds) {
+  std::ifstream file("docs/preparing.md");
+  ASSERT_TRUE(file) << "docs/preparing.md is missing";
+  std::string row;
+  for (std::string line; std::getline(file, line);) {
+    if (absl::StartsWith(line, "| `unroll_constant_loops` |")) row = line;
+  }
+  EXPECT_TRUE(absl::StrContains(
+      row, absl::StrCat("within ", kMaxUnrolledTrips, " trips and ", kMaxUnrolledNodes, " nodes")))
+      << row;
 }
 
 std::shared_ptr<torch::jit::Graph> CatOfTwo() {
