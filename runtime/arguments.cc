@@ -18,6 +18,79 @@ std::string Describe(const c10::IValue& value) {
   return value.type()->annotation_str();
 }
 
+// Whether a container's static element type is `expected` (the same type
+// object, or the same type without parameters): what Conform's subtype test
+// would find for an invariant element type, without copying a type pointer.
+bool SameElementType(const c10::TypePtr& actual, const c10::Type& expected) {
+  if (actual.get() == &expected) return true;
+  switch (expected.kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::BoolType:
+    case c10::TypeKind::StringType:
+    case c10::TypeKind::NumberType:
+      return actual->kind() == expected.kind();
+    default:
+      return false;
+  }
+}
+
+// Whether `value` is already of type `expected` as it is, checked without
+// making or copying a type (IValue::type() allocates one for a tensor or a
+// container, and every copy of a shared type pointer is an atomic add on a
+// count the callers' cores share). False only means "not shown here":
+// Conform then decides.
+bool ConformsAsIs(const c10::IValue& value, const c10::Type& expected) {
+  // The unrefined Tensor type (what a schema says for `Tensor`), found once.
+  static const c10::Type* const kAnyTensor = c10::TensorType::get().get();
+  switch (expected.kind()) {
+    case c10::TypeKind::AnyType:
+      return true;
+    case c10::TypeKind::TensorType:
+      return &expected == kAnyTensor && value.isTensor();
+    case c10::TypeKind::IntType:
+      return value.isInt();
+    case c10::TypeKind::FloatType:
+      return value.isDouble();
+    case c10::TypeKind::BoolType:
+      return value.isBool();
+    case c10::TypeKind::StringType:
+      return value.isString();
+    case c10::TypeKind::NoneType:
+      return value.isNone();
+    case c10::TypeKind::NumberType:
+      return value.isInt() || value.isDouble();
+    case c10::TypeKind::OptionalType:
+      return value.isNone() ||
+             ConformsAsIs(value, *expected.castRaw<c10::OptionalType>()->getElementType());
+    case c10::TypeKind::ListType:
+      return value.isList() &&
+             SameElementType(
+                 static_cast<const c10::detail::ListImpl*>(value.internalToPointer())->elementType,
+                 *expected.castRaw<c10::ListType>()->getElementType());
+    case c10::TypeKind::DictType: {
+      if (!value.isGenericDict()) return false;
+      const auto& types =
+          static_cast<const c10::detail::DictImpl*>(value.internalToPointer())->elementTypes;
+      const auto* dict_type = expected.castRaw<c10::DictType>();
+      return SameElementType(types.keyType, *dict_type->getKeyType()) &&
+             SameElementType(types.valueType, *dict_type->getValueType());
+    }
+    case c10::TypeKind::TupleType: {
+      const auto* tuple_type = expected.castRaw<c10::TupleType>();
+      if (!value.isTuple() || tuple_type->name()) return false;
+      const auto& elements = value.toTupleRef().elements();
+      if (elements.size() != tuple_type->elements().size()) return false;
+      for (size_t i = 0; i < elements.size(); ++i) {
+        if (!ConformsAsIs(elements[i], *tuple_type->elements()[i])) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 // `value` with its containers retyped to `expected` when their static element
 // types are looser (a Dict[Any, Any] read from a torch.save file) but every
 // element conforms; nullopt when it does not conform.
@@ -80,6 +153,7 @@ absl::Status CheckType(const c10::FunctionSchema& schema, size_t index,
     }
     return absl::OkStatus();
   }
+  if (ConformsAsIs(value, *expected)) return absl::OkStatus();
   c10::optional<c10::IValue> conformed = Conform(value, expected);
   if (!conformed) return mismatch(expected->annotation_str());
   value = *std::move(conformed);

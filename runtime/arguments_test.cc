@@ -1,6 +1,7 @@
 #include "runtime/arguments.h"
 
 #include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 
@@ -48,6 +49,77 @@ TEST(ArgumentsTest, LooselyTypedContainersAreRetyped) {
       schema, {wrong, xs, c10::ivalue::Tuple::create({int64_t{1}, at::ones({1})})}, {});
   EXPECT_EQ(rejected.status().message(),
             "forward() argument 0 ('features'): expected Dict[str, Tensor], got Dict[Any, Any]");
+}
+
+TEST(ArgumentsTest, TypedContainersPassAsTheyAre) {
+  const c10::FunctionSchema schema = torch::jit::parseSchema(
+      "forward(Dict(str, Tensor) features, Tensor[] xs, (int, Tensor[]) pair, int[]? dims) -> "
+      "Tensor");
+  c10::Dict<std::string, at::Tensor> features;
+  features.insert("ids", at::ones({2}));
+  c10::List<at::Tensor> xs({at::ones({1})});
+  const std::vector<c10::IValue> args = {features, xs, c10::ivalue::Tuple::create({int64_t{1}, xs}),
+                                         c10::List<int64_t>({1, 2})};
+  auto bound = BindArguments(schema, args, {});
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  for (size_t i = 0; i < args.size(); ++i) {
+    EXPECT_EQ((*bound)[i].internalToPointer(), args[i].internalToPointer()) << "argument " << i;
+  }
+}
+
+// Every value binds to every type it is a subtype of, and to no other (these
+// values' containers have exact element types: none needs retyping).
+TEST(ArgumentsTest, BindsExactlyTheSubtypes) {
+  const std::vector<std::string> types = {"Tensor",
+                                          "int",
+                                          "float",
+                                          "bool",
+                                          "str",
+                                          "Tensor?",
+                                          "int?",
+                                          "Tensor[]",
+                                          "int[]",
+                                          "float[]",
+                                          "Dict(str, Tensor)",
+                                          "Dict(int, Tensor)",
+                                          "Dict(str, int)",
+                                          "(int, Tensor)",
+                                          "(int, int)",
+                                          "(int, Tensor)?",
+                                          "Any",
+                                          "Scalar",
+                                          "Tensor[]?",
+                                          "str[]"};
+  c10::Dict<std::string, at::Tensor> str_tensors;
+  str_tensors.insert("a", at::ones({1}));
+  c10::Dict<int64_t, at::Tensor> int_tensors;
+  int_tensors.insert(1, at::ones({1}));
+  const std::vector<c10::IValue> values = {
+      at::ones({2}),
+      int64_t{3},
+      2.5,
+      true,
+      std::string("s"),
+      c10::IValue(),
+      c10::List<at::Tensor>({at::ones({1})}),
+      c10::List<int64_t>({1}),
+      c10::List<double>({1.0}),
+      c10::List<std::string>({"a"}),
+      str_tensors,
+      int_tensors,
+      c10::ivalue::Tuple::create({int64_t{1}, at::ones({1})}),
+      c10::ivalue::Tuple::create({int64_t{1}, int64_t{2}}),
+  };
+  for (const std::string& type : types) {
+    const c10::FunctionSchema schema =
+        torch::jit::parseSchema(absl::StrCat("forward(", type, " x) -> Tensor"));
+    const c10::TypePtr& expected = schema.arguments()[0].type();
+    for (const c10::IValue& value : values) {
+      auto bound = BindArguments(schema, {value}, {});
+      EXPECT_EQ(bound.ok(), value.type()->isSubtypeOf(*expected))
+          << type << " <- " << value.type()->annotation_str() << ": " << bound.status();
+    }
+  }
 }
 
 TEST(ArgumentsTest, Errors) {

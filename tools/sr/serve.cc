@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "errors/status_macros.h"
 #include "runtime/pool.h"
 
 namespace static_runtime {
@@ -58,12 +59,15 @@ absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
   std::vector<double> latencies_us;
   std::atomic<bool> failed{false};
 
-  // Each caller passes its own copy of the inputs, as separate requests
-  // bring their own tensors (one shared set would have the callers' cores
-  // contend for its reference counts on every call).
+  // Each caller passes its own copy of the inputs, bound to the schema (as
+  // `sr bench` does: a loosely typed container read from a torch.save file
+  // would be retyped on every call, which a server's typed requests are
+  // not), as separate requests bring their own tensors (one shared set would
+  // have the callers' cores contend for its reference counts on every call).
+  ASSIGN_OR_RETURN(const std::vector<c10::IValue> bound, module->Bind(args, {}));
   std::vector<std::vector<c10::IValue>> caller_args(config.threads);
   for (std::vector<c10::IValue>& copy : caller_args) {
-    for (const c10::IValue& arg : args) copy.push_back(arg.deepcopy());
+    for (const c10::IValue& arg : bound) copy.push_back(arg.deepcopy());
   }
 
   // Warm-up: every caller's runtime is created and planned before timing.
