@@ -1,10 +1,12 @@
-// Native kernels for lists, tuples and dicts: construction, unpacking,
-// indexing, len, append, item assignment, and a dict's keys, values and
-// items. Each reads and writes the value slots directly.
+// Native kernels for lists, tuples and dicts: construction (lists and dicts
+// refilled from run to run: ops/recycled_containers.h), unpacking, indexing,
+// len, append, item assignment, and a dict's keys, values and items. Each
+// reads and writes the value slots directly.
 #include <stdexcept>
 
 #include "ATen/core/ivalue.h"
 #include "absl/strings/str_cat.h"
+#include "ops/recycled_containers.h"
 #include "ops/registry.h"
 
 namespace static_runtime {
@@ -15,7 +17,7 @@ using torch::jit::Node;
 KernelOffer ListConstruct(const Node* node) {
   c10::TypePtr element_type = node->output()->type()->expectRef<c10::ListType>().getElementType();
   return [element_type](NodeIO& io) {
-    c10::impl::GenericList list(element_type);
+    c10::impl::GenericList list = ReusedList(io.Output(0), element_type);
     list.reserve(io.num_inputs());
     for (size_t i = 0; i < io.num_inputs(); ++i) list.push_back(io.Input(i));
     io.Output(0) = std::move(list);
@@ -39,7 +41,7 @@ KernelOffer DictConstruct(const Node* node) {
   c10::TypePtr key_type = dict_type.getKeyType();
   c10::TypePtr value_type = dict_type.getValueType();
   return [key_type, value_type](NodeIO& io) {
-    c10::impl::GenericDict dict(key_type, value_type);
+    c10::impl::GenericDict dict = ReusedDict(io.Output(0), key_type, value_type);
     dict.reserve(io.num_inputs() / 2);
     for (size_t i = 0; i + 1 < io.num_inputs(); i += 2) {
       dict.insert_or_assign(io.Input(i), io.Input(i + 1));

@@ -1,14 +1,18 @@
 #include "runtime/static_runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <type_traits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "c10/core/InferenceMode.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
+#include "ir/graph_util.h"
 #include "ops/native_async.h"
+#include "ops/recycled_containers.h"
 #include "runtime/arguments.h"
 #include "runtime/block_runner.h"
 #include "runtime/runtime_state.h"
@@ -47,6 +51,19 @@ RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
         (planner && planner->IsManaged(i)) || (output_buffer && output_buffer->IsManaged(i));
     if (!constant && !kept) cleared_slots.push_back(static_cast<uint32_t>(i));
   }
+  absl::flat_hash_set<uint32_t> recycled;
+  for (const torch::jit::Node* node : AllNodes(module_state.prepared.graph->block())) {
+    if (BuildsRecycledContainer(node)) recycled.insert(layout.SlotOf(node->output()));
+  }
+  auto split = [&](std::vector<uint32_t>& slots, std::vector<uint32_t>& recycled_part) {
+    auto plain_end = std::stable_partition(slots.begin(), slots.end(),
+                                           [&](uint32_t slot) { return !recycled.contains(slot); });
+    recycled_part.assign(plain_end, slots.end());
+    slots.erase(plain_end, slots.end());
+  };
+  split(cleared_slots, recycled_slots);
+  holder_slots.assign(module_state.holder_slots.begin(), module_state.holder_slots.end());
+  split(holder_slots, recycled_holder_slots);
 }
 
 RuntimeState& RuntimeState::Of(StaticRuntime& runtime) { return *runtime.state_; }
@@ -72,8 +89,12 @@ class PhaseClock {
   std::chrono::steady_clock::time_point last_;
 };
 
+// The end of a run: every value dropped but the constants and what the
+// planners keep, and the containers nothing else holds emptied for the next
+// run (after the other slots let go of them).
 void ClearNonConstants(RuntimeState& state) {
   for (uint32_t slot : state.cleared_slots) state.values[slot] = c10::IValue();
+  for (uint32_t slot : state.recycled_slots) DropOrEmpty(state.values[slot]);
 }
 
 // Points the planned tensors at their memory (the arena grows, the output
@@ -137,7 +158,8 @@ absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::
   // A failed run's sizes are partial: only a successful run plans.
   if (state.output_slab && status.ok()) state.output_slab->Learn(values);
   if (state.planner) {
-    for (ValueIndex slot : state.module_state.holder_slots) values[slot] = c10::IValue();
+    for (uint32_t slot : state.holder_slots) values[slot] = c10::IValue();
+    for (uint32_t slot : state.recycled_holder_slots) DropOrEmpty(values[slot]);
     state.planner->Release(absl::MakeSpan(values), /*learn=*/status.ok());
   }
   clock.Lap("release");
@@ -246,7 +268,7 @@ size_t StaticRuntime::NumHeldValues() const {
     const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
     const bool released = (state.planner && state.planner->IsReleased(state.values, i)) ||
                           (state.output_buffer && state.output_buffer->IsReleased(state.values, i));
-    if (!constant && !released && !state.values[i].isNone()) ++held;
+    if (!constant && !released && !HoldsNothing(state.values[i])) ++held;
   }
   return held;
 }

@@ -73,7 +73,8 @@ class StaticRuntime {
   const StaticModule& module() const;
 
   // Slots other than constants that hold a value or memory; 0 between runs
-  // (managed tensors stay in their slots, without memory).
+  // (managed tensors stay in their slots, without memory, and the lists and
+  // dicts nodes build stay, empty, for the next run).
   size_t NumHeldValues() const;
 
   MemoryStats memory_stats() const;

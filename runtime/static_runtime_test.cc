@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
 #include "runtime/module_state.h"
+#include "runtime/runtime_state.h"
 #include "torch/script.h"
 
 namespace static_runtime {
@@ -214,6 +215,60 @@ graph(%x : Tensor, %n : int):
   const auto& outputs = result->toTupleRef().elements();
   EXPECT_TRUE(outputs[0].toTensor().equal(at::full({2}, 4.0)));
   EXPECT_EQ(outputs[1].toInt(), 5);
+}
+
+// A list or dict a node builds is reused by the next run only when nothing
+// else holds it: the containers a run returned, or put into what it
+// returned, never change afterwards; the ones it kept to itself are reused.
+TEST(StaticRuntimeTest, BuiltContainersAreReusedOnlyWhenNothingElseHoldsThem) {
+  absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromIR(R"IR(
+graph(%x : Tensor, %key : str, %i : int):
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::mul(%x, %one)
+  %inner : Tensor[] = prim::ListConstruct(%x, %y)
+  %picked : Tensor = aten::__getitem__(%inner, %i)
+  %kept : Tensor[] = prim::ListConstruct(%picked, %x)
+  %d : Dict(str, Tensor) = prim::DictConstruct(%key, %y)
+  %nested : Tensor[][] = prim::ListConstruct(%kept)
+  return (%nested, %d))IR");
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  StaticRuntime runtime(*static_module);
+  const at::Tensor first = at::ones({2});
+  absl::StatusOr<c10::IValue> held = runtime.Run({first, std::string("a"), int64_t{1}});
+  ASSERT_TRUE(held.ok()) << held.status();
+  const void* inner_list = nullptr;
+  for (const c10::IValue& value : RuntimeState::Of(runtime).values) {
+    if (value.isList() && value.toListRef().empty()) inner_list = value.internalToPointer();
+  }
+  EXPECT_NE(inner_list, nullptr) << "the list only __getitem__ read stays, emptied";
+  EXPECT_EQ(runtime.NumHeldValues(), 0u);
+
+  for (int run = 0; run < 3; ++run) {
+    absl::StatusOr<c10::IValue> result =
+        runtime.Run({at::full({2}, run + 2.0), std::string("b"), int64_t{0}});
+    ASSERT_TRUE(result.ok()) << result.status();
+    const auto& outputs = result->toTupleRef().elements();
+    EXPECT_TRUE(
+        outputs[0].toListRef()[0].toListRef()[1].toTensor().equal(at::full({2}, run + 2.0)));
+    EXPECT_EQ(outputs[1].toGenericDict().size(), 1u);
+    EXPECT_EQ(outputs[1].toGenericDict().begin()->key().toStringRef(), "b");
+  }
+  bool reused = false;
+  for (const c10::IValue& value : RuntimeState::Of(runtime).values) {
+    reused |= value.isList() && value.internalToPointer() == inner_list;
+  }
+  EXPECT_TRUE(reused);
+
+  // The first run's result is as it was returned.
+  const auto& outputs = held->toTupleRef().elements();
+  const auto& kept = outputs[0].toListRef()[0].toListRef();
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_TRUE(kept[1].toTensor().is_same(first));
+  EXPECT_TRUE(kept[0].toTensor().equal(first));
+  const c10::impl::GenericDict d = outputs[1].toGenericDict();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d.begin()->key().toStringRef(), "a");
+  EXPECT_TRUE(d.begin()->value().toTensor().equal(first));
 }
 
 }  // namespace
