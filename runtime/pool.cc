@@ -19,8 +19,13 @@ std::unique_ptr<StaticRuntime> RuntimePool::Acquire() {
     };
     mutex_.Await(absl::Condition(&available));
     if (!idle_.empty()) {
-      std::unique_ptr<StaticRuntime> runtime = std::move(idle_.back());
-      idle_.pop_back();
+      const std::thread::id caller = std::this_thread::get_id();
+      auto chosen = std::find_if(idle_.begin(), idle_.end(), [caller](const IdleRuntime& idle) {
+        return idle.last_thread == caller;
+      });
+      if (chosen == idle_.end()) chosen = idle_.end() - 1;
+      std::unique_ptr<StaticRuntime> runtime = std::move(chosen->runtime);
+      idle_.erase(chosen);
       return runtime;
     }
     ++created_;
@@ -31,7 +36,7 @@ std::unique_ptr<StaticRuntime> RuntimePool::Acquire() {
 
 void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
   absl::MutexLock lock(&mutex_);
-  idle_.push_back(std::move(runtime));
+  idle_.push_back({std::this_thread::get_id(), std::move(runtime)});
 }
 
 absl::StatusOr<c10::IValue> RuntimePool::Run(const std::vector<c10::IValue>& args,
