@@ -2,7 +2,10 @@
 // squeeze, unsqueeze, expand, select, ...; see ops::CopyVariants()) becomes its
 // copying twin `static_runtime::copy_<op>` when alias analysis proves nobody
 // can observe the aliasing: neither the input nor the view is ever written,
-// and the view does not escape through the graph's outputs. Nothing is
+// and the view does not escape through the graph's outputs, and, for
+// reshape, flatten and reshape_as, when its input is not as a rule
+// contiguous (a graph argument, a stack's or a matrix product's result: of
+// those the view is free). Nothing is
 // rewritten in a graph that writes to the input or result of reshape,
 // flatten, reshape_as or contiguous: whether those return a view or a copy
 // depends on strides, which copies would change.

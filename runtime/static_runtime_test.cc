@@ -169,17 +169,29 @@ graph(%x : Tensor):
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->toTupleRef().elements()[0].toTensor().is_alias_of(x));
 
-  // An intermediate view nobody can observe becomes a copying out variant.
+  // An intermediate view nobody can observe becomes a copying out variant
+  // (a reshape of the caller's tensor, as a rule contiguous, stays a view).
   absl::StatusOr<StaticModule::Ptr> copying = StaticModule::FromIR(R"IR(
 graph(%x : Tensor):
   %shape : int[] = prim::Constant[value=[-1]]()
-  %y : Tensor = aten::reshape(%x, %shape)
-  %z : Tensor = aten::mul(%y, %y)
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %t : Tensor = aten::transpose(%x, %zero, %one)
+  %y : Tensor = aten::reshape(%t, %shape)
+  %f : Tensor = aten::reshape(%x, %shape)
+  %z : Tensor = aten::mul(%y, %f)
   return (%z))IR");
   ASSERT_TRUE(copying.ok()) << copying.status();
-  EXPECT_EQ(ModuleState::Of(**copying).plan.nodes[0].info->node->kind().toQualString(),
+  const BlockPlan& copying_plan = ModuleState::Of(**copying).plan;
+  ASSERT_EQ(copying_plan.nodes.size(), 4u);
+  EXPECT_EQ(copying_plan.nodes[1].info->node->kind().toQualString(),
             std::string("static_runtime::copy_reshape"));
-  EXPECT_EQ(ModuleState::Of(**copying).plan.nodes[0].info->kind, NodeKind::kOutVariant);
+  EXPECT_EQ(copying_plan.nodes[1].info->kind, NodeKind::kOutVariant);
+  EXPECT_EQ(copying_plan.nodes[2].info->node->kind().toQualString(), std::string("aten::reshape"));
+  StaticRuntime copying_runtime(*copying);
+  result = copying_runtime.Run({x});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->toTensor().equal(x.t().reshape(-1) * x.reshape(-1)));
 }
 
 TEST(StaticRuntimeTest, LoadsASavedArchive) {
