@@ -6,9 +6,10 @@
 // module's heads, with constant-true conditions; or conditions that follow
 // from constants and counters, as a `for` with `continue` or a counted
 // `while`; never a `break` on data), it forks nothing, and the copies stay
-// small: at most kMaxUnrolledTrips trips and kMaxUnrolledNodes nodes in all. Each copy reads the
-// iteration number as a constant, so constant propagation and the list peepholes then fold what it
-// fed (`l[i]`, `str(i)`, `float(i)`).
+// small: at most kMaxUnrolledTrips trips and kMaxUnrolledNodes nodes in all.
+// Each copy reads the iteration number as a constant, so constant
+// propagation and the list peepholes then fold what it fed (`l[i]`,
+// `str(i)`, `float(i)`).
 //
 // Why: a flat graph runs without the loop's per-iteration bookkeeping, and its
 // values are planned like any other (the memory planner leaves loop bodies

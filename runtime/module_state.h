@@ -43,9 +43,14 @@ struct ModuleState {
   std::vector<ValueIndex> managed_slots;
   std::vector<memory::Lifetime> managed_lifetimes;
   std::vector<memory::TensorRecord> initial_records;
+  // The slots of the lists and dicts nodes build, emptied in place at the
+  // end of a run when nothing else holds them (ops/recycled_containers.h).
+  std::vector<ValueIndex> recycled_slots;
   // The slots of views and lists that hold managed tensors (LifetimeAnalysis::
-  // holders), emptied before the planner recycles them.
+  // holders), emptied before the planner recycles them: the others, then
+  // the recycled containers among them.
   std::vector<ValueIndex> holder_slots;
+  std::vector<ValueIndex> recycled_holder_slots;
   // With options.manage_output_tensors: the graph outputs that live in the
   // runtime's output buffer until the caller releases them.
   std::vector<ValueIndex> output_slots;

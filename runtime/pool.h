@@ -3,9 +3,8 @@
 // and the bound reached waits for one to be returned. A caller gets back the
 // runtime its thread used last when that one is idle: its arena and value
 // slots are still in this core's cache, and the objects its runs make are
-// made and freed by one thread (two callers on two cores: 1.39x -> 1.78x the
-// calls per second of one on the ads model, docs/benchmarks.md). Run() and
-// RunAsync() are thread-safe.
+// made and freed by one thread (measured in docs/benchmarks.md, "Throughput
+// with threads"). Run() and RunAsync() are thread-safe.
 #ifndef STATIC_RUNTIME_RUNTIME_POOL_H_
 #define STATIC_RUNTIME_RUNTIME_POOL_H_
 

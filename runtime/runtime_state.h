@@ -42,15 +42,8 @@ struct RuntimeState {
   const ModuleState& module_state;
   std::vector<c10::IValue> values;
   // The slots a run leaves empty: the inputs and every produced value that
-  // no planner keeps.
+  // no planner keeps, but the recycled containers (ModuleState::recycled_slots).
   std::vector<uint32_t> cleared_slots;
-  // The slots of the lists and dicts nodes build, emptied in place at the
-  // end of a run when nothing else holds them (ops/recycled_containers.h).
-  std::vector<uint32_t> recycled_slots;
-  // ModuleState::holder_slots, emptied before the planner recycles their
-  // tensors' memory: the others, then the recycled containers among them.
-  std::vector<uint32_t> holder_slots;
-  std::vector<uint32_t> recycled_holder_slots;
   std::optional<memory::MemoryPlanner> planner;        // the intermediates
   std::optional<memory::MemoryPlanner> output_buffer;  // manage_output_tensors
   std::optional<memory::OutputSlab> output_slab;       // group_output_allocations

@@ -1,5 +1,6 @@
 #include "runtime/static_module.h"
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -8,8 +9,10 @@
 #include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
+#include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "memory/lifetimes.h"
+#include "ops/recycled_containers.h"
 #include "passes/fuse_pointwise.h"
 #include "runtime/arguments.h"
 #include "runtime/forked_call.h"
@@ -73,6 +76,21 @@ void PlanLifetimes(ModuleState& state) {
   }
 }
 
+// The slots of the containers nodes build and refill from run to run, and
+// the holders among them (last in holder_slots, then moved out of it).
+void FindRecycledContainers(ModuleState& state) {
+  for (const torch::jit::Node* node : AllNodes(state.prepared.graph->block())) {
+    if (BuildsRecycledContainer(node))
+      state.recycled_slots.push_back(state.layout.SlotOf(node->output()));
+  }
+  const absl::flat_hash_set<ValueIndex> recycled(state.recycled_slots.begin(),
+                                                 state.recycled_slots.end());
+  auto plain_end = std::stable_partition(state.holder_slots.begin(), state.holder_slots.end(),
+                                         [&](ValueIndex slot) { return !recycled.contains(slot); });
+  state.recycled_holder_slots.assign(plain_end, state.holder_slots.end());
+  state.holder_slots.erase(plain_end, state.holder_slots.end());
+}
+
 }  // namespace
 
 StaticModule::StaticModule(std::unique_ptr<ModuleState> state) : state_(std::move(state)) {}
@@ -84,6 +102,7 @@ ModuleState& ModuleState::MutableOf(StaticModule& module) { return *module.state
 std::shared_ptr<StaticModule> ModuleState::NewModule(std::unique_ptr<ModuleState> state) {
   state->kernel_counts = CountKernels(state->plan);
   PlanLifetimes(*state);
+  FindRecycledContainers(*state);
   absl::flat_hash_set<ValueIndex> planned(state->managed_slots.begin(), state->managed_slots.end());
   planned.insert(state->output_slots.begin(), state->output_slots.end());
   CountPlannedOutputs(state->plan, planned);

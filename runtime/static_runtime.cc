@@ -1,6 +1,5 @@
 #include "runtime/static_runtime.h"
 
-#include <algorithm>
 #include <chrono>
 #include <type_traits>
 #include <utility>
@@ -10,7 +9,6 @@
 #include "c10/core/InferenceMode.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
-#include "ir/graph_util.h"
 #include "ops/native_async.h"
 #include "ops/recycled_containers.h"
 #include "runtime/arguments.h"
@@ -45,25 +43,16 @@ RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
         std::vector<uint32_t>(module_state.slab_slots.begin(), module_state.slab_slots.end()),
         module_state.initial_slab_records);
   }
+  // The recycled containers are emptied apart (ClearNonConstants).
+  const absl::flat_hash_set<ValueIndex> recycled(module_state.recycled_slots.begin(),
+                                                 module_state.recycled_slots.end());
   for (size_t i = 0; i < values.size(); ++i) {
     const bool constant = i >= layout.num_inputs() && i < layout.constants_end();
     const bool kept =
         (planner && planner->IsManaged(i)) || (output_buffer && output_buffer->IsManaged(i));
-    if (!constant && !kept) cleared_slots.push_back(static_cast<uint32_t>(i));
+    if (!constant && !kept && !recycled.contains(i))
+      cleared_slots.push_back(static_cast<uint32_t>(i));
   }
-  absl::flat_hash_set<uint32_t> recycled;
-  for (const torch::jit::Node* node : AllNodes(module_state.prepared.graph->block())) {
-    if (BuildsRecycledContainer(node)) recycled.insert(layout.SlotOf(node->output()));
-  }
-  auto split = [&](std::vector<uint32_t>& slots, std::vector<uint32_t>& recycled_part) {
-    auto plain_end = std::stable_partition(slots.begin(), slots.end(),
-                                           [&](uint32_t slot) { return !recycled.contains(slot); });
-    recycled_part.assign(plain_end, slots.end());
-    slots.erase(plain_end, slots.end());
-  };
-  split(cleared_slots, recycled_slots);
-  holder_slots.assign(module_state.holder_slots.begin(), module_state.holder_slots.end());
-  split(holder_slots, recycled_holder_slots);
 }
 
 RuntimeState& RuntimeState::Of(StaticRuntime& runtime) { return *runtime.state_; }
@@ -94,7 +83,7 @@ class PhaseClock {
 // run (after the other slots let go of them).
 void ClearNonConstants(RuntimeState& state) {
   for (uint32_t slot : state.cleared_slots) state.values[slot] = c10::IValue();
-  for (uint32_t slot : state.recycled_slots) DropOrEmpty(state.values[slot]);
+  for (ValueIndex slot : state.module_state.recycled_slots) DropOrEmpty(state.values[slot]);
 }
 
 // Points the planned tensors at their memory (the arena grows, the output
@@ -158,8 +147,8 @@ absl::StatusOr<c10::IValue> RunOnce(RuntimeState& state, const std::vector<c10::
   // A failed run's sizes are partial: only a successful run plans.
   if (state.output_slab && status.ok()) state.output_slab->Learn(values);
   if (state.planner) {
-    for (uint32_t slot : state.holder_slots) values[slot] = c10::IValue();
-    for (uint32_t slot : state.recycled_holder_slots) DropOrEmpty(values[slot]);
+    for (ValueIndex slot : state.module_state.holder_slots) values[slot] = c10::IValue();
+    for (ValueIndex slot : state.module_state.recycled_holder_slots) DropOrEmpty(values[slot]);
     state.planner->Release(absl::MakeSpan(values), /*learn=*/status.ok());
   }
   clock.Lap("release");
