@@ -1,5 +1,6 @@
 #include "ops/error_bounds.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -22,11 +23,35 @@ at::Tensor SumBound(const at::Tensor& magnitude, int64_t length, const std::stri
 
 }  // namespace
 
+bool WinogradShape(at::IntArrayRef weight_sizes, at::IntArrayRef stride, at::IntArrayRef dilation,
+                   int64_t groups) {
+  const auto all_ones = [](at::IntArrayRef values) {
+    return std::all_of(values.begin(), values.end(), [](int64_t v) { return v == 1; });
+  };
+  return groups == 1 && weight_sizes.size() == 4 && weight_sizes[2] == 3 && weight_sizes[3] == 3 &&
+         all_ones(stride) && all_ones(dilation);
+}
+
 at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
   const at::Tensor weight = inputs[1].toTensor();
-  at::Tensor magnitude = at::conv2d(
-      *Magnitude(inputs[0]), *Magnitude(inputs[1]), Magnitude(inputs[2]), inputs[3].toIntVector(),
-      inputs[4].toIntVector(), inputs[5].toIntVector(), inputs[6].toInt());
+  const std::vector<int64_t> stride = inputs[3].toIntVector(), padding = inputs[4].toIntVector(),
+                             dilation = inputs[5].toIntVector();
+  const int64_t groups = inputs[6].toInt();
+  at::Tensor magnitude;
+  if (WinogradShape(weight.sizes(), stride, dilation, groups)) {
+    // Every input element of a tile of up to 4 x 4 outputs (6 x 6 inputs)
+    // enters each output of the tile: the largest |x| of a channel over the
+    // 9 x 9 window that holds every tile an output can be in, times the sum
+    // of that channel's |w|.
+    const int64_t py = padding[0], px = padding.size() > 1 ? padding[1] : py;
+    const at::Tensor window_max = at::max_pool2d(
+        at::constant_pad_nd(*Magnitude(inputs[0]), {px + 3, px + 3, py + 3, py + 3}), {9, 9}, 1);
+    magnitude = at::conv2d(window_max, Magnitude(inputs[1])->sum({2, 3}, /*keepdim=*/true),
+                           Magnitude(inputs[2]));
+  } else {
+    magnitude = at::conv2d(*Magnitude(inputs[0]), *Magnitude(inputs[1]), Magnitude(inputs[2]),
+                           stride, padding, dilation, groups);
+  }
   if (c10::optional<at::Tensor> residual = Magnitude(inputs[7])) {
     magnitude = magnitude + *residual;
   }

@@ -19,6 +19,18 @@
 namespace static_runtime {
 namespace ops {
 
+// Whether a convolution of this shape (3 x 3, stride 1, dilation 1, one
+// group) may run a Winograd kernel, which computes each tile of up to
+// 4 x 4 outputs from transforms of the whole 6 x 6 input tile: its error
+// grows with the largest input of the tile, not only with the products of
+// each output. For such shapes M is replaced by
+//   S = sum over input channels c of (max |x_c| over the 9 x 9 window that
+//       holds every tile the output can belong to) x sum |w_kc| + |bias| + |residual|
+// (>= M), in the same formula. This is not proven for oneDNN's transforms;
+// ops/onednn_conv_test checks it on random and heavy-tailed inputs.
+bool WinogradShape(at::IntArrayRef weight_sizes, at::IntArrayRef stride, at::IntArrayRef dilation,
+                   int64_t groups);
+
 // `inputs` are conv2d_fused's, in schema order (input, weight, bias, stride,
 // padding, dilation, groups, residual, activation, min_value, max_value);
 // `exact` is its float64 result. Returns the bound per element, in float64.

@@ -18,12 +18,13 @@ dnnl::memory::desc FloatDesc(const dnnl::memory::dims& dims, dnnl::memory::forma
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
 }
 
-void* ThreadScratchpad(size_t bytes) {
-  thread_local at::Tensor scratchpad;
-  if (!scratchpad.defined() || static_cast<size_t>(scratchpad.numel()) < bytes) {
-    scratchpad = at::empty({static_cast<int64_t>(bytes)}, at::kByte);
+void* ThreadScratchpad(size_t bytes, int slot) {
+  thread_local std::array<at::Tensor, 3> buffers;
+  at::Tensor& buffer = buffers.at(slot);
+  if (!buffer.defined() || static_cast<size_t>(buffer.numel()) < bytes) {
+    buffer = at::empty({static_cast<int64_t>(bytes)}, at::kByte);
   }
-  return scratchpad.data_ptr();
+  return buffer.data_ptr();
 }
 
 at::Tensor& ThreadChannelsLast(at::IntArrayRef sizes) {

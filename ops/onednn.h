@@ -3,10 +3,11 @@
 // per-thread execution state, so that a steady-state call allocates nothing.
 //
 // oneDNN primitives are specialized for shapes; a kernel keeps one plan per
-// input shape it has seen (PlanCache) and runs it from any thread. Only
-// dense NHWC (channels-last) activations are used: on this oneDNN every
+// input shape it has seen (PlanCache) and runs it from any thread. Kernels
+// take and give dense NHWC (channels-last) activations: on this oneDNN every
 // convolution with NCHW or mixed layouts falls back to slow reference or gemm
-// implementations (measured, see the README's "Convolutions" section).
+// implementations (measured, see docs/convolutions.md); a kernel that wants a
+// blocked layout reorders into per-thread buffers (ThreadScratchpad).
 #ifndef STATIC_RUNTIME_OPS_ONEDNN_H_
 #define STATIC_RUNTIME_OPS_ONEDNN_H_
 
@@ -37,8 +38,10 @@ const dnnl::engine& CpuEngine();
 // A float32 memory descriptor of `dims` in `tag` layout.
 dnnl::memory::desc FloatDesc(const dnnl::memory::dims& dims, dnnl::memory::format_tag tag);
 
-// The per-thread scratchpad of at least `bytes`, reused from call to call.
-void* ThreadScratchpad(size_t bytes);
+// A per-thread buffer of at least `bytes`, reused from call to call: slot 0
+// is the scratchpad every Plan hands its primitive; kernels use the others
+// for intermediate results between the primitives of one call.
+void* ThreadScratchpad(size_t bytes, int slot = 0);
 
 // A per-thread NHWC float tensor of `sizes` (N, C, H, W) for results that
 // are copied elsewhere (a kernel's channels-last result for an NCHW output).
@@ -76,16 +79,18 @@ class Plan {
       ABSL_GUARDED_BY(mutex_);
 };
 
-// Plans by input shape (N, C, H, W), created on first use and kept for the
+// Plans (a Plan, or a kernel's own group of them) by input shape (N, C, H,
+// W), created on first use and kept for the
 // lifetime of the kernel; safe to use from several threads. The plan of the
 // last shape asked for is found with one atomic load (no lock, so threads
 // running the same shapes do not contend).
+template <typename Value = Plan>
 class PlanCache {
  public:
   using Key = std::array<int64_t, 4>;
 
   template <typename MakePlan>
-  const Plan& Get(const Key& key, MakePlan&& make_plan) {
+  const Value& Get(const Key& key, MakePlan&& make_plan) {
     const Entry* last = last_.load(std::memory_order_acquire);
     if (last != nullptr && last->key == key) return *last->plan;
     {
@@ -93,7 +98,7 @@ class PlanCache {
       auto found = plans_.find(key);
       if (found != plans_.end()) return Remember(found->second);
     }
-    std::unique_ptr<Plan> plan = make_plan();
+    std::unique_ptr<Value> plan = make_plan();
     absl::MutexLock lock(&mutex_);
     auto inserted = plans_.try_emplace(key, Entry{key, std::move(plan)});
     return Remember(inserted.first->second);
@@ -102,9 +107,9 @@ class PlanCache {
  private:
   struct Entry {
     Key key;
-    std::unique_ptr<Plan> plan;
+    std::unique_ptr<Value> plan;
   };
-  const Plan& Remember(const Entry& entry) {
+  const Value& Remember(const Entry& entry) {
     last_.store(&entry, std::memory_order_release);
     return *entry.plan;
   }

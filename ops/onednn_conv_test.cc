@@ -138,16 +138,46 @@ at::Tensor DrawInput(Draw& d, const ConvCase& c) {
   }
 }
 
-RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
+// A 3 x 3, stride 1 convolution of 16 to 64 channels, which oneDNN may run
+// with a Winograd kernel (padding 2 or channel counts that are not multiples
+// of 16 it runs directly).
+ConvCase DrawWinogradCase(Draw& d) {
+  ConvCase c;
+  c.groups = 1;
+  const auto channels = [&d] { return d.Int(0, 5) == 0 ? d.Int(1, 40) : 16 * d.Int(1, 4); };
+  c.weight = at::randn({channels(), channels(), 3, 3});
+  if (d.Bool()) c.bias = at::randn({c.weight.size(0)});
+  c.stride = c.dilation = {1, 1};
+  const int64_t padding = d.Int(0, 4) == 0 ? 2 : d.Int(0, 1);
+  c.padding = {padding, padding};
+  c.activation = d.OneOf<std::string>({"none", "relu", "hardswish"});
+  return c;
+}
+
+// Inputs with a few large elements: a Winograd kernel's error grows with the
+// largest input of a tile, not only with an output's own products.
+at::Tensor DrawHeavyTailedInput(Draw& d, const ConvCase& c) {
+  const at::Tensor x = at::randn({d.Int(1, 3), c.weight.size(1), d.Int(1, 20), d.Int(1, 20)});
+  switch (d.Int(0, 2)) {
+    case 0:
+      return x;
+    case 1:
+      return x * at::exp(3 * at::randn(x.sizes()));
+    default:
+      return x * (1 + 1e4 * (at::rand(x.sizes()) < 0.01).to(at::kFloat));
+  }
+}
+
+void CheckWithinTheStatedBound(bool winograd_shapes) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  const ConvCase c = DrawCase(d);
+  const ConvCase c = winograd_shapes ? DrawWinogradCase(d) : DrawCase(d);
   const bool channels_last_output = d.Bool();
   SingleNode conv = MakeConvGraph(c, channels_last_output);
   Slots slots(1);
   // Several calls on one set of slots: shapes change, output tensors are reused.
   for (int call = 0; call < 3; ++call) {
-    const at::Tensor x = DrawInput(d, c);
+    const at::Tensor x = winograd_shapes ? DrawHeavyTailedInput(d, c) : DrawInput(d, c);
     c10::optional<at::Tensor> aten_result;
     std::string aten_error;
     try {
@@ -192,6 +222,14 @@ RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
   }
 }
 
+RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
+  CheckWithinTheStatedBound(/*winograd_shapes=*/false);
+}
+
+RC_GTEST_PROP(OneDnnConvProperty, WinogradShapesWithinTheirStatedBound, ()) {
+  CheckWithinTheStatedBound(/*winograd_shapes=*/true);
+}
+
 TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
   ConvCase c;
   c.weight = at::randn({4, 3, 3, 3});
@@ -218,21 +256,30 @@ TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
             "");
 }
 
+// 8 input channels: a direct kernel; 16: a Winograd one where the ISA has it
+// (it then keeps per-thread buffers for the blocked layouts).
 TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
-  ConvCase c;
-  c.weight = at::randn({16, 8, 3, 3});
-  c.bias = at::randn({16});
-  c.stride = c.dilation = c.padding = {1, 1};
-  c.groups = 1;
-  c.activation = "relu";
-  SingleNode conv = MakeConvGraph(c, true);
-  const std::vector<at::Tensor> inputs = {at::randn({1, 8, 9, 9}), at::randn({2, 8, 5, 7}),
-                                          at::randn({1, 8, 16, 16}), at::randn({3, 8, 4, 4})};
-  std::vector<std::vector<c10::IValue>> input_sets;
-  for (const at::Tensor& x : inputs) input_sets.push_back(NodeInputs(conv.node, x, c10::nullopt));
-  const std::vector<std::string> failures =
-      testing::SameResultsOnSeveralThreads(conv.kernel, input_sets);
-  for (size_t t = 0; t < inputs.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+  for (const int64_t channels : {8, 16}) {
+    ConvCase c;
+    c.weight = at::randn({16, channels, 3, 3});
+    c.bias = at::randn({16});
+    c.stride = c.dilation = c.padding = {1, 1};
+    c.groups = 1;
+    c.activation = "relu";
+    SingleNode conv = MakeConvGraph(c, true);
+    const std::vector<at::Tensor> inputs = {
+        at::randn({1, channels, 9, 9}), at::randn({2, channels, 5, 7}),
+        at::randn({1, channels, 16, 16}), at::randn({3, channels, 4, 4})};
+    std::vector<std::vector<c10::IValue>> input_sets;
+    for (const at::Tensor& x : inputs) {
+      input_sets.push_back(NodeInputs(conv.node, x, c10::nullopt));
+    }
+    const std::vector<std::string> failures =
+        testing::SameResultsOnSeveralThreads(conv.kernel, input_sets);
+    for (size_t t = 0; t < inputs.size(); ++t) {
+      EXPECT_EQ(failures[t], "") << channels << " channels, thread " << t;
+    }
+  }
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ class PackedLinear {
   const at::Tensor weight_;
   const at::Tensor bias_;
   PackedWeights packed_;
-  PlanCache plans_;
+  PlanCache<> plans_;
 };
 
 }  // namespace onednn

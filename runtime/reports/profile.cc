@@ -239,8 +239,9 @@ std::string FormatProfile(const ProfileReport& r) {
   if (r.flops_per_run > 0) {
     absl::StrAppendFormat(
         &text,
-        "\nmatrix products and convolutions: %.4f GFLOP per run, %.1f GFLOP/s over the median "
-        "run (%.0f%% of %.1f GFLOP/s, a 512x512 float product on %d thread(s))\n",
+        "\nmatrix products and convolutions: %.4f GFLOP per run (as the direct algorithm "
+        "counts them; Winograd convolutions do fewer), %.1f GFLOP/s over the median run (%.0f%% "
+        "of %.1f GFLOP/s, a 512x512 float product on %d thread(s))\n",
         r.flops_per_run / 1e9, r.flops_per_run / r.run_us / 1e3,
         100 * r.flops_per_run / r.run_us / 1e3 / r.peak_gflops, r.peak_gflops,
         at::get_num_threads());
