@@ -3,8 +3,8 @@
 // (max_pool2d has its own file, out_max_pool.cc). Statistics that the layer computes
 // and throws away (layer_norm's mean and rstd) go to per-thread scratch
 // tensors. aten::conv1d/conv2d (when not pre-packed into conv2d_fused,
-// onednn_conv.cc) and batch_norm stay in fallback: LibTorch 1.13 has no CPU
-// out form for them (batch_norm's only computes into a temporary).
+// onednn_conv.cc) stay in fallback: LibTorch 1.13 has no CPU out form for
+// them. batch_norm has its own file, out_batch_norm.cc.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "c10/util/accumulate.h"

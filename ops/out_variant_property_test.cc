@@ -421,6 +421,50 @@ std::map<std::string, Spec> NnSpecs() {
             1e-5,
             true};
   }};
+  // Inference batch norms on float tensors of rank 2 to 5, contiguous,
+  // channels-last or strided, with NaN and infinities sometimes; weight and
+  // bias optional. Doubles, strided or channels-last 5-D inputs, empty ones
+  // and training mode run ATen's op.
+  specs["aten::batch_norm."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(2, 5);
+    std::vector<int64_t> shape = c.Shape(rank);
+    if (c.draw.Int(0, 3) == 0) shape[1] = c.draw.Int(9, 40);  // vectors and tails of channels
+    const at::ScalarType t = c.draw.Int(0, 4) == 0 ? at::kDouble : at::kFloat;
+    at::Tensor x = c.draw.Tensor(shape, t);
+    if (rank >= 4 && c.draw.Bool()) {
+      x = x.contiguous(rank == 4 ? at::MemoryFormat::ChannelsLast
+                                 : at::MemoryFormat::ChannelsLast3d);
+    }
+    if (x.numel() > 0 && c.draw.Int(0, 3) == 0) {
+      at::Tensor element = x;
+      while (element.dim() > 0) element = element.select(0, c.draw.Int(0, element.size(0) - 1));
+      element.fill_(c.draw.OneOf<double>({NAN, INFINITY, -INFINITY}));
+    }
+    const int64_t channels = shape[1];
+    auto affine = [&]() {
+      return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Tensor({channels}, t));
+    };
+    return {x,
+            affine(),
+            affine(),
+            c.draw.ContiguousTensor({channels}, t),
+            c.draw.ContiguousTensor({channels}, t).abs() + 0.1,
+            c.draw.Int(0, 5) == 0,
+            0.1,
+            c.draw.OneOf<double>({1e-5, 1e-3, 0.25}),
+            false};
+  }};
+  // Where ATen's contiguous and channels-last loops run (the kernel's own).
+  specs["aten::batch_norm."].writes_into_output = [](const Inputs& inputs) {
+    const at::Tensor& x = inputs[0].toTensor();
+    const at::MemoryFormat layout = x.suggest_memory_format();
+    const auto contiguous = [](const c10::IValue& v) {
+      return v.isNone() || v.toTensor().is_contiguous();
+    };
+    return !inputs[5].toBool() && x.scalar_type() == at::kFloat && x.numel() > 0 &&
+           (layout == at::MemoryFormat::Contiguous || layout == at::MemoryFormat::ChannelsLast) &&
+           x.is_contiguous(layout) && contiguous(inputs[1]) && contiguous(inputs[2]);
+  };
   specs["aten::embedding."] = {[](const Call& c) -> Inputs {
     const int64_t rows = c.draw.Int(1, 6);
     return {c.draw.Tensor({rows, c.draw.Int(1, 5)}, c.draw.OneOf(kFloats)),
