@@ -85,11 +85,12 @@ void Compute(const BatchNormArgs& a, bool relu, at::Tensor& out) {
     beta[c] = std::fma(-mean[c], alpha[c], bias != nullptr ? bias[c] : 0.f);
   }
   const at::MemoryFormat layout = *FmaLayout(a);
-  const bool channels_last = layout == at::MemoryFormat::ChannelsLast;
   out.resize_(x.sizes(), layout);
   const float* in = x.data_ptr<float>();
   float* result = out.data_ptr<float>();
-  if (channels_last) {
+  const int64_t inner = x.numel() / (x.size(0) * channels);
+  // A contiguous [N, C] (or [N, C, 1, ...]) is laid out as channels-last.
+  if (layout == at::MemoryFormat::ChannelsLast || inner == 1) {
     const int64_t pixels = x.numel() / channels;
     at::parallel_for(0, pixels, std::max<int64_t>(1, at::internal::GRAIN_SIZE / channels),
                      [&](int64_t begin, int64_t end) {
@@ -97,7 +98,6 @@ void Compute(const BatchNormArgs& a, bool relu, at::Tensor& out) {
                                                    end, channels, relu);
                      });
   } else {
-    const int64_t inner = x.numel() / (x.size(0) * channels);
     at::parallel_for(0, x.size(0) * channels,
                      std::max<int64_t>(1, at::internal::GRAIN_SIZE / inner),
                      [&](int64_t begin, int64_t end) {

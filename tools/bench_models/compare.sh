@@ -40,7 +40,7 @@ run() {  # name, sr arguments...
 }
 if $cnn; then
   /usr/bin/python3 tools/bench_models/save_cnns.py "$dir/models" >/dev/null
-  models=(resnet18 squeezenet1_1 shufflenet_v2_x0_5 mobilenet_v3_small)
+  models=(resnet18 squeezenet1_1 shufflenet_v2_x0_5 mobilenet_v3_small resnet50 densenet121 vgg11_bn)
 else
   /usr/bin/python3 tools/bench_models/save_models.py "$dir/models" >/dev/null
   models=(ads inplace multi_output lstm dlrm control_flow forked_ads2 forked_ads3 dict_ads containers

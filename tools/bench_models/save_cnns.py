@@ -11,7 +11,8 @@ a 1x3x224x224 image batch, with torch.save of a tuple:
   tools/bench_models/save_cnns.py OUT_DIR [--batch N] [--size S]
 
 writes OUT_DIR/<name>.pt and OUT_DIR/<name>_inputs.pt for resnet18,
-squeezenet1_1, shufflenet_v2_x0_5 and mobilenet_v3_small.
+squeezenet1_1, shufflenet_v2_x0_5, mobilenet_v3_small, resnet50,
+densenet121 (batch norms freezing cannot fold) and vgg11_bn.
 tools/bench_models/compare.sh --cnn runs `sr bench --against=pytorch-sr` on
 them.
 """
@@ -26,6 +27,9 @@ MODELS = {
     "squeezenet1_1": torchvision.models.squeezenet1_1,
     "shufflenet_v2_x0_5": torchvision.models.shufflenet_v2_x0_5,
     "mobilenet_v3_small": torchvision.models.mobilenet_v3_small,
+    "resnet50": torchvision.models.resnet50,
+    "densenet121": torchvision.models.densenet121,
+    "vgg11_bn": torchvision.models.vgg11_bn,
 }
 
 
