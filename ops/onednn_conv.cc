@@ -193,35 +193,39 @@ class Conv2dKernel {
                                           padding_l, padding_r),
           attr, onednn::CpuEngine());
     };
-    auto plan = std::make_unique<ConvPlan>();
-    std::optional<dnnl::convolution_forward::primitive_desc> pd;
+    // The convolution of `pd` into plan->convolution.
+    const auto finish = [&](const dnnl::convolution_forward::primitive_desc& pd, ConvPlan& plan) {
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, memory(pd.src_desc(), onednn::CpuEngine(), nullptr)},
+          {DNNL_ARG_DST, memory(pd.dst_desc(), onednn::CpuEngine(), nullptr)},
+          {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
+      };
+      if (params_.bias.defined()) {
+        args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
+      }
+      plan.convolution = std::make_unique<onednn::Plan>(dnnl::convolution_forward(pd),
+                                                        std::move(args), pd.scratchpad_desc());
+    };
     if (ops::WinogradShape(w.sizes(), params_.stride, params_.dilation, params_.groups)) {
       // oneDNN has Winograd kernels only for some ISAs, channel counts and
-      // paddings; it refuses the others.
+      // paddings; it refuses the others (which run the direct kernel).
       try {
-        pd = describe(dnnl::algorithm::convolution_winograd,
-                      onednn::FloatDesc(src.dims(), memory::format_tag::any),
-                      onednn::FloatDesc(dst.dims(), memory::format_tag::any));
-        plan->to_blocked = Reorder(src, pd->src_desc());
-        plan->from_blocked = Reorder(pd->dst_desc(), dst);
-        plan->blocked_src_bytes = pd->src_desc().get_size();
-        plan->blocked_dst_bytes = pd->dst_desc().get_size();
+        const auto pd = describe(dnnl::algorithm::convolution_winograd,
+                                 onednn::FloatDesc(src.dims(), memory::format_tag::any),
+                                 onednn::FloatDesc(dst.dims(), memory::format_tag::any));
+        auto plan = std::make_unique<ConvPlan>();
+        plan->to_blocked = Reorder(src, pd.src_desc());
+        plan->from_blocked = Reorder(pd.dst_desc(), dst);
+        plan->blocked_src_bytes = pd.src_desc().get_size();
+        plan->blocked_dst_bytes = pd.dst_desc().get_size();
+        finish(pd, *plan);
+        return plan;
       } catch (const dnnl::error&) {
-        pd.reset();
-        plan = std::make_unique<ConvPlan>();
+        // Refused: the direct kernel below.
       }
     }
-    if (!pd) pd = describe(dnnl::algorithm::convolution_direct, src, dst);
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(pd->src_desc(), onednn::CpuEngine(), nullptr)},
-        {DNNL_ARG_DST, memory(pd->dst_desc(), onednn::CpuEngine(), nullptr)},
-        {DNNL_ARG_WEIGHTS, packed_.Get(pd->weights_desc())},
-    };
-    if (params_.bias.defined()) {
-      args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
-    }
-    plan->convolution = std::make_unique<onednn::Plan>(dnnl::convolution_forward(*pd),
-                                                       std::move(args), pd->scratchpad_desc());
+    auto plan = std::make_unique<ConvPlan>();
+    finish(describe(dnnl::algorithm::convolution_direct, src, dst), *plan);
     return plan;
   }
 
