@@ -75,6 +75,14 @@ bool OnlyReadWithinRun(const torch::jit::Value* value) {
     }
     if (SchemaSaysOnlyReads(user, use.offset)) continue;
     if (IsView(user) && OnlyReadWithinRun(user->output())) continue;
+    // The result of a branch of an if: the if's result must be only read.
+    if (user->kind() == c10::prim::Return) {
+      const torch::jit::Node* owner = user->owningBlock()->owningNode();
+      if (owner != nullptr && owner->kind() == c10::prim::If &&
+          OnlyReadWithinRun(owner->outputs()[use.offset])) {
+        continue;
+      }
+    }
     return false;
   }
   return true;

@@ -7,7 +7,8 @@
 // (ElementsOnlyRead) is only read too. Such a value can never be observed
 // outside the run, so a kernel may make it in a form the caller could tell
 // apart (ops/strided_view: a view of a caller's tensor without autograd's
-// view tracking). Conservative: a node without a schema (control flow,
+// view tracking). The result of a branch of an if is only read when the
+// if's result is. Conservative: any other node without a schema (loops,
 // containers, fusion groups) counts as holding the value. The predicates on
 // nodes and lists are memory/lifetimes' too.
 #ifndef STATIC_RUNTIME_IR_READ_ONLY_USES_H_

@@ -55,6 +55,21 @@ TEST(ReadOnlyUsesTest, ReadersAndViewsOfViewsThatAreRead) {
       %c : Tensor = aten::cat(%l, %1)
       %k : int = aten::len(%l)
       return (%c, %k, %y))IR"));
+  // The result of a branch of an if whose result is only read (as
+  // F.embedding_bag's checks pass `ids[i]` on).
+  EXPECT_TRUE(OnlyRead(R"IR(
+    graph(%x : Tensor, %b : bool):
+      %0 : int = prim::Constant[value=0]()
+      %1 : int = prim::Constant[value=1]()
+      %v : Tensor = aten::select(%x, %0, %0)
+      %w : Tensor = prim::If(%b)
+        block0():
+          %r : Tensor = aten::flatten(%v, %0, %0)
+          -> (%r)
+        block1():
+          -> (%v)
+      %y : Tensor = aten::sigmoid(%w)
+      return (%y))IR"));
 }
 
 TEST(ReadOnlyUsesTest, ValuesThatMayBeObservedOutsideTheRun) {
@@ -81,6 +96,11 @@ TEST(ReadOnlyUsesTest, ValuesThatMayBeObservedOutsideTheRun) {
       "%w : Tensor[] = prim::ListConstruct()|%a : Tensor[] = aten::append(%w, %v)|return (%a)",
       "%w : Tensor[] = aten::append(%l, %v)|%c : Tensor = aten::cat(%l, %0)|return (%c)",
       "%w : Tensor = prim::If(%t)|  block0():|    -> (%v)|  block1():|    -> (%x)|return (%w)",
+      // an if's result written in place, or carried by a loop
+      "%w : Tensor = prim::If(%t)|  block0():|    -> (%v)|  block1():|    -> (%x)|"
+      "%u : Tensor = aten::relu_(%w)|return (%x)",
+      "%w : Tensor = prim::Loop(%1, %t, %v)|  block0(%i : int, %a : Tensor):|    -> (%t, %a)|"
+      "return (%x)",
   };
   for (const char* tail : escaping) {
     std::string body = tail;
