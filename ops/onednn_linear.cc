@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "c10/util/SmallVector.h"
 #include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
@@ -61,10 +62,9 @@ class LinearKernel {
       return;
     }
     const at::Tensor src = input.contiguous();
-    std::vector<int64_t> out_sizes(input.sizes().begin(), input.sizes().end() - 1);
+    c10::SmallVector<int64_t, 4> out_sizes(input.sizes().begin(), input.sizes().end() - 1);
     out_sizes.push_back(linear_.out_features());
-    at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
-    out.resize_(out_sizes);
+    at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, out_sizes);
     const int64_t rows = src.numel() / k;
     if (small_ && rows * params_.weight.numel() <= kSmallLinearMaxMultiplyAdds) {
       small_->Run(src.data_ptr<float>(), rows, out.data_ptr<float>(), fused_relu_);
