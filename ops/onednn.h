@@ -80,10 +80,10 @@ class Plan {
 };
 
 // Plans (a Plan, or a kernel's own group of them) by input shape (N, C, H,
-// W), created on first use and kept for the
-// lifetime of the kernel; safe to use from several threads. The plan of the
-// last shape asked for is found with one atomic load (no lock, so threads
-// running the same shapes do not contend).
+// W), created on first use and kept for the lifetime of the kernel; safe to
+// use from several threads. The plan of the last shape asked for is found
+// with one atomic load (no lock, so threads running the same shapes do not
+// contend).
 template <typename Value = Plan>
 class PlanCache {
  public:

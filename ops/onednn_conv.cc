@@ -193,7 +193,7 @@ class Conv2dKernel {
                                           padding_l, padding_r),
           attr, onednn::CpuEngine());
     };
-    // The convolution of `pd` into plan->convolution.
+    // Builds the convolution `pd` describes into `plan`.
     const auto finish = [&](const dnnl::convolution_forward::primitive_desc& pd, ConvPlan& plan) {
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, memory(pd.src_desc(), onednn::CpuEngine(), nullptr)},

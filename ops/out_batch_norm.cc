@@ -16,6 +16,7 @@
 // they match bit for bit does the kernel compute anything itself. Training
 // mode, other dtypes and layouts, empty inputs and arguments ATen rejects
 // run ATen's own op (its result, its error).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -67,8 +68,8 @@ bool Takes(const BatchNormArgs& a, bool training) {
          x.numel() > 0 && !x.is_neg() && !x.is_conj() && FmaLayout(a).has_value();
 }
 
-// y = batch_norm(x) (then relu) into `out`, resized to x's sizes and layout.
-void Compute(const BatchNormArgs& a, bool relu, at::Tensor& out) {
+// y = batch_norm(x) into `out`, resized to x's sizes and layout.
+void Compute(const BatchNormArgs& a, at::Tensor& out) {
   const at::Tensor& x = a.input;
   const int64_t channels = x.size(1);
   thread_local std::vector<float> alpha, beta;
@@ -95,14 +96,14 @@ void Compute(const BatchNormArgs& a, bool relu, at::Tensor& out) {
     at::parallel_for(0, pixels, std::max<int64_t>(1, at::internal::GRAIN_SIZE / channels),
                      [&](int64_t begin, int64_t end) {
                        ops::ScaleShiftChannelsLast(in, result, alpha.data(), beta.data(), begin,
-                                                   end, channels, relu);
+                                                   end, channels);
                      });
   } else {
     at::parallel_for(0, x.size(0) * channels,
                      std::max<int64_t>(1, at::internal::GRAIN_SIZE / inner),
                      [&](int64_t begin, int64_t end) {
                        ops::ScaleShiftChannelsFirst(in, result, alpha.data(), beta.data(), begin,
-                                                    end, channels, inner, relu);
+                                                    end, channels, inner);
                      });
   }
 }
@@ -133,7 +134,7 @@ bool MatchesAten() {
            {x, x.contiguous(at::MemoryFormat::ChannelsLast), x.view({30, 37})}) {
         a.input = input;
         at::Tensor ours = at::empty({0});
-        Compute(a, /*relu=*/false, ours);
+        Compute(a, ours);
         if (!at::equal(ours, Aten(a, false, 0.1, false))) return false;
       }
     }
@@ -150,7 +151,7 @@ void BatchNorm(NodeIO& io) {
     io.Output(0) = Aten(a, training, io.Input(6).toDouble(), io.Input(8).toBool());
     return;
   }
-  Compute(a, /*relu=*/false, ReusableOrNewOutput(io, 0, at::kFloat));
+  Compute(a, ReusableOrNewOutput(io, 0, at::kFloat));
 }
 
 const bool kRegistered = [] {
