@@ -35,6 +35,19 @@ void RegisterSoftmax() {
           io, 0, dtype.value_or(self.scalar_type()),
           [&] { return log ? at::log_softmax(self, dim, dtype) : at::softmax(self, dim, dtype); },
           [&](at::Tensor& out) {
+            // Over the last dimension of a contiguous float tensor: ATen's
+            // kernel, without the op's dispatch and checks.
+            const int64_t rank = self.dim();
+            if (!dtype && rank > 0 && (dim == -1 || dim == rank - 1) && self.numel() > 0 &&
+                (self.scalar_type() == at::kFloat || self.scalar_type() == at::kDouble) &&
+                self.is_contiguous() && self.layout() == at::kStrided && !self.is_neg() &&
+                !self.is_conj()) {
+              if (!out.sizes().equals(self.sizes())) out.resize_(self.sizes());
+              if (out.is_contiguous()) {
+                SoftmaxLastDimInto(self, out, log);
+                return;
+              }
+            }
             log ? at::log_softmax_out(out, self, dim, dtype)
                 : at::softmax_out(out, self, dim, dtype);
           });

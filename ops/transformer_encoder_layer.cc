@@ -15,6 +15,7 @@
 // [B, T, D] tensor, weights of unexpected shapes) run ATen's op, which gives
 // its result or error. Numerics: another summation order in the products;
 // the bound is TransformerEncoderLayerErrorBound (ops/error_bounds.h).
+#include <array>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
+#include "ops/attention_steps.h"
 #include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
 #include "ops/error_bounds.h"
@@ -102,49 +104,76 @@ class EncoderLayerKernel {
     }
     const at::Tensor x = src.contiguous();
     at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
-    out.resize_(x.sizes());
+    if (!out.sizes().equals(x.sizes()) || !out.is_contiguous()) out.resize_(x.sizes());
     Compute(x, out);
   }
 
  private:
-  // The layer's intermediates: per-thread tensors, reused (and grown) from
-  // call to call, so a layer allocates only what it hands out.
+  // The layer's intermediates: per-thread tensors, reused from call to call
+  // and resized (with their views and product plans remade) only when the
+  // shape changes, so a layer allocates nothing once warm.
   struct Workspace {
-    at::Tensor normed, qkv, scores, context, merged, attended, hidden, ffn_out, mean, rstd;
+    // batch, tokens, width, heads, feed-forward width: what the tensors
+    // below are sized for.
+    std::array<int64_t, 5> shape{};
+    at::Tensor normed, qkv, q_k_v, scores, context, merged, attended, hidden, ffn_out, mean, rstd;
+    at::Tensor q, k_transposed, v;  // views of q_k_v, [B * heads, T, head width] (k: T <-> width)
+    std::optional<BmmPlan> scores_plan, context_plan;
   };
   static Workspace& ThreadWorkspace() {
     thread_local Workspace workspace;
     return workspace;
   }
-  static at::Tensor& Sized(at::Tensor& tensor, at::IntArrayRef sizes) {
+  static void Size(at::Tensor& tensor, at::IntArrayRef sizes) {
     if (!tensor.defined()) tensor = at::empty({0}, at::kFloat);
     tensor.resize_(sizes);
-    return tensor;
+  }
+
+  // Sizes `ws` for a [batch, tokens, width] source.
+  void Shape(Workspace& ws, int64_t batch, int64_t tokens) const {
+    const int64_t ffn_width = ffn_1_.out_features();
+    const std::array<int64_t, 5> shape{batch, tokens, p_.width, p_.heads, ffn_width};
+    if (ws.shape == shape) return;
+    ws.shape = {};  // until every tensor is sized
+    const int64_t d = p_.width, matrices = batch * p_.heads, head_width = d / p_.heads;
+    for (at::Tensor* t : {&ws.normed, &ws.merged, &ws.attended, &ws.ffn_out}) {
+      Size(*t, {batch, tokens, d});
+    }
+    Size(ws.qkv, {batch, tokens, 3 * d});
+    Size(ws.hidden, {batch, tokens, ffn_width});
+    Size(ws.q_k_v, {3, matrices, tokens, head_width});
+    Size(ws.scores, {matrices, tokens, tokens});
+    Size(ws.context, {matrices, tokens, head_width});
+    Size(ws.mean, {batch * tokens});
+    Size(ws.rstd, {batch * tokens});
+    ws.q = ws.q_k_v[0];
+    ws.k_transposed = ws.q_k_v[1].transpose(1, 2);
+    ws.v = ws.q_k_v[2];
+    ws.scores_plan = PlanBmm(ws.q, ws.k_transposed);
+    ws.context_plan = PlanBmm(ws.scores, ws.v);
+    ws.shape = shape;
   }
 
   // Layer norm of `x` [B, T, D] contiguous into `out` (same shape, contiguous).
-  void Norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+  void Norm(Workspace& ws, const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
             at::Tensor& out) const {
-    Workspace& ws = ThreadWorkspace();
-    const int64_t rows = x.numel() / p_.width;
-    LayerNormInto(x, weight, bias, rows, p_.width, p_.eps, out, Sized(ws.mean, {rows}),
-                  Sized(ws.rstd, {rows}));
+    LayerNormInto(x, weight, bias, ws.mean.numel(), p_.width, p_.eps, out, ws.mean, ws.rstd);
   }
 
   // at::bmm_out(out, a, b) into `out` (contiguous, of the product's size),
   // with ATen's own per-batch gemm calls made directly where it makes them
   // (ops/batched_gemm.h).
-  static void BatchedProduct(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
-    if (const std::optional<BmmPlan> plan = PlanBmm(a, b)) {
+  static void BatchedProduct(const std::optional<BmmPlan>& plan, at::Tensor& out,
+                             const at::Tensor& a, const at::Tensor& b) {
+    if (plan) {
       BmmInto(*plan, a, b, out);
     } else {
       at::bmm_out(out, a, b);
     }
   }
 
-  // `x` [B, T, K] contiguous through `linear` into `out` [B, T, N] (resized).
+  // `x` [B, T, K] contiguous through `linear` into `out` [B, T, N] (contiguous).
   static void Linear(onednn::PackedLinear& linear, const at::Tensor& x, at::Tensor& out) {
-    Sized(out, {x.size(0), x.size(1), linear.out_features()});
     linear.Run(x.data_ptr<float>(), x.size(0) * x.size(1), out.data_ptr<float>());
   }
 
@@ -155,53 +184,50 @@ class EncoderLayerKernel {
     c10::InferenceMode inference;
     Workspace& ws = ThreadWorkspace();
     const int64_t batch = src.size(0), tokens = src.size(1);
-    const int64_t head_width = p_.width / p_.heads;
+    Shape(ws, batch, tokens);
     const at::Tensor* x = &src;
     if (p_.norm_first) {
-      Norm(src, p_.norm_weight_1, p_.norm_bias_1, Sized(ws.normed, src.sizes()));
+      Norm(ws, src, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
       x = &ws.normed;
     }
 
-    // Self-attention: q, k, v as [B, heads, T, head width], q scaled.
+    // Self-attention: q, k, v as [B * heads, T, head width], q scaled.
     Linear(qkv_, *x, ws.qkv);
-    auto [q, k, v] = at::_transform_bias_rescale_qkv(ws.qkv, p_.qkv_bias, p_.heads);
-    const int64_t matrices = batch * p_.heads;
-    BatchedProduct(Sized(ws.scores, {matrices, tokens, tokens}),
-                   q.view({matrices, tokens, head_width}),
-                   k.view({matrices, tokens, head_width}).transpose(1, 2));
-    at::_softmax_out(ws.scores, ws.scores, /*dim=*/2, /*half_to_float=*/false);
-    BatchedProduct(Sized(ws.context, {matrices, tokens, head_width}), ws.scores,
-                   v.view({matrices, tokens, head_width}));
-    // [B, T, heads, head width]
-    Sized(ws.merged, {batch, tokens, p_.heads, head_width})
-        .copy_(ws.context.view({batch, p_.heads, tokens, head_width}).transpose(1, 2));
-    Linear(proj_, ws.merged.view({batch, tokens, p_.width}), ws.attended);
-    ws.attended.add_(src);
+    ops::SplitHeads(ws.qkv.data_ptr<float>(), p_.qkv_bias.data_ptr<float>(), batch, tokens,
+                    p_.width, p_.heads, ws.q_k_v.data_ptr<float>());
+    BatchedProduct(ws.scores_plan, ws.scores, ws.q, ws.k_transposed);
+    SoftmaxLastDimInto(ws.scores, ws.scores);
+    BatchedProduct(ws.context_plan, ws.context, ws.scores, ws.v);
+    ops::MergeHeads(ws.context.data_ptr<float>(), batch, tokens, p_.width, p_.heads,
+                    ws.merged.data_ptr<float>());
+    Linear(proj_, ws.merged, ws.attended);
+    ops::AddInPlace(ws.attended.data_ptr<float>(), src.data_ptr<float>(), src.numel());
     at::Tensor* attended = &ws.attended;
     if (!p_.norm_first) {
-      Norm(ws.attended, p_.norm_weight_1, p_.norm_bias_1, Sized(ws.normed, src.sizes()));
+      Norm(ws, ws.attended, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
       attended = &ws.normed;
     }
 
     // Feed-forward; the last step writes `result`.
     const at::Tensor* ffn_input = attended;
     if (p_.norm_first) {
-      Norm(*attended, p_.norm_weight_2, p_.norm_bias_2, Sized(ws.normed, src.sizes()));
+      Norm(ws, *attended, p_.norm_weight_2, p_.norm_bias_2, ws.normed);
       ffn_input = &ws.normed;
     }
     Linear(ffn_1_, *ffn_input, ws.hidden);
     if (p_.use_gelu) {
       at::gelu_(ws.hidden);
     } else {
-      ws.hidden.relu_();
+      ops::ReluInPlace(ws.hidden.data_ptr<float>(), ws.hidden.numel());
     }
     if (p_.norm_first) {
       Linear(ffn_2_, ws.hidden, result);
-      result.add_(*attended);
+      ops::AddInPlace(result.data_ptr<float>(), attended->data_ptr<float>(), result.numel());
     } else {
       Linear(ffn_2_, ws.hidden, ws.ffn_out);
-      ws.ffn_out.add_(*attended);
-      Norm(ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, result);
+      ops::AddInPlace(ws.ffn_out.data_ptr<float>(), attended->data_ptr<float>(),
+                      ws.ffn_out.numel());
+      Norm(ws, ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, result);
     }
   }
 
