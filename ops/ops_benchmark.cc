@@ -1,6 +1,6 @@
 // Per-call cost of out-variant kernels against the JIT fallback (the JIT's own
 // operator on a stack) for common ops on small tensors (8x16), and for
-// max_pool2d on resnet18's pooled image, one thread.
+// the pools of resnet18, shufflenet_v2 and densenet121, one thread.
 // Each benchmark alternates the two on the same node and inputs and reports
 // both means and the ratio out_ns / fallback_ns.
 //
@@ -121,6 +121,19 @@ const std::vector<Case>& Cases() {
   %c : Tensor = aten::max_pool2d(%x, %k, %s, %p, %d, %false)
   return (%c))IR",
        {{1, 64, 112, 112}}},
+      // shufflenet_v2's, with fewer channels than a vector register pair.
+      {"max_pool2d_nhwc_24x112x112",
+       R"IR(graph(%a : Tensor):
+  %channels_last : int = prim::Constant[value=2]()
+  %k : int[] = prim::Constant[value=[3, 3]]()
+  %s : int[] = prim::Constant[value=[2, 2]]()
+  %p : int[] = prim::Constant[value=[1, 1]]()
+  %d : int[] = prim::Constant[value=[1, 1]]()
+  %false : bool = prim::Constant[value=0]()
+  %x : Tensor = aten::contiguous(%a, %channels_last)
+  %c : Tensor = aten::max_pool2d(%x, %k, %s, %p, %d, %false)
+  return (%c))IR",
+       {{1, 24, 112, 112}}},
       {"max_pool2d_nchw_64x112x112",
        R"IR(graph(%a : Tensor):
   %k : int[] = prim::Constant[value=[3, 3]]()
@@ -131,6 +144,17 @@ const std::vector<Case>& Cases() {
   %c : Tensor = aten::max_pool2d(%a, %k, %s, %p, %d, %false)
   return (%c))IR",
        {{1, 64, 112, 112}}},
+      // densenet121's first transition's average pool, NCHW.
+      {"avg_pool2d_nchw_256x56x56",
+       R"IR(graph(%a : Tensor):
+  %k : int[] = prim::Constant[value=[2, 2]]()
+  %p : int[] = prim::Constant[value=[0, 0]]()
+  %false : bool = prim::Constant[value=0]()
+  %true : bool = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %c : Tensor = aten::avg_pool2d(%a, %k, %k, %p, %false, %true, %none)
+  return (%c))IR",
+       {{1, 256, 56, 56}}},
   };
   return *kCases;
 }

@@ -2,16 +2,18 @@
 // the argmax indices too (max_pool2d calls max_pool2d_with_indices), and its
 // NCHW kernel is scalar: 5.9 ms for 1x64x112x112 (3x3/2) where its NHWC
 // kernel takes 0.55 ms. Our convolutions hand channels-last images to the
-// pools that follow them (ops/channels_last.h), so this kernel takes
-// channels-last images with a loop over channels, vectorized for the machine
-// it runs on, and NCHW ones plane by plane; no indices. It visits each window
-// in ATen's order (rows, then columns) and keeps the first maximum, with NaN
-// winning, as ATen's kernels do: its results are bit-identical to ATen's, in
-// ATen's layout (channels-last in, channels-last out). Other dtypes than
-// float32/float64, empty images and arguments ATen rejects run ATen's
-// functional op, which gives its own result or error.
+// pools that follow them (ops/channels_last.h); this kernel takes those
+// eight channels at a time, and NCHW ones eight output columns at a time
+// (strides 1 and 2), in vectors compiled for the machine it runs on; no
+// indices. It visits each window in ATen's order (rows, then columns) and
+// keeps the first maximum, with NaN winning, as ATen's kernels do: its
+// results are bit-identical to ATen's, in ATen's layout (channels-last in,
+// channels-last out). Other dtypes than float32/float64, empty images and
+// arguments ATen rejects run ATen's functional op, which gives its own
+// result or error.
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -64,33 +66,52 @@ int64_t OutputSize(int64_t input, const Window& w, bool ceil_mode) {
                                                    ceil_mode);
 }
 
-// out[i] = max(out[i], in[i * stride]) over `count`, NaN winning, ties keeping
-// out (ATen's rule). Inlined with a literal stride, the loop vectorizes.
+// 32 bytes of T, in GCC/Clang vector extensions: each target_clones clone
+// below compiles them for its ISA.
 template <typename T>
-__attribute__((always_inline)) inline void MaxLoop(T* __restrict out, const T* __restrict in,
-                                                   int64_t count, int64_t stride) {
-  for (int64_t i = 0; i < count; ++i) {
-    const T value = in[i * stride];
-    out[i] = (value > out[i] || std::isnan(value)) ? value : out[i];
+struct Vec32;
+template <>
+struct Vec32<float> {
+  typedef float Type __attribute__((vector_size(32)));
+  typedef int32_t Mask __attribute__((vector_size(32)));
+  static constexpr int kLanes = 8;
+  // Lanes 0, 2, 4, ... of the 16 values a, b.
+  __attribute__((always_inline)) static Type Even(Type a, Type b) { return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14); }
+};
+template <>
+struct Vec32<double> {
+  typedef double Type __attribute__((vector_size(32)));
+  typedef int64_t Mask __attribute__((vector_size(32)));
+  static constexpr int kLanes = 4;
+  __attribute__((always_inline)) static Type Even(Type a, Type b) {
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6);
   }
+};
+
+template <typename T>
+__attribute__((always_inline)) inline typename Vec32<T>::Type Load(const T* p) {
+  typename Vec32<T>::Type v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
 
-// MaxLoop for the machine it runs on; strides 1 (channels of NHWC pixels) and
-// 2 (the common pools over NCHW rows) get vectorized loops.
 template <typename T>
-__attribute__((always_inline)) inline void MaxIntoImpl(T* __restrict out, const T* __restrict in,
-                                                       int64_t count, int64_t stride) {
-  if (stride == 1) return MaxLoop(out, in, count, 1);
-  if (stride == 2) return MaxLoop(out, in, count, 2);
-  MaxLoop(out, in, count, stride);
+__attribute__((always_inline)) inline typename Vec32<T>::Type Lowest() {
+  typename Vec32<T>::Type v;
+  for (int i = 0; i < Vec32<T>::kLanes; ++i) v[i] = -std::numeric_limits<T>::infinity();
+  return v;
 }
-__attribute__((target_clones("avx512f", "avx2", "default"))) void MaxInto(
-    float* __restrict out, const float* __restrict in, int64_t count, int64_t stride) {
-  MaxIntoImpl(out, in, count, stride);
+
+// ATen's rule, lane by lane: `v` replaces the running maximum when greater
+// or NaN; ties keep the earlier value.
+template <typename T>
+__attribute__((always_inline)) inline typename Vec32<T>::Type Take(typename Vec32<T>::Type max,
+                                                                   typename Vec32<T>::Type v) {
+  return (v > max) | (v != v) ? v : max;
 }
-__attribute__((target_clones("avx512f", "avx2", "default"))) void MaxInto(
-    double* __restrict out, const double* __restrict in, int64_t count, int64_t stride) {
-  MaxIntoImpl(out, in, count, stride);
+template <typename T>
+__attribute__((always_inline)) inline T Take(T max, T v) {
+  return (v > max || std::isnan(v)) ? v : max;
 }
 
 // The window of output position `o` along one dimension: the first input
@@ -107,54 +128,126 @@ struct Geometry {
   std::array<Window, 2> windows;
 };
 
-// NHWC: each output pixel is the elementwise max of its window's pixels,
-// vectorized over the channels.
+// NHWC: each output pixel is the lane-wise max of its window's pixels,
+// eight (four) channels at a time, in ATen's visiting order.
 template <typename T>
-void MaxPoolChannelsLast(const T* in, T* out, const Geometry& g) {
+__attribute__((always_inline)) inline void MaxPoolChannelsLastImpl(const T* in, T* out,
+                                                                   const Geometry& g) {
+  constexpr int kLanes = Vec32<T>::kLanes;
+  const int64_t channels = g.channels;
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t oh = 0; oh < g.out_height; ++oh) {
       const auto [h_begin, h_end] = Range(oh, g.windows[0], g.height);
-      for (int64_t ow = 0; ow < g.out_width; ++ow) {
+      for (int64_t ow = 0; ow < g.out_width; ++ow, out += channels) {
         const auto [w_begin, w_end] = Range(ow, g.windows[1], g.width);
-        T* pixel = out + ((n * g.out_height + oh) * g.out_width + ow) * g.channels;
-        std::fill(pixel, pixel + g.channels, -std::numeric_limits<T>::infinity());
-        for (int64_t ih = h_begin; ih < h_end; ih += g.windows[0].dilation) {
-          for (int64_t iw = w_begin; iw < w_end; iw += g.windows[1].dilation) {
-            MaxInto(pixel, in + ((n * g.height + ih) * g.width + iw) * g.channels, g.channels, 1);
+        auto pixel = [&](int64_t ih, int64_t iw) {
+          return in + ((n * g.height + ih) * g.width + iw) * channels;
+        };
+        int64_t c = 0;
+        for (; c + kLanes <= channels; c += kLanes) {
+          typename Vec32<T>::Type max = Lowest<T>();
+          for (int64_t ih = h_begin; ih < h_end; ih += g.windows[0].dilation) {
+            for (int64_t iw = w_begin; iw < w_end; iw += g.windows[1].dilation) {
+              max = Take<T>(max, Load(pixel(ih, iw) + c));
+            }
           }
+          std::memcpy(out + c, &max, sizeof max);
+        }
+        for (; c < channels; ++c) {
+          T max = -std::numeric_limits<T>::infinity();
+          for (int64_t ih = h_begin; ih < h_end; ih += g.windows[0].dilation) {
+            for (int64_t iw = w_begin; iw < w_end; iw += g.windows[1].dilation) {
+              max = Take(max, pixel(ih, iw)[c]);
+            }
+          }
+          out[c] = max;
         }
       }
     }
   }
 }
 
-// NCHW: a row of outputs at a time. For each window row and column offset
-// (in ATen's visiting order), every output of the row whose window holds
-// that input column takes it in, as a strided max over the input row.
+// NCHW: each output is the max of its window in ATen's visiting order (rows,
+// then columns). Output columns whose window lies inside the row are
+// computed eight (four) at a time when the horizontal stride is 1 or 2; the
+// others, and other strides, one at a time.
 template <typename T>
-void MaxPoolContiguous(const T* in, T* out, const Geometry& g) {
+__attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T* out,
+                                                                 const Geometry& g) {
+  constexpr int kLanes = Vec32<T>::kLanes;
   const Window& wh = g.windows[0];
   const Window& ww = g.windows[1];
+  const T* const in_end = in + g.batch * g.channels * g.height * g.width;
+  // Output columns [inner_begin, inner_end) have every window column inside the row.
+  const int64_t inner_begin = (ww.padding + ww.stride - 1) / ww.stride;
+  const int64_t last_start = g.width - 1 + ww.padding - (ww.size - 1) * ww.dilation;
+  const int64_t inner_end =
+      last_start < 0 ? 0 : std::min(g.out_width, last_start / ww.stride + 1);
+  const bool vectorized = (ww.stride == 1 || ww.stride == 2) && inner_end - inner_begin >= kLanes;
   for (int64_t plane = 0; plane < g.batch * g.channels; ++plane) {
     const T* image = in + plane * g.height * g.width;
     for (int64_t oh = 0; oh < g.out_height; ++oh, out += g.out_width) {
-      std::fill(out, out + g.out_width, -std::numeric_limits<T>::infinity());
       const auto [h_begin, h_end] = Range(oh, wh, g.height);
-      for (int64_t ih = h_begin; ih < h_end; ih += wh.dilation) {
-        const T* row = image + ih * g.width;
-        for (int64_t kw = 0; kw < ww.size; ++kw) {
-          // Outputs ow whose input column ow * stride + kw * dilation -
-          // padding lies in [0, width).
-          const int64_t offset = kw * ww.dilation - ww.padding;
-          const int64_t first = offset >= 0 ? 0 : (-offset + ww.stride - 1) / ww.stride;
-          const int64_t last = std::min(g.out_width - 1, (g.width - 1 - offset) / ww.stride);
-          if (g.width - 1 - offset < 0 || first > last) continue;
-          MaxInto(out + first, row + first * ww.stride + offset, last - first + 1, ww.stride);
+      auto one = [&](int64_t ow) {
+        const auto [w_begin, w_end] = Range(ow, ww, g.width);
+        T max = -std::numeric_limits<T>::infinity();
+        for (int64_t ih = h_begin; ih < h_end; ih += wh.dilation) {
+          for (int64_t iw = w_begin; iw < w_end; iw += ww.dilation) {
+            max = Take(max, image[ih * g.width + iw]);
+          }
         }
+        out[ow] = max;
+      };
+      // Outputs [first, first + kLanes) at once; false when a stride-2 load
+      // would read past the input.
+      auto lanes = [&](int64_t first) {
+        const int64_t offset = first * ww.stride - ww.padding;
+        if (ww.stride == 2 &&
+            image + (h_end - 1) * g.width + offset + (ww.size - 1) * ww.dilation + 2 * kLanes >
+                in_end) {
+          return false;
+        }
+        typename Vec32<T>::Type max = Lowest<T>();
+        for (int64_t ih = h_begin; ih < h_end; ih += wh.dilation) {
+          const T* row = image + ih * g.width + offset;
+          for (int64_t kw = 0; kw < ww.size; ++kw) {
+            const T* p = row + kw * ww.dilation;
+            max = Take<T>(max, ww.stride == 1 ? Load(p) : Vec32<T>::Even(Load(p), Load(p + kLanes)));
+          }
+        }
+        std::memcpy(out + first, &max, sizeof max);
+        return true;
+      };
+      if (!vectorized) {
+        for (int64_t ow = 0; ow < g.out_width; ++ow) one(ow);
+        continue;
       }
+      for (int64_t ow = 0; ow < inner_begin; ++ow) one(ow);
+      // The last group overlaps the one before it rather than leave a tail.
+      for (int64_t first = inner_begin;; first += kLanes) {
+        first = std::min(first, inner_end - kLanes);
+        if (!lanes(first)) {
+          for (int64_t ow = first; ow < first + kLanes; ++ow) one(ow);
+        }
+        if (first == inner_end - kLanes) break;
+      }
+      for (int64_t ow = inner_end; ow < g.out_width; ++ow) one(ow);
     }
   }
 }
+
+#define STATIC_RUNTIME_MAX_POOL_CLONES(T)                                                   \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolChannelsLast(    \
+      const T* in, T* out, const Geometry& g) {                                             \
+    MaxPoolChannelsLastImpl(in, out, g);                                                    \
+  }                                                                                         \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolContiguous(      \
+      const T* in, T* out, const Geometry& g) {                                             \
+    MaxPoolContiguousImpl(in, out, g);                                                      \
+  }
+STATIC_RUNTIME_MAX_POOL_CLONES(float)
+STATIC_RUNTIME_MAX_POOL_CLONES(double)
+#undef STATIC_RUNTIME_MAX_POOL_CLONES
 
 void MaxPool2d(NodeIO& io) {
   const at::Tensor& self = TensorArg(io, 0);

@@ -522,14 +522,16 @@ std::map<std::string, Spec> NnSpecs() {
   specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
     return {image(c, 1), c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)})};
   }};
-  // Channels-last float images (the kernel's own loop; up to 40 channels for
-  // the vector tails) with NaNs, ties and infinities, or anything else
-  // (ATen's op); windows ATen accepts and some it rejects.
+  // Float images, channels-last (up to 40 channels for the vector tails) or
+  // NCHW (sometimes rows wide enough for several vectors of output columns),
+  // with NaNs, ties and infinities, or anything else (ATen's op); windows
+  // ATen accepts and some it rejects.
   specs["aten::max_pool2d."] = {[=](const Call& c) -> Inputs {
     const int64_t kernel = c.draw.Int(1, 3);
-    at::Tensor x = c.draw.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 40),
-                                  c.draw.Int(1, 4 + 2 * c.scale), c.draw.Int(1, 4 + 2 * c.scale)},
-                                 c.draw.OneOf(kFloats));
+    const int64_t width = c.draw.Bool() ? c.draw.Int(1, 4 + 2 * c.scale) : c.draw.Int(16, 48);
+    at::Tensor x = c.draw.Tensor(
+        {c.draw.Int(1, 2), c.draw.Int(1, 40), c.draw.Int(1, 4 + 2 * c.scale), width},
+        c.draw.OneOf(kFloats));
     if (c.draw.Bool()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     if (x.is_floating_point() && c.draw.Bool()) {
       x = x.round();  // ties
