@@ -13,7 +13,6 @@
 // result or error.
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -21,6 +20,7 @@
 #include "ATen/ATen.h"
 #include "ATen/native/Pool.h"
 #include "ops/out_variant.h"
+#include "ops/vec32.h"
 
 namespace static_runtime {
 namespace {
@@ -66,41 +66,11 @@ int64_t OutputSize(int64_t input, const Window& w, bool ceil_mode) {
                                                    ceil_mode);
 }
 
-// 32 bytes of T, in GCC/Clang vector extensions: each target_clones clone
-// below compiles them for its ISA.
-template <typename T>
-struct Vec32;
-template <>
-struct Vec32<float> {
-  typedef float Type __attribute__((vector_size(32)));
-  typedef int32_t Mask __attribute__((vector_size(32)));
-  static constexpr int kLanes = 8;
-  // Lanes 0, 2, 4, ... of the 16 values a, b.
-  __attribute__((always_inline)) static Type Even(Type a, Type b) { return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14); }
-};
-template <>
-struct Vec32<double> {
-  typedef double Type __attribute__((vector_size(32)));
-  typedef int64_t Mask __attribute__((vector_size(32)));
-  static constexpr int kLanes = 4;
-  __attribute__((always_inline)) static Type Even(Type a, Type b) {
-    return __builtin_shufflevector(a, b, 0, 2, 4, 6);
-  }
-};
-
-template <typename T>
-__attribute__((always_inline)) inline typename Vec32<T>::Type Load(const T* p) {
-  typename Vec32<T>::Type v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-template <typename T>
-__attribute__((always_inline)) inline typename Vec32<T>::Type Lowest() {
-  typename Vec32<T>::Type v;
-  for (int i = 0; i < Vec32<T>::kLanes; ++i) v[i] = -std::numeric_limits<T>::infinity();
-  return v;
-}
+using ops::Load32;
+using ops::LoadStrided32;
+using ops::Splat32;
+using ops::Store32;
+using ops::Vec32;
 
 // ATen's rule, lane by lane: `v` replaces the running maximum when greater
 // or NaN; ties keep the earlier value.
@@ -145,13 +115,13 @@ __attribute__((always_inline)) inline void MaxPoolChannelsLastImpl(const T* in, 
         };
         int64_t c = 0;
         for (; c + kLanes <= channels; c += kLanes) {
-          typename Vec32<T>::Type max = Lowest<T>();
+          typename Vec32<T>::Type max = Splat32(-std::numeric_limits<T>::infinity());
           for (int64_t ih = h_begin; ih < h_end; ih += g.windows[0].dilation) {
             for (int64_t iw = w_begin; iw < w_end; iw += g.windows[1].dilation) {
-              max = Take<T>(max, Load(pixel(ih, iw) + c));
+              max = Take<T>(max, Load32(pixel(ih, iw) + c));
             }
           }
-          std::memcpy(out + c, &max, sizeof max);
+          Store32(out + c, max);
         }
         for (; c < channels; ++c) {
           T max = -std::numeric_limits<T>::infinity();
@@ -181,8 +151,7 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
   // Output columns [inner_begin, inner_end) have every window column inside the row.
   const int64_t inner_begin = (ww.padding + ww.stride - 1) / ww.stride;
   const int64_t last_start = g.width - 1 + ww.padding - (ww.size - 1) * ww.dilation;
-  const int64_t inner_end =
-      last_start < 0 ? 0 : std::min(g.out_width, last_start / ww.stride + 1);
+  const int64_t inner_end = last_start < 0 ? 0 : std::min(g.out_width, last_start / ww.stride + 1);
   const bool vectorized = (ww.stride == 1 || ww.stride == 2) && inner_end - inner_begin >= kLanes;
   for (int64_t plane = 0; plane < g.batch * g.channels; ++plane) {
     const T* image = in + plane * g.height * g.width;
@@ -207,15 +176,15 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
                 in_end) {
           return false;
         }
-        typename Vec32<T>::Type max = Lowest<T>();
+        typename Vec32<T>::Type max = Splat32(-std::numeric_limits<T>::infinity());
         for (int64_t ih = h_begin; ih < h_end; ih += wh.dilation) {
           const T* row = image + ih * g.width + offset;
           for (int64_t kw = 0; kw < ww.size; ++kw) {
             const T* p = row + kw * ww.dilation;
-            max = Take<T>(max, ww.stride == 1 ? Load(p) : Vec32<T>::Even(Load(p), Load(p + kLanes)));
+            max = Take<T>(max, LoadStrided32(p, ww.stride));
           }
         }
-        std::memcpy(out + first, &max, sizeof max);
+        Store32(out + first, max);
         return true;
       };
       if (!vectorized) {
@@ -236,14 +205,14 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
   }
 }
 
-#define STATIC_RUNTIME_MAX_POOL_CLONES(T)                                                   \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolChannelsLast(    \
-      const T* in, T* out, const Geometry& g) {                                             \
-    MaxPoolChannelsLastImpl(in, out, g);                                                    \
-  }                                                                                         \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolContiguous(      \
-      const T* in, T* out, const Geometry& g) {                                             \
-    MaxPoolContiguousImpl(in, out, g);                                                      \
+#define STATIC_RUNTIME_MAX_POOL_CLONES(T)                                                \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolChannelsLast( \
+      const T* in, T* out, const Geometry& g) {                                          \
+    MaxPoolChannelsLastImpl(in, out, g);                                                 \
+  }                                                                                      \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolContiguous(   \
+      const T* in, T* out, const Geometry& g) {                                          \
+    MaxPoolContiguousImpl(in, out, g);                                                   \
   }
 STATIC_RUNTIME_MAX_POOL_CLONES(float)
 STATIC_RUNTIME_MAX_POOL_CLONES(double)

@@ -1,10 +1,9 @@
 // Out-variant kernels for neural-network layers: softmax, log_softmax,
-// layer_norm, embedding, average pooling and adaptive average pooling
-// (max_pool2d has its own file, out_max_pool.cc). Statistics that the layer computes
-// and throws away (layer_norm's mean and rstd) go to per-thread scratch
-// tensors. aten::conv1d/conv2d (when not pre-packed into conv2d_fused,
-// onednn_conv.cc) stay in fallback: LibTorch 1.13 has no CPU out form for
-// them. batch_norm has its own file, out_batch_norm.cc.
+// layer_norm, embedding and adaptive average pooling (max_pool2d and
+// avg_pool2d have their own files, out_max_pool.cc and out_avg_pool.cc). Statistics that the layer
+// computes and throws away (layer_norm's mean and rstd) go to per-thread scratch tensors.
+// aten::conv1d/conv2d (when not pre-packed into conv2d_fused, onednn_conv.cc) stay in fallback:
+// LibTorch 1.13 has no CPU out form for them. batch_norm has its own file, out_batch_norm.cc.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "c10/util/accumulate.h"
@@ -113,25 +112,6 @@ void RegisterEmbeddingAndPooling() {
       shape.push_back(weight.size(1));
       out.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
     });
-  });
-  RegisterOut("aten::avg_pool2d", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const std::vector<int64_t> kernel = io.Input(1).toIntVector();
-    const std::vector<int64_t> stride = io.Input(2).toIntVector();
-    const std::vector<int64_t> padding = io.Input(3).toIntVector();
-    const bool ceil_mode = io.Input(4).toBool();
-    const bool count_include_pad = io.Input(5).toBool();
-    const auto divisor = io.Input(6).toOptional<int64_t>();
-    WriteOutput(
-        io, 0, self.scalar_type(),
-        [&] {
-          return at::avg_pool2d(self, kernel, stride, padding, ceil_mode, count_include_pad,
-                                divisor);
-        },
-        [&](at::Tensor& out) {
-          at::cpu::avg_pool2d_out(out, self, kernel, stride, padding, ceil_mode, count_include_pad,
-                                  divisor);
-        });
   });
   RegisterOut("aten::adaptive_avg_pool2d", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);

@@ -510,14 +510,25 @@ std::map<std::string, Spec> NnSpecs() {
   for (const char* key : {"aten::embedding_bag.", "aten::embedding_bag.padding_idx"}) {
     specs[key].compared_outputs = 1;
   }
+  // Images of every layout, sometimes NCHW rows wide enough for several
+  // vectors of output columns (the kernel's own loop); windows of 1-3, strides
+  // of 1-3 or the kernel's, padding up to half the window (sometimes more:
+  // ATen's error), a divisor sometimes.
   specs["aten::avg_pool2d."] = {[=](const Call& c) -> Inputs {
-    return {image(c, 3),
-            c10::List<int64_t>({2, 2}),
-            c10::List<int64_t>({c.draw.Int(1, 2), 1}),
-            c10::List<int64_t>({c.draw.Int(0, 1), 0}),
+    at::Tensor x = image(c, 3);
+    if (c.draw.Bool())
+      x = c.draw.Tensor({x.size(0), x.size(1), x.size(2), c.draw.Int(16, 48)}, x.scalar_type());
+    const int64_t kernel_h = c.draw.Int(1, 3), kernel_w = c.draw.Int(1, 3);
+    const int64_t most_padding = c.draw.Int(0, 9) == 0 ? 2 : 1;
+    return {x,
+            c10::List<int64_t>({kernel_h, kernel_w}),
+            c.draw.Int(0, 3) == 0 ? c10::List<int64_t>()
+                                  : c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)}),
+            c10::List<int64_t>({c.draw.Int(0, std::min(kernel_h / 2 + 1, most_padding)),
+                                c.draw.Int(0, std::min(kernel_w / 2 + 1, most_padding))}),
             c.draw.Bool(),
             c.draw.Bool(),
-            c10::IValue()};
+            c.draw.Int(0, 3) == 0 ? c10::IValue(c.draw.Int(1, 5)) : c10::IValue()};
   }};
   specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
     return {image(c, 1), c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)})};
@@ -529,9 +540,9 @@ std::map<std::string, Spec> NnSpecs() {
   specs["aten::max_pool2d."] = {[=](const Call& c) -> Inputs {
     const int64_t kernel = c.draw.Int(1, 3);
     const int64_t width = c.draw.Bool() ? c.draw.Int(1, 4 + 2 * c.scale) : c.draw.Int(16, 48);
-    at::Tensor x = c.draw.Tensor(
-        {c.draw.Int(1, 2), c.draw.Int(1, 40), c.draw.Int(1, 4 + 2 * c.scale), width},
-        c.draw.OneOf(kFloats));
+    at::Tensor x =
+        c.draw.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 40), c.draw.Int(1, 4 + 2 * c.scale), width},
+                      c.draw.OneOf(kFloats));
     if (c.draw.Bool()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     if (x.is_floating_point() && c.draw.Bool()) {
       x = x.round();  // ties
