@@ -6,7 +6,9 @@
 // kernel where oneDNN has one for the shape (AVX-512, channels in multiples
 // of 16, padding 0 or 1): 1.4-3x faster than the direct one, on the blocked
 // layout that kernel wants, reordered from and to channels-last in per-thread
-// buffers. The residual add and the activation run as ATen's
+// buffers. An NCHW input (a model's image, a concatenation's result) is
+// reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
+// takes 5-20x longer). The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
 // what aten::add and the activation give on the convolution's result.
 // (oneDNN's "sum" post-op is not used: on this oneDNN it skips the sum on
@@ -35,6 +37,10 @@
 
 namespace static_runtime {
 namespace {
+
+// An NCHW input with fewer channels than this (a model's image) is read as
+// NCHW by oneDNN's first-layer kernels where it has one.
+constexpr int64_t kFirstLayerChannels = 16;
 
 using dnnl::memory;
 
@@ -122,33 +128,42 @@ class Conv2dKernel {
     const at::Tensor batched = unbatched ? input.unsqueeze(0) : input;
     std::vector<int64_t> batched_out = out_sizes;
     if (unbatched) batched_out.insert(batched_out.begin(), 1);
-    const at::Tensor src = batched.contiguous(at::MemoryFormat::ChannelsLast);
+    // An NCHW image (a model's input, a concatenation's result) is reordered
+    // by oneDNN into a per-thread buffer, much faster than ATen's copy.
+    const bool nchw =
+        batched.is_contiguous() && !batched.is_contiguous(at::MemoryFormat::ChannelsLast);
+    const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
     // An unbatched result has no channels-last layout.
     const bool direct = params_.channels_last_output && !unbatched;
     out.resize_(out_sizes, direct ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous);
     at::Tensor& dst = direct ? out : onednn::ThreadChannelsLast(batched_out);
     const ConvPlan& plan =
-        plans_.Get({batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
-                   [&] { return MakePlan(batched.sizes(), batched_out); });
-    if (plan.to_blocked == nullptr) {
-      plan.convolution->Execute({{DNNL_ARG_SRC, src.data_ptr()}, {DNNL_ARG_DST, dst.data_ptr()}});
-    } else {
-      void* blocked_src = onednn::ThreadScratchpad(plan.blocked_src_bytes, 1);
-      void* blocked_dst = onednn::ThreadScratchpad(plan.blocked_dst_bytes, 2);
-      plan.to_blocked->Execute({{DNNL_ARG_FROM, src.data_ptr()}, {DNNL_ARG_TO, blocked_src}});
-      plan.convolution->Execute({{DNNL_ARG_SRC, blocked_src}, {DNNL_ARG_DST, blocked_dst}});
-      plan.from_blocked->Execute({{DNNL_ARG_FROM, blocked_dst}, {DNNL_ARG_TO, dst.data_ptr()}});
+        (nchw ? nchw_plans_ : plans_)
+            .Get({batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
+                 [&] { return MakePlan(batched.sizes(), batched_out, nchw); });
+    void* conv_src = src.data_ptr();
+    if (plan.to_src != nullptr) {
+      conv_src = onednn::ThreadScratchpad(plan.src_bytes, 1);
+      plan.to_src->Execute({{DNNL_ARG_FROM, src.data_ptr()}, {DNNL_ARG_TO, conv_src}});
+    }
+    void* conv_dst =
+        plan.from_dst == nullptr ? dst.data_ptr() : onednn::ThreadScratchpad(plan.dst_bytes, 2);
+    plan.convolution->Execute({{DNNL_ARG_SRC, conv_src}, {DNNL_ARG_DST, conv_dst}});
+    if (plan.from_dst != nullptr) {
+      plan.from_dst->Execute({{DNNL_ARG_FROM, conv_dst}, {DNNL_ARG_TO, dst.data_ptr()}});
     }
     if (!direct) out.view(batched_out).copy_(dst);
     if (residual && residual->defined()) out.add_(*residual);
   }
 
-  // A convolution in the NHWC layout; or, for Winograd, in the blocked layout
-  // its kernel wants, between reorders from and to NHWC.
+  // A convolution on the layouts its kernel wants, with reorders from the
+  // input's layout (NHWC or NCHW) and to the NHWC result where they differ:
+  // NHWC for the direct kernel; the blocked layout for Winograd's, and for
+  // the direct kernel of a few-channel NCHW image (a model's first layer).
   struct ConvPlan {
     std::unique_ptr<onednn::Plan> convolution;
-    std::unique_ptr<onednn::Plan> to_blocked, from_blocked;  // Winograd's
-    size_t blocked_src_bytes = 0, blocked_dst_bytes = 0;
+    std::unique_ptr<onednn::Plan> to_src, from_dst;  // null: none needed
+    size_t src_bytes = 0, dst_bytes = 0;
   };
 
   static std::unique_ptr<onednn::Plan> Reorder(const memory::desc& from, const memory::desc& to) {
@@ -163,10 +178,14 @@ class Conv2dKernel {
         pd.scratchpad_desc());
   }
 
-  std::unique_ptr<ConvPlan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out) {
+  std::unique_ptr<ConvPlan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out,
+                                     bool nchw_input) {
     const at::Tensor& w = params_.weight;
     const memory::desc src =
         onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
+    const memory::desc input =
+        nchw_input ? onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nchw)
+                   : src;
     const memory::desc dst =
         onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc);
     const memory::desc any_weights =
@@ -206,27 +225,45 @@ class Conv2dKernel {
       plan.convolution = std::make_unique<onednn::Plan>(dnnl::convolution_forward(pd),
                                                         std::move(args), pd.scratchpad_desc());
     };
+    // `pd` on the layouts it chose, between reorders from the input and to
+    // the NHWC result where they differ.
+    const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
+      auto plan = std::make_unique<ConvPlan>();
+      if (pd.src_desc() != input) {
+        plan->to_src = Reorder(input, pd.src_desc());
+        plan->src_bytes = pd.src_desc().get_size();
+      }
+      if (pd.dst_desc() != dst) {
+        plan->from_dst = Reorder(pd.dst_desc(), dst);
+        plan->dst_bytes = pd.dst_desc().get_size();
+      }
+      finish(pd, *plan);
+      return plan;
+    };
+    // oneDNN has Winograd kernels only for some ISAs, channel counts and
+    // paddings, and first-layer kernels that read NCHW only for some; it
+    // refuses the others (which run the direct kernel on NHWC).
+    const memory::desc any_src = onednn::FloatDesc(src.dims(), memory::format_tag::any);
+    const memory::desc any_dst = onednn::FloatDesc(dst.dims(), memory::format_tag::any);
     if (ops::WinogradShape(w.sizes(), params_.stride, params_.dilation, params_.groups)) {
-      // oneDNN has Winograd kernels only for some ISAs, channel counts and
-      // paddings; it refuses the others (which run the direct kernel).
       try {
-        const auto pd = describe(dnnl::algorithm::convolution_winograd,
-                                 onednn::FloatDesc(src.dims(), memory::format_tag::any),
-                                 onednn::FloatDesc(dst.dims(), memory::format_tag::any));
-        auto plan = std::make_unique<ConvPlan>();
-        plan->to_blocked = Reorder(src, pd.src_desc());
-        plan->from_blocked = Reorder(pd.dst_desc(), dst);
-        plan->blocked_src_bytes = pd.src_desc().get_size();
-        plan->blocked_dst_bytes = pd.dst_desc().get_size();
-        finish(pd, *plan);
-        return plan;
+        return reordered(describe(dnnl::algorithm::convolution_winograd, any_src, any_dst));
       } catch (const dnnl::error&) {
-        // Refused: the direct kernel below.
       }
     }
-    auto plan = std::make_unique<ConvPlan>();
-    finish(describe(dnnl::algorithm::convolution_direct, src, dst), *plan);
-    return plan;
+    if (nchw_input && in[1] < kFirstLayerChannels && params_.groups == 1) {
+      for (const memory::desc& result : {dst, any_dst}) {
+        try {
+          const auto pd = describe(dnnl::algorithm::convolution_direct, input, result);
+          const std::string impl = pd.impl_info_str();
+          if (pd.src_desc() == input && impl.find("jit") != std::string::npos) {
+            return reordered(pd);
+          }
+        } catch (const dnnl::error&) {
+        }
+      }
+    }
+    return reordered(describe(dnnl::algorithm::convolution_direct, src, dst));
   }
 
   at::Tensor Reference(const at::Tensor& input, const c10::optional<at::Tensor>& residual) const {
@@ -237,7 +274,7 @@ class Conv2dKernel {
 
   const ConvParams params_;
   onednn::PackedWeights packed_;
-  onednn::PlanCache<ConvPlan> plans_;
+  onednn::PlanCache<ConvPlan> plans_, nchw_plans_;  // for NHWC and NCHW inputs
 };
 
 KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {

@@ -6,6 +6,7 @@
 #include "passes/copy_variants.h"
 #include "passes/eliminate_noop_slice.h"
 #include "passes/fold_built_lists.h"
+#include "passes/fold_conv_batch_norm.h"
 #include "passes/force_non_empty_outputs.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
@@ -25,6 +26,8 @@ const std::vector<RewritePass>& RewritePasses() {
       {"fold_built_lists", PassStage::kCleanup, nullptr, FoldBuiltLists},
       {"unroll_constant_loops", PassStage::kCleanup, &Options::unroll_constant_loops,
        UnrollConstantLoops},
+      {"fold_conv_batch_norm", PassStage::kRewrite, &Options::prepack_weights,
+       FoldConvBatchNormPastRankChecks},
       {"fuse_conv", PassStage::kRewrite, &Options::prepack_weights, FuseConvolutions},
       {"fuse_linear", PassStage::kRewrite, &Options::prepack_weights, FuseLinears},
       {"prepack_transformer_layers", PassStage::kRewrite, &Options::prepack_weights,
