@@ -8,7 +8,9 @@
 // layout that kernel wants, reordered from and to channels-last in per-thread
 // buffers. An NCHW input (a model's image, a concatenation's result) is
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
-// takes 5-20x longer). The residual add and the activation run as ATen's
+// takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
+// excitation blocks) runs as a matrix-vector product (ops/small_linear.h).
+// The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
 // what aten::add and the activation give on the convolution's result.
 // (oneDNN's "sum" post-op is not used: on this oneDNN it skips the sum on
@@ -24,6 +26,8 @@
 // ATen's convolution (Winograd: of transformed tiles); the bound it declares
 // is in ops/error_bounds.h, the tolerance table in docs/convolutions.md.
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,7 @@
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
+#include "ops/small_linear.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -128,6 +133,21 @@ class Conv2dKernel {
     const at::Tensor batched = unbatched ? input.unsqueeze(0) : input;
     std::vector<int64_t> batched_out = out_sizes;
     if (unbatched) batched_out.insert(batched_out.begin(), 1);
+    if (OnePixel(batched) && ops::SmallLinear::Available()) {
+      // A matrix-vector product per image: oneDNN's convolution would spend
+      // most of its time outside the products.
+      std::call_once(pixel_once_, [&] {
+        const at::Tensor w = params_.weight.contiguous();
+        pixel_.emplace(w.data_ptr<float>(),
+                       params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr, w.size(0),
+                       w.size(1));
+      });
+      out.resize_(out_sizes);
+      pixel_->Run(batched.data_ptr<float>(), batched.size(0), out.data_ptr<float>(),
+                  /*relu=*/false);
+      if (residual && residual->defined()) out.add_(*residual);
+      return;
+    }
     // An NCHW image (a model's input, a concatenation's result) is reordered
     // by oneDNN into a per-thread buffer, much faster than ATen's copy.
     const bool nchw =
@@ -154,6 +174,16 @@ class Conv2dKernel {
     }
     if (!direct) out.view(batched_out).copy_(dst);
     if (residual && residual->defined()) out.add_(*residual);
+  }
+
+  // Whether the convolution of `batched` is one matrix-vector product per
+  // image: a 1 x 1 kernel without padding or groups on a 1 x 1 image whose
+  // channels are dense (as after a global pool: squeeze-and-excitation).
+  bool OnePixel(const at::Tensor& batched) const {
+    return params_.weight.size(2) == 1 && params_.weight.size(3) == 1 && params_.groups == 1 &&
+           params_.padding[0] == 0 && params_.padding[1] == 0 && batched.size(2) == 1 &&
+           batched.size(3) == 1 && batched.stride(1) == 1 &&
+           (batched.size(0) == 1 || batched.stride(0) == batched.size(1));
   }
 
   // A convolution on the layouts its kernel wants, with reorders from the
@@ -275,6 +305,8 @@ class Conv2dKernel {
   const ConvParams params_;
   onednn::PackedWeights packed_;
   onednn::PlanCache<ConvPlan> plans_, nchw_plans_;  // for NHWC and NCHW inputs
+  std::once_flag pixel_once_;
+  std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
 };
 
 KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {

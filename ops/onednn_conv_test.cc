@@ -168,16 +168,49 @@ at::Tensor DrawHeavyTailedInput(Draw& d, const ConvCase& c) {
   }
 }
 
-void CheckWithinTheStatedBound(bool winograd_shapes) {
+// A 1 x 1 convolution of a 1 x 1 image (a squeeze-and-excitation block's),
+// which runs as a matrix-vector product per image.
+ConvCase DrawOnePixelCase(Draw& d) {
+  ConvCase c = DrawCase(d);
+  c.weight = at::randn({d.Int(1, 200), d.Int(1, 300), 1, 1});
+  c.bias = d.Bool() ? c10::optional<at::Tensor>(at::randn({c.weight.size(0)})) : c10::nullopt;
+  c.groups = 1;
+  c.padding = {0, 0};
+  return c;
+}
+
+// Batched (NCHW or channels-last: the same dense rows) or unbatched; or with
+// strided channels, which oneDNN's kernel takes.
+at::Tensor DrawOnePixelInput(Draw& d, const ConvCase& c) {
+  const int64_t channels = c.weight.size(1);
+  switch (d.Int(0, 3)) {
+    case 0:
+      return at::randn({d.Int(1, 3), channels, 1, 1});
+    case 1:
+      return at::randn({d.Int(1, 3), channels, 1, 1}).contiguous(at::MemoryFormat::ChannelsLast);
+    case 2:
+      return at::randn({channels, 1, 1});
+    default:
+      return at::randn({d.Int(1, 3), 2 * channels, 1, 1}).slice(1, 0, c10::nullopt, 2);
+  }
+}
+
+enum class Shapes { kAny, kWinograd, kOnePixel };
+
+void CheckWithinTheStatedBound(Shapes shapes) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  const ConvCase c = winograd_shapes ? DrawWinogradCase(d) : DrawCase(d);
+  const ConvCase c = shapes == Shapes::kWinograd   ? DrawWinogradCase(d)
+                     : shapes == Shapes::kOnePixel ? DrawOnePixelCase(d)
+                                                   : DrawCase(d);
   const bool channels_last_output = d.Bool();
   SingleNode conv = MakeConvGraph(c, channels_last_output);
   Slots slots(1);
   // Several calls on one set of slots: shapes change, output tensors are reused.
   for (int call = 0; call < 3; ++call) {
-    const at::Tensor x = winograd_shapes ? DrawHeavyTailedInput(d, c) : DrawInput(d, c);
+    const at::Tensor x = shapes == Shapes::kWinograd   ? DrawHeavyTailedInput(d, c)
+                         : shapes == Shapes::kOnePixel ? DrawOnePixelInput(d, c)
+                                                       : DrawInput(d, c);
     c10::optional<at::Tensor> aten_result;
     std::string aten_error;
     try {
@@ -223,11 +256,15 @@ void CheckWithinTheStatedBound(bool winograd_shapes) {
 }
 
 RC_GTEST_PROP(OneDnnConvProperty, WithinTheStatedBoundOfTheExactResult, ()) {
-  CheckWithinTheStatedBound(/*winograd_shapes=*/false);
+  CheckWithinTheStatedBound(Shapes::kAny);
 }
 
 RC_GTEST_PROP(OneDnnConvProperty, WinogradShapesWithinTheirStatedBound, ()) {
-  CheckWithinTheStatedBound(/*winograd_shapes=*/true);
+  CheckWithinTheStatedBound(Shapes::kWinograd);
+}
+
+RC_GTEST_PROP(OneDnnConvProperty, OnePixelImagesWithinTheStatedBound, ()) {
+  CheckWithinTheStatedBound(Shapes::kOnePixel);
 }
 
 TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
