@@ -77,7 +77,8 @@ using ops::Vec32;
 template <typename T>
 __attribute__((always_inline)) inline typename Vec32<T>::Type Take(typename Vec32<T>::Type max,
                                                                    typename Vec32<T>::Type v) {
-  return (v > max) | (v != v) ? v : max;
+  const auto is_nan = v != v;  // NOLINT(misc-redundant-expression): the lane-wise NaN test
+  return (v > max) | is_nan ? v : max;
 }
 template <typename T>
 __attribute__((always_inline)) inline T Take(T max, T v) {
@@ -156,7 +157,8 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
   for (int64_t plane = 0; plane < g.batch * g.channels; ++plane) {
     const T* image = in + plane * g.height * g.width;
     for (int64_t oh = 0; oh < g.out_height; ++oh, out += g.out_width) {
-      const auto [h_begin, h_end] = Range(oh, wh, g.height);
+      const std::pair<int64_t, int64_t> rows = Range(oh, wh, g.height);
+      const int64_t h_begin = rows.first, h_end = rows.second;
       auto one = [&](int64_t ow) {
         const auto [w_begin, w_end] = Range(ow, ww, g.width);
         T max = -std::numeric_limits<T>::infinity();
