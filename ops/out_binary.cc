@@ -1,14 +1,49 @@
 // Out-variant kernels for binary (broadcasting) arithmetic, comparisons,
 // logical ops, where, masked_fill, addcmul and lerp. Result dtypes follow
 // ATen's type promotion.
+#include <optional>
+
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ops/direct_call.h"
 #include "ops/out_variant.h"
+#include "ops/scalar_operand_loops.h"
 #include "ops/wrapped_scalar.h"
 
 namespace static_runtime {
 namespace {
+
+// Larger tensors ATen splits across intra-op threads (its GRAIN_SIZE).
+constexpr int64_t kScalarOperandMaxElements = 32768;
+
+// The number `b` as ATen applies it to `a`, when `a` is a small contiguous
+// float32 tensor and `b` a real Python number (the result is then float32,
+// or bool for a comparison): the case ops/scalar_operand_loops.h computes.
+std::optional<float> SmallFloatTensorAndNumber(const at::Tensor& a, const c10::IValue& b) {
+  if (a.scalar_type() != at::kFloat || a.numel() > kScalarOperandMaxElements ||
+      a.layout() != at::kStrided || !a.is_cpu() || !a.is_contiguous() || a.is_neg() ||
+      a.is_conj() || a.has_names()) {
+    return std::nullopt;
+  }
+  if (b.isDouble()) return static_cast<float>(b.toDouble());
+  if (b.isInt()) return static_cast<float>(b.toInt());
+  return std::nullopt;
+}
+
+// a (+, -, *) b for SmallFloatTensorAndNumber's case into output 0; false
+// otherwise.
+bool ArithmeticWithNumber(NodeIO& io, ops::ScalarArithmetic op) {
+  const at::Tensor& a = TensorArg(io, 0);
+  const std::optional<float> b = SmallFloatTensorAndNumber(a, io.Input(1));
+  if (!b) return false;
+  at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, a.sizes());
+  ops::ArithmeticWithScalar(op, a.data_ptr<float>(), *b, a.numel(), out.data_ptr<float>());
+  return true;
+}
+
+bool AlphaIsOne(const c10::IValue& alpha) {
+  return (alpha.isInt() && alpha.toInt() == 1) || (alpha.isDouble() && alpha.toDouble() == 1.0);
+}
 
 at::ScalarType Promoted(const NodeIO& io) {
   const c10::IValue& a = io.Input(0);
@@ -35,13 +70,23 @@ void TensorTensor(const char* name, const char* overload, Rule rule, TensorTenso
   });
 }
 
-// (Tensor self, Scalar other) -> Tensor
+// (Tensor self, Scalar other) -> Tensor; comparisons with `comparison`'s
+// loop in SmallFloatTensorAndNumber's case.
 using TensorScalarFn = at::Tensor (*)(const at::Tensor&, const at::Scalar&);
 using TensorScalarOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Scalar&);
 void TensorScalar(const char* name, const char* overload, Rule rule, TensorScalarFn fn,
-                  TensorScalarOutFn out) {
-  RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
+                  TensorScalarOutFn out,
+                  std::optional<ops::ScalarComparison> comparison = std::nullopt) {
+  RegisterOut(name, overload, [rule, fn, out, comparison](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
+    if (comparison) {
+      if (const std::optional<float> b = SmallFloatTensorAndNumber(a, io.Input(1))) {
+        at::Tensor& result = ContiguousOutput(io, 0, at::kBool, a.sizes());
+        ops::CompareWithScalar(*comparison, a.data_ptr<float>(), *b, a.numel(),
+                               result.data_ptr<bool>());
+        return;
+      }
+    }
     const at::Scalar b = io.Input(1).toScalar();
     WriteOutputOrCpuFunctional(
         io, 0, rule(io), [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
@@ -52,8 +97,10 @@ void TensorScalar(const char* name, const char* overload, Rule rule, TensorScala
 // form with the scalar as a wrapped 0-dim tensor, which is what ATen's
 // functional form does (its Scalar out form copies through a temporary).
 void TensorWrappedScalar(const char* name, const char* overload, Rule rule, TensorTensorFn fn,
-                         TensorTensorOutFn out) {
-  RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
+                         TensorTensorOutFn out,
+                         std::optional<ops::ScalarArithmetic> arithmetic = std::nullopt) {
+  RegisterOut(name, overload, [rule, fn, out, arithmetic](NodeIO& io) {
+    if (arithmetic && ArithmeticWithNumber(io, *arithmetic)) return;
     const at::Tensor& a = TensorArg(io, 0);
     const at::ScalarType dtype = rule(io);
     const at::Tensor b = WrappedScalar(io.Input(1).toScalar(), dtype);
@@ -91,7 +138,8 @@ void RegisterArithmetic() {
   using AlphaFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at::Scalar&);
   using AlphaOutFn =
       at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Scalar&);
-  auto with_alpha = [](const char* name, AlphaFn fn, AlphaOutFn out) {
+  auto with_alpha = [](const char* name, AlphaFn fn, AlphaOutFn out,
+                       std::optional<ops::ScalarArithmetic> arithmetic) {
     RegisterOut(name, "Tensor", [fn, out](NodeIO& io) {
       const at::Tensor& a = TensorArg(io, 0);
       const at::Tensor& b = TensorArg(io, 1);
@@ -100,7 +148,8 @@ void RegisterArithmetic() {
           io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
           [&](at::Tensor& result) { out(result, a, b, alpha); });
     });
-    RegisterOut(name, "Scalar", [fn, out](NodeIO& io) {
+    RegisterOut(name, "Scalar", [fn, out, arithmetic](NodeIO& io) {
+      if (arithmetic && AlphaIsOne(io.Input(2)) && ArithmeticWithNumber(io, *arithmetic)) return;
       const at::Tensor& a = TensorArg(io, 0);
       // Scalars become 0-dim tensors, as ATen's own Scalar overloads do.
       const at::ScalarType dtype = Promoted(io);
@@ -117,14 +166,16 @@ void RegisterArithmetic() {
         return CpuKernelsServe(a, b) ? at::cpu::add(a, b, alpha) : at::add(a, b, alpha);
       },
       [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::add_out(o, a, b, alpha); });
+         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::add_out(o, a, b, alpha); },
+      ops::ScalarArithmetic::kAdd);
   with_alpha(
       "aten::sub",
       [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
         return CpuKernelsServe(a, b) ? at::cpu::sub(a, b, alpha) : at::sub(a, b, alpha);
       },
       [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, a, b, alpha); });
+         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, a, b, alpha); },
+      ops::ScalarArithmetic::kSub);
   // rsub(a, b, alpha) is b - alpha * a, which is how ATen computes it.
   with_alpha(
       "aten::rsub",
@@ -132,10 +183,11 @@ void RegisterArithmetic() {
         return CpuKernelsServe(a, b) ? at::cpu::sub(b, a, alpha) : at::rsub(a, b, alpha);
       },
       [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b,
-         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); });
+         const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); },
+      std::nullopt);
 
   TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul));
-  TensorWrappedScalar("aten::mul", "Scalar", Promoted, SR_TT(mul));
+  TensorWrappedScalar("aten::mul", "Scalar", Promoted, SR_TT(mul), ops::ScalarArithmetic::kMul);
   TensorTensor("aten::div", "Tensor", PromotedFloat, SR_TT(div));
   TensorWrappedScalar("aten::div", "Scalar", PromotedFloat, SR_TT(div));
   TensorTensor("aten::pow", "Tensor_Tensor", Promoted, SR_TT(pow));
@@ -177,17 +229,17 @@ void RegisterArithmetic() {
 
 void RegisterComparisonsAndLogic() {
   TensorTensor("aten::eq", "Tensor", Bool, SR_TT(eq));
-  TensorScalar("aten::eq", "Scalar", Bool, SR_TS(eq));
+  TensorScalar("aten::eq", "Scalar", Bool, SR_TS(eq), ops::ScalarComparison::kEq);
   TensorTensor("aten::ne", "Tensor", Bool, SR_TT(ne));
-  TensorScalar("aten::ne", "Scalar", Bool, SR_TS(ne));
+  TensorScalar("aten::ne", "Scalar", Bool, SR_TS(ne), ops::ScalarComparison::kNe);
   TensorTensor("aten::lt", "Tensor", Bool, SR_TT(lt));
-  TensorScalar("aten::lt", "Scalar", Bool, SR_TS(lt));
+  TensorScalar("aten::lt", "Scalar", Bool, SR_TS(lt), ops::ScalarComparison::kLt);
   TensorTensor("aten::le", "Tensor", Bool, SR_TT(le));
-  TensorScalar("aten::le", "Scalar", Bool, SR_TS(le));
+  TensorScalar("aten::le", "Scalar", Bool, SR_TS(le), ops::ScalarComparison::kLe);
   TensorTensor("aten::gt", "Tensor", Bool, SR_TT(gt));
-  TensorScalar("aten::gt", "Scalar", Bool, SR_TS(gt));
+  TensorScalar("aten::gt", "Scalar", Bool, SR_TS(gt), ops::ScalarComparison::kGt);
   TensorTensor("aten::ge", "Tensor", Bool, SR_TT(ge));
-  TensorScalar("aten::ge", "Scalar", Bool, SR_TS(ge));
+  TensorScalar("aten::ge", "Scalar", Bool, SR_TS(ge), ops::ScalarComparison::kGe);
   TensorTensor("aten::logical_and", "", Bool, SR_TT_DISPATCHED(logical_and));
   TensorTensor("aten::logical_or", "", Bool, SR_TT_DISPATCHED(logical_or));
   TensorTensor("aten::logical_xor", "", Bool, SR_TT_DISPATCHED(logical_xor));

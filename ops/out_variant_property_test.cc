@@ -54,7 +54,11 @@ struct Call {
   c10::IValue Scalar(const DtypeList& dtypes) const {
     const at::ScalarType dtype = draw.OneOf(dtypes);
     if (dtype == at::kBool) return draw.Bool();
-    if (dtype == at::kLong) return draw.Int(-4, 4);
+    if (dtype == at::kLong) {
+      return draw.Int(0, 9) == 0 ? draw.OneOf<int64_t>({16777217, -16777219}) : draw.Int(-4, 4);
+    }
+    // Sometimes a number float32 rounds (the kernel must round it as ATen does).
+    if (draw.Int(0, 4) == 0) return draw.OneOf<double>({0.1, -1.0 / 3, 1e-40, 16777217.0});
     return draw.Int(-8, 8) / 4.0;
   }
 };
@@ -94,10 +98,20 @@ Spec Binary(DtypeList dtypes, std::function<Inputs(const Call&)> extra = nullptr
   }};
 }
 
+// For a float tensor, sometimes one element made the number (as its dtype
+// rounds it: a tie for comparisons), an infinity or NaN.
+void SometimesSpecialElement(const Call& c, const at::Tensor& tensor, const c10::IValue& number) {
+  if (!tensor.is_floating_point() || tensor.numel() == 0 || c.draw.Bool()) return;
+  at::Tensor element = tensor;
+  while (element.dim() > 0) element = element.select(0, c.draw.Int(0, element.size(0) - 1));
+  element.fill_(c.draw.OneOf<double>({number.toScalar().toDouble(), INFINITY, NAN}));
+}
+
 Spec WithScalar(DtypeList dtypes, DtypeList scalar_dtypes,
                 std::function<Inputs(const Call&)> extra = nullptr) {
   return {[dtypes, scalar_dtypes, extra](const Call& c) {
     Inputs inputs = {c.Tensor(c.Shape(c.Rank(0, 3)), dtypes), c.Scalar(scalar_dtypes)};
+    SometimesSpecialElement(c, inputs[0].toTensor(), inputs[1]);
     if (extra) {
       for (c10::IValue& value : extra(c)) inputs.push_back(std::move(value));
     }
