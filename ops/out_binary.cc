@@ -13,21 +13,12 @@
 namespace static_runtime {
 namespace {
 
-// Larger tensors ATen splits across intra-op threads (its GRAIN_SIZE).
-constexpr int64_t kScalarOperandMaxElements = 32768;
-
-// The number `b` as ATen applies it to `a`, when `a` is a small contiguous
-// float32 tensor and `b` a real Python number (the result is then float32,
-// or bool for a comparison): the case ops/scalar_operand_loops.h computes.
+// The number `b` as ATen applies it to `a`, when `a` is a small plain float32
+// tensor and `b` a real Python number (the result is then float32, or bool
+// for a comparison): the case ops/scalar_operand_loops.h computes.
 std::optional<float> SmallFloatTensorAndNumber(const at::Tensor& a, const c10::IValue& b) {
-  if (a.scalar_type() != at::kFloat || a.numel() > kScalarOperandMaxElements ||
-      a.layout() != at::kStrided || !a.is_cpu() || !a.is_contiguous() || a.is_neg() ||
-      a.is_conj() || a.has_names()) {
-    return std::nullopt;
-  }
-  if (b.isDouble()) return static_cast<float>(b.toDouble());
-  if (b.isInt()) return static_cast<float>(b.toInt());
-  return std::nullopt;
+  if (!ops::SmallPlainFloat(a)) return std::nullopt;
+  return ops::FloatNumber(b);
 }
 
 // a (+, -, *) b for SmallFloatTensorAndNumber's case into output 0; false

@@ -1,12 +1,34 @@
 // Out-variant kernels for unary elementwise math and activations: one tensor
 // in, one tensor out of the same shape, optionally with scalar parameters.
+#include <cmath>
+#include <optional>
+
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ops/direct_call.h"
 #include "ops/out_variant.h"
+#include "ops/scalar_operand_loops.h"
 
 namespace static_runtime {
 namespace {
+
+// clamp of a small plain float32 tensor between numbers (at least one, none
+// NaN) into output 0 with ops::ClampWithScalars; false otherwise.
+bool ClampSmallFloat(NodeIO& io) {
+  const at::Tensor& self = TensorArg(io, 0);
+  if (!ops::SmallPlainFloat(self)) return false;
+  std::optional<float> bounds[2];
+  for (int i = 0; i < 2; ++i) {
+    if (io.Input(1 + i).isNone()) continue;
+    bounds[i] = ops::FloatNumber(io.Input(1 + i));
+    if (!bounds[i] || std::isnan(*bounds[i])) return false;
+  }
+  if (!bounds[0] && !bounds[1]) return false;  // ATen's error
+  at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, self.sizes());
+  ops::ClampWithScalars(self.data_ptr<float>(), bounds[0], bounds[1], self.numel(),
+                        out.data_ptr<float>());
+  return true;
+}
 
 using Fn = at::Tensor (*)(const at::Tensor&);
 using OutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&);
@@ -165,6 +187,7 @@ void RegisterParameterized() {
   });
   RegisterOut("aten::clamp", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
+    if (ClampSmallFloat(io)) return;
     const auto low = io.Input(1).toOptional<at::Scalar>();
     const auto high = io.Input(2).toOptional<at::Scalar>();
     WriteOutput(

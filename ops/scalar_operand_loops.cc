@@ -2,6 +2,18 @@
 
 namespace static_runtime {
 namespace ops {
+
+bool SmallPlainFloat(const at::Tensor& a) {
+  return a.scalar_type() == at::kFloat && a.numel() <= 32768 && a.layout() == at::kStrided &&
+         a.is_cpu() && a.is_contiguous() && !a.is_neg() && !a.is_conj() && !a.has_names();
+}
+
+std::optional<float> FloatNumber(const c10::IValue& number) {
+  if (number.isDouble()) return static_cast<float>(number.toDouble());
+  if (number.isInt()) return static_cast<float>(number.toInt());
+  return std::nullopt;
+}
+
 namespace {
 
 template <typename Op>
@@ -44,6 +56,23 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void CompareWithSca
     case ScalarComparison::kGe:
       return Test(a, n, out, [b](float x) { return x >= b; });
   }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void ClampWithScalars(
+    const float* a, std::optional<float> low, std::optional<float> high, int64_t n, float* out) {
+  if (low && high) {
+    const float lo = *low, hi = *high;
+    return Map(a, n, out, [lo, hi](float x) {
+      const float y = x < lo ? lo : x;
+      return hi < y ? hi : y;
+    });
+  }
+  if (low) {
+    const float lo = *low;
+    return Map(a, n, out, [lo](float x) { return x < lo ? lo : x; });
+  }
+  const float hi = *high;
+  Map(a, n, out, [hi](float x) { return hi < x ? hi : x; });
 }
 
 }  // namespace ops

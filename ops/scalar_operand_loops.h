@@ -1,5 +1,5 @@
-// Elementwise loops of a float32 tensor with a scalar operand (x * 0.5,
-// y.mean() < 10.0) on small contiguous tensors, where ATen's TensorIterator
+// Elementwise loops of a float32 tensor with scalar operands (x * 0.5,
+// y.mean() < 10.0, x.clamp(-1.0, 1.0)) on small contiguous tensors, where ATen's TensorIterator
 // setup costs ten times the loop: `out[i] = a[i] op b` with ATen 1.13's
 // arithmetic for a float tensor and a wrapped Python number (the number
 // rounded to float once, then one float operation per element), so the
@@ -8,15 +8,32 @@
 #define STATIC_RUNTIME_OPS_SCALAR_OPERAND_LOOPS_H_
 
 #include <cstdint>
+#include <optional>
+
+#include "ATen/ATen.h"
 
 namespace static_runtime {
 namespace ops {
+
+// Whether `a` is the tensor these loops take: float32, contiguous, on the
+// CPU, plain (no names, negative or conjugate view), of at most 32768
+// elements (larger ones ATen splits across intra-op threads).
+bool SmallPlainFloat(const at::Tensor& a);
+
+// A real Python number (int or float) as ATen applies it to a float32
+// tensor: rounded to float once; nullopt for other values.
+std::optional<float> FloatNumber(const c10::IValue& number);
 
 enum class ScalarArithmetic { kAdd, kSub, kMul };
 void ArithmeticWithScalar(ScalarArithmetic op, const float* a, float b, int64_t n, float* out);
 
 enum class ScalarComparison { kEq, kNe, kLt, kLe, kGt, kGe };
 void CompareWithScalar(ScalarComparison op, const float* a, float b, int64_t n, bool* out);
+
+// clamp with one or two number bounds (none NaN): max(a, low), then
+// min(., high), as std::max and std::min pick (NaN and -0.0 stay).
+void ClampWithScalars(const float* a, std::optional<float> low, std::optional<float> high,
+                      int64_t n, float* out);
 
 }  // namespace ops
 }  // namespace static_runtime
