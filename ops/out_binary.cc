@@ -32,6 +32,26 @@ bool ArithmeticWithNumber(NodeIO& io, ops::ScalarArithmetic op) {
   return true;
 }
 
+// a (+, -, *) b for two small plain float32 tensors of one size, or b a
+// 0-dim float32 tensor (which ATen reads as a number), into output 0; false
+// otherwise.
+bool ArithmeticOfSmallFloats(NodeIO& io, ops::ScalarArithmetic op) {
+  const at::Tensor& a = TensorArg(io, 0);
+  const at::Tensor& b = TensorArg(io, 1);
+  if (!ops::SmallPlainFloat(a) || !ops::SmallPlainFloat(b)) return false;
+  if (b.dim() == 0 && a.dim() > 0) {
+    const float number = *b.data_ptr<float>();
+    at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, a.sizes());
+    ops::ArithmeticWithScalar(op, a.data_ptr<float>(), number, a.numel(), out.data_ptr<float>());
+    return true;
+  }
+  if (!a.sizes().equals(b.sizes())) return false;
+  at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, a.sizes());
+  ops::ArithmeticElementwise(op, a.data_ptr<float>(), b.data_ptr<float>(), a.numel(),
+                             out.data_ptr<float>());
+  return true;
+}
+
 bool AlphaIsOne(const c10::IValue& alpha) {
   return (alpha.isInt() && alpha.toInt() == 1) || (alpha.isDouble() && alpha.toDouble() == 1.0);
 }
@@ -52,8 +72,10 @@ at::ScalarType Bool(const NodeIO&) { return at::kBool; }
 using TensorTensorFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
 using TensorTensorOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&);
 void TensorTensor(const char* name, const char* overload, Rule rule, TensorTensorFn fn,
-                  TensorTensorOutFn out) {
-  RegisterOut(name, overload, [rule, fn, out](NodeIO& io) {
+                  TensorTensorOutFn out,
+                  std::optional<ops::ScalarArithmetic> arithmetic = std::nullopt) {
+  RegisterOut(name, overload, [rule, fn, out, arithmetic](NodeIO& io) {
+    if (arithmetic && ArithmeticOfSmallFloats(io, *arithmetic)) return;
     const at::Tensor& a = TensorArg(io, 0);
     const at::Tensor& b = TensorArg(io, 1);
     WriteOutputOrCpuFunctional(
@@ -131,7 +153,10 @@ void RegisterArithmetic() {
       at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Scalar&);
   auto with_alpha = [](const char* name, AlphaFn fn, AlphaOutFn out,
                        std::optional<ops::ScalarArithmetic> arithmetic) {
-    RegisterOut(name, "Tensor", [fn, out](NodeIO& io) {
+    RegisterOut(name, "Tensor", [fn, out, arithmetic](NodeIO& io) {
+      if (arithmetic && AlphaIsOne(io.Input(2)) && ArithmeticOfSmallFloats(io, *arithmetic)) {
+        return;
+      }
       const at::Tensor& a = TensorArg(io, 0);
       const at::Tensor& b = TensorArg(io, 1);
       const at::Scalar alpha = io.Input(2).toScalar();
@@ -177,7 +202,7 @@ void RegisterArithmetic() {
          const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); },
       std::nullopt);
 
-  TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul));
+  TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul), ops::ScalarArithmetic::kMul);
   TensorWrappedScalar("aten::mul", "Scalar", Promoted, SR_TT(mul), ops::ScalarArithmetic::kMul);
   TensorTensor("aten::div", "Tensor", PromotedFloat, SR_TT(div));
   TensorWrappedScalar("aten::div", "Scalar", PromotedFloat, SR_TT(div));

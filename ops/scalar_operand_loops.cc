@@ -22,6 +22,12 @@ __attribute__((always_inline)) inline void Map(const float* a, int64_t n, float*
 }
 
 template <typename Op>
+__attribute__((always_inline)) inline void Zip(const float* a, const float* b, int64_t n,
+                                               float* out, Op op) {
+  for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+}
+
+template <typename Op>
 __attribute__((always_inline)) inline void Test(const float* a, int64_t n, bool* out, Op op) {
   for (int64_t i = 0; i < n; ++i) out[i] = op(a[i]);
 }
@@ -37,6 +43,18 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void ArithmeticWith
       return Map(a, n, out, [b](float x) { return x - b; });
     case ScalarArithmetic::kMul:
       return Map(a, n, out, [b](float x) { return x * b; });
+  }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void ArithmeticElementwise(
+    ScalarArithmetic op, const float* a, const float* b, int64_t n, float* out) {
+  switch (op) {
+    case ScalarArithmetic::kAdd:
+      return Zip(a, b, n, out, [](float x, float y) { return x + y; });
+    case ScalarArithmetic::kSub:
+      return Zip(a, b, n, out, [](float x, float y) { return x - y; });
+    case ScalarArithmetic::kMul:
+      return Zip(a, b, n, out, [](float x, float y) { return x * y; });
   }
 }
 

@@ -26,6 +26,10 @@ std::optional<float> FloatNumber(const c10::IValue& number);
 
 enum class ScalarArithmetic { kAdd, kSub, kMul };
 void ArithmeticWithScalar(ScalarArithmetic op, const float* a, float b, int64_t n, float* out);
+// The same with a tensor of a's size: out[i] = a[i] op b[i] (`out` may be
+// `a` or `b`).
+void ArithmeticElementwise(ScalarArithmetic op, const float* a, const float* b, int64_t n,
+                           float* out);
 
 enum class ScalarComparison { kEq, kNe, kLt, kLe, kGt, kGe };
 void CompareWithScalar(ScalarComparison op, const float* a, float b, int64_t n, bool* out);
