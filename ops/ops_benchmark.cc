@@ -26,6 +26,18 @@ struct Case {
   std::vector<std::vector<int64_t>> input_shapes;
 };
 
+// A 3x3/2 max pool of the channels-last form of the image.
+constexpr char kChannelsLastMaxPool[] = R"IR(graph(%a : Tensor):
+  %channels_last : int = prim::Constant[value=2]()
+  %k : int[] = prim::Constant[value=[3, 3]]()
+  %s : int[] = prim::Constant[value=[2, 2]]()
+  %p : int[] = prim::Constant[value=[1, 1]]()
+  %d : int[] = prim::Constant[value=[1, 1]]()
+  %false : bool = prim::Constant[value=0]()
+  %x : Tensor = aten::contiguous(%a, %channels_last)
+  %c : Tensor = aten::max_pool2d(%x, %k, %s, %p, %d, %false)
+  return (%c))IR";
+
 const std::vector<Case>& Cases() {
   static const auto* const kCases = new std::vector<Case>{
       {"add",
@@ -109,31 +121,9 @@ const std::vector<Case>& Cases() {
        {{8, 16}, {8, 16}}},
       // resnet18's max pool, on the channels-last image our convolutions
       // give it, and on an NCHW one.
-      {"max_pool2d_nhwc_64x112x112",
-       R"IR(graph(%a : Tensor):
-  %channels_last : int = prim::Constant[value=2]()
-  %k : int[] = prim::Constant[value=[3, 3]]()
-  %s : int[] = prim::Constant[value=[2, 2]]()
-  %p : int[] = prim::Constant[value=[1, 1]]()
-  %d : int[] = prim::Constant[value=[1, 1]]()
-  %false : bool = prim::Constant[value=0]()
-  %x : Tensor = aten::contiguous(%a, %channels_last)
-  %c : Tensor = aten::max_pool2d(%x, %k, %s, %p, %d, %false)
-  return (%c))IR",
-       {{1, 64, 112, 112}}},
+      {"max_pool2d_nhwc_64x112x112", kChannelsLastMaxPool, {{1, 64, 112, 112}}},
       // shufflenet_v2's, with fewer channels than a vector register pair.
-      {"max_pool2d_nhwc_24x112x112",
-       R"IR(graph(%a : Tensor):
-  %channels_last : int = prim::Constant[value=2]()
-  %k : int[] = prim::Constant[value=[3, 3]]()
-  %s : int[] = prim::Constant[value=[2, 2]]()
-  %p : int[] = prim::Constant[value=[1, 1]]()
-  %d : int[] = prim::Constant[value=[1, 1]]()
-  %false : bool = prim::Constant[value=0]()
-  %x : Tensor = aten::contiguous(%a, %channels_last)
-  %c : Tensor = aten::max_pool2d(%x, %k, %s, %p, %d, %false)
-  return (%c))IR",
-       {{1, 24, 112, 112}}},
+      {"max_pool2d_nhwc_24x112x112", kChannelsLastMaxPool, {{1, 24, 112, 112}}},
       {"max_pool2d_nchw_64x112x112",
        R"IR(graph(%a : Tensor):
   %k : int[] = prim::Constant[value=[3, 3]]()

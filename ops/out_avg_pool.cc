@@ -142,16 +142,7 @@ __attribute__((always_inline)) inline void AvgPoolContiguousImpl(const T* in, T*
         Store32(out + first, Splat32<T>(0) + sum / divide_factor);
         return true;
       };
-      for (int64_t ow = 0; ow < inner_begin; ++ow) one(ow);
-      // The last group overlaps the one before it rather than leave a tail.
-      for (int64_t first = inner_begin;; first += kLanes) {
-        first = std::min(first, inner_end - kLanes);
-        if (!lanes(first)) {
-          for (int64_t ow = first; ow < first + kLanes; ++ow) one(ow);
-        }
-        if (first == inner_end - kLanes) break;
-      }
-      for (int64_t ow = inner_end; ow < p.out_width; ++ow) one(ow);
+      ops::ForRowInGroups(p.out_width, inner_begin, inner_end, kLanes, one, lanes);
     }
   }
 }

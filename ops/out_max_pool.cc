@@ -193,16 +193,7 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
         for (int64_t ow = 0; ow < g.out_width; ++ow) one(ow);
         continue;
       }
-      for (int64_t ow = 0; ow < inner_begin; ++ow) one(ow);
-      // The last group overlaps the one before it rather than leave a tail.
-      for (int64_t first = inner_begin;; first += kLanes) {
-        first = std::min(first, inner_end - kLanes);
-        if (!lanes(first)) {
-          for (int64_t ow = first; ow < first + kLanes; ++ow) one(ow);
-        }
-        if (first == inner_end - kLanes) break;
-      }
-      for (int64_t ow = inner_end; ow < g.out_width; ++ow) one(ow);
+      ops::ForRowInGroups(g.out_width, inner_begin, inner_end, kLanes, one, lanes);
     }
   }
 }

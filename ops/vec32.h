@@ -5,6 +5,7 @@
 #ifndef STATIC_RUNTIME_OPS_VEC32_H_
 #define STATIC_RUNTIME_OPS_VEC32_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -58,6 +59,25 @@ __attribute__((always_inline)) inline typename Vec32<T>::Type Splat32(T value) {
   typename Vec32<T>::Type v;
   for (int i = 0; i < Vec32<T>::kLanes; ++i) v[i] = value;
   return v;
+}
+
+// Visits the outputs [0, width) of a row: `one(o)` computes output o alone,
+// `group(first)` outputs [first, first + lanes) at once, or returns false to
+// have them computed one at a time. Groups cover [inner_begin, inner_end)
+// (at least `lanes` wide), the last one overlapping the one before it
+// rather than leaving a tail; the outputs outside go one at a time.
+template <typename One, typename Group>
+inline void ForRowInGroups(int64_t width, int64_t inner_begin, int64_t inner_end, int64_t lanes,
+                           One&& one, Group&& group) {
+  for (int64_t o = 0; o < inner_begin; ++o) one(o);
+  for (int64_t first = inner_begin;; first += lanes) {
+    first = std::min(first, inner_end - lanes);
+    if (!group(first)) {
+      for (int64_t o = first; o < first + lanes; ++o) one(o);
+    }
+    if (first == inner_end - lanes) break;
+  }
+  for (int64_t o = inner_end; o < width; ++o) one(o);
 }
 
 }  // namespace ops
