@@ -3,9 +3,14 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
+#include <cstring>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "ops/direct_call.h"
+#include "ops/fma_chain_matmul.h"
 
 namespace static_runtime {
 namespace {
@@ -24,6 +29,70 @@ Gemm<T> BlasGemm() {
 }
 
 bool Fits(int64_t value) { return value <= INT_MAX; }
+
+// The longest product ops::FmaChainMatmul stands in for sgemm: OpenBLAS's
+// kernels split longer ones (on this project's machines from k = 32 on).
+constexpr int kMaxChainInner = 31;
+
+// Whether sgemm(transa, transb, m, n, k) gives the bits of ops::FmaChainMatmul
+// on sample operands (BLAS's column-major terms): random values in
+// [-1, 1), and a row of A (or, with one row, a column of B) of -0, whose
+// products cancel to +0 in the chain.
+bool SgemmIsTheChain(char transa, char transb, int m, int n, int k) {
+  const Gemm<float> gemm = BlasGemm<float>();
+  std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n);
+  uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1 << 23) - 1.0f;
+  };
+  for (float& value : a) value = next();
+  for (float& value : b) value = next();
+  // Element (i, p) of op(A) and (p, j) of op(B) in the column-major arrays.
+  const ops::StridedMatrix op_a =
+      transa == 'n' ? ops::StridedMatrix{a.data(), 1, m} : ops::StridedMatrix{a.data(), k, 1};
+  const ops::StridedMatrix op_b =
+      transb == 'n' ? ops::StridedMatrix{b.data(), 1, k} : ops::StridedMatrix{b.data(), n, 1};
+  if (m > 1) {
+    for (int p = 0; p < k; ++p) a[p * op_a.col_stride] = -0.0f;
+  } else {
+    for (int p = 0; p < k; ++p) b[p * op_b.row_stride] = -0.0f;
+  }
+  const int lda = transa == 'n' ? m : k, ldb = transb == 'n' ? k : n;
+  const float alpha = 1, beta = 0;
+  std::vector<float> blas(static_cast<size_t>(m) * n), chain(blas.size());
+  gemm(&transa, &transb, &m, &n, &k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, blas.data(),
+       &m);
+  ops::FmaChainMatmul(op_a, op_b, m, k, n, chain.data());
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (std::memcmp(&blas[i + j * m], &chain[i * n + j], sizeof(float)) != 0) return false;
+    }
+  }
+  return true;
+}
+
+// SgemmIsTheChain, asked once per thread and shape.
+bool ChainStandsInForSgemm(char transa, char transb, int m, int n, int k) {
+  if (k > kMaxChainInner || !ops::FmaChainMatmulAvailable()) return false;
+  thread_local absl::flat_hash_map<std::array<int, 5>, bool> checked;
+  const auto [entry, inserted] = checked.try_emplace({transa, transb, m, n, k}, false);
+  if (inserted) entry->second = SgemmIsTheChain(transa, transb, m, n, k);
+  return entry->second;
+}
+
+// Each batch's product by ops::FmaChainMatmul (row-major, from the tensors).
+void RunChain(const at::Tensor& batch1, const at::Tensor& batch2, at::Tensor& out) {
+  const float* a = batch1.data_ptr<float>();
+  const float* b = batch2.data_ptr<float>();
+  float* c = out.data_ptr<float>();
+  const int64_t rows = out.size(1), cols = out.size(2), inner = batch1.size(2);
+  for (int64_t i = 0, batches = out.size(0); i < batches; ++i) {
+    ops::FmaChainMatmul({a + i * batch1.stride(0), batch1.stride(1), batch1.stride(2)},
+                        {b + i * batch2.stride(0), batch2.stride(1), batch2.stride(2)}, rows, inner,
+                        cols, c + i * out.stride(0));
+  }
+}
 
 template <typename T>
 void Run(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2, at::Tensor& out) {
@@ -124,12 +193,16 @@ std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch
   plan.lda = static_cast<int>(lda);
   plan.ldb = static_cast<int>(ldb);
   plan.ldc = static_cast<int>(ldc);
+  plan.fma_chain =
+      is_float && ChainStandsInForSgemm(plan.transpose_a, plan.transpose_b, plan.m, plan.n, plan.k);
   return plan;
 }
 
 void BmmInto(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2,
              at::Tensor& out) {
-  if (out.scalar_type() == at::kFloat) {
+  if (plan.fma_chain) {
+    RunChain(batch1, batch2, out);
+  } else if (out.scalar_type() == at::kFloat) {
     Run<float>(plan, batch1, batch2, out);
   } else {
     Run<double>(plan, batch1, batch2, out);

@@ -7,6 +7,14 @@
 // dispatches: the same bits. For a DLRM's interaction (16 products of
 // 5 x 16 by 16 x 5) that is most of the op's time.
 //
+// Where the product is short (k < 32, float), the gemm's arithmetic is one
+// chain of fused multiply-adds per result (ops/fma_chain_matmul.h), and a
+// thread's first plan of each gemm shape checks that sgemm gives exactly
+// that chain's bits (on sample operands with -0, products that cancel and
+// random values), the plan runs the chain itself: no call into BLAS, whose
+// sgemm takes a process-wide lock on every call (two threads multiplying
+// small matrices wait on each other there).
+//
 // BmmPlan: how to compute bmm(batch1, batch2) into a new contiguous
 // [batch, rows, cols] result this way, or nullopt when ATen would do
 // something else (fewer than 400 multiply-adds per matrix: its own loop;
@@ -27,6 +35,7 @@ struct BmmPlan {
   bool swap_operands = false;  // ATen's transpose_c: C^T = B^T A^T
   char transpose_a = 'n', transpose_b = 'n';
   int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  bool fma_chain = false;  // computed by ops::FmaChainMatmul
 };
 
 std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch2);

@@ -1,13 +1,15 @@
 // PlanBmm/BmmInto against at::bmm, bit for bit: random batch counts and
 // matrix sizes around ATen's 400 threshold, float and double, operands
 // contiguous, transposed, with a larger leading dimension, or broadcast
-// along the batch.
+// along the batch; products shorter and longer than the fused multiply-add
+// chain's limit (k < 32), rows of -0.
 #include "ops/batched_gemm.h"
 
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
+#include "ops/fma_chain_matmul.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
@@ -32,17 +34,58 @@ RC_GTEST_PROP(BatchedGemmProperty, SameBitsAsAtenBmm, ()) {
   const at::ScalarType dtype = *rc::gen::element(at::kFloat, at::kDouble);
   const int64_t batch = *rc::gen::inRange<int64_t>(1, 6);
   const int64_t rows = *rc::gen::inRange<int64_t>(1, 24);
-  const int64_t inner = *rc::gen::inRange<int64_t>(1, 40);
+  // Half the products near the chain's limit of 31.
+  const int64_t inner = *rc::gen::weightedOneOf<int64_t>(
+      {{1, rc::gen::inRange<int64_t>(1, 40)}, {1, rc::gen::inRange<int64_t>(28, 36)}});
   const int64_t cols = *rc::gen::inRange<int64_t>(1, 24);
-  const at::Tensor a = Operand(batch, rows, inner, dtype, *rc::gen::inRange(0, 4));
-  const at::Tensor b = Operand(batch, inner, cols, dtype, *rc::gen::inRange(0, 4));
-  const std::optional<BmmPlan> plan = PlanBmm(a, b);
-  RC_CLASSIFY(plan.has_value(), "planned");
-  if (inner * rows * cols < 400) RC_ASSERT(!plan.has_value());
-  if (!plan) return;
-  at::Tensor out = at::empty({batch, rows, cols}, dtype);
-  BmmInto(*plan, a, b, out);
-  RC_ASSERT(at::equal(out, at::bmm(a, b)));
+  const bool negative_zero_row = *rc::gen::inRange(0, 4) == 0;
+  // Every pair of layouts (a gemm's arithmetic can depend on its operands').
+  for (int a_layout = 0; a_layout < 4; ++a_layout) {
+    for (int b_layout = 0; b_layout < 4; ++b_layout) {
+      at::Tensor a = Operand(batch, rows, inner, dtype, a_layout);
+      const at::Tensor b = Operand(batch, inner, cols, dtype, b_layout);
+      if (negative_zero_row) {
+        a = a.clone();
+        a.select(1, 0).fill_(-0.0);
+      }
+      const std::optional<BmmPlan> plan = PlanBmm(a, b);
+      if (a_layout == 0 && b_layout == 0) {
+        RC_CLASSIFY(plan.has_value(), "planned");
+        RC_CLASSIFY(plan.has_value() && plan->fma_chain, "fused multiply-add chain");
+      }
+      if (inner * rows * cols < 400) RC_ASSERT(!plan.has_value());
+      if (!plan) continue;
+      at::Tensor out = at::empty({batch, rows, cols}, dtype);
+      BmmInto(*plan, a, b, out);
+      // Bits: -0 and +0 differ here.
+      const at::ScalarType bits = dtype == at::kFloat ? at::kInt : at::kLong;
+      RC_ASSERT(at::equal(out.view(bits), at::bmm(a, b).contiguous().view(bits)));
+    }
+  }
+}
+
+// A grid of shapes across the chain's limit, every pair of layouts: where
+// the plan runs the chain, its bits are sgemm's (through at::bmm).
+TEST(BatchedGemmTest, SameBitsOnEveryShapeOfAGrid) {
+  at::manual_seed(7);
+  const int64_t sides[] = {1, 3, 5, 8, 13, 17};
+  for (int64_t inner = 1; inner <= 40; ++inner) {
+    for (int64_t rows : sides) {
+      for (int64_t cols : sides) {
+        for (int layouts = 0; layouts < 16; ++layouts) {
+          const at::Tensor a = Operand(2, rows, inner, at::kFloat, layouts / 4);
+          const at::Tensor b = Operand(2, inner, cols, at::kFloat, layouts % 4);
+          const std::optional<BmmPlan> plan = PlanBmm(a, b);
+          if (!plan) continue;
+          at::Tensor out = at::empty({2, rows, cols});
+          BmmInto(*plan, a, b, out);
+          ASSERT_TRUE(at::equal(out.view(at::kInt), at::bmm(a, b).contiguous().view(at::kInt)))
+              << "k " << inner << ", " << rows << " x " << cols << ", layouts " << layouts
+              << (plan->fma_chain ? " (chain)" : " (sgemm)");
+        }
+      }
+    }
+  }
 }
 
 TEST(BatchedGemmTest, TakesADlrmInteraction) {
@@ -52,6 +95,10 @@ TEST(BatchedGemmTest, TakesADlrmInteraction) {
   at::Tensor out = at::empty({16, 5, 5});
   BmmInto(*plan, t, t.transpose(1, 2), out);
   EXPECT_TRUE(at::equal(out, at::bmm(t, t.transpose(1, 2))));
+  // OpenBLAS's sgemm on x86-64 computes a product of 16 as one chain of
+  // fused multiply-adds: the plan runs that chain itself.
+  if (!ops::FmaChainMatmulAvailable()) GTEST_SKIP() << "no AVX2/FMA";
+  EXPECT_TRUE(plan->fma_chain);
 }
 
 TEST(BatchedGemmTest, LeavesOtherCasesToAten) {

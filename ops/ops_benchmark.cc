@@ -1,6 +1,7 @@
 // Per-call cost of out-variant kernels against the JIT fallback (the JIT's own
 // operator on a stack) for common ops on small tensors (8x16), and for
-// the pools of resnet18, shufflenet_v2 and densenet121, one thread.
+// the pools of resnet18, shufflenet_v2 and densenet121 and a DLRM's batched
+// matrix product, one thread.
 // Each benchmark alternates the two on the same node and inputs and reports
 // both means and the ratio out_ns / fallback_ns.
 //
@@ -11,6 +12,7 @@
 
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
+#include "c10/core/InferenceMode.h"
 #include "glog/logging.h"
 #include "load/load.h"
 #include "ops/fallback.h"
@@ -145,6 +147,15 @@ const std::vector<Case>& Cases() {
   %c : Tensor = aten::avg_pool2d(%a, %k, %k, %p, %false, %true, %none)
   return (%c))IR",
        {{1, 256, 56, 56}}},
+      // A DLRM's interaction: 16 products of 5 x 16 by 16 x 5.
+      {"bmm_dlrm_interaction",
+       R"IR(graph(%a : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %t : Tensor = aten::transpose(%a, %one, %two)
+  %c : Tensor = aten::bmm(%a, %t)
+  return (%c))IR",
+       {{16, 5, 16}}},
   };
   return *kCases;
 }
@@ -201,6 +212,8 @@ Bench MakeBench(const Case& c) {
 }
 
 void BM_OutVsFallback(benchmark::State& state, const Case& c) {
+  // As the runtime runs nodes (the kernels' direct paths need it).
+  c10::InferenceMode inference_mode;
   Bench bench = MakeBench(c);
   auto out_variant = KernelRegistry::Global().Find(bench.node, /*allow_out_variants=*/true);
   CHECK(out_variant.has_value() && out_variant->kind == NodeKind::kOutVariant) << c.name;

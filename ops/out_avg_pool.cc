@@ -101,7 +101,7 @@ __attribute__((always_inline)) inline void AvgPoolContiguousImpl(const T* in, T*
       const int64_t h_begin = std::max<int64_t>(h_start, 0);
       const int64_t h_end = std::min(h_stop, p.height);
       // ATen's arithmetic for output column `ow`.
-      auto one = [&](int64_t ow) {
+      auto one = [&](int64_t ow) __attribute__((always_inline)) {
         const int64_t w_start = ow * p.stride[1] - p.padding[1];
         const int64_t w_stop = std::min(w_start + p.kernel[1], p.width + p.padding[1]);
         const int64_t w_begin = std::max<int64_t>(w_start, 0);
@@ -128,7 +128,7 @@ __attribute__((always_inline)) inline void AvgPoolContiguousImpl(const T* in, T*
                     : (p.count_include_pad ? h_stop - h_start : h_end - h_begin) * p.kernel[1]);
       // Outputs [first, first + kLanes) at once; false when a stride-2 load
       // would read past the input.
-      auto lanes = [&](int64_t first) {
+      auto lanes = [&](int64_t first) __attribute__((always_inline)) {
         const int64_t offset = first * p.stride[1] - p.padding[1];
         if (p.stride[1] == 2 &&
             image + (h_end - 1) * p.width + offset + p.kernel[1] - 1 + 2 * kLanes > in_end) {

@@ -111,7 +111,7 @@ __attribute__((always_inline)) inline void MaxPoolChannelsLastImpl(const T* in, 
       const auto [h_begin, h_end] = Range(oh, g.windows[0], g.height);
       for (int64_t ow = 0; ow < g.out_width; ++ow, out += channels) {
         const auto [w_begin, w_end] = Range(ow, g.windows[1], g.width);
-        auto pixel = [&](int64_t ih, int64_t iw) {
+        auto pixel = [&](int64_t ih, int64_t iw) __attribute__((always_inline)) {
           return in + ((n * g.height + ih) * g.width + iw) * channels;
         };
         int64_t c = 0;
@@ -159,7 +159,7 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
     for (int64_t oh = 0; oh < g.out_height; ++oh, out += g.out_width) {
       const std::pair<int64_t, int64_t> rows = Range(oh, wh, g.height);
       const int64_t h_begin = rows.first, h_end = rows.second;
-      auto one = [&](int64_t ow) {
+      auto one = [&](int64_t ow) __attribute__((always_inline)) {
         const auto [w_begin, w_end] = Range(ow, ww, g.width);
         T max = -std::numeric_limits<T>::infinity();
         for (int64_t ih = h_begin; ih < h_end; ih += wh.dilation) {
@@ -171,7 +171,7 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
       };
       // Outputs [first, first + kLanes) at once; false when a stride-2 load
       // would read past the input.
-      auto lanes = [&](int64_t first) {
+      auto lanes = [&](int64_t first) __attribute__((always_inline)) {
         const int64_t offset = first * ww.stride - ww.padding;
         if (ww.stride == 2 &&
             image + (h_end - 1) * g.width + offset + (ww.size - 1) * ww.dilation + 2 * kLanes >

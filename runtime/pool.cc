@@ -1,6 +1,7 @@
 #include "runtime/pool.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "ops/native_async.h"
@@ -9,25 +10,58 @@
 namespace static_runtime {
 
 RuntimePool::RuntimePool(StaticModule::Ptr module, size_t max_runtimes)
-    : module_(std::move(module)), max_runtimes_(std::max<size_t>(max_runtimes, 1)) {}
+    : module_(std::move(module)),
+      max_runtimes_(std::max<size_t>(max_runtimes, 1)),
+      // Twice as many slots as runtimes (at most 256) keeps threads that
+      // share one rare.
+      slots_(std::clamp<size_t>(2 * max_runtimes_, 4, 256)) {}
+
+RuntimePool::~RuntimePool() {
+  for (ThreadSlot& slot : slots_) delete slot.runtime.exchange(nullptr);
+}
+
+RuntimePool::ThreadSlot& RuntimePool::SlotOfThisThread() {
+  return slots_[std::hash<std::thread::id>()(std::this_thread::get_id()) % slots_.size()];
+}
+
+std::unique_ptr<StaticRuntime> RuntimePool::TakeIdle() {
+  if (!idle_.empty()) {
+    const std::thread::id caller = std::this_thread::get_id();
+    auto chosen = std::find_if(idle_.begin(), idle_.end(), [caller](const IdleRuntime& idle) {
+      return idle.last_thread == caller;
+    });
+    if (chosen == idle_.end()) chosen = idle_.end() - 1;
+    std::unique_ptr<StaticRuntime> runtime = std::move(chosen->runtime);
+    idle_.erase(chosen);
+    return runtime;
+  }
+  for (ThreadSlot& slot : slots_) {
+    if (StaticRuntime* runtime = slot.runtime.exchange(nullptr)) {
+      return std::unique_ptr<StaticRuntime>(runtime);
+    }
+  }
+  return nullptr;
+}
 
 std::unique_ptr<StaticRuntime> RuntimePool::Acquire() {
+  if (StaticRuntime* mine = SlotOfThisThread().runtime.exchange(nullptr)) {
+    return std::unique_ptr<StaticRuntime>(mine);
+  }
   {
     absl::MutexLock lock(&mutex_);
-    auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-      return !idle_.empty() || created_ < max_runtimes_;
-    };
-    mutex_.Await(absl::Condition(&available));
-    if (!idle_.empty()) {
-      const std::thread::id caller = std::this_thread::get_id();
-      auto chosen = std::find_if(idle_.begin(), idle_.end(), [caller](const IdleRuntime& idle) {
-        return idle.last_thread == caller;
-      });
-      if (chosen == idle_.end()) chosen = idle_.end() - 1;
-      std::unique_ptr<StaticRuntime> runtime = std::move(chosen->runtime);
-      idle_.erase(chosen);
-      return runtime;
+    // Announced before looking in the slots: a runtime put in one after
+    // that look is taken back into idle_ by its releaser (Release).
+    ++waiting_;
+    while (true) {
+      if (std::unique_ptr<StaticRuntime> idle = TakeIdle()) {
+        --waiting_;
+        return idle;
+      }
+      if (created_ < max_runtimes_) break;
+      auto returned = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return !idle_.empty(); };
+      mutex_.Await(absl::Condition(&returned));
     }
+    --waiting_;
     ++created_;
   }
   // Created outside the lock: another caller may return a runtime meanwhile.
@@ -35,6 +69,16 @@ std::unique_ptr<StaticRuntime> RuntimePool::Acquire() {
 }
 
 void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
+  std::atomic<StaticRuntime*>& slot = SlotOfThisThread().runtime;
+  StaticRuntime* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, runtime.get())) {
+    runtime.release();
+    // A caller waiting may have looked in the slots before this runtime was
+    // put there: hand it over through idle_ (unless a caller took it).
+    if (waiting_.load() == 0) return;
+    runtime.reset(slot.exchange(nullptr));
+    if (runtime == nullptr) return;
+  }
   absl::MutexLock lock(&mutex_);
   idle_.push_back({std::this_thread::get_id(), std::move(runtime)});
 }

@@ -4,10 +4,16 @@
 // runtime its thread used last when that one is idle: its arena and value
 // slots are still in this core's cache, and the objects its runs make are
 // made and freed by one thread (measured in docs/benchmarks.md, "Throughput
-// with threads"). Run() and RunAsync() are thread-safe.
+// with threads"). That runtime waits in a slot of the caller's thread (one
+// cache line per slot, threads by hash), taken and returned with one atomic
+// exchange each: threads calling back to back never take a lock nor write a
+// cache line another thread writes. The mutex is for the rest (a first call,
+// a thread whose slot is taken, waiting for a runtime). Run() and RunAsync()
+// are thread-safe.
 #ifndef STATIC_RUNTIME_RUNTIME_POOL_H_
 #define STATIC_RUNTIME_RUNTIME_POOL_H_
 
+#include <atomic>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -24,6 +30,9 @@ class RuntimePool {
  public:
   // `max_runtimes` is at least 1.
   RuntimePool(StaticModule::Ptr module, size_t max_runtimes);
+  ~RuntimePool();
+  RuntimePool(const RuntimePool&) = delete;
+  RuntimePool& operator=(const RuntimePool&) = delete;
 
   // With `node_exception`, a failing node's exception, as thrown, goes there
   // (see StaticRuntime::last_node_exception).
@@ -48,11 +57,23 @@ class RuntimePool {
     std::thread::id last_thread;
     std::unique_ptr<StaticRuntime> runtime;
   };
+  // The idle runtime a thread returned last, if it is still there.
+  struct alignas(64) ThreadSlot {
+    std::atomic<StaticRuntime*> runtime{nullptr};
+  };
   std::unique_ptr<StaticRuntime> Acquire();
   void Release(std::unique_ptr<StaticRuntime> runtime);
+  ThreadSlot& SlotOfThisThread();
+  // Under mutex_: an idle runtime from idle_ (the caller's last first) or
+  // from any thread's slot; nullptr when there is none.
+  std::unique_ptr<StaticRuntime> TakeIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const StaticModule::Ptr module_;
   const size_t max_runtimes_;
+  std::vector<ThreadSlot> slots_;
+  // Callers in the slow path: a runtime returned while one waits goes to
+  // idle_, under the mutex, which wakes it.
+  std::atomic<int> waiting_{0};
   mutable absl::Mutex mutex_;
   std::vector<IdleRuntime> idle_ ABSL_GUARDED_BY(mutex_);
   size_t created_ ABSL_GUARDED_BY(mutex_) = 0;

@@ -70,6 +70,46 @@ TEST_P(PoolTest, ConcurrentRunsMatchTheJit) {
 INSTANTIATE_TEST_SUITE_P(Models, PoolTest,
                          testing::Values("mlp", "ads_ranking", "lstm_cell_loop", "if_branch"));
 
+// One runtime, four threads: every call but the first waits for the runtime
+// another thread holds, handed over from that thread's slot or the idle list
+// (a lost hand-over would hang here).
+TEST(RuntimePoolTest, OneRuntimeServesManyThreads) {
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("mlp"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const std::vector<Case> cases = JitCases("mlp", prepared->module);
+  RuntimePool pool(prepared->static_module, /*max_runtimes=*/1);
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        const Case& c = cases[(t + i) % cases.size()];
+        absl::StatusOr<c10::IValue> result = pool.Run(c.inputs);
+        if (!result.ok() || !reference::Compare(c.expected, *result).ok()) ++mismatches;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(pool.runtimes_created(), 1u);
+}
+
+// Calls from one thread reuse one runtime; a second thread calling while the
+// first is idle takes that runtime rather than making one.
+TEST(RuntimePoolTest, ReusesIdleRuntimesAcrossThreads) {
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("mlp"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const std::vector<Case> cases = JitCases("mlp", prepared->module);
+  RuntimePool pool(prepared->static_module, /*max_runtimes=*/4);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(pool.Run(cases[i % cases.size()].inputs).ok());
+  EXPECT_EQ(pool.runtimes_created(), 1u);
+  std::thread other([&] {
+    for (int i = 0; i < 10; ++i) EXPECT_TRUE(pool.Run(cases[i % cases.size()].inputs).ok());
+  });
+  other.join();
+  EXPECT_EQ(pool.runtimes_created(), 1u);
+}
+
 TEST(StaticMethodTest, StandsInForAnIMethod) {
   absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("kwargs_defaults"));
   ASSERT_TRUE(prepared.ok()) << prepared.status();

@@ -13,6 +13,7 @@
 #include "ops/recycled_containers.h"
 #include "runtime/arguments.h"
 #include "runtime/block_runner.h"
+#include "runtime/private_constants.h"
 #include "runtime/runtime_state.h"
 
 namespace static_runtime {
@@ -25,7 +26,7 @@ RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
       values(module_state.layout.num_slots()) {
   const ValueLayout& layout = module_state.layout;
   for (size_t i = 0; i < layout.constants().size(); ++i) {
-    values[layout.num_inputs() + i] = layout.constants()[i];
+    values[layout.num_inputs() + i] = PrivateConstant(layout.constants()[i]);
   }
   if (!module_state.managed_slots.empty()) {
     planner.emplace(
