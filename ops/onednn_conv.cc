@@ -242,21 +242,8 @@ class Conv2dKernel {
                                           padding_l, padding_r),
           attr, onednn::CpuEngine());
     };
-    // Builds the convolution `pd` describes into `plan`.
-    const auto finish = [&](const dnnl::convolution_forward::primitive_desc& pd, ConvPlan& plan) {
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, memory(pd.src_desc(), onednn::CpuEngine(), nullptr)},
-          {DNNL_ARG_DST, memory(pd.dst_desc(), onednn::CpuEngine(), nullptr)},
-          {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
-      };
-      if (params_.bias.defined()) {
-        args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
-      }
-      plan.convolution = std::make_unique<onednn::Plan>(dnnl::convolution_forward(pd),
-                                                        std::move(args), pd.scratchpad_desc());
-    };
-    // `pd` on the layouts it chose, between reorders from the input and to
-    // the NHWC result where they differ.
+    // The convolution `pd` describes on the layouts it chose, between
+    // reorders from the input and to the NHWC result where they differ.
     const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
       auto plan = std::make_unique<ConvPlan>();
       if (pd.src_desc() != input) {
@@ -267,7 +254,16 @@ class Conv2dKernel {
         plan->from_dst = Reorder(pd.dst_desc(), dst);
         plan->dst_bytes = pd.dst_desc().get_size();
       }
-      finish(pd, *plan);
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, memory(pd.src_desc(), onednn::CpuEngine(), nullptr)},
+          {DNNL_ARG_DST, memory(pd.dst_desc(), onednn::CpuEngine(), nullptr)},
+          {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
+      };
+      if (params_.bias.defined()) {
+        args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
+      }
+      plan->convolution = std::make_unique<onednn::Plan>(dnnl::convolution_forward(pd),
+                                                         std::move(args), pd.scratchpad_desc());
       return plan;
     };
     // oneDNN has Winograd kernels only for some ISAs, channel counts and

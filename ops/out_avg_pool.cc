@@ -17,6 +17,7 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/native/Pool.h"
 #include "ops/out_variant.h"
+#include "ops/pool_arguments.h"
 #include "ops/vec32.h"
 
 namespace static_runtime {
@@ -34,15 +35,6 @@ struct Pool {
   c10::optional<int64_t> divisor;
 };
 
-// One value for both dimensions, or two; `fallback` for an empty list.
-std::optional<std::array<int64_t, 2>> Pair(const std::vector<int64_t>& list,
-                                           std::optional<std::array<int64_t, 2>> fallback) {
-  if (list.empty()) return fallback;
-  if (list.size() == 1) return std::array<int64_t, 2>{list[0], list[0]};
-  if (list.size() == 2) return std::array<int64_t, 2>{list[0], list[1]};
-  return std::nullopt;
-}
-
 // The pool when this kernel computes it (a non-empty contiguous NCHW or CHW
 // float/double image and arguments ATen accepts), else nullopt.
 std::optional<Pool> Plan(const at::Tensor& self, const NodeIO& io) {
@@ -51,10 +43,10 @@ std::optional<Pool> Plan(const at::Tensor& self, const NodeIO& io) {
       self.layout() != at::kStrided || self.is_neg()) {
     return std::nullopt;
   }
-  const auto kernel = Pair(io.Input(1).toIntVector(), std::nullopt);
+  const auto kernel = ops::PoolPair(io.Input(1).toIntVector(), std::nullopt);
   if (!kernel) return std::nullopt;
-  const auto stride = Pair(io.Input(2).toIntVector(), kernel);
-  const auto padding = Pair(io.Input(3).toIntVector(), std::nullopt);
+  const auto stride = ops::PoolPair(io.Input(2).toIntVector(), kernel);
+  const auto padding = ops::PoolPair(io.Input(3).toIntVector(), std::nullopt);
   if (!stride || !padding) return std::nullopt;
   const bool ceil_mode = io.Input(4).toBool();
   Pool p;

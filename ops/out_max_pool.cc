@@ -20,6 +20,7 @@
 #include "ATen/ATen.h"
 #include "ATen/native/Pool.h"
 #include "ops/out_variant.h"
+#include "ops/pool_arguments.h"
 #include "ops/vec32.h"
 
 namespace static_runtime {
@@ -29,25 +30,14 @@ struct Window {
   int64_t size, stride, padding, dilation;
 };
 
-// max_pool2d's int[2] arguments: one value for both dimensions, or two.
-// `fallback` stands in for an empty list (stride defaults to kernel_size).
-std::optional<std::vector<int64_t>> Pair(const c10::IValue& value,
-                                         const std::vector<int64_t>& fallback) {
-  std::vector<int64_t> list = value.toIntVector();
-  if (list.empty()) list = fallback;
-  if (list.size() == 1) list.push_back(list[0]);
-  if (list.size() != 2) return std::nullopt;
-  return list;
-}
-
 // The two windows (height, width) when ATen would accept them; nullopt
 // otherwise, so that ATen reports the problem.
 std::optional<std::array<Window, 2>> Windows(const NodeIO& io) {
-  const auto kernel = Pair(io.Input(1), {});
+  const auto kernel = ops::PoolPair(io.Input(1).toIntVector(), std::nullopt);
   if (!kernel) return std::nullopt;
-  const auto stride = Pair(io.Input(2), *kernel);
-  const auto padding = Pair(io.Input(3), {});
-  const auto dilation = Pair(io.Input(4), {});
+  const auto stride = ops::PoolPair(io.Input(2).toIntVector(), kernel);
+  const auto padding = ops::PoolPair(io.Input(3).toIntVector(), std::nullopt);
+  const auto dilation = ops::PoolPair(io.Input(4).toIntVector(), std::nullopt);
   if (!stride || !padding || !dilation) return std::nullopt;
   std::array<Window, 2> windows;
   for (int i = 0; i < 2; ++i) {
