@@ -25,6 +25,11 @@ c10::IValue RunInterpreter(const std::shared_ptr<torch::jit::Graph>& graph,
 enum class Tolerance {
   kDtypeDefault,  // floats within rtol/atol that depend on the dtype
   kBitwise,       // floats equal (NaN matches NaN)
+  // kDtypeDefault's bound plus 1e-3 of the largest magnitude in the
+  // expected tensor: for a whole model whose kernels each have a declared
+  // error bound, or whose batch norms were folded (Options::prepack_weights),
+  // where the last bits of many layers compound.
+  kWholeModel,
 };
 
 // OK when `actual` matches `expected`; otherwise the first difference, with

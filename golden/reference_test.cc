@@ -38,6 +38,22 @@ TEST(ReferenceTest, CompareNamesThePathOfTheFirstDifference) {
   EXPECT_FALSE(Compare(expected, c10::ivalue::Tuple::create({at::ones({2})})).ok());
 }
 
+// kWholeModel: the default bound plus 1e-3 of the tensor's largest finite
+// magnitude; integers and NaN positions still exact.
+TEST(ReferenceTest, WholeModelToleranceScalesWithTheLargestValue) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const at::Tensor expected = at::tensor({0.06f, -0.2f, 1e-3f, inf});
+  const at::Tensor close = at::tensor({0.06f + 1.5e-4f, -0.2f, 1e-3f - 1.5e-4f, inf});
+  EXPECT_FALSE(Compare(expected, close).ok());
+  EXPECT_TRUE(Compare(expected, close, Tolerance::kWholeModel).ok());
+  const at::Tensor far = at::tensor({0.06f + 3e-4f, -0.2f, 1e-3f, inf});
+  EXPECT_FALSE(Compare(expected, far, Tolerance::kWholeModel).ok());
+  EXPECT_FALSE(Compare(at::tensor({1, 2}), at::tensor({1, 3}), Tolerance::kWholeModel).ok());
+  EXPECT_FALSE(
+      Compare(at::tensor({1.f, 2.f}), at::tensor({1.f, std::nanf("")}), Tolerance::kWholeModel)
+          .ok());
+}
+
 }  // namespace
 }  // namespace reference
 }  // namespace static_runtime

@@ -20,7 +20,7 @@ namespace golden {
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
                                 WhenTheJitRaises when_the_jit_raises, c10::IValue* output,
-                                bool* wrote_inputs) {
+                                bool* wrote_inputs, reference::Tolerance tolerance) {
   // Each side runs on its own copy: a model may write to its inputs.
   const std::vector<c10::IValue> jit_inputs = reference::DeepCopy(inputs);
   const std::vector<c10::IValue> our_inputs = reference::DeepCopy(inputs);
@@ -47,7 +47,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
     return absl::InternalError(
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   } else {
-    RETURN_IF_ERROR(reference::Compare(expected, *actual));
+    RETURN_IF_ERROR(reference::Compare(expected, *actual, tolerance));
     const c10::IValue ours_after = c10::ivalue::Tuple::create(our_inputs);
     if (!reference::ExactlyEqual(c10::ivalue::Tuple::create(jit_inputs), ours_after)) {
       return absl::InternalError(

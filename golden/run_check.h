@@ -15,6 +15,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "golden/reference.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/api/module.h"
 
@@ -29,10 +30,12 @@ enum class WhenTheJitRaises {
 // With `output`, the runtime's output is left there (the caller may hold it
 // across later runs; with managed output tensors it is released, so empty).
 // With `wrote_inputs`, whether the (successful) run changed its inputs.
-absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
-                                const std::vector<c10::IValue>& inputs,
-                                WhenTheJitRaises when_the_jit_raises, c10::IValue* output = nullptr,
-                                bool* wrote_inputs = nullptr);
+// Outputs are compared within `tolerance` (golden/reference.h).
+absl::Status CheckRunAgainstJit(
+    torch::jit::Module& module, StaticRuntime& runtime, const std::vector<c10::IValue>& inputs,
+    WhenTheJitRaises when_the_jit_raises, c10::IValue* output = nullptr,
+    bool* wrote_inputs = nullptr,
+    reference::Tolerance tolerance = reference::Tolerance::kDtypeDefault);
 
 // The strict check, node by node: runs the model on `runtime` and, for every
 // node bound to a kernel of our own (out variant or native; fallbacks are the

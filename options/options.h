@@ -73,7 +73,10 @@ struct Options {
   // Transformer encoder layers (nn.TransformerEncoderLayer's eval op) run
   // their four matrix products on such kernels too. Results may differ from ATen's in the last bits
   // (another summation order, within each kernel's declared bound: see the README's tolerance
-  // table). Turn it off to get ATen's own kernels and the JIT's exact bits.
+  // table). Freezing also folds batch norms and constant add/mul into
+  // convolutions and linears (as torch.jit.freeze does; PyTorch's Static
+  // Runtime does not). Turn it off to get ATen's own kernels, no folding and
+  // the JIT's exact bits.
   bool prepack_weights = true;
 
   // Run every node under c10::InferenceMode (PyTorch Static Runtime does the

@@ -12,7 +12,8 @@
 namespace static_runtime {
 
 absl::StatusOr<torch::jit::Module> FreezeForInference(const torch::jit::Module& module,
-                                                      const std::string& method_name) {
+                                                      const std::string& method_name,
+                                                      bool optimize_numerics) {
   try {
     torch::jit::Module copy = module.clone();
     copy.eval();
@@ -21,7 +22,7 @@ absl::StatusOr<torch::jit::Module> FreezeForInference(const torch::jit::Module& 
         copy, method_name == "forward" ? std::vector<std::string>{}
                                        : std::vector<std::string>{method_name});
     std::shared_ptr<torch::jit::Graph> graph = frozen.get_method(method_name).graph();
-    torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
+    torch::jit::OptimizeFrozenGraph(graph, optimize_numerics);
     return frozen;
   } catch (const std::exception& e) {
     return StatusFromException(e, "cannot freeze module: ", absl::StatusCode::kInvalidArgument);

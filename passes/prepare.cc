@@ -92,7 +92,7 @@ bool ForksReadAttributes(const torch::jit::Block& block) {
 }  // namespace
 
 absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bool is_frozen,
-                                            bool parallel_forks) {
+                                            bool parallel_forks, bool optimize_numerics) {
   std::shared_ptr<torch::jit::Graph> graph;
   c10::IValue self;
   std::vector<c10::Argument> arguments;
@@ -106,18 +106,19 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
       return absl::InvalidArgumentError("module has no forward method");
     }
     // The method's module, frozen unless `is_frozen`, after what
-    // torch.jit.freeze does after freezing: drop dropout, fold batch norm
-    // and add/mul constants into convolutions and linears. FreezeForInference
+    // torch.jit.freeze does after freezing: drop dropout and (with
+    // `optimize_numerics`) fold batch norm and add/mul constants into
+    // convolutions and linears. FreezeForInference
     // freezes a clone; only inlining forks, which changes the module's
     // methods, needs one of its own first. A frozen module is copied
     // (shallowly, as PyTorch's Static Runtime does): attributes forward
     // assigns change the copy, not the caller's module.
     auto frozen_module = [&](bool inline_forks) -> absl::StatusOr<torch::jit::Module> {
       if (is_frozen) return module.copy();  // forks are inlined later, if at all
-      if (!inline_forks) return FreezeForInference(module, method_name);
+      if (!inline_forks) return FreezeForInference(module, method_name, optimize_numerics);
       torch::jit::Module inlined = module.clone();
       InlineForks(inlined.get_method(method_name).graph());
-      return FreezeForInference(inlined, method_name);
+      return FreezeForInference(inlined, method_name, optimize_numerics);
     };
     // Freezing folds the attributes forked subgraphs read too, except those
     // of a module forked inside a forked call: then, as without parallel
@@ -128,7 +129,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
       ASSIGN_OR_RETURN(frozen, frozen_module(true));
     }
     graph = frozen.get_method(method_name).graph()->copy();
-    if (is_frozen) torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
+    if (is_frozen) torch::jit::OptimizeFrozenGraph(graph, optimize_numerics);
     self = frozen._ivalue();
     c10::optional<torch::jit::Method> forward = module.find_method(method_name);
     const c10::FunctionSchema& schema = forward->function().getSchema();
@@ -158,7 +159,8 @@ absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bo
                                             const std::vector<c10::IValue>& sample_inputs) {
   RETURN_IF_ERROR(ValidateOptions(options));
   VLOG(1) << "static_runtime: preparing module with " << DescribeOptions(options);
-  ASSIGN_OR_RETURN(PreparedGraph frozen, FrozenForward(module, is_frozen, options.parallel_forks));
+  ASSIGN_OR_RETURN(PreparedGraph frozen, FrozenForward(module, is_frozen, options.parallel_forks,
+                                                       options.prepack_weights));
   return PrepareOwnedGraph(std::move(frozen.graph), std::move(frozen.schema),
                            std::move(frozen.self), options, sample_inputs);
 }

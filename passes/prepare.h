@@ -46,17 +46,21 @@ struct PreparedGraph {
 
 // `module.forward` of a clone of `module` (put in eval mode and frozen unless
 // `is_frozen`; a shallow copy if frozen) after the frozen-graph optimizations
-// torch.jit.freeze applies (dropout removed, batch norm and constant add/mul
-// folded into convolutions and linears), with the `self` input dropped when
+// torch.jit.freeze applies (dropout removed; with `optimize_numerics`, batch
+// norm and constant add/mul folded into convolutions and linears, which
+// changes the results' last bits), with the `self` input dropped when
 // unused and kept, with the clone as PreparedGraph::self, when forward reads
 // or writes attributes that freezing keeps (those it assigns). An overloaded forward
 // (compiled as forward__0, forward__1, ...) gives its first overload; the
 // schema is named after the method. Unless `parallel_forks`, forked calls
 // are inlined before freezing (see Options::parallel_forks).
 absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bool is_frozen,
-                                            bool parallel_forks = true);
+                                            bool parallel_forks = true,
+                                            bool optimize_numerics = true);
 
-// `module.forward`, frozen first unless `is_frozen`.
+// `module.forward`, frozen first unless `is_frozen`; the numerics-changing
+// folds of freezing only with `options.prepack_weights` (off, the JIT's
+// exact bits).
 absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bool is_frozen,
                                             const Options& options,
                                             const std::vector<c10::IValue>& sample_inputs = {});

@@ -3,7 +3,9 @@
 // standard sets: golden/option_sets.h) one runtime runs the input sets in
 // turn, twice over, and each run is checked (golden/run_check.h):
 //   - outputs equal the JIT interpreter's (whole structure; float tolerance
-//     only as the harness allows, see golden/reference.h),
+//     only as the harness allows, see golden/reference.h; with
+//     prepack_weights, whose kernels have declared bounds and whose freezing
+//     folds batch norms, Tolerance::kWholeModel),
 //   - every kernel of ours gives its node's JIT operator's result, bit for bit
 //     or within the kernel's declared error bound,
 //   - the inputs are unmodified and nothing is held after ReleaseOutputs,
