@@ -72,7 +72,7 @@ void RuntimePool::Release(std::unique_ptr<StaticRuntime> runtime) {
   std::atomic<StaticRuntime*>& slot = SlotOfThisThread().runtime;
   StaticRuntime* expected = nullptr;
   if (slot.compare_exchange_strong(expected, runtime.get())) {
-    runtime.release();
+    static_cast<void>(runtime.release());  // the slot owns it now
     // A caller waiting may have looked in the slots before this runtime was
     // put there: hand it over through idle_ (unless a caller took it).
     if (waiting_.load() == 0) return;
