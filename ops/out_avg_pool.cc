@@ -35,23 +35,29 @@ struct Pool {
   c10::optional<int64_t> divisor;
 };
 
+// avg_pool2d's arguments after the image, read from the node once.
+struct Arguments {
+  std::vector<int64_t> kernel, stride, padding;
+  bool ceil_mode, count_include_pad;
+  c10::optional<int64_t> divisor;
+};
+
 // The pool when this kernel computes it (a non-empty contiguous NCHW or CHW
 // float/double image and arguments ATen accepts), else nullopt.
-std::optional<Pool> Plan(const at::Tensor& self, const NodeIO& io) {
+std::optional<Pool> Plan(const at::Tensor& self, const Arguments& args) {
   if ((self.dim() != 3 && self.dim() != 4) || self.numel() == 0 || !self.is_contiguous() ||
       (self.scalar_type() != at::kFloat && self.scalar_type() != at::kDouble) ||
       self.layout() != at::kStrided || self.is_neg()) {
     return std::nullopt;
   }
-  const auto kernel = ops::PoolPair(io.Input(1).toIntVector(), std::nullopt);
+  const auto kernel = ops::PoolPair(args.kernel, std::nullopt);
   if (!kernel) return std::nullopt;
-  const auto stride = ops::PoolPair(io.Input(2).toIntVector(), kernel);
-  const auto padding = ops::PoolPair(io.Input(3).toIntVector(), std::nullopt);
+  const auto stride = ops::PoolPair(args.stride, kernel);
+  const auto padding = ops::PoolPair(args.padding, std::nullopt);
   if (!stride || !padding) return std::nullopt;
-  const bool ceil_mode = io.Input(4).toBool();
   Pool p;
-  p.count_include_pad = io.Input(5).toBool();
-  p.divisor = io.Input(6).toOptional<int64_t>();
+  p.count_include_pad = args.count_include_pad;
+  p.divisor = args.divisor;
   if (p.divisor && *p.divisor == 0) return std::nullopt;
   p.planes = self.numel() / (self.size(-1) * self.size(-2));
   p.height = self.size(-2);
@@ -66,9 +72,9 @@ std::optional<Pool> Plan(const at::Tensor& self, const NodeIO& io) {
     }
   }
   p.out_height = at::native::pooling_output_shape<int64_t>(p.height, p.kernel[0], p.padding[0],
-                                                           p.stride[0], 1, ceil_mode);
+                                                           p.stride[0], 1, args.ceil_mode);
   p.out_width = at::native::pooling_output_shape<int64_t>(p.width, p.kernel[1], p.padding[1],
-                                                          p.stride[1], 1, ceil_mode);
+                                                          p.stride[1], 1, args.ceil_mode);
   if (p.out_height <= 0 || p.out_width <= 0) return std::nullopt;
   return p;
 }
@@ -151,17 +157,15 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void AvgPoolContigu
 
 void AvgPool2d(NodeIO& io) {
   const at::Tensor& self = TensorArg(io, 0);
-  const std::vector<int64_t> kernel = io.Input(1).toIntVector();
-  const std::vector<int64_t> stride = io.Input(2).toIntVector();
-  const std::vector<int64_t> padding = io.Input(3).toIntVector();
-  const bool ceil_mode = io.Input(4).toBool();
-  const bool count_include_pad = io.Input(5).toBool();
-  const auto divisor = io.Input(6).toOptional<int64_t>();
-  const std::optional<Pool> pool = Plan(self, io);
+  const Arguments a{io.Input(1).toIntVector(), io.Input(2).toIntVector(),
+                    io.Input(3).toIntVector(), io.Input(4).toBool(),
+                    io.Input(5).toBool(),      io.Input(6).toOptional<int64_t>()};
+  const std::optional<Pool> pool = Plan(self, a);
   WriteOutput(
       io, 0, self.scalar_type(),
       [&] {
-        return at::avg_pool2d(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor);
+        return at::avg_pool2d(self, a.kernel, a.stride, a.padding, a.ceil_mode, a.count_include_pad,
+                              a.divisor);
       },
       [&](at::Tensor& out) {
         if (pool) {
@@ -176,8 +180,8 @@ void AvgPool2d(NodeIO& io) {
             return;
           }
         }
-        at::cpu::avg_pool2d_out(out, self, kernel, stride, padding, ceil_mode, count_include_pad,
-                                divisor);
+        at::cpu::avg_pool2d_out(out, self, a.kernel, a.stride, a.padding, a.ceil_mode,
+                                a.count_include_pad, a.divisor);
       });
 }
 

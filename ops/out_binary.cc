@@ -21,14 +21,19 @@ std::optional<float> SmallFloatTensorAndNumber(const at::Tensor& a, const c10::I
   return ops::FloatNumber(b);
 }
 
+// a (+, -, *) b into output 0, for a small plain float32 tensor `a`.
+void WriteArithmeticWithNumber(NodeIO& io, ops::ScalarArithmetic op, const at::Tensor& a, float b) {
+  at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, a.sizes());
+  ops::ArithmeticWithScalar(op, a.data_ptr<float>(), b, a.numel(), out.data_ptr<float>());
+}
+
 // a (+, -, *) b for SmallFloatTensorAndNumber's case into output 0; false
 // otherwise.
 bool ArithmeticWithNumber(NodeIO& io, ops::ScalarArithmetic op) {
   const at::Tensor& a = TensorArg(io, 0);
   const std::optional<float> b = SmallFloatTensorAndNumber(a, io.Input(1));
   if (!b) return false;
-  at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, a.sizes());
-  ops::ArithmeticWithScalar(op, a.data_ptr<float>(), *b, a.numel(), out.data_ptr<float>());
+  WriteArithmeticWithNumber(io, op, a, *b);
   return true;
 }
 
@@ -40,9 +45,7 @@ bool ArithmeticOfSmallFloats(NodeIO& io, ops::ScalarArithmetic op) {
   const at::Tensor& b = TensorArg(io, 1);
   if (!ops::SmallPlainFloat(a) || !ops::SmallPlainFloat(b)) return false;
   if (b.dim() == 0 && a.dim() > 0) {
-    const float number = *b.data_ptr<float>();
-    at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, a.sizes());
-    ops::ArithmeticWithScalar(op, a.data_ptr<float>(), number, a.numel(), out.data_ptr<float>());
+    WriteArithmeticWithNumber(io, op, a, *b.data_ptr<float>());
     return true;
   }
   if (!a.sizes().equals(b.sizes())) return false;

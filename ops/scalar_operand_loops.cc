@@ -16,8 +16,9 @@ std::optional<float> FloatNumber(const c10::IValue& number) {
 
 namespace {
 
-template <typename Op>
-__attribute__((always_inline)) inline void Map(const float* a, int64_t n, float* out, Op op) {
+// out[i] = op(a[i]): float results, or bool for a comparison.
+template <typename Out, typename Op>
+__attribute__((always_inline)) inline void Map(const float* a, int64_t n, Out* out, Op op) {
   for (int64_t i = 0; i < n; ++i) out[i] = op(a[i]);
 }
 
@@ -25,11 +26,6 @@ template <typename Op>
 __attribute__((always_inline)) inline void Zip(const float* a, const float* b, int64_t n,
                                                float* out, Op op) {
   for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
-}
-
-template <typename Op>
-__attribute__((always_inline)) inline void Test(const float* a, int64_t n, bool* out, Op op) {
-  for (int64_t i = 0; i < n; ++i) out[i] = op(a[i]);
 }
 
 }  // namespace
@@ -62,17 +58,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void CompareWithSca
     ScalarComparison op, const float* a, float b, int64_t n, bool* out) {
   switch (op) {
     case ScalarComparison::kEq:
-      return Test(a, n, out, [b](float x) { return x == b; });
+      return Map(a, n, out, [b](float x) { return x == b; });
     case ScalarComparison::kNe:
-      return Test(a, n, out, [b](float x) { return x != b; });
+      return Map(a, n, out, [b](float x) { return x != b; });
     case ScalarComparison::kLt:
-      return Test(a, n, out, [b](float x) { return x < b; });
+      return Map(a, n, out, [b](float x) { return x < b; });
     case ScalarComparison::kLe:
-      return Test(a, n, out, [b](float x) { return x <= b; });
+      return Map(a, n, out, [b](float x) { return x <= b; });
     case ScalarComparison::kGt:
-      return Test(a, n, out, [b](float x) { return x > b; });
+      return Map(a, n, out, [b](float x) { return x > b; });
     case ScalarComparison::kGe:
-      return Test(a, n, out, [b](float x) { return x >= b; });
+      return Map(a, n, out, [b](float x) { return x >= b; });
   }
 }
 
