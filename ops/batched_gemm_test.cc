@@ -94,11 +94,21 @@ TEST(BatchedGemmTest, TakesADlrmInteraction) {
   ASSERT_TRUE(plan.has_value());
   at::Tensor out = at::empty({16, 5, 5});
   BmmInto(*plan, t, t.transpose(1, 2), out);
-  EXPECT_TRUE(at::equal(out, at::bmm(t, t.transpose(1, 2))));
-  // OpenBLAS's sgemm on x86-64 computes a product of 16 as one chain of
-  // fused multiply-adds: the plan runs that chain itself.
+  const at::Tensor expected = at::bmm(t, t.transpose(1, 2));
+  EXPECT_TRUE(at::equal(out, expected));
+  // Where this CPU's sgemm (OpenBLAS's kernels for an FMA core) computes the
+  // product of 16 as one chain of fused multiply-adds, as here on these
+  // operands, the plan runs that chain itself; other cores (Prescott's SSE3
+  // kernels) round otherwise and keep sgemm.
   if (!ops::FmaChainMatmulAvailable()) GTEST_SKIP() << "no AVX2/FMA";
-  EXPECT_TRUE(plan->fma_chain);
+  at::Tensor chain = at::empty({16, 5, 5});
+  for (int64_t i = 0; i < 16; ++i) {
+    const float* rows = t[i].data_ptr<float>();
+    ops::FmaChainMatmul({rows, 16, 1}, {rows, 1, 16}, 5, 16, 5, chain[i].data_ptr<float>());
+  }
+  if (at::equal(chain, expected)) {
+    EXPECT_TRUE(plan->fma_chain);
+  }
 }
 
 TEST(BatchedGemmTest, LeavesOtherCasesToAten) {

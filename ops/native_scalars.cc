@@ -163,13 +163,14 @@ void RegisterConversions() {
 void RegisterSpecial() {
   Register("prim::Uninitialized", "",
            [](NodeIO& io) { io.Output(0) = c10::IValue::uninitialized(); });
-  // The model's own error, as the JIT's exception (the runtime adds which
-  // node raised it).
+  // The model's own error, as the JIT's operator throws it: the message
+  // alone, the class ("builtins.Exception", or none) beside it (the runtime
+  // adds which node raised it to its Status, not to the exception).
   Register("prim::RaiseException", "", [](NodeIO& io) {
     const c10::IValue& cls = io.Input(1);
-    const std::string class_name = cls.isNone() ? "Exception" : cls.toStringRef();
-    throw torch::jit::JITException(absl::StrCat(class_name, ": ", io.Input(0).toStringRef()),
-                                   class_name);
+    throw torch::jit::JITException(
+        io.Input(0).toStringRef(),
+        cls.isNone() ? c10::nullopt : c10::make_optional(cls.toStringRef()));
   });
 }
 

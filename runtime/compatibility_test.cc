@@ -231,6 +231,34 @@ TEST(CompatibilityTest, TypeCheckGivesItsInputsAndWhetherTheyMatch) {
   }
 }
 
+// The model's own raise reaches a C++ caller as the JIT's operator throws
+// it: what() is the message alone, the class travels beside it.
+TEST(CompatibilityTest, RaiseGivesTheMessageAndTheClassApart) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x):
+    if bool(x.sum() > 0):
+        raise Exception("exception message")
+    return x + 1
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  for (const golden::OptionSet& option_set : golden::OptionSets()) {
+    SCOPED_TRACE(option_set.name);
+    absl::StatusOr<StaticModule::Ptr> prepared =
+        StaticModule::FromModule(*module, false, option_set.options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    StaticRuntime runtime(*prepared);
+    try {
+      runtime({at::ones({2})});
+      ADD_FAILURE() << "no exception";
+    } catch (const torch::jit::JITException& e) {
+      EXPECT_STREQ(e.what(), "exception message");
+      EXPECT_EQ(e.getPythonClassName(), c10::make_optional<std::string>("builtins.Exception"));
+      EXPECT_EQ(runtime.last_error().code(), absl::StatusCode::kAborted);
+    }
+    EXPECT_TRUE(runtime({-at::ones({2})}).toTensor().equal(at::zeros({2})));  // still usable
+  }
+}
+
 TEST(CompatibilityTest, CallOperatorRethrowsTheNodesExceptionAsThrown) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
 def forward(self, x, y, l: List[int], i: int):

@@ -24,6 +24,7 @@
 #include "runtime/package.h"
 #include "runtime/pool.h"
 #include "runtime/reports/explain.h"
+#include "runtime/reports/machine.h"
 #include "runtime/reports/profile.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
@@ -326,8 +327,9 @@ PyObject* ExceptionTypeFor(absl::StatusCode code) {
     try {
       std::rethrow_exception(node_exception);
     } catch (const torch::jit::JITException& e) {
-      type = model_error;
-      message = e.what();
+      type = model_error;  // "builtins.Exception: message", as the JIT's Python error ends
+      const c10::optional<std::string> class_name = e.getPythonClassName();
+      message = class_name ? absl::StrCat(*class_name, ": ", e.what()) : std::string(e.what());
     } catch (const c10::IndexError& e) {
       type = PyExc_IndexError;
       message = e.what_without_backtrace();
@@ -414,6 +416,12 @@ PYBIND11_MODULE(_static_runtime, m) {
     info["compiler"] = absl::StrCat("gcc ", __VERSION__);
 #endif
     info["python"] = absl::StrCat(PY_MAJOR_VERSION, ".", PY_MINOR_VERSION);
+    // The matrix kernels this process runs (runtime/reports/machine.h).
+    const static_runtime::reports::MachineKernels kernels =
+        static_runtime::reports::DescribeMachineKernels();
+    info["openblas_core"] = kernels.openblas_core;
+    info["best_openblas_core"] = kernels.best_openblas_core;
+    info["onednn_isa"] = kernels.onednn_isa;
     return info;
   });
   // The standard option sets every differential check runs under

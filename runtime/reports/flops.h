@@ -6,6 +6,8 @@
 #ifndef STATIC_RUNTIME_RUNTIME_REPORTS_FLOPS_H_
 #define STATIC_RUNTIME_RUNTIME_REPORTS_FLOPS_H_
 
+#include <string>
+
 #include "ops/node_io.h"
 #include "torch/csrc/jit/ir/ir.h"
 
@@ -16,9 +18,15 @@ namespace reports {
 // any other kind of node, or inputs it cannot read.
 double NodeFlops(const torch::jit::Node& node, const NodeIO& io);
 
-// GFLOP/s of a 512 x 512 float matrix product on the current intra-op
-// threads (the best of a few).
-double MeasurePeakGflops();
+// The fastest 512 x 512 float matrix product this machine does on the
+// current intra-op threads: ATen's (BLAS's sgemm, on the core OpenBLAS
+// picked) or oneDNN's sgemm (the best fp32 kernel for the CPU's ISA),
+// the best of a few calls of each.
+struct PeakProduct {
+  double gflops = 0;
+  std::string kernel;  // which of the two
+};
+PeakProduct MeasurePeakProduct();
 
 }  // namespace reports
 }  // namespace static_runtime

@@ -200,7 +200,12 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   report.nodes_us = timer.phases_["nodes"] / runs;
   report.release_us = timer.phases_["release"] / runs;
   report.flops_per_run = timer.flops_ / runs;
-  if (report.flops_per_run > 0) report.peak_gflops = MeasurePeakGflops();
+  report.machine = DescribeMachineKernels();
+  if (report.flops_per_run > 0) {
+    const PeakProduct peak = MeasurePeakProduct();
+    report.peak_gflops = peak.gflops;
+    report.peak_kernel = peak.kernel;
+  }
   return report;
 }
 
@@ -241,9 +246,9 @@ std::string FormatProfile(const ProfileReport& r) {
         &text,
         "\nmatrix products and convolutions: %.4f GFLOP per run (as the direct algorithm "
         "counts them; Winograd convolutions do fewer), %.1f GFLOP/s over the median run (%.0f%% "
-        "of %.1f GFLOP/s, a 512x512 float product on %d thread(s))\n",
+        "of %.1f GFLOP/s, the fastest 512x512 float product here: %s on %d thread(s))\n",
         r.flops_per_run / 1e9, r.flops_per_run / r.run_us / 1e3,
-        100 * r.flops_per_run / r.run_us / 1e3 / r.peak_gflops, r.peak_gflops,
+        100 * r.flops_per_run / r.run_us / 1e3 / r.peak_gflops, r.peak_gflops, r.peak_kernel,
         at::get_num_threads());
     for (const NodeKindProfile& entry : r.kinds) {
       if (entry.flops <= 0 || entry.total_us <= 0) continue;
@@ -251,8 +256,11 @@ std::string FormatProfile(const ProfileReport& r) {
                             entry.flops / entry.total_us / 1e3);
     }
   }
+  absl::StrAppend(&text, "\nmatrix kernels: ", FormatMachineKernels(r.machine), "\n");
+  const std::string warning = SlowBlasWarning(r.machine);
+  if (!warning.empty()) absl::StrAppend(&text, warning, "\n");
   absl::StrAppendFormat(&text,
-                        "\nper run (mean of %d): bind %.2f us, allocate %.2f us, nodes %.2f us, "
+                        "per run (mean of %d): bind %.2f us, allocate %.2f us, nodes %.2f us, "
                         "release %.2f us\n",
                         r.runs, r.bind_us, r.allocate_us, r.nodes_us, r.release_us);
   absl::StrAppendFormat(&text,

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "memory/counting_allocator.h"
 #include "runtime/node_overhead.h"
+#include "runtime/reports/machine.h"
 #include "runtime/static_runtime.h"
 
 namespace static_runtime {
@@ -76,9 +77,12 @@ struct ProfileReport {
   MemoryStats memory;      // of the runtime that ran
   int runs = 0;
   // Matrix products' and convolutions' operations per run (reports/flops.h),
-  // and, when there are any, this machine's GFLOP/s on a large product.
+  // and, when there are any, this machine's fastest float product
+  // (reports/flops.h: GFLOP/s and whose kernel).
   double flops_per_run = 0;
   double peak_gflops = 0;
+  std::string peak_kernel;
+  MachineKernels machine;  // the BLAS core and oneDNN ISA the run had
 };
 
 absl::StatusOr<ProfileReport> Profile(const torch::jit::Module& module, bool is_frozen,

@@ -57,6 +57,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   BenchReport report;
   report.iters = config.iters;
   report.threads = config.threads;
+  report.machine = reports::DescribeMachineKernels();
 
   const auto setup_start = Clock::now();
   ASSIGN_OR_RETURN(
@@ -279,6 +280,10 @@ std::string FormatReport(const BenchReport& r) {
                           r.ratio_to_other_static);
   }
   absl::StrAppendFormat(&text, "output check: max |static - jit| = %.3g\n", r.max_abs_diff);
+  absl::StrAppend(&text, "matrix kernels: ", reports::FormatMachineKernels(r.machine), "\n");
+  // ATen's products are the JIT's and PyTorch's Static Runtime's.
+  const std::string warning = reports::SlowBlasWarning(r.machine);
+  if ((r.jit || r.pytorch_sr) && !warning.empty()) absl::StrAppend(&text, warning, "\n");
   const ArenaStats& m = r.memory.intermediates;
   absl::StrAppendFormat(
       &text,
@@ -347,6 +352,9 @@ std::string ReportJson(const BenchReport& r, const std::string& model) {
                                     absl::StrFormat("%.4f", r.ratio_to_other_static))
                      : std::string(),
       ",\n  \"max_abs_diff\": ", absl::StrFormat("%.6g", r.max_abs_diff),
+      ",\n  \"openblas_core\": ", JsonString(r.machine.openblas_core),
+      ",\n  \"best_openblas_core\": ", JsonString(r.machine.best_openblas_core),
+      ",\n  \"onednn_isa\": ", JsonString(r.machine.onednn_isa),
       ",\n  \"setup_ms\": ", absl::StrFormat("%.3f", r.setup_ms),
       ",\n  \"nodes\": {\"out_variant\": ", r.kernels.out_variant,
       ", \"native\": ", r.kernels.native, ", \"fallback\": ", r.kernels.fallback,

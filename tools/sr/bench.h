@@ -15,6 +15,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "options/options.h"
+#include "runtime/reports/machine.h"
 #include "runtime/static_runtime.h"
 #include "runtime/types.h"
 #include "tools/sr/latency.h"
@@ -67,6 +68,7 @@ struct BenchReport {
   double setup_ms = 0;  // preparing the StaticModule
   int iters = 0;
   int threads = 0;
+  reports::MachineKernels machine;  // the BLAS core and oneDNN ISA of the run
 };
 
 absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,

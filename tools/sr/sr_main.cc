@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -34,6 +36,7 @@
 #include "runtime/model_cache.h"
 #include "runtime/package.h"
 #include "runtime/reports/explain.h"
+#include "runtime/reports/machine.h"
 #include "runtime/reports/profile.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/args.h"
@@ -97,6 +100,10 @@ const std::vector<FlagSpec>& Flags() {
          "bench on a package: the model it was compiled from, for the JIT's side and the output "
          "check"},
         {"inputs_out", FlagKind::kString, "", "export: write the inputs (torch.save format)"},
+        {"blas_core", FlagKind::kString, "",
+         "run OpenBLAS (ATen's, the JIT's and PyTorch SR's matrix products) on this core: a name "
+         "OPENBLAS_CORETYPE takes (Prescott, Haswell, SkylakeX, Cooperlake, Zen, ...) or best, "
+         "the most capable one this CPU runs; sr runs itself again with OPENBLAS_CORETYPE set"},
     };
     const Options defaults;
     for (const BoolOption& flag : BoolOptions()) {
@@ -603,6 +610,33 @@ std::string Usage() {
   return usage;
 }
 
+// --blas-core: OpenBLAS reads OPENBLAS_CORETYPE once, when LibTorch loads
+// it (before main), so sr runs itself again with the variable set, then
+// checks OpenBLAS took the core. 0 to go on, or an exit code.
+int UseBlasCore(const std::string& wanted, char** argv) {
+  const std::string core = wanted == "best" ? reports::BestOpenBlasCore() : wanted;
+  const char* current = std::getenv("OPENBLAS_CORETYPE");
+  if (current == nullptr || core != current) {
+    if (setenv("OPENBLAS_CORETYPE", core.c_str(), /*overwrite=*/1) != 0) {
+      return Fail(1, "--blas-core: cannot set OPENBLAS_CORETYPE");
+    }
+    execv("/proc/self/exe", argv);
+    return Fail(1, absl::StrCat("--blas-core: cannot run sr again: ", std::strerror(errno)));
+  }
+  const reports::MachineKernels kernels = reports::DescribeMachineKernels();
+  if (kernels.openblas_core.empty()) {
+    return Fail(2, "--blas-core: LibTorch's BLAS is not OpenBLAS");
+  }
+  if (!absl::EqualsIgnoreCase(kernels.openblas_core, core)) {
+    return Fail(2, absl::StrCat("--blas-core=", wanted, ": OpenBLAS runs ", kernels.openblas_core,
+                                " instead of ", core,
+                                " (a core it does not know, or one this CPU cannot run; this "
+                                "CPU runs up to ",
+                                kernels.best_openblas_core, ")"));
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> arguments(argv, argv + argc);
   for (size_t i = 0; i + 1 < arguments.size(); ++i) {  // -o FILE is --out=FILE
@@ -613,6 +647,9 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<Args> args = Args::Parse(arguments, Flags());
   if (!args.ok()) return Fail(2, std::string(args.status().message()));
+  if (args->Given("blas_core")) {
+    if (int code = UseBlasCore(args->String("blas_core"), argv)) return code;
+  }
   if (args->Bool("help") || args->command() == "help") {
     std::cout << Usage();
     return 0;

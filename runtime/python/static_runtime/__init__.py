@@ -93,7 +93,11 @@ def standard_option_sets():
 
 def build_info():
     """What this package was built with: its version, the LibTorch and oneDNN
-    versions, the compiler, the Python version, and the options' defaults."""
+    versions, the compiler, the Python version, and the options' defaults;
+    and the matrix kernels this process runs: OpenBLAS's core
+    (openblas_core, '' when LibTorch's BLAS is not OpenBLAS), the best core
+    this CPU runs (best_openblas_core; OPENBLAS_CORETYPE picks it) and
+    oneDNN's ISA (onednn_isa)."""
     info = dict(_static_runtime.build_info())
     info["version"] = __version__
     info["option_defaults"] = option_defaults()

@@ -149,6 +149,12 @@ class DropInTest(unittest.TestCase):
         self.assertRegex(info["onednn_version"], r"^\d+\.\d+\.\d+$")
         self.assertRegex(info["compiler"], "^(gcc|clang) ")
         self.assertEqual(info["option_defaults"], static_runtime.option_defaults())
+        self.assertTrue(info["openblas_core"])  # Debian's LibTorch runs on OpenBLAS
+        if os.environ.get("OPENBLAS_CORETYPE"):
+            self.assertEqual(info["openblas_core"].lower(),
+                             os.environ["OPENBLAS_CORETYPE"].lower())
+        self.assertTrue(info["best_openblas_core"])
+        self.assertTrue(info["onednn_isa"])
         # Against another LibTorch the import fails, naming both versions.
         probe = ("import torch; torch.__version__ = '2.1.0'\n"
                  "try:\n    import static_runtime\nexcept ImportError as e:\n    print(e)\n")
