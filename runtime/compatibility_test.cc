@@ -234,17 +234,29 @@ TEST(CompatibilityTest, TypeCheckGivesItsInputsAndWhetherTheyMatch) {
 // The model's own raise reaches a C++ caller as the JIT's operator throws
 // it: what() is the message alone, the class travels beside it.
 TEST(CompatibilityTest, RaiseGivesTheMessageAndTheClassApart) {
-  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
-def forward(self, x):
-    if bool(x.sum() > 0):
-        raise Exception("exception message")
-    return x + 1
-)");
-  ASSERT_TRUE(module.ok()) << module.status();
+  // What `raise Exception("exception message")` compiles to in Python.
+  constexpr char kIR[] = R"IR(
+graph(%x : Tensor):
+  %cls : str = prim::Constant[value="builtins.Exception"]()
+  %msg : str = prim::Constant[value="exception message"]()
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %sum : Tensor = aten::sum(%x, %none)
+  %positive : Tensor = aten::gt(%sum, %zero)
+  %is_positive : bool = aten::Bool(%positive)
+  prim::If(%is_positive)
+    block0():
+      prim::RaiseException(%msg, %cls)
+      -> ()
+    block1():
+      -> ()
+  %y : Tensor = aten::add(%x, %one, %one)
+  return (%y)
+)IR";
   for (const golden::OptionSet& option_set : golden::OptionSets()) {
     SCOPED_TRACE(option_set.name);
-    absl::StatusOr<StaticModule::Ptr> prepared =
-        StaticModule::FromModule(*module, false, option_set.options);
+    absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromIR(kIR, option_set.options);
     ASSERT_TRUE(prepared.ok()) << prepared.status();
     StaticRuntime runtime(*prepared);
     try {
