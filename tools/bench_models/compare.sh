@@ -8,6 +8,9 @@
 #
 #   tools/bench_models/compare.sh [--cnn] [--sr PATH] [--iters N] [-- extra sr flags]
 #
+# PyTorch's side runs its products on whatever OpenBLAS core it picked
+# (printed last); `-- --blas-core=best` gives it the best one this CPU runs.
+#
 # PATH defaults to bazel-bin/tools/sr/sr (bazel build //tools:sr).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -22,7 +25,7 @@ while [ $# -gt 0 ]; do
     --iters) iters=$2; shift 2 ;;
     --cnn) cnn=true; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -70,4 +73,8 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
           f"{r['ratio']:>10.3f}{r['ratio_to_pytorch_sr']:>10.3f}{allocs:>22}"
           f"{n['out_variant']:>6}/{n['native']}/{n['fallback']}")
 print(f"geomean ours/pytorch sr: {math.exp(sum(map(math.log, rows)) / len(rows)):.3f}")
+cores = {(r["openblas_core"], r["best_openblas_core"], r["onednn_isa"])
+         for r in map(json.load, map(open, glob.glob(os.path.join(sys.argv[1], "*.json"))))}
+for core, best, isa in sorted(cores):
+    print(f"OpenBLAS core {core} (this CPU runs up to {best}), oneDNN {isa}")
 PY
