@@ -81,8 +81,8 @@ PeakProduct MeasurePeakProduct() {
   const double aten = best_gflops([&] { at::mm_out(c, a, b); });
   const double onednn = best_gflops([&] {
     // Row-major C = A B is column-major C^T = B^T A^T.
-    dnnl_sgemm('N', 'N', kSize, kSize, kSize, 1.0f, b.data_ptr<float>(), kSize,
-               a.data_ptr<float>(), kSize, 0.0f, c.data_ptr<float>(), kSize);
+    dnnl_sgemm('N', 'N', kSize, kSize, kSize, 1.0f, b.data_ptr<float>(), kSize, a.data_ptr<float>(),
+               kSize, 0.0f, c.data_ptr<float>(), kSize);
   });
   if (onednn > aten) return {onednn, "oneDNN's sgemm"};
   return {aten, "ATen's mm (BLAS)"};

@@ -17,10 +17,22 @@ namespace {
 // OpenBLAS's x86-64 cores from least to most capable; cores of one rank
 // use the same instructions (Haswell and Zen: AVX2 with FMA).
 constexpr std::array<std::pair<const char*, int>, 17> kCoreRanks = {{
-    {"prescott", 0},    {"core2", 1},       {"penryn", 1},     {"dunnington", 1},
-    {"atom", 1},        {"nehalem", 2},     {"barcelona", 2},  {"bobcat", 2},
-    {"sandybridge", 3}, {"bulldozer", 3},   {"piledriver", 3}, {"steamroller", 3},
-    {"excavator", 3},   {"haswell", 4},     {"zen", 4},        {"skylakex", 5},
+    {"prescott", 0},
+    {"core2", 1},
+    {"penryn", 1},
+    {"dunnington", 1},
+    {"atom", 1},
+    {"nehalem", 2},
+    {"barcelona", 2},
+    {"bobcat", 2},
+    {"sandybridge", 3},
+    {"bulldozer", 3},
+    {"piledriver", 3},
+    {"steamroller", 3},
+    {"excavator", 3},
+    {"haswell", 4},
+    {"zen", 4},
+    {"skylakex", 5},
     {"cooperlake", 6},
 }};
 
@@ -50,17 +62,28 @@ bool HasAvx512Bf16() {
 
 std::string IsaName(dnnl_cpu_isa_t isa) {
   switch (isa) {
-    case dnnl_cpu_isa_sse41: return "sse41";
-    case dnnl_cpu_isa_avx: return "avx";
-    case dnnl_cpu_isa_avx2: return "avx2";
-    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
-    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl_cpu_isa_avx512_core: return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    default: return absl::StrCat("isa 0x", absl::Hex(static_cast<int>(isa)));
+    case dnnl_cpu_isa_sse41:
+      return "sse41";
+    case dnnl_cpu_isa_avx:
+      return "avx";
+    case dnnl_cpu_isa_avx2:
+      return "avx2";
+    case dnnl_cpu_isa_avx2_vnni:
+      return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_mic:
+      return "avx512_mic";
+    case dnnl_cpu_isa_avx512_mic_4ops:
+      return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx512_core:
+      return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return absl::StrCat("isa 0x", absl::Hex(static_cast<int>(isa)));
   }
 }
 
