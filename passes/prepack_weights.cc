@@ -1,9 +1,13 @@
 #include "passes/prepack_weights.h"
 
+#include <algorithm>
+#include <memory>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
+#include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/ir/constants.h"
 #include "torch/csrc/jit/passes/constant_pooling.h"
 
@@ -183,6 +187,28 @@ Activation AbsorbActivation(std::vector<Node*>& chain) {
   return Activation{"none"};
 }
 
+// Whether `chain` (in program order, in one block) computes the same as one
+// node in its last node's place: nothing between its first and last node
+// (their sub-blocks included) writes to memory that an input of the chain may
+// share (a linear's input updated in place by a branch before its relu).
+bool RunsAtItsLastNode(const std::shared_ptr<torch::jit::Graph>& graph,
+                       const std::vector<Node*>& chain) {
+  if (chain.size() == 1 || chain.front()->next() == chain.back()) return true;
+  const torch::jit::AliasDb alias_db(graph);
+  torch::jit::ValueSet inputs;
+  for (const Node* node : chain) {
+    for (const Value* input : node->inputs()) {
+      if (std::find(chain.begin(), chain.end(), input->node()) == chain.end()) {
+        inputs.insert(input);
+      }
+    }
+  }
+  for (Node* node = chain.front()->next(); node != chain.back(); node = node->next()) {
+    if (alias_db.writesToAlias(node, inputs)) return false;
+  }
+  return true;
+}
+
 // Replaces `chain` (in program order, each node's only user the next) by
 // one node of `kind` with `inputs` and then the activation's name, min and
 // max, placed where the chain's last node was. The caller inserts any
@@ -201,14 +227,24 @@ void ReplaceChain(const std::vector<Node*>& chain, c10::Symbol kind, std::vector
   for (auto node = chain.rbegin() + 1; node != chain.rend(); ++node) (*node)->destroy();
 }
 
-void FuseConv(Node* conv) {
+void FuseConv(const std::shared_ptr<torch::jit::Graph>& graph, Node* conv) {
   std::vector<Node*> chain = {conv};
   Value* residual = nullptr;
   if (Node* user = SoleUser(conv->output())) {
     residual = ResidualOperand(user, conv->output());
     if (residual != nullptr) chain.push_back(user);
   }
-  const Activation activation = AbsorbActivation(chain);
+  Activation activation = AbsorbActivation(chain);
+  // Shorter chains where a write comes between: without the activation,
+  // then without the residual add.
+  while (!RunsAtItsLastNode(graph, chain)) {
+    if (std::string_view(activation.name) != "none") {
+      activation = Activation{"none"};
+    } else {
+      residual = nullptr;
+    }
+    chain.pop_back();
+  }
   std::vector<Value*> inputs(conv->inputs().begin(), conv->inputs().end());
   if (residual == nullptr) {
     torch::jit::WithInsertPoint insert_point(chain.back());
@@ -224,9 +260,13 @@ bool IsPrepackableLinear(const Node* node) {
   return IsOverload(node, "aten::linear", "") && HasFrozenWeightAndBias(node, 2);
 }
 
-void FuseLinear(Node* linear) {
+void FuseLinear(const std::shared_ptr<torch::jit::Graph>& graph, Node* linear) {
   std::vector<Node*> chain = {linear};
-  const Activation activation = AbsorbActivation(chain);
+  Activation activation = AbsorbActivation(chain);
+  if (!RunsAtItsLastNode(graph, chain)) {
+    activation = Activation{"none"};
+    chain.pop_back();
+  }
   ReplaceChain(chain, ops::kLinearFused, {linear->input(0), linear->input(1), linear->input(2)},
                activation);
 }
@@ -273,7 +313,7 @@ bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph) {
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
   const std::vector<Node*> linears = NodesWhere(graph, IsPrepackableLinear);
-  for (Node* linear : linears) FuseLinear(linear);
+  for (Node* linear : linears) FuseLinear(graph, linear);
   if (!linears.empty()) torch::jit::ConstantPooling(graph);
   return !linears.empty();
 }
@@ -289,7 +329,7 @@ bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph) {
   for (auto& [conv, padding] : padded) UseExplicitPadding(conv, padding);
   for (Node* conv1d : NodesWhere(graph, IsPrepackableConv1d)) RewriteConv1dAsConv2d(conv1d);
   const std::vector<Node*> convs = NodesWhere(graph, IsPrepackableConv);
-  for (Node* conv : convs) FuseConv(conv);
+  for (Node* conv : convs) FuseConv(graph, conv);
   if (!convs.empty()) torch::jit::ConstantPooling(graph);
   return !convs.empty();
 }

@@ -34,6 +34,15 @@ expect_error 2 "not both" bench --inputs="$INPUTS" --input-spec='f32[2]'
 expect_error 2 "manage_output_tensors=true needs optimize_memory=true" bench --manage-output-tensors --optimize-memory=false
 
 expect_error 2 "explain takes at most one model file" explain a.pt b.pt
+
+# --blas-core: sr runs again on that OpenBLAS core and says so; a core
+# OpenBLAS does not take is an error naming the one it runs.
+expect_error 2 "instead of Nonesuch" bench --iters=1 --warmup=0 --blas-core=Nonesuch
+if ! "$SR" bench --iters=2 --warmup=0 --blas-core=Prescott 2>/dev/null |
+    grep -q "matrix kernels: OpenBLAS core Prescott"; then
+  echo "FAIL: sr bench --blas-core=Prescott does not report the Prescott core"
+  failures=$((failures + 1))
+fi
 if ! "$SR" explain --dot="${TEST_TMPDIR}/g.dot" | grep -q "out_variant"; then
   echo "FAIL: sr explain on the default model"
   failures=$((failures + 1))
