@@ -99,21 +99,49 @@ def copy_args(args):
     return [a.clone() if isinstance(a, Tensor) else a for a in args]
 
 
+class EmbeddingTower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(100, 8, mode="sum")
+        self.dense = nn.Linear(8, 4)
+
+    def forward(self, ids: Tensor, offsets: Tensor) -> Tensor:
+        return torch.relu(self.dense(self.bag(ids, offsets)))
+
+
+class ForkedWideAndDeep(nn.Module):
+    """An ads model that forks its embedding tower: frozen, the forked call
+    receives the prim::Uninitialized value nn.EmbeddingBag's argument checks
+    leave in a raising branch."""
+
+    def __init__(self):
+        super().__init__()
+        self.tower = EmbeddingTower()
+        self.wide = nn.Linear(6, 4)
+
+    def forward(self, dense: Tensor, ids: Tensor, offsets: Tensor) -> Tensor:
+        future = torch.jit.fork(self.tower, ids, offsets)
+        return torch.sigmoid(self.wide(dense) + torch.jit.wait(future))
+
+
 class CompatibilityTest(unittest.TestCase):
-    def assert_matches(self, make_jit, make_static, input_sets):
+    def assert_matches(self, make_jit, make_static, input_sets, prepacked_tolerance=0.0):
         """Under every option set, a fresh JIT model and a static module of
         it give the same results (and leave the same inputs) on every input
-        set, twice round."""
+        set, twice round: bit for bit, or, where weights are pre-packed (the
+        linears' own summation order), within `prepacked_tolerance`."""
         for name, options in OPTION_SETS.items():
             with self.subTest(options=name):
                 jit = make_jit()
                 static = static_runtime.StaticModule(make_static(jit), **options)
+                tolerance = prepacked_tolerance if options.get("prepack_weights", True) else 0.0
                 for _ in range(2):
                     for args in input_sets:
                         jit_args, our_args = copy_args(args), copy_args(args)
                         expected = jit(*jit_args)
                         actual = static(*our_args)
-                        torch.testing.assert_close(actual, expected, rtol=0, atol=0)
+                        torch.testing.assert_close(actual, expected, rtol=tolerance,
+                                                   atol=tolerance)
                         for ours, theirs in zip(our_args, jit_args):
                             if isinstance(ours, Tensor):
                                 self.assertTrue(torch.equal(ours, theirs))
@@ -126,6 +154,12 @@ class CompatibilityTest(unittest.TestCase):
         x = torch.randn(2, 2)
         sm.benchmark([x], {}, 2, 2)
         sm.benchmark_individual_ops([], {"x": x}, 2, 2)
+
+    def test_forks_pass_uninitialized_values(self):
+        inputs = [(torch.randn(3, 6), torch.randint(0, 100, (7,)), torch.tensor([0, 2, 5])),
+                  (torch.randn(1, 6), torch.randint(0, 100, (2,)), torch.tensor([0]))]
+        self.assert_matches(lambda: torch.jit.freeze(torch.jit.script(ForkedWideAndDeep().eval())),
+                            lambda m: m, inputs, prepacked_tolerance=1e-5)
 
     def test_torchscript_objects(self):
         inputs = [(torch.randn(3),), (torch.randn(2, 4),)]
