@@ -53,6 +53,17 @@ std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node)
   return graph;
 }
 
+// Node kinds the interpreter runs as instructions of its own (its emitNode)
+// for which LibTorch also registers an operator whose Operation only throws
+// ("warn is implemented directly in the interpreter"). They run on the
+// interpreter, as a one-node graph, like the instructions with no operator
+// at all (prim::fork, prim::isinstance, prim::Enter, ...): aten::warn then
+// warns through LibTorch's warning handler once per call site (its
+// warn_id), as the JIT does.
+bool IsInterpreterInstruction(c10::Symbol kind) {
+  return kind == c10::aten::warn || kind == c10::aten::wait;
+}
+
 }  // namespace
 
 absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
@@ -61,7 +72,9 @@ absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
         absl::StrCat(node->kind().toQualString(), " has sub-blocks and no kernel"));
   }
   try {
-    if (const torch::jit::Operator* op = node->maybeOperator()) {
+    const torch::jit::Operator* op =
+        IsInterpreterInstruction(node->kind()) ? nullptr : node->maybeOperator();
+    if (op != nullptr) {
       torch::jit::Operation operation = op->getOperation(node);
       return Kernel([operation](NodeIO& io) mutable {
         Stack& stack = ThreadStack();

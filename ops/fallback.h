@@ -1,7 +1,9 @@
 // The fallback kernel: runs a node with the TorchScript JIT's own
 // implementation. A node with a registered JIT operator calls that operator's
 // Operation on a stack; a special node without one (tuple/dict construction,
-// isinstance, ...) runs as a one-node graph on the JIT interpreter. Correct
+// isinstance, ...) or one the interpreter runs as an instruction of its own
+// (aten::warn, whose registered operator only throws) runs as a one-node
+// graph on the JIT interpreter. Correct
 // for every node the JIT can run, but boxed: every input and output goes
 // through a stack.
 #ifndef STATIC_RUNTIME_OPS_FALLBACK_H_

@@ -19,6 +19,7 @@
 #include "load/load.h"
 #include "runtime/package.h"
 #include "runtime/static_runtime.h"
+#include "torch/csrc/jit/frontend/source_range.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
@@ -268,6 +269,82 @@ graph(%x : Tensor):
       EXPECT_EQ(runtime.last_error().code(), absl::StatusCode::kAborted);
     }
     EXPECT_TRUE(runtime({-at::ones({2})}).toTensor().equal(at::zeros({2})));  // still usable
+  }
+}
+
+// Keeps the messages of LibTorch's warnings while it is installed.
+class RecordedWarnings : public c10::WarningHandler {
+ public:
+  RecordedWarnings() : previous_(c10::Warning::get_warning_handler()) {
+    c10::Warning::set_warning_handler(this);
+  }
+  ~RecordedWarnings() override { c10::Warning::set_warning_handler(previous_); }
+  void process(const c10::SourceLocation& location, const std::string& message,
+               bool verbatim) override {
+    messages.push_back(message);
+  }
+  std::vector<std::string> messages;
+
+ private:
+  c10::WarningHandler* previous_;
+};
+
+// A graph that warns "careful" at a call site numbered `warn_id` (as the
+// JIT's AnnotateWarns numbers them; -1: unnumbered), from line 3 of a source
+// file, as a loaded model's warn is (the interpreter needs the file).
+std::shared_ptr<torch::jit::Graph> WarningGraph(int warn_id) {
+  const std::string ir = absl::StrCat(R"IR(
+graph(%x : Tensor):
+  %message : str = prim::Constant[value="careful"]()
+  %level : int = prim::Constant[value=2]()
+  aten::warn)IR",
+                                      warn_id >= 0 ? absl::StrCat("[warn_id=", warn_id, "]") : "",
+                                      R"IR((%message, %level)
+  %y : Tensor = aten::mul(%x, %x)
+  return (%y)
+)IR");
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(ir, graph.get());
+  const auto source = std::make_shared<torch::jit::Source>(
+      "def forward(self, x):\n    # a comment\n    warnings.warn(\"careful\")\n", "model.py", 1);
+  for (torch::jit::Node* node : graph->nodes()) {
+    if (node->kind() == c10::aten::warn) node->setSourceRange({source, 48, 71});
+  }
+  return graph;
+}
+
+// aten::warn, which the interpreter runs itself (its registered operator
+// only throws), warns as the JIT does: through LibTorch's warning handler,
+// with the model's source line, once per run of its node (the interpreter
+// keeps the numbered call sites that warned for one run only).
+TEST(CompatibilityTest, WarnWarnsAsTheJitDoes) {
+  int next_id = 4000;
+  const auto jit_warnings = [](const std::shared_ptr<torch::jit::Graph>& graph) {
+    torch::jit::Code code(graph, "warns");
+    RecordedWarnings warnings;
+    for (int run = 0; run < 3; ++run) {
+      torch::jit::Stack stack = {at::ones({2})};
+      torch::jit::InterpreterState(code).run(stack);
+    }
+    return warnings.messages;
+  };
+  for (const golden::OptionSet& option_set : golden::OptionSets()) {
+    SCOPED_TRACE(option_set.name);
+    for (const bool numbered : {true, false}) {
+      const std::vector<std::string> expected =
+          jit_warnings(WarningGraph(numbered ? next_id++ : -1));
+      EXPECT_EQ(expected, std::vector<std::string>(3, "careful"));
+      absl::StatusOr<StaticModule::Ptr> prepared =
+          StaticModule::FromGraph(WarningGraph(numbered ? next_id++ : -1), option_set.options);
+      ASSERT_TRUE(prepared.ok()) << prepared.status();
+      StaticRuntime runtime(*prepared);
+      RecordedWarnings warnings;
+      for (int run = 0; run < 3; ++run) {
+        EXPECT_TRUE(runtime({at::full({2}, 3.0)}).toTensor().equal(at::full({2}, 9.0)));
+        runtime.ReleaseOutputs();
+      }
+      EXPECT_EQ(warnings.messages, expected);
+    }
   }
 }
 

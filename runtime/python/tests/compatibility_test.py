@@ -10,6 +10,7 @@ import unittest
 from typing import List
 
 import torch
+import torchvision
 from torch import Tensor, nn
 
 import static_runtime
@@ -160,6 +161,17 @@ class CompatibilityTest(unittest.TestCase):
                   (torch.randn(1, 6), torch.randint(0, 100, (2,)), torch.tensor([0]))]
         self.assert_matches(lambda: torch.jit.freeze(torch.jit.script(ForkedWideAndDeep().eval())),
                             lambda m: m, inputs, prepacked_tolerance=1e-5)
+
+    def test_models_that_warn(self):
+        # Scripted GoogLeNet warns on every call (aten::warn, which the
+        # interpreter runs itself), with and without its auxiliary heads.
+        inputs = [(torch.randn(1, 3, 64, 64),), (torch.randn(2, 3, 48, 48),)]
+        for aux_logits in (False, True):
+            with self.subTest(aux_logits=aux_logits):
+                model = torch.jit.script(torchvision.models.googlenet(
+                    aux_logits=aux_logits, init_weights=False).eval())
+                # Pre-packed, batch norms fold into the convolutions.
+                self.assert_matches(lambda: model, lambda m: m, inputs, prepacked_tolerance=1e-3)
 
     def test_torchscript_objects(self):
         inputs = [(torch.randn(3),), (torch.randn(2, 4),)]
