@@ -470,5 +470,58 @@ def forward(self, x):
   EXPECT_GT(large, small);
 }
 
+// Runs `source` (clone with a memory format) on a small input and then on a
+// larger one, dense and strided: the planned memory grows with the input
+// under every option set that plans memory.
+void ExpectClonePlanGrows(const char* source) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(source);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const at::Tensor small = at::randn({3, 2}).as_strided({3, 2}, {1, 3});
+  const at::Tensor larger = at::randn({30, 20}).as_strided({30, 20}, {1, 3});
+  const at::Tensor dense_small = at::randn({2, 3});
+  const at::Tensor dense_larger = at::randn({20, 30});
+  for (const c10::MemoryFormat format :
+       {c10::MemoryFormat::Contiguous, c10::MemoryFormat::Preserve}) {
+    const int64_t format_value = static_cast<int64_t>(format);
+    for (const auto& [first, second] :
+         {std::pair(small, larger), std::pair(dense_small, dense_larger)}) {
+      ExpectMatchesTheJit(*module, false, {{first, format_value}, {second, format_value}});
+      for (const golden::OptionSet& option_set : golden::OptionSets()) {
+        if (!option_set.options.optimize_memory) continue;
+        SCOPED_TRACE(option_set.name);
+        absl::StatusOr<StaticModule::Ptr> prepared =
+            StaticModule::FromModule(*module, false, option_set.options);
+        ASSERT_TRUE(prepared.ok()) << prepared.status();
+        StaticRuntime runtime(*prepared);
+        ASSERT_TRUE(runtime.Run({first, format_value}).ok());
+        runtime.ReleaseOutputs();
+        const size_t before = runtime.memory_stats().intermediates.greedy_by_size_bytes;
+        ASSERT_TRUE(runtime.Run({second, format_value}).ok());
+        runtime.ReleaseOutputs();
+        const size_t after = runtime.memory_stats().intermediates.greedy_by_size_bytes;
+        EXPECT_GE(after, static_cast<size_t>(second.numel()) * sizeof(float))
+            << "format " << format << ", " << before << " B before";
+        EXPECT_GT(after, before) << "format " << format;
+      }
+    }
+  }
+}
+
+// PyTorch's StaticRuntime.Clone, and a clone of such a clone.
+TEST(CompatibilityTest, ClonePlanGrowsWithItsInput) {
+  for (const char* source : {R"(
+def forward(self, input, memory_format: int):
+    a = torch.clone(input, memory_format=memory_format)
+    return (a * a)
+)",
+                             R"(
+def forward(self, input, memory_format: int):
+    return torch.clone(input, memory_format=memory_format).clone()
+)"}) {
+    SCOPED_TRACE(source);
+    ExpectClonePlanGrows(source);
+  }
+}
+
 }  // namespace
 }  // namespace static_runtime
