@@ -2,7 +2,8 @@
 says: README.md has at most 300 lines; every Markdown link in README.md and
 docs/ points to a file of the repository; the status-code table of
 docs/running.md lists exactly the codes errors/status_from_exception.h and
-the runtime give. (The pass table of docs/preparing.md is checked by
+the runtime give; the CPU matrix's entries are the same in
+tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table. (The pass table of docs/preparing.md is checked by
 //passes:pass_table_test, the kernel list ops/README.md by
 //ops:coverage_test.)"""
 import glob
@@ -42,6 +43,17 @@ class DocsTest(unittest.TestCase):
                                     read("errors/status_from_exception.h")))
         # Besides what the classifier gives: misuse and unrunnable models.
         self.assertEqual(set(table), classified | {"FailedPrecondition"})
+
+    def test_cpu_matrix_entries_agree(self):
+        script = read("tools/cpu_matrix.sh")
+        listed = script[script.index("ENTRIES=("):]
+        entries = re.findall(r"^  (\w+) +#", listed[:listed.index("\n)\n")], re.MULTILINE)
+        configs = re.findall(r"^test:cpu_(\w+) ", read(".bazelrc"), re.MULTILINE)
+        section = read("docs/bazel.md").split("## The CPU matrix", 1)[1].split("\n## ", 1)[0]
+        table = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
+        self.assertGreaterEqual(len(entries), 4)
+        self.assertEqual(entries, configs)
+        self.assertEqual(entries, table)
 
 
 if __name__ == "__main__":
