@@ -58,8 +58,9 @@ std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node)
 // ("warn is implemented directly in the interpreter"). They run on the
 // interpreter, as a one-node graph, like the instructions with no operator
 // at all (prim::fork, prim::isinstance, prim::Enter, ...): aten::warn then
-// warns through LibTorch's warning handler once per call site (its
-// warn_id), as the JIT does.
+// warns through LibTorch's warning handler with the model's source line, as
+// the JIT does (once per run of the node: the interpreter keeps the call
+// sites that warned for one run).
 bool IsInterpreterInstruction(c10::Symbol kind) {
   return kind == c10::aten::warn || kind == c10::aten::wait;
 }
