@@ -496,6 +496,31 @@ bool IfMutateRule(Builder& b, const Gene& g) {
   return true;
 }
 
+// An If whose taken branch computes a value and whose other branch (never
+// taken: no tensor has a negative rank) fails an assert, so the value is
+// prim::Uninitialized there, as nn.EmbeddingBag's argument checks leave one.
+bool IfRaiseRule(Builder& b, const Gene& g) {
+  const int x = b.Pick(g.a, IsFloat);
+  if (x < 0) return false;
+  const int y = b.Pick(
+      g.b, [&](const Value& v) { return IsNumeric(v) && BroadcastsInto(v.shape, b[x].shape); });
+  const std::string name = b.NextName();
+  Value result = Fresh(at::kFloat, b[x].shape);
+  result.writable = false;  // may alias x
+  b.Line(absl::StrCat("if ", b[x].name, ".dim() >= 0:"));
+  b.Indent();
+  b.Line(absl::StrCat(name, " = ",
+                      absl::Substitute(kBranchTemplates[g.c % 6], b[x].name, b[y].name), "  # ",
+                      Builder::TypeText(result)));
+  b.Dedent();
+  b.Line("else:");
+  b.Indent();
+  b.Line("assert False, \"negative rank\"");
+  b.Dedent();
+  b.Declare(result);
+  return true;
+}
+
 const char* const kLoopBodies[] = {"$0 * 0.5 + $1", "torch.tanh($0 + $1)", "$0.clone().add_($1)"};
 
 // A loop carrying a float value, alone or with a second one that it trades
@@ -755,6 +780,7 @@ const std::vector<OpRule>& Rules() {
       Unary("clamp_min", "torch.clamp($0, min=-0.5)", IsFloat),
       Unary("clamp_max", "$0.clamp(max=0.5)", IsFloat),
       Unary("log1p", "torch.log1p($0.abs())", IsFloat),
+      {"if_raise", IfRaiseRule},  // last: earlier genes keep their rules
   };
   return *kRules;
 }

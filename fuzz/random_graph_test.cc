@@ -144,7 +144,9 @@ std::vector<ProgramSpec> SampleSpecs(int count) {
 TEST(RandomProgramTest, EveryOpIsEmittedAndProgramsRunOnTheJit) {
   std::map<std::string, int> emitted;
   int compiled = 0, ran = 0;
-  const std::vector<ProgramSpec> specs = SampleSpecs(400);
+  // Enough programs that the rarest rule (one that needs a list made
+  // earlier) is drawn.
+  const std::vector<ProgramSpec> specs = SampleSpecs(1200);
   for (const ProgramSpec& spec : specs) {
     const Program program = BuildProgram(spec);
     for (const std::string& op : program.ops) ++emitted[op];
