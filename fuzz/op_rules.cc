@@ -453,12 +453,16 @@ const char* const kBranchTemplates[] = {
     "$0 + $1", "$0 * 2.0", "torch.relu($0)", "$0.clone().mul_($1)", "$0", "torch.tanh($0 - $1)",
 };
 
-bool IfRule(Builder& b, const Gene& g) {
+// With `raising`, the other branch is never taken (no tensor has a negative
+// rank) and fails an assert, so the value is prim::Uninitialized there, as
+// nn.EmbeddingBag's argument checks leave one.
+bool IfRule(Builder& b, const Gene& g, bool raising) {
   const int x = b.Pick(g.a, IsFloat);
   if (x < 0) return false;
   const int y = b.Pick(
       g.b, [&](const Value& v) { return IsNumeric(v) && BroadcastsInto(v.shape, b[x].shape); });
-  const std::string condition = Condition(b, g.c);
+  const std::string condition =
+      raising ? absl::StrCat(b[x].name, ".dim() >= 0") : Condition(b, g.c);
   const std::string name = b.NextName();
   auto branch = [&](uint32_t choice) {
     return absl::Substitute(kBranchTemplates[choice % 6], b[x].name, b[y].name);
@@ -467,11 +471,12 @@ bool IfRule(Builder& b, const Gene& g) {
   result.writable = false;  // may alias x
   b.Line(absl::StrCat("if ", condition, ":"));
   b.Indent();
-  b.Line(absl::StrCat(name, " = ", branch(g.c / 7)));
+  b.Line(absl::StrCat(name, " = ", branch(g.c / 7), "  # ", Builder::TypeText(result)));
   b.Dedent();
   b.Line("else:");
   b.Indent();
-  b.Line(absl::StrCat(name, " = ", branch(g.b / 5), "  # ", Builder::TypeText(result)));
+  b.Line(raising ? std::string("assert False, \"negative rank\"")
+                 : absl::StrCat(name, " = ", branch(g.b / 5)));
   b.Dedent();
   b.Declare(result);
   return true;
@@ -491,31 +496,6 @@ bool IfMutateRule(Builder& b, const Gene& g) {
   b.Line("else:");
   b.Indent();
   b.Line(absl::StrCat(name, " = ", b[x].name, "  # ", Builder::TypeText(result)));
-  b.Dedent();
-  b.Declare(result);
-  return true;
-}
-
-// An If whose taken branch computes a value and whose other branch (never
-// taken: no tensor has a negative rank) fails an assert, so the value is
-// prim::Uninitialized there, as nn.EmbeddingBag's argument checks leave one.
-bool IfRaiseRule(Builder& b, const Gene& g) {
-  const int x = b.Pick(g.a, IsFloat);
-  if (x < 0) return false;
-  const int y = b.Pick(
-      g.b, [&](const Value& v) { return IsNumeric(v) && BroadcastsInto(v.shape, b[x].shape); });
-  const std::string name = b.NextName();
-  Value result = Fresh(at::kFloat, b[x].shape);
-  result.writable = false;  // may alias x
-  b.Line(absl::StrCat("if ", b[x].name, ".dim() >= 0:"));
-  b.Indent();
-  b.Line(absl::StrCat(name, " = ",
-                      absl::Substitute(kBranchTemplates[g.c % 6], b[x].name, b[y].name), "  # ",
-                      Builder::TypeText(result)));
-  b.Dedent();
-  b.Line("else:");
-  b.Indent();
-  b.Line("assert False, \"negative rank\"");
   b.Dedent();
   b.Declare(result);
   return true;
@@ -768,7 +748,7 @@ const std::vector<OpRule>& Rules() {
       {"matmul_param", [](Builder& b, const Gene& g) { return MatmulParameterRule(b, g, false); }},
       {"linear", [](Builder& b, const Gene& g) { return MatmulParameterRule(b, g, true); }},
       {"matmul_transposed", MatmulTransposedRule},
-      {"if", IfRule},
+      {"if", [](Builder& b, const Gene& g) { return IfRule(b, g, false); }},
       {"if_mutate", IfMutateRule},
       {"for_loop", [](Builder& b, const Gene& g) { return LoopRule(b, g, false); }},
       {"while_loop", [](Builder& b, const Gene& g) { return LoopRule(b, g, true); }},
@@ -780,7 +760,8 @@ const std::vector<OpRule>& Rules() {
       Unary("clamp_min", "torch.clamp($0, min=-0.5)", IsFloat),
       Unary("clamp_max", "$0.clamp(max=0.5)", IsFloat),
       Unary("log1p", "torch.log1p($0.abs())", IsFloat),
-      {"if_raise", IfRaiseRule},  // last: earlier genes keep their rules
+      // Last: earlier genes keep their rules.
+      {"if_raise", [](Builder& b, const Gene& g) { return IfRule(b, g, true); }},
   };
   return *kRules;
 }
