@@ -3,9 +3,9 @@ says: README.md has at most 300 lines; every Markdown link in README.md and
 docs/ points to a file of the repository; the status-code table of
 docs/running.md lists exactly the codes errors/status_from_exception.h and
 the runtime give; the CPU matrix's entries are the same in
-tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table. (The pass table of docs/preparing.md is checked by
-//passes:pass_table_test, the kernel list ops/README.md by
-//ops:coverage_test.)"""
+tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table.
+(The pass table of docs/preparing.md is checked by //passes:pass_table_test,
+the kernel list ops/README.md by //ops:coverage_test.)"""
 import glob
 import os
 import re

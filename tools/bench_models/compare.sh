@@ -59,7 +59,7 @@ fi
 
 /usr/bin/python3 - "$dir" <<'PY'
 import json, math, sys, glob, os
-rows = []
+rows, cores = [], set()
 print(f"{'model':<18}{'ours us':>9}{'jit us':>9}{'psr us':>9}{'ours/jit':>10}{'ours/psr':>10}"
       f"{'allocs ours/jit/psr':>22}{'nodes o/n/f':>14}")
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
@@ -68,13 +68,12 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     s, j, p = r["static_runtime"], r["jit"], r["pytorch_sr"]
     n = r["nodes"]
     rows.append(r["ratio_to_pytorch_sr"])
+    cores.add((r["openblas_core"], r["best_openblas_core"], r["onednn_isa"]))
     allocs = f"{s['allocations_per_run']:.0f}/{j['allocations_per_run']:.0f}/{p['allocations_per_run']:.0f}"
     print(f"{name:<18}{s['median_us']:>9.1f}{j['median_us']:>9.1f}{p['median_us']:>9.1f}"
           f"{r['ratio']:>10.3f}{r['ratio_to_pytorch_sr']:>10.3f}{allocs:>22}"
           f"{n['out_variant']:>6}/{n['native']}/{n['fallback']}")
 print(f"geomean ours/pytorch sr: {math.exp(sum(map(math.log, rows)) / len(rows)):.3f}")
-cores = {(r["openblas_core"], r["best_openblas_core"], r["onednn_isa"])
-         for r in map(json.load, map(open, glob.glob(os.path.join(sys.argv[1], "*.json"))))}
 for core, best, isa in sorted(cores):
     print(f"OpenBLAS core {core} (this CPU runs up to {best}), oneDNN {isa}")
 PY
