@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ATen/ATen.h"
+#include "ATen/core/class_type.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "errors/status_macros.h"
@@ -69,11 +70,13 @@ absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
 // Walks `expected` and `actual` together: tuples, lists and dicts element by
 // element (their kinds, lengths and keys must agree), calling `leaf` on every
 // other pair of values with its path ("output[1]['key'][0]").
+constexpr int kMaxObjectDepth = 16;
+
 using LeafVisitor = std::function<absl::Status(const std::string& path, const c10::IValue& expected,
                                                const c10::IValue& actual)>;
 
 absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
-                       const c10::IValue& actual, const LeafVisitor& leaf) {
+                       const c10::IValue& actual, const LeafVisitor& leaf, int depth = 0) {
   if (expected.tagKind() != actual.tagKind()) {
     return Difference(path, absl::StrCat("kind ", expected.tagKind(), " vs ", actual.tagKind()));
   }
@@ -86,7 +89,7 @@ absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
       return Difference(path, absl::StrCat("length ", e.size(), " vs ", a.size()));
     }
     for (size_t i = 0; i < e.size(); ++i) {
-      RETURN_IF_ERROR(WalkPairs(absl::StrCat(path, "[", i, "]"), e[i], a[i], leaf));
+      RETURN_IF_ERROR(WalkPairs(absl::StrCat(path, "[", i, "]"), e[i], a[i], leaf, depth + 1));
     }
     return absl::OkStatus();
   }
@@ -100,7 +103,24 @@ absl::Status WalkPairs(const std::string& path, const c10::IValue& expected,
       auto found = a.find(entry.key());
       const std::string key_path = absl::StrCat(path, "[", c10::str(entry.key()), "]");
       if (found == a.end()) return Difference(key_path, "key missing");
-      RETURN_IF_ERROR(WalkPairs(key_path, entry.value(), found->value(), leaf));
+      RETURN_IF_ERROR(WalkPairs(key_path, entry.value(), found->value(), leaf, depth + 1));
+    }
+    return absl::OkStatus();
+  }
+  // TorchScript objects (each run creates its own): of one class, with
+  // equal attributes (down to a depth that stops an object that refers to
+  // itself).
+  if (expected.isObject()) {
+    const c10::ivalue::Object& e = expected.toObjectRef();
+    const c10::ivalue::Object& a = actual.toObjectRef();
+    if (e.type()->name() != a.type()->name() || e.slots().size() != a.slots().size()) {
+      return Difference(
+          path, absl::StrCat("object ", e.type()->repr_str(), " vs ", a.type()->repr_str()));
+    }
+    if (&e == &a || depth >= kMaxObjectDepth) return absl::OkStatus();
+    for (size_t i = 0; i < e.slots().size(); ++i) {
+      RETURN_IF_ERROR(WalkPairs(absl::StrCat(path, ".", e.type()->getAttributeName(i)),
+                                e.getSlot(i), a.getSlot(i), leaf, depth + 1));
     }
     return absl::OkStatus();
   }

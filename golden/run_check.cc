@@ -43,6 +43,13 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
       return absl::InternalError(absl::StrCat("the JIT raised but the static runtime returned ",
                                               reference::Shapes(*actual), "; JIT: ", jit_error));
     }
+    // What a failed run did before it failed (and undid: a `with` block's
+    // __exit__) is the JIT's too.
+    if (!reference::ExactlyEqual(c10::ivalue::Tuple::create(jit_inputs),
+                                 c10::ivalue::Tuple::create(our_inputs))) {
+      return absl::InternalError(
+          "the failed run left its inputs different from what the JIT's failed run left of them");
+    }
   } else if (!actual.ok()) {
     return absl::InternalError(
         absl::StrCat("the static runtime failed: ", actual.status().message()));

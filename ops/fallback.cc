@@ -1,12 +1,19 @@
 #include "ops/fallback.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
+#include "ops/run_scope.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 #include "torch/csrc/jit/runtime/operator.h"
 
@@ -57,12 +64,38 @@ std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node)
 // for which LibTorch also registers an operator whose Operation only throws
 // ("warn is implemented directly in the interpreter"). They run on the
 // interpreter, as a one-node graph, like the instructions with no operator
-// at all (prim::fork, prim::isinstance, prim::Enter, ...): aten::warn then
+// at all (prim::isinstance, prim::TupleSlice, ...): aten::warn then
 // warns through LibTorch's warning handler with the model's source line, as
-// the JIT does (once per run of the node: the interpreter keeps the call
-// sites that warned for one run).
+// the JIT does.
 bool IsInterpreterInstruction(c10::Symbol kind) {
   return kind == c10::aten::warn || kind == c10::aten::wait;
+}
+
+// Instructions the interpreter runs only as part of their whole graph: they
+// need its state beyond one node (prim::Exit exits the object prim::Enter
+// entered in the same run; prim::BailOut and prim::Guard fall back to the
+// profiled graph; prim::profile and prim::profile_ivalue call the profiler's
+// callback), or crash on their own (prim::fork). The runtime runs them
+// natively or refuses the model when it is prepared.
+bool RunsOnlyInItsGraph(c10::Symbol kind) {
+  static const auto* const kinds = new absl::flat_hash_set<c10::Symbol>{
+      c10::prim::Enter,   c10::prim::Exit,           c10::prim::BailOut, c10::prim::Guard,
+      c10::prim::profile, c10::prim::profile_ivalue, c10::prim::fork,
+  };
+  return kinds->contains(kind);
+}
+
+// Whether the call site of aten::warn numbered `warn_id` (as the JIT's
+// AnnotateWarns numbers them; copies of a node, as loop unrolling makes,
+// keep the number) is to warn now: the interpreter warns at each numbered
+// site once per run (per InterpreterState::run, so once per call even inside
+// a loop), at an unnumbered one every time. A run is on one thread (a forked
+// call is a run of its own), so the sites that warned are kept per thread.
+bool ShouldWarn(int64_t warn_id) {
+  const uint64_t run = CurrentRunId();
+  if (run == 0) return true;
+  thread_local absl::flat_hash_map<int64_t, uint64_t> warned_in_run;
+  return std::exchange(warned_in_run[warn_id], run) != run;
 }
 
 }  // namespace
@@ -71,6 +104,16 @@ absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
   if (!node->blocks().empty()) {
     return absl::UnimplementedError(
         absl::StrCat(node->kind().toQualString(), " has sub-blocks and no kernel"));
+  }
+  if (RunsOnlyInItsGraph(node->kind())) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the JIT interpreter runs ", node->kind().toQualString(),
+        " only as part of its whole graph, and this node has no kernel of its own (inputs: ",
+        absl::StrJoin(node->inputs(), ", ",
+                      [](std::string* out, const torch::jit::Value* input) {
+                        out->append(input->type()->repr_str());
+                      }),
+        ")"));
   }
   try {
     const torch::jit::Operator* op =
@@ -99,7 +142,12 @@ absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node) {
     }
     auto code = std::make_shared<torch::jit::Code>(SingleNodeGraph(node),
                                                    std::string(node->kind().toQualString()));
-    return Kernel([code, distinct_inputs](NodeIO& io) {
+    std::optional<int64_t> warn_id;
+    if (node->kind() == c10::aten::warn && node->hasAttribute(c10::attr::warn_id)) {
+      warn_id = node->i(c10::attr::warn_id);
+    }
+    return Kernel([code, distinct_inputs, warn_id](NodeIO& io) {
+      if (warn_id.has_value() && !ShouldWarn(*warn_id)) return;
       Stack stack;
       stack.reserve(distinct_inputs.size());
       for (size_t i : distinct_inputs) stack.push_back(io.Input(i));

@@ -3,15 +3,20 @@
 // forward assigns them, and the attributes of TorchScript class objects),
 // prim::CreateObject, and the profiling executor's prim::TypeCheck (its
 // inputs, then whether every defined tensor matches the type the node
-// expects, as the JIT interpreter's TYPECHECK instruction). Attribute
+// expects, as the JIT interpreter's TYPECHECK instruction), and a `with`
+// statement's prim::Enter and prim::Exit (as the interpreter's ENTER and
+// EXIT: the object's __enter__ and __exit__(None, None, None); an object
+// entered by a run that then fails is exited by its RunScope). Attribute
 // slots are resolved once, from the object's static class type; an object
 // whose static type is not a class (an interface) falls back to the JIT.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
 #include "ATen/core/jit_type.h"
 #include "ops/registry.h"
+#include "ops/run_scope.h"
 
 namespace static_runtime {
 namespace {
@@ -72,11 +77,45 @@ KernelOffer TypeCheck(const Node* node) {
   };
 }
 
+// The object's class, if it is known statically and has `method`.
+bool HasMethod(const Node* node, const std::string& method) {
+  const auto class_type = node->input(0)->type()->cast<c10::ClassType>();
+  return class_type != nullptr && class_type->findMethod(method) != nullptr;
+}
+
+KernelOffer Enter(const Node* node) {
+  if (node->inputs().size() != 1 || node->outputs().size() != 1 || !HasMethod(node, "__enter__") ||
+      !HasMethod(node, "__exit__")) {
+    return Decline();
+  }
+  return [](NodeIO& io) {
+    const c10::IValue& object = io.Input(0);
+    // Entered before __enter__ runs: the interpreter exits an object whose
+    // __enter__ threw.
+    PushEnteredObject(object);
+    torch::jit::Stack stack = {object};
+    object.toObjectRef().type()->getMethod("__enter__").run(stack);
+    io.Output(0) = stack.empty() ? c10::IValue() : std::move(stack.back());
+  };
+}
+
+KernelOffer Exit(const Node* node) {
+  if (node->inputs().size() != 1 || node->outputs().size() != 1 || !HasMethod(node, "__exit__")) {
+    return Decline();
+  }
+  return [](NodeIO& io) {
+    PopEnteredObject();
+    io.Output(0) = CallExit(io.Input(0));
+  };
+}
+
 const bool kRegistered = [] {
   RegisterNativeNodeKind("prim::GetAttr", GetAttr);
   RegisterNativeNodeKind("prim::SetAttr", SetAttr);
   RegisterNativeNodeKind("prim::CreateObject", CreateObject);
   RegisterNativeNodeKind("prim::TypeCheck", TypeCheck);
+  RegisterNativeNodeKind("prim::Enter", Enter);
+  RegisterNativeNodeKind("prim::Exit", Exit);
   return true;
 }();
 

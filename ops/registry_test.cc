@@ -1,7 +1,8 @@
 // The registry's contract: every registered schema names a real JIT operator,
 // every operator the passes introduce has a native kernel, and each native
 // scalar kernel computes exactly what the JIT's own operator computes (or
-// fails when it fails), over random arguments.
+// fails when it fails), over random arguments; the fallback refuses the
+// instructions the interpreter runs only inside their whole graph.
 #include "ops/registry.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
@@ -22,6 +24,9 @@
 
 namespace static_runtime {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 
 TEST(RegistryTest, EverySchemaNamesAJitOperator) {
   EXPECT_EQ(absl::StrJoin(KernelRegistry::Global().SchemasUnknownToJit(), "\n"), "");
@@ -153,6 +158,23 @@ std::string RunKernel(const Kernel& kernel, const std::vector<c10::IValue>& inpu
   std::ostringstream text;
   text << slots.Output(0).tagKind() << " " << slots.Output(0);
   return text.str();
+}
+
+// Instructions the interpreter runs only inside their whole graph get no
+// fallback kernel (one that would crash or fail on its first run): the
+// runtime runs them natively or refuses the model when it prepares it.
+TEST(RegistryTest, FallbackRefusesInstructionsThatRunOnlyInTheirGraph) {
+  for (const c10::Symbol kind : {c10::prim::Enter, c10::prim::Exit, c10::prim::fork,
+                                 c10::prim::BailOut, c10::prim::Guard, c10::prim::profile}) {
+    torch::jit::Graph graph;
+    torch::jit::Value* input = graph.addInput()->setType(c10::TensorType::get());
+    torch::jit::Node* node = graph.insertNode(graph.create(kind, {input}, 1));
+    const absl::StatusOr<Kernel> kernel = MakeFallbackKernel(node);
+    EXPECT_EQ(kernel.status().code(), absl::StatusCode::kUnimplemented) << kind.toQualString();
+    EXPECT_THAT(std::string(kernel.status().message()),
+                AllOf(HasSubstr(kind.toQualString()), HasSubstr("whole graph"),
+                      HasSubstr("inputs: Tensor")));
+  }
 }
 
 TEST(RegistryTest, ScalarKernelsMatchTheJitOnRandomArguments) {

@@ -11,6 +11,7 @@
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "ir/graph_util.h"
+#include "ops/run_scope.h"
 #include "runtime/arguments.h"
 
 namespace static_runtime {
@@ -129,6 +130,7 @@ absl::Status Run(const BlockPlan& block, c10::IValue* values, Observer& observer
 std::exception_ptr TakeNodeException() { return std::exchange(NodeException(), nullptr); }
 
 absl::Status RunBlock(const BlockPlan& block, c10::IValue* values) {
+  const RunScope run;
   NoObserver observer;
   return Run(block, values, observer);
 }
@@ -145,6 +147,7 @@ struct Reporter {
 }  // namespace
 
 absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values, NodeObserver& observer) {
+  const RunScope run;
   Reporter reporter{observer};
   return Run(block, values, reporter);
 }

@@ -5,7 +5,8 @@
 // tensors, adjacent tuple unpacks (as one node, PyTorch's VarTupleUnpack),
 // the profiling executor's prim::TypeCheck in IR; operator()
 // rethrows a node's exception as thrown; a failed first run plans nothing;
-// clone keeps a strided input's layout and the plan grows with the input.
+// clone keeps a strided input's layout and the plan grows with the input;
+// `with` statements; aten::warn.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "torch/csrc/jit/frontend/source_range.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
+#include "torch/csrc/jit/runtime/graph_iterator.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 #include "torch/csrc/jit/runtime/jit_exception.h"
 #include "torch/script.h"
@@ -34,6 +36,7 @@ using ::testing::HasSubstr;
 
 constexpr char kAttributes[] = "runtime/testdata/stateful_attributes.pt";
 constexpr char kObject[] = "runtime/testdata/stateful_object.pt";
+constexpr char kWith[] = "runtime/testdata/stateful_with.pt";
 
 // Two input sizes, each run twice, on the JIT and on the runtime side by
 // side (golden::CheckRunAgainstJit: outputs and what is left of the inputs
@@ -100,6 +103,42 @@ TEST(CompatibilityTest, TorchScriptObjectsAreCreatedAndUsed) {
   ExpectMatchesTheJit(module, /*is_frozen=*/false, {{at::randn({3})}, {at::randn({4, 6})}});
   ExpectMatchesTheJit(torch::jit::freeze_module(module), /*is_frozen=*/true,
                       {{at::randn({3})}, {at::randn({4, 6})}});
+}
+
+// `with` statements (prim::Enter, prim::Exit) run the object's __enter__ and
+// __exit__ as the interpreter does, in a loop and nested; when __enter__ or
+// the block raises, the objects entered are exited (the model's log, an
+// input, shows it) and the runtime is left as before: grad mode restored
+// by torch.no_grad()'s __exit__, and ready to run again.
+TEST(CompatibilityTest, WithStatementsEnterAndExitAsTheJitDoes) {
+  const torch::jit::Module module = torch::jit::load(kWith);
+  const auto inputs = [](int64_t n, bool fail_enter, bool fail_block) {
+    return std::vector<c10::IValue>{at::randn({n}), at::zeros({n}), fail_enter, fail_block};
+  };
+  ExpectMatchesTheJit(module, /*is_frozen=*/false,
+                      {inputs(3, false, false), inputs(7, false, false)});
+  ExpectMatchesTheJit(torch::jit::freeze_module(module), /*is_frozen=*/true,
+                      {inputs(3, false, false), inputs(7, false, false)});
+  for (const golden::OptionSet& option_set : golden::OptionSets()) {
+    SCOPED_TRACE(option_set.name);
+    torch::jit::Module jit = module.clone();
+    absl::StatusOr<StaticModule::Ptr> prepared =
+        StaticModule::FromModule(module, false, option_set.options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    StaticRuntime runtime(*prepared);
+    for (const auto& [fail_enter, fail_block] : {std::pair(true, false), std::pair(false, true)}) {
+      SCOPED_TRACE(fail_enter ? "__enter__ raises" : "the block raises");
+      const bool grad_mode = at::GradMode::is_enabled();
+      const absl::Status same =
+          golden::CheckRunAgainstJit(jit, runtime, inputs(4, fail_enter, fail_block),
+                                     golden::WhenTheJitRaises::kExpectAnError);
+      EXPECT_TRUE(same.ok()) << same;
+      EXPECT_EQ(at::GradMode::is_enabled(), grad_mode);
+      const absl::Status next = golden::CheckRunAgainstJit(jit, runtime, inputs(5, false, false),
+                                                           golden::WhenTheJitRaises::kFail);
+      EXPECT_TRUE(next.ok()) << next;
+    }
+  }
 }
 
 absl::StatusOr<torch::jit::Module> FromSource(const char* source) {
@@ -291,23 +330,40 @@ class RecordedWarnings : public c10::WarningHandler {
 
 // A graph that warns "careful" at a call site numbered `warn_id` (as the
 // JIT's AnnotateWarns numbers them; -1: unnumbered), from line 3 of a source
-// file, as a loaded model's warn is (the interpreter needs the file).
-std::shared_ptr<torch::jit::Graph> WarningGraph(int warn_id) {
-  const std::string ir = absl::StrCat(R"IR(
+// file, as a loaded model's warn is (the interpreter needs the file); in a
+// loop of 4 iterations if `in_loop`. It returns x doubled (x * 16 in the loop).
+std::shared_ptr<torch::jit::Graph> WarningGraph(int warn_id, bool in_loop) {
+  const std::string warn =
+      absl::StrCat("aten::warn", warn_id >= 0 ? absl::StrCat("[warn_id=", warn_id, "]") : "",
+                   "(%message, %level)");
+  const std::string ir = in_loop ? absl::StrCat(R"IR(
 graph(%x : Tensor):
   %message : str = prim::Constant[value="careful"]()
   %level : int = prim::Constant[value=2]()
-  aten::warn)IR",
-                                      warn_id >= 0 ? absl::StrCat("[warn_id=", warn_id, "]") : "",
-                                      R"IR((%message, %level)
-  %y : Tensor = aten::mul(%x, %x)
+  %n : int = prim::Constant[value=4]()
+  %true : bool = prim::Constant[value=1]()
+  %y : Tensor = prim::Loop(%n, %true, %x)
+    block0(%i : int, %acc : Tensor):
+      )IR",
+                                                warn, R"IR(
+      %next : Tensor = aten::add(%acc, %acc, %level)
+      -> (%true, %next)
+  return (%y)
+)IR")
+                                 : absl::StrCat(R"IR(
+graph(%x : Tensor):
+  %message : str = prim::Constant[value="careful"]()
+  %level : int = prim::Constant[value=1]()
+  )IR",
+                                                warn, R"IR(
+  %y : Tensor = aten::add(%x, %x, %level)
   return (%y)
 )IR");
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::parseIR(ir, graph.get());
   const auto source = std::make_shared<torch::jit::Source>(
       "def forward(self, x):\n    # a comment\n    warnings.warn(\"careful\")\n", "model.py", 1);
-  for (torch::jit::Node* node : graph->nodes()) {
+  for (torch::jit::DepthFirstGraphNodeIterator it(graph); torch::jit::Node* node = it.next();) {
     if (node->kind() == c10::aten::warn) node->setSourceRange({source, 48, 71});
   }
   return graph;
@@ -315,35 +371,41 @@ graph(%x : Tensor):
 
 // aten::warn, which the interpreter runs itself (its registered operator
 // only throws), warns as the JIT does: through LibTorch's warning handler,
-// with the model's source line, once per run of its node (the interpreter
-// keeps the numbered call sites that warned for one run only).
+// with the model's source line; a numbered call site once per run even in
+// a loop (the interpreter keeps the numbered sites that warned for one run
+// only), an unnumbered one each time it runs.
 TEST(CompatibilityTest, WarnWarnsAsTheJitDoes) {
   int next_id = 4000;
-  const auto jit_warnings = [](const std::shared_ptr<torch::jit::Graph>& graph) {
-    torch::jit::Code code(graph, "warns");
-    RecordedWarnings warnings;
-    for (int run = 0; run < 3; ++run) {
-      torch::jit::Stack stack = {at::ones({2})};
-      torch::jit::InterpreterState(code).run(stack);
-    }
-    return warnings.messages;
-  };
   for (const golden::OptionSet& option_set : golden::OptionSets()) {
     SCOPED_TRACE(option_set.name);
-    for (const bool numbered : {true, false}) {
-      const std::vector<std::string> expected =
-          jit_warnings(WarningGraph(numbered ? next_id++ : -1));
-      EXPECT_EQ(expected, std::vector<std::string>(3, "careful"));
-      absl::StatusOr<StaticModule::Ptr> prepared =
-          StaticModule::FromGraph(WarningGraph(numbered ? next_id++ : -1), option_set.options);
-      ASSERT_TRUE(prepared.ok()) << prepared.status();
-      StaticRuntime runtime(*prepared);
-      RecordedWarnings warnings;
-      for (int run = 0; run < 3; ++run) {
-        EXPECT_TRUE(runtime({at::full({2}, 3.0)}).toTensor().equal(at::full({2}, 9.0)));
-        runtime.ReleaseOutputs();
+    for (const bool in_loop : {false, true}) {
+      for (const bool numbered : {true, false}) {
+        SCOPED_TRACE(absl::StrCat(in_loop ? "in a loop, " : "", numbered ? "numbered" : ""));
+        const at::Tensor x = at::full({2}, 3.0);
+        std::vector<std::string> expected;
+        at::Tensor expected_output;
+        {
+          torch::jit::Code code(WarningGraph(numbered ? next_id++ : -1, in_loop), "warns");
+          RecordedWarnings warnings;
+          for (int run = 0; run < 3; ++run) {
+            torch::jit::Stack stack = {x};
+            torch::jit::InterpreterState(code).run(stack);
+            expected_output = stack.at(0).toTensor();
+          }
+          expected = warnings.messages;
+        }
+        EXPECT_EQ(expected, std::vector<std::string>(in_loop && !numbered ? 12 : 3, "careful"));
+        absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromGraph(
+            WarningGraph(numbered ? next_id++ : -1, in_loop), option_set.options);
+        ASSERT_TRUE(prepared.ok()) << prepared.status();
+        StaticRuntime runtime(*prepared);
+        RecordedWarnings warnings;
+        for (int run = 0; run < 3; ++run) {
+          EXPECT_TRUE(runtime({x}).toTensor().equal(expected_output));
+          runtime.ReleaseOutputs();
+        }
+        EXPECT_EQ(warnings.messages, expected);
       }
-      EXPECT_EQ(warnings.messages, expected);
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "errors/status_macros.h"
+#include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "ops/fallback.h"
 #include "passes/fuse_pointwise.h"
@@ -85,7 +86,7 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
   if (!fallback.ok()) {
     return absl::Status(fallback.status().code(),
                         absl::StrCat("node ", info.position, " (", node->kind().toQualString(),
-                                     "): ", fallback.status().message()));
+                                     ") at ", SourceOf(node), ": ", fallback.status().message()));
   }
   plan.kernel = *std::move(fallback);
   info.kind = NodeKind::kFallback;
