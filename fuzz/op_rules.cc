@@ -453,10 +453,25 @@ const char* const kBranchTemplates[] = {
     "$0 + $1", "$0 * 2.0", "torch.relu($0)", "$0.clone().mul_($1)", "$0", "torch.tanh($0 - $1)",
 };
 
-// With `raising`, the other branch is never taken (no tensor has a negative
-// rank) and fails an assert, so the value is prim::Uninitialized there, as
-// nn.EmbeddingBag's argument checks leave one.
-bool IfRule(Builder& b, const Gene& g, bool raising) {
+// A statement that warns, naming the value the block computes.
+std::string Warning(const std::string& name) {
+  return absl::StrCat("torch.warn(\"computing ", name, "\")");
+}
+
+// What an If's branches hold besides the value they set.
+enum class Branches {
+  kPlain,
+  // The else branch is never taken (no tensor has a negative rank) and fails
+  // an assert, so the value is prim::Uninitialized there, as
+  // nn.EmbeddingBag's argument checks leave one.
+  kRaising,
+  // One branch, taken or not, warns first (aten::warn, an instruction of the
+  // interpreter's own).
+  kWarning,
+};
+
+bool IfRule(Builder& b, const Gene& g, Branches branches) {
+  const bool raising = branches == Branches::kRaising;
   const int x = b.Pick(g.a, IsFloat);
   if (x < 0) return false;
   const int y = b.Pick(
@@ -469,12 +484,15 @@ bool IfRule(Builder& b, const Gene& g, bool raising) {
   };
   Value result = Fresh(at::kFloat, b[x].shape);
   result.writable = false;  // may alias x
+  const bool warn_in_then = g.a % 2 == 0;
   b.Line(absl::StrCat("if ", condition, ":"));
   b.Indent();
+  if (branches == Branches::kWarning && warn_in_then) b.Line(Warning(name));
   b.Line(absl::StrCat(name, " = ", branch(g.c / 7), "  # ", Builder::TypeText(result)));
   b.Dedent();
   b.Line("else:");
   b.Indent();
+  if (branches == Branches::kWarning && !warn_in_then) b.Line(Warning(name));
   b.Line(raising ? std::string("assert False, \"negative rank\"")
                  : absl::StrCat(name, " = ", branch(g.b / 5)));
   b.Dedent();
@@ -507,7 +525,9 @@ const char* const kLoopBodies[] = {"$0 * 0.5 + $1", "torch.tanh($0 + $1)", "$0.c
 // places with (`cur, prev = f(cur) + prev * 0.25, cur`, or `cur, prev =
 // prev, f(cur)`): a for loop with a fixed or batch-dependent trip count, or
 // a while loop.
-bool LoopRule(Builder& b, const Gene& g, bool while_loop) {
+// With `warning`, the body warns first (at each iteration; the JIT warns
+// once per run there).
+bool LoopRule(Builder& b, const Gene& g, bool while_loop, bool warning = false) {
   const int x = b.Pick(g.a, IsFloat);
   if (x < 0) return false;
   const int y = b.Pick(
@@ -533,6 +553,7 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop) {
     b.Line(absl::StrCat("for _ in range(", trips, "):"));
     b.Indent();
   }
+  if (warning) b.Line(Warning(name));
   const std::string body = absl::Substitute(kLoopBodies[g.b % 3], name, b[y].name);
   if (carried == 0) {
     b.Line(absl::StrCat(name, " = ", body));
@@ -543,6 +564,25 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop) {
   }
   b.Dedent();
   b.Declare(result);
+  return true;
+}
+
+// A forked call (prim::fork, then aten::wait) of a method of the module that
+// warns and loops, then computes from two values. With an even g.c the
+// callee raises an assert (never failing) so its graph has prim::Uninitialized.
+bool ForkRule(Builder& b, const Gene& g) {
+  const int x = b.Pick(g.a, IsFloat);
+  if (x < 0) return false;
+  const int y = b.Pick(
+      g.b, [&](const Value& v) { return IsNumeric(v) && BroadcastsInto(v.shape, b[x].shape); });
+  const std::string name = b.NextName();
+  const std::string method = absl::StrCat("forked_", name);
+  b.Method(absl::StrCat("def ", method, "(self, x: Tensor, y: Tensor) -> Tensor:\n",
+                        g.c % 2 == 0 ? "    assert x.dim() >= 0, \"negative rank\"\n" : "",
+                        "    for _ in range(", g.c % 3, "):\n", "        ", Warning(name), "\n",
+                        "        x = torch.tanh(x + y)\n", "    return x * 0.5 + y\n"));
+  b.Line(absl::StrCat(name, "_future = fork(self.", method, ", ", b[x].name, ", ", b[y].name, ")"));
+  b.Assign(absl::StrCat("torch.wait(", name, "_future)"), Fresh(at::kFloat, b[x].shape));
   return true;
 }
 
@@ -748,7 +788,7 @@ const std::vector<OpRule>& Rules() {
       {"matmul_param", [](Builder& b, const Gene& g) { return MatmulParameterRule(b, g, false); }},
       {"linear", [](Builder& b, const Gene& g) { return MatmulParameterRule(b, g, true); }},
       {"matmul_transposed", MatmulTransposedRule},
-      {"if", [](Builder& b, const Gene& g) { return IfRule(b, g, false); }},
+      {"if", [](Builder& b, const Gene& g) { return IfRule(b, g, Branches::kPlain); }},
       {"if_mutate", IfMutateRule},
       {"for_loop", [](Builder& b, const Gene& g) { return LoopRule(b, g, false); }},
       {"while_loop", [](Builder& b, const Gene& g) { return LoopRule(b, g, true); }},
@@ -761,7 +801,10 @@ const std::vector<OpRule>& Rules() {
       Unary("clamp_max", "$0.clamp(max=0.5)", IsFloat),
       Unary("log1p", "torch.log1p($0.abs())", IsFloat),
       // Last: earlier genes keep their rules.
-      {"if_raise", [](Builder& b, const Gene& g) { return IfRule(b, g, true); }},
+      {"if_raise", [](Builder& b, const Gene& g) { return IfRule(b, g, Branches::kRaising); }},
+      {"if_warn", [](Builder& b, const Gene& g) { return IfRule(b, g, Branches::kWarning); }},
+      {"for_loop_warn", [](Builder& b, const Gene& g) { return LoopRule(b, g, false, true); }},
+      {"fork", ForkRule},
   };
   return *kRules;
 }

@@ -142,6 +142,10 @@ class Builder {
 
   void RecordOp(const std::string& op) { ops_.push_back(op); }
 
+  // Adds a method of the module besides forward (a forked call's callee),
+  // `def ...` with its body, indented as at the top level.
+  void Method(const std::string& text) { methods_.push_back(text); }
+
   Program Finish(const std::vector<int>& outputs) {
     Program program;
     std::vector<std::string> arguments = {"self"};
@@ -153,6 +157,7 @@ class Builder {
     absl::StrAppend(
         &program.source, "    return ",
         names.size() == 1 ? names[0] : absl::StrCat("(", absl::StrJoin(names, ", "), ")"), "\n");
+    for (const std::string& method : methods_) absl::StrAppend(&program.source, "\n", method);
     program.parameters = std::move(parameters_);
     program.ops = std::move(ops_);
     return program;
@@ -179,6 +184,7 @@ class Builder {
   std::vector<bool> used_;
   std::vector<std::string> inputs_;
   std::vector<std::string> lines_;
+  std::vector<std::string> methods_;
   std::vector<NamedTensor> parameters_;
   std::vector<std::string> ops_;
   std::set<int> frozen_roots_;

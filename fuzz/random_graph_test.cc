@@ -1,8 +1,9 @@
 // The random graph property: for random well-typed programs (fuzz/random_program.h)
 // under a random option set, the static runtime returns what the JIT
 // interpreter returns, at batch sizes small, large, small on one runtime,
-// leaves the inputs unmodified and holds no intermediate afterwards; where the
-// JIT raises, the runtime returns an error and stays usable. RapidCheck
+// leaves the inputs unmodified, holds no intermediate afterwards and warns
+// what the JIT warns; where the JIT raises, the runtime returns an error and
+// stays usable. RapidCheck
 // shrinks a failure to a minimal program and prints it as TorchScript source
 // and as the prepared graph's IR. Reproduce a failure with the seed it prints:
 //   bazel test //fuzz:random_graph_test --test_env=RC_PARAMS="replay=..."
@@ -12,10 +13,12 @@
 #include <map>
 #include <random>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "fuzz/random_program.h"
 #include "golden/option_sets.h"
+#include "golden/recorded_warnings.h"
 #include "golden/reference.h"
 #include "golden/run_check.h"
 #include "gtest/gtest.h"
@@ -120,6 +123,28 @@ RC_GTEST_PROP(RandomGraphTest, StaticRuntimeMatchesTheJit, ()) {
     const absl::Status checked = golden::CheckRunAgainstJit(
         *module, runtime, inputs, golden::WhenTheJitRaises::kExpectAnError);
     if (!checked.ok()) RC_FAIL(absl::StrCat(checked.message(), "\n", where));
+  }
+  // What the runtime warns (torch.warn in branches and loops) is what the
+  // JIT warns, run by run. Not with forks: the JIT warns there on a thread
+  // of its pool, whose warnings no handler of this thread sees.
+  const bool forks = absl::c_linear_search(program.ops, "fork");
+  for (int run = 0; run < 2 && !forks; ++run) {
+    const std::vector<c10::IValue> inputs = program.MakeInputs(seed + run, batches[run]);
+    golden::RecordedWarnings jit_warnings;
+    try {
+      module->forward(reference::DeepCopy(inputs));
+    } catch (const std::exception&) {
+      continue;  // the checks above compared the errors
+    }
+    golden::RecordedWarnings our_warnings;
+    const absl::StatusOr<c10::IValue> ours = runtime.Run(reference::DeepCopy(inputs));
+    runtime.ReleaseOutputs();
+    RC_ASSERT(ours.ok());
+    if (our_warnings.messages != jit_warnings.messages) {
+      RC_FAIL(absl::StrCat("warned ", absl::StrJoin(our_warnings.messages, "; "),
+                           " where the JIT warned ", absl::StrJoin(jit_warnings.messages, "; "),
+                           "\n", context));
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -17,6 +18,8 @@
 #include "errors/status_macros.h"
 #include "load/archive_check.h"
 #include "load/pickle_check.h"
+#include "torch/csrc/jit/frontend/resolver.h"
+#include "torch/csrc/jit/frontend/sugared_value.h"
 #include "torch/csrc/jit/ir/irparser.h"
 #include "torch/csrc/jit/serialization/import.h"
 
@@ -216,6 +219,25 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_vie
   return graph;
 }
 
+namespace {
+
+// The builtins, and `fork(fn, *args)` as TorchScript's printed code writes a
+// forked call (the Python frontend's torch.jit._fork).
+class SourceResolver : public torch::jit::Resolver {
+ public:
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(
+      const std::string& name, torch::jit::GraphFunction& function,
+      const torch::jit::SourceRange& loc) override {
+    if (name == "fork") return torch::jit::SpecialFormValue::create(c10::prim::fork);
+    return torch::jit::nativeResolver()->resolveValue(name, function, loc);
+  }
+  c10::TypePtr resolveType(const std::string& name, const torch::jit::SourceRange& loc) override {
+    return torch::jit::nativeResolver()->resolveType(name, loc);
+  }
+};
+
+}  // namespace
+
 absl::StatusOr<torch::jit::Module> ModuleFromSource(absl::string_view source,
                                                     const std::vector<NamedTensor>& attributes) {
   try {
@@ -223,7 +245,7 @@ absl::StatusOr<torch::jit::Module> ModuleFromSource(absl::string_view source,
     for (const auto& [name, tensor] : attributes) {
       module.register_buffer(name, tensor);
     }
-    module.define(std::string(source));
+    module.define(std::string(source), std::make_shared<SourceResolver>());
     return module;
   } catch (const std::exception& e) {
     return StatusFromException(

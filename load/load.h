@@ -42,7 +42,8 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_vie
 using NamedTensor = std::pair<std::string, at::Tensor>;
 
 // Builds a module from TorchScript source text (its methods, e.g. `forward`),
-// registering `attributes` as buffers first so the source can use `self.<name>`.
+// registering `attributes` as buffers first so the source can use `self.<name>`;
+// besides the builtins it knows `fork(self.method, *args)` (a forked call).
 // InvalidArgument with the compiler's message on bad source.
 absl::StatusOr<torch::jit::Module> ModuleFromSource(
     absl::string_view source, const std::vector<NamedTensor>& attributes = {});

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "golden/option_sets.h"
+#include "golden/recorded_warnings.h"
 #include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
@@ -31,6 +32,7 @@
 namespace static_runtime {
 namespace {
 
+using golden::RecordedWarnings;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -310,23 +312,6 @@ graph(%x : Tensor):
     EXPECT_TRUE(runtime({-at::ones({2})}).toTensor().equal(at::zeros({2})));  // still usable
   }
 }
-
-// Keeps the messages of LibTorch's warnings while it is installed.
-class RecordedWarnings : public c10::WarningHandler {
- public:
-  RecordedWarnings() : previous_(c10::Warning::get_warning_handler()) {
-    c10::Warning::set_warning_handler(this);
-  }
-  ~RecordedWarnings() override { c10::Warning::set_warning_handler(previous_); }
-  void process(const c10::SourceLocation& location, const std::string& message,
-               bool verbatim) override {
-    messages.push_back(message);
-  }
-  std::vector<std::string> messages;
-
- private:
-  c10::WarningHandler* previous_;
-};
 
 // A graph that warns "careful" at a call site numbered `warn_id` (as the
 // JIT's AnnotateWarns numbers them; -1: unnumbered), from line 3 of a source
