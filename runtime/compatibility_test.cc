@@ -244,6 +244,59 @@ std::vector<c10::IValue> RunOnTheInterpreter(const char* ir, std::vector<c10::IV
   return inputs;
 }
 
+// prim::isinstance on a value whose type is known only when it runs (Any):
+// an instruction of the interpreter's own, run on it as a one-node graph.
+TEST(CompatibilityTest, IsinstanceOfAnAnyRunsAsTheJitDoes) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x: Tensor, a: Any):
+    if isinstance(a, Tensor):
+        return x + a
+    elif isinstance(a, List[int]):
+        return x * len(a)
+    elif isinstance(a, Tuple[int, str]):
+        return x - a[0]
+    return x
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  int isinstance_nodes = 0;
+  for (const NodeDescription& node : (*prepared)->DescribeNodes()) {
+    if (node.node->kind() == c10::prim::isinstance) {
+      ++isinstance_nodes;
+      EXPECT_EQ(node.kind, NodeKind::kFallback);
+    }
+  }
+  EXPECT_EQ(isinstance_nodes, 3);
+  ExpectMatchesTheJit(*module, /*is_frozen=*/false,
+                      {{at::randn({3}), at::randn({3})},
+                       {at::randn({2}), c10::List<int64_t>({1, 2, 3})},
+                       {at::randn({4}), c10::ivalue::Tuple::create({int64_t{5}, std::string("s")})},
+                       {at::randn({1}), std::string("neither")}});
+}
+
+// prim::TupleSlice (which 1.13's frontend lowers to TupleIndex and
+// TupleConstruct, but IR and older archives may hold) runs on the interpreter.
+TEST(CompatibilityTest, TupleSliceRunsAsTheJitDoes) {
+  constexpr char kIR[] = R"IR(
+graph(%t : (Tensor, int, Tensor)):
+  %s : (int, Tensor) = prim::TupleSlice[beg=1, end=3](%t)
+  return (%s)
+)IR";
+  for (const golden::OptionSet& option_set : golden::OptionSets()) {
+    SCOPED_TRACE(option_set.name);
+    absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromIR(kIR, option_set.options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    StaticRuntime runtime(*prepared);
+    const at::Tensor a = at::randn({2}), b = at::randn({3});
+    const c10::IValue out = runtime({c10::ivalue::Tuple::create({a, int64_t{7}, b})});
+    ASSERT_TRUE(out.isTuple());
+    ASSERT_EQ(out.toTupleRef().elements().size(), 2u);
+    EXPECT_EQ(out.toTupleRef().elements()[0].toInt(), 7);
+    EXPECT_TRUE(out.toTupleRef().elements()[1].toTensor().equal(b));
+  }
+}
+
 TEST(CompatibilityTest, TypeCheckGivesItsInputsAndWhetherTheyMatch) {
   const std::vector<std::vector<c10::IValue>> input_sets = {
       {at::zeros({2, 2}), at::ones({3, 3})},               // matches
