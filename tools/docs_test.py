@@ -3,7 +3,9 @@ says: README.md has at most 300 lines; every Markdown link in README.md and
 docs/ points to a file of the repository; the status-code table of
 docs/running.md lists exactly the codes errors/status_from_exception.h and
 the runtime give; the CPU matrix's entries are the same in
-tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table.
+tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table;
+every test docs/compatibility.md cites (`Suite.Name` of a C++ test, a
+Python `test_...`) exists.
 (The pass table of docs/preparing.md is checked by //passes:pass_table_test,
 the kernel list ops/README.md by //ops:coverage_test.)"""
 import glob
@@ -54,6 +56,27 @@ class DocsTest(unittest.TestCase):
         self.assertGreaterEqual(len(entries), 4)
         self.assertEqual(entries, configs)
         self.assertEqual(entries, table)
+
+    def test_compatibility_cites_tests_that_exist(self):
+        document = read("docs/compatibility.md")
+        sources = "".join(read(path) for path in CITED_TEST_SOURCES)
+        cited = re.findall(r"`([A-Z]\w*Test)\.(\w+)`", document)
+        self.assertGreater(len(cited), 10)
+        for suite, name in cited:
+            with self.subTest(test=f"{suite}.{name}"):
+                self.assertRegex(sources, rf"TEST\({suite}, {name}\)")
+        for name in re.findall(r"`(test_\w+)`", document):
+            with self.subTest(test=name):
+                self.assertIn(f"def {name}(", sources)
+
+
+# The test files docs/compatibility.md cites tests of.
+CITED_TEST_SOURCES = [
+    "ops/registry_test.cc",
+    "passes/prepare_test.cc",
+    "runtime/compatibility_test.cc",
+    "runtime/python/tests/compatibility_test.py",
+]
 
 
 if __name__ == "__main__":
