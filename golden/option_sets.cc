@@ -42,7 +42,8 @@ const std::vector<OptionSet>& OptionSets() {
       {"all_rewrites_off", AllRewritesOff()},
       {"list_unpack_copies", DefaultsWith({{&Options::fuse_list_unpack, true}})},
       {"inference_mode_off", DefaultsWith({{&Options::inference_mode, false}})},
-      {"prepack_weights_off", DefaultsWith({{&Options::prepack_weights, false}})}};
+      {"prepack_weights_off", DefaultsWith({{&Options::prepack_weights, false}})},
+      {"poisoned_memory", DefaultsWith({{&Options::poison_recycled_memory, true}})}};
   return *kOptionSets;
 }
 

@@ -1,9 +1,11 @@
 #include "memory/planner.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "ATen/ATen.h"
 #include "memory/unallocated_tensor.h"
+#include "sanitizer/asan_interface.h"
 
 namespace static_runtime {
 namespace memory {
@@ -26,6 +28,17 @@ void Detach(at::Tensor& tensor) {
   tensor.unsafeGetTensorImpl()->set_sizes_contiguous({0});
 }
 
+// Fills `bytes` at `data` with the poison pattern and poisons them for ASan.
+void Poison(char* data, size_t bytes) {
+  if (bytes == 0) return;
+  std::memset(data, 0xFF, bytes);
+  ASAN_POISON_MEMORY_REGION(data, bytes);
+}
+
+void Unpoison(char* data, size_t bytes) {
+  if (bytes > 0) ASAN_UNPOISON_MEMORY_REGION(data, bytes);
+}
+
 }  // namespace
 
 MemoryPlanner::MemoryPlanner(std::vector<uint32_t> slots, std::vector<Lifetime> lifetimes,
@@ -43,6 +56,27 @@ MemoryPlanner::MemoryPlanner(std::vector<uint32_t> slots, std::vector<Lifetime> 
   if (std::any_of(records_.begin(), records_.end(),
                   [](const TensorRecord& r) { return r.bytes > 0; })) {
     Replan();
+  }
+}
+
+MemoryPlanner::~MemoryPlanner() {
+  // The arena goes back to the allocator as ordinary memory.
+  if (poison_ && arena_.data() != nullptr) Unpoison(arena_.data(), arena_.capacity());
+}
+
+void MemoryPlanner::BeforeNode(size_t number) {
+  if (!poison_ || !planned_) return;
+  for (size_t i = 0; i < lifetimes_.size(); ++i) {
+    if (live_[i] && lifetimes_[i].last < number) {
+      Poison(arena_.data() + plan_.offsets[i], lifetimes_[i].bytes);
+      live_[i] = false;
+    }
+  }
+  for (size_t i = 0; i < lifetimes_.size(); ++i) {
+    if (lifetimes_[i].first == number) {
+      Unpoison(arena_.data() + plan_.offsets[i], lifetimes_[i].bytes);
+      live_[i] = true;
+    }
   }
 }
 
@@ -78,9 +112,14 @@ void MemoryPlanner::Replan() {
 }
 
 void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
-  if (!planned_) return;  // first run: sizes are learned
+  if (!planned_) return;                                    // first run: sizes are learned
+  if (poison_) Unpoison(arena_.data(), arena_.capacity());  // growing frees it
   arena_.Reserve(plan_.arena_bytes);
   stats_.arena_bytes = arena_.capacity();
+  if (poison_) {
+    Poison(arena_.data(), arena_.capacity());
+    live_.assign(lifetimes_.size(), false);
+  }
   for (size_t i = 0; i < slots_.size(); ++i) {
     c10::IValue& value = values[slots_[i]];
     if (records_[i].dtype && (value.isNone() || (handed_out_ && OwnedTensor(value) == nullptr))) {
@@ -97,6 +136,10 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
 }
 
 void MemoryPlanner::Release(absl::Span<c10::IValue> values, bool learn) {
+  if (poison_ && planned_) {
+    Poison(arena_.data(), arena_.capacity());
+    live_.assign(lifetimes_.size(), false);
+  }
   bool grew = learn && !planned_;
   auto record = [&](size_t i, const at::Tensor& tensor) {
     if (!learn) return;

@@ -18,6 +18,14 @@
 //
 // Sizes start from `initial` (from a run on sample inputs) or are learned
 // from the first run. Both algorithms of plan.h run; the smaller plan is used.
+//
+// Poisoning (a test mode, Options::poison_recycled_memory): arena memory no
+// live tensor owns holds 0xFF bytes (a NaN for floats, -1 for integers) and,
+// under AddressSanitizer, is poisoned: the whole arena from Allocate, a
+// tensor's bytes from its defining node (BeforeNode of its first number)
+// until the first node after its last use, and all of it again at Release.
+// A kernel that reads a tensor after its memory was recycled then reads the
+// pattern (or ASan reports it) instead of values that happen to be right.
 #ifndef STATIC_RUNTIME_MEMORY_PLANNER_H_
 #define STATIC_RUNTIME_MEMORY_PLANNER_H_
 
@@ -49,9 +57,20 @@ class MemoryPlanner {
   // not to use them any more).
   MemoryPlanner(std::vector<uint32_t> slots, std::vector<Lifetime> lifetimes,
                 std::vector<TensorRecord> initial = {}, bool handed_out = false);
+  ~MemoryPlanner();
+  MemoryPlanner(MemoryPlanner&&) = default;
+  MemoryPlanner& operator=(MemoryPlanner&&) = default;
 
   void Allocate(absl::Span<c10::IValue> values);
   void Release(absl::Span<c10::IValue> values, bool learn = true);
+
+  // Turns poisoning on (before the first run).
+  void EnablePoisoning() { poison_ = true; }
+  bool poisoning() const { return poison_; }
+  // With poisoning: before the node numbered `number` (lifetimes' numbers,
+  // memory/lifetimes.h) runs, poisons the tensors whose last use is before
+  // it and unpoisons those it defines.
+  void BeforeNode(size_t number);
 
   // True if slot `i` of `values` is managed and holds no memory.
   bool IsReleased(absl::Span<const c10::IValue> values, uint32_t slot) const;
@@ -76,6 +95,8 @@ class MemoryPlanner {
   bool planned_ = false;
   Arena arena_;
   ArenaStats stats_;
+  bool poison_ = false;
+  std::vector<bool> live_;  // with poisoning: by lifetime, its bytes unpoisoned
 };
 
 }  // namespace memory

@@ -27,6 +27,8 @@ const std::vector<BoolOption>& BoolOptions() {
       {"prepack_weights", &Options::prepack_weights,
        "oneDNN convolutions, linears and transformer layers, pre-packed weights (false: ATen's "
        "exact kernels)"},
+      {"poison_recycled_memory", &Options::poison_recycled_memory,
+       "for tests: recycled memory holds a NaN pattern (ASan: poisoned) until reused"},
   };
   return *kBoolOptions;
 }

@@ -86,6 +86,12 @@ struct Options {
   // writing to them in place outside inference mode) is an error. Turn it
   // off when outputs must take part in autograd.
   bool inference_mode = true;
+  // For tests: memory the planner recycles holds a NaN/garbage pattern (and
+  // is poisoned under AddressSanitizer) from the node after a tensor's last
+  // use until the next tensor there is made (memory/planner.h), so a use
+  // after recycling gives a wrong answer or an ASan report, never the right
+  // values by luck. Costs a pass over the arena per run and per node.
+  bool poison_recycled_memory = false;
 };
 
 // Every boolean option by its C++ name, with a one-line description: what

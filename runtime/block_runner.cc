@@ -152,4 +152,29 @@ absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values, NodeO
   return Run(block, values, reporter);
 }
 
+namespace {
+
+// Tells the planner which node runs next, and the observer (if any) about
+// each kernel call.
+struct Poisoner {
+  memory::MemoryPlanner& planner;
+  NodeObserver* observer;
+  void Before(const NodePlan& node, const NodeIO& io) {
+    planner.BeforeNode(node.info->number);
+    if (observer != nullptr) observer->Before(*node.info, io);
+  }
+  void After(const NodePlan& node, const NodeIO& io) {
+    if (observer != nullptr) observer->After(*node.info, io);
+  }
+};
+
+}  // namespace
+
+absl::Status RunBlockPoisoning(const BlockPlan& block, c10::IValue* values,
+                               memory::MemoryPlanner& planner, NodeObserver* observer) {
+  const RunScope run;
+  Poisoner poisoner{planner, observer};
+  return Run(block, values, poisoner);
+}
+
 }  // namespace static_runtime

@@ -10,6 +10,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
+#include "memory/planner.h"
 #include "runtime/plan.h"
 #include "runtime/types.h"
 
@@ -24,6 +25,11 @@ std::exception_ptr TakeNodeException();
 
 // RunBlock, reporting each kernel call to `observer`.
 absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values, NodeObserver& observer);
+
+// RunBlock (or RunBlockObserved, with an `observer`) telling `planner`
+// about each kernel node before it runs: for its poisoning mode.
+absl::Status RunBlockPoisoning(const BlockPlan& block, c10::IValue* values,
+                               memory::MemoryPlanner& planner, NodeObserver* observer);
 
 }  // namespace static_runtime
 

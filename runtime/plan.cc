@@ -26,6 +26,7 @@ struct Planning {
   const ValueLayout& layout;
   bool allow_out_variants;
   const KernelFactory& fork_kernels;
+  size_t* next_number;  // the next node's NodeInfo::number
 };
 
 absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefix,
@@ -103,8 +104,10 @@ absl::StatusOr<BlockPlan> PlanBlock(const Block* block, const std::string& prefi
   AddSlots(planning.layout, block->inputs(), plan.inputs);
   AddSlots(planning.layout, block->outputs(), plan.outputs);
   for (const Node* node : block->nodes()) {
+    const size_t number = (*planning.next_number)++;
     if (node->kind() == c10::prim::Constant) continue;
     NodeInfo& info = plan.node_infos.emplace_back();
+    info.number = number;
     info.position = absl::StrCat(prefix, plan.nodes.size());
     ASSIGN_OR_RETURN(NodePlan node_plan, PlanNode(node, info, plan.node_slots, planning));
     plan.nodes.push_back(std::move(node_plan));
@@ -144,7 +147,9 @@ void Count(const BlockPlan& block, KernelCounts& counts) {
 
 absl::StatusOr<BlockPlan> BuildPlan(const torch::jit::Graph& graph, const ValueLayout& layout,
                                     bool allow_out_variants, const KernelFactory& fork_kernels) {
-  return PlanBlock(graph.block(), "", Planning{layout, allow_out_variants, fork_kernels});
+  size_t next_number = 0;
+  return PlanBlock(graph.block(), "",
+                   Planning{layout, allow_out_variants, fork_kernels, &next_number});
 }
 
 KernelCounts CountKernels(const BlockPlan& plan) {

@@ -35,6 +35,9 @@ struct BlockPlan;
 // kernel's error bound.
 struct NodeInfo : NodeDescription {
   ErrorBound error_bound;  // empty: bit-exact (see ops/registry.h)
+  // The node's number in the graph's execution order through all blocks,
+  // constants included: the numbers of memory/lifetimes.h.
+  size_t number = 0;
 };
 
 // What a run reads about a node.

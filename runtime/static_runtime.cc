@@ -1,6 +1,7 @@
 #include "runtime/static_runtime.h"
 
 #include <chrono>
+#include <functional>
 #include <type_traits>
 #include <utility>
 
@@ -32,6 +33,7 @@ RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
     planner.emplace(
         std::vector<uint32_t>(module_state.managed_slots.begin(), module_state.managed_slots.end()),
         module_state.managed_lifetimes, module_state.initial_records);
+    if (module_state.options.poison_recycled_memory) planner->EnablePoisoning();
   }
   if (!module_state.output_slots.empty()) {
     output_buffer.emplace(
@@ -177,6 +179,23 @@ absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::
   return result;
 }
 
+// How a run of `state` runs its plan: RunBlock, or with an `observer`
+// RunBlockObserved; RunBlockPoisoning when the planner poisons.
+std::function<absl::Status(const BlockPlan&, c10::IValue*)> PlanRunner(RuntimeState& state,
+                                                                       NodeObserver* observer) {
+  if (state.planner && state.planner->poisoning()) {
+    return [&state, observer](const BlockPlan& plan, c10::IValue* values) {
+      return RunBlockPoisoning(plan, values, *state.planner, observer);
+    };
+  }
+  if (observer != nullptr) {
+    return [observer](const BlockPlan& plan, c10::IValue* values) {
+      return RunBlockObserved(plan, values, *observer);
+    };
+  }
+  return RunBlock;
+}
+
 absl::Status StillRunningAsync() {
   return absl::FailedPreconditionError(
       "a RunAsync of this runtime has not completed: wait for its future before running again");
@@ -192,7 +211,7 @@ StaticRuntime::~StaticRuntime() = default;
 absl::StatusOr<c10::IValue> StaticRuntime::Run(const std::vector<c10::IValue>& args,
                                                const KwargMap& kwargs) {
   if (state_->running_async.load(std::memory_order_acquire)) return StillRunningAsync();
-  return RunWith(*state_, args, kwargs, RunBlock, nullptr);
+  return RunWith(*state_, args, kwargs, PlanRunner(*state_, nullptr), nullptr);
 }
 
 c10::intrusive_ptr<c10::ivalue::Future> StaticRuntime::RunAsync(std::vector<c10::IValue> args,
@@ -205,7 +224,8 @@ c10::intrusive_ptr<c10::ivalue::Future> StaticRuntime::RunAsync(std::vector<c10:
   }
   return ops::RunAsTask(
       [state = state_.get(), args = std::move(args), kwargs = std::move(kwargs)] {
-        absl::StatusOr<c10::IValue> result = RunWith(*state, args, kwargs, RunBlock, nullptr);
+        absl::StatusOr<c10::IValue> result =
+            RunWith(*state, args, kwargs, PlanRunner(*state, nullptr), nullptr);
         state->running_async.store(false, std::memory_order_release);
         return result;
       },
@@ -216,12 +236,7 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(const std::vector<c10::IV
                                                        const KwargMap& kwargs,
                                                        NodeObserver& observer) {
   if (state_->running_async.load(std::memory_order_acquire)) return StillRunningAsync();
-  return RunWith(
-      *state_, args, kwargs,
-      [&observer](const BlockPlan& plan, c10::IValue* values) {
-        return RunBlockObserved(plan, values, observer);
-      },
-      &observer);
+  return RunWith(*state_, args, kwargs, PlanRunner(*state_, &observer), &observer);
 }
 
 c10::IValue StaticRuntime::operator()(const std::vector<c10::IValue>& args,

@@ -41,6 +41,7 @@ class StaticModule:
                  unroll_constant_loops: bool = ...,
                  inference_mode: bool = ..., manage_output_tensors: bool = ...,
                  optimize_memory: bool = ..., parallel_forks: bool = ...,
+                 poison_recycled_memory: bool = ...,
                  prepack_weights: bool = ..., use_copy_variants: bool = ...,
                  use_maybe_copy_variants: bool = ..., use_variadic_ops: bool = ...) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
