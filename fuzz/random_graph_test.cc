@@ -1,7 +1,8 @@
 // The random graph property: for random well-typed programs (fuzz/random_program.h)
 // under a random option set, the static runtime returns what the JIT
 // interpreter returns, at batch sizes small, large, small on one runtime,
-// leaves the inputs unmodified, holds no intermediate afterwards and warns
+// leaves the inputs unmodified, holds no intermediate afterwards, leaves
+// the output of the run before (which the test holds) alone, and warns
 // what the JIT warns; where the JIT raises, the runtime returns an error and
 // stays usable. RapidCheck
 // shrinks a failure to a minimal program and prints it as TorchScript source
@@ -114,15 +115,23 @@ RC_GTEST_PROP(RandomGraphTest, StaticRuntimeMatchesTheJit, ()) {
   }
   StaticRuntime runtime(*static_module);
   const int64_t batches[] = {spec.small_batch, spec.large_batch, spec.small_batch};
+  c10::IValue held, held_copy;  // the run before's output, which the test holds
   for (int run = 0; run < 3; ++run) {
     const std::vector<c10::IValue> inputs = program.MakeInputs(seed + run, batches[run]);
     const std::string where =
         absl::StrCat("run ", run + 1, " of {small, large, small}, input shapes ",
                      reference::Shapes(c10::ivalue::Tuple::create(inputs)), ", ", context,
                      "prepared graph:\n", (*static_module)->graph()->toString(false));
+    c10::IValue output;
     const absl::Status checked = golden::CheckRunAgainstJit(
-        *module, runtime, inputs, golden::WhenTheJitRaises::kExpectAnError);
+        *module, runtime, inputs, golden::WhenTheJitRaises::kExpectAnError, &output);
     if (!checked.ok()) RC_FAIL(absl::StrCat(checked.message(), "\n", where));
+    if (!reference::ExactlyEqual(held, held_copy)) {
+      RC_FAIL(
+          absl::StrCat("the output of the run before, which the caller holds, changed\n", where));
+    }
+    held = output;
+    held_copy = reference::DeepCopy(output);
   }
   // What the runtime warns (torch.warn in branches and loops) is what the
   // JIT warns, run by run. Not with forks: the JIT warns there on a thread

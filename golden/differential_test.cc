@@ -3,8 +3,9 @@
 // with shapes in the order small, larger, small (so a stale plan or a resizing
 // bug shows), on one runtime. The whole output structure must match (container
 // kinds, lengths, dict keys, dtypes, shapes, values with dtype-aware
-// tolerances); the inputs must be unmodified and the runtime must hold no
-// intermediate after every run. A failure names the model, the option set, the
+// tolerances); the inputs must be unmodified, the runtime must hold no
+// intermediate after every run, and the output of each run, which the test
+// holds, must be unchanged by the next two. A failure names the model, the option set, the
 // seed, the shapes and the first differing element. Then the same inputs run
 // again with every kernel's outputs checked against its node's JIT operator,
 // bit for bit except within the declared error bounds of the kernels that
@@ -39,6 +40,10 @@ TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
         StaticModule::FromModule(*module, /*is_frozen=*/false, option_set.options);
     ASSERT_TRUE(static_module.ok()) << option_set.name << ": " << static_module.status();
     StaticRuntime runtime(*static_module);
+    // The output of the run before, which the test holds, and a copy of it:
+    // later runs must leave it alone (with managed output tensors the
+    // caller releases it first, as documented: then it is empty).
+    c10::IValue held, held_copy;
     for (int seed = 0; seed < kSeeds; ++seed) {
       for (size_t step = 0; step < std::size(kShapes); ++step) {
         corpus::InputRng rng(seed * 10 + kShapes[step]);
@@ -47,12 +52,20 @@ TEST_P(DifferentialTest, MatchesTheJitInterpreter) {
             absl::StrCat("model ", model.name, ", options ", option_set.name, ", seed ", seed,
                          ", run ", step + 1, " of {small, larger, small}, input shapes ",
                          reference::Shapes(c10::ivalue::Tuple::create(inputs)));
-        const absl::Status run =
-            golden::CheckRunAgainstJit(*module, runtime, inputs, golden::WhenTheJitRaises::kFail);
+        c10::IValue output;
+        const absl::Status run = golden::CheckRunAgainstJit(
+            *module, runtime, inputs, golden::WhenTheJitRaises::kFail, &output);
         EXPECT_TRUE(run.ok()) << where << ": " << run.message();
         const absl::StatusOr<int> nodes = golden::CheckNodesAgainstJit(runtime, inputs);
         EXPECT_TRUE(nodes.ok()) << where << ": " << nodes.status().message();
         if (nodes.ok()) checked_nodes += *nodes;
+        const absl::Status held_unchanged =
+            reference::Compare(held_copy, held, reference::Tolerance::kBitwise);
+        EXPECT_TRUE(held_unchanged.ok())
+            << where << ": the output of the run before, which the caller holds, changed: "
+            << held_unchanged.message();
+        held = output;
+        held_copy = reference::DeepCopy(output);
         ++cases;
       }
     }
