@@ -4,11 +4,17 @@
 // with a counting CPU allocator installed, a steady-state run allocates
 // exactly what a run without planning allocates minus one allocation per
 // managed tensor; with sample inputs, even the first run is planned.
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "absl/algorithm/container.h"
+#include "absl/strings/str_cat.h"
 #include "golden/models/corpus.h"
 #include "golden/reference.h"
 #include "gtest/gtest.h"
@@ -159,6 +165,66 @@ TEST_P(MemoryPlanningTest, SampleInputsPlanTheFirstRun) {
   // The first run only adds the arena (if anything is managed) and the output
   // slab (if any tensor is handed out), which later runs reuse.
   EXPECT_LE(first, second + 2);
+}
+
+// The allocations of a steady-state run (the third, on inputs of size 2)
+// of every corpus model with the default options, and how many managed
+// tensors the runtime keeps after it (detached, for the next run to point
+// into the arena again), are deterministic: they are recorded in
+// kAllocationsFile, so memory that stops being recycled (a tensor the
+// planner no longer manages or can no longer take back because a view or
+// list still holds it, a container no longer refilled) fails here. After a deliberate change,
+// rewrite the file with
+//   UPDATE_ALLOCATIONS=1 bazel run //runtime:memory_planning_test -- \
+//       --gtest_filter='SteadyState.*'
+constexpr char kAllocationsFile[] = "runtime/testdata/steady_state_allocations.txt";
+
+TEST(SteadyState, AllocationsPerRunAreTheRecordedOnes) {
+  std::map<std::string, std::pair<size_t, size_t>> recorded;
+  std::ifstream file(kAllocationsFile);
+  for (std::string line; std::getline(file, line);) {
+    std::istringstream fields(line);
+    std::string name;
+    size_t allocations = 0, kept = 0;
+    if (line.empty() || line[0] == '#' || !(fields >> name >> allocations >> kept)) continue;
+    recorded[name] = {allocations, kept};
+  }
+  std::ostringstream table;
+  table << "# Per corpus model, default options: the allocations of a steady-state run and\n"
+        << "# the managed tensors kept after it (//runtime:memory_planning_test,\n"
+        << "# SteadyState; see there how to rewrite this file).\n";
+  for (const corpus::Model& model : corpus::Models()) {
+    absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    corpus::InputRng rng(7);
+    const std::vector<c10::IValue> inputs = model.inputs(rng, 2);
+    StaticRuntime runtime(prepared->static_module);
+    size_t allocations = 0;
+    for (int run = 0; run < 3; ++run) {
+      const size_t before = Counter().count();
+      ASSERT_TRUE(runtime.Run(inputs).ok());
+      allocations = Counter().count() - before;
+    }
+    EXPECT_EQ(runtime.NumHeldValues(), 0u) << model.name;
+    const RuntimeState& state = RuntimeState::Of(runtime);
+    const size_t kept = absl::c_count_if(state.module_state.managed_slots, [&](ValueIndex slot) {
+      const c10::IValue& value = state.values[slot];
+      return value.isTensor() && value.toTensor().defined() &&
+             value.toTensor().storage().nbytes() == 0;
+    });
+    table << model.name << " " << allocations << " " << kept << "\n";
+    const auto found = recorded.find(model.name);
+    EXPECT_TRUE(found != recorded.end() && found->second == std::make_pair(allocations, kept))
+        << model.name << ": " << allocations << " allocations a run, " << kept
+        << " managed tensors kept; recorded: "
+        << (found == recorded.end()
+                ? std::string("none")
+                : absl::StrCat(found->second.first, ", ", found->second.second));
+  }
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (std::getenv("UPDATE_ALLOCATIONS") != nullptr && workspace != nullptr) {
+    std::ofstream(std::string(workspace) + "/" + kAllocationsFile) << table.str();
+  }
 }
 
 std::vector<std::string> ModelNames() {
