@@ -323,6 +323,54 @@ std::vector<fs::path> Entries(const fs::path& cache) {
   return entries;
 }
 
+// Whether `a` and `b` agree on every boolean option; names the first that
+// differs.
+std::string OptionDifference(const Options& a, const Options& b) {
+  for (const BoolOption& option : BoolOptions()) {
+    if (a.*option.member != b.*option.member) {
+      return absl::StrCat(option.name, ": ", a.*option.member, " vs ", b.*option.member);
+    }
+  }
+  return "";
+}
+
+// Every option, set to each of its values (the others at their defaults,
+// where the combination is valid), comes back from a package and from the
+// model cache as it went in: a writer that wrote only the options that are
+// on, or a reader that skipped one, fails here.
+TEST(PackageTest, EveryOptionAtEveryValueSurvivesTheRoundTrips) {
+  const fs::path dir = TempDir("option_round_trips");
+  const fs::path model = SaveCorpusModel("mlp", dir);
+  const ModelCache cache((dir / "cache").string());
+  absl::StatusOr<torch::jit::Module> module = LoadModuleFromFile(model.string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  int round_trips = 0;
+  for (const BoolOption& option : BoolOptions()) {
+    for (const bool value : {false, true}) {
+      SCOPED_TRACE(absl::StrCat(option.name, "=", value));
+      Options options;
+      options.*option.member = value;
+      if (!ValidateOptions(options).ok()) continue;
+      absl::StatusOr<StaticModule::Ptr> prepared =
+          StaticModule::FromModule(*module, false, options);
+      ASSERT_TRUE(prepared.ok()) << prepared.status();
+      const fs::path path = dir / absl::StrCat(option.name, "_", value, ".srpkg");
+      ASSERT_TRUE(SavePackage(**prepared, path.string(), {"mlp", ""}).ok());
+      absl::StatusOr<StaticModule::Ptr> loaded = LoadPackage(path.string());
+      ASSERT_TRUE(loaded.ok()) << loaded.status();
+      EXPECT_EQ(OptionDifference((*loaded)->options(), options), "") << "package";
+      // The cache: a miss (prepared and written) and a hit (read back).
+      for (int load = 0; load < 2; ++load) {
+        absl::StatusOr<StaticModule::Ptr> cached = cache.Load(model.string(), options);
+        ASSERT_TRUE(cached.ok()) << cached.status();
+        EXPECT_EQ(OptionDifference((*cached)->options(), options), "") << "cache, load " << load;
+      }
+      ++round_trips;
+    }
+  }
+  EXPECT_GE(round_trips, static_cast<int>(BoolOptions().size()) * 2 - 3);
+}
+
 TEST(ModelCacheTest, MissThenHitWithoutPasses) {
   const fs::path dir = TempDir("cache_hit");
   const fs::path model = SaveCorpusModel("mlp", dir);
