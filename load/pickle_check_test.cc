@@ -3,6 +3,10 @@
 // longer than what is left, memo indices out of order and unknown opcodes.
 #include "load/pickle_check.h"
 
+#include <cstdint>
+#include <string>
+#include <tuple>
+
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -66,6 +70,36 @@ TEST(PickleCheckTest, RefusesHugeLengthsAndBadMemoIndices) {
   // The same opcodes with what they need.
   for (const std::string& body : {"Nq\x00"s, "N\x85"s, "]Na"s, "}NNs"s, "NNR"s, "(NNt"s, "](Ne"s}) {
     EXPECT_TRUE(CheckPickle(absl::StrCat("\x80\x02", body, ".")).ok()) << body;
+  }
+}
+
+// Memo indices at the boundary: with `count` entries stored, a get of
+// count-1 reads the last one, a get of count or count+1 reads nothing; a put
+// at count-1 replaces, at count adds the next entry, at count+1 leaves a
+// hole. For the one-byte (BINGET, BINPUT) and four-byte (LONG_BINGET,
+// LONG_BINPUT) forms.
+TEST(PickleCheckTest, MemoIndicesAtTheBoundary) {
+  const auto index = [](char opcode, int width, uint32_t value) {
+    std::string encoded(1, opcode);
+    for (int i = 0; i < width; ++i) encoded.push_back(static_cast<char>(value >> (8 * i)));
+    return encoded;
+  };
+  for (const auto& [get, put, width] : {std::tuple('h', 'q', 1), std::tuple('j', 'r', 4)}) {
+    // A list (entry 0), a mark, None (entry 1), the get, APPENDS: count 2.
+    const auto with_get = [&](uint32_t i) {
+      return absl::StrCat("\x80\x02]", index(put, width, 0), "(N", index(put, width, 1),
+                          index(get, width, i), "e.");
+    };
+    EXPECT_TRUE(CheckPickle(with_get(1)).ok()) << get << " count-1";
+    EXPECT_FALSE(CheckPickle(with_get(2)).ok()) << get << " count";
+    EXPECT_FALSE(CheckPickle(with_get(3)).ok()) << get << " count+1";
+    // None stored at entry 0 (count 1), then stored again at the index.
+    const auto with_put = [&](uint32_t i) {
+      return absl::StrCat("\x80\x02N", index(put, width, 0), index(put, width, i), ".");
+    };
+    EXPECT_TRUE(CheckPickle(with_put(0)).ok()) << put << " count-1";
+    EXPECT_TRUE(CheckPickle(with_put(1)).ok()) << put << " count";
+    EXPECT_FALSE(CheckPickle(with_put(2)).ok()) << put << " count+1";
   }
 }
 

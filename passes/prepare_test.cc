@@ -4,13 +4,16 @@
 #include "passes/prepare.h"
 
 #include <cstdlib>
+#include <string>
 
 #include "ATen/ATen.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "passes/check_static_runnable.h"
 #include "torch/csrc/jit/api/function_impl.h"
+#include "torch/csrc/jit/ir/irparser.h"
 
 namespace static_runtime {
 namespace {
@@ -177,6 +180,44 @@ TEST(CheckTest, CallsAndForksWithoutSubgraphAreAllReported) {
                     HasSubstr("call left after inlining"), HasSubstr("node #1 prim::CallMethod"),
                     HasSubstr("node #2 prim::fork"), HasSubstr("asynchronous execution"),
                     Not(HasSubstr("prim::PythonOp"))));
+}
+
+// A constant dtype, layout or memory format is checked at its boundary:
+// NumOptions-1 names the last value, NumOptions and NumOptions+1 name none
+// (LibTorch 1.13 crashes formatting the error for an unknown dtype), and
+// neither does -1.
+TEST(CheckTest, EnumConstantsAtTheBoundary) {
+  struct Enum {
+    const char* argument;  // of aten::empty.memory_format
+    int64_t count;
+  };
+  for (const Enum& kind :
+       {Enum{"dtype", static_cast<int64_t>(c10::ScalarType::NumOptions)},
+        Enum{"layout", static_cast<int64_t>(c10::Layout::NumOptions)},
+        Enum{"memory_format", static_cast<int64_t>(c10::MemoryFormat::NumOptions)}}) {
+    for (const int64_t value : {kind.count - 1, kind.count, kind.count + 1, int64_t{-1}}) {
+      SCOPED_TRACE(absl::StrCat(kind.argument, "=", value));
+      const auto argument = [&](const char* name) {
+        return kind.argument == std::string(name) ? "%value" : "%none";
+      };
+      const std::string ir = absl::StrCat(
+          "graph(%n : int):\n  %sizes : int[] = prim::ListConstruct(%n)\n",
+          "  %value : int = prim::Constant[value=", value, "]()\n",
+          "  %none : NoneType = prim::Constant()\n", "  %y : Tensor = aten::empty(%sizes, ",
+          argument("dtype"), ", ", argument("layout"), ", %none, %none, ",
+          argument("memory_format"), ")\n  return (%y)\n");
+      auto graph = std::make_shared<torch::jit::Graph>();
+      torch::jit::parseIR(ir, graph.get());
+      const absl::Status status = CheckStaticRunnable(graph);
+      if (value == kind.count - 1) {
+        EXPECT_TRUE(status.ok()) << status;
+      } else {
+        EXPECT_THAT(std::string(status.message()),
+                    AllOf(HasSubstr(absl::StrCat("argument '", kind.argument, "' is ", value)),
+                          HasSubstr("which names no")));
+      }
+    }
+  }
 }
 
 TEST(CheckTest, ControlFlowIsAllowed) {
