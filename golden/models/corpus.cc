@@ -765,6 +765,54 @@ def forward(self, x):
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 4, 9 + 6 * size})};
        }});
+  // Loop-carried values that alias what the iteration before yielded: a
+  // view of the last yield, the last yield itself, and a value written in
+  // place after it was carried (trip count from the input: not unrolled).
+  add({"loop_carried_aliases",
+       R"(
+def forward(self, x):
+    a = x + 1.0
+    b = a * 2.0
+    c = torch.relu(x)
+    for _ in range(x.size(0)):
+        d = torch.tanh(a) + b
+        a, b = b, d.view(d.size())
+        c = c.add_(0.5) * b
+        e = c.transpose(0, 1)
+        c = e.transpose(0, 1)
+    return a, b, c
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 3})}; }});
+  // Graphs that read strides, or contiguity, next to views the copy variants
+  // would turn into copies (a permuted copy is contiguous, the view is not):
+  // the runtime must answer as the views do.
+  add({"strides_next_to_copies",
+       R"(
+def forward(self, x):
+    a = x * 2.0
+    y = a.permute(1, 0)
+    z = y.reshape(-1)
+    v = a.reshape(-1, 2)
+    s = y.stride(0)
+    return z * float(s), v + 1.0, v.stride(0) + s
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 4})}; }});
+  add({"contiguity_next_to_copies",
+       R"(
+def forward(self, x):
+    y = x.permute(1, 0)
+    w = y.flatten()
+    n = y.is_contiguous()
+    if n:
+        out = w * 2.0
+    else:
+        out = w + 1.0
+    return out, w.sum() + float(w.is_contiguous()), x.t().is_contiguous()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 4})}; }});
 
   return models;
 }
