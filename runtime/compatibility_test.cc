@@ -275,6 +275,36 @@ def forward(self, x: Tensor, a: Any):
                        {at::randn({1}), std::string("neither")}});
 }
 
+// Values that cross a fork keep the interpreter's typing: None and present
+// optionals, an Any, and a value an If leaves uninitialized, into a forked
+// method that refines them as the JIT does.
+TEST(CompatibilityTest, ForkedCallsTakeOptionalsAnyAndUninitializedValues) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, y: Optional[Tensor], n: Optional[int], a: Any):
+    if x.dim() > 0:
+        z = x * 2.0
+    else:
+        assert False, "a scalar"
+    future = fork(self.tower, x, y, n, a, z)
+    return torch.wait(future) + 1.0
+
+def tower(self, x: Tensor, y: Optional[Tensor], n: Optional[int], a: Any, z: Tensor) -> Tensor:
+    out = x + z
+    if y is not None:
+        out = out * y
+    if n is not None:
+        out = out + n
+    if isinstance(a, Tensor):
+        out = out - a
+    return out
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ExpectMatchesTheJit(*module, /*is_frozen=*/false,
+                      {{at::randn({3}), c10::IValue(), c10::IValue(), std::string("any")},
+                       {at::randn({4}), at::randn({4}), int64_t{2}, at::randn({4})},
+                       {at::randn({2, 2}), c10::IValue(), int64_t{-1}, at::randn({2})}});
+}
+
 // prim::TupleSlice (which 1.13's frontend lowers to TupleIndex and
 // TupleConstruct, but IR and older archives may hold) runs on the interpreter.
 TEST(CompatibilityTest, TupleSliceRunsAsTheJitDoes) {
