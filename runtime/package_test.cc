@@ -259,8 +259,8 @@ TEST(PackageTest, EveryFlippedByteIsAnErrorOrHarmless) {
 
 // `bytes`, a package, written anew with `from` replaced by `to` in its
 // metadata.json (a package of another version, with valid checksums).
-std::string WithMetadataChanged(const std::string& bytes, const std::string& from,
-                                const std::string& to) {
+std::string WithRecordChanged(const std::string& bytes, const std::string& changed,
+                              const std::string& from, const std::string& to) {
   std::istringstream in(bytes);
   caffe2::serialize::PyTorchStreamReader reader(&in);
   std::string out;
@@ -273,9 +273,9 @@ std::string WithMetadataChanged(const std::string& bytes, const std::string& fro
       if (name == "version" || absl::StartsWith(name, ".data/")) continue;  // the writer's own
       auto [data, size] = reader.getRecord(name);
       std::string record(static_cast<const char*>(data.get()), size);
-      if (name == "metadata.json") {
+      if (name == changed) {
         const size_t at = record.find(from);
-        TORCH_CHECK(at != std::string::npos, "no '", from, "' in metadata.json");
+        TORCH_CHECK(at != std::string::npos, "no '", from, "' in ", changed);
         record.replace(at, from.size(), to);
       }
       writer.writeRecord(name, record.data(), record.size());
@@ -283,6 +283,20 @@ std::string WithMetadataChanged(const std::string& bytes, const std::string& fro
     writer.writeEndOfFile();
   }
   return out;
+}
+
+// A memory-plan record's dtype at the boundary: the last dtype loads, the
+// number of dtypes and one more are refused.
+TEST(PackageTest, RecordDtypesAtTheBoundary) {
+  const SmallPackage small = MakeSmallPackage();
+  const int count = static_cast<int>(c10::ScalarType::NumOptions);
+  const std::string kFloat = absl::StrCat("\"dtype\":", static_cast<int>(at::kFloat));
+  for (const int dtype : {count - 1, count, count + 1}) {
+    const std::string other = WithRecordChanged(small.bytes, "memory_plan.json", kFloat,
+                                                absl::StrCat("\"dtype\":", dtype));
+    absl::StatusOr<StaticModule::Ptr> loaded = LoadPackageBytes(other);
+    EXPECT_EQ(loaded.ok(), dtype == count - 1) << dtype << ": " << loaded.status();
+  }
 }
 
 TEST(PackageTest, OtherVersionsAreRefused) {
@@ -295,14 +309,14 @@ TEST(PackageTest, OtherVersionsAreRefused) {
             "\"libtorch_version\": \"0.1.0\"", "package written with LibTorch 0.1.0"},
            {absl::StrCat("\"format_version\": ", kPackageFormatVersion), "\"format_version\": 99",
             "package format version 99"}}) {
-    const std::string other = WithMetadataChanged(small.bytes, from, to);
+    const std::string other = WithRecordChanged(small.bytes, "metadata.json", from, to);
     absl::StatusOr<StaticModule::Ptr> loaded = LoadPackageBytes(other);
     ASSERT_FALSE(loaded.ok()) << to;
     EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition) << loaded.status();
     EXPECT_THAT(std::string(loaded.status().message()), HasSubstr(message));
   }
   // Rewritten unchanged, the package loads.
-  EXPECT_TRUE(LoadPackageBytes(WithMetadataChanged(small.bytes, "{", "{")).ok());
+  EXPECT_TRUE(LoadPackageBytes(WithRecordChanged(small.bytes, "metadata.json", "{", "{")).ok());
 }
 
 // The cache tests: a corpus model saved as a `.pt` file.
@@ -432,9 +446,9 @@ TEST(ModelCacheTest, CorruptEntriesAreRebuilt) {
   ASSERT_TRUE(cache.Load(model.string(), options).ok());
   const fs::path entry = Entries(cache.directory()).at(0);
   const std::string intact = ReadBytes(entry);
-  const std::string other_version =
-      WithMetadataChanged(intact, absl::StrCat("\"library_version\": \"", kLibraryVersion, "\""),
-                          "\"library_version\": \"0.0.1\"");
+  const std::string other_version = WithRecordChanged(
+      intact, "metadata.json", absl::StrCat("\"library_version\": \"", kLibraryVersion, "\""),
+      "\"library_version\": \"0.0.1\"");
   for (const std::string& corrupt :
        {intact.substr(0, intact.size() / 2), std::string("junk"),
         absl::StrCat(intact.substr(0, 100), "X", intact.substr(101)), other_version}) {
