@@ -7,10 +7,11 @@
 Each mutant of FILE (default tools/mutants.json: a list of objects with
 "name", "file", "find", "replace" and "why") is applied alone to a scratch
 copy of this checkout (default /tmp/static_runtime_mutation, made or
-refreshed with rsync, so Bazel builds it incrementally), then the tests run
+refreshed by copying, so Bazel builds it incrementally), then the tests run
 there (`bazel test --keep_going TARGETS`, default //...). A mutant is
 killed when a test fails, survives when every test passes, and is
-stillborn when it does not build (a mutant must compile to count). `find`
+stillborn when it does not build (a mutant must compile to count); the
+tests must pass on the scratch copy before any mutant is applied. `find`
 must occur exactly once in its file. The report lists every mutant's fate
 and the kill rate over the mutants that built; the exit status is 0 only
 if every mutant was killed. The scratch copy is restored after each one.
@@ -20,6 +21,7 @@ if every mutant was killed. The scratch copy is restored after each one.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -53,9 +55,10 @@ def mutated(root, mutant):
 
 
 def sync_scratch(scratch):
-    os.makedirs(scratch, exist_ok=True)
-    subprocess.run(["rsync", "-a", "--delete", "--exclude", "/bazel-*", "--exclude", ".git",
-                    ROOT + "/", scratch + "/"], check=True)
+    """Copies the checkout (not .git or Bazel's links) over the scratch copy;
+    Bazel rebuilds only what changed (it compares contents)."""
+    shutil.copytree(ROOT, scratch, dirs_exist_ok=True, symlinks=True,
+                    ignore=shutil.ignore_patterns(".git", "bazel-*"))
 
 
 def run_tests(scratch, targets):
@@ -95,6 +98,11 @@ def main():
         return 0
 
     sync_scratch(args.scratch)
+    # Unmutated, every test must pass: else every mutant would look killed.
+    fate, seconds, by = run_tests(args.scratch, args.targets)
+    print(f"{'baseline':<10} {'(no mutant)':<40} {seconds:6.0f} s  {by}", flush=True)
+    if fate != "survived":
+        sys.exit(f"mutate: the tests do not pass without a mutant ({fate}): fix that first")
     fates = {}
     for mutant in mutants:
         path = os.path.join(args.scratch, mutant["file"])
