@@ -58,6 +58,15 @@ RC_GTEST_PROP(PlanProperty, CheckerRejectsOverlappingPlacements, ()) {
   RC_ASSERT(!CheckPlan({{0, 0}, 2 * bytes}, lifetimes, 1).ok());
 }
 
+// At the boundary: a tensor made by the node that last reads another (the
+// node reads one while it writes the other) may not share its bytes; one
+// made by the next node may.
+TEST(PlanTest, CheckerAtTheBoundaryOfTwoLifetimes) {
+  EXPECT_FALSE(CheckPlan({{0, 0}, 64}, {{0, 1, 64}, {1, 2, 64}}, 64).ok());
+  EXPECT_TRUE(CheckPlan({{0, 0}, 64}, {{0, 1, 64}, {2, 3, 64}}, 64).ok());
+  EXPECT_FALSE(CheckPlan({{0, 0}, 64}, {{1, 2, 64}, {0, 1, 64}}, 64).ok());
+}
+
 // Alloc/free order +0 +1 -0 +2 -1 -2 with sizes 100, 50, 80: 0 and 2 can
 // share, 1 overlaps both.
 TEST(PlanTest, SmallExampleOffsets) {
