@@ -77,7 +77,7 @@ KernelOffer TypeCheck(const Node* node) {
   };
 }
 
-// The object's class, if it is known statically and has `method`.
+// Whether the object's class is known statically and has `method`.
 bool HasMethod(const Node* node, const std::string& method) {
   const auto class_type = node->input(0)->type()->cast<c10::ClassType>();
   return class_type != nullptr && class_type->findMethod(method) != nullptr;

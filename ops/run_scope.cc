@@ -1,8 +1,10 @@
 #include "ops/run_scope.h"
 
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <utility>
+#include <vector>
 
 #include "ATen/core/class_type.h"
 #include "ATen/core/function.h"
