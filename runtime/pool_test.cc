@@ -6,6 +6,7 @@
 #include <atomic>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -37,12 +38,18 @@ std::vector<Case> JitCases(const std::string& name, torch::jit::Module& module) 
   return cases;
 }
 
-class PoolTest : public testing::TestWithParam<std::string> {};
+// A model, and whether its recycled memory is poisoned (Options::
+// poison_recycled_memory: a run that read memory another thread's run or
+// its own recycled would see NaN).
+class PoolTest : public testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 TEST_P(PoolTest, ConcurrentRunsMatchTheJit) {
-  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed(GetParam()));
+  const auto& [name, poisoned] = GetParam();
+  Options options;
+  options.poison_recycled_memory = poisoned;
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed(name), options);
   ASSERT_TRUE(prepared.ok()) << prepared.status();
-  const std::vector<Case> cases = JitCases(GetParam(), prepared->module);
+  const std::vector<Case> cases = JitCases(name, prepared->module);
 
   constexpr int kThreads = 4;
   constexpr int kRunsPerThread = 250;
@@ -68,7 +75,9 @@ TEST_P(PoolTest, ConcurrentRunsMatchTheJit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PoolTest,
-                         testing::Values("mlp", "ads_ranking", "lstm_cell_loop", "if_branch"));
+                         testing::Combine(testing::Values("mlp", "ads_ranking", "lstm_cell_loop",
+                                                          "if_branch"),
+                                          testing::Bool()));
 
 // One runtime, four threads: every call but the first waits for the runtime
 // another thread holds, handed over from that thread's slot or the idle list
