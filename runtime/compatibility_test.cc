@@ -73,6 +73,20 @@ TEST(CompatibilityTest, AttributesForwardAssignsKeepTheirValuesBetweenRuns) {
                       {{at::randn({2, 2})}, {at::randn({5, 3})}});
 }
 
+// A tensor a run makes and stores into an attribute, as it is (not a view
+// of it), is read by the next run: it must never be planned memory.
+TEST(CompatibilityTest, AFreshTensorStoredInAnAttributeOutlivesTheRun) {
+  torch::jit::Module module("__torch__.Accumulator");
+  module.register_attribute("total", c10::TensorType::get(), at::zeros({3}));
+  module.define(R"(
+def forward(self, x):
+    previous = self.total
+    self.total = torch.relu(x) * 2.0 + previous
+    return previous + 1.0
+)");
+  ExpectMatchesTheJit(module, /*is_frozen=*/false, {{at::randn({3})}, {at::randn({3})}});
+}
+
 TEST(CompatibilityTest, RuntimeStateIsTheModulesCopyNotTheCallers) {
   const torch::jit::Module module = torch::jit::load(kAttributes);
   absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(module, false);
