@@ -586,6 +586,30 @@ def forward(self, x, w):
             fresh.DescribeMemoryPlan().planned_bytes);
 }
 
+// A run that fails after making large outputs does not size the output
+// slab: only successful runs teach it.
+TEST(CompatibilityTest, AFailedRunDoesNotSizeTheOutputSlab) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, n: int):
+    y = x * 2.0
+    z = y + 1.0
+    assert n >= 0, "n is negative"
+    return y, z
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  StaticRuntime runtime(*prepared);
+  const std::vector<c10::IValue> small = {at::randn({8}), int64_t{1}};
+  ASSERT_TRUE(runtime.Run(small).ok());
+  ASSERT_TRUE(runtime.Run(small).ok());
+  const size_t slab_bytes = runtime.memory_stats().output_slab_bytes;
+  ASSERT_GT(slab_bytes, 0u);
+  ASSERT_FALSE(runtime.Run({at::randn({100000}), int64_t{-1}}).ok());
+  ASSERT_TRUE(runtime.Run(small).ok());
+  EXPECT_EQ(runtime.memory_stats().output_slab_bytes, slab_bytes);
+}
+
 // clone(memory_format=preserve) of a strided input keeps its strides, as
 // ATen's does, and a larger input grows the planned tensor.
 TEST(CompatibilityTest, CloneOfAStridedInputFollowsItsSizeAndLayout) {
