@@ -122,6 +122,20 @@ TEST(ArgumentsTest, BindsExactlyTheSubtypes) {
   }
 }
 
+// prim::Uninitialized's value (a variable only a raising branch leaves
+// unset) binds to any argument, as the interpreter passes it into a call.
+TEST(ArgumentsTest, AnUninitializedValueBindsToAnyArgument) {
+  const c10::FunctionSchema schema =
+      torch::jit::parseSchema("forward(Tensor x, int n, Dict(str, Tensor) d) -> Tensor");
+  c10::IValue uninitialized = c10::IValue::uninitialized();
+  ASSERT_EQ(uninitialized.tagKind(), "Uninitialized");
+  c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
+  EXPECT_TRUE(BindArguments(schema, {uninitialized, int64_t{1}, dict}, {}).ok());
+  EXPECT_TRUE(BindArguments(schema, {at::ones({1}), uninitialized, dict}, {}).ok());
+  EXPECT_TRUE(BindArguments(schema, {at::ones({1}), int64_t{1}, uninitialized}, {}).ok());
+  EXPECT_FALSE(BindArguments(schema, {c10::IValue(), int64_t{1}, dict}, {}).ok());
+}
+
 TEST(ArgumentsTest, Errors) {
   auto message = [](std::vector<c10::IValue> args, const KwargMap& kwargs) {
     auto bound = BindArguments(kSchema, std::move(args), kwargs);
