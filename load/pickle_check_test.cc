@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <string>
-#include <tuple>
 
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
@@ -84,7 +83,13 @@ TEST(PickleCheckTest, MemoIndicesAtTheBoundary) {
     for (int i = 0; i < width; ++i) encoded.push_back(static_cast<char>(value >> (8 * i)));
     return encoded;
   };
-  for (const auto& [get, put, width] : {std::tuple('h', 'q', 1), std::tuple('j', 'r', 4)}) {
+  struct Form {
+    char get, put;
+    int width;
+  };
+  for (const Form& form : {Form{'h', 'q', 1}, Form{'j', 'r', 4}}) {
+    const char get = form.get, put = form.put;
+    const int width = form.width;
     // A list (entry 0), a mark, None (entry 1), the get, APPENDS: count 2.
     const auto with_get = [&](uint32_t i) {
       return absl::StrCat("\x80\x02]", index(put, width, 0), "(N", index(put, width, 1),
