@@ -51,7 +51,7 @@ TEST(PickleCheckTest, RefusesEveryTruncation) {
 
 TEST(PickleCheckTest, RefusesHugeLengthsAndBadMemoIndices) {
   // PROTO 2, BINUNICODE of 0xffffffff bytes, STOP.
-  EXPECT_THAT(std::string(CheckPickle(std::string("\x80\x02X\xff\xff\xff\xff.", 9)).message()),
+  EXPECT_THAT(std::string(CheckPickle(std::string("\x80\x02X\xff\xff\xff\xff.", 8)).message()),
               HasSubstr("opcode 0x58 at offset 2"));
   // NONE, LONG_BINPUT 4000000000 (no entry before it), STOP.
   EXPECT_FALSE(CheckPickle(std::string("\x80\x02Nr\x00\x28\x6b\xee.", 9)).ok());
