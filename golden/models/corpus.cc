@@ -783,7 +783,9 @@ def forward(self, x):
     return a, b, c
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 3})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 3})};
+       }});
   // Graphs that read strides, or contiguity, next to views the copy variants
   // would turn into copies (a permuted copy is contiguous, the view is not):
   // the runtime must answer as the views do.
@@ -798,7 +800,9 @@ def forward(self, x):
     return z * float(s), v + 1.0, v.stride(0) + s
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 4})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 4})};
+       }});
   add({"contiguity_next_to_copies",
        R"(
 def forward(self, x):
@@ -812,7 +816,9 @@ def forward(self, x):
     return out, w.sum() + float(w.is_contiguous()), x.t().is_contiguous()
 )",
        {},
-       [](InputRng& rng, int64_t size) -> Inputs { return {rng.Normal({size + 1, 4})}; }});
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 4})};
+       }});
 
   return models;
 }
