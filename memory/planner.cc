@@ -31,6 +31,7 @@ void Detach(at::Tensor& tensor) {
 // Fills `bytes` at `data` with the poison pattern and poisons them for ASan.
 void Poison(char* data, size_t bytes) {
   if (bytes == 0) return;
+  ASAN_UNPOISON_MEMORY_REGION(data, bytes);  // it may be poisoned already
   std::memset(data, 0xFF, bytes);
   ASAN_POISON_MEMORY_REGION(data, bytes);
 }
