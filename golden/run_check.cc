@@ -43,26 +43,22 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
       return absl::InternalError(absl::StrCat("the JIT raised but the static runtime returned ",
                                               reference::Shapes(*actual), "; JIT: ", jit_error));
     }
-    // What a failed run did before it failed (and undid: a `with` block's
-    // __exit__) is the JIT's too.
-    if (!reference::ExactlyEqual(c10::ivalue::Tuple::create(jit_inputs),
-                                 c10::ivalue::Tuple::create(our_inputs))) {
-      return absl::InternalError(
-          "the failed run left its inputs different from what the JIT's failed run left of them");
-    }
   } else if (!actual.ok()) {
     return absl::InternalError(
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   } else {
     RETURN_IF_ERROR(reference::Compare(expected, *actual, tolerance));
-    const c10::IValue ours_after = c10::ivalue::Tuple::create(our_inputs);
-    if (!reference::ExactlyEqual(c10::ivalue::Tuple::create(jit_inputs), ours_after)) {
-      return absl::InternalError(
-          "the run left its inputs different from what the JIT's run left of them");
-    }
-    if (wrote_inputs != nullptr) {
-      *wrote_inputs = !reference::ExactlyEqual(c10::ivalue::Tuple::create(inputs), ours_after);
-    }
+  }
+  // What the run did to its inputs (a failed one: before it failed, and what
+  // it undid, as a `with` block's __exit__) is what the JIT's did.
+  const c10::IValue ours_after = c10::ivalue::Tuple::create(our_inputs);
+  if (!reference::ExactlyEqual(c10::ivalue::Tuple::create(jit_inputs), ours_after)) {
+    const char* run = actual.ok() ? "run" : "failed run";
+    return absl::InternalError(absl::StrCat(
+        "the ", run, " left its inputs different from what the JIT's ", run, " left of them"));
+  }
+  if (wrote_inputs != nullptr && actual.ok()) {
+    *wrote_inputs = !reference::ExactlyEqual(c10::ivalue::Tuple::create(inputs), ours_after);
   }
   if (output != nullptr && actual.ok()) *output = *std::move(actual);
   std::move(release).Invoke();

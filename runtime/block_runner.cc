@@ -154,18 +154,16 @@ absl::Status RunBlockObserved(const BlockPlan& block, c10::IValue* values, NodeO
 
 namespace {
 
-// Tells the planner which node runs next, and the observer (if any) about
-// each kernel call.
+// Tells the planner which node runs next (its poisoning mode), then `inner`.
+template <typename Inner>
 struct Poisoner {
   memory::MemoryPlanner& planner;
-  NodeObserver* observer;
+  Inner inner;
   void Before(const NodePlan& node, const NodeIO& io) {
     planner.BeforeNode(node.info->number);
-    if (observer != nullptr) observer->Before(*node.info, io);
+    inner.Before(node, io);
   }
-  void After(const NodePlan& node, const NodeIO& io) {
-    if (observer != nullptr) observer->After(*node.info, io);
-  }
+  void After(const NodePlan& node, const NodeIO& io) { inner.After(node, io); }
 };
 
 }  // namespace
@@ -173,7 +171,11 @@ struct Poisoner {
 absl::Status RunBlockPoisoning(const BlockPlan& block, c10::IValue* values,
                                memory::MemoryPlanner& planner, NodeObserver* observer) {
   const RunScope run;
-  Poisoner poisoner{planner, observer};
+  if (observer == nullptr) {
+    Poisoner<NoObserver> poisoner{planner, {}};
+    return Run(block, values, poisoner);
+  }
+  Poisoner<Reporter> poisoner{planner, Reporter{*observer}};
   return Run(block, values, poisoner);
 }
 

@@ -1,7 +1,6 @@
 #include "runtime/static_runtime.h"
 
 #include <chrono>
-#include <functional>
 #include <type_traits>
 #include <utility>
 
@@ -181,20 +180,17 @@ absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::
 
 // How a run of `state` runs its plan: RunBlock, or with an `observer`
 // RunBlockObserved; RunBlockPoisoning when the planner poisons.
-std::function<absl::Status(const BlockPlan&, c10::IValue*)> PlanRunner(RuntimeState& state,
-                                                                       NodeObserver* observer) {
-  if (state.planner && state.planner->poisoning()) {
-    return [&state, observer](const BlockPlan& plan, c10::IValue* values) {
+struct PlanRunner {
+  RuntimeState& state;
+  NodeObserver* observer;
+  absl::Status operator()(const BlockPlan& plan, c10::IValue* values) const {
+    if (state.planner && state.planner->poisoning()) {
       return RunBlockPoisoning(plan, values, *state.planner, observer);
-    };
+    }
+    if (observer != nullptr) return RunBlockObserved(plan, values, *observer);
+    return RunBlock(plan, values);
   }
-  if (observer != nullptr) {
-    return [observer](const BlockPlan& plan, c10::IValue* values) {
-      return RunBlockObserved(plan, values, *observer);
-    };
-  }
-  return RunBlock;
-}
+};
 
 absl::Status StillRunningAsync() {
   return absl::FailedPreconditionError(
@@ -211,7 +207,7 @@ StaticRuntime::~StaticRuntime() = default;
 absl::StatusOr<c10::IValue> StaticRuntime::Run(const std::vector<c10::IValue>& args,
                                                const KwargMap& kwargs) {
   if (state_->running_async.load(std::memory_order_acquire)) return StillRunningAsync();
-  return RunWith(*state_, args, kwargs, PlanRunner(*state_, nullptr), nullptr);
+  return RunWith(*state_, args, kwargs, PlanRunner{*state_, nullptr}, nullptr);
 }
 
 c10::intrusive_ptr<c10::ivalue::Future> StaticRuntime::RunAsync(std::vector<c10::IValue> args,
@@ -225,7 +221,7 @@ c10::intrusive_ptr<c10::ivalue::Future> StaticRuntime::RunAsync(std::vector<c10:
   return ops::RunAsTask(
       [state = state_.get(), args = std::move(args), kwargs = std::move(kwargs)] {
         absl::StatusOr<c10::IValue> result =
-            RunWith(*state, args, kwargs, PlanRunner(*state, nullptr), nullptr);
+            RunWith(*state, args, kwargs, PlanRunner{*state, nullptr}, nullptr);
         state->running_async.store(false, std::memory_order_release);
         return result;
       },
@@ -236,7 +232,7 @@ absl::StatusOr<c10::IValue> StaticRuntime::RunObserved(const std::vector<c10::IV
                                                        const KwargMap& kwargs,
                                                        NodeObserver& observer) {
   if (state_->running_async.load(std::memory_order_acquire)) return StillRunningAsync();
-  return RunWith(*state_, args, kwargs, PlanRunner(*state_, &observer), &observer);
+  return RunWith(*state_, args, kwargs, PlanRunner{*state_, &observer}, &observer);
 }
 
 c10::IValue StaticRuntime::operator()(const std::vector<c10::IValue>& args,
