@@ -3,10 +3,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/per_isa.h"
+
 namespace static_runtime {
 namespace ops {
-
-#define STATIC_RUNTIME_PER_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
 
 namespace {
 

@@ -17,6 +17,7 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/native/Pool.h"
 #include "ops/out_variant.h"
+#include "ops/per_isa.h"
 #include "ops/pool_arguments.h"
 #include "ops/vec32.h"
 
@@ -145,13 +146,10 @@ __attribute__((always_inline)) inline void AvgPoolContiguousImpl(const T* in, T*
   }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void AvgPoolContiguous(const float* in,
-                                                                                    float* out,
-                                                                                    const Pool& p) {
+STATIC_RUNTIME_PER_ISA void AvgPoolContiguous(const float* in, float* out, const Pool& p) {
   AvgPoolContiguousImpl(in, out, p);
 }
-__attribute__((target_clones("avx512f", "avx2", "default"))) void AvgPoolContiguous(
-    const double* in, double* out, const Pool& p) {
+STATIC_RUNTIME_PER_ISA void AvgPoolContiguous(const double* in, double* out, const Pool& p) {
   AvgPoolContiguousImpl(in, out, p);
 }
 

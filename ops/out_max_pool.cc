@@ -20,6 +20,7 @@
 #include "ATen/ATen.h"
 #include "ATen/native/Pool.h"
 #include "ops/out_variant.h"
+#include "ops/per_isa.h"
 #include "ops/pool_arguments.h"
 #include "ops/vec32.h"
 
@@ -188,14 +189,12 @@ __attribute__((always_inline)) inline void MaxPoolContiguousImpl(const T* in, T*
   }
 }
 
-#define STATIC_RUNTIME_MAX_POOL_CLONES(T)                                                \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolChannelsLast( \
-      const T* in, T* out, const Geometry& g) {                                          \
-    MaxPoolChannelsLastImpl(in, out, g);                                                 \
-  }                                                                                      \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void MaxPoolContiguous(   \
-      const T* in, T* out, const Geometry& g) {                                          \
-    MaxPoolContiguousImpl(in, out, g);                                                   \
+#define STATIC_RUNTIME_MAX_POOL_CLONES(T)                                                   \
+  STATIC_RUNTIME_PER_ISA void MaxPoolChannelsLast(const T* in, T* out, const Geometry& g) { \
+    MaxPoolChannelsLastImpl(in, out, g);                                                    \
+  }                                                                                         \
+  STATIC_RUNTIME_PER_ISA void MaxPoolContiguous(const T* in, T* out, const Geometry& g) {   \
+    MaxPoolContiguousImpl(in, out, g);                                                      \
   }
 STATIC_RUNTIME_MAX_POOL_CLONES(float)
 STATIC_RUNTIME_MAX_POOL_CLONES(double)

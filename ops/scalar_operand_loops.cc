@@ -1,5 +1,7 @@
 #include "ops/scalar_operand_loops.h"
 
+#include "ops/per_isa.h"
+
 namespace static_runtime {
 namespace ops {
 
@@ -30,8 +32,8 @@ __attribute__((always_inline)) inline void Zip(const float* a, const float* b, i
 
 }  // namespace
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void ArithmeticWithScalar(
-    ScalarArithmetic op, const float* a, float b, int64_t n, float* out) {
+STATIC_RUNTIME_PER_ISA void ArithmeticWithScalar(ScalarArithmetic op, const float* a, float b,
+                                                 int64_t n, float* out) {
   switch (op) {
     case ScalarArithmetic::kAdd:
       return Map(a, n, out, [b](float x) { return x + b; });
@@ -42,8 +44,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void ArithmeticWith
   }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void ArithmeticElementwise(
-    ScalarArithmetic op, const float* a, const float* b, int64_t n, float* out) {
+STATIC_RUNTIME_PER_ISA void ArithmeticElementwise(ScalarArithmetic op, const float* a,
+                                                  const float* b, int64_t n, float* out) {
   switch (op) {
     case ScalarArithmetic::kAdd:
       return Zip(a, b, n, out, [](float x, float y) { return x + y; });
@@ -54,8 +56,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void ArithmeticElem
   }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void CompareWithScalar(
-    ScalarComparison op, const float* a, float b, int64_t n, bool* out) {
+STATIC_RUNTIME_PER_ISA void CompareWithScalar(ScalarComparison op, const float* a, float b,
+                                              int64_t n, bool* out) {
   switch (op) {
     case ScalarComparison::kEq:
       return Map(a, n, out, [b](float x) { return x == b; });
@@ -72,8 +74,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void CompareWithSca
   }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void ClampWithScalars(
-    const float* a, std::optional<float> low, std::optional<float> high, int64_t n, float* out) {
+STATIC_RUNTIME_PER_ISA void ClampWithScalars(const float* a, std::optional<float> low,
+                                             std::optional<float> high, int64_t n, float* out) {
   if (low && high) {
     const float lo = *low, hi = *high;
     return Map(a, n, out, [lo, hi](float x) {

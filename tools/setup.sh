@@ -28,6 +28,8 @@ PACKAGES=(
   nlohmann-json3-dev     # nlohmann/json (header-only): sr's JSON reports, sr gate
   python3-torch          # Python tests and the Python package (libtorch_python)
   python3-torchvision    # Python tests: torchvision models
+  python3-torchaudio     # the broad benchmark corpus: torchaudio models
+  python3-torchtext      # the broad benchmark corpus: torchtext models (plain PyTorch code)
   python3-dev            # the Python package: CPython headers
   pybind11-dev           # the Python package: pybind11
   python3-venv           # the wheel's test installs it into a fresh venv
