@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <tuple>
 #include <utility>
 
 #include "ATen/Parallel.h"
@@ -40,6 +41,21 @@ void AtenGru(NodeIO& io) {
   io.Output(1) = std::move(h_n);
 }
 
+// aten::rnn_tanh and aten::rnn_relu take the GRU's arguments.
+void AtenRnn(NodeIO& io, FrozenRnn::Cell cell) {
+  const std::vector<at::Tensor> params = io.Input(2).toTensorVector();
+  using Rnn =
+      std::tuple<at::Tensor, at::Tensor> (*)(const at::Tensor&, const at::Tensor&, at::TensorList,
+                                             bool, int64_t, double, bool, bool, bool);
+  const Rnn rnn = cell == FrozenRnn::Cell::kRnnTanh ? static_cast<Rnn>(&at::rnn_tanh)
+                                                    : static_cast<Rnn>(&at::rnn_relu);
+  auto [output, h_n] = rnn(io.Input(0).toTensor(), io.Input(1).toTensor(), params,
+                           io.Input(3).toBool(), io.Input(4).toInt(), io.Input(5).toDouble(),
+                           io.Input(6).toBool(), io.Input(7).toBool(), io.Input(8).toBool());
+  io.Output(0) = std::move(output);
+  io.Output(1) = std::move(h_n);
+}
+
 KernelOffer MakeLstmKernel(const torch::jit::Node* node) {
   std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kLstm);
   if (!frozen) return AtenLstm;
@@ -58,24 +74,35 @@ KernelOffer MakeLstmKernel(const torch::jit::Node* node) {
   };
 }
 
-KernelOffer MakeGruKernel(const torch::jit::Node* node) {
-  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kGru);
-  if (!frozen) return AtenGru;
-  auto gru = std::make_shared<const FrozenRnn>(*std::move(frozen));
-  return [gru](NodeIO& io) {
-    if (auto result = gru->Run(io.Input(0).toTensor(), io.Input(1).toTensor(), at::Tensor())) {
+// A GRU or an RNN: one hidden state in, (output, h_n) out.
+KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell cell) {
+  const auto aten = [cell](NodeIO& io) {
+    cell == FrozenRnn::Cell::kGru ? AtenGru(io) : AtenRnn(io, cell);
+  };
+  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, cell);
+  if (!frozen) return aten;
+  auto rnn = std::make_shared<const FrozenRnn>(*std::move(frozen));
+  return [rnn, aten](NodeIO& io) {
+    if (auto result = rnn->Run(io.Input(0).toTensor(), io.Input(1).toTensor(), at::Tensor())) {
       io.Output(0) = std::move(std::get<0>(*result));
       io.Output(1) = std::move(std::get<1>(*result));
       return;
     }
-    AtenGru(io);
+    aten(io);
   };
 }
 
 const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload("aten::lstm", "input", NodeKind::kNative,
-                                            MakeLstmKernel);
-  KernelRegistry::Global().RegisterOverload("aten::gru", "input", NodeKind::kNative, MakeGruKernel);
+  KernelRegistry& registry = KernelRegistry::Global();
+  registry.RegisterOverload("aten::lstm", "input", NodeKind::kNative, MakeLstmKernel);
+  for (const auto& [name, cell] : {std::pair{"aten::gru", FrozenRnn::Cell::kGru},
+                                   std::pair{"aten::rnn_tanh", FrozenRnn::Cell::kRnnTanh},
+                                   std::pair{"aten::rnn_relu", FrozenRnn::Cell::kRnnRelu}}) {
+    const FrozenRnn::Cell kind = cell;
+    registry.RegisterOverload(
+        name, "input", NodeKind::kNative,
+        [kind](const torch::jit::Node* node) { return MakeSingleStateKernel(node, kind); });
+  }
   return true;
 }();
 
@@ -83,10 +110,12 @@ const bool kRegistered = [] {
 
 std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell cell) {
   const RnnSteps& steps = RnnStepsForThisCpu();
-  if (steps.lstm == nullptr || steps.gru == nullptr || node->inputs().size() != 9) {
+  const bool fused_steps = cell == Cell::kLstm || cell == Cell::kGru;
+  if ((fused_steps && (steps.lstm == nullptr || steps.gru == nullptr)) ||
+      node->inputs().size() != 9) {
     return std::nullopt;
   }
-  const int64_t gates = cell == Cell::kLstm ? 4 : 3;
+  const int64_t gates = cell == Cell::kLstm ? 4 : cell == Cell::kGru ? 3 : 1;
   std::vector<c10::IValue> args;
   for (size_t i = 2; i < 9; ++i) {
     c10::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
@@ -190,6 +219,9 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   if (input_w.stride(2) != 1) input_w = input_w.contiguous();
   const at::Tensor h_first = h0.stride(1) == 1 ? h0 : h0.contiguous();
   const at::Tensor c_first = !lstm || c0.stride(1) == 1 ? c0 : c0.contiguous();
+  if (cell_ == Cell::kRnnTanh || cell_ == Cell::kRnnRelu) {
+    return {RunSimpleDirection(weights, input_w, h0, reverse, output, column), at::Tensor()};
+  }
   at::Tensor gates = at::empty({batch, (lstm ? 4 : 3) * hidden}, input.options());
   // A GRU step reads h while writing h': two buffers take turns.
   at::Tensor h = at::empty({batch, hidden}, input.options());
@@ -225,6 +257,41 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
     }
   }
   return {std::move(h), std::move(c)};
+}
+
+at::Tensor FrozenRnn::RunSimpleDirection(const Weights& weights, const at::Tensor& input_w,
+                                         const at::Tensor& h0, bool reverse, at::Tensor& output,
+                                         int64_t column) const {
+  // ATen's SimpleCell with the input projected: act(linear_hh(h).add_(x_w)),
+  // linear_hh an addmm with a bias and an mm without; the same calls give
+  // the same bits, into one gates buffer and one h buffer reused each step.
+  const int64_t steps = input_w.size(0), batch = input_w.size(1);
+  const int64_t hidden = weights.w_hh_t.size(0);
+  at::Tensor gates = at::empty({batch, hidden}, input_w.options());
+  at::Tensor h = at::empty({batch, hidden}, input_w.options());
+  float* out = output.data_ptr<float>();
+  const int64_t out_row = output.size(2);
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t t = reverse ? steps - 1 - s : s;
+    const at::Tensor& h_prev = s == 0 ? h0 : h;
+    if (weights.b_hh.defined()) {
+      at::addmm_out(gates, weights.b_hh, h_prev, weights.w_hh_t);
+    } else {
+      at::mm_out(gates, h_prev, weights.w_hh_t);
+    }
+    gates.add_(input_w.select(0, t));
+    if (cell_ == Cell::kRnnTanh) {
+      at::tanh_out(h, gates);
+    } else {
+      at::clamp_min_out(h, gates, 0);  // ATen's relu
+    }
+    const float* h_data = h.data_ptr<float>();
+    for (int64_t b = 0; b < batch; ++b) {
+      std::memcpy(out + (t * batch + b) * out_row + column, h_data + b * hidden,
+                  hidden * sizeof(float));
+    }
+  }
+  return h;
 }
 
 }  // namespace ops

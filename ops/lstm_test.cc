@@ -137,43 +137,49 @@ RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
   RC_ASSERT(at::equal(input_before, c.input) && at::equal(h0_before, c.h0));
 }
 
-// A graph `aten::gru(x, h0, <params>, ...)` whose parameters and flags are
-// constants (as in a frozen model).
-LstmGraph MakeGruGraph(const LstmCase& c) {
+// A graph `aten::<op>(x, h0, <params>, ...)` (gru, rnn_tanh, rnn_relu) whose
+// parameters and flags are constants (as in a frozen model).
+LstmGraph MakeSingleStateGraph(const LstmCase& c, const char* op) {
   LstmGraph g;
   torch::jit::Graph& graph = *g.graph;
   torch::jit::Value* x = graph.addInput("x")->setType(c10::TensorType::get());
   torch::jit::Value* h0 = graph.addInput("h0")->setType(c10::TensorType::get());
   torch::jit::Value* params = graph.insertConstant(c10::List<at::Tensor>(c.params));
   torch::jit::Value* result = graph.insert(
-      c10::Symbol::fromQualString("aten::gru"),
+      c10::Symbol::fromQualString(op),
       {x, h0, params, c.has_biases, c.num_layers, 0.0, false, c.bidirectional, c.batch_first});
   g.node = result->node()->input(0)->node();
   graph.registerOutput(result);
   return g;
 }
 
-RC_GTEST_PROP(FrozenGru, EqualsAtenBitForBit, ()) {
+using SingleStateAten = std::tuple<at::Tensor, at::Tensor> (*)(const at::Tensor&, const at::Tensor&,
+                                                               at::TensorList, bool, int64_t,
+                                                               double, bool, bool, bool);
+
+// A GRU or an RNN of random shape, flags and values: FrozenRnn and the
+// registered kernel equal ATen bit for bit, and leave the inputs alone.
+void CheckSingleState(ops::FrozenRnn::Cell cell, int64_t gates, const char* op,
+                      SingleStateAten aten) {
   Draw d;
-  const LstmCase c = DrawCase(d, /*gates=*/3);
+  const LstmCase c = DrawCase(d, gates);
   const bool inference = d.Bool();
   c10::optional<c10::InferenceMode> mode;
   if (inference) mode.emplace();
-  const LstmGraph g = MakeGruGraph(c);
-  const std::optional<ops::FrozenRnn> gru = ops::FrozenRnn::FromNode(g.node, kGru);
-  RC_ASSERT(gru.has_value());
-  const auto ours = gru->Run(c.input, c.h0, at::Tensor());
+  const LstmGraph g = MakeSingleStateGraph(c, op);
+  const std::optional<ops::FrozenRnn> rnn = ops::FrozenRnn::FromNode(g.node, cell);
+  RC_ASSERT(rnn.has_value());
+  const auto ours = rnn->Run(c.input, c.h0, at::Tensor());
   RC_ASSERT(ours.has_value());
-  const auto expected = at::gru(c.input, c.h0, c.params, c.has_biases, c.num_layers, 0.0, false,
-                                c.bidirectional, c.batch_first);
-  RC_LOG() << "layers " << c.num_layers << " bidirectional " << c.bidirectional << " batch_first "
-           << c.batch_first << " biases " << c.has_biases << " input " << c.input.sizes() << " h0 "
-           << c.h0.sizes() << " inference " << inference << "\n";
+  const auto expected = aten(c.input, c.h0, c.params, c.has_biases, c.num_layers, 0.0, false,
+                             c.bidirectional, c.batch_first);
+  RC_LOG() << op << " layers " << c.num_layers << " bidirectional " << c.bidirectional
+           << " batch_first " << c.batch_first << " biases " << c.has_biases << " input "
+           << c.input.sizes() << " h0 " << c.h0.sizes() << " inference " << inference << "\n";
   RC_ASSERT(Difference(std::get<0>(expected), std::get<0>(*ours)) == "");
   RC_ASSERT(std::get<0>(expected).strides() == std::get<0>(*ours).strides());
   RC_ASSERT(Difference(std::get<1>(expected), std::get<1>(*ours)) == "");
 
-  // The registered kernel takes the same path and leaves the inputs alone.
   const at::Tensor input_before = c.input.clone(), h0_before = c.h0.clone();
   const std::optional<KernelRegistry::Selected> selected =
       KernelRegistry::Global().Find(g.node, /*allow_out_variants=*/true);
@@ -185,6 +191,18 @@ RC_GTEST_PROP(FrozenGru, EqualsAtenBitForBit, ()) {
   RC_ASSERT(Difference(std::get<0>(expected), slots.Output(0)) == "");
   RC_ASSERT(Difference(std::get<1>(expected), slots.Output(1)) == "");
   RC_ASSERT(at::equal(input_before, c.input) && at::equal(h0_before, c.h0));
+}
+
+RC_GTEST_PROP(FrozenGru, EqualsAtenBitForBit, ()) {
+  CheckSingleState(kGru, 3, "aten::gru", &at::gru);
+}
+
+RC_GTEST_PROP(FrozenRnnTanh, EqualsAtenBitForBit, ()) {
+  CheckSingleState(ops::FrozenRnn::Cell::kRnnTanh, 1, "aten::rnn_tanh", &at::rnn_tanh);
+}
+
+RC_GTEST_PROP(FrozenRnnRelu, EqualsAtenBitForBit, ()) {
+  CheckSingleState(ops::FrozenRnn::Cell::kRnnRelu, 1, "aten::rnn_relu", &at::rnn_relu);
 }
 
 LstmCase SmallCase() {
