@@ -27,12 +27,6 @@ void* ThreadScratchpad(size_t bytes, int slot) {
   return buffer.data_ptr();
 }
 
-at::Tensor& ThreadChannelsLast(at::IntArrayRef sizes) {
-  thread_local at::Tensor tensor = at::empty({0}, at::kFloat);
-  tensor.resize_(sizes, at::MemoryFormat::ChannelsLast);
-  return tensor;
-}
-
 namespace {
 uint64_t NextPlanId() {
   static std::atomic<uint64_t> next{0};

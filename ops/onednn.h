@@ -43,10 +43,6 @@ dnnl::memory::desc FloatDesc(const dnnl::memory::dims& dims, dnnl::memory::forma
 // for intermediate results between the primitives of one call.
 void* ThreadScratchpad(size_t bytes, int slot = 0);
 
-// A per-thread NHWC float tensor of `sizes` (N, C, H, W) for results that
-// are copied elsewhere (a kernel's channels-last result for an NCHW output).
-at::Tensor& ThreadChannelsLast(at::IntArrayRef sizes);
-
 // One primitive with its arguments, for one input shape. Each thread has its
 // own copy of the argument map (memory objects whose data handles are set per
 // call), made on its first call.

@@ -10,6 +10,9 @@
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
 // takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
 // excitation blocks) runs as a matrix-vector product (ops/small_linear.h).
+// A 1D convolution (height 1) between NCW signals runs without reorders:
+// a pointwise one as oneDNN's matrix product on NCW, a depthwise one by
+// ops/conv1d/depthwise.h.
 // The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
 // what aten::add and the activation give on the convolution's result.
@@ -34,6 +37,7 @@
 #include "ATen/ATen.h"
 #include "ir/operators/operators.h"
 #include "ops/channels_last.h"
+#include "ops/conv1d/depthwise.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
@@ -152,27 +156,40 @@ class Conv2dKernel {
     // by oneDNN into a per-thread buffer, much faster than ATen's copy.
     const bool nchw =
         batched.is_contiguous() && !batched.is_contiguous(at::MemoryFormat::ChannelsLast);
+    // An unbatched result has no channels-last layout. A contiguous (NCHW)
+    // result is written by oneDNN's reorder from the convolution's layout,
+    // much faster than ATen's copy.
+    const bool nchw_output = !params_.channels_last_output || unbatched;
+    if (nchw && nchw_output && DepthwiseOneDimensional(batched)) {
+      // Between NCW signals: our loop, without oneDNN's reorders.
+      out.resize_(out_sizes);
+      const at::Tensor& w = params_.weight;
+      const ops::DepthwiseConv1dShape shape = {
+          batched.size(0),   batched.size(1),     batched.size(3),    w.size(3),
+          params_.stride[1], params_.dilation[1], params_.padding[1], batched_out[3]};
+      ops::DepthwiseConv1d(shape, batched.data_ptr<float>(), w.data_ptr<float>(),
+                           params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
+                           out.data_ptr<float>());
+      if (residual && residual->defined()) out.add_(*residual);
+      return;
+    }
     const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
-    // An unbatched result has no channels-last layout.
-    const bool direct = params_.channels_last_output && !unbatched;
-    out.resize_(out_sizes, direct ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous);
-    at::Tensor& dst = direct ? out : onednn::ThreadChannelsLast(batched_out);
-    const ConvPlan& plan =
-        (nchw ? nchw_plans_ : plans_)
-            .Get({batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
-                 [&] { return MakePlan(batched.sizes(), batched_out, nchw); });
+    out.resize_(out_sizes,
+                nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
+    const ConvPlan& plan = plans_[nchw][nchw_output].Get(
+        {batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
+        [&] { return MakePlan(batched.sizes(), batched_out, nchw, nchw_output); });
     void* conv_src = src.data_ptr();
     if (plan.to_src != nullptr) {
       conv_src = onednn::ThreadScratchpad(plan.src_bytes, 1);
       plan.to_src->Execute({{DNNL_ARG_FROM, src.data_ptr()}, {DNNL_ARG_TO, conv_src}});
     }
     void* conv_dst =
-        plan.from_dst == nullptr ? dst.data_ptr() : onednn::ThreadScratchpad(plan.dst_bytes, 2);
+        plan.from_dst == nullptr ? out.data_ptr() : onednn::ThreadScratchpad(plan.dst_bytes, 2);
     plan.convolution->Execute({{DNNL_ARG_SRC, conv_src}, {DNNL_ARG_DST, conv_dst}});
     if (plan.from_dst != nullptr) {
-      plan.from_dst->Execute({{DNNL_ARG_FROM, conv_dst}, {DNNL_ARG_TO, dst.data_ptr()}});
+      plan.from_dst->Execute({{DNNL_ARG_FROM, conv_dst}, {DNNL_ARG_TO, out.data_ptr()}});
     }
-    if (!direct) out.view(batched_out).copy_(dst);
     if (residual && residual->defined()) out.add_(*residual);
   }
 
@@ -186,8 +203,19 @@ class Conv2dKernel {
            (batched.size(0) == 1 || batched.stride(0) == batched.size(1));
   }
 
+  // Whether the convolution of `batched` is a depthwise 1D one (height 1,
+  // one filter per channel) that ops/conv1d/depthwise.h computes.
+  bool DepthwiseOneDimensional(const at::Tensor& batched) const {
+    const at::Tensor& w = params_.weight;
+    return params_.groups == batched.size(1) && w.size(0) == params_.groups && w.size(1) == 1 &&
+           w.size(2) == 1 && batched.size(2) == 1 && params_.stride[0] == 1 &&
+           params_.dilation[0] == 1 && params_.padding[0] == 0 && w.is_contiguous() &&
+           (!params_.bias.defined() || params_.bias.is_contiguous());
+  }
+
   // A convolution on the layouts its kernel wants, with reorders from the
-  // input's layout (NHWC or NCHW) and to the NHWC result where they differ:
+  // input's layout (NHWC or NCHW) and to the result's (NHWC or NCHW) where
+  // they differ:
   // NHWC for the direct kernel; the blocked layout for Winograd's, and for
   // the direct kernel of a few-channel NCHW image (a model's first layer).
   struct ConvPlan {
@@ -209,7 +237,7 @@ class Conv2dKernel {
   }
 
   std::unique_ptr<ConvPlan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out,
-                                     bool nchw_input) {
+                                     bool nchw_input, bool nchw_output) {
     const at::Tensor& w = params_.weight;
     const memory::desc src =
         onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
@@ -218,6 +246,9 @@ class Conv2dKernel {
                    : src;
     const memory::desc dst =
         onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc);
+    const memory::desc result =
+        nchw_output ? onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nchw)
+                    : dst;
     const memory::desc any_weights =
         onednn::FloatDesc(WeightDims(params_), memory::format_tag::any);
     const memory::desc bias = params_.bias.defined()
@@ -243,15 +274,15 @@ class Conv2dKernel {
           attr, onednn::CpuEngine());
     };
     // The convolution `pd` describes on the layouts it chose, between
-    // reorders from the input and to the NHWC result where they differ.
+    // reorders from the input and to the result where they differ.
     const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
       auto plan = std::make_unique<ConvPlan>();
       if (pd.src_desc() != input) {
         plan->to_src = Reorder(input, pd.src_desc());
         plan->src_bytes = pd.src_desc().get_size();
       }
-      if (pd.dst_desc() != dst) {
-        plan->from_dst = Reorder(pd.dst_desc(), dst);
+      if (pd.dst_desc() != result) {
+        plan->from_dst = Reorder(pd.dst_desc(), result);
         plan->dst_bytes = pd.dst_desc().get_size();
       }
       std::unordered_map<int, memory> args = {
@@ -277,10 +308,22 @@ class Conv2dKernel {
       } catch (const dnnl::error&) {
       }
     }
+    // A pointwise 1D convolution (height 1, width 1) between NCW
+    // activations: one matrix product per image on those layouts (oneDNN's
+    // GEMM-based kernel), as reordering both sides of a long 1D signal costs
+    // more than the product.
+    if (nchw_input && nchw_output && in[2] == 1 && w.size(2) == 1 && w.size(3) == 1 &&
+        params_.groups == 1 && params_.stride[1] == 1 && params_.padding[1] == 0) {
+      try {
+        const auto pd = describe(dnnl::algorithm::convolution_direct, input, result);
+        if (pd.src_desc() == input && pd.dst_desc() == result) return reordered(pd);
+      } catch (const dnnl::error&) {
+      }
+    }
     if (nchw_input && in[1] < kFirstLayerChannels && params_.groups == 1) {
-      for (const memory::desc& result : {dst, any_dst}) {
+      for (const memory::desc& conv_dst : {result, dst, any_dst}) {
         try {
-          const auto pd = describe(dnnl::algorithm::convolution_direct, input, result);
+          const auto pd = describe(dnnl::algorithm::convolution_direct, input, conv_dst);
           const std::string impl = pd.impl_info_str();
           if (pd.src_desc() == input && impl.find("jit") != std::string::npos) {
             return reordered(pd);
@@ -300,7 +343,7 @@ class Conv2dKernel {
 
   const ConvParams params_;
   onednn::PackedWeights packed_;
-  onednn::PlanCache<ConvPlan> plans_, nchw_plans_;  // for NHWC and NCHW inputs
+  onednn::PlanCache<ConvPlan> plans_[2][2];  // [NCHW input][NCHW result]
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
 };

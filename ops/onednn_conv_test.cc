@@ -195,22 +195,49 @@ at::Tensor DrawOnePixelInput(Draw& d, const ConvCase& c) {
   }
 }
 
-enum class Shapes { kAny, kWinograd, kOnePixel };
+// A 1D convolution as conv1d lowers it (height 1): pointwise, depthwise
+// (dilated) or dense with a longer kernel and a stride, on a long signal,
+// which runs on NCW layouts without reorders when its result is NCW.
+ConvCase DrawOneDimensionalCase(Draw& d) {
+  ConvCase c;
+  const int64_t kind = d.Int(0, 2);
+  const int64_t channels = d.Int(1, 40);
+  c.groups = kind == 1 ? channels : 1;
+  const int64_t out_channels = kind == 1 ? channels * d.Int(1, 2) : d.Int(1, 40);
+  const int64_t width = kind == 0 ? 1 : d.Int(2, 12);
+  c.weight = at::randn({out_channels, kind == 1 ? 1 : channels, 1, width});
+  if (d.Bool()) c.bias = at::randn({out_channels});
+  c.stride = {1, kind == 2 ? d.Int(1, 5) : kind == 1 ? d.Int(1, 2) : 1};
+  c.dilation = {1, kind == 1 ? d.Int(1, 4) : 1};
+  c.padding = {0, d.Int(0, 3)};
+  c.activation = d.OneOf<std::string>({"none", "relu"});
+  return c;
+}
+
+at::Tensor DrawOneDimensionalInput(Draw& d, const ConvCase& c) {
+  const int64_t channels = c.weight.size(1) * c.groups;
+  return d.Int(0, 3) == 0 ? at::randn({channels, 1, d.Int(1, 300)})
+                          : at::randn({d.Int(1, 2), channels, 1, d.Int(1, 300)});
+}
+
+enum class Shapes { kAny, kWinograd, kOnePixel, kOneDimensional };
 
 void CheckWithinTheStatedBound(Shapes shapes) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  const ConvCase c = shapes == Shapes::kWinograd   ? DrawWinogradCase(d)
-                     : shapes == Shapes::kOnePixel ? DrawOnePixelCase(d)
-                                                   : DrawCase(d);
+  const ConvCase c = shapes == Shapes::kWinograd         ? DrawWinogradCase(d)
+                     : shapes == Shapes::kOnePixel       ? DrawOnePixelCase(d)
+                     : shapes == Shapes::kOneDimensional ? DrawOneDimensionalCase(d)
+                                                         : DrawCase(d);
   const bool channels_last_output = d.Bool();
   SingleNode conv = MakeConvGraph(c, channels_last_output);
   Slots slots(1);
   // Several calls on one set of slots: shapes change, output tensors are reused.
   for (int call = 0; call < 3; ++call) {
-    const at::Tensor x = shapes == Shapes::kWinograd   ? DrawHeavyTailedInput(d, c)
-                         : shapes == Shapes::kOnePixel ? DrawOnePixelInput(d, c)
-                                                       : DrawInput(d, c);
+    const at::Tensor x = shapes == Shapes::kWinograd         ? DrawHeavyTailedInput(d, c)
+                         : shapes == Shapes::kOnePixel       ? DrawOnePixelInput(d, c)
+                         : shapes == Shapes::kOneDimensional ? DrawOneDimensionalInput(d, c)
+                                                             : DrawInput(d, c);
     c10::optional<at::Tensor> aten_result;
     std::string aten_error;
     try {
@@ -265,6 +292,10 @@ RC_GTEST_PROP(OneDnnConvProperty, WinogradShapesWithinTheirStatedBound, ()) {
 
 RC_GTEST_PROP(OneDnnConvProperty, OnePixelImagesWithinTheStatedBound, ()) {
   CheckWithinTheStatedBound(Shapes::kOnePixel);
+}
+
+RC_GTEST_PROP(OneDnnConvProperty, OneDimensionalSignalsWithinTheStatedBound, ()) {
+  CheckWithinTheStatedBound(Shapes::kOneDimensional);
 }
 
 TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {

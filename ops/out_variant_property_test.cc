@@ -435,6 +435,59 @@ std::map<std::string, Spec> NnSpecs() {
             1e-5,
             true};
   }};
+  // Group norms of rank 2 to 4 with channels a multiple of the groups (and
+  // sometimes not: ATen's error), weight and bias optional, sometimes
+  // channels-last, doubles and strided inputs (ATen's op runs those).
+  specs["aten::group_norm."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(2, 4);
+    std::vector<int64_t> shape = c.NonEmptyShape(rank);
+    const int64_t groups = c.draw.Int(1, 3);
+    shape[1] = groups * c.draw.Int(1, 4) + (c.draw.Int(0, 9) == 0 ? 1 : 0);
+    const at::ScalarType t = c.draw.Int(0, 4) == 0 ? at::kDouble : at::kFloat;
+    at::Tensor x = c.draw.Tensor(shape, t);
+    if (rank == 4 && c.draw.Int(0, 3) == 0) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+    auto affine = [&]() {
+      return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Tensor({shape[1]}, t));
+    };
+    return {x, groups, affine(), affine(), 1e-5, true};
+  }};
+  // PReLU with one weight or one per channel (dimension 1), rank 1 to 4,
+  // NaN, infinities and signed zeros sometimes; doubles, strided inputs and
+  // a weight of the wrong size (ATen's error) too.
+  specs["aten::prelu."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 4);
+    const std::vector<int64_t> shape = c.Shape(rank);
+    const at::ScalarType t = c.draw.Int(0, 4) == 0 ? at::kDouble : at::kFloat;
+    at::Tensor x = c.draw.Tensor(shape, t);
+    if (x.numel() > 0 && c.draw.Int(0, 3) == 0) {
+      x.as_strided({1}, {1}).fill_(c.draw.OneOf<double>({NAN, INFINITY, -INFINITY, -0.0, 0.0}));
+    }
+    const int64_t channels = rank >= 2 ? shape[1] : 1;
+    const int64_t weights = c.draw.Bool() ? 1 : channels + (c.draw.Int(0, 9) == 0 ? 1 : 0);
+    return {x, c.draw.Tensor({weights}, t)};
+  }};
+  specs["aten::group_norm."].writes_into_output = [](const Inputs& inputs) {
+    const at::Tensor& x = inputs[0].toTensor();
+    const auto plain = [&](const c10::IValue& v) {
+      return v.isNone() || v.toTensor().is_contiguous();
+    };
+    return x.numel() > 0 && x.is_contiguous() &&
+           x.suggest_memory_format() == at::MemoryFormat::Contiguous &&
+           x.size(1) % inputs[1].toInt() == 0 && plain(inputs[2]) && plain(inputs[3]);
+  };
+  specs["aten::prelu."].writes_into_output = [](const Inputs& inputs) {
+    const at::Tensor& x = inputs[0].toTensor();
+    return x.is_contiguous() && x.suggest_memory_format() == at::MemoryFormat::Contiguous &&
+           inputs[1].toTensor().is_contiguous();
+  };
+  // GLU over a dimension of even size (sometimes odd: ATen's error).
+  specs["aten::glu."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(1, 3);
+    std::vector<int64_t> shape = c.Shape(rank);
+    const int64_t dim = c.draw.Int(0, rank - 1);
+    shape[dim] = 2 * c.draw.Int(1, 3) + (c.draw.Int(0, 9) == 0 ? 1 : 0);
+    return {c.Tensor(shape, kFloats), c.draw.Bool() ? dim : dim - rank};
+  }};
   // Inference batch norms on float tensors of rank 2 to 5, contiguous,
   // channels-last or strided, with NaN and infinities sometimes; weight and
   // bias optional. Doubles, strided or channels-last 5-D inputs, empty ones

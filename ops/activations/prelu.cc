@@ -1,0 +1,78 @@
+// aten::prelu as an out variant: y = x > 0 ? x : w * x, with w one weight or
+// one per channel (dimension 1), on contiguous float and double inputs. One
+// comparison and at most one rounding per element, as ATen's CPU kernel
+// does, so the results are ATen's bit for bit (NaN stays NaN, the sign of a
+// zero times w as IEEE gives it). Other layouts, dtypes and weight shapes
+// run ATen's op, with its result or its error.
+#include <cstdint>
+
+#include "ATen/ATen.h"
+#include "ops/out_variant.h"
+#include "ops/per_isa.h"
+
+namespace static_runtime {
+namespace {
+
+// One run of `count` elements sharing the weight w: a select of x and w * x,
+// which the compiler vectorizes (a compare and a blend).
+template <typename T>
+inline void PreluRunImpl(const T* x, T w, int64_t count, T* y) {
+  for (int64_t i = 0; i < count; ++i) {
+    const T scaled = w * x[i];
+    y[i] = x[i] > T(0) ? x[i] : scaled;
+  }
+}
+STATIC_RUNTIME_PER_ISA void PreluRun(const float* x, float w, int64_t count, float* y) {
+  PreluRunImpl(x, w, count, y);
+}
+STATIC_RUNTIME_PER_ISA void PreluRun(const double* x, double w, int64_t count, double* y) {
+  PreluRunImpl(x, w, count, y);
+}
+
+template <typename T>
+void Prelu(const T* x, const T* weight, bool per_channel, int64_t batch, int64_t channels,
+           int64_t inner, T* y) {
+  if (!per_channel) {
+    PreluRun(x, weight[0], batch * channels * inner, y);
+    return;
+  }
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t first = (n * channels + c) * inner;
+      PreluRun(x + first, weight[c], inner, y + first);
+    }
+  }
+}
+
+const bool kRegistered = [] {
+  RegisterOut("aten::prelu", "", [](NodeIO& io) {
+    const at::Tensor& input = TensorArg(io, 0);
+    const at::Tensor& weight = TensorArg(io, 1);
+    auto functional = [&] { return at::prelu(input, weight); };
+    const at::ScalarType dtype = input.scalar_type();
+    const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
+    const bool per_channel = weight.numel() != 1;
+    if ((dtype != at::kFloat && dtype != at::kDouble) || weight.scalar_type() != dtype ||
+        !PlainCpuTensor(input) || !PlainCpuTensor(weight) || !input.is_contiguous() ||
+        input.suggest_memory_format() != at::MemoryFormat::Contiguous || input.dim() == 0 ||
+        !weight.is_contiguous() || weight.dim() > 1 ||
+        (per_channel && weight.numel() != channels)) {
+      io.Output(0) = functional();
+      return;
+    }
+    WriteOutput(io, 0, dtype, functional, [&](at::Tensor& out) {
+      out.resize_(input.sizes());
+      const int64_t batch = input.dim() >= 2 ? input.size(0) : 1;
+      const int64_t inner = input.numel() == 0 ? 0 : input.numel() / (batch * channels);
+      if (inner == 0) return;
+      AT_DISPATCH_FLOATING_TYPES(dtype, "prelu", [&] {
+        Prelu(input.data_ptr<scalar_t>(), weight.data_ptr<scalar_t>(), per_channel, batch, channels,
+              inner, out.data_ptr<scalar_t>());
+      });
+    });
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime

@@ -1,0 +1,76 @@
+// aten::group_norm as an out variant: ATen's CPU group-norm kernel (the
+// dispatch stub native_group_norm calls) writes straight into the output,
+// so the results are ATen's bit for bit, without native_group_norm's fresh
+// output and its mean and rstd allocations (those go to per-thread scratch
+// tensors). Taken for contiguous float and double inputs of at least two
+// dimensions with a whole number of channels per group, weight and bias
+// absent or contiguous C-element tensors of the input's dtype; anything else
+// (channels-last layouts, mixed dtypes, bad arguments) runs ATen's op, with
+// its result or its error. Compiled with the CPU-capability definitions
+// LibTorch was built with, so the stub has the layout it has inside
+// libtorch_cpu.so.
+#include "ATen/native/group_norm.h"
+
+#include "ATen/ATen.h"
+#include "c10/util/accumulate.h"
+#include "ops/out_variant.h"
+
+namespace static_runtime {
+namespace {
+
+// A per-thread tensor of `dtype` for the statistics the op throws away.
+at::Tensor& Scratch(int index, at::ScalarType dtype) {
+  thread_local at::Tensor scratch[2];
+  at::Tensor& tensor = scratch[index];
+  if (!tensor.defined() || tensor.scalar_type() != dtype) {
+    tensor = at::empty({0}, at::TensorOptions().dtype(dtype));
+  }
+  return tensor;
+}
+
+// `param` is absent, or a contiguous C-element tensor of `dtype`.
+bool PlainParameter(const c10::optional<at::Tensor>& param, int64_t channels,
+                    at::ScalarType dtype) {
+  return !param || !param->defined() ||
+         (param->scalar_type() == dtype && param->dim() == 1 && param->size(0) == channels &&
+          param->is_contiguous() && PlainCpuTensor(*param));
+}
+
+const bool kRegistered = [] {
+  RegisterOut("aten::group_norm", "", [](NodeIO& io) {
+    const at::Tensor& input = TensorArg(io, 0);
+    const int64_t groups = io.Input(1).toInt();
+    const c10::optional<at::Tensor> weight = OptionalTensorArg(io, 2);
+    const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 3);
+    const double eps = io.Input(4).toDouble();
+    const bool cudnn = io.Input(5).toBool();
+    auto functional = [&] { return at::group_norm(input, groups, weight, bias, eps, cudnn); };
+    const at::ScalarType dtype = input.scalar_type();
+    const int64_t channels = input.dim() >= 2 ? input.size(1) : 0;
+    if ((dtype != at::kFloat && dtype != at::kDouble) || input.dim() < 2 || input.numel() == 0 ||
+        !PlainCpuTensor(input) || !input.is_contiguous() ||
+        input.suggest_memory_format() != at::MemoryFormat::Contiguous || groups <= 0 ||
+        channels % groups != 0 || !PlainParameter(weight, channels, dtype) ||
+        !PlainParameter(bias, channels, dtype)) {
+      io.Output(0) = functional();
+      return;
+    }
+    WriteOutput(io, 0, dtype, functional, [&](at::Tensor& out) {
+      const int64_t batch = input.size(0);
+      const int64_t spatial = c10::multiply_integers(input.sizes().slice(2));
+      at::Tensor& mean = Scratch(0, dtype);
+      at::Tensor& rstd = Scratch(1, dtype);
+      out.resize_(input.sizes());
+      mean.resize_({batch, groups});
+      rstd.resize_({batch, groups});
+      const at::Tensor gamma = weight && weight->defined() ? *weight : at::Tensor();
+      const at::Tensor beta = bias && bias->defined() ? *bias : at::Tensor();
+      at::native::GroupNormKernel(at::kCPU, input, gamma, beta, batch, channels, spatial, groups,
+                                  eps, out, mean, rstd);
+    });
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace static_runtime
