@@ -2,14 +2,17 @@
 # Times static_runtime, the TorchScript JIT and PyTorch's own Static Runtime
 # in one process per model (`sr bench --against=pytorch-sr`, interleaved, one
 # thread) on the models of save_models.py and the two embedded models (or,
-# with --cnn, the torchvision CNNs of save_cnns.py), and prints one table:
+# with --cnn, the torchvision CNNs of save_cnns.py; with --broad, the broad
+# corpus of save_broad_corpus.py, or its models NAME,...), and prints one table:
 # ratios ours/JIT and ours/PyTorch SR, allocations per run of each, and the
 # geometric mean of ours/PyTorch SR.
 #
-#   tools/bench_models/compare.sh [--cnn] [--sr PATH] [--iters N] [-- extra sr flags]
+#   tools/bench_models/compare.sh [--cnn | --broad[=NAME,...]] [--sr PATH] [--iters N]
+#                                 [-- extra sr flags]
 #
-# PyTorch's side runs its products on whatever OpenBLAS core it picked
-# (printed last); `-- --blas-core=best` gives it the best one this CPU runs.
+# The JIT's and PyTorch SR's products run on the best OpenBLAS core this CPU
+# runs (sr bench's default; printed last); `-- --blas-core=NAME` or
+# OPENBLAS_CORETYPE chooses another.
 #
 # PATH defaults to bazel-bin/tools/sr/sr (bazel build //tools:sr).
 set -euo pipefail
@@ -18,14 +21,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 sr=bazel-bin/tools/sr/sr
 iters=500
 cnn=false
+broad=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sr) sr=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --cnn) cnn=true; shift ;;
+    --broad) broad=all; shift ;;
+    --broad=*) broad=${1#--broad=}; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -41,7 +47,12 @@ run() {  # name, sr arguments...
     "${extra[@]}" >"$dir/$name.txt" 2>"$dir/$name.err" ||
     { echo "compare.sh: $name failed:" >&2; cat "$dir/$name.err" >&2; exit 1; }
 }
-if $cnn; then
+if [ -n "$broad" ]; then
+  only=()
+  [ "$broad" = all ] || only=(--only "$broad")
+  /usr/bin/python3 tools/bench_models/save_broad_corpus.py "$dir/models" "${only[@]}" >"$dir/names"
+  mapfile -t models <"$dir/names"
+elif $cnn; then
   /usr/bin/python3 tools/bench_models/save_cnns.py "$dir/models" >/dev/null
   models=(resnet18 squeezenet1_1 shufflenet_v2_x0_5 mobilenet_v3_small resnet50 densenet121 vgg11_bn)
 else
@@ -52,7 +63,7 @@ fi
 for model in "${models[@]}"; do
   run "$model" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt"
 done
-if ! $cnn; then
+if ! $cnn && [ -z "$broad" ]; then
   run builtin_ads --builtin=ads
   run builtin_op_dense --builtin=op_dense
 fi

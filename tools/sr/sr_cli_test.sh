@@ -43,6 +43,17 @@ if ! "$SR" bench --iters=2 --warmup=0 --blas-core=Prescott 2>/dev/null |
   echo "FAIL: sr bench --blas-core=Prescott does not report the Prescott core"
   failures=$((failures + 1))
 fi
+# bench --against runs the others on the best core unless one is chosen.
+best=$("$SR" bench --iters=2 --warmup=0 --blas-core=best 2>/dev/null | grep "matrix kernels:")
+if ! "$SR" bench --iters=2 --warmup=0 --against=pytorch-sr 2>/dev/null | grep -qF "$best"; then
+  echo "FAIL: sr bench --against does not run on the best OpenBLAS core ($best)"
+  failures=$((failures + 1))
+fi
+if ! OPENBLAS_CORETYPE=Prescott "$SR" bench --iters=2 --warmup=0 --against=pytorch-sr 2>/dev/null |
+    grep -q "matrix kernels: OpenBLAS core Prescott"; then
+  echo "FAIL: sr bench --against overrides OPENBLAS_CORETYPE"
+  failures=$((failures + 1))
+fi
 if ! "$SR" explain --dot="${TEST_TMPDIR}/g.dot" | grep -q "out_variant"; then
   echo "FAIL: sr explain on the default model"
   failures=$((failures + 1))

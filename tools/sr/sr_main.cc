@@ -103,7 +103,8 @@ const std::vector<FlagSpec>& Flags() {
         {"blas_core", FlagKind::kString, "",
          "run OpenBLAS (ATen's, the JIT's and PyTorch SR's matrix products) on this core: a name "
          "OPENBLAS_CORETYPE takes (Prescott, Haswell, SkylakeX, Cooperlake, Zen, ...) or best, "
-         "the most capable one this CPU runs; sr runs itself again with OPENBLAS_CORETYPE set"},
+         "the most capable one this CPU runs; sr runs itself again with OPENBLAS_CORETYPE set. "
+         "Default for bench --against: best, unless OPENBLAS_CORETYPE is set"},
     };
     const Options defaults;
     for (const BoolOption& flag : BoolOptions()) {
@@ -647,8 +648,14 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<Args> args = Args::Parse(arguments, Flags());
   if (!args.ok()) return Fail(2, std::string(args.status().message()));
+  // A comparison is fair by default: the JIT and PyTorch SR run their matrix
+  // products on the best OpenBLAS core this CPU runs, unless the user chose
+  // one (--blas-core or OPENBLAS_CORETYPE).
+  const bool comparing = args->command() == "bench" && args->Given("against");
   if (args->Given("blas_core")) {
     if (int code = UseBlasCore(args->String("blas_core"), argv)) return code;
+  } else if (comparing && std::getenv("OPENBLAS_CORETYPE") == nullptr && !args->Bool("help")) {
+    if (int code = UseBlasCore("best", argv)) return code;
   }
   if (args->Bool("help") || args->command() == "help") {
     std::cout << Usage();
