@@ -71,6 +71,7 @@ void CopyBlock(const Strided& view, int64_t rank, const T* source,
 
 template <typename T>
 void ConcatAs(absl::Span<const at::Tensor> inputs, int64_t dim, bool stack, at::Tensor& out) {
+  if (out.numel() == 0) return;  // (and its data pointer may be null)
   const int64_t rank = out.dim();
   std::array<int64_t, kMaxRank> out_strides{};
   for (int64_t k = 0; k < rank; ++k) out_strides[k] = out.stride(k);
