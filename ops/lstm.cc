@@ -219,13 +219,11 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   if (input_w.stride(2) != 1) input_w = input_w.contiguous();
   const at::Tensor h_first = h0.stride(1) == 1 ? h0 : h0.contiguous();
   const at::Tensor c_first = !lstm || c0.stride(1) == 1 ? c0 : c0.contiguous();
-  if (cell_ == Cell::kRnnTanh || cell_ == Cell::kRnnRelu) {
-    return {RunSimpleDirection(weights, input_w, h0, reverse, output, column), at::Tensor()};
-  }
-  at::Tensor gates = at::empty({batch, (lstm ? 4 : 3) * hidden}, input.options());
+  const bool simple = cell_ == Cell::kRnnTanh || cell_ == Cell::kRnnRelu;
+  at::Tensor gates = at::empty({batch, (lstm ? 4 : simple ? 1 : 3) * hidden}, input.options());
   // A GRU step reads h while writing h': two buffers take turns.
   at::Tensor h = at::empty({batch, hidden}, input.options());
-  at::Tensor h_other = lstm ? at::Tensor() : at::empty({batch, hidden}, input.options());
+  at::Tensor h_other = lstm || simple ? at::Tensor() : at::empty({batch, hidden}, input.options());
   at::Tensor c = lstm ? at::empty({batch, hidden}, input.options()) : at::Tensor();
   float* out = output.data_ptr<float>();
   const int64_t out_row = output.size(2);
@@ -240,7 +238,15 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
       at::mm_out(gates, h_prev, weights.w_hh_t);
     }
     const float* input_t = input_w.data_ptr<float>() + t * input_w.stride(0);
-    if (lstm) {
+    if (simple) {
+      // ATen's SimpleCell on the projected input: act(linear_hh(h).add_(x_w)).
+      gates.add_(input_w.select(0, t));
+      if (cell_ == Cell::kRnnTanh) {
+        at::tanh_out(h, gates);
+      } else {
+        at::clamp_min_out(h, gates, 0);  // ATen's relu
+      }
+    } else if (lstm) {
       const at::Tensor& c_prev = s == 0 ? c_first : c;
       steps_.lstm({gates.data_ptr<float>(), input_t, input_w.stride(1), c_prev.data_ptr<float>(),
                    c_prev.stride(0), c.data_ptr<float>(), h.data_ptr<float>(), batch, hidden});
@@ -257,41 +263,6 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
     }
   }
   return {std::move(h), std::move(c)};
-}
-
-at::Tensor FrozenRnn::RunSimpleDirection(const Weights& weights, const at::Tensor& input_w,
-                                         const at::Tensor& h0, bool reverse, at::Tensor& output,
-                                         int64_t column) const {
-  // ATen's SimpleCell with the input projected: act(linear_hh(h).add_(x_w)),
-  // linear_hh an addmm with a bias and an mm without; the same calls give
-  // the same bits, into one gates buffer and one h buffer reused each step.
-  const int64_t steps = input_w.size(0), batch = input_w.size(1);
-  const int64_t hidden = weights.w_hh_t.size(0);
-  at::Tensor gates = at::empty({batch, hidden}, input_w.options());
-  at::Tensor h = at::empty({batch, hidden}, input_w.options());
-  float* out = output.data_ptr<float>();
-  const int64_t out_row = output.size(2);
-  for (int64_t s = 0; s < steps; ++s) {
-    const int64_t t = reverse ? steps - 1 - s : s;
-    const at::Tensor& h_prev = s == 0 ? h0 : h;
-    if (weights.b_hh.defined()) {
-      at::addmm_out(gates, weights.b_hh, h_prev, weights.w_hh_t);
-    } else {
-      at::mm_out(gates, h_prev, weights.w_hh_t);
-    }
-    gates.add_(input_w.select(0, t));
-    if (cell_ == Cell::kRnnTanh) {
-      at::tanh_out(h, gates);
-    } else {
-      at::clamp_min_out(h, gates, 0);  // ATen's relu
-    }
-    const float* h_data = h.data_ptr<float>();
-    for (int64_t b = 0; b < batch; ++b) {
-      std::memcpy(out + (t * batch + b) * out_row + column, h_data + b * hidden,
-                  hidden * sizeof(float));
-    }
-  }
-  return h;
 }
 
 }  // namespace ops

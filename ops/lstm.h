@@ -66,12 +66,6 @@ class FrozenRnn {
                                                  bool reverse, at::Tensor& output,
                                                  int64_t column) const;
 
-  // RunDirection of an nn.RNN, on the projected input `input_w` ([T, B, H]);
-  // returns h_n.
-  at::Tensor RunSimpleDirection(const Weights& weights, const at::Tensor& input_w,
-                                const at::Tensor& h0, bool reverse, at::Tensor& output,
-                                int64_t column) const;
-
   Cell cell_;
   std::vector<Weights> weights_;  // per layer, then direction
   int64_t num_layers_;

@@ -13,17 +13,6 @@
 namespace static_runtime {
 namespace {
 
-// A per-thread tensor of `dtype` for results a kernel does not hand out;
-// reused (and grown) from call to call.
-at::Tensor& Scratch(int index, at::ScalarType dtype) {
-  thread_local at::Tensor scratch[2];
-  at::Tensor& tensor = scratch[index];
-  if (!tensor.defined() || tensor.scalar_type() != dtype) {
-    tensor = at::empty({0}, at::TensorOptions().dtype(dtype));
-  }
-  return tensor;
-}
-
 void RegisterSoftmax() {
   for (const bool log : {false, true}) {
     RegisterOut(log ? "aten::log_softmax" : "aten::softmax", "int", [log](NodeIO& io) {
@@ -81,8 +70,8 @@ void RegisterNormalization() {
       const at::Tensor x = input.contiguous();
       const at::Tensor gamma = weight && weight->defined() ? weight->contiguous() : at::Tensor();
       const at::Tensor beta = bias && bias->defined() ? bias->contiguous() : at::Tensor();
-      at::Tensor& mean = Scratch(0, input.scalar_type());
-      at::Tensor& rstd = Scratch(1, input.scalar_type());
+      at::Tensor& mean = ThreadScratch(0, input.scalar_type());
+      at::Tensor& rstd = ThreadScratch(1, input.scalar_type());
       out.resize_(input.sizes());
       mean.resize_({m});
       rstd.resize_({m});

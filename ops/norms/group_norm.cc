@@ -18,16 +18,6 @@
 namespace static_runtime {
 namespace {
 
-// A per-thread tensor of `dtype` for the statistics the op throws away.
-at::Tensor& Scratch(int index, at::ScalarType dtype) {
-  thread_local at::Tensor scratch[2];
-  at::Tensor& tensor = scratch[index];
-  if (!tensor.defined() || tensor.scalar_type() != dtype) {
-    tensor = at::empty({0}, at::TensorOptions().dtype(dtype));
-  }
-  return tensor;
-}
-
 // `param` is absent, or a contiguous C-element tensor of `dtype`.
 bool PlainParameter(const c10::optional<at::Tensor>& param, int64_t channels,
                     at::ScalarType dtype) {
@@ -58,8 +48,8 @@ const bool kRegistered = [] {
     WriteOutput(io, 0, dtype, functional, [&](at::Tensor& out) {
       const int64_t batch = input.size(0);
       const int64_t spatial = c10::multiply_integers(input.sizes().slice(2));
-      at::Tensor& mean = Scratch(0, dtype);
-      at::Tensor& rstd = Scratch(1, dtype);
+      at::Tensor& mean = ThreadScratch(0, dtype);
+      at::Tensor& rstd = ThreadScratch(1, dtype);
       out.resize_(input.sizes());
       mean.resize_({batch, groups});
       rstd.resize_({batch, groups});
