@@ -655,7 +655,12 @@ int Main(int argc, char** argv) {
   if (args->Given("blas_core")) {
     if (int code = UseBlasCore(args->String("blas_core"), argv)) return code;
   } else if (comparing && std::getenv("OPENBLAS_CORETYPE") == nullptr && !args->Bool("help")) {
-    if (int code = UseBlasCore("best", argv)) return code;
+    // (Only where LibTorch's BLAS is an OpenBLAS on a lesser core.)
+    const reports::MachineKernels kernels = reports::DescribeMachineKernels();
+    if (!kernels.openblas_core.empty() &&
+        !absl::EqualsIgnoreCase(kernels.openblas_core, kernels.best_openblas_core)) {
+      if (int code = UseBlasCore("best", argv)) return code;
+    }
   }
   if (args->Bool("help") || args->command() == "help") {
     std::cout << Usage();
