@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ATen/ATen.h"
+#include "ATen/NestedTensorImpl.h"
 #include "ATen/core/class_type.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -41,6 +42,17 @@ absl::Status SameKindOfTensor(const std::string& path, const at::Tensor& expecte
 
 absl::Status CompareTensors(const std::string& path, const at::Tensor& expected,
                             const at::Tensor& actual, Tolerance tolerance) {
+  if (expected.defined() && actual.defined() && (expected.is_nested() || actual.is_nested())) {
+    if (expected.is_nested() != actual.is_nested()) return Difference(path, "one tensor is nested");
+    const at::Tensor& expected_sizes = at::native::get_nested_size_tensor(expected);
+    const at::Tensor& actual_sizes = at::native::get_nested_size_tensor(actual);
+    if (!expected_sizes.sizes().equals(actual_sizes.sizes()) ||
+        !at::equal(expected_sizes, actual_sizes)) {
+      return Difference(path, absl::StrCat("nested sizes ", c10::str(expected_sizes), " vs ",
+                                           c10::str(actual_sizes)));
+    }
+    return CompareTensors(path, PaddedIfNested(expected), PaddedIfNested(actual), tolerance);
+  }
   absl::Status same = SameKindOfTensor(path, expected, actual);
   if (!same.ok() || !expected.defined() || expected.numel() == 0) return same;
   at::Tensor e = expected.contiguous().flatten();
@@ -204,6 +216,7 @@ c10::IValue DeepCopy(const c10::IValue& value) {
   if (value.isTensor()) {
     const at::Tensor& t = value.toTensor();
     if (!t.defined()) return value;
+    if (t.is_nested()) return t.clone();
     // A view that is not dense (a slice, a step, an expanded tensor) keeps
     // its layout: its whole storage is copied (clone() would make it
     // contiguous, and ATen's loops, so some results' bits, follow layout).
@@ -263,6 +276,12 @@ bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b) {
     const at::Tensor& x = a.toTensor();
     const at::Tensor& y = b.toTensor();
     if (x.defined() != y.defined()) return false;
+    if (x.defined() && (x.is_nested() || y.is_nested())) {
+      return x.is_nested() && y.is_nested() &&
+             ExactlyEqual(at::native::get_nested_size_tensor(x),
+                          at::native::get_nested_size_tensor(y)) &&
+             ExactlyEqual(PaddedIfNested(x), PaddedIfNested(y));
+    }
     return !x.defined() ||
            (x.scalar_type() == y.scalar_type() && x.sizes().equals(y.sizes()) && at::equal(x, y));
   }
@@ -287,6 +306,17 @@ bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b) {
     return true;
   }
   return a == b;
+}
+
+at::Tensor PaddedIfNested(const at::Tensor& t) {
+  return t.defined() && t.is_nested() ? t.to_padded_tensor(0) : t;
+}
+
+at::Tensor ToDouble(const at::Tensor& t) {
+  if (!t.is_nested()) return t.to(at::kDouble);
+  const at::native::NestedTensorImpl* nested = at::native::get_nested_tensor_impl(t);
+  return at::detail::make_tensor<at::native::NestedTensorImpl>(
+      t.contiguous().values().to(at::kDouble), nested->get_nested_size_tensor().clone());
 }
 
 }  // namespace reference

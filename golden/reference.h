@@ -59,6 +59,14 @@ std::string Shapes(const c10::IValue& value);
 // Exact equality (bitwise values) of two structures, for "not modified" checks.
 bool ExactlyEqual(const c10::IValue& a, const c10::IValue& b);
 
+// Nested tensors (torch.nested; nn.TransformerEncoder's fast path passes
+// them between layers) are compared as their padded form, after their
+// components' sizes: `t` padded with zeros when nested, else `t`.
+at::Tensor PaddedIfNested(const at::Tensor& t);
+
+// `t` in float64: a nested tensor of the same components, or t.to(kDouble).
+at::Tensor ToDouble(const at::Tensor& t);
+
 }  // namespace reference
 }  // namespace static_runtime
 

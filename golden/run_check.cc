@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ATen/ATen.h"
+#include "ATen/NestedTensorImpl.h"
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -72,7 +73,7 @@ namespace {
 
 c10::IValue ToDouble(const c10::IValue& value) {
   if (!value.isTensor() || !at::isFloatingType(value.toTensor().scalar_type())) return value;
-  return value.toTensor().to(at::kDouble);
+  return reference::ToDouble(value.toTensor());
 }
 
 // Runs the JIT operator of each node that has a kernel of its own on a copy
@@ -141,9 +142,17 @@ class NodeChecker : public NodeObserver {
                            const c10::IValue& actual_value, const c10::IValue& reference) {
     torch::jit::Stack exact_inputs;
     for (const c10::IValue& input : inputs_) exact_inputs.push_back(ToDouble(input));
-    const at::Tensor exact = RunAlone(node.node, std::move(exact_inputs)).at(0).toTensor();
-    const at::Tensor& actual = actual_value.toTensor();
-    const at::Tensor& expected = reference.toTensor();
+    const at::Tensor nested_exact = RunAlone(node.node, std::move(exact_inputs)).at(0).toTensor();
+    // A nested result is compared in its padded form, once its sizes match.
+    if (actual_value.toTensor().is_nested() || reference.toTensor().is_nested()) {
+      RETURN_IF_ERROR(
+          reference::Compare(at::native::get_nested_size_tensor(reference.toTensor()),
+                             at::native::get_nested_size_tensor(actual_value.toTensor()),
+                             reference::Tolerance::kBitwise));
+    }
+    const at::Tensor exact = reference::PaddedIfNested(nested_exact);
+    const at::Tensor actual = reference::PaddedIfNested(actual_value.toTensor());
+    const at::Tensor expected = reference::PaddedIfNested(reference.toTensor());
     if (!actual.sizes().equals(expected.sizes()) ||
         actual.scalar_type() != expected.scalar_type()) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "ATen/NestedTensorImpl.h"
+
 namespace static_runtime {
 namespace ops {
 namespace {
@@ -82,12 +84,22 @@ at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inp
   const int64_t width = inputs[1].toInt(), heads = inputs[2].toInt();
   const bool use_gelu = inputs[7].toBool(), norm_first = inputs[8].toBool();
   const double norm_eps = inputs[9].toDouble();
-  const c10::optional<at::Tensor> mask = inputs[18].toOptional<at::Tensor>();
+  c10::optional<at::Tensor> mask = inputs[18].toOptional<at::Tensor>();
+  c10::optional<int64_t> mask_type = inputs[19].toOptional<int64_t>();
+  at::Tensor src = inputs[0].toTensor();
+  if (src.is_nested()) {
+    // A nested source: its sequences padded, the padding masked as keys
+    // (`exact` is padded too).
+    const at::Tensor lengths = at::native::get_nested_size_tensor(src).select(1, 0);
+    src = src.to_padded_tensor(0);
+    mask = at::arange(src.size(1), at::kLong).unsqueeze(0) >= lengths.unsqueeze(1);
+    mask_type = 1;
+  }
   // The inputs of the two layer norms, in float64.
   auto attention = [&](const at::Tensor& x) {
     return std::get<0>(at::_native_multi_head_attention(
         x, x, x, width, heads, dbl(3), dbl(4), dbl(5), dbl(6), mask, /*need_weights=*/false,
-        /*average_attn_weights=*/true, inputs[19].toOptional<int64_t>()));
+        /*average_attn_weights=*/true, mask_type));
   };
   auto norm = [&](const at::Tensor& z, size_t weight) {
     return at::layer_norm(z, {width}, dbl(weight), dbl(weight + 1), norm_eps);
@@ -97,7 +109,7 @@ at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inp
     hidden = use_gelu ? at::gelu(hidden) : at::relu(hidden);
     return at::linear(hidden, dbl(16), dbl(17));
   };
-  const at::Tensor src = dbl(0);
+  src = src.to(at::kDouble);
   at::Tensor first, second;
   if (norm_first) {
     first = src;

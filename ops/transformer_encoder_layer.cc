@@ -25,6 +25,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
+#include "ops/attention/nested_sequences.h"
 #include "ops/attention_steps.h"
 #include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
@@ -98,29 +99,65 @@ class EncoderLayerKernel {
 
   void operator()(NodeIO& io) {
     const at::Tensor& src = io.Input(0).toTensor();
-    if (!io.Input(18).isNone() || src.is_nested() || !src.is_cpu() ||
-        src.layout() != at::kStrided || src.scalar_type() != at::kFloat || src.dim() != 3 ||
-        src.size(2) != p_.width || src.numel() == 0 || src.is_neg() || src.is_conj()) {
+    if (src.is_nested()) {
+      RunNested(io, src);
+      return;
+    }
+    const c10::optional<at::Tensor> mask = io.Input(18).toOptional<at::Tensor>();
+    if (!src.is_cpu() || src.layout() != at::kStrided || src.scalar_type() != at::kFloat ||
+        src.dim() != 3 || src.size(2) != p_.width || src.numel() == 0 || src.is_neg() ||
+        src.is_conj() || (mask && !KeyPaddingMask(io, *mask, src))) {
       io.Output(0) = Reference(io);
       return;
     }
     const at::Tensor x = src.contiguous();
     at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
     if (!out.sizes().equals(x.sizes()) || !out.is_contiguous()) out.resize_(x.sizes());
-    Compute(x, out);
+    Workspace& ws = ThreadWorkspace();
+    ws.sequences.lengths.assign(x.size(0), x.size(1));
+    ws.sequences.starts.resize(x.size(0));
+    for (int64_t b = 0; b < x.size(0); ++b) ws.sequences.starts[b] = b * x.size(1);
+    ws.sequences.rows = x.size(0) * x.size(1);
+    ws.sequences.longest = x.size(1);
+    // ATen's attention takes a non-boolean mask as mask.to(bool).
+    const at::Tensor padding = !mask                              ? at::Tensor()
+                               : mask->scalar_type() == at::kBool ? *mask
+                                                                  : mask->to(at::kBool);
+    Compute(ws, x.data_ptr<float>(), out.data_ptr<float>(), padding);
   }
 
  private:
+  // A key padding mask (mask type 1) ATen takes: [B, T] for a [B, T, D]
+  // source, boolean or floating.
+  static bool KeyPaddingMask(const NodeIO& io, const at::Tensor& mask, const at::Tensor& src) {
+    const c10::optional<int64_t> type = io.Input(19).toOptional<int64_t>();
+    return type == 1 && mask.is_cpu() && mask.layout() == at::kStrided && !mask.is_nested() &&
+           (mask.scalar_type() == at::kBool || at::isFloatingType(mask.scalar_type())) &&
+           mask.dim() == 2 && mask.size(0) == src.size(0) && mask.size(1) == src.size(1);
+  }
+
+  // A nested source (the fast path of nn.TransformerEncoder with a padding
+  // mask): the layer on its sequences' tokens only, into a nested result of
+  // the same sizes, as ATen computes it on nested tensors.
+  void RunNested(NodeIO& io, const at::Tensor& src) {
+    Workspace& ws = ThreadWorkspace();
+    if (!io.Input(18).isNone() || !ops::ReadSequences(src, at::kFloat, ws.sequences) ||
+        ws.sequences.width != p_.width) {
+      io.Output(0) = Reference(io);
+      return;
+    }
+    at::Tensor result = at::empty({ws.sequences.rows * p_.width}, at::kFloat);
+    Compute(ws, ws.sequences.buffer.data_ptr<float>(), result.data_ptr<float>(), at::Tensor());
+    ws.sequences.buffer.reset();  // the thread keeps no reference to the caller's tensor
+    io.Output(0) = ops::NestedLike(src, std::move(result));
+  }
+
   // The layer's intermediates: per-thread tensors, reused from call to call
-  // and resized (with their views and product plans remade) only when the
-  // shape changes, so a layer allocates nothing once warm.
+  // and resized only when the token count grows, so a layer allocates
+  // nothing once warm.
   struct Workspace {
-    // batch, tokens, width, heads, feed-forward width: what the tensors
-    // below are sized for.
-    std::array<int64_t, 5> shape{};
+    ops::PackedSequences sequences;  // the source's sequences, as rows
     at::Tensor normed, qkv, q_k_v, scores, context, merged, attended, hidden, ffn_out, mean, rstd;
-    at::Tensor q, k_transposed, v;  // views of q_k_v, [B * heads, T, head width] (k: T <-> width)
-    std::optional<BmmPlan> scores_plan, context_plan;
   };
   static Workspace& ThreadWorkspace() {
     thread_local Workspace workspace;
@@ -128,35 +165,23 @@ class EncoderLayerKernel {
   }
   static void Size(at::Tensor& tensor, at::IntArrayRef sizes) {
     if (!tensor.defined()) tensor = at::empty({0}, at::kFloat);
-    tensor.resize_(sizes);
+    if (!tensor.sizes().equals(sizes)) tensor.resize_(sizes);
   }
 
-  // Sizes `ws` for a [batch, tokens, width] source.
-  void Shape(Workspace& ws, int64_t batch, int64_t tokens) const {
-    const int64_t ffn_width = ffn_1_.out_features();
-    const std::array<int64_t, 5> shape{batch, tokens, p_.width, p_.heads, ffn_width};
-    if (ws.shape == shape) return;
-    ws.shape = {};  // until every tensor is sized
-    const int64_t d = p_.width, matrices = batch * p_.heads, head_width = d / p_.heads;
-    for (at::Tensor* t : {&ws.normed, &ws.merged, &ws.attended, &ws.ffn_out}) {
-      Size(*t, {batch, tokens, d});
-    }
-    Size(ws.qkv, {batch, tokens, 3 * d});
-    Size(ws.hidden, {batch, tokens, ffn_width});
-    Size(ws.q_k_v, {3, matrices, tokens, head_width});
-    Size(ws.scores, {matrices, tokens, tokens});
-    Size(ws.context, {matrices, tokens, head_width});
-    Size(ws.mean, {batch * tokens});
-    Size(ws.rstd, {batch * tokens});
-    ws.q = ws.q_k_v[0];
-    ws.k_transposed = ws.q_k_v[1].transpose(1, 2);
-    ws.v = ws.q_k_v[2];
-    ws.scores_plan = PlanBmm(ws.q, ws.k_transposed);
-    ws.context_plan = PlanBmm(ws.scores, ws.v);
-    ws.shape = shape;
+  // Sizes `ws` for its sequences.
+  void Shape(Workspace& ws) const {
+    const int64_t rows = ws.sequences.rows, longest = ws.sequences.longest, d = p_.width;
+    for (at::Tensor* t : {&ws.normed, &ws.merged, &ws.attended, &ws.ffn_out}) Size(*t, {rows, d});
+    Size(ws.qkv, {rows, 3 * d});
+    Size(ws.hidden, {rows, ffn_1_.out_features()});
+    Size(ws.q_k_v, {3 * rows * d});
+    Size(ws.scores, {p_.heads * longest * longest});
+    Size(ws.context, {longest * d});
+    Size(ws.mean, {rows});
+    Size(ws.rstd, {rows});
   }
 
-  // Layer norm of `x` [B, T, D] contiguous into `out` (same shape, contiguous).
+  // Layer norm of `x` [rows, D] contiguous into `out` (same shape, contiguous).
   void Norm(Workspace& ws, const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
             at::Tensor& out) const {
     LayerNormInto(x, weight, bias, ws.mean.numel(), p_.width, p_.eps, out, ws.mean, ws.rstd);
@@ -165,45 +190,74 @@ class EncoderLayerKernel {
   // at::bmm_out(out, a, b) into `out` (contiguous, of the product's size),
   // with ATen's own per-batch gemm calls made directly where it makes them
   // (ops/batched_gemm.h).
-  static void BatchedProduct(const std::optional<BmmPlan>& plan, at::Tensor& out,
-                             const at::Tensor& a, const at::Tensor& b) {
-    if (plan) {
+  static void BatchedProduct(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
+    if (std::optional<BmmPlan> plan = PlanBmm(a, b)) {
       BmmInto(*plan, a, b, out);
     } else {
       at::bmm_out(out, a, b);
     }
   }
 
-  // `x` [B, T, K] contiguous through `linear` into `out` [B, T, N] (contiguous).
-  static void Linear(onednn::PackedLinear& linear, const at::Tensor& x, at::Tensor& out) {
-    linear.Run(x.data_ptr<float>(), x.size(0) * x.size(1), out.data_ptr<float>());
+  // `rows` rows of `x` through `linear` into `out`.
+  static void Linear(onednn::PackedLinear& linear, const float* x, int64_t rows, float* out) {
+    linear.Run(x, rows, out);
   }
 
-  // The layer on `src` [B, T, D] contiguous into `result` (same shape,
-  // contiguous), as ATen 1.13 computes it.
-  void Compute(const at::Tensor& src, at::Tensor& result) {
+  // Self-attention of each sequence on its own: from `ws.qkv` (the q, k, v
+  // projections of every row) into `ws.merged` (the heads side by side),
+  // as ATen's batched products and softmax (or, with a key padding mask
+  // `padding` [B, T] boolean, its masked softmax) compute it.
+  void Attend(Workspace& ws, const at::Tensor& padding) const {
+    const int64_t d = p_.width, heads = p_.heads, head_width = d / heads;
+    const ops::PackedSequences& seqs = ws.sequences;
+    for (size_t i = 0; i < seqs.lengths.size(); ++i) {
+      const int64_t n = seqs.lengths[i], first = seqs.starts[i];
+      // q, k, v of this sequence as [heads, n, head width], q scaled.
+      const int64_t base = 3 * first * d, block = heads * n * head_width;
+      ops::SplitHeads(ws.qkv.data_ptr<float>() + first * 3 * d, p_.qkv_bias.data_ptr<float>(), 1, n,
+                      d, heads, ws.q_k_v.data_ptr<float>() + base);
+      const at::Tensor q =
+          ws.q_k_v.as_strided({heads, n, head_width}, {n * head_width, head_width, 1}, base);
+      const at::Tensor k_transposed = ws.q_k_v.as_strided(
+          {heads, head_width, n}, {n * head_width, 1, head_width}, base + block);
+      const at::Tensor v = ws.q_k_v.as_strided({heads, n, head_width},
+                                               {n * head_width, head_width, 1}, base + 2 * block);
+      at::Tensor scores = ws.scores.as_strided({heads, n, n}, {n * n, n, 1}, 0);
+      at::Tensor context =
+          ws.context.as_strided({heads, n, head_width}, {n * head_width, head_width, 1}, 0);
+      BatchedProduct(scores, q, k_transposed);
+      if (padding.defined()) {
+        const at::Tensor keys = padding.select(0, static_cast<int64_t>(i)).view({1, 1, 1, n});
+        scores.copy_(at::_masked_softmax(scores.unsqueeze(0), keys.expand({1, heads, n, n}), 3, 1)
+                         .squeeze(0));
+      } else {
+        SoftmaxLastDimInto(scores, scores);
+      }
+      BatchedProduct(context, scores, v);
+      ops::MergeHeads(context.data_ptr<float>(), 1, n, d, heads,
+                      ws.merged.data_ptr<float>() + first * d);
+    }
+  }
+
+  // The layer on `src` (the rows of `ws.sequences`, contiguous) into
+  // `result` (as many rows), as ATen 1.13 computes it.
+  void Compute(Workspace& ws, const float* src, float* result, const at::Tensor& padding) {
     // The workspace's tensors never leave this thread or this call.
     c10::InferenceMode inference;
-    Workspace& ws = ThreadWorkspace();
-    const int64_t batch = src.size(0), tokens = src.size(1);
-    Shape(ws, batch, tokens);
-    const at::Tensor* x = &src;
+    Shape(ws);
+    const int64_t rows = ws.sequences.rows, d = p_.width;
+    const at::Tensor source = at::from_blob(const_cast<float*>(src), {rows, d}, at::kFloat);
+    const at::Tensor output = at::from_blob(result, {rows, d}, at::kFloat);
+    const at::Tensor* x = &source;
     if (p_.norm_first) {
-      Norm(ws, src, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
+      Norm(ws, source, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
       x = &ws.normed;
     }
 
-    // Self-attention: q, k, v as [B * heads, T, head width], q scaled.
-    Linear(qkv_, *x, ws.qkv);
-    ops::SplitHeads(ws.qkv.data_ptr<float>(), p_.qkv_bias.data_ptr<float>(), batch, tokens,
-                    p_.width, p_.heads, ws.q_k_v.data_ptr<float>());
-    BatchedProduct(ws.scores_plan, ws.scores, ws.q, ws.k_transposed);
-    SoftmaxLastDimInto(ws.scores, ws.scores);
-    BatchedProduct(ws.context_plan, ws.context, ws.scores, ws.v);
-    ops::MergeHeads(ws.context.data_ptr<float>(), batch, tokens, p_.width, p_.heads,
-                    ws.merged.data_ptr<float>());
-    Linear(proj_, ws.merged, ws.attended);
-    ops::AddInPlace(ws.attended.data_ptr<float>(), src.data_ptr<float>(), src.numel());
+    Linear(qkv_, x->data_ptr<float>(), rows, ws.qkv.data_ptr<float>());
+    Attend(ws, padding);
+    Linear(proj_, ws.merged.data_ptr<float>(), rows, ws.attended.data_ptr<float>());
+    ops::AddInPlace(ws.attended.data_ptr<float>(), src, rows * d);
     at::Tensor* attended = &ws.attended;
     if (!p_.norm_first) {
       Norm(ws, ws.attended, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
@@ -216,20 +270,20 @@ class EncoderLayerKernel {
       Norm(ws, *attended, p_.norm_weight_2, p_.norm_bias_2, ws.normed);
       ffn_input = &ws.normed;
     }
-    Linear(ffn_1_, *ffn_input, ws.hidden);
+    Linear(ffn_1_, ffn_input->data_ptr<float>(), rows, ws.hidden.data_ptr<float>());
     if (p_.use_gelu) {
       at::gelu_(ws.hidden);
     } else {
       ops::ReluInPlace(ws.hidden.data_ptr<float>(), ws.hidden.numel());
     }
     if (p_.norm_first) {
-      Linear(ffn_2_, ws.hidden, result);
-      ops::AddInPlace(result.data_ptr<float>(), attended->data_ptr<float>(), result.numel());
+      Linear(ffn_2_, ws.hidden.data_ptr<float>(), rows, result);
+      ops::AddInPlace(result, attended->data_ptr<float>(), rows * d);
     } else {
-      Linear(ffn_2_, ws.hidden, ws.ffn_out);
-      ops::AddInPlace(ws.ffn_out.data_ptr<float>(), attended->data_ptr<float>(),
-                      ws.ffn_out.numel());
-      Norm(ws, ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, result);
+      Linear(ffn_2_, ws.hidden.data_ptr<float>(), rows, ws.ffn_out.data_ptr<float>());
+      ops::AddInPlace(ws.ffn_out.data_ptr<float>(), attended->data_ptr<float>(), rows * d);
+      at::Tensor out = output;
+      Norm(ws, ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, out);
     }
   }
 

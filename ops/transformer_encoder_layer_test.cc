@@ -2,13 +2,15 @@
 // transformer_encoder_layer.cc) against ATen's op computed in float64,
 // within the bound it declares (ops/error_bounds.h), which ATen's own float32
 // result must meet too: random widths, heads, feed-forward widths, batch and
-// token counts, relu or gelu, norm first or last. A mask or a source the
-// kernel does not take runs ATen's op (its result, its error); one kernel
-// runs on several threads at once.
+// token counts, relu or gelu, norm first or last; with key padding masks and
+// on nested sources. A mask or a source the kernel does not take runs
+// ATen's op (its result, its error); one kernel runs on several threads at
+// once.
 #include <string>
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ATen/NestedTensorImpl.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "memory/counting_allocator.h"
@@ -92,9 +94,25 @@ std::vector<c10::IValue> Inputs(const LayerGraph& layer, const at::Tensor& src,
   return inputs;
 }
 
-// ATen's op on `inputs`, every tensor converted to `dtype`.
+// `padded` [B, T, D] as a nested tensor of its sequences, the first
+// lengths[b] tokens of each.
+at::Tensor Nested(const at::Tensor& padded, const std::vector<int64_t>& lengths) {
+  at::Tensor keep = at::zeros({padded.size(0), padded.size(1)}, at::kBool);
+  for (size_t b = 0; b < lengths.size(); ++b) keep[b].narrow(0, 0, lengths[b]).fill_(true);
+  return at::_nested_tensor_from_mask(padded, keep, /*mask_check=*/true);
+}
+
+// ATen's op on `inputs`, every tensor converted to `dtype` (a nested source
+// too: of the same sequences).
 at::Tensor AtenLayer(const std::vector<c10::IValue>& inputs, at::ScalarType dtype) {
-  auto t = [&](size_t i) { return inputs[i].toTensor().to(dtype); };
+  auto t = [&](size_t i) {
+    const at::Tensor& tensor = inputs[i].toTensor();
+    if (!tensor.is_nested()) return tensor.to(dtype);
+    const at::Tensor sizes = at::native::get_nested_size_tensor(tensor).select(1, 0).contiguous();
+    const std::vector<int64_t> lengths(sizes.data_ptr<int64_t>(),
+                                       sizes.data_ptr<int64_t>() + sizes.numel());
+    return Nested(tensor.to_padded_tensor(0).to(dtype), lengths);
+  };
   c10::optional<at::Tensor> mask;
   if (!inputs[18].isNone()) mask = inputs[18].toTensor();
   return at::_transformer_encoder_layer_fwd(
@@ -153,34 +171,107 @@ TEST(TransformerEncoderLayerTest, WritesItsOutputAndReusesItsWorkspace) {
     EXPECT_EQ(counter.count() - before, 0u);
     EXPECT_EQ(slots.Output(0).toTensor().data_ptr(), output);
     EXPECT_TRUE(at::equal(slots.Output(0).toTensor(), first));
+
+    // A nested source: its result's buffer is the one allocation.
+    const at::Tensor nested = Nested(at::randn({3, 6, c.width}), {6, 2, 4});
+    ASSERT_EQ(slots.Run(layer.kernel, Inputs(layer, nested)), "");
+    const size_t before_nested = counter.count();
+    ASSERT_EQ(slots.Run(layer.kernel, Inputs(layer, nested)), "");
+    EXPECT_EQ(counter.count() - before_nested, 1u);
   }
 }
 
-// What the kernel does not take runs ATen's op: with a mask, the very same
-// result; a source of the wrong width, ATen's error.
-TEST(TransformerEncoderLayerTest, LeavesMasksAndBadSourcesToAten) {
+// A key padding mask (type 1: [B, T], boolean or floating, nonzero masks
+// the key): ATen's masked softmax on each sequence's scores, the rest as
+// without a mask. A sequence whose every key is masked comes out NaN, as
+// ATen's does.
+RC_GTEST_PROP(TransformerEncoderLayerProperty, TakesKeyPaddingMasks, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  LayerCase c;
+  c.heads = d.Int(1, 3);
+  c.width = c.heads * d.Int(1, 8);
+  c.feed_forward = d.Int(1, 32);
+  c.use_gelu = d.Bool();
+  c.norm_first = d.Bool();
+  LayerGraph layer = MakeLayerGraph(c);
+  Slots slots(1);
+  const int64_t batch = d.Int(1, 3), tokens = d.Int(1, 9);
+  const at::Tensor src = at::randn({batch, tokens, c.width});
+  at::Tensor mask = at::rand({batch, tokens}) > 0.6;
+  const bool fully_masked = d.Int(0, 3) == 0;
+  mask.select(1, 0).fill_(false);
+  if (fully_masked) mask[0].fill_(true);
+  const c10::IValue given = d.Bool() ? mask : mask.to(at::kFloat);
+  const std::vector<c10::IValue> inputs = Inputs(layer, src, given, 1);
+  RC_ASSERT(slots.Run(layer.kernel, inputs) == "");
+  const at::Tensor actual = slots.Output(0).toTensor();
+  const at::Tensor aten = AtenLayer(inputs, at::kFloat);
+  RC_ASSERT(at::equal(at::isnan(actual), at::isnan(aten)));
+  RC_ASSERT(at::isnan(actual[0]).all().item<bool>() == fully_masked);
+  const int64_t first = fully_masked ? 1 : 0;  // the sequences with numbers
+  if (first == batch) return;
+  const std::vector<c10::IValue> rest =
+      Inputs(layer, src.narrow(0, first, batch - first), mask.narrow(0, first, batch - first), 1);
+  const at::Tensor exact = AtenLayer(rest, at::kDouble);
+  const std::string ours = testing::OutsideBound(ops::TransformerEncoderLayerErrorBound, rest,
+                                                 exact, actual.narrow(0, first, batch - first));
+  if (!ours.empty()) RC_FAIL("kernel with a mask: " + ours);
+}
+
+// A nested source (nn.TransformerEncoder's fast path): each sequence on its
+// own tokens, into a nested result of the same sizes, within the bound of
+// ATen's nested layer computed in float64.
+RC_GTEST_PROP(TransformerEncoderLayerProperty, TakesNestedSources, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  LayerCase c;
+  c.heads = 2 * d.Int(1, 2);
+  c.width = c.heads * d.Int(1, 8);
+  c.feed_forward = d.Int(1, 32);
+  c.use_gelu = d.Bool();
+  c.norm_first = d.Bool();
+  LayerGraph layer = MakeLayerGraph(c);
+  Slots slots(1);
+  for (int call = 0; call < 3; ++call) {  // the lengths change
+    const int64_t batch = d.Int(1, 4), tokens = d.Int(1, 12);
+    std::vector<int64_t> lengths;
+    for (int64_t b = 0; b < batch; ++b) lengths.push_back(d.Int(1, tokens));
+    const at::Tensor src = Nested(at::randn({batch, tokens, c.width}), lengths);
+    const std::vector<c10::IValue> inputs = Inputs(layer, src);
+    RC_ASSERT(slots.Run(layer.kernel, inputs) == "");
+    const at::Tensor actual = slots.Output(0).toTensor();
+    RC_ASSERT(actual.is_nested());
+    RC_ASSERT(at::equal(at::native::get_nested_size_tensor(actual),
+                        at::native::get_nested_size_tensor(src)));
+    const at::Tensor exact = AtenLayer(inputs, at::kDouble).to_padded_tensor(0);
+    const std::string ours = testing::OutsideBound(ops::TransformerEncoderLayerErrorBound, inputs,
+                                                   exact, actual.to_padded_tensor(0));
+    if (!ours.empty()) RC_FAIL("kernel on a nested source: " + ours);
+  }
+}
+
+// What the kernel does not take runs ATen's op: an attention mask (type 0,
+// which ATen refuses on the CPU) and a source of the wrong width give
+// ATen's error, and the kernel stays usable.
+TEST(TransformerEncoderLayerTest, LeavesWhatItDoesNotTakeToAten) {
   LayerCase c;
   LayerGraph layer = MakeLayerGraph(c);
   Slots slots(1);
   const at::Tensor src = at::randn({2, 5, c.width});
-  // A key padding mask (type 1). Each sequence keeps its first token: a fully
-  // masked sequence comes out NaN, which no equality holds for.
-  at::Tensor mask = at::rand({2, 5}) > 0.7;
-  mask.select(1, 0).fill_(false);
-  const std::vector<c10::IValue> masked = Inputs(layer, src, mask, 1);
-  ASSERT_EQ(slots.Run(layer.kernel, masked), "");
-  EXPECT_TRUE(at::equal(slots.Output(0).toTensor(), AtenLayer(masked, at::kFloat)));
-
-  const std::vector<c10::IValue> narrow = Inputs(layer, at::randn({2, 5, c.width - 1}));
-  std::string aten_error;
-  try {
-    AtenLayer(narrow, at::kFloat);
-  } catch (const c10::Error& e) {
-    aten_error = e.what_without_backtrace();
+  for (const std::vector<c10::IValue>& inputs :
+       {Inputs(layer, at::randn({2, 5, c.width - 1})),
+        Inputs(layer, src, at::zeros({5, 5}, at::kBool), 0)}) {
+    std::string aten_error;
+    try {
+      AtenLayer(inputs, at::kFloat);
+    } catch (const c10::Error& e) {
+      aten_error = e.what_without_backtrace();
+    }
+    ASSERT_FALSE(aten_error.empty());
+    const std::string error = slots.Run(layer.kernel, inputs);
+    EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
   }
-  ASSERT_FALSE(aten_error.empty());
-  const std::string error = slots.Run(layer.kernel, narrow);
-  EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
   EXPECT_EQ(slots.Run(layer.kernel, Inputs(layer, src)), "");  // still usable
 }
 
