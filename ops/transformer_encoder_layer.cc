@@ -13,11 +13,17 @@
 // Measured on a 2-layer nn.TransformerEncoder (width 64, 4 heads,
 // feed-forward 128, batch 4 x 16 tokens), one thread: see the README.
 //
-// Inputs it does not take (a mask, a source that is not a non-empty float
-// [B, T, D] tensor, weights of unexpected shapes) run ATen's op, which gives
-// its result or error. Numerics: another summation order in the products;
-// the bound is TransformerEncoderLayerErrorBound (ops/error_bounds.h).
-#include <array>
+// It takes a dense [B, T, D] float source, with or without a key padding
+// mask ([B, T], mask type 1: each sequence's masked softmax is ATen's own,
+// so a sequence whose keys are all masked comes out NaN as ATen's does),
+// and a nested source (nn.TransformerEncoder's fast path with a padding
+// mask, ops/attention/nested_sequences.h): each sequence's tokens alone,
+// into a nested result of the same sizes. Each sequence's attention is its
+// own batched products. Inputs it does not take (an attention mask, a
+// source that is not float or not of width D, weights of unexpected
+// shapes) run ATen's op, which gives its result or error. Numerics: another
+// summation order in the products; the bound is
+// TransformerEncoderLayerErrorBound (ops/error_bounds.h).
 #include <memory>
 #include <optional>
 #include <utility>
