@@ -92,10 +92,10 @@ void OutputSlab::Learn(absl::Span<const c10::IValue> values) {
   for (size_t i = 0; i < slots_.size(); ++i) {
     const c10::IValue& value = values[slots_[i]];
     TensorRecord& record = records_[i];
-    // Plain CPU tensors only (not quantized, sparse or opaque).
+    // Plain CPU tensors only (not quantized, nested, sparse or opaque).
     if (value.isTensor() && value.toTensor().defined() && value.toTensor().is_cpu() &&
         value.toTensor().layout() == at::kStrided && !value.toTensor().is_quantized() &&
-        value.toTensor().has_storage()) {
+        !value.toTensor().is_nested() && value.toTensor().has_storage()) {
       const at::Tensor& tensor = value.toTensor();
       record.bytes = std::max(record.bytes, tensor.storage().nbytes());
       record.dtype = tensor.scalar_type();

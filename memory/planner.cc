@@ -11,12 +11,19 @@ namespace static_runtime {
 namespace memory {
 namespace {
 
+// A dense CPU tensor with storage: one a planned tensor could stand for (a
+// nested tensor, for one, has storage but sizes of its own).
+bool PlannableTensor(const at::Tensor& tensor) {
+  return tensor.defined() && tensor.is_cpu() && tensor.has_storage() &&
+         tensor.layout() == at::kStrided && !tensor.is_nested();
+}
+
 // The managed tensor in `value`, if it is one the planner may re-point:
-// defined, on the CPU, its storage held by nothing else (unless `shared_ok`).
+// plannable, its storage held by nothing else (unless `shared_ok`).
 at::Tensor* OwnedTensor(c10::IValue& value, bool shared_ok = false) {
   if (!value.isTensor()) return nullptr;
   at::Tensor& tensor = value.toTensor();
-  if (!tensor.defined() || !tensor.is_cpu() || !tensor.has_storage()) return nullptr;
+  if (!PlannableTensor(tensor)) return nullptr;
   if (!shared_ok && (tensor.use_count() != 1 || tensor.storage().use_count() != 1)) {
     return nullptr;
   }
@@ -158,10 +165,7 @@ void MemoryPlanner::Release(absl::Span<c10::IValue> values, bool learn) {
       // Not ours to recycle: drop it. If it is a tensor something else still
       // holds (say, a kernel returned a view of its own temporary), remember
       // its size so the next run gives the slot a tensor of our own.
-      if (value.isTensor() && value.toTensor().defined() && value.toTensor().is_cpu() &&
-          value.toTensor().has_storage()) {
-        record(i, value.toTensor());
-      }
+      if (value.isTensor() && PlannableTensor(value.toTensor())) record(i, value.toTensor());
       value = c10::IValue();
       continue;
     }

@@ -481,6 +481,25 @@ std::map<std::string, Spec> NnSpecs() {
            inputs[1].toTensor().is_contiguous();
   };
   // GLU over a dimension of even size (sometimes odd: ATen's error).
+  // Nested tensors of [length, width] sequences (lengths 0 to the padded
+  // length, one at least 1), float or double, padded with a number float32
+  // may round; sometimes an output size larger than the padded form (ATen's
+  // op runs).
+  specs["aten::to_padded_tensor."] = {[](const Call& c) -> Inputs {
+    const std::vector<int64_t> shape = c.NonEmptyShape(3);
+    at::Tensor keep = at::zeros({shape[0], shape[1]}, at::kBool);
+    for (int64_t b = 0; b < shape[0]; ++b) {
+      keep[b].narrow(0, 0, b == 0 ? shape[1] : c.draw.Int(0, shape[1])).fill_(true);
+    }
+    const at::Tensor nested =
+        at::_nested_tensor_from_mask(c.Tensor(shape, kFloats).contiguous(), keep, true);
+    c10::IValue size;
+    if (c.draw.Int(0, 4) == 0) size = std::vector<int64_t>{shape[0], shape[1] + 1, shape[2]};
+    return {nested, c.Scalar(kFloats), size};
+  }};
+  specs["aten::to_padded_tensor."].writes_into_output = [](const Inputs& inputs) {
+    return inputs[2].isNone();
+  };
   specs["aten::glu."] = {[](const Call& c) -> Inputs {
     const int64_t rank = c.Rank(1, 3);
     std::vector<int64_t> shape = c.Shape(rank);

@@ -567,6 +567,41 @@ def forward(self, x, padding: Tensor):
          return {rng.Normal({2, seq, 8}), padding};
        }});
 
+  add({"transformer_encoder_nested",
+       R"(
+def forward(self, x, keep: Tensor):
+    # nn.TransformerEncoder's fast path with a padding mask: the padded batch
+    # as a nested tensor of its sequences, two layers on it, padded back
+    aligned = torch._nested_tensor_from_mask_left_aligned(x, keep)
+    n = torch._nested_tensor_from_mask(x, keep, False)
+    h = torch._transformer_encoder_layer_fwd(
+        n, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, False, False, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, None, None)
+    g = torch._transformer_encoder_layer_fwd(
+        h, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, True, True, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, None, None)
+    return g.to_padded_tensor(0.0), aligned
+)",
+       {{"w_qkv", {24, 8}},
+        {"b_qkv", {24}},
+        {"w_o", {8, 8}},
+        {"b_o", {8}},
+        {"ln1_w", {8}},
+        {"ln1_b", {8}},
+        {"w_ff1", {16, 8}},
+        {"b_ff1", {16}},
+        {"w_ff2", {8, 16}},
+        {"ln2_w", {8}},
+        {"ln2_b", {8}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         // Sequences of seq, 1 and seq - size tokens.
+         const int64_t seq = 2 + 3 * size;
+         const at::Tensor lengths = at::tensor({seq, int64_t{1}, seq - size}).unsqueeze(1);
+         return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths};
+       }});
+
   add({"cnn_two_stage",
        R"(
 def forward(self, x):
