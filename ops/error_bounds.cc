@@ -129,5 +129,51 @@ at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inp
          at::zeros_like(exact, at::kDouble);
 }
 
+at::Tensor MultiHeadAttentionErrorBound(const std::vector<c10::IValue>& inputs,
+                                        const at::Tensor& exact) {
+  const int64_t width = inputs[3].toInt(), heads = inputs[4].toInt();
+  const int64_t head_width = width / heads;
+  at::Tensor x = inputs[0].toTensor();
+  c10::optional<at::Tensor> mask = inputs[9].toOptional<at::Tensor>();
+  if (x.is_nested()) {
+    const at::Tensor lengths = at::native::get_nested_size_tensor(x).select(1, 0);
+    x = x.to_padded_tensor(0);
+    mask = at::arange(x.size(1), at::kLong).unsqueeze(0) >= lengths.unsqueeze(1);
+  }
+  x = x.to(at::kDouble);
+  const int64_t batch = x.size(0), tokens = x.size(1);
+  auto dbl = [&](size_t i) { return inputs[i].toTensor().to(at::kDouble); };
+  const at::Tensor w = dbl(5), b = dbl(6), w_out = dbl(7), b_out = dbl(8);
+  // [B, T, 3D] -> q, k, v as [B, heads, T, d], q scaled.
+  auto split = [&](const at::Tensor& t, int64_t part) {
+    const at::Tensor heads_first = t.narrow(-1, part * width, width)
+                                       .reshape({batch, tokens, heads, head_width})
+                                       .transpose(1, 2);
+    return part == 0 ? heads_first / std::sqrt(static_cast<double>(head_width)) : heads_first;
+  };
+  const at::Tensor qkv = at::linear(x, w, b), qkv_abs = at::linear(x.abs(), w.abs(), b.abs());
+  at::Tensor scores = at::matmul(split(qkv, 0), split(qkv, 1).transpose(-2, -1));
+  if (mask) {
+    scores = scores.masked_fill(mask->to(at::kBool).view({batch, 1, 1, tokens}),
+                                -std::numeric_limits<double>::infinity());
+  }
+  const at::Tensor probabilities = at::softmax(scores, -1);
+  const double eps = std::numeric_limits<float>::epsilon();
+  const double d = static_cast<double>(width);
+  const at::Tensor score_error =
+      at::matmul(split(qkv_abs, 0), split(qkv_abs, 1).transpose(-2, -1)) *
+      (2 * (d + static_cast<double>(head_width) + 4) * eps);
+  const at::Tensor context_abs = at::matmul(probabilities, split(qkv_abs, 2));
+  const at::Tensor context_error =
+      context_abs * (2 * (d + static_cast<double>(tokens) + 4) * eps +
+                     4 * std::get<0>(score_error.max(-1, /*keepdim=*/true)));
+  auto merge = [&](const at::Tensor& t) {
+    return t.transpose(1, 2).reshape({batch, tokens, width});
+  };
+  return at::linear(merge(context_error), w_out.abs()) +
+         at::linear(merge(context_abs), w_out.abs(), b_out.abs()) * (2 * (d + 2) * eps) +
+         exact.to(at::kDouble).abs() * (4 * eps);
+}
+
 }  // namespace ops
 }  // namespace static_runtime

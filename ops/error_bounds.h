@@ -55,6 +55,22 @@ at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const a
 at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inputs,
                                              const at::Tensor& exact);
 
+// multi_head_attention (aten::_native_multi_head_attention's arguments,
+// query = key = value: x), whose two projections sum in another order. With
+// |.| the same computation on absolute values (|x| |W|^T + |b|), P the
+// exact attention probabilities, D the width, T the keys and d the head
+// width: a score's error is at most s = 2 (D + d + 4) eps32 |q| |k|^T (its
+// q and k carry the projection's error), which changes a probability by a
+// factor within exp(2 s), so a context element's error is at most
+//   c = P |v| (2 (D + T + 4) eps32 + 4 max s over the row's keys)
+// and the result's
+//   |Wo| c + 2 (D + 2) eps32 (|Wo| P |v| + |bo|) + 4 eps32 |exact|.
+// A nested x is bounded as its padded form with its padding masked. Not
+// proven; ops/attention/multi_head_attention_test checks it with ATen's and
+// our results.
+at::Tensor MultiHeadAttentionErrorBound(const std::vector<c10::IValue>& inputs,
+                                        const at::Tensor& exact);
+
 }  // namespace ops
 }  // namespace static_runtime
 

@@ -32,8 +32,8 @@
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
 #include "ops/attention/nested_sequences.h"
+#include "ops/attention/self_attention.h"
 #include "ops/attention_steps.h"
-#include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn_matmul.h"
@@ -98,8 +98,7 @@ class EncoderLayerKernel {
  public:
   explicit EncoderLayerKernel(LayerParams params)
       : p_(std::move(params)),
-        qkv_(p_.qkv_weight, at::Tensor()),  // ATen adds the bias with the scaling
-        proj_(p_.proj_weight, p_.proj_bias),
+        attention_(p_.width, p_.heads, p_.qkv_weight, p_.qkv_bias, p_.proj_weight, p_.proj_bias),
         ffn_1_(p_.ffn_weight_1, p_.ffn_bias_1),
         ffn_2_(p_.ffn_weight_2, p_.ffn_bias_2) {}
 
@@ -120,11 +119,7 @@ class EncoderLayerKernel {
     at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
     if (!out.sizes().equals(x.sizes()) || !out.is_contiguous()) out.resize_(x.sizes());
     Workspace& ws = ThreadWorkspace();
-    ws.sequences.lengths.assign(x.size(0), x.size(1));
-    ws.sequences.starts.resize(x.size(0));
-    for (int64_t b = 0; b < x.size(0); ++b) ws.sequences.starts[b] = b * x.size(1);
-    ws.sequences.rows = x.size(0) * x.size(1);
-    ws.sequences.longest = x.size(1);
+    ops::DenseSequences(x.size(0), x.size(1), p_.width, ws.sequences);
     // ATen's attention takes a non-boolean mask as mask.to(bool).
     const at::Tensor padding = !mask                              ? at::Tensor()
                                : mask->scalar_type() == at::kBool ? *mask
@@ -163,7 +158,7 @@ class EncoderLayerKernel {
   // nothing once warm.
   struct Workspace {
     ops::PackedSequences sequences;  // the source's sequences, as rows
-    at::Tensor normed, qkv, q_k_v, scores, context, merged, attended, hidden, ffn_out, mean, rstd;
+    at::Tensor normed, attended, hidden, ffn_out, mean, rstd;
   };
   static Workspace& ThreadWorkspace() {
     thread_local Workspace workspace;
@@ -176,13 +171,9 @@ class EncoderLayerKernel {
 
   // Sizes `ws` for its sequences.
   void Shape(Workspace& ws) const {
-    const int64_t rows = ws.sequences.rows, longest = ws.sequences.longest, d = p_.width;
-    for (at::Tensor* t : {&ws.normed, &ws.merged, &ws.attended, &ws.ffn_out}) Size(*t, {rows, d});
-    Size(ws.qkv, {rows, 3 * d});
+    const int64_t rows = ws.sequences.rows, d = p_.width;
+    for (at::Tensor* t : {&ws.normed, &ws.attended, &ws.ffn_out}) Size(*t, {rows, d});
     Size(ws.hidden, {rows, ffn_1_.out_features()});
-    Size(ws.q_k_v, {3 * rows * d});
-    Size(ws.scores, {p_.heads * longest * longest});
-    Size(ws.context, {longest * d});
     Size(ws.mean, {rows});
     Size(ws.rstd, {rows});
   }
@@ -193,56 +184,9 @@ class EncoderLayerKernel {
     LayerNormInto(x, weight, bias, ws.mean.numel(), p_.width, p_.eps, out, ws.mean, ws.rstd);
   }
 
-  // at::bmm_out(out, a, b) into `out` (contiguous, of the product's size),
-  // with ATen's own per-batch gemm calls made directly where it makes them
-  // (ops/batched_gemm.h).
-  static void BatchedProduct(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
-    if (std::optional<BmmPlan> plan = PlanBmm(a, b)) {
-      BmmInto(*plan, a, b, out);
-    } else {
-      at::bmm_out(out, a, b);
-    }
-  }
-
   // `rows` rows of `x` through `linear` into `out`.
   static void Linear(onednn::PackedLinear& linear, const float* x, int64_t rows, float* out) {
     linear.Run(x, rows, out);
-  }
-
-  // Self-attention of each sequence on its own: from `ws.qkv` (the q, k, v
-  // projections of every row) into `ws.merged` (the heads side by side),
-  // as ATen's batched products and softmax (or, with a key padding mask
-  // `padding` [B, T] boolean, its masked softmax) compute it.
-  void Attend(Workspace& ws, const at::Tensor& padding) const {
-    const int64_t d = p_.width, heads = p_.heads, head_width = d / heads;
-    const ops::PackedSequences& seqs = ws.sequences;
-    for (size_t i = 0; i < seqs.lengths.size(); ++i) {
-      const int64_t n = seqs.lengths[i], first = seqs.starts[i];
-      // q, k, v of this sequence as [heads, n, head width], q scaled.
-      const int64_t base = 3 * first * d, block = heads * n * head_width;
-      ops::SplitHeads(ws.qkv.data_ptr<float>() + first * 3 * d, p_.qkv_bias.data_ptr<float>(), 1, n,
-                      d, heads, ws.q_k_v.data_ptr<float>() + base);
-      const at::Tensor q =
-          ws.q_k_v.as_strided({heads, n, head_width}, {n * head_width, head_width, 1}, base);
-      const at::Tensor k_transposed = ws.q_k_v.as_strided(
-          {heads, head_width, n}, {n * head_width, 1, head_width}, base + block);
-      const at::Tensor v = ws.q_k_v.as_strided({heads, n, head_width},
-                                               {n * head_width, head_width, 1}, base + 2 * block);
-      at::Tensor scores = ws.scores.as_strided({heads, n, n}, {n * n, n, 1}, 0);
-      at::Tensor context =
-          ws.context.as_strided({heads, n, head_width}, {n * head_width, head_width, 1}, 0);
-      BatchedProduct(scores, q, k_transposed);
-      if (padding.defined()) {
-        const at::Tensor keys = padding.select(0, static_cast<int64_t>(i)).view({1, 1, 1, n});
-        scores.copy_(at::_masked_softmax(scores.unsqueeze(0), keys.expand({1, heads, n, n}), 3, 1)
-                         .squeeze(0));
-      } else {
-        SoftmaxLastDimInto(scores, scores);
-      }
-      BatchedProduct(context, scores, v);
-      ops::MergeHeads(context.data_ptr<float>(), 1, n, d, heads,
-                      ws.merged.data_ptr<float>() + first * d);
-    }
   }
 
   // The layer on `src` (the rows of `ws.sequences`, contiguous) into
@@ -260,9 +204,7 @@ class EncoderLayerKernel {
       x = &ws.normed;
     }
 
-    Linear(qkv_, x->data_ptr<float>(), rows, ws.qkv.data_ptr<float>());
-    Attend(ws, padding);
-    Linear(proj_, ws.merged.data_ptr<float>(), rows, ws.attended.data_ptr<float>());
+    attention_.Run(x->data_ptr<float>(), ws.sequences, padding, ws.attended.data_ptr<float>());
     ops::AddInPlace(ws.attended.data_ptr<float>(), src, rows * d);
     at::Tensor* attended = &ws.attended;
     if (!p_.norm_first) {
@@ -302,7 +244,8 @@ class EncoderLayerKernel {
   }
 
   const LayerParams p_;
-  onednn::PackedLinear qkv_, proj_, ffn_1_, ffn_2_;
+  ops::SelfAttention attention_;
+  onednn::PackedLinear ffn_1_, ffn_2_;
 };
 
 KernelOffer MakeEncoderLayerKernel(const torch::jit::Node* node) {

@@ -298,6 +298,21 @@ bool IsPrepackableTransformerLayer(const Node* node) {
   return true;
 }
 
+// nn.MultiheadAttention's fast path with constant weights and sizes, not
+// asked for its attention weights.
+bool IsPrepackableAttention(const Node* node) {
+  if (!IsOverload(node, "aten::_native_multi_head_attention", "")) return false;
+  for (size_t i : {5, 7}) {
+    if (!IsConstantTensor(node->input(i), 2)) return false;
+  }
+  for (size_t i : {6, 8}) {
+    if (!IsConstantTensor(node->input(i), 1)) return false;
+  }
+  const c10::optional<c10::IValue> need_weights = torch::jit::toIValue(node->input(10));
+  return IsConstant(node->input(3)) && IsConstant(node->input(4)) && need_weights &&
+         need_weights->isBool() && !need_weights->toBool();
+}
+
 }  // namespace
 
 bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph) {
@@ -307,7 +322,12 @@ bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph) {
     layer->replaceWithNewSymbol(ops::kTransformerEncoderLayer);
     layer->destroy();
   }
-  return !layers.empty();
+  const std::vector<Node*> attentions = NodesWhere(graph, IsPrepackableAttention);
+  for (Node* attention : attentions) {
+    attention->replaceWithNewSymbol(ops::kMultiHeadAttention);
+    attention->destroy();
+  }
+  return !layers.empty() || !attentions.empty();
 }
 
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {

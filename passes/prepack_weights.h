@@ -42,7 +42,10 @@ bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph);
 // path) whose weights, biases, norm parameters and hyper-parameters are
 // constants becomes static_runtime::transformer_encoder_layer (same
 // arguments), whose kernel runs the four matrix products on pre-packed
-// weights. Returns true if the graph changed.
+// weights; every aten::_native_multi_head_attention (nn.MultiheadAttention's
+// fast path) with constant weights, biases and sizes and need_weights false
+// becomes static_runtime::multi_head_attention, whose kernel runs its two
+// projections on pre-packed weights. Returns true if the graph changed.
 bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph);
 
 }  // namespace static_runtime

@@ -567,6 +567,24 @@ def forward(self, x, padding: Tensor):
          return {rng.Normal({2, seq, 8}), padding};
        }});
 
+  add({"self_attention_fast_path",
+       R"(
+def forward(self, x, padding: Tensor):
+    # nn.MultiheadAttention's eval-mode op (batch_first, width 8, 2 heads,
+    # self-attention): without a mask, then with a key padding mask
+    a, unused = torch._native_multi_head_attention(
+        x, x, x, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, None, False, True, None)
+    b, weights = torch._native_multi_head_attention(
+        a, a, a, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, padding, False, True, 1)
+    return b, weights
+)",
+       {{"w_qkv", {24, 8}}, {"b_qkv", {24}}, {"w_o", {8, 8}}, {"b_o", {8}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         const int64_t seq = 2 + 3 * size;
+         at::Tensor padding = at::arange(seq).unsqueeze(0).repeat({2, 1}) >= seq - 1 - size;
+         return {rng.Normal({2, seq, 8}), padding};
+       }});
+
   add({"transformer_encoder_nested",
        R"(
 def forward(self, x, keep: Tensor):

@@ -1,6 +1,7 @@
 #include "ir/operators/operators.h"
 
 #include <mutex>
+#include <utility>
 
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,8 @@ const c10::Symbol kUsedOutputs = c10::Symbol::attr("used_outputs");
 const c10::Symbol kLinearFused = c10::Symbol::fromQualString("static_runtime::linear_fused");
 const c10::Symbol kTransformerEncoderLayer =
     c10::Symbol::fromQualString("static_runtime::transformer_encoder_layer");
+const c10::Symbol kMultiHeadAttention =
+    c10::Symbol::fromQualString("static_runtime::multi_head_attention");
 
 void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
                        double max_value) {
@@ -308,12 +311,14 @@ void RegisterAll() {
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 
-  {
-    // ATen's op under our name (a literal, as for maybe_copy_to below).
-    std::shared_ptr<Operator> layer = FindJitOperator("aten::_transformer_encoder_layer_fwd", "");
-    operators.emplace_back("static_runtime::transformer_encoder_layer", "",
-                           layer->schema().arguments(), layer->schema().returns(),
-                           layer->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
+  // ATen's ops under our names (literals, as for maybe_copy_to below).
+  for (const auto& [ours, atens] :
+       {std::pair<const char*, const char*>{"static_runtime::transformer_encoder_layer",
+                                            "aten::_transformer_encoder_layer_fwd"},
+        {"static_runtime::multi_head_attention", "aten::_native_multi_head_attention"}}) {
+    std::shared_ptr<Operator> op = FindJitOperator(atens, "");
+    operators.emplace_back(ours, "", op->schema().arguments(), op->schema().returns(),
+                           op->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
   }
 
   operators.emplace_back(

@@ -76,6 +76,12 @@ at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weigh
 // runs ATen's op.
 extern const c10::Symbol kTransformerEncoderLayer;
 
+// multi_head_attention(<aten::_native_multi_head_attention's arguments>) ->
+// (Tensor, Tensor): that op (the fast path of nn.MultiheadAttention in eval
+// mode) with frozen weights, see PrepackTransformerLayers; the JIT runs
+// ATen's op.
+extern const c10::Symbol kMultiHeadAttention;
+
 // fused_pointwise(...) -> ...: a run of elementwise nodes (its Subgraph
 // attribute) as one node, see FusePointwise; the JIT runs the subgraph. Its
 // first `kUsedOutputs` (an int attribute) outputs are used after the run.
