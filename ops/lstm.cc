@@ -56,34 +56,73 @@ void AtenRnn(NodeIO& io, FrozenRnn::Cell cell) {
   io.Output(1) = std::move(h_n);
 }
 
-KernelOffer MakeLstmKernel(const torch::jit::Node* node) {
-  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kLstm);
-  if (!frozen) return AtenLstm;
+// The same on packed sequences (the .data overloads: data, batch_sizes,
+// hx, params, has_biases, num_layers, dropout, train, bidirectional).
+void AtenPackedLstm(NodeIO& io) {
+  const std::vector<at::Tensor> hx = io.Input(2).toTensorVector();
+  const std::vector<at::Tensor> params = io.Input(3).toTensorVector();
+  auto [output, h_n, c_n] = at::lstm(
+      io.Input(0).toTensor(), io.Input(1).toTensor(), hx, params, io.Input(4).toBool(),
+      io.Input(5).toInt(), io.Input(6).toDouble(), io.Input(7).toBool(), io.Input(8).toBool());
+  io.Output(0) = std::move(output);
+  io.Output(1) = std::move(h_n);
+  io.Output(2) = std::move(c_n);
+}
+
+void AtenPackedSingleState(NodeIO& io, FrozenRnn::Cell cell) {
+  const std::vector<at::Tensor> params = io.Input(3).toTensorVector();
+  using Rnn = std::tuple<at::Tensor, at::Tensor> (*)(const at::Tensor&, const at::Tensor&,
+                                                     const at::Tensor&, at::TensorList, bool,
+                                                     int64_t, double, bool, bool);
+  const Rnn rnn = cell == FrozenRnn::Cell::kGru       ? static_cast<Rnn>(&at::gru)
+                  : cell == FrozenRnn::Cell::kRnnTanh ? static_cast<Rnn>(&at::rnn_tanh)
+                                                      : static_cast<Rnn>(&at::rnn_relu);
+  auto [output, h_n] = rnn(io.Input(0).toTensor(), io.Input(1).toTensor(), io.Input(2).toTensor(),
+                           params, io.Input(4).toBool(), io.Input(5).toInt(),
+                           io.Input(6).toDouble(), io.Input(7).toBool(), io.Input(8).toBool());
+  io.Output(0) = std::move(output);
+  io.Output(1) = std::move(h_n);
+}
+
+KernelOffer MakeLstmKernel(const torch::jit::Node* node, bool packed) {
+  void (*const aten)(NodeIO&) = packed ? AtenPackedLstm : AtenLstm;
+  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kLstm, packed);
+  if (!frozen) return aten;
   auto lstm = std::make_shared<const FrozenRnn>(*std::move(frozen));
-  return [lstm](NodeIO& io) {
-    const c10::List<at::Tensor> hx = io.Input(1).toTensorList();
+  return [lstm, aten, packed](NodeIO& io) {
+    const c10::List<at::Tensor> hx = io.Input(packed ? 2 : 1).toTensorList();
     if (hx.size() == 2) {
-      if (auto result = lstm->Run(io.Input(0).toTensor(), hx.get(0), hx.get(1))) {
+      auto result = packed ? lstm->RunPacked(io.Input(0).toTensor(), io.Input(1).toTensor(),
+                                             hx.get(0), hx.get(1))
+                           : lstm->Run(io.Input(0).toTensor(), hx.get(0), hx.get(1));
+      if (result) {
         io.Output(0) = std::move(std::get<0>(*result));
         io.Output(1) = std::move(std::get<1>(*result));
         io.Output(2) = std::move(std::get<2>(*result));
         return;
       }
     }
-    AtenLstm(io);
+    aten(io);
   };
 }
 
 // A GRU or an RNN: one hidden state in, (output, h_n) out.
-KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell cell) {
-  const auto aten = [cell](NodeIO& io) {
-    cell == FrozenRnn::Cell::kGru ? AtenGru(io) : AtenRnn(io, cell);
+KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell cell, bool packed) {
+  const auto aten = [cell, packed](NodeIO& io) {
+    if (packed) {
+      AtenPackedSingleState(io, cell);
+    } else {
+      cell == FrozenRnn::Cell::kGru ? AtenGru(io) : AtenRnn(io, cell);
+    }
   };
-  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, cell);
+  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, cell, packed);
   if (!frozen) return aten;
   auto rnn = std::make_shared<const FrozenRnn>(*std::move(frozen));
-  return [rnn, aten](NodeIO& io) {
-    if (auto result = rnn->Run(io.Input(0).toTensor(), io.Input(1).toTensor(), at::Tensor())) {
+  return [rnn, aten, packed](NodeIO& io) {
+    auto result = packed ? rnn->RunPacked(io.Input(0).toTensor(), io.Input(1).toTensor(),
+                                          io.Input(2).toTensor(), at::Tensor())
+                         : rnn->Run(io.Input(0).toTensor(), io.Input(1).toTensor(), at::Tensor());
+    if (result) {
       io.Output(0) = std::move(std::get<0>(*result));
       io.Output(1) = std::move(std::get<1>(*result));
       return;
@@ -94,21 +133,27 @@ KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell 
 
 const bool kRegistered = [] {
   KernelRegistry& registry = KernelRegistry::Global();
-  registry.RegisterOverload("aten::lstm", "input", NodeKind::kNative, MakeLstmKernel);
-  for (const auto& [name, cell] : {std::pair{"aten::gru", FrozenRnn::Cell::kGru},
-                                   std::pair{"aten::rnn_tanh", FrozenRnn::Cell::kRnnTanh},
-                                   std::pair{"aten::rnn_relu", FrozenRnn::Cell::kRnnRelu}}) {
-    const FrozenRnn::Cell kind = cell;
+  for (const bool packed : {false, true}) {
+    const char* overload = packed ? "data" : "input";
     registry.RegisterOverload(
-        name, "input", NodeKind::kNative,
-        [kind](const torch::jit::Node* node) { return MakeSingleStateKernel(node, kind); });
+        "aten::lstm", overload, NodeKind::kNative,
+        [packed](const torch::jit::Node* node) { return MakeLstmKernel(node, packed); });
+    for (const auto& [name, cell] : {std::pair{"aten::gru", FrozenRnn::Cell::kGru},
+                                     std::pair{"aten::rnn_tanh", FrozenRnn::Cell::kRnnTanh},
+                                     std::pair{"aten::rnn_relu", FrozenRnn::Cell::kRnnRelu}}) {
+      const FrozenRnn::Cell kind = cell;
+      registry.RegisterOverload(name, overload, NodeKind::kNative,
+                                [kind, packed](const torch::jit::Node* node) {
+                                  return MakeSingleStateKernel(node, kind, packed);
+                                });
+    }
   }
   return true;
 }();
 
 }  // namespace
 
-std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell cell) {
+std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell cell, bool packed) {
   const RnnSteps& steps = RnnStepsForThisCpu();
   const bool fused_steps = cell == Cell::kLstm || cell == Cell::kGru;
   if ((fused_steps && (steps.lstm == nullptr || steps.gru == nullptr)) ||
@@ -116,8 +161,10 @@ std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell 
     return std::nullopt;
   }
   const int64_t gates = cell == Cell::kLstm ? 4 : cell == Cell::kGru ? 3 : 1;
+  // params, has_biases, num_layers, dropout, train, bidirectional
+  // [, batch_first]
   std::vector<c10::IValue> args;
-  for (size_t i = 2; i < 9; ++i) {
+  for (size_t i = packed ? 3 : 2; i < 9; ++i) {
     c10::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
     if (!value) return std::nullopt;
     args.push_back(*std::move(value));
@@ -129,7 +176,7 @@ std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell 
   const double dropout = args[3].toDouble();
   const bool train = args[4].toBool();
   const bool bidirectional = args[5].toBool();
-  const bool batch_first = args[6].toBool();
+  const bool batch_first = !packed && args[6].toBool();
   if (train && dropout != 0 && num_layers > 1) return std::nullopt;
   const int64_t directions = bidirectional ? 2 : 1;
   const size_t per_direction = has_biases ? 4 : 2;
@@ -167,33 +214,72 @@ std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell 
 
 std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenRnn::Run(
     const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0) const {
-  const bool lstm = cell_ == Cell::kLstm;
-  if (!IsFloatCpu(input) || !IsFloatCpu(h0) || (lstm && !IsFloatCpu(c0)) || input.dim() != 3) {
-    return std::nullopt;
-  }
+  if (!IsFloatCpu(input) || input.dim() != 3) return std::nullopt;
   // ATen works time-major and transposes back at the end.
   const at::Tensor x = batch_first_ ? input.transpose(0, 1) : input;
-  const int64_t steps = x.size(0), batch = x.size(1);
-  const int64_t hidden = weights_[0].w_hh_t.size(0);
-  const int64_t directions = bidirectional_ ? 2 : 1;
-  const std::array<int64_t, 3> hidden_sizes = {num_layers_ * directions, batch, hidden};
-  if (steps == 0 || batch == 0 || x.size(2) != weights_[0].w_ih.size(1) ||
-      h0.sizes() != at::IntArrayRef(hidden_sizes) ||
-      (lstm && c0.sizes() != at::IntArrayRef(hidden_sizes))) {
+  Schedule schedule;
+  schedule.steps = x.size(0);
+  schedule.batch = x.size(1);
+  if (schedule.steps == 0 || !Takes(x.size(2), schedule.batch, h0, c0)) return std::nullopt;
+  auto [output, h_n, c_n] = RunLayers(x, schedule, h0, c0);
+  if (batch_first_) output = output.transpose(0, 1);
+  return std::make_tuple(std::move(output), std::move(h_n), std::move(c_n));
+}
+
+std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenRnn::RunPacked(
+    const at::Tensor& data, const at::Tensor& batch_sizes, const at::Tensor& h0,
+    const at::Tensor& c0) const {
+  if (!IsFloatCpu(data) || data.dim() != 2 || batch_sizes.dim() != 1 ||
+      batch_sizes.scalar_type() != at::kLong || !batch_sizes.is_cpu() ||
+      !batch_sizes.is_contiguous() || batch_sizes.numel() == 0) {
     return std::nullopt;
   }
+  Schedule schedule;
+  schedule.steps = batch_sizes.numel();
+  schedule.batch_sizes = batch_sizes.data_ptr<int64_t>();
+  schedule.batch = schedule.batch_sizes[0];
+  schedule.offsets.resize(schedule.steps);
+  int64_t rows = 0;
+  for (int64_t t = 0; t < schedule.steps; ++t) {
+    const int64_t size = schedule.batch_sizes[t];
+    if (size < 1 || (t > 0 && size > schedule.batch_sizes[t - 1])) return std::nullopt;
+    schedule.offsets[t] = rows;
+    rows += size;
+  }
+  if (rows != data.size(0) || !Takes(data.size(1), schedule.batch, h0, c0)) return std::nullopt;
+  return RunLayers(data, schedule, h0, c0);
+}
+
+bool FrozenRnn::Takes(int64_t input_size, int64_t batch, const at::Tensor& h0,
+                      const at::Tensor& c0) const {
+  const bool lstm = cell_ == Cell::kLstm;
+  const int64_t hidden = weights_[0].w_hh_t.size(0);
+  const std::array<int64_t, 3> hidden_sizes = {num_layers_ * (bidirectional_ ? 2 : 1), batch,
+                                               hidden};
   // ATen splits a sigmoid of this many elements across threads, which moves
   // the boundary between its vector and scalar loops.
-  if (at::get_num_threads() > 1 && batch * hidden >= at::internal::GRAIN_SIZE) {
-    return std::nullopt;
-  }
+  return IsFloatCpu(h0) && (!lstm || IsFloatCpu(c0)) && batch > 0 &&
+         input_size == weights_[0].w_ih.size(1) && h0.sizes() == at::IntArrayRef(hidden_sizes) &&
+         (!lstm || c0.sizes() == at::IntArrayRef(hidden_sizes)) &&
+         !(at::get_num_threads() > 1 && batch * hidden >= at::internal::GRAIN_SIZE);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> FrozenRnn::RunLayers(const at::Tensor& x,
+                                                                    const Schedule& schedule,
+                                                                    const at::Tensor& h0,
+                                                                    const at::Tensor& c0) const {
+  const bool lstm = cell_ == Cell::kLstm;
+  const int64_t hidden = weights_[0].w_hh_t.size(0);
+  const int64_t directions = bidirectional_ ? 2 : 1;
+  std::vector<int64_t> output_sizes = x.sizes().vec();
+  output_sizes.back() = directions * hidden;
   std::vector<at::Tensor> h_n, c_n;
   at::Tensor layer_input = x;
   for (int64_t layer = 0; layer < num_layers_; ++layer) {
-    at::Tensor output = at::empty({steps, batch, directions * hidden}, x.options());
+    at::Tensor output = at::empty(output_sizes, x.options());
     for (int64_t direction = 0; direction < directions; ++direction) {
       const int64_t index = layer * directions + direction;
-      auto [h, c] = RunDirection(weights_[index], layer_input, h0.select(0, index),
+      auto [h, c] = RunDirection(weights_[index], layer_input, schedule, h0.select(0, index),
                                  lstm ? c0.select(0, index) : at::Tensor(), direction == 1, output,
                                  direction * hidden);
       h_n.push_back(std::move(h));
@@ -201,22 +287,25 @@ std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenRnn::Run(
     }
     layer_input = std::move(output);
   }
-  at::Tensor output = batch_first_ ? layer_input.transpose(0, 1) : layer_input;
-  return std::make_tuple(std::move(output), at::stack(h_n, 0),
+  return std::make_tuple(std::move(layer_input), at::stack(h_n, 0),
                          lstm ? at::stack(c_n, 0) : at::Tensor());
 }
 
 std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
-    const Weights& weights, const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0,
-    bool reverse, at::Tensor& output, int64_t column) const {
+    const Weights& weights, const at::Tensor& input, const Schedule& schedule, const at::Tensor& h0,
+    const at::Tensor& c0, bool reverse, at::Tensor& output, int64_t column) const {
   const bool lstm = cell_ == Cell::kLstm;
-  const int64_t steps = input.size(0), batch = input.size(1);
+  const bool packed = schedule.batch_sizes != nullptr;
+  const int64_t steps = schedule.steps, batch = schedule.batch;
   const int64_t hidden = weights.w_hh_t.size(0);
   // ATen's projection of every step's input at once, by the same call.
   at::Tensor input_w =
       at::linear(input, weights.w_ih,
                  weights.b_ih.defined() ? c10::optional<at::Tensor>(weights.b_ih) : c10::nullopt);
-  if (input_w.stride(2) != 1) input_w = input_w.contiguous();
+  if (input_w.stride(-1) != 1) input_w = input_w.contiguous();
+  // A step's first input row, and the distance between its rows.
+  const int64_t step_stride = input_w.stride(0);
+  const int64_t row_stride = packed ? input_w.stride(0) : input_w.stride(1);
   const at::Tensor h_first = h0.stride(1) == 1 ? h0 : h0.contiguous();
   const at::Tensor c_first = !lstm || c0.stride(1) == 1 ? c0 : c0.contiguous();
   const bool simple = cell_ == Cell::kRnnTanh || cell_ == Cell::kRnnRelu;
@@ -226,39 +315,59 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   at::Tensor h_other = lstm || simple ? at::Tensor() : at::empty({batch, hidden}, input.options());
   at::Tensor c = lstm ? at::empty({batch, hidden}, input.options()) : at::Tensor();
   float* out = output.data_ptr<float>();
-  const int64_t out_row = output.size(2);
+  const int64_t out_row = output.size(-1);
+  int64_t last_rows = 0;
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t t = reverse ? steps - 1 - s : s;
+    const int64_t rows = schedule.Rows(t);
+    const int64_t first = packed ? schedule.offsets[t] : t * batch;
+    if (s > 0 && rows < last_rows && !h_other.defined()) {
+      // Packed, forwards: sequences last_rows - 1 .. rows ended; their
+      // states stay in their rows (ATen slices them off).
+    } else if (s > 0 && rows < last_rows) {
+      h_other.narrow(0, rows, last_rows - rows).copy_(h.narrow(0, rows, last_rows - rows));
+    } else if (s > 0 && rows > last_rows) {
+      // Packed, backwards: sequences last_rows .. rows - 1 start from h0
+      // (ATen concatenates their initial states).
+      h.narrow(0, last_rows, rows - last_rows).copy_(h0.narrow(0, last_rows, rows - last_rows));
+      if (lstm) {
+        c.narrow(0, last_rows, rows - last_rows).copy_(c0.narrow(0, last_rows, rows - last_rows));
+      }
+    }
+    last_rows = rows;
+    at::Tensor step_gates = rows == batch ? gates : gates.narrow(0, 0, rows);
     // ATen's linear_hh: addmm for a bias, mm without; the same calls on the
     // same layouts give the same bits.
-    const at::Tensor& h_prev = s == 0 ? h0 : h;
+    const at::Tensor& h_state = s == 0 ? h0 : h;
+    const at::Tensor h_prev = rows == batch ? h_state : h_state.narrow(0, 0, rows);
     if (weights.b_hh.defined()) {
-      at::addmm_out(gates, weights.b_hh, h_prev, weights.w_hh_t);
+      at::addmm_out(step_gates, weights.b_hh, h_prev, weights.w_hh_t);
     } else {
-      at::mm_out(gates, h_prev, weights.w_hh_t);
+      at::mm_out(step_gates, h_prev, weights.w_hh_t);
     }
-    const float* input_t = input_w.data_ptr<float>() + t * input_w.stride(0);
+    const float* input_t = input_w.data_ptr<float>() + (packed ? first : t) * step_stride;
     if (simple) {
       // ATen's SimpleCell on the projected input: act(linear_hh(h).add_(x_w)).
-      gates.add_(input_w.select(0, t));
+      step_gates.add_(packed ? input_w.narrow(0, first, rows) : input_w.select(0, t));
+      at::Tensor h_rows = rows == batch ? h : h.narrow(0, 0, rows);
       if (cell_ == Cell::kRnnTanh) {
-        at::tanh_out(h, gates);
+        at::tanh_out(h_rows, step_gates);
       } else {
-        at::clamp_min_out(h, gates, 0);  // ATen's relu
+        at::clamp_min_out(h_rows, step_gates, 0);  // ATen's relu
       }
     } else if (lstm) {
       const at::Tensor& c_prev = s == 0 ? c_first : c;
-      steps_.lstm({gates.data_ptr<float>(), input_t, input_w.stride(1), c_prev.data_ptr<float>(),
-                   c_prev.stride(0), c.data_ptr<float>(), h.data_ptr<float>(), batch, hidden});
+      steps_.lstm({gates.data_ptr<float>(), input_t, row_stride, c_prev.data_ptr<float>(),
+                   c_prev.stride(0), c.data_ptr<float>(), h.data_ptr<float>(), rows, hidden});
     } else {
       const at::Tensor& h_read = s == 0 ? h_first : h;
-      steps_.gru({gates.data_ptr<float>(), input_t, input_w.stride(1), h_read.data_ptr<float>(),
-                  h_read.stride(0), /*c_next=*/nullptr, h_other.data_ptr<float>(), batch, hidden});
+      steps_.gru({gates.data_ptr<float>(), input_t, row_stride, h_read.data_ptr<float>(),
+                  h_read.stride(0), /*c_next=*/nullptr, h_other.data_ptr<float>(), rows, hidden});
       std::swap(h, h_other);
     }
     const float* h_data = h.data_ptr<float>();
-    for (int64_t b = 0; b < batch; ++b) {
-      std::memcpy(out + (t * batch + b) * out_row + column, h_data + b * hidden,
+    for (int64_t b = 0; b < rows; ++b) {
+      std::memcpy(out + (first + b) * out_row + column, h_data + b * hidden,
                   hidden * sizeof(float));
     }
   }

@@ -1,17 +1,23 @@
-// aten::lstm.input, aten::gru.input, aten::rnn_tanh.input and
-// aten::rnn_relu.input with frozen weights (the `_flat_weights` constant of
-// a frozen nn.LSTM, nn.GRU or nn.RNN): the same results as ATen's CPU
-// networks, bit for bit, with ATen's own GEMMs (the input projection of all
-// time steps at once, then h W_hh^T + b_hh per step into one reused buffer)
-// and the elementwise part of each step in one pass for the LSTM and GRU
-// (ops/lstm_gates.h) instead of ATen's eleven (nine) ops and their
-// allocations; an nn.RNN step is ATen's own add and tanh (clamp_min for
-// relu) into reused buffers. Multi-layer and bidirectional, batch_first,
-// with or without biases. Not taken (ATen runs instead, with its result or error):
-// projections (proj_size), dropout in training mode, inputs that are not
-// float32 CPU tensors of the shapes ATen accepts, empty sequences or
-// batches, CPUs on which ATen runs its scalar kernels, and rows of gates
-// large enough for ATen to split its sigmoid across threads.
+// aten::lstm, aten::gru, aten::rnn_tanh and aten::rnn_relu with frozen
+// weights (the `_flat_weights` constant of a frozen nn.LSTM, nn.GRU or
+// nn.RNN), on padded batches (the .input overloads) and on packed sequences
+// (the .data overloads: nn.utils.rnn.pack_padded_sequence's data and batch
+// sizes): the same results as ATen's CPU networks, bit for bit, with ATen's
+// own GEMMs (the input projection of all time steps at once, then
+// h W_hh^T + b_hh per step into one reused buffer, on a packed step's first
+// batch_sizes[t] rows as ATen slices them) and the elementwise part of each
+// step in one pass for the LSTM and GRU (ops/lstm_gates.h) instead of ATen's
+// eleven (nine) ops and their allocations; an nn.RNN step is ATen's own add
+// and tanh (clamp_min for relu) into reused buffers. A packed sequence's
+// state stays in its row once it ends (forwards) or is taken from h0 when
+// it starts (backwards), as ATen slices and concatenates it. Multi-layer and
+// bidirectional, batch_first, with or without biases. Not taken (ATen runs
+// instead, with its result or error): projections (proj_size), dropout in
+// training mode, inputs that are not float32 CPU tensors of the shapes ATen
+// accepts, batch sizes that are not a non-increasing run of positive counts
+// adding up to the data's rows, empty sequences or batches, CPUs on which
+// ATen runs its scalar kernels, and rows of gates large enough for ATen to
+// split its sigmoid across threads.
 #ifndef STATIC_RUNTIME_OPS_LSTM_H_
 #define STATIC_RUNTIME_OPS_LSTM_H_
 
@@ -34,9 +40,11 @@ class FrozenRnn {
  public:
   enum class Cell { kLstm, kGru, kRnnTanh, kRnnRelu };
 
-  // nullopt when the node's parameters (input 2) and arguments 3..8 are not
-  // constants, or describe a network this kernel does not take.
-  static std::optional<FrozenRnn> FromNode(const torch::jit::Node* node, Cell cell);
+  // nullopt when the node's parameters and the arguments after them are not
+  // constants, or describe a network this kernel does not take. `packed`:
+  // the node is a .data overload (data, batch_sizes, hx, params, ...), else
+  // an .input one (input, hx, params, ..., batch_first).
+  static std::optional<FrozenRnn> FromNode(const torch::jit::Node* node, Cell cell, bool packed);
 
   // The network of these weights on `input` and hx = (h0, c0) (an LSTM) or
   // h0 (a GRU or RNN; c0 undefined), as (output, h_n, c_n) (c_n undefined
@@ -44,6 +52,12 @@ class FrozenRnn {
   std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> Run(const at::Tensor& input,
                                                                     const at::Tensor& h0,
                                                                     const at::Tensor& c0) const;
+
+  // The same on packed sequences: `data` [N, I] and `batch_sizes` (int64
+  // [T]), as (output data [N, directions H], h_n, c_n).
+  std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> RunPacked(
+      const at::Tensor& data, const at::Tensor& batch_sizes, const at::Tensor& h0,
+      const at::Tensor& c0) const;
 
  private:
   struct Weights {
@@ -58,13 +72,35 @@ class FrozenRnn {
         batch_first_(batch_first),
         steps_(steps) {}
 
-  // Runs one direction of one layer over `input` ([T, B, I]), writing
-  // h of step t into output[t, :, column:column + H]; returns (h_n, c_n)
-  // (c_n undefined but for an LSTM).
+  // Which rows each step works on. Padded: every step all `batch` rows of
+  // [T, B, .] tensors. Packed (`batch_sizes` set): step t the first
+  // batch_sizes[t] sequences, whose rows of [N, .] tensors start at
+  // offsets[t].
+  struct Schedule {
+    int64_t steps = 0, batch = 0;
+    const int64_t* batch_sizes = nullptr;
+    std::vector<int64_t> offsets;
+    int64_t Rows(int64_t t) const { return batch_sizes != nullptr ? batch_sizes[t] : batch; }
+  };
+
+  // Whether Run takes inputs of `input_size` features, `batch` sequences and
+  // these initial states.
+  bool Takes(int64_t input_size, int64_t batch, const at::Tensor& h0, const at::Tensor& c0) const;
+
+  // The layers over `x` (time-major, [T, B, I] or packed [N, I]) with the
+  // initial states h0, c0 ([layers * directions, B, H]).
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> RunLayers(const at::Tensor& x,
+                                                           const Schedule& schedule,
+                                                           const at::Tensor& h0,
+                                                           const at::Tensor& c0) const;
+
+  // Runs one direction of one layer over `input`, writing h of each step
+  // into its rows of `output` at columns column .. column + H; returns
+  // (h_n, c_n) (c_n undefined but for an LSTM).
   std::pair<at::Tensor, at::Tensor> RunDirection(const Weights& weights, const at::Tensor& input,
-                                                 const at::Tensor& h0, const at::Tensor& c0,
-                                                 bool reverse, at::Tensor& output,
-                                                 int64_t column) const;
+                                                 const Schedule& schedule, const at::Tensor& h0,
+                                                 const at::Tensor& c0, bool reverse,
+                                                 at::Tensor& output, int64_t column) const;
 
   Cell cell_;
   std::vector<Weights> weights_;  // per layer, then direction

@@ -1,9 +1,10 @@
-// ops/lstm: the frozen-weight LSTM and GRU give ATen's results bit for bit,
-// for random layer counts, directions, layouts, biases and sizes (hidden
-// sizes on both sides of the vector widths), and decline what they do not
-// take.
+// ops/lstm: the frozen-weight LSTM, GRU and RNN give ATen's results bit for
+// bit, for random layer counts, directions, layouts, biases and sizes (hidden
+// sizes on both sides of the vector widths), on padded batches and on packed
+// sequences, and decline what they do not take.
 #include "ops/lstm.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -111,7 +112,8 @@ RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
   c10::optional<c10::InferenceMode> mode;
   if (inference) mode.emplace();
   const LstmGraph g = MakeGraph(c, /*frozen=*/true);
-  const std::optional<ops::FrozenRnn> lstm = ops::FrozenRnn::FromNode(g.node, kLstm);
+  const std::optional<ops::FrozenRnn> lstm =
+      ops::FrozenRnn::FromNode(g.node, kLstm, /*packed=*/false);
   RC_ASSERT(lstm.has_value());
   const auto ours = lstm->Run(c.input, c.h0, c.c0);
   RC_ASSERT(ours.has_value());
@@ -167,7 +169,8 @@ void CheckSingleState(ops::FrozenRnn::Cell cell, int64_t gates, const char* op,
   c10::optional<c10::InferenceMode> mode;
   if (inference) mode.emplace();
   const LstmGraph g = MakeSingleStateGraph(c, op);
-  const std::optional<ops::FrozenRnn> rnn = ops::FrozenRnn::FromNode(g.node, cell);
+  const std::optional<ops::FrozenRnn> rnn =
+      ops::FrozenRnn::FromNode(g.node, cell, /*packed=*/false);
   RC_ASSERT(rnn.has_value());
   const auto ours = rnn->Run(c.input, c.h0, at::Tensor());
   RC_ASSERT(ours.has_value());
@@ -205,6 +208,90 @@ RC_GTEST_PROP(FrozenRnnRelu, EqualsAtenBitForBit, ()) {
   CheckSingleState(ops::FrozenRnn::Cell::kRnnRelu, 1, "aten::rnn_relu", &at::rnn_relu);
 }
 
+// Packed sequences (nn.utils.rnn.pack_padded_sequence's data and batch
+// sizes, the .data overloads): random lengths, every cell, multi-layer and
+// bidirectional; the registered kernel gives ATen's results bit for bit.
+void CheckPacked(ops::FrozenRnn::Cell cell, int64_t gates, const char* op) {
+  Draw d;
+  const LstmCase c = DrawCase(d, gates);
+  const int64_t steps = c.input.size(c.batch_first ? 1 : 0);
+  const int64_t batch = c.input.size(c.batch_first ? 0 : 1);
+  std::vector<int64_t> lengths;
+  for (int64_t b = 0; b < batch; ++b) lengths.push_back(d.Int(1, steps));
+  std::sort(lengths.rbegin(), lengths.rend());
+  const auto [data, batch_sizes] =
+      at::_pack_padded_sequence(c.input, at::tensor(lengths), c.batch_first);
+  const bool lstm = cell == kLstm;
+  auto graph = std::make_shared<torch::jit::Graph>();
+  std::vector<torch::jit::NamedValue> args = {
+      graph->addInput("data")->setType(c10::TensorType::get()),
+      graph->addInput("batch_sizes")->setType(c10::TensorType::get())};
+  torch::jit::Value* h0 = graph->addInput("h0")->setType(c10::TensorType::get());
+  if (lstm) {
+    torch::jit::Value* c0 = graph->addInput("c0")->setType(c10::TensorType::get());
+    args.emplace_back(
+        graph->insertNode(graph->createList(c10::TensorType::get(), {h0, c0}))->output());
+  } else {
+    args.emplace_back(h0);
+  }
+  const std::vector<c10::IValue> flags = {
+      c10::List<at::Tensor>(c.params), c.has_biases, c.num_layers, 0.0, false, c.bidirectional};
+  for (const c10::IValue& flag : flags) args.emplace_back(graph->insertConstant(flag));
+  torch::jit::Value* result = graph->insert(c10::Symbol::fromQualString(op), args);
+  torch::jit::Node* node = result->node()->input(0)->node();
+  graph->registerOutput(result);
+  RC_ASSERT(node->schema().overload_name() == "data");
+  const std::optional<KernelRegistry::Selected> selected =
+      KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  RC_ASSERT(selected.has_value());
+  RC_ASSERT(ops::FrozenRnn::FromNode(node, cell, /*packed=*/true).has_value());
+  std::vector<c10::IValue> inputs = {data, batch_sizes};
+  if (lstm) {
+    inputs.emplace_back(c10::List<at::Tensor>({c.h0, c.c0}));
+  } else {
+    inputs.emplace_back(c.h0);
+  }
+  inputs.insert(inputs.end(), flags.begin(), flags.end());
+  std::vector<at::Tensor> expected;
+  if (lstm) {
+    const auto [output, h_n, c_n] =
+        at::lstm(data, batch_sizes, {c.h0, c.c0}, c.params, c.has_biases, c.num_layers, 0.0, false,
+                 c.bidirectional);
+    expected = {output, h_n, c_n};
+  } else {
+    using Packed = std::tuple<at::Tensor, at::Tensor> (*)(const at::Tensor&, const at::Tensor&,
+                                                          const at::Tensor&, at::TensorList, bool,
+                                                          int64_t, double, bool, bool);
+    const Packed aten = cell == kGru ? static_cast<Packed>(&at::gru)
+                        : cell == ops::FrozenRnn::Cell::kRnnTanh
+                            ? static_cast<Packed>(&at::rnn_tanh)
+                            : static_cast<Packed>(&at::rnn_relu);
+    const auto [output, h_n] = aten(data, batch_sizes, c.h0, c.params, c.has_biases, c.num_layers,
+                                    0.0, false, c.bidirectional);
+    expected = {output, h_n};
+  }
+  RC_LOG() << op << " layers " << c.num_layers << " bidirectional " << c.bidirectional << " biases "
+           << c.has_biases << " batch sizes " << batch_sizes << "\n";
+  testing::Slots slots(expected.size());
+  RC_ASSERT(slots.Run(selected->kernel, inputs) == "");
+  for (size_t i = 0; i < expected.size(); ++i) {
+    RC_ASSERT(Difference(expected[i], slots.Output(i)) == "");
+  }
+}
+
+RC_GTEST_PROP(FrozenLstm, PackedSequencesEqualAtenBitForBit, ()) {
+  CheckPacked(kLstm, 4, "aten::lstm");
+}
+
+RC_GTEST_PROP(FrozenGru, PackedSequencesEqualAtenBitForBit, ()) {
+  CheckPacked(kGru, 3, "aten::gru");
+}
+
+RC_GTEST_PROP(FrozenRnnTanhAndRelu, PackedSequencesEqualAtenBitForBit, ()) {
+  CheckPacked(ops::FrozenRnn::Cell::kRnnTanh, 1, "aten::rnn_tanh");
+  CheckPacked(ops::FrozenRnn::Cell::kRnnRelu, 1, "aten::rnn_relu");
+}
+
 LstmCase SmallCase() {
   LstmCase c;
   c.input = at::randn({3, 2, 5});
@@ -219,14 +306,15 @@ TEST(FrozenLstm, StepKernelMatchesAtenOnThisCpu) { EXPECT_NE(ops::LstmStepForThi
 TEST(FrozenLstm, DeclinesWhatItDoesNotTake) {
   const LstmCase c = SmallCase();
   // Parameters that are not constants.
-  EXPECT_FALSE(ops::FrozenRnn::FromNode(MakeGraph(c, /*frozen=*/false).node, kLstm).has_value());
+  EXPECT_FALSE(
+      ops::FrozenRnn::FromNode(MakeGraph(c, /*frozen=*/false).node, kLstm, false).has_value());
   // Projections (a fifth weight per direction).
   LstmCase projected = c;
   projected.params.push_back(at::randn({3, 4}));
-  EXPECT_FALSE(ops::FrozenRnn::FromNode(MakeGraph(projected, true).node, kLstm).has_value());
+  EXPECT_FALSE(ops::FrozenRnn::FromNode(MakeGraph(projected, true).node, kLstm, false).has_value());
   // Double inputs, a wrong feature size, an empty sequence: ATen's turn.
   const std::optional<ops::FrozenRnn> lstm =
-      ops::FrozenRnn::FromNode(MakeGraph(c, true).node, kLstm);
+      ops::FrozenRnn::FromNode(MakeGraph(c, true).node, kLstm, false);
   ASSERT_TRUE(lstm.has_value());
   EXPECT_FALSE(lstm->Run(c.input.to(at::kDouble), c.h0, c.c0).has_value());
   EXPECT_FALSE(lstm->Run(at::randn({3, 2, 6}), c.h0, c.c0).has_value());
