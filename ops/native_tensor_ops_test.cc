@@ -5,6 +5,7 @@
 // what the JIT's own operator gives on a copy of the same inputs: equal
 // outputs (or the same failure), an equal mutated `self` for in-place ops
 // whose output is `self` itself, and a view exactly when the JIT returns one.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>
@@ -282,6 +283,20 @@ std::vector<Case> MiscCases() {
   }
   add("aten::is_grad_enabled", "", [](Draw&) -> Inputs { return {}; });
   add("aten::len", "str", [](Draw& d) -> Inputs { return {std::string(d.Int(0, 5), 'x')}; });
+  // Padded batches of random layouts and dtypes; lengths sorted or not
+  // (ATen's error), sometimes 0 or longer than the batch.
+  add("aten::_pack_padded_sequence", "", [](Draw& d) -> Inputs {
+    const bool batch_first = d.Bool();
+    const int64_t batch = d.Int(1, 4), steps = d.Int(1, 6);
+    std::vector<int64_t> shape = {steps, batch};
+    if (batch_first) std::swap(shape[0], shape[1]);
+    for (int64_t i = d.Int(0, 2); i > 0; --i) shape.push_back(d.Int(1, 3));
+    std::vector<int64_t> lengths;
+    for (int64_t b = 0; b < batch; ++b) lengths.push_back(d.Int(1, steps));
+    if (d.Int(0, 3) > 0) std::sort(lengths.rbegin(), lengths.rend());
+    if (d.Int(0, 9) == 0) lengths[d.Int(0, batch - 1)] = d.OneOf<int64_t>({0, steps + 1});
+    return {d.Tensor(shape, d.OneOf(kNumbers)), at::tensor(lengths), batch_first};
+  });
   add("aten::_native_multi_head_attention", "", [](Draw& d) -> Inputs {
     const int64_t heads = d.Int(1, 3);
     const int64_t embed = heads * d.Int(1, 3);
