@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/recycled_containers.h"
 #include "ops/registry.h"
+#include "torch/csrc/jit/runtime/slice_indices_adjust.h"
 
 namespace static_runtime {
 namespace {
@@ -143,7 +144,23 @@ void DictLen(NodeIO& io) {
   io.Output(0) = static_cast<int64_t>(io.Input(0).toGenericDict().size());
 }
 
+// l[start:end:step] of a list, as the JIT's aten::slice.t: Python's
+// clamping of the bounds, its error for a zero step.
+void ListSlice(NodeIO& io) {
+  const c10::impl::GenericList list = io.Input(0).toList();
+  int64_t start = io.Input(1).isNone() ? INT64_MAX : io.Input(1).toInt();
+  int64_t end = io.Input(2).isNone() ? INT64_MAX : io.Input(2).toInt();
+  const int64_t step = io.Input(3).toInt();
+  const int64_t count =
+      torch::jit::slice_indices_adjust(static_cast<int64_t>(list.size()), &start, &end, step);
+  c10::impl::GenericList sliced(list.elementType());
+  sliced.reserve(count);
+  for (int64_t i = 0, at = start; i < count; ++i, at += step) sliced.push_back(list.get(at));
+  io.Output(0) = std::move(sliced);
+}
+
 const bool kRegistered = [] {
+  RegisterNativeOverload("aten::slice", "t", ListSlice);
   RegisterNativeNodeKind("prim::ListConstruct", ListConstruct);
   RegisterNativeNodeKind("prim::TupleConstruct", TupleConstruct);
   RegisterNativeNodeKind("prim::DictConstruct", DictConstruct);

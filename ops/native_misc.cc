@@ -1,7 +1,8 @@
 // Native kernels for the scalar, string and list ops TorchScript emits around
 // tensor code (argument checks of nn modules, error messages, flags): format,
-// str, list copies, list comparisons and membership, any/all, find, device,
-// grad and autocast queries, and scalar tensors; and the fused ops of
+// str, list copies, list comparisons and membership, string comparisons,
+// any/all, find, device (and its type name), grad and autocast queries,
+// scalar tensors and item, as_tensor and to(device); and the fused ops of
 // nn.MultiheadAttention and nn.TransformerEncoderLayer, called directly. Same results and errors as
 // the JIT's own operators, without a stack.
 #include <sstream>
@@ -104,6 +105,48 @@ const bool kRegistered = [] {
     io.Output(0) = text.str();
   });
   RegisterNativeOverload("aten::find", "", Find);
+  RegisterNativeOverload("aten::eq", "str", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toStringRef() == io.Input(1).toStringRef();
+  });
+  RegisterNativeOverload("aten::ne", "str", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toStringRef() != io.Input(1).toStringRef();
+  });
+  RegisterNativeOverload("prim::type", "", [](NodeIO& io) {
+    io.Output(0) = c10::DeviceTypeName(io.Input(0).toDevice().type(), /*lower_case=*/true);
+  });
+  RegisterNativeOverload("aten::item", "",
+                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item(); });
+  // The JIT's as_tensor of a tensor: itself, or converted to another dtype or
+  // device.
+  RegisterNativeOverload("aten::as_tensor", "", [](NodeIO& io) {
+    const at::Tensor& data = io.Input(0).toTensor();
+    const at::ScalarType dtype =
+        io.Input(1).isNone() ? data.scalar_type() : io.Input(1).toScalarType();
+    const c10::Device device = io.Input(2).isNone() ? data.device() : io.Input(2).toDevice();
+    io.Output(0) = dtype == data.scalar_type() && device == data.device()
+                       ? data
+                       : data.to(device, dtype, /*non_blocking=*/false, /*copy=*/false);
+  });
+  RegisterNativeOverload("aten::scatter", "src", [](NodeIO& io) {
+    io.Output(0) = at::scatter(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toTensor(),
+                               io.Input(3).toTensor());
+  });
+  // The JIT's to(device, dtype, non_blocking, copy).
+  RegisterNativeOverload("aten::to", "prim_Device", [](NodeIO& io) {
+    const at::Tensor& self = io.Input(0).toTensor();
+    const c10::optional<c10::Device> device = io.Input(1).toOptional<c10::Device>();
+    const c10::optional<at::ScalarType> dtype = io.Input(2).toOptional<at::ScalarType>();
+    const bool non_blocking = io.Input(3).toBool(), copy = io.Input(4).toBool();
+    if (!device && !dtype && !copy) {
+      io.Output(0) = self;
+    } else if (!device) {
+      io.Output(0) = self.to(*dtype, non_blocking, copy);
+    } else if (!dtype) {
+      io.Output(0) = self.to(*device, non_blocking, copy);
+    } else {
+      io.Output(0) = self.to(*device, *dtype, non_blocking, copy);
+    }
+  });
   RegisterNativeOverload("aten::list", "t",
                          [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
   for (const char* overload : {"int_list", "bool_list", "str_list"}) {

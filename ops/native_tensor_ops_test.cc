@@ -283,6 +283,43 @@ std::vector<Case> MiscCases() {
   }
   add("aten::is_grad_enabled", "", [](Draw&) -> Inputs { return {}; });
   add("aten::len", "str", [](Draw& d) -> Inputs { return {std::string(d.Int(0, 5), 'x')}; });
+  // Lists of ints sliced with bounds inside and outside them, negative
+  // steps and the zero step (an error).
+  add("aten::slice", "t", [](Draw& d) -> Inputs {
+    c10::List<int64_t> list;
+    for (int64_t i = d.Int(0, 6); i > 0; --i) list.push_back(d.Int(-9, 9));
+    auto bound = [&]() { return d.Bool() ? c10::IValue() : c10::IValue(d.Int(-8, 8)); };
+    return {list, bound(), bound(),
+            d.Int(0, 5) == 0 ? int64_t{0} : d.OneOf<int64_t>({1, 2, -1, -3})};
+  });
+  for (const char* name : {"aten::eq", "aten::ne"}) {
+    add(name, "str", [](Draw& d) -> Inputs {
+      const std::vector<std::string> words = {"", "cpu", "cuda", "x"};
+      return {d.OneOf(words), d.OneOf(words)};
+    });
+  }
+  add("prim::type", "", [](Draw&) -> Inputs { return {c10::Device(c10::kCPU)}; });
+  add("aten::item", "", [](Draw& d) -> Inputs {
+    return {d.Tensor(d.Shape(d.Int(0, 2), 1, d.Int(0, 4) == 0 ? 2 : 1), d.OneOf(kNumbers))};
+  });
+  add("aten::as_tensor", "", [](Draw& d) -> Inputs {
+    return {d.Tensor({d.Int(0, 3)}, d.OneOf(kNumbers)),
+            d.Bool() ? c10::IValue() : c10::IValue(d.OneOf(kNumbers)),
+            d.Bool() ? c10::IValue() : c10::IValue(c10::Device(c10::kCPU))};
+  });
+  add("aten::to", "prim_Device", [](Draw& d) -> Inputs {
+    return {d.Tensor({d.Int(0, 3)}, d.OneOf(kNumbers)),
+            d.Bool() ? c10::IValue() : c10::IValue(c10::Device(c10::kCPU)),
+            d.Bool() ? c10::IValue() : c10::IValue(d.OneOf(kNumbers)), d.Bool(), d.Bool()};
+  });
+  // Indices inside the self tensor, sometimes one past it (ATen's error).
+  add("aten::scatter", "src", [](Draw& d) -> Inputs {
+    const at::Tensor self = d.Tensor({d.Int(1, 3), d.Int(1, 4)}, at::kFloat);
+    const int64_t dim = d.Int(0, 1);
+    const std::vector<int64_t> shape = {d.Int(1, self.size(0)), d.Int(1, self.size(1))};
+    const int64_t high = self.size(dim) + (d.Int(0, 9) == 0 ? 1 : 0);
+    return {self, dim, d.Indices(shape, 0, high), d.Tensor(shape, at::kFloat)};
+  });
   // Padded batches of random layouts and dtypes; lengths sorted or not
   // (ATen's error), sometimes 0 or longer than the batch.
   add("aten::_pack_padded_sequence", "", [](Draw& d) -> Inputs {
