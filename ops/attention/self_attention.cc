@@ -1,5 +1,6 @@
 #include "ops/attention/self_attention.h"
 
+#include <array>
 #include <optional>
 #include <utility>
 
@@ -12,9 +13,20 @@ namespace static_runtime {
 namespace ops {
 namespace {
 
+// A group of `count` sequences of `n` tokens each, whose rows start at
+// `first`, of an attention of `width` and `heads` (every attention of the
+// thread shares the workspace): the views of the workspace its products
+// read and write, and their gemm plans, made once per shape.
+struct GroupViews {
+  std::array<int64_t, 5> key{};  // first, count, n, width, heads; all 0: not made
+  at::Tensor q, k_transposed, v, scores, context;
+  std::optional<BmmPlan> scores_plan, context_plan;
+};
+
 // The attention's intermediates, per thread.
 struct Workspace {
   at::Tensor qkv, q_k_v, scores, context, merged;
+  GroupViews uniform;  // the views of the last batch of equal sequences
 };
 
 Workspace& ThreadWorkspace() {
@@ -22,20 +34,44 @@ Workspace& ThreadWorkspace() {
   return workspace;
 }
 
-// `tensor` as a float tensor of at least `elements` elements.
-void Reserve(at::Tensor& tensor, int64_t elements) {
+// `tensor` as a float tensor of at least `elements` elements; false when
+// that moved its data (views made before then are stale).
+bool Reserve(at::Tensor& tensor, int64_t elements) {
   if (!tensor.defined()) tensor = at::empty({0}, at::kFloat);
-  if (tensor.numel() < elements) tensor.resize_({elements});
+  if (tensor.numel() >= elements) return true;
+  tensor.resize_({elements});
+  return false;
 }
 
 // at::bmm_out(out, a, b) into `out` (contiguous, of the product's size),
-// with ATen's own per-batch gemm calls made directly where it makes them.
-void BatchedProduct(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
-  if (std::optional<BmmPlan> plan = PlanBmm(a, b)) {
+// with ATen's own per-batch gemm calls made directly where it makes them
+// (`plan`, PlanBmm's for these operands).
+void BatchedProduct(const std::optional<BmmPlan>& plan, at::Tensor& out, const at::Tensor& a,
+                    const at::Tensor& b) {
+  if (plan) {
     BmmInto(*plan, a, b, out);
   } else {
     at::bmm_out(out, a, b);
   }
+}
+
+// The views of `ws` for a group (see GroupViews), q, k, v laid out as
+// SplitHeads writes them: [3, count, heads, n, head width] from row `first`.
+void MakeGroupViews(Workspace& ws, int64_t first, int64_t count, int64_t n, int64_t width,
+                    int64_t heads, GroupViews& views) {
+  const int64_t head_width = width / heads, matrices = count * heads;
+  const int64_t base = 3 * first * width, block = matrices * n * head_width;
+  views.q = ws.q_k_v.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1}, base);
+  views.k_transposed =
+      ws.q_k_v.as_strided({matrices, head_width, n}, {n * head_width, 1, head_width}, base + block);
+  views.v = ws.q_k_v.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1},
+                                base + 2 * block);
+  views.scores = ws.scores.as_strided({matrices, n, n}, {n * n, n, 1}, 0);
+  views.context =
+      ws.context.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1}, 0);
+  views.scores_plan = PlanBmm(views.q, views.k_transposed);
+  views.context_plan = PlanBmm(views.scores, views.v);
+  views.key = {first, count, n, width, heads};
 }
 
 }  // namespace
@@ -53,39 +89,41 @@ void SelfAttention::Run(const float* x, const PackedSequences& sequences, const 
   // The workspace's tensors never leave this thread or this call.
   c10::InferenceMode inference;
   Workspace& ws = ThreadWorkspace();
-  const int64_t d = width_, heads = heads_, head_width = d / heads, rows = sequences.rows;
+  const int64_t d = width_, rows = sequences.rows, count = sequences.lengths.size();
   const int64_t longest = sequences.longest;
-  Reserve(ws.qkv, rows * 3 * d);
-  Reserve(ws.q_k_v, rows * 3 * d);
-  Reserve(ws.scores, heads * longest * longest);
-  Reserve(ws.context, longest * d);
-  Reserve(ws.merged, rows * d);
+  // Sequences of one length and no mask: one group, as ATen's batched
+  // products take them; else each sequence alone.
+  const bool uniform = !padding.defined() && longest * count == rows;
+  const int64_t group = uniform ? count : 1;
+  bool kept = Reserve(ws.qkv, rows * 3 * d);
+  kept = Reserve(ws.q_k_v, rows * 3 * d) && kept;
+  kept = Reserve(ws.scores, group * heads_ * longest * longest) && kept;
+  kept = Reserve(ws.context, group * longest * d) && kept;
+  kept = Reserve(ws.merged, rows * d) && kept;
+  if (!kept) ws.uniform.key = {};
   qkv_.Run(x, rows, ws.qkv.data_ptr<float>());
-  for (size_t i = 0; i < sequences.lengths.size(); ++i) {
+  for (int64_t i = 0; i < count; i += group) {
     const int64_t n = sequences.lengths[i], first = sequences.starts[i];
-    // q, k, v of this sequence as [heads, n, head width], q scaled.
-    const int64_t base = 3 * first * d, block = heads * n * head_width;
-    SplitHeads(ws.qkv.data_ptr<float>() + first * 3 * d, qkv_bias_.data_ptr<float>(), 1, n, d,
-               heads, ws.q_k_v.data_ptr<float>() + base);
-    const at::Tensor q =
-        ws.q_k_v.as_strided({heads, n, head_width}, {n * head_width, head_width, 1}, base);
-    const at::Tensor k_transposed =
-        ws.q_k_v.as_strided({heads, head_width, n}, {n * head_width, 1, head_width}, base + block);
-    const at::Tensor v = ws.q_k_v.as_strided({heads, n, head_width},
-                                             {n * head_width, head_width, 1}, base + 2 * block);
-    at::Tensor scores = ws.scores.as_strided({heads, n, n}, {n * n, n, 1}, 0);
-    at::Tensor context =
-        ws.context.as_strided({heads, n, head_width}, {n * head_width, head_width, 1}, 0);
-    BatchedProduct(scores, q, k_transposed);
-    if (padding.defined()) {
-      const at::Tensor keys = padding.select(0, static_cast<int64_t>(i)).view({1, 1, 1, n});
-      scores.copy_(
-          at::_masked_softmax(scores.unsqueeze(0), keys.expand({1, heads, n, n}), 3, 1).squeeze(0));
-    } else {
-      SoftmaxLastDimInto(scores, scores);
+    GroupViews single;
+    GroupViews& views = uniform ? ws.uniform : single;
+    if (views.key != std::array<int64_t, 5>{first, group, n, d, heads_}) {
+      MakeGroupViews(ws, first, group, n, d, heads_, views);
     }
-    BatchedProduct(context, scores, v);
-    MergeHeads(context.data_ptr<float>(), 1, n, d, heads, ws.merged.data_ptr<float>() + first * d);
+    // q, k, v as [group * heads, n, head width], q scaled.
+    SplitHeads(ws.qkv.data_ptr<float>() + first * 3 * d, qkv_bias_.data_ptr<float>(), group, n, d,
+               heads_, ws.q_k_v.data_ptr<float>() + 3 * first * d);
+    BatchedProduct(views.scores_plan, views.scores, views.q, views.k_transposed);
+    if (padding.defined()) {
+      const at::Tensor keys = padding.select(0, i).view({1, 1, 1, n});
+      views.scores.copy_(
+          at::_masked_softmax(views.scores.unsqueeze(0), keys.expand({1, heads_, n, n}), 3, 1)
+              .squeeze(0));
+    } else {
+      SoftmaxLastDimInto(views.scores, views.scores);
+    }
+    BatchedProduct(views.context_plan, views.context, views.scores, views.v);
+    MergeHeads(views.context.data_ptr<float>(), group, n, d, heads_,
+               ws.merged.data_ptr<float>() + first * d);
   }
   proj_.Run(ws.merged.data_ptr<float>(), rows, out);
 }
