@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "ATen/ATen.h"
+#include "ATen/NestedTensorImpl.h"
 #include "absl/container/flat_hash_set.h"
 #include "oneapi/dnnl/dnnl.h"
 
@@ -15,7 +17,15 @@ namespace {
 // The input holding the reduced dimension: the weight of a convolution or
 // linear ([out, in/groups, kernel...] or [out, in]), the left operand of a
 // product (its last dimension).
-enum class Work { kNone, kConvolution, kLinear, kProduct, kAddProduct };
+enum class Work {
+  kNone,
+  kConvolution,
+  kLinear,
+  kProduct,
+  kAddProduct,
+  kAttention,     // _native_multi_head_attention's arguments
+  kEncoderLayer,  // _transformer_encoder_layer_fwd's
+};
 
 Work WorkOf(const std::string& kind) {
   static const auto* const kConvolutions = new absl::flat_hash_set<std::string>{
@@ -27,6 +37,12 @@ Work WorkOf(const std::string& kind) {
       new absl::flat_hash_set<std::string>{"aten::mm", "aten::bmm", "aten::matmul"};
   static const auto* const kAddProducts =
       new absl::flat_hash_set<std::string>{"aten::addmm", "aten::baddbmm"};
+  static const auto* const kAttentions = new absl::flat_hash_set<std::string>{
+      "aten::_native_multi_head_attention", "static_runtime::multi_head_attention"};
+  static const auto* const kEncoderLayers = new absl::flat_hash_set<std::string>{
+      "aten::_transformer_encoder_layer_fwd", "static_runtime::transformer_encoder_layer"};
+  if (kAttentions->contains(kind)) return Work::kAttention;
+  if (kEncoderLayers->contains(kind)) return Work::kEncoderLayer;
   if (kConvolutions->contains(kind)) return Work::kConvolution;
   if (kLinears->contains(kind)) return Work::kLinear;
   if (kProducts->contains(kind)) return Work::kProduct;
@@ -41,11 +57,52 @@ const at::Tensor* TensorAt(const NodeIO& io, bool output, size_t i) {
   return &value.toTensor();
 }
 
+// The token count of each sequence of a [B, T, D] source (B of T) or of a
+// nested one (each component's length); empty when it is neither.
+std::vector<int64_t> SequenceLengths(const at::Tensor& source) {
+  if (source.is_nested()) {
+    const at::Tensor& sizes = at::native::get_nested_size_tensor(source);
+    if (sizes.dim() != 2 || sizes.size(1) != 2) return {};
+    const at::Tensor lengths = sizes.select(1, 0).contiguous();
+    return {lengths.data_ptr<int64_t>(), lengths.data_ptr<int64_t>() + lengths.numel()};
+  }
+  if (source.dim() != 3) return {};
+  return std::vector<int64_t>(source.size(0), source.size(1));
+}
+
+// Self-attention of width `width` over sequences of `lengths` tokens: the
+// q, k, v and output projections (4 D^2 multiply-adds a token) and each
+// sequence's scores and weighted sum (2 n^2 D); with `feed_forward` > 0,
+// the encoder layer's two feed-forward linears (2 D F a token).
+double AttentionFlops(const std::vector<int64_t>& lengths, int64_t width, int64_t feed_forward) {
+  double multiply_adds = 0;
+  const double d = static_cast<double>(width), f = static_cast<double>(feed_forward);
+  for (int64_t length : lengths) {
+    const double n = static_cast<double>(length);
+    multiply_adds += n * (4 * d * d + 2 * d * f) + 2 * n * n * d;
+  }
+  return 2 * multiply_adds;
+}
+
 }  // namespace
 
 double NodeFlops(const torch::jit::Node& node, const NodeIO& io) {
   const Work work = WorkOf(node.kind().toQualString());
   if (work == Work::kNone) return 0;
+  if (work == Work::kAttention || work == Work::kEncoderLayer) {
+    const at::Tensor* source = TensorAt(io, /*output=*/false, 0);
+    const size_t width_input = work == Work::kAttention ? 3 : 1;
+    if (source == nullptr || width_input >= io.num_inputs() || !io.Input(width_input).isInt()) {
+      return 0;
+    }
+    int64_t feed_forward = 0;
+    if (work == Work::kEncoderLayer) {
+      const at::Tensor* ffn_weight = TensorAt(io, /*output=*/false, 14);  // [F, D]
+      if (ffn_weight == nullptr || ffn_weight->dim() != 2) return 0;
+      feed_forward = ffn_weight->size(0);
+    }
+    return AttentionFlops(SequenceLengths(*source), io.Input(width_input).toInt(), feed_forward);
+  }
   const at::Tensor* out = TensorAt(io, /*output=*/true, 0);
   const size_t reduced_input = work == Work::kAddProduct ? 1 : work == Work::kProduct ? 0 : 1;
   const at::Tensor* reduced = TensorAt(io, /*output=*/false, reduced_input);

@@ -1,6 +1,9 @@
 // Floating-point work of the nodes whose cost is arithmetic: matrix
-// products (mm, bmm, matmul, addmm, baddbmm, linear, linear_fused) and
-// convolutions (conv1d/2d/3d, _convolution, conv2d_fused), counted as 2
+// products (mm, bmm, matmul, addmm, baddbmm, linear, linear_fused),
+// convolutions (conv1d/2d/3d, _convolution, conv2d_fused) and attention
+// (multi-head self-attention and transformer encoder layers, ATen's ops and
+// ours: their projections, scores, weighted sums and feed-forward linears,
+// over each sequence's own tokens for a nested source), counted as 2
 // operations per multiply-add from the shapes a run saw; and the peak this
 // machine reaches on one large matrix product, to compare against.
 #ifndef STATIC_RUNTIME_RUNTIME_REPORTS_FLOPS_H_

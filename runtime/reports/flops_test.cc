@@ -66,6 +66,38 @@ TEST(FlopsTest, CountsTwoPerMultiplyAdd) {
   EXPECT_EQ(addmm.Flops(), 2.0 * 6 * 7);
 }
 
+// Self-attention of width 8 (2 heads) over 2 sequences of 3 tokens: 4 D^2
+// multiply-adds a token for the projections, 2 n^2 D a sequence for the
+// scores and the weighted sum; an encoder layer adds 2 D F a token (F = 16).
+// A nested source counts each sequence's own tokens (3 and 1).
+TEST(FlopsTest, CountsAttentionOverEachSequencesTokens) {
+  const double d = 8, f = 16;
+  auto attention = [](int64_t n) { return n * 4 * 8.0 * 8 + 2.0 * n * n * 8; };
+  std::vector<c10::IValue> mha_inputs = {at::ones({2, 3, 8}), at::ones({2, 3, 8}),
+                                         at::ones({2, 3, 8}), int64_t{8}, int64_t{2}};
+  OneNode mha(R"IR(graph(%q : Tensor, %k : Tensor, %v : Tensor, %d : int, %h : int, %w : Tensor, %b : Tensor, %wo : Tensor, %bo : Tensor, %m : Tensor?, %nw : bool, %avg : bool, %mt : int?):
+  %o : Tensor, %weights : Tensor = aten::_native_multi_head_attention(%q, %k, %v, %d, %h, %w, %b, %wo, %bo, %m, %nw, %avg, %mt)
+  return (%o))IR",
+              mha_inputs, {at::ones({2, 3, 8}), at::Tensor()});
+  EXPECT_EQ(mha.Flops(), 2 * 2 * attention(3));
+
+  std::vector<c10::IValue> layer_inputs(20);
+  layer_inputs[1] = int64_t{8};
+  layer_inputs[14] = at::ones({16, 8});
+  const char* layer_ir = R"IR(graph(%x : Tensor, %d : int, %h : int, %w : Tensor, %b : Tensor, %wo : Tensor, %bo : Tensor, %gelu : bool, %first : bool, %eps : float, %n1 : Tensor, %n1b : Tensor, %n2 : Tensor, %n2b : Tensor, %f1 : Tensor, %f1b : Tensor, %f2 : Tensor, %f2b : Tensor, %m : Tensor?, %mt : int?):
+  %y : Tensor = aten::_transformer_encoder_layer_fwd(%x, %d, %h, %w, %b, %wo, %bo, %gelu, %first, %eps, %n1, %n1b, %n2, %n2b, %f1, %f1b, %f2, %f2b, %m, %mt)
+  return (%y))IR";
+  layer_inputs[0] = at::ones({2, 3, 8});
+  OneNode dense(layer_ir, layer_inputs, {at::ones({2, 3, 8})});
+  EXPECT_EQ(dense.Flops(), 2 * (2 * attention(3) + 6 * 2 * d * f));
+  at::Tensor keep = at::zeros({2, 3}, at::kBool);
+  keep[0].fill_(true);
+  keep[1][0] = true;
+  layer_inputs[0] = at::_nested_tensor_from_mask(at::ones({2, 3, 8}), keep, true);
+  OneNode nested(layer_ir, layer_inputs, {layer_inputs[0]});
+  EXPECT_EQ(nested.Flops(), 2 * (attention(3) + attention(1) + 4 * 2 * d * f));
+}
+
 TEST(FlopsTest, OtherNodesAndMissingValuesCountNothing) {
   OneNode relu(R"IR(graph(%a : Tensor):
   %c : Tensor = aten::relu(%a)

@@ -22,6 +22,7 @@ seq2seq, ads. tools/bench_models/compare.sh --broad runs
 import argparse
 import importlib.util
 import os
+import subprocess
 import sys
 import types
 from typing import Dict, List, Optional, Tuple
@@ -379,6 +380,15 @@ def main():
     if unknown:
         parser.error(f"unknown model(s): {', '.join(unknown)}")
     os.makedirs(args.out_dir, exist_ok=True)
+    if len(names) > 1:
+        # One process per model: TorchScript mangles the names of module
+        # classes scripted a second time in a process, and then compiles
+        # isinstance checks against them (nn.TransformerEncoder's test of its
+        # first layer) to False, dropping fast paths a model saved on its own
+        # takes.
+        for name in names:
+            subprocess.run([sys.executable, __file__, args.out_dir, "--only", name], check=True)
+        return
     torch.set_num_threads(1)
     for name in names:
         torch.manual_seed(0)
