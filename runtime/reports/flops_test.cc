@@ -75,16 +75,18 @@ TEST(FlopsTest, CountsAttentionOverEachSequencesTokens) {
   auto attention = [](int64_t n) { return n * 4 * 8.0 * 8 + 2.0 * n * n * 8; };
   std::vector<c10::IValue> mha_inputs = {at::ones({2, 3, 8}), at::ones({2, 3, 8}),
                                          at::ones({2, 3, 8}), int64_t{8}, int64_t{2}};
-  OneNode mha(R"IR(graph(%q : Tensor, %k : Tensor, %v : Tensor, %d : int, %h : int, %w : Tensor, %b : Tensor, %wo : Tensor, %bo : Tensor, %m : Tensor?, %nw : bool, %avg : bool, %mt : int?):
+  OneNode mha(
+      R"IR(graph(%q : Tensor, %k : Tensor, %v : Tensor, %d : int, %h : int, %w : Tensor, %b : Tensor, %wo : Tensor, %bo : Tensor, %m : Tensor?, %nw : bool, %avg : bool, %mt : int?):
   %o : Tensor, %weights : Tensor = aten::_native_multi_head_attention(%q, %k, %v, %d, %h, %w, %b, %wo, %bo, %m, %nw, %avg, %mt)
   return (%o))IR",
-              mha_inputs, {at::ones({2, 3, 8}), at::Tensor()});
+      mha_inputs, {at::ones({2, 3, 8}), at::Tensor()});
   EXPECT_EQ(mha.Flops(), 2 * 2 * attention(3));
 
   std::vector<c10::IValue> layer_inputs(20);
   layer_inputs[1] = int64_t{8};
   layer_inputs[14] = at::ones({16, 8});
-  const char* layer_ir = R"IR(graph(%x : Tensor, %d : int, %h : int, %w : Tensor, %b : Tensor, %wo : Tensor, %bo : Tensor, %gelu : bool, %first : bool, %eps : float, %n1 : Tensor, %n1b : Tensor, %n2 : Tensor, %n2b : Tensor, %f1 : Tensor, %f1b : Tensor, %f2 : Tensor, %f2b : Tensor, %m : Tensor?, %mt : int?):
+  const char* layer_ir =
+      R"IR(graph(%x : Tensor, %d : int, %h : int, %w : Tensor, %b : Tensor, %wo : Tensor, %bo : Tensor, %gelu : bool, %first : bool, %eps : float, %n1 : Tensor, %n1b : Tensor, %n2 : Tensor, %n2b : Tensor, %f1 : Tensor, %f1b : Tensor, %f2 : Tensor, %f2b : Tensor, %m : Tensor?, %mt : int?):
   %y : Tensor = aten::_transformer_encoder_layer_fwd(%x, %d, %h, %w, %b, %wo, %bo, %gelu, %first, %eps, %n1, %n1b, %n2, %n2b, %f1, %f1b, %f2, %f2b, %m, %mt)
   return (%y))IR";
   layer_inputs[0] = at::ones({2, 3, 8});
