@@ -2,8 +2,9 @@
 // tensor code (argument checks of nn modules, error messages, flags): format,
 // str, list copies, list comparisons and membership, string comparisons,
 // any/all, find, device (and its type name), grad and autocast queries,
-// scalar tensors and item, as_tensor and to(device); and the fused ops of
-// nn.MultiheadAttention and nn.TransformerEncoderLayer, called directly. Same results and errors as
+// scalar tensors and item, as_tensor and to(device); and the fused op of
+// nn.TransformerEncoderLayer, called directly (nn.MultiheadAttention's:
+// ops/attention/multi_head_attention.cc). Same results and errors as
 // the JIT's own operators, without a stack.
 #include <sstream>
 #include <string>
@@ -215,16 +216,6 @@ const bool kRegistered = [] {
         tensor(6), io.Input(7).toBool(), io.Input(8).toBool(), io.Input(9).toDouble(), tensor(10),
         tensor(11), tensor(12), tensor(13), tensor(14), tensor(15), tensor(16), tensor(17),
         io.Input(18).toOptional<at::Tensor>(), io.Input(19).toOptional<int64_t>());
-  });
-  // nn.MultiheadAttention's fast path in inference.
-  RegisterNativeOverload("aten::_native_multi_head_attention", "", [](NodeIO& io) {
-    auto [output, weights] = at::_native_multi_head_attention(
-        io.Input(0).toTensor(), io.Input(1).toTensor(), io.Input(2).toTensor(), io.Input(3).toInt(),
-        io.Input(4).toInt(), io.Input(5).toTensor(), io.Input(6).toTensor(), io.Input(7).toTensor(),
-        io.Input(8).toTensor(), io.Input(9).toOptional<at::Tensor>(), io.Input(10).toBool(),
-        io.Input(11).toBool(), io.Input(12).toOptional<int64_t>());
-    io.Output(0) = std::move(output);
-    io.Output(1) = std::move(weights);
   });
   RegisterNativeOverload("aten::is_autocast_enabled", "",
                          [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); });

@@ -26,6 +26,18 @@
 namespace static_runtime {
 namespace {
 
+// ATen's op on the node's inputs: the kernel of aten::_native_multi_head_attention
+// (without a stack), and what ours runs on what it does not take.
+void Reference(NodeIO& io) {
+  auto [output, weights] = at::_native_multi_head_attention(
+      io.Input(0).toTensor(), io.Input(1).toTensor(), io.Input(2).toTensor(), io.Input(3).toInt(),
+      io.Input(4).toInt(), io.Input(5).toTensor(), io.Input(6).toTensor(), io.Input(7).toTensor(),
+      io.Input(8).toTensor(), io.Input(9).toOptional<at::Tensor>(), io.Input(10).toBool(),
+      io.Input(11).toBool(), io.Input(12).toOptional<int64_t>());
+  io.Output(0) = std::move(output);
+  io.Output(1) = std::move(weights);
+}
+
 class MultiHeadAttentionKernel {
  public:
   MultiHeadAttentionKernel(int64_t width, int64_t heads, at::Tensor qkv_weight, at::Tensor qkv_bias,
@@ -76,16 +88,6 @@ class MultiHeadAttentionKernel {
            mask.dim() == 2 && mask.size(0) == x.size(0) && mask.size(1) == x.size(1);
   }
 
-  static void Reference(NodeIO& io) {
-    auto [output, weights] = at::_native_multi_head_attention(
-        io.Input(0).toTensor(), io.Input(1).toTensor(), io.Input(2).toTensor(), io.Input(3).toInt(),
-        io.Input(4).toInt(), io.Input(5).toTensor(), io.Input(6).toTensor(), io.Input(7).toTensor(),
-        io.Input(8).toTensor(), io.Input(9).toOptional<at::Tensor>(), io.Input(10).toBool(),
-        io.Input(11).toBool(), io.Input(12).toOptional<int64_t>());
-    io.Output(0) = std::move(output);
-    io.Output(1) = std::move(weights);
-  }
-
   const int64_t width_;
   ops::SelfAttention attention_;
 };
@@ -116,6 +118,7 @@ KernelOffer MakeMultiHeadAttentionKernel(const torch::jit::Node* node) {
 
 const bool kRegistered = [] {
   ops::EnsureOperatorsRegistered();
+  RegisterNativeOverload("aten::_native_multi_head_attention", "", Reference);
   KernelRegistry::Global().RegisterOverload("static_runtime::multi_head_attention", "",
                                             NodeKind::kOutVariant, MakeMultiHeadAttentionKernel,
                                             ops::MultiHeadAttentionErrorBound);
