@@ -18,8 +18,8 @@
 // so a sequence whose keys are all masked comes out NaN as ATen's does),
 // and a nested source (nn.TransformerEncoder's fast path with a padding
 // mask, ops/attention/nested_sequences.h): each sequence's tokens alone,
-// into a nested result of the same sizes. Each sequence's attention is its
-// own batched products. Inputs it does not take (an attention mask, a
+// into a nested result of the same sizes. The attention is
+// ops/attention/self_attention.h's. Inputs it does not take (an attention mask, a
 // source that is not float or not of width D, weights of unexpected
 // shapes) run ATen's op, which gives its result or error. Numerics: another
 // summation order in the products; the bound is
@@ -111,7 +111,8 @@ class EncoderLayerKernel {
     const c10::optional<at::Tensor> mask = io.Input(18).toOptional<at::Tensor>();
     if (!src.is_cpu() || src.layout() != at::kStrided || src.scalar_type() != at::kFloat ||
         src.dim() != 3 || src.size(2) != p_.width || src.numel() == 0 || src.is_neg() ||
-        src.is_conj() || (mask && !KeyPaddingMask(io, *mask, src))) {
+        src.is_conj() ||
+        (mask && !ops::IsKeyPaddingMask(*mask, io.Input(19).toOptional<int64_t>(), src))) {
       io.Output(0) = Reference(io);
       return;
     }
@@ -120,23 +121,10 @@ class EncoderLayerKernel {
     if (!out.sizes().equals(x.sizes()) || !out.is_contiguous()) out.resize_(x.sizes());
     Workspace& ws = ThreadWorkspace();
     ops::DenseSequences(x.size(0), x.size(1), p_.width, ws.sequences);
-    // ATen's attention takes a non-boolean mask as mask.to(bool).
-    const at::Tensor padding = !mask                              ? at::Tensor()
-                               : mask->scalar_type() == at::kBool ? *mask
-                                                                  : mask->to(at::kBool);
-    Compute(ws, x.data_ptr<float>(), out.data_ptr<float>(), padding);
+    Compute(ws, x.data_ptr<float>(), out.data_ptr<float>(), ops::BooleanKeyPaddingMask(mask));
   }
 
  private:
-  // A key padding mask (mask type 1) ATen takes: [B, T] for a [B, T, D]
-  // source, boolean or floating.
-  static bool KeyPaddingMask(const NodeIO& io, const at::Tensor& mask, const at::Tensor& src) {
-    const c10::optional<int64_t> type = io.Input(19).toOptional<int64_t>();
-    return type == 1 && mask.is_cpu() && mask.layout() == at::kStrided && !mask.is_nested() &&
-           (mask.scalar_type() == at::kBool || at::isFloatingType(mask.scalar_type())) &&
-           mask.dim() == 2 && mask.size(0) == src.size(0) && mask.size(1) == src.size(1);
-  }
-
   // A nested source (the fast path of nn.TransformerEncoder with a padding
   // mask): the layer on its sequences' tokens only, into a nested result of
   // the same sizes, as ATen computes it on nested tensors.

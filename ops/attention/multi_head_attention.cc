@@ -63,7 +63,8 @@ class MultiHeadAttentionKernel {
       return;
     }
     if (!self_attention || !PlainCpuTensor(x) || x.scalar_type() != at::kFloat || x.dim() != 3 ||
-        x.size(2) != width_ || x.numel() == 0 || (mask && !KeyPaddingMask(io, *mask, x))) {
+        x.size(2) != width_ || x.numel() == 0 ||
+        (mask && !ops::IsKeyPaddingMask(*mask, io.Input(12).toOptional<int64_t>(), x))) {
       Reference(io);
       return;
     }
@@ -71,23 +72,12 @@ class MultiHeadAttentionKernel {
     at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
     if (!out.sizes().equals(source.sizes()) || !out.is_contiguous()) out.resize_(source.sizes());
     ops::DenseSequences(x.size(0), x.size(1), width_, sequences);
-    // ATen's attention takes a non-boolean mask as mask.to(bool).
-    const at::Tensor padding = !mask                              ? at::Tensor()
-                               : mask->scalar_type() == at::kBool ? *mask
-                                                                  : mask->to(at::kBool);
-    attention_.Run(source.data_ptr<float>(), sequences, padding, out.data_ptr<float>());
+    attention_.Run(source.data_ptr<float>(), sequences, ops::BooleanKeyPaddingMask(mask),
+                   out.data_ptr<float>());
     io.Output(1) = at::Tensor();
   }
 
  private:
-  // A key padding mask (mask type 1) ATen takes: [B, T] for a [B, T, D]
-  // source, boolean or floating.
-  static bool KeyPaddingMask(const NodeIO& io, const at::Tensor& mask, const at::Tensor& x) {
-    return io.Input(12).toOptional<int64_t>() == 1 && PlainCpuTensor(mask) &&
-           (mask.scalar_type() == at::kBool || at::isFloatingType(mask.scalar_type())) &&
-           mask.dim() == 2 && mask.size(0) == x.size(0) && mask.size(1) == x.size(1);
-  }
-
   const int64_t width_;
   ops::SelfAttention attention_;
 };

@@ -139,5 +139,17 @@ void DenseSequences(int64_t batch, int64_t tokens, int64_t width, PackedSequence
   sequences.buffer.reset();
 }
 
+bool IsKeyPaddingMask(const at::Tensor& mask, c10::optional<int64_t> mask_type,
+                      const at::Tensor& x) {
+  return mask_type == 1 && mask.is_cpu() && mask.layout() == at::kStrided && !mask.is_nested() &&
+         (mask.scalar_type() == at::kBool || at::isFloatingType(mask.scalar_type())) &&
+         mask.dim() == 2 && mask.size(0) == x.size(0) && mask.size(1) == x.size(1);
+}
+
+at::Tensor BooleanKeyPaddingMask(const c10::optional<at::Tensor>& mask) {
+  if (!mask) return at::Tensor();
+  return mask->scalar_type() == at::kBool ? *mask : mask->to(at::kBool);
+}
+
 }  // namespace ops
 }  // namespace static_runtime

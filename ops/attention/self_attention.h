@@ -50,6 +50,15 @@ class SelfAttention {
 // `sequences` as the `batch` rows of `tokens` tokens of a dense batch.
 void DenseSequences(int64_t batch, int64_t tokens, int64_t width, PackedSequences& sequences);
 
+// Whether `mask` is a key padding mask ATen's attention takes for the dense
+// [B, T, D] source `x`: mask type 1, [B, T], boolean or floating, on the CPU.
+bool IsKeyPaddingMask(const at::Tensor& mask, c10::optional<int64_t> mask_type,
+                      const at::Tensor& x);
+
+// The key padding mask as Run takes it: ATen's attention takes a
+// non-boolean mask as mask.to(bool); undefined without a mask.
+at::Tensor BooleanKeyPaddingMask(const c10::optional<at::Tensor>& mask);
+
 }  // namespace ops
 }  // namespace static_runtime
 
