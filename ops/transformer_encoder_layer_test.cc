@@ -33,6 +33,20 @@ struct LayerCase {
   double eps = 1e-5;
 };
 
+// A random layer: up to `max_heads` heads (an even count when `even_heads`)
+// of up to `max_head_width`, a feed-forward width up to `max_feed_forward`,
+// relu or gelu, norm first or last.
+LayerCase DrawLayer(Draw& d, int64_t max_heads, int64_t max_head_width, int64_t max_feed_forward,
+                    bool even_heads = false) {
+  LayerCase c;
+  c.heads = even_heads ? 2 * d.Int(1, max_heads / 2) : d.Int(1, max_heads);
+  c.width = c.heads * d.Int(1, max_head_width);
+  c.feed_forward = d.Int(1, max_feed_forward);
+  c.use_gelu = d.Bool();
+  c.norm_first = d.Bool();
+  return c;
+}
+
 // The constant arguments 1-17 of the op, random weights.
 std::vector<c10::IValue> LayerConstants(const LayerCase& c) {
   const int64_t d = c.width, f = c.feed_forward;
@@ -124,12 +138,7 @@ at::Tensor AtenLayer(const std::vector<c10::IValue>& inputs, at::ScalarType dtyp
 RC_GTEST_PROP(TransformerEncoderLayerProperty, WithinTheDeclaredBoundOfTheExactResult, ()) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  LayerCase c;
-  c.heads = d.Int(1, 4);
-  c.width = c.heads * d.Int(1, 12);
-  c.feed_forward = d.Int(1, 48);
-  c.use_gelu = d.Bool();
-  c.norm_first = d.Bool();
+  const LayerCase c = DrawLayer(d, 4, 12, 48);
   LayerGraph layer = MakeLayerGraph(c);
   Slots slots(1);
   for (int call = 0; call < 3; ++call) {  // batch and token counts change
@@ -188,12 +197,7 @@ TEST(TransformerEncoderLayerTest, WritesItsOutputAndReusesItsWorkspace) {
 RC_GTEST_PROP(TransformerEncoderLayerProperty, TakesKeyPaddingMasks, ()) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  LayerCase c;
-  c.heads = d.Int(1, 3);
-  c.width = c.heads * d.Int(1, 8);
-  c.feed_forward = d.Int(1, 32);
-  c.use_gelu = d.Bool();
-  c.norm_first = d.Bool();
+  const LayerCase c = DrawLayer(d, 3, 8, 32);
   LayerGraph layer = MakeLayerGraph(c);
   Slots slots(1);
   const int64_t batch = d.Int(1, 3), tokens = d.Int(1, 9);
@@ -225,12 +229,7 @@ RC_GTEST_PROP(TransformerEncoderLayerProperty, TakesKeyPaddingMasks, ()) {
 RC_GTEST_PROP(TransformerEncoderLayerProperty, TakesNestedSources, ()) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  LayerCase c;
-  c.heads = 2 * d.Int(1, 2);
-  c.width = c.heads * d.Int(1, 8);
-  c.feed_forward = d.Int(1, 32);
-  c.use_gelu = d.Bool();
-  c.norm_first = d.Bool();
+  const LayerCase c = DrawLayer(d, 4, 8, 32, /*even_heads=*/true);
   LayerGraph layer = MakeLayerGraph(c);
   Slots slots(1);
   for (int call = 0; call < 3; ++call) {  // the lengths change
