@@ -2,7 +2,7 @@
 // tensor code (argument checks of nn modules, error messages, flags): format,
 // str, list copies, list comparisons and membership, string comparisons,
 // any/all, find, device (and its type name), grad and autocast queries,
-// scalar tensors and item, as_tensor and to(device); and the fused op of
+// scalar tensors and item, as_tensor; and the fused op of
 // nn.TransformerEncoderLayer, called directly (nn.MultiheadAttention's:
 // ops/attention/multi_head_attention.cc). Same results and errors as
 // the JIT's own operators, without a stack.
@@ -131,22 +131,6 @@ const bool kRegistered = [] {
   RegisterNativeOverload("aten::scatter", "src", [](NodeIO& io) {
     io.Output(0) = at::scatter(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toTensor(),
                                io.Input(3).toTensor());
-  });
-  // The JIT's to(device, dtype, non_blocking, copy).
-  RegisterNativeOverload("aten::to", "prim_Device", [](NodeIO& io) {
-    const at::Tensor& self = io.Input(0).toTensor();
-    const c10::optional<c10::Device> device = io.Input(1).toOptional<c10::Device>();
-    const c10::optional<at::ScalarType> dtype = io.Input(2).toOptional<at::ScalarType>();
-    const bool non_blocking = io.Input(3).toBool(), copy = io.Input(4).toBool();
-    if (!device && !dtype && !copy) {
-      io.Output(0) = self;
-    } else if (!device) {
-      io.Output(0) = self.to(*dtype, non_blocking, copy);
-    } else if (!dtype) {
-      io.Output(0) = self.to(*device, non_blocking, copy);
-    } else {
-      io.Output(0) = self.to(*device, *dtype, non_blocking, copy);
-    }
   });
   RegisterNativeOverload("aten::list", "t",
                          [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });

@@ -307,11 +307,6 @@ std::vector<Case> MiscCases() {
             d.Bool() ? c10::IValue() : c10::IValue(d.OneOf(kNumbers)),
             d.Bool() ? c10::IValue() : c10::IValue(c10::Device(c10::kCPU))};
   });
-  add("aten::to", "prim_Device", [](Draw& d) -> Inputs {
-    return {d.Tensor({d.Int(0, 3)}, d.OneOf(kNumbers)),
-            d.Bool() ? c10::IValue() : c10::IValue(c10::Device(c10::kCPU)),
-            d.Bool() ? c10::IValue() : c10::IValue(d.OneOf(kNumbers)), d.Bool(), d.Bool()};
-  });
   // Indices inside the self tensor, sometimes one past it (ATen's error).
   add("aten::scatter", "src", [](Draw& d) -> Inputs {
     const at::Tensor self = d.Tensor({d.Int(1, 3), d.Int(1, 4)}, at::kFloat);
