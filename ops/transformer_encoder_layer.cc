@@ -172,11 +172,6 @@ class EncoderLayerKernel {
     LayerNormInto(x, weight, bias, ws.mean.numel(), p_.width, p_.eps, out, ws.mean, ws.rstd);
   }
 
-  // `rows` rows of `x` through `linear` into `out`.
-  static void Linear(onednn::PackedLinear& linear, const float* x, int64_t rows, float* out) {
-    linear.Run(x, rows, out);
-  }
-
   // The layer on `src` (the rows of `ws.sequences`, contiguous) into
   // `result` (as many rows), as ATen 1.13 computes it.
   void Compute(Workspace& ws, const float* src, float* result, const at::Tensor& padding) {
@@ -185,7 +180,6 @@ class EncoderLayerKernel {
     Shape(ws);
     const int64_t rows = ws.sequences.rows, d = p_.width;
     const at::Tensor source = at::from_blob(const_cast<float*>(src), {rows, d}, at::kFloat);
-    const at::Tensor output = at::from_blob(result, {rows, d}, at::kFloat);
     const at::Tensor* x = &source;
     if (p_.norm_first) {
       Norm(ws, source, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
@@ -206,19 +200,19 @@ class EncoderLayerKernel {
       Norm(ws, *attended, p_.norm_weight_2, p_.norm_bias_2, ws.normed);
       ffn_input = &ws.normed;
     }
-    Linear(ffn_1_, ffn_input->data_ptr<float>(), rows, ws.hidden.data_ptr<float>());
+    ffn_1_.Run(ffn_input->data_ptr<float>(), rows, ws.hidden.data_ptr<float>());
     if (p_.use_gelu) {
       at::gelu_(ws.hidden);
     } else {
       ops::ReluInPlace(ws.hidden.data_ptr<float>(), ws.hidden.numel());
     }
     if (p_.norm_first) {
-      Linear(ffn_2_, ws.hidden.data_ptr<float>(), rows, result);
+      ffn_2_.Run(ws.hidden.data_ptr<float>(), rows, result);
       ops::AddInPlace(result, attended->data_ptr<float>(), rows * d);
     } else {
-      Linear(ffn_2_, ws.hidden.data_ptr<float>(), rows, ws.ffn_out.data_ptr<float>());
+      ffn_2_.Run(ws.hidden.data_ptr<float>(), rows, ws.ffn_out.data_ptr<float>());
       ops::AddInPlace(ws.ffn_out.data_ptr<float>(), attended->data_ptr<float>(), rows * d);
-      at::Tensor out = output;
+      at::Tensor out = at::from_blob(result, {rows, d}, at::kFloat);
       Norm(ws, ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, out);
     }
   }

@@ -30,8 +30,8 @@ struct MaskPrefixes {
   bool left_aligned = true;
 };
 
-// nullopt-like false unless `t` [N, L, D] and `mask` [N, L] boolean are
-// CPU tensors ATen's ops accept.
+// False unless `t` [N, L, D] and `mask` [N, L] boolean are CPU tensors
+// ATen's ops accept; else fills `out`.
 bool ReadMask(const at::Tensor& t, const at::Tensor& mask, MaskPrefixes& out) {
   if (!PlainCpuTensor(t) || !PlainCpuTensor(mask) || mask.scalar_type() != at::kBool ||
       mask.dim() != 2 || t.dim() != 3 || mask.size(0) != t.size(0) || mask.size(1) != t.size(1)) {
