@@ -12,10 +12,11 @@ namespace memory {
 namespace {
 
 // A dense CPU tensor with storage: one a planned tensor could stand for (a
-// nested tensor, for one, has storage but sizes of its own).
+// nested tensor, for one, has storage but sizes of its own; a quantized
+// one carries its quantizer, which a plain tensor of its dtype lacks).
 bool PlannableTensor(const at::Tensor& tensor) {
   return tensor.defined() && tensor.is_cpu() && tensor.has_storage() &&
-         tensor.layout() == at::kStrided && !tensor.is_nested();
+         tensor.layout() == at::kStrided && !tensor.is_nested() && !tensor.is_quantized();
 }
 
 // The managed tensor in `value`, if it is one the planner may re-point:

@@ -620,6 +620,21 @@ def forward(self, x, keep: Tensor):
          return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths};
        }});
 
+  add({"quantized_activations",
+       R"(
+def forward(self, x):
+    # A statically quantized model's activations between quantized ops:
+    # quantized tensors carry their quantizer, which planned memory lacks
+    q = torch.quantize_per_tensor(x, 0.05, 64, 13)
+    p = torch.relu(torch.adaptive_avg_pool2d(q, [2, 2]))
+    m = torch.max_pool2d(q, [2, 2])
+    return torch.dequantize(p).flatten(1), torch.dequantize(m) + x[:, :, :m.size(2), :m.size(3)]
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({1 + size % 2, 3, 4 + 2 * size, 6})};
+       }});
+
   add({"cnn_two_stage",
        R"(
 def forward(self, x):

@@ -3,11 +3,14 @@
 # in one process per model (`sr bench --against=pytorch-sr`, interleaved, one
 # thread) on the models of save_models.py and the two embedded models (or,
 # with --cnn, the torchvision CNNs of save_cnns.py; with --broad, the broad
-# corpus of save_broad_corpus.py, or its models NAME,...), and prints one table:
+# corpus of save_broad_corpus.py, or its models NAME,...; with --quantized, the
+# quantized corpus of save_quantized_corpus.py, each model loaded with the
+# quantized engine it was saved for), and prints one table:
 # ratios ours/JIT and ours/PyTorch SR, allocations per run of each, and the
 # geometric mean of ours/PyTorch SR.
 #
-#   tools/bench_models/compare.sh [--cnn | --broad[=NAME,...]] [--sr PATH] [--iters N]
+#   tools/bench_models/compare.sh [--cnn | --broad[=NAME,...] | --quantized[=NAME,...]]
+#                                 [--sr PATH] [--iters N]
 #                                 [-- extra sr flags]
 #
 # The JIT's and PyTorch SR's products run on the best OpenBLAS core this CPU
@@ -22,6 +25,7 @@ sr=bazel-bin/tools/sr/sr
 iters=500
 cnn=false
 broad=
+quantized=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,8 +34,10 @@ while [ $# -gt 0 ]; do
     --cnn) cnn=true; shift ;;
     --broad) broad=all; shift ;;
     --broad=*) broad=${1#--broad=}; shift ;;
+    --quantized) quantized=all; shift ;;
+    --quantized=*) quantized=${1#--quantized=}; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -65,7 +71,13 @@ run() {  # name, sr arguments...
   cat "$dir/$name.err" >&2
   exit 1
 }
-if [ -n "$broad" ]; then
+if [ -n "$quantized" ]; then
+  only=()
+  [ "$quantized" = all ] || only=(--only "$quantized")
+  /usr/bin/python3 tools/bench_models/save_quantized_corpus.py "$dir/models" "${only[@]}" \
+    >"$dir/names"
+  mapfile -t models <"$dir/names"
+elif [ -n "$broad" ]; then
   only=()
   [ "$broad" = all ] || only=(--only "$broad")
   /usr/bin/python3 tools/bench_models/save_broad_corpus.py "$dir/models" "${only[@]}" >"$dir/names"
@@ -79,9 +91,13 @@ else
           transformer)
 fi
 for model in "${models[@]}"; do
-  run "$model" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt"
+  engine=()
+  if [ -f "$dir/models/$model.engine" ]; then
+    engine=(--quantized-engine="$(cat "$dir/models/$model.engine")")
+  fi
+  run "$model" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt" "${engine[@]}"
 done
-if ! $cnn && [ -z "$broad" ]; then
+if ! $cnn && [ -z "$broad" ] && [ -z "$quantized" ]; then
   run builtin_ads --builtin=ads
   run builtin_op_dense --builtin=op_dense
 fi

@@ -35,6 +35,14 @@ expect_error 2 "manage_output_tensors=true needs optimize_memory=true" bench --m
 
 expect_error 2 "explain takes at most one model file" explain a.pt b.pt
 
+# --quantized-engine: an engine this LibTorch lacks is an error listing the
+# ones it has; one it has runs.
+expect_error 2 "this LibTorch has the engines" bench --iters=1 --warmup=0 --quantized-engine=fbgemm2
+if ! "$SR" bench --iters=1 --warmup=0 --quantized-engine=QNNPACK >/dev/null 2>&1; then
+  echo "FAIL: sr bench --quantized-engine=QNNPACK does not run"
+  failures=$((failures + 1))
+fi
+
 # --blas-core: sr runs again on that OpenBLAS core and says so; a core
 # OpenBLAS does not take is an error naming the one it runs.
 expect_error 2 "instead of Nonesuch" bench --iters=1 --warmup=0 --blas-core=Nonesuch

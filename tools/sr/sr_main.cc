@@ -20,7 +20,10 @@
 #include <utility>
 #include <vector>
 
+#include "ATen/Context.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -105,6 +108,10 @@ const std::vector<FlagSpec>& Flags() {
          "OPENBLAS_CORETYPE takes (Prescott, Haswell, SkylakeX, Cooperlake, Zen, ...) or best, "
          "the most capable one this CPU runs; sr runs itself again with OPENBLAS_CORETYPE set. "
          "Default for bench --against: best, unless OPENBLAS_CORETYPE is set"},
+        {"quantized_engine", FlagKind::kString, "",
+         "the quantized engine (onednn, qnnpack, ...) set before a model loads: a quantized "
+         "model's weights are packed for the engine current when it loads, so give the one it "
+         "was saved for. Default: LibTorch's"},
     };
     const Options defaults;
     for (const BoolOption& flag : BoolOptions()) {
@@ -638,6 +645,23 @@ int UseBlasCore(const std::string& wanted, char** argv) {
   return 0;
 }
 
+// --quantized-engine: LibTorch's engine by its name (c10::QEngine's, any
+// case); an engine this LibTorch lacks is an error listing the ones it has.
+absl::Status UseQuantizedEngine(const std::string& wanted) {
+  std::vector<std::string> names;
+  for (const at::QEngine engine : at::globalContext().supportedQEngines()) {
+    const std::string name = c10::toString(engine);
+    if (absl::EqualsIgnoreCase(name, wanted)) {
+      at::globalContext().setQEngine(engine);
+      return absl::OkStatus();
+    }
+    names.push_back(absl::AsciiStrToLower(name));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--quantized-engine=", wanted,
+                                                 ": this LibTorch has the engines ",
+                                                 absl::StrJoin(names, ", ")));
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> arguments(argv, argv + argc);
   for (size_t i = 0; i + 1 < arguments.size(); ++i) {  // -o FILE is --out=FILE
@@ -660,6 +684,11 @@ int Main(int argc, char** argv) {
     if (!kernels.openblas_core.empty() &&
         !absl::EqualsIgnoreCase(kernels.openblas_core, kernels.best_openblas_core)) {
       if (int code = UseBlasCore("best", argv)) return code;
+    }
+  }
+  if (args->Given("quantized_engine")) {
+    if (absl::Status used = UseQuantizedEngine(args->String("quantized_engine")); !used.ok()) {
+      return Fail(2, std::string(used.message()));
     }
   }
   if (args->Bool("help") || args->command() == "help") {
