@@ -223,12 +223,25 @@ namespace {
 
 // The builtins, and `fork(fn, *args)` as TorchScript's printed code writes a
 // forked call (the Python frontend's torch.jit._fork).
+// `ops`: operators of any namespace as `ops.NAMESPACE.op(...)`, as the code
+// torch.jit.save writes calls them (ops.quantized.linear_dynamic, ...).
+class OpNamespaces : public torch::jit::SugaredValue {
+ public:
+  std::string kind() const override { return "ops"; }
+  std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange& loc,
+                                                 torch::jit::GraphFunction& function,
+                                                 const std::string& field) override {
+    return std::make_shared<torch::jit::BuiltinModule>(field);
+  }
+};
+
 class SourceResolver : public torch::jit::Resolver {
  public:
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(
       const std::string& name, torch::jit::GraphFunction& function,
       const torch::jit::SourceRange& loc) override {
     if (name == "fork") return torch::jit::SpecialFormValue::create(c10::prim::fork);
+    if (name == "ops") return std::make_shared<OpNamespaces>();
     return torch::jit::nativeResolver()->resolveValue(name, function, loc);
   }
   c10::TypePtr resolveType(const std::string& name, const torch::jit::SourceRange& loc) override {

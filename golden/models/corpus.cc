@@ -635,6 +635,29 @@ def forward(self, x):
          return {rng.Normal({1 + size % 2, 3, 4 + 2 * size, 6})};
        }});
 
+  add({"quantized_embedding_bags",
+       R"(
+def forward(self, indices, offsets, weights, dense):
+    # A quantized ads model's pooling: row-wise 8- and 4-bit tables (packed
+    # once: freezing folds the packing), per-sample weights, a last offset
+    byte_table = ops.quantized.embedding_bag_byte_prepack(self.table)
+    nibble_table = ops.quantized.embedding_bag_4bit_prepack(self.table)
+    a = ops.quantized.embedding_bag_byte_rowwise_offsets(
+        byte_table, indices, offsets, False, 0, False, weights, None, False)
+    b = ops.quantized.embedding_bag_4bit_rowwise_offsets(
+        nibble_table, indices, offsets, False, 0, False, None, None, True)
+    return torch.cat([a[:b.size(0)] * b, dense[:b.size(0)]], 1).relu()
+)",
+       {{"table", {50, 20}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         const int64_t bags = 3 + 2 * size;
+         const at::Tensor lengths = rng.Integers(0, 4, {bags});
+         const at::Tensor offsets = at::cat({at::zeros({1}, at::kLong), lengths.cumsum(0)});
+         const int64_t num_indices = offsets[-1].item<int64_t>();
+         return {rng.Integers(0, 50, {num_indices}), offsets.slice(0, 0, bags),
+                 rng.Normal({num_indices}), rng.Normal({bags, 4})};
+       }});
+
   add({"cnn_two_stage",
        R"(
 def forward(self, x):
