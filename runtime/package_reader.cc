@@ -26,6 +26,7 @@
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 #include "torch/csrc/jit/serialization/unpickler.h"
+#include "torch/custom_class.h"
 
 namespace static_runtime {
 namespace {
@@ -71,6 +72,34 @@ absl::StatusOr<std::string> ReadRecord(const Records& records, const std::string
   return std::string(found->second);
 }
 
+// The values a package holds may be TorchBind objects (packed quantized
+// weights) that pickle themselves; no other class is known to a package.
+c10::StrongTypePtr ResolveCustomClass(const c10::QualifiedName& name) {
+  const c10::ClassTypePtr type = torch::getCustomClass(name.qualifiedName());
+  if (type == nullptr) {
+    throw std::runtime_error(absl::StrCat("values.pkl names the class ", name.qualifiedName(),
+                                          ", which is not a TorchBind class of this LibTorch"));
+  }
+  return c10::StrongTypePtr(nullptr, type);
+}
+
+// The object of a TorchBind class from its pickled state: its __setstate__,
+// as torch.jit.load calls it (quantized weights are packed then, for the
+// quantized engine current).
+c10::intrusive_ptr<c10::ivalue::Object> LoadCustomClassObject(const c10::StrongTypePtr& type,
+                                                              c10::IValue state) {
+  const c10::ClassTypePtr cls = type.type_->expect<c10::ClassType>();
+  torch::jit::Function* setstate = cls->findMethod("__setstate__");
+  if (setstate == nullptr) {
+    throw std::runtime_error(
+        absl::StrCat("the class ", cls->repr_str(), " in values.pkl has no __setstate__"));
+  }
+  auto object = c10::ivalue::Object::create(type, /*numSlots=*/1);
+  torch::jit::Stack stack = {object, std::move(state)};
+  setstate->run(stack);
+  return object;
+}
+
 // The value table: values.pkl unpickled, its tensors' storages the values/<n>
 // records themselves (no copy), each kept alive by `buffer`. Every tensor
 // must lie within its record.
@@ -89,7 +118,7 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
         position += size;
         return size;
       },
-      nullptr, nullptr,
+      ResolveCustomClass, LoadCustomClassObject,
       [&](const std::string& key) {
         const auto record = records.find(absl::StrCat(kValues, "/", key));
         if (record == records.end()) {

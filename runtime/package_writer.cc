@@ -25,6 +25,7 @@
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 #include "torch/csrc/jit/serialization/pickler.h"
+#include "torch/custom_class.h"
 #include "torch/version.h"
 
 namespace static_runtime {
@@ -41,9 +42,24 @@ using package_format::kPacks;
 using package_format::kSchema;
 using package_format::kValues;
 
+// A TorchBind object (LibTorch's packed quantized weights, say) that pickles
+// itself: its class has __getstate__ and __setstate__, and loading calls the
+// latter (as torch.jit.load does; packing for the quantized engine current
+// then).
+bool PicklesItself(const c10::IValue& value) {
+  if (!value.isObject()) return false;
+  const c10::ClassTypePtr type = value.toObjectRef().type();
+  return type->findMethod("__getstate__") != nullptr &&
+         type->findMethod("__setstate__") != nullptr &&
+         torch::getCustomClass(type->name()->qualifiedName()) != nullptr;
+}
+
+// Whether `value` holds something a package cannot: module objects (state
+// only the module has), capsules, futures.
 bool HoldsObject(const c10::IValue& value) {
   bool found = false;
   value.visit([&found](const c10::IValue& element) {
+    if (PicklesItself(element)) return true;  // its state is its own business
     found = found || element.isObject() || element.isCapsule() || element.isFuture();
     return found;
   });
