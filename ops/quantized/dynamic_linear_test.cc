@@ -73,7 +73,9 @@ c10::IValue DrawPackedParams(Draw& d, int64_t n, int64_t k) {
 at::Tensor DrawInput(Draw& d, int64_t k) {
   std::vector<int64_t> shape = d.Shape(d.Int(1, 2), 1, 5);
   shape.push_back(k);
-  switch (d.Int(0, 6)) {
+  switch (d.Int(0, 7)) {
+    case 6:  // one sign, tiny: the smallest scale LibTorch takes
+      return -d.ContiguousTensor(shape, at::kFloat).abs() * std::pow(10.0, d.Int(-5, -2));
     case 5:  // an LSTM's hidden state: in (-1, 1), sometimes tiny
       return at::tanh(d.ContiguousTensor(shape, at::kFloat)) * std::pow(10.0, d.Int(-5, 0));
     case 0:
