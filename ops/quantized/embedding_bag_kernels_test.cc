@@ -104,6 +104,12 @@ std::vector<c10::IValue> Inputs(const c10::IValue& table, const Bags& b) {
           b.include_last_offset};
 }
 
+// One bag per offset of `offsets` over `indices`, summed, no weights.
+std::vector<c10::IValue> PlainBags(const c10::IValue& table, const at::Tensor& indices,
+                                   const at::Tensor& offsets) {
+  return {table, indices, offsets, false, int64_t{0}, false, c10::IValue(), c10::IValue(), false};
+}
+
 // Our kernel equals ATen's op on `inputs`, twice (the second into the
 // output of the first).
 void CheckAgainstAten(const std::string& name, const std::vector<c10::IValue>& inputs) {
@@ -156,15 +162,8 @@ TEST(QuantizedEmbeddingBag, RoundsTwiceAsAten) {
   table[1][0] = 59;
   std::memcpy(table.data_ptr<uint8_t>() + 1, &big_scale, 4);
   std::memcpy(table.data_ptr<uint8_t>() + 10, &tie_scale, 4);
-  const std::vector<c10::IValue> inputs = {table,
-                                           at::tensor({0, 1}, at::kLong),
-                                           at::tensor({0}, at::kLong),
-                                           false,
-                                           int64_t{0},
-                                           false,
-                                           c10::IValue(),
-                                           c10::IValue(),
-                                           false};
+  const std::vector<c10::IValue> inputs =
+      PlainBags(table, at::tensor({0, 1}, at::kLong), at::tensor({0}, at::kLong));
   testing::Slots slots(1);
   ASSERT_EQ(RunKernel("quantized::embedding_bag_byte_rowwise_offsets", inputs, slots), "");
   EXPECT_EQ(slots.Output(0).toTensor().item<float>(), big_scale);
@@ -174,16 +173,9 @@ TEST(QuantizedEmbeddingBag, RoundsTwiceAsAten) {
 }
 
 TEST(QuantizedEmbeddingBag, EmptyOffsetsGiveNoBags) {
-  const std::vector<c10::IValue> inputs = {
-      Aten("quantized::embedding_bag_byte_prepack", {at::randn({3, 4})}),
-      at::zeros({0}, at::kLong),
-      at::zeros({0}, at::kLong),
-      false,
-      int64_t{0},
-      false,
-      c10::IValue(),
-      c10::IValue(),
-      false};
+  const std::vector<c10::IValue> inputs =
+      PlainBags(Aten("quantized::embedding_bag_byte_prepack", {at::randn({3, 4})}),
+                at::zeros({0}, at::kLong), at::zeros({0}, at::kLong));
   testing::Slots slots(1);
   ASSERT_EQ(RunKernel("quantized::embedding_bag_byte_rowwise_offsets", inputs, slots), "");
   EXPECT_EQ(slots.Output(0).toTensor().sizes(), at::IntArrayRef({0, 4}));
@@ -193,9 +185,8 @@ TEST(QuantizedEmbeddingBag, EmptyOffsetsGiveNoBags) {
 TEST(QuantizedEmbeddingBag, UnusualInputsRunAtensOp) {
   const c10::IValue table = Aten("quantized::embedding_bag_byte_prepack", {at::randn({5, 8})});
   const std::string name = "quantized::embedding_bag_byte_rowwise_offsets";
-  auto inputs = [&](at::Tensor indices, at::Tensor offsets) {
-    return std::vector<c10::IValue>{table, indices,       offsets,       false, int64_t{0},
-                                    false, c10::IValue(), c10::IValue(), false};
+  auto inputs = [&](const at::Tensor& indices, const at::Tensor& offsets) {
+    return PlainBags(table, indices, offsets);
   };
   // Offsets that do not start at 0: ATen starts the first bag at index 0.
   const std::vector<c10::IValue> shifted =

@@ -19,11 +19,9 @@ encoders, RNNs of every kind, NLP encoders with and without padding masks
 seq2seq, ads. tools/bench_models/compare.sh --broad runs
 `sr bench --against=pytorch-sr` on them.
 """
-import argparse
 import importlib.util
-import os
-import subprocess
 import sys
+import os
 import types
 from typing import Dict, List, Optional, Tuple
 
@@ -31,6 +29,8 @@ import torch
 import torchaudio
 import torchvision
 from torch import Tensor, nn
+
+import corpus_cli
 
 
 def randomize_norms(model):
@@ -363,43 +363,20 @@ MODELS = {
 }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out_dir", nargs="?")
-    parser.add_argument("--only", help="comma-separated model names")
-    parser.add_argument("--list", action="store_true", help="print the model names")
-    args = parser.parse_args()
-    if args.list:
-        print("\n".join(MODELS))
-        return
-    if not args.out_dir:
-        parser.error("OUT_DIR is required")
-    names = args.only.split(",") if args.only else list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        parser.error(f"unknown model(s): {', '.join(unknown)}")
-    os.makedirs(args.out_dir, exist_ok=True)
-    if len(names) > 1:
-        # One process per model: TorchScript mangles the names of module
-        # classes scripted a second time in a process, and then compiles
-        # isinstance checks against them (nn.TransformerEncoder's test of its
-        # first layer) to False, dropping fast paths a model saved on its own
-        # takes.
-        for name in names:
-            subprocess.run([sys.executable, __file__, args.out_dir, "--only", name], check=True)
-        return
+def save(name, out_dir):
     torch.set_num_threads(1)
-    for name in names:
-        torch.manual_seed(0)
-        model, inputs = MODELS[name]()
-        model.eval()
-        with torch.no_grad():
-            scripted = torch.jit.script(model)
-            scripted(*inputs)  # the scripted model runs on its inputs
-        torch.jit.save(scripted, os.path.join(args.out_dir, name + ".pt"))
-        torch.save(inputs, os.path.join(args.out_dir, name + "_inputs.pt"))
-        print(name)
+    torch.manual_seed(0)
+    model, inputs = MODELS[name]()
+    model.eval()
+    with torch.no_grad():
+        scripted = torch.jit.script(model)
+        scripted(*inputs)  # the scripted model runs on its inputs
+    torch.jit.save(scripted, os.path.join(out_dir, name + ".pt"))
+    torch.save(inputs, os.path.join(out_dir, name + "_inputs.pt"))
+
+
+def main():
+    corpus_cli.main(__doc__, __file__, MODELS, save)
 
 
 if __name__ == "__main__":

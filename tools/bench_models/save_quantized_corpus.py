@@ -17,16 +17,15 @@ is current when a model is loaded, so a tool sets that engine first
 bags (the plain ops and torch.ao.nn.quantized.EmbeddingBag modules), and
 statically quantized CNNs.
 """
-import argparse
 import os
-import subprocess
-import sys
 from typing import List
 
 import torch
 import torchvision
 from torch import Tensor, nn
 from torch.ao import quantization as tq
+
+import corpus_cli
 
 
 def dynamic(model, layers):
@@ -222,31 +221,8 @@ MODELS = {
 }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out_dir", nargs="?")
-    parser.add_argument("--only", help="comma-separated model names")
-    parser.add_argument("--list", action="store_true", help="print the model names")
-    args = parser.parse_args()
-    if args.list:
-        print("\n".join(MODELS))
-        return
-    if not args.out_dir:
-        parser.error("OUT_DIR is required")
-    names = args.only.split(",") if args.only else list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        parser.error(f"unknown model(s): {', '.join(unknown)}")
-    os.makedirs(args.out_dir, exist_ok=True)
-    if len(names) > 1:
-        # One process per model: each sets its own quantized engine, and
-        # TorchScript mangles module classes scripted twice in one process.
-        for name in names:
-            subprocess.run([sys.executable, __file__, args.out_dir, "--only", name], check=True)
-        return
+def save(name, out_dir):
     torch.set_num_threads(1)
-    name = names[0]
     make, engine = MODELS[name]
     torch.backends.quantized.engine = engine
     torch.manual_seed(0)
@@ -255,11 +231,14 @@ def main():
     with torch.no_grad():
         scripted = torch.jit.script(model)
         scripted(*inputs)  # the scripted model runs on its inputs
-    torch.jit.save(scripted, os.path.join(args.out_dir, name + ".pt"))
-    torch.save(inputs, os.path.join(args.out_dir, name + "_inputs.pt"))
-    with open(os.path.join(args.out_dir, name + ".engine"), "w") as f:
+    torch.jit.save(scripted, os.path.join(out_dir, name + ".pt"))
+    torch.save(inputs, os.path.join(out_dir, name + "_inputs.pt"))
+    with open(os.path.join(out_dir, name + ".engine"), "w") as f:
         f.write(engine + "\n")
-    print(name)
+
+
+def main():
+    corpus_cli.main(__doc__, __file__, MODELS, save)
 
 
 if __name__ == "__main__":
