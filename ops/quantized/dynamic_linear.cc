@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <unordered_map>
@@ -25,16 +26,21 @@ bool PackedByOnednn(const LinearPackedParamsBase& params) {
 
 // The loops below run only where ExactIntegerProducts(), on CPUs with AVX2.
 
-// [min(x, 0), max(x, 0)] over `count` values.
-__attribute__((target("avx2"))) std::pair<float, float> RangeWithZero(const float* x,
-                                                                      int64_t count) {
-  __m256 low = _mm256_setzero_ps(), high = _mm256_setzero_ps();
+// [min(x, 0), max(x, 0)] over `count` values, or nullopt when one of them
+// is not finite (min and max alone would drop a NaN).
+__attribute__((target("avx2"))) std::optional<std::pair<float, float>> FiniteRangeWithZero(
+    const float* x, int64_t count) {
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 low = zero, high = zero;
+  __m256 finite = _mm256_castsi256_ps(_mm256_set1_epi32(-1));  // x - x == 0 so far
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m256 v = _mm256_loadu_ps(x + i);
     low = _mm256_min_ps(low, v);
     high = _mm256_max_ps(high, v);
+    finite = _mm256_and_ps(finite, _mm256_cmp_ps(_mm256_sub_ps(v, v), zero, _CMP_EQ_OQ));
   }
+  if (_mm256_movemask_ps(finite) != 0xFF) return std::nullopt;
   alignas(32) float lows[8], highs[8];
   _mm256_store_ps(lows, low);
   _mm256_store_ps(highs, high);
@@ -44,10 +50,11 @@ __attribute__((target("avx2"))) std::pair<float, float> RangeWithZero(const floa
     max_value = std::max(max_value, highs[j]);
   }
   for (; i < count; ++i) {
+    if (!std::isfinite(x[i])) return std::nullopt;
     min_value = std::min(min_value, x[i]);
     max_value = std::max(max_value, x[i]);
   }
-  return {min_value, max_value};
+  return std::make_pair(min_value, max_value);
 }
 
 // q = clamp(nearbyint(x * scale + zero_point), 0, 255), each operation
@@ -157,11 +164,11 @@ std::unique_ptr<DynamicLinear> DynamicLinear::FromPacked(const LinearPackedParam
 bool DynamicLinear::Compute(const float* x, int64_t rows, bool reduce_range, float* out) {
   const int64_t k = in_features(), n = out_features();
   const int64_t count = rows * k;
-  const auto [low, high] = RangeWithZero(x, count);
-  if (!std::isfinite(low) || !std::isfinite(high)) return false;
-  const auto params =
-      quant_utils::ChooseQuantizationParams(low, high, 0, 255, /*preserve_sparsity=*/false,
-                                            /*force_scale_power_of_two=*/false, reduce_range);
+  const std::optional<std::pair<float, float>> range = FiniteRangeWithZero(x, count);
+  if (!range.has_value()) return false;
+  const auto params = quant_utils::ChooseQuantizationParams(
+      range->first, range->second, 0, 255, /*preserve_sparsity=*/false,
+      /*force_scale_power_of_two=*/false, reduce_range);
   const float inverse_scale = static_cast<float>(1.0 / params.scale);
   const int32_t zero_point = params.zero_point;
   auto* quantized = static_cast<uint8_t*>(onednn::ThreadScratchpad(count, 1));
