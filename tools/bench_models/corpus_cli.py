@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+import torch
+
 
 def main(doc, script, names, save):
     """Parses the command line of `script` (its docstring `doc`, its models
@@ -40,3 +42,18 @@ def main(doc, script, names, save):
         return
     save(chosen[0], args.out_dir)
     print(chosen[0])
+
+
+def save_scripted(make, name, out_dir):
+    """Builds the model (make() -> (model, inputs), seed 0, one thread), scripts
+    it in eval mode, checks it runs on its inputs, and writes OUT_DIR/<name>.pt
+    and OUT_DIR/<name>_inputs.pt."""
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    model, inputs = make()
+    model.eval()
+    with torch.no_grad():
+        scripted = torch.jit.script(model)
+        scripted(*inputs)  # the scripted model runs on its inputs
+    torch.jit.save(scripted, os.path.join(out_dir, name + ".pt"))
+    torch.save(inputs, os.path.join(out_dir, name + "_inputs.pt"))

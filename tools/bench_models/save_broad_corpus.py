@@ -364,15 +364,7 @@ MODELS = {
 
 
 def save(name, out_dir):
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
-    model, inputs = MODELS[name]()
-    model.eval()
-    with torch.no_grad():
-        scripted = torch.jit.script(model)
-        scripted(*inputs)  # the scripted model runs on its inputs
-    torch.jit.save(scripted, os.path.join(out_dir, name + ".pt"))
-    torch.save(inputs, os.path.join(out_dir, name + "_inputs.pt"))
+    corpus_cli.save_scripted(MODELS[name], name, out_dir)
 
 
 def main():

@@ -222,17 +222,9 @@ MODELS = {
 
 
 def save(name, out_dir):
-    torch.set_num_threads(1)
     make, engine = MODELS[name]
     torch.backends.quantized.engine = engine
-    torch.manual_seed(0)
-    model, inputs = make()
-    model.eval()
-    with torch.no_grad():
-        scripted = torch.jit.script(model)
-        scripted(*inputs)  # the scripted model runs on its inputs
-    torch.jit.save(scripted, os.path.join(out_dir, name + ".pt"))
-    torch.save(inputs, os.path.join(out_dir, name + "_inputs.pt"))
+    corpus_cli.save_scripted(make, name, out_dir)
     with open(os.path.join(out_dir, name + ".engine"), "w") as f:
         f.write(engine + "\n")
 
