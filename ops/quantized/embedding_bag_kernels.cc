@@ -73,9 +73,9 @@ bool PoolInto(NodeIO& io, const quantized::RowwiseTable& table, const BagArgumen
                                            a.per_sample_weights->numel() != indices.numel())) {
     return false;
   }
-  const bool in_range = indices.scalar_type() == at::kInt
-                            ? IndicesInRange<int32_t>(indices, table.rows)
-                            : IndicesInRange<int64_t>(indices, table.rows);
+  const bool in_range =
+      AT_DISPATCH_INDEX_TYPES(indices.scalar_type(), "rowwise_embedding_bag",
+                              [&] { return IndicesInRange<index_t>(indices, table.rows); });
   if (!in_range) return false;
   const float* weights =
       a.per_sample_weights.has_value() ? a.per_sample_weights->data_ptr<float>() : nullptr;
@@ -87,24 +87,21 @@ bool PoolInto(NodeIO& io, const quantized::RowwiseTable& table, const BagArgumen
     const int64_t length = indices.size(1);
     at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, {bags, dim});
     float* data = out.data_ptr<float>();
-    for (int64_t b = 0; b < bags; ++b) {
+    AT_DISPATCH_INDEX_TYPES(indices.scalar_type(), "rowwise_embedding_bag", [&] {
       const int64_t start = 0;
-      if (indices.scalar_type() == at::kInt) {
-        quantized::PoolBags(table, indices.data_ptr<int32_t>() + b * length, &start, length,
-                            weights == nullptr ? nullptr : weights + b * length, 1, data + b * dim);
-      } else {
-        quantized::PoolBags(table, indices.data_ptr<int64_t>() + b * length, &start, length,
+      for (int64_t b = 0; b < bags; ++b) {
+        quantized::PoolBags(table, indices.data_ptr<index_t>() + b * length, &start, length,
                             weights == nullptr ? nullptr : weights + b * length, 1, data + b * dim);
       }
-    }
+    });
     return true;
   }
   if (indices.dim() != 1 || !a.offsets.has_value()) return false;
   const at::Tensor& offsets = *a.offsets;
   if (offsets.dim() != 1 || !IndexType(offsets) || !offsets.is_contiguous()) return false;
-  const bool valid = offsets.scalar_type() == at::kInt
-                         ? OffsetsValid<int32_t>(offsets, indices.numel())
-                         : OffsetsValid<int64_t>(offsets, indices.numel());
+  const bool valid = AT_DISPATCH_INDEX_TYPES(offsets.scalar_type(), "rowwise_embedding_bag", [&] {
+    return OffsetsValid<index_t>(offsets, indices.numel());
+  });
   if (!valid) return false;
   const int64_t num_offsets = offsets.numel();
   if (a.include_last_offset && num_offsets == 0) return false;

@@ -20,8 +20,8 @@ seq2seq, ads. tools/bench_models/compare.sh --broad runs
 `sr bench --against=pytorch-sr` on them.
 """
 import importlib.util
-import sys
 import os
+import sys
 import types
 from typing import Dict, List, Optional, Tuple
 
