@@ -221,8 +221,6 @@ absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_vie
 
 namespace {
 
-// The builtins, and `fork(fn, *args)` as TorchScript's printed code writes a
-// forked call (the Python frontend's torch.jit._fork).
 // `ops`: operators of any namespace as `ops.NAMESPACE.op(...)`, as the code
 // torch.jit.save writes calls them (ops.quantized.linear_dynamic, ...).
 class OpNamespaces : public torch::jit::SugaredValue {
@@ -235,6 +233,8 @@ class OpNamespaces : public torch::jit::SugaredValue {
   }
 };
 
+// The builtins, `fork(fn, *args)` as TorchScript's printed code writes a
+// forked call (the Python frontend's torch.jit._fork), and `ops`.
 class SourceResolver : public torch::jit::Resolver {
  public:
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(
