@@ -35,6 +35,15 @@ PACKAGES=(
   python3-venv           # the wheel's test installs it into a fresh venv
   python3-pip            # pip, which installs the wheel
   libssl-dev             # OpenSSL's SHA-256: model package keys and checksums
+  libgrpc++-dev          # sr serve: gRPC 1.51 (the Open Inference Protocol's gRPC transport)
+  libprotobuf-dev        # sr serve: protobuf messages of the protocol
+  protobuf-compiler      # protoc: C++ and Python code from server/open_inference.proto
+  protobuf-compiler-grpc # grpc_cpp_plugin, grpc_python_plugin: the service's stubs
+  libcpp-httplib-dev     # sr serve: the protocol's HTTP/REST transport (cpp-httplib 0.11)
+  libbrotli-dev          # cpp-httplib's headers include brotli's (Debian builds it with it)
+  python3-grpcio         # server tests: an independent gRPC client
+  python3-protobuf       # server tests: the protocol's messages in Python
+  openssl                # server tests: a self-signed certificate for the TLS test
 )
 
 say() { printf 'setup: %s\n' "$*"; }

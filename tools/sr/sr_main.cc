@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,7 @@
 #include "runtime/reports/explain.h"
 #include "runtime/reports/machine.h"
 #include "runtime/reports/profile.h"
+#include "server/server.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
@@ -93,8 +95,29 @@ const std::vector<FlagSpec>& Flags() {
         {"out", FlagKind::kString, "", "compile: the package to write (also -o FILE)"},
         {"rounds", FlagKind::kInt, "5", "load: interleaved rounds of each way of loading"},
         {"rate", FlagKind::kDouble, "0",
-         "serve: calls per second, all callers together (0: back to back)"},
-        {"seconds", FlagKind::kDouble, "3", "serve: how long to serve, timed"},
+         "throughput: calls per second, all callers together (0: back to back)"},
+        {"seconds", FlagKind::kDouble, "3", "throughput: how long to call, timed"},
+        {"repository", FlagKind::kString, "",
+         "serve: the model repository, a folder of NAME/model.pt or NAME/model.srpkg (and "
+         "optional NAME/config.json)"},
+        {"grpc", FlagKind::kString, "", "serve: gRPC address HOST:PORT (port 0: any free one)"},
+        {"http", FlagKind::kString, "", "serve: HTTP address HOST:PORT (port 0: any free one)"},
+        {"engine", FlagKind::kString, "static",
+         "serve: what runs the models: static (this runtime) or jit (the TorchScript JIT)"},
+        {"cache_dir", FlagKind::kString, "",
+         "serve: where prepared models are kept between restarts (default: "
+         "REPOSITORY/.sr_cache; none: no cache)"},
+        {"token_file", FlagKind::kString, "",
+         "serve: a file holding the bearer token every request but health checks must carry"},
+        {"tls_cert", FlagKind::kString, "", "serve: PEM certificate: HTTPS and gRPC over TLS"},
+        {"tls_key", FlagKind::kString, "", "serve: PEM private key of --tls-cert"},
+        {"http_threads", FlagKind::kInt, "16", "serve: HTTP connection threads"},
+        {"shutdown_seconds", FlagKind::kDouble, "10",
+         "serve: on SIGTERM, how long requests in flight get to finish"},
+        {"max_request_bytes", FlagKind::kInt, "67108864", "serve: the largest request accepted"},
+        {"max_tensors", FlagKind::kInt, "256", "serve: the most tensors a request may hold"},
+        {"max_elements", FlagKind::kInt, "67108864",
+         "serve: the most elements one tensor of a request may hold"},
         {"packed_weights", FlagKind::kBool, "false",
          "compile, load: the package also stores the oneDNN-packed weights (a faster first run, a "
          "larger package "
@@ -333,9 +356,9 @@ absl::StatusOr<StaticModule::Ptr> PreparedModule(const Args& args, const RunSetu
   return StaticModule::FromModule(setup.module, args.Bool("frozen"), setup.options, setup.inputs);
 }
 
-int ServeCommand(const Args& args) {
+int ThroughputCommand(const Args& args) {
   RunSetup setup;
-  if (int code = PrepareRun(args, "serve", setup)) return code;
+  if (int code = PrepareRun(args, "throughput", setup)) return code;
   absl::StatusOr<StaticModule::Ptr> static_module = PreparedModule(args, setup);
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));
   ServeConfig config;
@@ -349,6 +372,57 @@ int ServeCommand(const Args& args) {
                 std::string(report.status().message()));
   }
   std::cout << "model: " << setup.model_name << "\n" << FormatServeReport(*report);
+  return 0;
+}
+
+absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  return text.str();
+}
+
+int ServeCommand(const Args& args) {
+  if (!args.positional().empty()) return Fail(2, "serve takes no model file: use --repository");
+  if (!args.Given("repository")) return Fail(2, "serve needs --repository=DIR");
+  server::ServerOptions options;
+  options.repository.directory = args.String("repository");
+  const std::string cache = args.String("cache_dir");
+  options.repository.cache_directory =
+      cache == "none" ? "" : (cache.empty() ? options.repository.directory + "/.sr_cache" : cache);
+  const std::string engine = args.String("engine");
+  if (engine != "static" && engine != "jit") {
+    return Fail(2, absl::StrCat("--engine=", engine, ": give static or jit"));
+  }
+  options.repository.engine =
+      engine == "jit" ? server::EngineKind::kJit : server::EngineKind::kStaticRuntime;
+  options.grpc_address = args.String("grpc");
+  options.http_address = args.String("http");
+  options.tls = {args.String("tls_cert"), args.String("tls_key")};
+  if (options.tls.certificate.empty() != options.tls.private_key.empty()) {
+    return Fail(2, "give both --tls-cert and --tls-key, or neither");
+  }
+  if (args.Given("token_file")) {
+    absl::StatusOr<std::string> token = ReadTextFile(args.String("token_file"));
+    if (!token.ok()) return Fail(2, std::string(token.status().message()));
+    options.token = std::string(absl::StripAsciiWhitespace(*token));
+    if (options.token.empty()) return Fail(2, "--token-file holds no token");
+  }
+  options.http_threads = args.Int("http_threads");
+  options.shutdown_seconds = args.Double("shutdown_seconds");
+  options.limits.max_request_bytes = args.Int("max_request_bytes");
+  options.limits.max_tensors = args.Int("max_tensors");
+  options.limits.max_elements = args.Int("max_elements");
+  if (options.http_threads < 1 || options.limits.max_request_bytes < 1 ||
+      options.limits.max_tensors < 1 || options.limits.max_elements < 1) {
+    return Fail(2, "--http-threads and the --max-* limits must be at least 1");
+  }
+  absl::Status served = server::RunServer(options, std::cout);
+  if (!served.ok()) {
+    return Fail(served.code() == absl::StatusCode::kInvalidArgument ? 2 : 1,
+                std::string(served.message()));
+  }
   return 0;
 }
 
@@ -580,10 +654,18 @@ const std::vector<Command>& Commands() {
        "pass; bench, profile, explain and plan take a package (MODEL.srpkg) in place of a "
        "model, with the options it was compiled with.",
        CompileCommand},
-      {"serve", "serve [MODEL.pt | MODEL.srpkg] [--threads=N] [--rate=CALLS_PER_S] [--seconds=S]",
-       "serves the model from N caller threads sharing a runtime pool, back to back or at a "
-       "fixed rate, and prints calls per second, latency and the CPU the process burned.",
+      {"serve",
+       "serve --repository=DIR [--grpc=HOST:PORT] [--http=HOST:PORT] [--engine=static|jit] "
+       "[flags]",
+       "serves the repository's models on the Open Inference Protocol (KServe v2) over gRPC "
+       "and HTTP until SIGTERM (docs/serving.md).",
        ServeCommand},
+      {"throughput",
+       "throughput [MODEL.pt | MODEL.srpkg] [--threads=N] [--rate=CALLS_PER_S] [--seconds=S]",
+       "calls the model from N caller threads sharing a runtime pool, in process, back to back "
+       "or at a fixed rate, and prints calls per second, latency and the CPU the process "
+       "burned.",
+       ThroughputCommand},
       {"load", "load MODEL.pt --inputs=FILE | --input-spec=SPEC [--rounds=N] [flags]",
        "times how long MODEL.pt takes to become ready: prepared, from a compiled package and "
        "through the model cache, interleaved.",

@@ -1,0 +1,74 @@
+#include "server/engine.h"
+
+#include <utility>
+
+#include "c10/core/InferenceMode.h"
+#include "errors/status_from_exception.h"
+#include "errors/status_macros.h"
+#include "load/load.h"
+#include "runtime/pool.h"
+#include "torch/csrc/jit/api/module.h"
+#include "torch/csrc/jit/passes/freeze_module.h"
+
+namespace static_runtime {
+namespace server {
+namespace {
+
+class PoolEngine : public Engine {
+ public:
+  PoolEngine(StaticModule::Ptr module, int instances)
+      : pool_(std::move(module), static_cast<size_t>(instances)) {}
+  const c10::FunctionSchema& schema() const override { return pool_.module().schema(); }
+  absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& arguments) override {
+    return pool_.Run(arguments);
+  }
+
+ private:
+  RuntimePool pool_;
+};
+
+class TorchScriptEngine : public Engine {
+ public:
+  explicit TorchScriptEngine(torch::jit::Module module)
+      : module_(std::move(module)),
+        method_(module_.get_method("forward")),
+        schema_(method_.function().getSchema()) {
+    std::vector<c10::Argument> arguments(schema_.arguments().begin() + 1,
+                                         schema_.arguments().end());
+    schema_ = schema_.cloneWithArguments(std::move(arguments));
+  }
+  const c10::FunctionSchema& schema() const override { return schema_; }
+  absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& arguments) override {
+    try {
+      c10::InferenceMode guard;
+      return method_(arguments);
+    } catch (const std::exception& e) {
+      return StatusFromException(e, "the JIT: ");
+    }
+  }
+
+ private:
+  torch::jit::Module module_;
+  torch::jit::Method method_;
+  c10::FunctionSchema schema_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> StaticRuntimeEngine(StaticModule::Ptr module, int instances) {
+  return std::make_unique<PoolEngine>(std::move(module), instances);
+}
+
+absl::StatusOr<std::unique_ptr<Engine>> JitEngine(const std::string& path) {
+  ASSIGN_OR_RETURN(torch::jit::Module module, LoadModuleFromFile(path));
+  try {
+    module.eval();
+    if (module.hasattr("training")) module = torch::jit::freeze_module(module);
+    return std::unique_ptr<Engine>(std::make_unique<TorchScriptEngine>(std::move(module)));
+  } catch (const std::exception& e) {
+    return StatusFromException(e, absl::StrCat(path, ": "));
+  }
+}
+
+}  // namespace server
+}  // namespace static_runtime

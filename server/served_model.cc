@@ -1,0 +1,251 @@
+#include "server/served_model.h"
+
+#include <atomic>
+#include <utility>
+
+#include "ATen/ops/cat.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "errors/status_macros.h"
+
+namespace static_runtime {
+namespace server {
+
+struct ServedModel::Request {
+  std::vector<c10::IValue> arguments;  // unbatched runs
+  std::vector<NamedTensor> inputs;     // batched runs
+  int64_t rows = 0;
+  std::string shape_key;  // requests with equal keys batch together
+  absl::Time queued;
+  absl::Time deadline;
+  std::atomic<bool> abandoned{false};  // the caller stopped waiting
+  absl::Notification done;
+  absl::StatusOr<std::vector<NamedTensor>> result;
+
+  void Finish(absl::StatusOr<std::vector<NamedTensor>> outcome) {
+    result = std::move(outcome);
+    done.Notify();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<ServedModel>> ServedModel::Make(std::string name,
+                                                               std::unique_ptr<Engine> engine,
+                                                               ModelConfig config) {
+  ASSIGN_OR_RETURN(ModelSignature signature,
+                   ModelSignature::Make(engine->schema(), config.inputs));
+  return std::unique_ptr<ServedModel>(
+      new ServedModel(std::move(name), std::move(engine), std::move(config), std::move(signature)));
+}
+
+ServedModel::ServedModel(std::string name, std::unique_ptr<Engine> engine, ModelConfig config,
+                         ModelSignature signature)
+    : name_(std::move(name)),
+      config_(std::move(config)),
+      signature_(std::move(signature)),
+      engine_(std::move(engine)) {
+  for (int i = 0; i < config_.instances; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+ServedModel::~ServedModel() { Stop(); }
+
+void ServedModel::Stop() {
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+  }
+  for (std::thread& worker : workers_) {
+    if (worker.joinable()) worker.join();
+  }
+}
+
+absl::Status ServedModel::CheckBatchable(const std::vector<NamedTensor>& inputs, int64_t* rows,
+                                         std::string* shape_key) const {
+  *rows = -1;
+  for (const NamedTensor& input : inputs) {
+    if (input.tensor.dim() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", input.name, "' has no dimension 0, which batching (max_batch_size ",
+          config_.max_batch_size, ") takes as the batch"));
+    }
+    if (*rows >= 0 && input.tensor.size(0) != *rows) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", input.name, "' has ", input.tensor.size(0), " rows, ",
+                       inputs.front().name, " has ", *rows, ": dimension 0 is the batch"));
+    }
+    *rows = input.tensor.size(0);
+    absl::StrAppend(shape_key, input.name, ":", c10::toString(input.tensor.scalar_type()), "[",
+                    absl::StrJoin(input.tensor.sizes().slice(1), ","), "];");
+  }
+  if (*rows > config_.max_batch_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a batch of ", *rows, " rows is more than the model's max_batch_size of ",
+        config_.max_batch_size));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<NamedTensor>> ServedModel::Infer(
+    std::vector<NamedTensor> inputs, absl::Time deadline, const std::function<bool()>& cancelled) {
+  auto request = std::make_shared<Request>();
+  absl::Status accepted = [&]() -> absl::Status {
+    if (config_.max_batch_size > 0) {
+      RETURN_IF_ERROR(CheckBatchable(inputs, &request->rows, &request->shape_key));
+      request->inputs = inputs;
+    }
+    ASSIGN_OR_RETURN(request->arguments, signature_.Arguments(std::move(inputs)));
+    request->queued = absl::Now();
+    request->deadline = deadline;
+    absl::MutexLock lock(&mutex_);
+    if (stopping_) {
+      return absl::UnavailableError(absl::StrCat("model '", name_, "' is being unloaded"));
+    }
+    if (static_cast<int>(queue_.size()) >= config_.queue_size) {
+      metrics_.CountRejected();
+      return absl::ResourceExhaustedError(absl::StrCat("model '", name_, "': the queue is full (",
+                                                       config_.queue_size,
+                                                       " requests waiting); retry later"));
+    }
+    queue_.push_back(request);
+    return absl::OkStatus();
+  }();
+  if (!accepted.ok()) {
+    metrics_.CountFailure();
+    return accepted;
+  }
+  // Wait, waking now and then to see whether the client is still there.
+  constexpr absl::Duration kPoll = absl::Milliseconds(20);
+  while (!request->done.WaitForNotificationWithDeadline(
+      cancelled ? std::min(deadline, absl::Now() + kPoll) : deadline)) {
+    const bool expired = absl::Now() >= deadline;
+    if (expired || cancelled()) {
+      request->abandoned.store(true);
+      metrics_.CountFailure();
+      return expired ? absl::DeadlineExceededError(absl::StrCat(
+                           "model '", name_, "': the request's deadline passed before it ran"))
+                     : absl::CancelledError("the client cancelled the request");
+    }
+  }
+  if (request->result.ok()) {
+    metrics_.CountSuccess();
+  } else {
+    metrics_.CountFailure();
+  }
+  return std::move(request->result);
+}
+
+std::vector<std::shared_ptr<ServedModel::Request>> ServedModel::NextRun() {
+  std::vector<std::shared_ptr<Request>> run{queue_.front()};
+  queue_.pop_front();
+  if (config_.max_batch_size == 0) return run;
+  int64_t rows = run.front()->rows;
+  const absl::Time give_up = run.front()->queued + absl::Microseconds(config_.max_queue_delay_us);
+  auto has_request = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return !queue_.empty() || stopping_;
+  };
+  while (rows < config_.max_batch_size) {
+    if (queue_.empty() &&
+        (stopping_ || !mutex_.AwaitWithDeadline(absl::Condition(&has_request), give_up) ||
+         queue_.empty())) {
+      break;
+    }
+    const std::shared_ptr<Request>& next = queue_.front();
+    if (next->shape_key != run.front()->shape_key ||
+        rows + next->rows > config_.max_batch_size) {
+      break;
+    }
+    rows += next->rows;
+    run.push_back(next);
+    queue_.pop_front();
+  }
+  return run;
+}
+
+void ServedModel::Work() {
+  for (;;) {
+    std::vector<std::shared_ptr<Request>> run;
+    {
+      absl::MutexLock lock(&mutex_);
+      auto has_request = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        return !queue_.empty() || stopping_;
+      };
+      mutex_.Await(absl::Condition(&has_request));
+      if (queue_.empty()) return;  // stopping, and nothing left
+      run = NextRun();
+    }
+    Run(std::move(run));
+  }
+}
+
+void ServedModel::Run(std::vector<std::shared_ptr<Request>> run) {
+  const absl::Time now = absl::Now();
+  std::vector<std::shared_ptr<Request>> live;
+  for (std::shared_ptr<Request>& request : run) {
+    if (request->abandoned.load() || now >= request->deadline) {
+      metrics_.CountExpired();
+      request->Finish(absl::DeadlineExceededError("the request expired before it ran"));
+    } else {
+      live.push_back(std::move(request));
+    }
+  }
+  if (live.empty()) return;
+  int64_t queue_us = 0;
+  for (const std::shared_ptr<Request>& request : live) {
+    queue_us += absl::ToInt64Microseconds(now - request->queued);
+  }
+  if (live.size() == 1) {
+    Request& request = *live.front();
+    absl::StatusOr<c10::IValue> result = engine_->Run(request.arguments);
+    metrics_.CountRun(1, queue_us, absl::ToInt64Microseconds(absl::Now() - now));
+    if (!result.ok()) {
+      request.Finish(result.status());
+    } else {
+      request.Finish(ModelSignature::Outputs(*result));
+    }
+    return;
+  }
+  RunBatch(live);
+  metrics_.CountRun(static_cast<int64_t>(live.size()), queue_us,
+                    absl::ToInt64Microseconds(absl::Now() - now));
+}
+
+void ServedModel::RunBatch(const std::vector<std::shared_ptr<Request>>& run) {
+  auto fail_all = [&](const absl::Status& status) {
+    for (const std::shared_ptr<Request>& request : run) request->Finish(status);
+  };
+  // Inputs in the same order in every request (the shape keys are equal).
+  std::vector<NamedTensor> batched;
+  int64_t rows = 0;
+  for (const std::shared_ptr<Request>& request : run) rows += request->rows;
+  for (size_t i = 0; i < run.front()->inputs.size(); ++i) {
+    std::vector<at::Tensor> parts;
+    for (const std::shared_ptr<Request>& request : run) parts.push_back(request->inputs[i].tensor);
+    batched.push_back({run.front()->inputs[i].name, at::cat(parts, 0)});
+  }
+  absl::StatusOr<std::vector<c10::IValue>> arguments = signature_.Arguments(std::move(batched));
+  if (!arguments.ok()) return fail_all(arguments.status());
+  absl::StatusOr<c10::IValue> result = engine_->Run(*arguments);
+  if (!result.ok()) return fail_all(result.status());
+  absl::StatusOr<std::vector<NamedTensor>> outputs = ModelSignature::Outputs(*result);
+  if (!outputs.ok()) return fail_all(outputs.status());
+  for (const NamedTensor& output : *outputs) {
+    if (output.tensor.dim() == 0 || output.tensor.size(0) != rows) {
+      return fail_all(absl::FailedPreconditionError(absl::StrCat(
+          "model '", name_, "': output '", output.name, "' of a batch of ", rows,
+          " rows has shape [", absl::StrJoin(output.tensor.sizes(), ","),
+          "], not the batch as dimension 0: set max_batch_size to 0 in its config.json")));
+    }
+  }
+  int64_t offset = 0;
+  for (const std::shared_ptr<Request>& request : run) {
+    std::vector<NamedTensor> own;
+    for (const NamedTensor& output : *outputs) {
+      own.push_back({output.name, output.tensor.narrow(0, offset, request->rows)});
+    }
+    offset += request->rows;
+    request->Finish(std::move(own));
+  }
+}
+
+}  // namespace server
+}  // namespace static_runtime
