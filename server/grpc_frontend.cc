@@ -9,8 +9,8 @@
 #include "absl/time/clock.h"
 #include "errors/status_macros.h"
 #include "grpcpp/grpcpp.h"
-#include "server/open_inference.grpc.pb.h"
 #include "runtime/package.h"
+#include "server/open_inference.grpc.pb.h"
 #include "server/tensor_codec.h"
 
 namespace static_runtime {
@@ -22,8 +22,7 @@ constexpr char kPlatform[] = "pytorch_libtorch";
 
 grpc::Status ToGrpc(const absl::Status& status) {
   // absl::StatusCode and grpc::StatusCode share their numbers.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
 template <typename To, typename From>
@@ -62,8 +61,8 @@ absl::StatusOr<at::Tensor> TensorFromContents(
       return TensorFromValues(name, type, shape, Narrowed<uint8_t>(contents.bool_contents()),
                               limits.max_elements);
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", name, "': ", input.datatype(), " tensors travel only as raw contents"));
+      return absl::InvalidArgumentError(absl::StrCat("input '", name, "': ", input.datatype(),
+                                                     " tensors travel only as raw contents"));
   }
 }
 
@@ -84,9 +83,8 @@ absl::StatusOr<InferRequest> DecodeGrpcRequest(const inference::ModelInferReques
   decoded.model_version = request.model_version();
   decoded.id = request.id();
   if (request.inputs_size() > limits.max_tensors) {
-    return absl::InvalidArgumentError(absl::StrCat(request.inputs_size(),
-                                                   " inputs, more than the server's limit of ",
-                                                   limits.max_tensors));
+    return absl::InvalidArgumentError(absl::StrCat(
+        request.inputs_size(), " inputs, more than the server's limit of ", limits.max_tensors));
   }
   const bool raw = request.raw_input_contents_size() > 0;
   if (raw && request.raw_input_contents_size() != request.inputs_size()) {
@@ -142,8 +140,7 @@ class GrpcFrontend::Service final : public inference::GRPCInferenceService::Serv
     return grpc::Status::OK;
   }
 
-  grpc::Status ServerMetadata(grpc::ServerContext* context,
-                              const inference::ServerMetadataRequest*,
+  grpc::Status ServerMetadata(grpc::ServerContext* context, const inference::ServerMetadataRequest*,
                               inference::ServerMetadataResponse* response) override {
     if (!Authorized(context)) return Unauthenticated();
     response->set_name(InferenceHandler::kServerName);
@@ -164,7 +161,8 @@ class GrpcFrontend::Service final : public inference::GRPCInferenceService::Serv
     response->set_name(request->name());
     response->add_versions(ModelRepository::kVersion);
     response->set_platform(kPlatform);
-    auto add = [](const TensorMetadata& tensor, inference::ModelMetadataResponse::TensorMetadata* to) {
+    auto add = [](const TensorMetadata& tensor,
+                  inference::ModelMetadataResponse::TensorMetadata* to) {
       to->set_name(tensor.name);
       to->set_datatype(tensor.datatype);
       for (int64_t size : tensor.shape) to->add_shape(size);
@@ -183,9 +181,9 @@ class GrpcFrontend::Service final : public inference::GRPCInferenceService::Serv
     if (!Authorized(context)) return Unauthenticated();
     absl::StatusOr<InferRequest> decoded = DecodeGrpcRequest(*request, handler_.limits());
     if (!decoded.ok()) {
-      return ToGrpc(absl::Status(decoded.status().code(),
-                                 absl::StrCat("request ", request->id(), ": ",
-                                              decoded.status().message())));
+      return ToGrpc(
+          absl::Status(decoded.status().code(),
+                       absl::StrCat("request ", request->id(), ": ", decoded.status().message())));
     }
     decoded->deadline = std::min(decoded->deadline, absl::FromChrono(context->deadline()));
     decoded->cancelled = [context] { return context->IsCancelled(); };

@@ -23,7 +23,6 @@ class Server;
 namespace static_runtime {
 namespace server {
 
-
 // The request as the handler takes it; errors name the input. (Also what
 // the gRPC request fuzzer calls.)
 absl::StatusOr<InferRequest> DecodeGrpcRequest(const inference::ModelInferRequest& request,

@@ -81,8 +81,8 @@ absl::Status Flatten(const json& data, const std::string& input, int64_t max_ele
     if (!data.is_number_integer() ||
         (data.is_number_unsigned() &&
          data.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", input, "': integer data holds ", data.dump(), ", not an int64"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", input, "': integer data holds ", data.dump(), ", not an int64"));
     }
     values.push_back(data.get<int64_t>());
   } else {
@@ -171,9 +171,8 @@ absl::StatusOr<HttpInferRequest> DecodeHttpRequest(absl::string_view body,
                                                    std::optional<size_t> header_length,
                                                    const ServerLimits& limits) {
   if (header_length && *header_length > body.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(kHeaderLength, " is ", *header_length,
-                                                   ", more than the body's ", body.size(),
-                                                   " bytes"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        kHeaderLength, " is ", *header_length, ", more than the body's ", body.size(), " bytes"));
   }
   const absl::string_view header = header_length ? body.substr(0, *header_length) : body;
   absl::string_view binary = header_length ? body.substr(*header_length) : absl::string_view();
@@ -231,12 +230,12 @@ absl::StatusOr<HttpInferRequest> DecodeHttpRequest(absl::string_view body,
       }
       const uint64_t bytes = size->get<uint64_t>();
       if (bytes > binary.size()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input '", name, "': binary_data_size is ", bytes, ", but only ", binary.size(),
-            " bytes of binary data are left in the body"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("input '", name, "': binary_data_size is ", bytes, ", but only ",
+                         binary.size(), " bytes of binary data are left in the body"));
       }
-      ASSIGN_OR_RETURN(tensor, TensorFromRaw(name, type, shape, binary.substr(0, bytes),
-                                             limits.max_elements));
+      ASSIGN_OR_RETURN(
+          tensor, TensorFromRaw(name, type, shape, binary.substr(0, bytes), limits.max_elements));
       binary.remove_prefix(bytes);
     } else {
       auto data = input.find("data");
@@ -249,8 +248,8 @@ absl::StatusOr<HttpInferRequest> DecodeHttpRequest(absl::string_view body,
     request.inputs.push_back({std::move(name), std::move(tensor)});
   }
   if (!binary.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        binary.size(), " bytes of binary data are left over after the last input"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(binary.size(), " bytes of binary data are left over after the last input"));
   }
   if (auto outputs = document.find("outputs"); outputs != document.end()) {
     if (!outputs->is_array()) return absl::InvalidArgumentError("'outputs' must be a list");
@@ -278,9 +277,8 @@ absl::StatusOr<HttpBody> EncodeHttpResponse(const InferResponse& response,
   std::string binary;
   for (const NamedTensor& output : response.outputs) {
     ASSIGN_OR_RETURN(std::string datatype, DatatypeOf(output.tensor.scalar_type()));
-    json entry = {{"name", output.name},
-                  {"datatype", datatype},
-                  {"shape", output.tensor.sizes().vec()}};
+    json entry = {
+        {"name", output.name}, {"datatype", datatype}, {"shape", output.tensor.sizes().vec()}};
     if (request.all_outputs_binary || binary_outputs.contains(output.name)) {
       const std::string bytes = RawBytes(output.tensor);
       entry["parameters"] = {{"binary_data_size", bytes.size()}};
@@ -319,8 +317,8 @@ void HttpFrontend::Route() {
             handler_.Authorized(request.get_header_value("Authorization"))) {
           return httplib::Server::HandlerResponse::Unhandled;
         }
-        SendError(response, absl::UnauthenticatedError(
-                                "this server needs 'Authorization: Bearer <token>'"));
+        SendError(response,
+                  absl::UnauthenticatedError("this server needs 'Authorization: Bearer <token>'"));
         return httplib::Server::HandlerResponse::Handled;
       });
   server.Get("/v2/health/live",
@@ -333,75 +331,75 @@ void HttpFrontend::Route() {
                         {"version", kLibraryVersion},
                         {"extensions", InferenceHandler::Extensions()}});
   });
-  server.Get(ModelPattern("/ready"),
-             [this](const httplib::Request& request, httplib::Response& response) {
-               response.status =
-                   handler_.repository().Find(Match(request, 1), Match(request, 2)).ok() ? 200
-                                                                                          : 503;
-             });
-  server.Get(ModelPattern(""), [this](const httplib::Request& request,
-                                      httplib::Response& response) {
-    absl::StatusOr<std::shared_ptr<ServedModel>> model =
-        handler_.repository().Find(Match(request, 1), Match(request, 2));
-    if (!model.ok()) return SendError(response, model.status());
-    auto tensors = [](const std::vector<TensorMetadata>& list) {
-      json entries = json::array();
-      for (const TensorMetadata& tensor : list) {
-        entries.push_back(
-            {{"name", tensor.name}, {"datatype", tensor.datatype}, {"shape", tensor.shape}});
-      }
-      return entries;
-    };
-    SendJson(response, {{"name", (*model)->name()},
-                        {"versions", {ModelRepository::kVersion}},
-                        {"platform", "pytorch_libtorch"},
-                        {"inputs", tensors((*model)->signature().inputs())},
-                        {"outputs", tensors((*model)->signature().outputs())}});
-  });
+  server.Get(
+      ModelPattern("/ready"), [this](const httplib::Request& request, httplib::Response& response) {
+        response.status =
+            handler_.repository().Find(Match(request, 1), Match(request, 2)).ok() ? 200 : 503;
+      });
+  server.Get(
+      ModelPattern(""), [this](const httplib::Request& request, httplib::Response& response) {
+        absl::StatusOr<std::shared_ptr<ServedModel>> model =
+            handler_.repository().Find(Match(request, 1), Match(request, 2));
+        if (!model.ok()) return SendError(response, model.status());
+        auto tensors = [](const std::vector<TensorMetadata>& list) {
+          json entries = json::array();
+          for (const TensorMetadata& tensor : list) {
+            entries.push_back(
+                {{"name", tensor.name}, {"datatype", tensor.datatype}, {"shape", tensor.shape}});
+          }
+          return entries;
+        };
+        SendJson(response, {{"name", (*model)->name()},
+                            {"versions", {ModelRepository::kVersion}},
+                            {"platform", "pytorch_libtorch"},
+                            {"inputs", tensors((*model)->signature().inputs())},
+                            {"outputs", tensors((*model)->signature().outputs())}});
+      });
   // The body through a content reader: httplib would otherwise parse a body
   // sent as application/x-www-form-urlencoded (curl -d's default) as a form,
   // and refuse one above 8 KiB.
-  server.Post(ModelPattern("/infer"), [this](const httplib::Request& request,
-                                             httplib::Response& response,
-                                             const httplib::ContentReader& read) {
-    std::string content;
-    const size_t limit = static_cast<size_t>(handler_.limits().max_request_bytes);
-    const bool complete = read([&content, limit](const char* data, size_t length) {
-      content.append(data, length);
-      return content.size() <= limit;
-    });
-    if (!complete) {
-      return SendError(response, absl::InvalidArgumentError(absl::StrCat(
-                                     "the request is incomplete or larger than the server's "
-                                     "limit of ", limit, " bytes")));
-    }
-    std::optional<size_t> header_length;
-    if (request.has_header(kHeaderLength)) {
-      size_t length = 0;
-      if (!absl::SimpleAtoi(request.get_header_value(kHeaderLength), &length)) {
-        return SendError(response, absl::InvalidArgumentError(absl::StrCat(
-                                       kHeaderLength, " is not a byte count")));
-      }
-      header_length = length;
-    }
-    absl::StatusOr<HttpInferRequest> decoded =
-        DecodeHttpRequest(content, header_length, handler_.limits());
-    if (!decoded.ok()) return SendError(response, decoded.status());
-    HttpInferRequest infer = *std::move(decoded);
-    infer.request.model_name = Match(request, 1);
-    infer.request.model_version = Match(request, 2);
-    absl::StatusOr<InferResponse> result = handler_.Infer(infer.request);
-    if (!result.ok()) return SendError(response, result.status());
-    absl::StatusOr<HttpBody> body = EncodeHttpResponse(*result, infer);
-    if (!body.ok()) return SendError(response, body.status());
-    response.status = 200;
-    if (body->header_length) {
-      response.set_header(kHeaderLength, absl::StrCat(*body->header_length));
-      response.set_content(std::move(body->body), "application/octet-stream");
-    } else {
-      response.set_content(std::move(body->body), kJson);
-    }
-  });
+  server.Post(
+      ModelPattern("/infer"), [this](const httplib::Request& request, httplib::Response& response,
+                                     const httplib::ContentReader& read) {
+        std::string content;
+        const size_t limit = static_cast<size_t>(handler_.limits().max_request_bytes);
+        const bool complete = read([&content, limit](const char* data, size_t length) {
+          content.append(data, length);
+          return content.size() <= limit;
+        });
+        if (!complete) {
+          return SendError(response, absl::InvalidArgumentError(absl::StrCat(
+                                         "the request is incomplete or larger than the server's "
+                                         "limit of ",
+                                         limit, " bytes")));
+        }
+        std::optional<size_t> header_length;
+        if (request.has_header(kHeaderLength)) {
+          size_t length = 0;
+          if (!absl::SimpleAtoi(request.get_header_value(kHeaderLength), &length)) {
+            return SendError(response, absl::InvalidArgumentError(
+                                           absl::StrCat(kHeaderLength, " is not a byte count")));
+          }
+          header_length = length;
+        }
+        absl::StatusOr<HttpInferRequest> decoded =
+            DecodeHttpRequest(content, header_length, handler_.limits());
+        if (!decoded.ok()) return SendError(response, decoded.status());
+        HttpInferRequest infer = *std::move(decoded);
+        infer.request.model_name = Match(request, 1);
+        infer.request.model_version = Match(request, 2);
+        absl::StatusOr<InferResponse> result = handler_.Infer(infer.request);
+        if (!result.ok()) return SendError(response, result.status());
+        absl::StatusOr<HttpBody> body = EncodeHttpResponse(*result, infer);
+        if (!body.ok()) return SendError(response, body.status());
+        response.status = 200;
+        if (body->header_length) {
+          response.set_header(kHeaderLength, absl::StrCat(*body->header_length));
+          response.set_content(std::move(body->body), "application/octet-stream");
+        } else {
+          response.set_content(std::move(body->body), kJson);
+        }
+      });
   server.Post("/v2/repository/index",
               [this](const httplib::Request& request, httplib::Response& response) {
                 const json body = json::parse(request.body, nullptr, false);
@@ -444,9 +442,8 @@ absl::StatusOr<int> HttpFrontend::Start(const std::string& address, const TlsFil
     auto secure =
         std::make_unique<httplib::SSLServer>(tls.certificate.c_str(), tls.private_key.c_str());
     if (!secure->is_valid()) {
-      return absl::InvalidArgumentError(absl::StrCat("HTTPS: cannot use the certificate ",
-                                                     tls.certificate, " and key ",
-                                                     tls.private_key));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "HTTPS: cannot use the certificate ", tls.certificate, " and key ", tls.private_key));
     }
     server_ = std::move(secure);
   } else {

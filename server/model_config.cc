@@ -13,17 +13,15 @@ namespace {
 using nlohmann::json;
 
 absl::Status WrongType(absl::string_view key, absl::string_view expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("config.json: '", key, "' must be ", expected));
+  return absl::InvalidArgumentError(absl::StrCat("config.json: '", key, "' must be ", expected));
 }
 
-absl::StatusOr<int64_t> IntIn(const json& value, absl::string_view key, int64_t min,
-                              int64_t max) {
+absl::StatusOr<int64_t> IntIn(const json& value, absl::string_view key, int64_t min, int64_t max) {
   if (!value.is_number_integer()) return WrongType(key, "an integer");
   const int64_t number = value.get<int64_t>();
   if (number < min || number > max) {
-    return absl::InvalidArgumentError(absl::StrCat("config.json: '", key, "' is ", number,
-                                                   ", not in [", min, ", ", max, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.json: '", key, "' is ", number, ", not in [", min, ", ", max, "]"));
   }
   return number;
 }

@@ -47,7 +47,10 @@ void ModelMetrics::CountRun(int64_t requests, int64_t queue_us, int64_t compute_
 void ModelMetrics::AppendSamples(const std::string& model,
                                  std::vector<std::string>& families) const {
   const std::string label = Label(model);
-  const int64_t counters[] = {success(), failure(), rejected(), expired(),
+  const int64_t counters[] = {success(),
+                              failure(),
+                              rejected(),
+                              expired(),
                               queue_us_.load(std::memory_order_relaxed),
                               compute_us_.load(std::memory_order_relaxed)};
   for (size_t i = 0; i < std::size(counters); ++i) {
@@ -67,8 +70,7 @@ void ModelMetrics::AppendSamples(const std::string& model,
                   label, "} ", runs(), "\n");
 }
 
-std::string PrometheusText(
-    const std::vector<std::pair<std::string, const ModelMetrics*>>& models) {
+std::string PrometheusText(const std::vector<std::pair<std::string, const ModelMetrics*>>& models) {
   std::vector<std::string> families(std::size(kFamilies));
   for (const auto& [name, metrics] : models) metrics->AppendSamples(name, families);
   std::string text;

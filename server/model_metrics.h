@@ -55,8 +55,7 @@ class ModelMetrics {
 };
 
 // The Prometheus text format (version 0.0.4) of every model's metrics.
-std::string PrometheusText(
-    const std::vector<std::pair<std::string, const ModelMetrics*>>& models);
+std::string PrometheusText(const std::vector<std::pair<std::string, const ModelMetrics*>>& models);
 
 }  // namespace server
 }  // namespace static_runtime

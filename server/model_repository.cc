@@ -181,9 +181,9 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelRepository::Find(
         absl::StrCat("model '", name, "' has no version '", version, "' (only ", kVersion, ")"));
   }
   if (it->second.model == nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat("model '", name, "' is ", it->second.state,
-                     it->second.reason.empty() ? "" : ": ", it->second.reason));
+    return absl::UnavailableError(absl::StrCat("model '", name, "' is ", it->second.state,
+                                               it->second.reason.empty() ? "" : ": ",
+                                               it->second.reason));
   }
   return it->second.model;
 }

@@ -61,7 +61,7 @@ class ModelRepository {
   // The ready model `name` ("" or kVersion for `version`), or kNotFound /
   // kUnavailable saying why not.
   absl::StatusOr<std::shared_ptr<ServedModel>> Find(const std::string& name,
-                                                     const std::string& version) const;
+                                                    const std::string& version) const;
 
   // Every ready model's metrics, by name.
   std::vector<std::pair<std::string, std::shared_ptr<ServedModel>>> ReadyModels() const;

@@ -48,10 +48,11 @@ bool Carriable(const c10::TypePtr& type) {
 
 // What a one-element input holds, as the argument's type wants it.
 absl::StatusOr<c10::IValue> Scalar(const std::string& name, const at::Tensor& tensor,
-                                   c10::TypeKind kind) {
+                                   const c10::TypePtr& type) {
+  const c10::TypeKind kind = type->kind();
   if (tensor.numel() != 1) {
     return absl::InvalidArgumentError(absl::StrCat("input '", name, "': the model takes one ",
-                                                   c10::typeKindToString(kind), ", but got ",
+                                                   type->annotation_str(), ", but got ",
                                                    tensor.numel(), " elements"));
   }
   const bool integral = c10::isIntegralType(tensor.scalar_type(), /*includeBool=*/false);
@@ -68,8 +69,8 @@ absl::StatusOr<c10::IValue> Scalar(const std::string& name, const at::Tensor& te
     default:
       break;
   }
-  return absl::InvalidArgumentError(absl::StrCat("input '", name, "': the model takes a ",
-                                                 c10::typeKindToString(kind), ", not ",
+  return absl::InvalidArgumentError(absl::StrCat("input '", name, "': the model takes ",
+                                                 type->annotation_str(), ", not ",
                                                  c10::toString(tensor.scalar_type())));
 }
 
@@ -96,8 +97,8 @@ bool IsLeaf(const c10::TypePtr& type) {
 
 // The value of type `type` named `name`, taken out of `inputs`; nullopt
 // when no input makes it.
-absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name,
-                                                const c10::TypePtr& type, Inputs& inputs) {
+absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name, const c10::TypePtr& type,
+                                                Inputs& inputs) {
   switch (type->kind()) {
     case c10::TypeKind::OptionalType:
       return Take(name, type->containedType(0), inputs);
@@ -110,7 +111,7 @@ absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name,
       at::Tensor tensor = std::move(it->second);
       inputs.erase(it);
       if (type->kind() == c10::TypeKind::TensorType) return c10::IValue(std::move(tensor));
-      ASSIGN_OR_RETURN(c10::IValue scalar, Scalar(name, tensor, type->kind()));
+      ASSIGN_OR_RETURN(c10::IValue scalar, Scalar(name, tensor, type));
       return scalar;
     }
     case c10::TypeKind::ListType: {
@@ -128,7 +129,7 @@ absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name,
         }
         for (int64_t i = 0; i < tensor.size(0); ++i) {
           ASSIGN_OR_RETURN(c10::IValue item,
-                           Scalar(absl::StrCat(name, "[", i, "]"), tensor[i], element->kind()));
+                           Scalar(absl::StrCat(name, "[", i, "]"), tensor[i], element));
           list.push_back(std::move(item));
         }
         return c10::IValue(std::move(list));
@@ -142,8 +143,8 @@ absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name,
       const std::vector<std::string> stray = EntryKeys(inputs, name, /*to_dot=*/true);
       if (!stray.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "input '", name, ".", stray.front(), "': list elements are numbered ", name,
-            ".0, ", name, ".1, ... without gaps (got ", list.size(), " before the gap)"));
+            "input '", name, ".", stray.front(), "': list elements are numbered ", name, ".0, ",
+            name, ".1, ... without gaps (got ", list.size(), " before the gap)"));
       }
       if (list.empty()) return std::nullopt;
       return c10::IValue(std::move(list));
@@ -176,8 +177,8 @@ absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name,
         const std::string entry = absl::StrCat(name, ".", key);
         ASSIGN_OR_RETURN(std::optional<c10::IValue> value, Take(entry, value_type, inputs));
         if (!value) {
-          return absl::InvalidArgumentError(absl::StrCat("input '", entry, "...': not a ",
-                                                         value_type->annotation_str()));
+          return absl::InvalidArgumentError(
+              absl::StrCat("input '", entry, "...': not a ", value_type->annotation_str()));
         }
         if (key_type->kind() == c10::TypeKind::IntType) {
           int64_t number = 0;
@@ -194,8 +195,8 @@ absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name,
       return c10::IValue(std::move(dict));
     }
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", name, "': the protocol cannot carry a ", type->annotation_str()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", name, "': the protocol cannot carry a ", type->annotation_str()));
   }
 }
 
@@ -288,8 +289,8 @@ absl::Status Flatten(const c10::IValue& value, const std::string& name,
                                        ? key.toStringRef()
                                        : (key.isInt() ? absl::StrCat(key.toInt()) : std::string());
       if (key_text.empty() && !key.isString()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "output '", name, "': a dict keyed by ", key.tagKind(), " has no protocol names"));
+        return absl::InvalidArgumentError(absl::StrCat("output '", name, "': a dict keyed by ",
+                                                       key.tagKind(), " has no protocol names"));
       }
       RETURN_IF_ERROR(Flatten(entry.value(), absl::StrCat(name, ".", key_text), outputs));
     }
@@ -307,24 +308,28 @@ absl::StatusOr<ModelSignature> ModelSignature::Make(const c10::FunctionSchema& s
   ModelSignature signature(schema, declared);
   for (const c10::Argument& argument : schema.arguments()) {
     if (!Carriable(argument.type())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "argument '", argument.name(), "' of type ", argument.type()->annotation_str(),
-          " cannot be made of the protocol's tensors"));
+      return absl::InvalidArgumentError(absl::StrCat("argument '", argument.name(), "' of type ",
+                                                     argument.type()->annotation_str(),
+                                                     " cannot be made of the protocol's tensors"));
     }
     std::optional<TensorMetadata> leaf = LeafMetadata(argument.name(), argument.type());
     if (leaf) signature.inputs_.push_back(*std::move(leaf));
   }
   for (const DeclaredTensor& tensor : declared) {
-    auto listed = std::find_if(signature.inputs_.begin(), signature.inputs_.end(),
-                               [&](const TensorMetadata& input) { return input.name == tensor.name; });
+    auto listed =
+        std::find_if(signature.inputs_.begin(), signature.inputs_.end(),
+                     [&](const TensorMetadata& input) { return input.name == tensor.name; });
     if (listed == signature.inputs_.end()) {
-      listed = signature.inputs_.insert(signature.inputs_.end(), TensorMetadata{tensor.name, "FP32", {-1}});
+      listed = signature.inputs_.insert(signature.inputs_.end(),
+                                        TensorMetadata{tensor.name, "FP32", {-1}});
     }
     if (!tensor.datatype.empty()) listed->datatype = tensor.datatype;
     if (!tensor.shape.empty()) listed->shape = tensor.shape;
   }
-  if (schema.returns().size() == 1) {
-    OutputMetadata("output", schema.returns()[0].type(), signature.outputs_);
+  const auto& returns = schema.returns();
+  for (size_t i = 0; i < returns.size(); ++i) {
+    OutputMetadata(returns.size() == 1 ? "output" : absl::StrCat("output.", i), returns[i].type(),
+                   signature.outputs_);
   }
   return signature;
 }
@@ -339,9 +344,9 @@ absl::StatusOr<std::vector<c10::IValue>> ModelSignature::Arguments(
   }
   for (const auto& [name, tensor] : by_name) {
     const std::string root = name.substr(0, name.find('.'));
-    const bool known = std::any_of(
-        schema_.arguments().begin(), schema_.arguments().end(),
-        [&root](const c10::Argument& argument) { return argument.name() == root; });
+    const bool known =
+        std::any_of(schema_.arguments().begin(), schema_.arguments().end(),
+                    [&root](const c10::Argument& argument) { return argument.name() == root; });
     if (!known) {
       std::vector<std::string> names;
       for (const c10::Argument& argument : schema_.arguments()) names.push_back(argument.name());
@@ -363,6 +368,12 @@ absl::StatusOr<std::vector<c10::IValue>> ModelSignature::Arguments(
       arguments.push_back(*argument.default_value());
     } else if (argument.type()->kind() == c10::TypeKind::OptionalType) {
       arguments.emplace_back();
+    } else if (argument.type()->kind() == c10::TypeKind::DictType) {
+      // No entries: an empty dict (the protocol cannot say it otherwise).
+      arguments.emplace_back(c10::impl::GenericDict(argument.type()->containedType(0),
+                                                    argument.type()->containedType(1)));
+    } else if (argument.type()->kind() == c10::TypeKind::ListType) {
+      arguments.emplace_back(c10::impl::GenericList(argument.type()->containedType(0)));
     } else {
       return absl::InvalidArgumentError(absl::StrCat("missing input '", argument.name(), "' (",
                                                      argument.type()->annotation_str(), ")"));

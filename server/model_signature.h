@@ -4,7 +4,8 @@
 // Dict[str, T] argument `features` is the inputs named `features.KEY`, one
 // per key; a List[T] or Tuple argument `xs` is `xs.0`, `xs.1`, ... (a List
 // of ints or floats may also come as one 1-D tensor named `xs`); optional
-// arguments and arguments with defaults may be left out. Outputs are named
+// arguments and arguments with defaults may be left out (a dict or list
+// argument without entries is empty). Outputs are named
 // the same way from `output`: a returned tensor is `output`, a tuple's
 // elements `output.0`, ..., a dict's entries `output.KEY`, nested as deep as
 // the result goes; None results give no tensor, ints/floats/bools give

@@ -32,8 +32,7 @@ struct ServedModel::Request {
 absl::StatusOr<std::unique_ptr<ServedModel>> ServedModel::Make(std::string name,
                                                                std::unique_ptr<Engine> engine,
                                                                ModelConfig config) {
-  ASSIGN_OR_RETURN(ModelSignature signature,
-                   ModelSignature::Make(engine->schema(), config.inputs));
+  ASSIGN_OR_RETURN(ModelSignature signature, ModelSignature::Make(engine->schema(), config.inputs));
   return std::unique_ptr<ServedModel>(
       new ServedModel(std::move(name), std::move(engine), std::move(config), std::move(signature)));
 }
@@ -78,11 +77,16 @@ absl::Status ServedModel::CheckBatchable(const std::vector<NamedTensor>& inputs,
                     absl::StrJoin(input.tensor.sizes().slice(1), ","), "];");
   }
   if (*rows > config_.max_batch_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a batch of ", *rows, " rows is more than the model's max_batch_size of ",
-        config_.max_batch_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a batch of ", *rows, " rows is more than the model's max_batch_size of ",
+                     config_.max_batch_size));
   }
   return absl::OkStatus();
+}
+
+size_t ServedModel::queue_length() const {
+  absl::MutexLock lock(&mutex_);
+  return queue_.size();
 }
 
 absl::StatusOr<std::vector<NamedTensor>> ServedModel::Infer(
@@ -150,8 +154,7 @@ std::vector<std::shared_ptr<ServedModel::Request>> ServedModel::NextRun() {
       break;
     }
     const std::shared_ptr<Request>& next = queue_.front();
-    if (next->shape_key != run.front()->shape_key ||
-        rows + next->rows > config_.max_batch_size) {
+    if (next->shape_key != run.front()->shape_key || rows + next->rows > config_.max_batch_size) {
       break;
     }
     rows += next->rows;
@@ -193,15 +196,11 @@ void ServedModel::Run(std::vector<std::shared_ptr<Request>> run) {
   for (const std::shared_ptr<Request>& request : live) {
     queue_us += absl::ToInt64Microseconds(now - request->queued);
   }
-  if (live.size() == 1) {
+  if (config_.max_batch_size == 0) {
     Request& request = *live.front();
     absl::StatusOr<c10::IValue> result = engine_->Run(request.arguments);
     metrics_.CountRun(1, queue_us, absl::ToInt64Microseconds(absl::Now() - now));
-    if (!result.ok()) {
-      request.Finish(result.status());
-    } else {
-      request.Finish(ModelSignature::Outputs(*result));
-    }
+    request.Finish(result.ok() ? ModelSignature::Outputs(*result) : result.status());
     return;
   }
   RunBatch(live);
@@ -213,18 +212,24 @@ void ServedModel::RunBatch(const std::vector<std::shared_ptr<Request>>& run) {
   auto fail_all = [&](const absl::Status& status) {
     for (const std::shared_ptr<Request>& request : run) request->Finish(status);
   };
-  // Inputs in the same order in every request (the shape keys are equal).
-  std::vector<NamedTensor> batched;
   int64_t rows = 0;
   for (const std::shared_ptr<Request>& request : run) rows += request->rows;
-  for (size_t i = 0; i < run.front()->inputs.size(); ++i) {
-    std::vector<at::Tensor> parts;
-    for (const std::shared_ptr<Request>& request : run) parts.push_back(request->inputs[i].tensor);
-    batched.push_back({run.front()->inputs[i].name, at::cat(parts, 0)});
+  std::vector<c10::IValue> arguments = run.front()->arguments;
+  if (run.size() > 1) {
+    // Inputs in the same order in every request (the shape keys are equal).
+    std::vector<NamedTensor> batched;
+    for (size_t i = 0; i < run.front()->inputs.size(); ++i) {
+      std::vector<at::Tensor> parts;
+      for (const std::shared_ptr<Request>& request : run) {
+        parts.push_back(request->inputs[i].tensor);
+      }
+      batched.push_back({run.front()->inputs[i].name, at::cat(parts, 0)});
+    }
+    absl::StatusOr<std::vector<c10::IValue>> made = signature_.Arguments(std::move(batched));
+    if (!made.ok()) return fail_all(made.status());
+    arguments = *std::move(made);
   }
-  absl::StatusOr<std::vector<c10::IValue>> arguments = signature_.Arguments(std::move(batched));
-  if (!arguments.ok()) return fail_all(arguments.status());
-  absl::StatusOr<c10::IValue> result = engine_->Run(*arguments);
+  absl::StatusOr<c10::IValue> result = engine_->Run(arguments);
   if (!result.ok()) return fail_all(result.status());
   absl::StatusOr<std::vector<NamedTensor>> outputs = ModelSignature::Outputs(*result);
   if (!outputs.ok()) return fail_all(outputs.status());

@@ -52,6 +52,9 @@ class ServedModel {
 
   void Stop();
 
+  // Requests waiting for a worker.
+  size_t queue_length() const;
+
   const std::string& name() const { return name_; }
   const ModelSignature& signature() const { return signature_; }
   const ModelConfig& config() const { return config_; }
@@ -76,7 +79,7 @@ class ServedModel {
   const std::unique_ptr<Engine> engine_;
   ModelMetrics metrics_;
 
-  absl::Mutex mutex_;
+  mutable absl::Mutex mutex_;
   std::deque<std::shared_ptr<Request>> queue_ ABSL_GUARDED_BY(mutex_);
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   std::vector<std::thread> workers_;

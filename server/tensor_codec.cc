@@ -19,11 +19,11 @@ struct DatatypeName {
 };
 
 constexpr DatatypeName kDatatypes[] = {
-    {"BOOL", c10::ScalarType::Bool},     {"UINT8", c10::ScalarType::Byte},
-    {"INT8", c10::ScalarType::Char},     {"INT16", c10::ScalarType::Short},
-    {"INT32", c10::ScalarType::Int},     {"INT64", c10::ScalarType::Long},
-    {"FP16", c10::ScalarType::Half},     {"BF16", c10::ScalarType::BFloat16},
-    {"FP32", c10::ScalarType::Float},    {"FP64", c10::ScalarType::Double},
+    {"BOOL", c10::ScalarType::Bool},  {"UINT8", c10::ScalarType::Byte},
+    {"INT8", c10::ScalarType::Char},  {"INT16", c10::ScalarType::Short},
+    {"INT32", c10::ScalarType::Int},  {"INT64", c10::ScalarType::Long},
+    {"FP16", c10::ScalarType::Half},  {"BF16", c10::ScalarType::BFloat16},
+    {"FP32", c10::ScalarType::Float}, {"FP64", c10::ScalarType::Double},
 };
 
 std::string KnownDatatypes() {
@@ -65,14 +65,13 @@ absl::StatusOr<std::string> DatatypeOf(c10::ScalarType type) {
 }
 
 absl::StatusOr<int64_t> CheckedElementCount(absl::string_view input,
-                                            absl::Span<const int64_t> shape,
-                                            int64_t max_elements) {
+                                            absl::Span<const int64_t> shape, int64_t max_elements) {
   int64_t count = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     const int64_t size = shape[i];
     if (size < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", input, "': dimension ", i,
-                                                     " has negative size ", size));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", input, "': dimension ", i, " has negative size ", size));
     }
     if (size != 0 && count > max_elements / size) {
       return absl::InvalidArgumentError(
@@ -96,20 +95,20 @@ absl::StatusOr<at::Tensor> TensorFromRaw(absl::string_view input, c10::ScalarTyp
   if (!count.ok()) return count.status();
   const uint64_t expected = static_cast<uint64_t>(*count) * c10::elementSize(type);
   if (bytes.size() != expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input '", input, "': ", bytes.size(), " bytes of data, but shape [",
-        absl::StrJoin(shape, ","), "] of ", c10::toString(type), " needs ", expected));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", input, "': ", bytes.size(), " bytes of data, but shape [",
+                     absl::StrJoin(shape, ","), "] of ", c10::toString(type), " needs ", expected));
   }
-  at::Tensor tensor = at::empty(std::vector<int64_t>(shape.begin(), shape.end()),
-                                at::TensorOptions().dtype(type));
+  at::Tensor tensor =
+      at::empty(std::vector<int64_t>(shape.begin(), shape.end()), at::TensorOptions().dtype(type));
   if (!bytes.empty()) std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
   if (type == c10::ScalarType::Bool) {
     // Only 0 and 1 are bools; anything else would be undefined behaviour.
     const auto* raw = reinterpret_cast<const uint8_t*>(bytes.data());
     for (size_t i = 0; i < bytes.size(); ++i) {
       if (raw[i] > 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input '", input, "': BOOL element ", i, " is ", int{raw[i]}, ", not 0 or 1"));
+        return absl::InvalidArgumentError(absl::StrCat("input '", input, "': BOOL element ", i,
+                                                       " is ", int{raw[i]}, ", not 0 or 1"));
       }
     }
   }

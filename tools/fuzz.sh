@@ -20,7 +20,7 @@ seconds="$1"
 cd "$(dirname "$0")/.."
 
 bazel build --config=fuzz //fuzz:ir_fuzzer //fuzz:model_fuzzer //fuzz:package_fuzzer \
-  //fuzz:package_records_fuzzer
+  //fuzz:package_records_fuzzer //fuzz:http_request_fuzzer //fuzz:grpc_request_fuzzer
 bin="$(bazel info --config=fuzz bazel-bin)/fuzz"
 state="${HOME}/.cache/static_runtime/fuzz"
 mkdir -p "${state}/findings"
@@ -32,7 +32,7 @@ export LSAN_OPTIONS="suppressions=$(pwd)/fuzz/lsan.supp:print_suppressions=0"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 status=0
-for kind in ir model package package_records; do
+for kind in ir model package package_records http_request grpc_request; do
   mkdir -p "${state}/${kind}"
   echo "== ${kind}_fuzzer for ${seconds} s"
   start=$(date +%s)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput with one and two caller threads (`sr serve`, back to back, one
+# Throughput with one and two caller threads (`sr throughput`, back to back, one
 # intra-op thread each) on the models of save_models.py, and the scaling
 # (calls per second with two callers over one), one table. One and two
 # callers take turns, --rounds times, --seconds each; the table has the
@@ -37,9 +37,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 /usr/bin/python3 tools/bench_models/save_models.py "$dir" >/dev/null 2>&1
 
-# "calls/s median-latency-us" of one `sr serve` run.
+# "calls/s median-latency-us" of one `sr throughput` run.
 serve() {  # model, threads
-  "$sr" serve "$dir/$1.pt" --inputs="$dir/${1}_inputs.pt" --threads="$2" --seconds="$seconds" \
+  "$sr" throughput "$dir/$1.pt" --inputs="$dir/${1}_inputs.pt" --threads="$2" --seconds="$seconds" \
     2>"$dir/err" | awk '/^calls\/s/ {c = $2} /^latency/ {sub(",", "", $4); l = $4} END {print c, l}' ||
     { echo "serve.sh: $1 failed:" >&2; cat "$dir/err" >&2; exit 1; }
 }
