@@ -19,7 +19,7 @@ namespace static_runtime {
 namespace server {
 namespace {
 
-using Inputs = absl::btree_map<std::string, at::Tensor>;
+using InputMap = absl::btree_map<std::string, at::Tensor>;
 
 bool Carriable(const c10::TypePtr& type) {
   switch (type->kind()) {
@@ -76,7 +76,7 @@ absl::StatusOr<c10::IValue> Scalar(const std::string& name, const at::Tensor& te
 
 // The names of `inputs` that start with `prefix` + ".", by what follows
 // (up to the next "." when `to_dot`).
-std::vector<std::string> EntryKeys(const Inputs& inputs, const std::string& prefix, bool to_dot) {
+std::vector<std::string> EntryKeys(const InputMap& inputs, const std::string& prefix, bool to_dot) {
   std::vector<std::string> keys;
   const std::string start = prefix + ".";
   for (auto it = inputs.lower_bound(start); it != inputs.end(); ++it) {
@@ -98,7 +98,7 @@ bool IsLeaf(const c10::TypePtr& type) {
 // The value of type `type` named `name`, taken out of `inputs`; nullopt
 // when no input makes it.
 absl::StatusOr<std::optional<c10::IValue>> Take(const std::string& name, const c10::TypePtr& type,
-                                                Inputs& inputs) {
+                                                InputMap& inputs) {
   switch (type->kind()) {
     case c10::TypeKind::OptionalType:
       return Take(name, type->containedType(0), inputs);
@@ -336,7 +336,7 @@ absl::StatusOr<ModelSignature> ModelSignature::Make(const c10::FunctionSchema& s
 
 absl::StatusOr<std::vector<c10::IValue>> ModelSignature::Arguments(
     std::vector<NamedTensor> inputs) const {
-  Inputs by_name;
+  InputMap by_name;
   for (NamedTensor& input : inputs) {
     if (!by_name.emplace(input.name, std::move(input.tensor)).second) {
       return absl::InvalidArgumentError(absl::StrCat("input '", input.name, "' is given twice"));
@@ -390,6 +390,19 @@ absl::StatusOr<std::vector<NamedTensor>> ModelSignature::Outputs(const c10::IVal
   std::vector<NamedTensor> outputs;
   RETURN_IF_ERROR(Flatten(result, "output", outputs));
   return outputs;
+}
+
+absl::StatusOr<std::vector<NamedTensor>> ModelSignature::Inputs(
+    const c10::FunctionSchema& schema, const std::vector<c10::IValue>& arguments) {
+  if (arguments.size() > schema.arguments().size()) {
+    return absl::InvalidArgumentError(absl::StrCat(arguments.size(), " arguments for ",
+                                                   schema.arguments().size(), " parameters"));
+  }
+  std::vector<NamedTensor> inputs;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    RETURN_IF_ERROR(Flatten(arguments[i], schema.arguments()[i].name(), inputs));
+  }
+  return inputs;
 }
 
 }  // namespace server

@@ -58,6 +58,11 @@ class ModelSignature {
   // The result as named tensors.
   static absl::StatusOr<std::vector<NamedTensor>> Outputs(const c10::IValue& result);
 
+  // A call's arguments as the named tensors a client sends (the inverse of
+  // Arguments(); None arguments are left out).
+  static absl::StatusOr<std::vector<NamedTensor>> Inputs(const c10::FunctionSchema& schema,
+                                                         const std::vector<c10::IValue>& arguments);
+
  private:
   ModelSignature(c10::FunctionSchema schema, std::vector<DeclaredTensor> declared)
       : schema_(std::move(schema)), declared_(std::move(declared)) {}

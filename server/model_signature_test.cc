@@ -103,6 +103,25 @@ TEST(ModelSignature, MetadataListsWhatTheSchemaFixes) {
   EXPECT_FALSE(ModelSignature::Make(torch::jit::parseSchema("forward(str s) -> Tensor"), {}).ok());
 }
 
+TEST(ModelSignature, InputsAreTheInverseOfArguments) {
+  const c10::FunctionSchema schema = torch::jit::parseSchema(kAds);
+  const ModelSignature signature = ModelSignature::Make(schema, {}).value();
+  c10::Dict<std::string, at::Tensor> sparse;
+  sparse.insert("user", at::arange(3));
+  const std::vector<c10::IValue> arguments = {at::randn({2, 3}), sparse, int64_t{4}, 0.5,
+                                              std::vector<int64_t>{1, 2}};
+  std::vector<NamedTensor> inputs = ModelSignature::Inputs(schema, arguments).value();
+  std::vector<std::string> names;
+  for (const NamedTensor& input : inputs) names.push_back(input.name);
+  EXPECT_THAT(names, ElementsAre("dense", "sparse.user", "scale", "weight", "ids.0", "ids.1"));
+  std::vector<c10::IValue> back = signature.Arguments(inputs).value();
+  EXPECT_TRUE(back[0].toTensor().is_same(arguments[0].toTensor()));
+  EXPECT_TRUE(back[1].toGenericDict().at("user").toTensor().is_same(sparse.at("user")));
+  EXPECT_EQ(back[2].toInt(), 4);
+  EXPECT_DOUBLE_EQ(back[3].toDouble(), 0.5);
+  EXPECT_EQ(back[4].toIntVector(), (std::vector<int64_t>{1, 2}));
+}
+
 TEST(ModelSignature, OutputsAreFlattenedWithPathNames) {
   c10::Dict<std::string, at::Tensor> pooled;
   pooled.insert("user", at::ones({1}));

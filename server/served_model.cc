@@ -43,7 +43,9 @@ ServedModel::ServedModel(std::string name, std::unique_ptr<Engine> engine, Model
       config_(std::move(config)),
       signature_(std::move(signature)),
       engine_(std::move(engine)) {
-  for (int i = 0; i < config_.instances; ++i) workers_.emplace_back([this] { Work(); });
+  if (config_.max_batch_size > 0) {
+    for (int i = 0; i < config_.instances; ++i) workers_.emplace_back([this] { Work(); });
+  }
 }
 
 ServedModel::~ServedModel() { Stop(); }
@@ -52,6 +54,10 @@ void ServedModel::Stop() {
   {
     absl::MutexLock lock(&mutex_);
     stopping_ = true;
+    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      return running_ == 0 && waiting_ == 0;
+    };
+    mutex_.Await(absl::Condition(&idle));
   }
   for (std::thread& worker : workers_) {
     if (worker.joinable()) worker.join();
@@ -86,62 +92,129 @@ absl::Status ServedModel::CheckBatchable(const std::vector<NamedTensor>& inputs,
 
 size_t ServedModel::queue_length() const {
   absl::MutexLock lock(&mutex_);
-  return queue_.size();
+  return queue_.size() + static_cast<size_t>(waiting_);
 }
 
-absl::StatusOr<std::vector<NamedTensor>> ServedModel::Infer(
-    std::vector<NamedTensor> inputs, absl::Time deadline, const std::function<bool()>& cancelled) {
-  auto request = std::make_shared<Request>();
-  absl::Status accepted = [&]() -> absl::Status {
-    if (config_.max_batch_size > 0) {
-      RETURN_IF_ERROR(CheckBatchable(inputs, &request->rows, &request->shape_key));
-      request->inputs = inputs;
-    }
-    ASSIGN_OR_RETURN(request->arguments, signature_.Arguments(std::move(inputs)));
-    request->queued = absl::Now();
-    request->deadline = deadline;
+absl::StatusOr<std::vector<NamedTensor>> ServedModel::RunInCaller(
+    const std::vector<c10::IValue>& arguments, absl::Time deadline,
+    const std::function<bool()>& cancelled) {
+  const absl::Time queued = absl::Now();
+  {
     absl::MutexLock lock(&mutex_);
     if (stopping_) {
       return absl::UnavailableError(absl::StrCat("model '", name_, "' is being unloaded"));
     }
-    if (static_cast<int>(queue_.size()) >= config_.queue_size) {
-      metrics_.CountRejected();
-      return absl::ResourceExhaustedError(absl::StrCat("model '", name_, "': the queue is full (",
-                                                       config_.queue_size,
-                                                       " requests waiting); retry later"));
+    if (running_ >= config_.instances) {
+      if (waiting_ >= config_.queue_size) {
+        metrics_.CountRejected();
+        return absl::ResourceExhaustedError(absl::StrCat("model '", name_, "': the queue is full (",
+                                                         config_.queue_size,
+                                                         " requests waiting); retry later"));
+      }
+      ++waiting_;
+      auto free = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        return running_ < config_.instances;
+      };
+      // Wake now and then to see whether the client is still there.
+      constexpr absl::Duration kPoll = absl::Milliseconds(20);
+      absl::Status dropped;
+      while (!mutex_.AwaitWithDeadline(
+          absl::Condition(&free), cancelled ? std::min(deadline, absl::Now() + kPoll) : deadline)) {
+        if (absl::Now() >= deadline) {
+          dropped = absl::DeadlineExceededError(
+              absl::StrCat("model '", name_, "': the request's deadline passed before it ran"));
+        } else if (cancelled()) {
+          dropped = absl::CancelledError("the client cancelled the request");
+        } else {
+          continue;
+        }
+        break;
+      }
+      --waiting_;
+      if (!dropped.ok()) {
+        metrics_.CountExpired();
+        return dropped;
+      }
     }
-    queue_.push_back(request);
-    return absl::OkStatus();
-  }();
-  if (!accepted.ok()) {
-    metrics_.CountFailure();
-    return accepted;
+    if (absl::Now() >= deadline) {
+      metrics_.CountExpired();
+      return absl::DeadlineExceededError(
+          absl::StrCat("model '", name_, "': the request's deadline passed before it ran"));
+    }
+    ++running_;
   }
-  // Wait, waking now and then to see whether the client is still there.
+  const absl::Time start = absl::Now();
+  absl::StatusOr<c10::IValue> result = engine_->Run(arguments);
+  metrics_.CountRun(1, absl::ToInt64Microseconds(start - queued),
+                    absl::ToInt64Microseconds(absl::Now() - start));
+  {
+    absl::MutexLock lock(&mutex_);
+    --running_;
+  }
+  if (!result.ok()) return result.status();
+  return ModelSignature::Outputs(*result);
+}
+
+absl::StatusOr<std::vector<NamedTensor>> ServedModel::Infer(
+    std::vector<NamedTensor> inputs, absl::Time deadline, const std::function<bool()>& cancelled) {
+  absl::StatusOr<std::vector<NamedTensor>> outputs =
+      [&]() -> absl::StatusOr<std::vector<NamedTensor>> {
+    if (config_.max_batch_size == 0) {
+      ASSIGN_OR_RETURN(std::vector<c10::IValue> arguments, signature_.Arguments(std::move(inputs)));
+      return RunInCaller(arguments, deadline, cancelled);
+    }
+    auto request = std::make_shared<Request>();
+    RETURN_IF_ERROR(CheckBatchable(inputs, &request->rows, &request->shape_key));
+    request->inputs = inputs;
+    ASSIGN_OR_RETURN(request->arguments, signature_.Arguments(std::move(inputs)));
+    RETURN_IF_ERROR(Enqueue(request, deadline));
+    return Await(*request, deadline, cancelled);
+  }();
+  if (outputs.ok()) {
+    metrics_.CountSuccess();
+  } else {
+    metrics_.CountFailure();
+  }
+  return outputs;
+}
+
+absl::Status ServedModel::Enqueue(const std::shared_ptr<Request>& request, absl::Time deadline) {
+  request->queued = absl::Now();
+  request->deadline = deadline;
+  absl::MutexLock lock(&mutex_);
+  if (stopping_) {
+    return absl::UnavailableError(absl::StrCat("model '", name_, "' is being unloaded"));
+  }
+  if (static_cast<int>(queue_.size()) >= config_.queue_size) {
+    metrics_.CountRejected();
+    return absl::ResourceExhaustedError(absl::StrCat("model '", name_, "': the queue is full (",
+                                                     config_.queue_size,
+                                                     " requests waiting); retry later"));
+  }
+  queue_.push_back(request);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<NamedTensor>> ServedModel::Await(
+    Request& request, absl::Time deadline, const std::function<bool()>& cancelled) {
+  // Wake now and then to see whether the client is still there.
   constexpr absl::Duration kPoll = absl::Milliseconds(20);
-  while (!request->done.WaitForNotificationWithDeadline(
+  while (!request.done.WaitForNotificationWithDeadline(
       cancelled ? std::min(deadline, absl::Now() + kPoll) : deadline)) {
     const bool expired = absl::Now() >= deadline;
     if (expired || cancelled()) {
-      request->abandoned.store(true);
-      metrics_.CountFailure();
+      request.abandoned.store(true);
       return expired ? absl::DeadlineExceededError(absl::StrCat(
                            "model '", name_, "': the request's deadline passed before it ran"))
                      : absl::CancelledError("the client cancelled the request");
     }
   }
-  if (request->result.ok()) {
-    metrics_.CountSuccess();
-  } else {
-    metrics_.CountFailure();
-  }
-  return std::move(request->result);
+  return std::move(request.result);
 }
 
 std::vector<std::shared_ptr<ServedModel::Request>> ServedModel::NextRun() {
   std::vector<std::shared_ptr<Request>> run{queue_.front()};
   queue_.pop_front();
-  if (config_.max_batch_size == 0) return run;
   int64_t rows = run.front()->rows;
   const absl::Time give_up = run.front()->queued + absl::Microseconds(config_.max_queue_delay_us);
   auto has_request = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
@@ -195,13 +268,6 @@ void ServedModel::Run(std::vector<std::shared_ptr<Request>> run) {
   int64_t queue_us = 0;
   for (const std::shared_ptr<Request>& request : live) {
     queue_us += absl::ToInt64Microseconds(now - request->queued);
-  }
-  if (config_.max_batch_size == 0) {
-    Request& request = *live.front();
-    absl::StatusOr<c10::IValue> result = engine_->Run(request.arguments);
-    metrics_.CountRun(1, queue_us, absl::ToInt64Microseconds(absl::Now() - now));
-    request.Finish(result.ok() ? ModelSignature::Outputs(*result) : result.status());
-    return;
   }
   RunBatch(live);
   metrics_.CountRun(static_cast<int64_t>(live.size()), queue_us,

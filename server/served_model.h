@@ -1,16 +1,21 @@
 // ServedModel: one model of the server, ready for requests: its signature,
-// its engine (server/engine.h), and a bounded queue that `instances` worker
-// threads take requests from. Infer() validates the
-// inputs in the caller's thread, then queues the request: a full queue
-// refuses it at once (kResourceExhausted), so memory stays bounded under
-// any load; a request whose deadline passes, or whose client goes away,
-// before a worker takes it is dropped unrun (kDeadlineExceeded,
-// kCancelled). With config.max_batch_size > 0 a worker takes every queued
-// request of the same input shapes (but dimension 0) up to that many rows,
-// waiting up to max_queue_delay_us for more, runs them as one batch
-// (inputs concatenated along dimension 0) and splits the outputs back.
+// its engine (server/engine.h), and a bounded queue. Infer() validates the
+// inputs in the caller's thread, then either runs the request there, when
+// one of the model's `instances` is free (no thread hand-off: a request to an
+// idle model costs its own run and nothing more), or queues it: a full
+// queue (config.queue_size waiting) refuses it at once (kResourceExhausted),
+// so memory stays bounded under any load; a request whose deadline passes,
+// or whose client goes away, before it runs is dropped unrun
+// (kDeadlineExceeded, kCancelled).
+//
+// With config.max_batch_size > 0, `instances` worker threads take the
+// queued requests instead: every queued request of the same input shapes
+// (but dimension 0) up to that many rows, waiting up to max_queue_delay_us
+// for more, runs as one batch (inputs concatenated along dimension 0) and
+// the outputs are split back.
+//
 // Stop() (and the destructor) refuses new requests and finishes the queued
-// ones; it returns when the workers have exited.
+// and running ones; it returns when they are done.
 #ifndef STATIC_RUNTIME_SERVER_SERVED_MODEL_H_
 #define STATIC_RUNTIME_SERVER_SERVED_MODEL_H_
 
@@ -67,6 +72,14 @@ class ServedModel {
               ModelSignature signature);
   absl::Status CheckBatchable(const std::vector<NamedTensor>& inputs, int64_t* rows,
                               std::string* shape_key) const;
+  // Unbatched: waits for a free instance in the caller's thread, runs.
+  absl::StatusOr<std::vector<NamedTensor>> RunInCaller(const std::vector<c10::IValue>& arguments,
+                                                       absl::Time deadline,
+                                                       const std::function<bool()>& cancelled);
+  absl::Status Enqueue(const std::shared_ptr<Request>& request, absl::Time deadline);
+  // Batched: waits for the workers to run `request`.
+  absl::StatusOr<std::vector<NamedTensor>> Await(Request& request, absl::Time deadline,
+                                                 const std::function<bool()>& cancelled);
   void Work();
   // Under mutex_: the requests of the next run (waits for batch-mates).
   std::vector<std::shared_ptr<Request>> NextRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -82,6 +95,9 @@ class ServedModel {
   mutable absl::Mutex mutex_;
   std::deque<std::shared_ptr<Request>> queue_ ABSL_GUARDED_BY(mutex_);
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  // Unbatched: requests running, and callers waiting for an instance.
+  int running_ ABSL_GUARDED_BY(mutex_) = 0;
+  int waiting_ ABSL_GUARDED_BY(mutex_) = 0;
   std::vector<std::thread> workers_;
 };
 

@@ -48,6 +48,11 @@ int WaitForStopSignal() {
 
 std::string HostOf(const std::string& address) { return address.substr(0, address.rfind(':')); }
 
+// A port alone listens on loopback only.
+std::string WithHost(const std::string& address) {
+  return address.find(':') == std::string::npos ? "127.0.0.1:" + address : address;
+}
+
 }  // namespace
 
 absl::Status RunServer(const ServerOptions& options, std::ostream& out) {
@@ -60,14 +65,16 @@ absl::Status RunServer(const ServerOptions& options, std::ostream& out) {
   GrpcFrontend grpc(handler);
   HttpFrontend http(handler);
   if (!options.grpc_address.empty()) {
-    absl::StatusOr<int> port = grpc.Start(options.grpc_address, options.tls);
+    const std::string address = WithHost(options.grpc_address);
+    absl::StatusOr<int> port = grpc.Start(address, options.tls);
     if (!port.ok()) return port.status();
-    out << "grpc: listening on " << HostOf(options.grpc_address) << ":" << *port << std::endl;
+    out << "grpc: listening on " << HostOf(address) << ":" << *port << std::endl;
   }
   if (!options.http_address.empty()) {
-    absl::StatusOr<int> port = http.Start(options.http_address, options.tls, options.http_threads);
+    const std::string address = WithHost(options.http_address);
+    absl::StatusOr<int> port = http.Start(address, options.tls, options.http_threads);
     if (!port.ok()) return port.status();
-    out << "http: listening on " << HostOf(options.http_address) << ":" << *port << std::endl;
+    out << "http: listening on " << HostOf(address) << ":" << *port << std::endl;
   }
   repository.LoadAll();
   int ready = 0;

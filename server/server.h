@@ -20,10 +20,11 @@ namespace server {
 
 struct ServerOptions {
   RepositoryOptions repository;
-  std::string grpc_address;  // HOST:PORT; empty: no gRPC
-  std::string http_address;  // HOST:PORT; empty: no HTTP
-  TlsFiles tls;              // for both transports
-  std::string token;         // empty: no authentication
+  // HOST:PORT, or PORT alone for 127.0.0.1:PORT; empty: no such transport.
+  std::string grpc_address;
+  std::string http_address;
+  TlsFiles tls;       // for both transports
+  std::string token;  // empty: no authentication
   ServerLimits limits;
   int http_threads = 16;
   double shutdown_seconds = 10;

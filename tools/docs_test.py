@@ -57,6 +57,16 @@ class DocsTest(unittest.TestCase):
         self.assertEqual(entries, configs)
         self.assertEqual(entries, table)
 
+    def test_serving_config_table_lists_the_keys_the_server_reads(self):
+        document = read("docs/serving.md")
+        section = document[document.index("### config.json"):document.index("## Inputs and outputs")]
+        table = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
+        source = read("server/model_config.cc")
+        parser = source[source.index("absl::StatusOr<ModelConfig> ParseModelConfig("):]
+        parsed = re.findall(r'key == "(\w+)"', parser)
+        self.assertGreaterEqual(len(parsed), 6)
+        self.assertEqual(sorted(table), sorted(parsed))
+
     def test_compatibility_cites_tests_that_exist(self):
         document = read("docs/compatibility.md")
         sources = "".join(read(path) for path in CITED_TEST_SOURCES)

@@ -327,7 +327,7 @@ class ServerTest(unittest.TestCase):
             "parameters": {"timeout": 1},
             "inputs": [{"name": "x", "datatype": "FP32", "shape": [64, 64], "data": x.tolist()},
                        {"name": "steps", "datatype": "INT64", "shape": [1], "data": [1]}]})
-        self.assertEqual(status, 504, answer)
+        self.assertEqual(status, 504, answer[:300])
 
     def test_unload_and_load(self):
         self.assertEqual(http(self.server.http_port, "/v2/repository/models/pointwise/unload",

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -42,7 +43,10 @@
 #include "runtime/reports/explain.h"
 #include "runtime/reports/machine.h"
 #include "runtime/reports/profile.h"
+#include "server/model_signature.h"
+#include "server/open_inference.pb.h"
 #include "server/server.h"
+#include "server/tensor_codec.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/args.h"
 #include "tools/sr/bench.h"
@@ -51,6 +55,7 @@
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
 #include "tools/sr/load_bench.h"
+#include "tools/sr/loadgen.h"
 #include "tools/sr/plan_svg.h"
 #include "tools/sr/serve.h"
 #include "tools/sr/verify.h"
@@ -74,7 +79,8 @@ const std::vector<FlagSpec>& Flags() {
         {"seeds", FlagKind::kInt, "2", "verify: seeds per --input-spec alternative"},
         {"iters", FlagKind::kInt, "200", "timed calls per side and thread"},
         {"warmup", FlagKind::kInt, "20", "untimed calls per side and thread first"},
-        {"threads", FlagKind::kInt, "1", "concurrent callers (static runtime through a pool)"},
+        {"threads", FlagKind::kInt, "1",
+         "concurrent callers (static runtime through a pool); loadgen: clients"},
         {"intra_op_threads", FlagKind::kInt, "1", "intra-op threads (ATen's and OpenBLAS's)"},
         {"frozen", FlagKind::kBool, "false", "the model is already frozen"},
         {"json", FlagKind::kString, "",
@@ -95,13 +101,23 @@ const std::vector<FlagSpec>& Flags() {
         {"out", FlagKind::kString, "", "compile: the package to write (also -o FILE)"},
         {"rounds", FlagKind::kInt, "5", "load: interleaved rounds of each way of loading"},
         {"rate", FlagKind::kDouble, "0",
-         "throughput: calls per second, all callers together (0: back to back)"},
-        {"seconds", FlagKind::kDouble, "3", "throughput: how long to call, timed"},
+         "throughput, loadgen: calls per second, all callers together (0: back to back)"},
+        {"seconds", FlagKind::kDouble, "3", "throughput, loadgen: how long to call, timed"},
         {"repository", FlagKind::kString, "",
          "serve: the model repository, a folder of NAME/model.pt or NAME/model.srpkg (and "
          "optional NAME/config.json)"},
-        {"grpc", FlagKind::kString, "", "serve: gRPC address HOST:PORT (port 0: any free one)"},
-        {"http", FlagKind::kString, "", "serve: HTTP address HOST:PORT (port 0: any free one)"},
+        {"grpc", FlagKind::kString, "",
+         "serve: gRPC address HOST:PORT, or PORT for 127.0.0.1:PORT (0: any free port); "
+         "loadgen: the server's"},
+        {"model", FlagKind::kString, "",
+         "loadgen: the model's name on the server (default: the model file's folder name)"},
+        {"server_live_only", FlagKind::kBool, "false",
+         "loadgen: send ServerLive calls instead of the model's inputs (the transport's own "
+         "round trip)"},
+        {"max_requests", FlagKind::kInt, "0",
+         "loadgen: send at most this many requests (0: only --seconds bounds them)"},
+        {"http", FlagKind::kString, "",
+         "serve: HTTP address HOST:PORT, or PORT for 127.0.0.1:PORT (0: any free port)"},
         {"engine", FlagKind::kString, "static",
          "serve: what runs the models: static (this runtime) or jit (the TorchScript JIT)"},
         {"cache_dir", FlagKind::kString, "",
@@ -607,6 +623,60 @@ int CompileCommand(const Args& args) {
   return 0;
 }
 
+int LoadgenCommand(const Args& args) {
+  if (!args.Given("grpc")) return Fail(2, "loadgen needs --grpc=HOST:PORT, the server's address");
+  RunSetup setup;
+  if (int code = PrepareRun(args, "loadgen", setup)) return code;
+  c10::FunctionSchema schema = setup.package
+                                   ? setup.package->schema()
+                                   : setup.module.get_method("forward").function().getSchema();
+  if (!setup.package) {
+    schema = schema.cloneWithArguments(
+        std::vector<c10::Argument>(schema.arguments().begin() + 1, schema.arguments().end()));
+  }
+  absl::StatusOr<std::vector<server::NamedTensor>> inputs =
+      server::ModelSignature::Inputs(schema, setup.inputs);
+  if (!inputs.ok()) return Fail(2, std::string(inputs.status().message()));
+  inference::ModelInferRequest request;
+  request.set_model_name(
+      args.Given("model")
+          ? args.String("model")
+          : std::filesystem::path(setup.model_name).parent_path().filename().string());
+  for (const server::NamedTensor& input : *inputs) {
+    absl::StatusOr<std::string> datatype = server::DatatypeOf(input.tensor.scalar_type());
+    if (!datatype.ok()) return Fail(2, std::string(datatype.status().message()));
+    auto* tensor = request.add_inputs();
+    tensor->set_name(input.name);
+    tensor->set_datatype(*datatype);
+    for (int64_t size : input.tensor.sizes()) tensor->add_shape(size);
+    request.add_raw_input_contents(server::RawBytes(input.tensor));
+  }
+  LoadgenConfig config;
+  config.address = args.String("grpc");
+  config.clients = args.Int("threads");
+  config.rate = args.Double("rate");
+  config.seconds = args.Double("seconds");
+  config.max_requests = args.Int("max_requests");
+  config.server_live_only = args.Bool("server_live_only");
+  if (args.Given("token_file")) {
+    absl::StatusOr<std::string> token = ReadTextFile(args.String("token_file"));
+    if (!token.ok()) return Fail(2, std::string(token.status().message()));
+    config.token = std::string(absl::StripAsciiWhitespace(*token));
+  }
+  if (args.Given("tls_cert")) {
+    absl::StatusOr<std::string> certificate = ReadTextFile(args.String("tls_cert"));
+    if (!certificate.ok()) return Fail(2, std::string(certificate.status().message()));
+    config.root_certificate = *certificate;
+  }
+  absl::StatusOr<LoadgenReport> report = RunLoad(config, request);
+  if (!report.ok()) {
+    return Fail(report.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1,
+                std::string(report.status().message()));
+  }
+  std::cout << "model: " << request.model_name() << "\n" << FormatLoadgenReport(config, *report);
+  return report->ok > 0 ? 0 : 1;
+}
+
 int LoadCommand(const Args& args) {
   if (args.positional().size() != 1 || IsPackage(args)) {
     return Fail(2, "load takes one model file (MODEL.pt)");
@@ -660,6 +730,13 @@ const std::vector<Command>& Commands() {
        "serves the repository's models on the Open Inference Protocol (KServe v2) over gRPC "
        "and HTTP until SIGTERM (docs/serving.md).",
        ServeCommand},
+      {"loadgen",
+       "loadgen MODEL.pt --inputs=FILE | --input-spec=SPEC --grpc=HOST:PORT [--model=NAME] "
+       "[--threads=N | --rate=R] [--seconds=S] [--max-requests=N]",
+       "sends the model's inputs to a running server over gRPC (loopback only), closed loop "
+       "with N clients or open loop at R requests per second, and prints throughput and "
+       "latency percentiles.",
+       LoadgenCommand},
       {"throughput",
        "throughput [MODEL.pt | MODEL.srpkg] [--threads=N] [--rate=CALLS_PER_S] [--seconds=S]",
        "calls the model from N caller threads sharing a runtime pool, in process, back to back "
