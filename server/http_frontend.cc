@@ -22,6 +22,9 @@ namespace {
 using nlohmann::json;
 
 constexpr char kHeaderLength[] = "Inference-Header-Content-Length";
+// A deadline in microseconds from when the server reads the request, as
+// the request parameter "timeout" gives one.
+constexpr char kTimeoutHeader[] = "Inference-Timeout-Us";
 constexpr char kJson[] = "application/json";
 
 int HttpStatusOf(absl::StatusCode code) {
@@ -358,48 +361,57 @@ void HttpFrontend::Route() {
   // The body through a content reader: httplib would otherwise parse a body
   // sent as application/x-www-form-urlencoded (curl -d's default) as a form,
   // and refuse one above 8 KiB.
-  server.Post(
-      ModelPattern("/infer"), [this](const httplib::Request& request, httplib::Response& response,
-                                     const httplib::ContentReader& read) {
-        std::string content;
-        const size_t limit = static_cast<size_t>(handler_.limits().max_request_bytes);
-        const bool complete = read([&content, limit](const char* data, size_t length) {
-          content.append(data, length);
-          return content.size() <= limit;
-        });
-        if (!complete) {
-          return SendError(response, absl::InvalidArgumentError(absl::StrCat(
-                                         "the request is incomplete or larger than the server's "
-                                         "limit of ",
-                                         limit, " bytes")));
-        }
-        std::optional<size_t> header_length;
-        if (request.has_header(kHeaderLength)) {
-          size_t length = 0;
-          if (!absl::SimpleAtoi(request.get_header_value(kHeaderLength), &length)) {
-            return SendError(response, absl::InvalidArgumentError(
-                                           absl::StrCat(kHeaderLength, " is not a byte count")));
-          }
-          header_length = length;
-        }
-        absl::StatusOr<HttpInferRequest> decoded =
-            DecodeHttpRequest(content, header_length, handler_.limits());
-        if (!decoded.ok()) return SendError(response, decoded.status());
-        HttpInferRequest infer = *std::move(decoded);
-        infer.request.model_name = Match(request, 1);
-        infer.request.model_version = Match(request, 2);
-        absl::StatusOr<InferResponse> result = handler_.Infer(infer.request);
-        if (!result.ok()) return SendError(response, result.status());
-        absl::StatusOr<HttpBody> body = EncodeHttpResponse(*result, infer);
-        if (!body.ok()) return SendError(response, body.status());
-        response.status = 200;
-        if (body->header_length) {
-          response.set_header(kHeaderLength, absl::StrCat(*body->header_length));
-          response.set_content(std::move(body->body), "application/octet-stream");
-        } else {
-          response.set_content(std::move(body->body), kJson);
-        }
-      });
+  server.Post(ModelPattern("/infer"), [this](const httplib::Request& request,
+                                             httplib::Response& response,
+                                             const httplib::ContentReader& read) {
+    std::string content;
+    const size_t limit = static_cast<size_t>(handler_.limits().max_request_bytes);
+    const bool complete = read([&content, limit](const char* data, size_t length) {
+      content.append(data, length);
+      return content.size() <= limit;
+    });
+    if (!complete) {
+      return SendError(response, absl::InvalidArgumentError(absl::StrCat(
+                                     "the request is incomplete or larger than the server's "
+                                     "limit of ",
+                                     limit, " bytes")));
+    }
+    std::optional<size_t> header_length;
+    if (request.has_header(kHeaderLength)) {
+      size_t length = 0;
+      if (!absl::SimpleAtoi(request.get_header_value(kHeaderLength), &length)) {
+        return SendError(response, absl::InvalidArgumentError(
+                                       absl::StrCat(kHeaderLength, " is not a byte count")));
+      }
+      header_length = length;
+    }
+    absl::StatusOr<HttpInferRequest> decoded =
+        DecodeHttpRequest(content, header_length, handler_.limits());
+    if (!decoded.ok()) return SendError(response, decoded.status());
+    HttpInferRequest infer = *std::move(decoded);
+    if (request.has_header(kTimeoutHeader)) {
+      int64_t timeout_us = 0;
+      if (!absl::SimpleAtoi(request.get_header_value(kTimeoutHeader), &timeout_us) ||
+          timeout_us <= 0) {
+        return SendError(response, absl::InvalidArgumentError(absl::StrCat(
+                                       kTimeoutHeader, " is not a positive microsecond count")));
+      }
+      infer.request.deadline = DeadlineOf(timeout_us, infer.request.deadline);
+    }
+    infer.request.model_name = Match(request, 1);
+    infer.request.model_version = Match(request, 2);
+    absl::StatusOr<InferResponse> result = handler_.Infer(infer.request);
+    if (!result.ok()) return SendError(response, result.status());
+    absl::StatusOr<HttpBody> body = EncodeHttpResponse(*result, infer);
+    if (!body.ok()) return SendError(response, body.status());
+    response.status = 200;
+    if (body->header_length) {
+      response.set_header(kHeaderLength, absl::StrCat(*body->header_length));
+      response.set_content(std::move(body->body), "application/octet-stream");
+    } else {
+      response.set_content(std::move(body->body), kJson);
+    }
+  });
   server.Post("/v2/repository/index",
               [this](const httplib::Request& request, httplib::Response& response) {
                 const json body = json::parse(request.body, nullptr, false);

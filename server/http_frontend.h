@@ -1,7 +1,8 @@
 // HttpFrontend: the Open Inference Protocol's HTTP/REST transport over an
 // InferenceHandler, with cpp-httplib: health, server and model metadata,
 // inference with JSON tensors and the binary tensor data extension
-// (Inference-Header-Content-Length), the model-repository extension, and
+// (Inference-Header-Content-Length), deadlines (Inference-Timeout-Us or the
+// "timeout" parameter), the model-repository extension, and
 // /metrics (Prometheus text). Errors are {"error": "..."} with the status
 // their code maps to (400 bad input, 401 no token, 404 no such model, 429
 // queue full, 503 not ready, 504 deadline). With a token, every endpoint

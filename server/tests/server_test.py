@@ -328,6 +328,39 @@ class ServerTest(unittest.TestCase):
             "inputs": [{"name": "x", "datatype": "FP32", "shape": [64, 64], "data": x.tolist()},
                        {"name": "steps", "datatype": "INT64", "shape": [1], "data": [1]}]})
         self.assertEqual(status, 504, answer[:300])
+        status, _, answer = http(self.server.http_port, "/v2/models/slow/infer", {
+            "inputs": [{"name": "x", "datatype": "FP32", "shape": [64, 64], "data": x.tolist()},
+                       {"name": "steps", "datatype": "INT64", "shape": [1], "data": [1]}]},
+            {"Content-Type": "application/json", "Inference-Timeout-Us": "1"})
+        self.assertEqual(status, 504, answer[:300])
+
+    def test_a_client_that_cancels_a_queued_request_frees_its_place(self):
+        x = torch.randn(64, 64) / 8
+        slow = raw_request("slow", {"x": x, "steps": torch.tensor([20000])})
+        expired = self.counter("sr_request_expired_total", "slow")
+        busy = self.stub.ModelInfer.future(slow, timeout=120)
+        time.sleep(0.2)
+        queued = self.stub.ModelInfer.future(slow, timeout=120)
+        time.sleep(0.2)
+        self.assertTrue(queued.cancel())
+        deadline = time.time() + 30
+        while self.counter("sr_request_expired_total", "slow") == expired and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(self.counter("sr_request_expired_total", "slow"), expired + 1)
+        busy.result()  # the running one is unaffected
+
+    def counter(self, name, model):
+        _, _, text = http(self.server.http_port, "/metrics")
+        return int(re.search(r'%s\{model="%s"\} (\d+)' % (name, model), text.decode()).group(1))
+
+    def test_malformed_protobuf_is_refused_and_the_server_carries_on(self):
+        garbage = self.channel.unary_unary("/inference.GRPCInferenceService/ModelInfer")
+        for payload in [b"\xff\xff\xff", b"\x0a\x80\x80\x80\x80\x10", b"\x2a\x05\x1a\x03\xff"]:
+            with self.subTest(payload=payload):
+                with self.assertRaises(grpc.RpcError) as error:
+                    garbage(payload, timeout=10)
+                self.assertNotEqual(error.exception.code(), grpc.StatusCode.OK)
+        self.assertTrue(self.stub.ServerLive(pb.ServerLiveRequest()).live)
 
     def test_unload_and_load(self):
         self.assertEqual(http(self.server.http_port, "/v2/repository/models/pointwise/unload",

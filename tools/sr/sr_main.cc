@@ -426,6 +426,9 @@ int ServeCommand(const Args& args) {
     if (options.token.empty()) return Fail(2, "--token-file holds no token");
   }
   options.http_threads = args.Int("http_threads");
+  // Each instance of a model runs on one core (config.json's instances
+  // are the parallelism), unless --intra-op-threads says otherwise.
+  SetIntraOpThreads(args.Int("intra_op_threads"));
   options.shutdown_seconds = args.Double("shutdown_seconds");
   options.limits.max_request_bytes = args.Int("max_request_bytes");
   options.limits.max_tensors = args.Int("max_tensors");
