@@ -1,8 +1,6 @@
 #include "server/grpc_frontend.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +9,7 @@
 #include "grpcpp/grpcpp.h"
 #include "runtime/package.h"
 #include "server/open_inference.grpc.pb.h"
+#include "server/read_file.h"
 #include "server/tensor_codec.h"
 
 namespace static_runtime {
@@ -64,14 +63,6 @@ absl::StatusOr<at::Tensor> TensorFromContents(
       return absl::InvalidArgumentError(absl::StrCat("input '", name, "': ", input.datatype(),
                                                      " tensors travel only as raw contents"));
   }
-}
-
-absl::StatusOr<std::string> ReadPem(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  return text.str();
 }
 
 }  // namespace
@@ -259,8 +250,8 @@ absl::StatusOr<int> GrpcFrontend::Start(const std::string& address, const TlsFil
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (tls.enabled()) {
     grpc::SslServerCredentialsOptions options;
-    ASSIGN_OR_RETURN(std::string certificate, ReadPem(tls.certificate));
-    ASSIGN_OR_RETURN(std::string key, ReadPem(tls.private_key));
+    ASSIGN_OR_RETURN(std::string certificate, ReadFile(tls.certificate));
+    ASSIGN_OR_RETURN(std::string key, ReadFile(tls.private_key));
     options.pem_key_cert_pairs.push_back({std::move(key), std::move(certificate)});
     credentials = grpc::SslServerCredentials(options);
   }

@@ -1,8 +1,6 @@
 #include "server/model_repository.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "absl/strings/match.h"
@@ -11,6 +9,7 @@
 #include "glog/logging.h"
 #include "runtime/model_cache.h"
 #include "runtime/package.h"
+#include "server/read_file.h"
 
 namespace static_runtime {
 namespace server {
@@ -26,14 +25,6 @@ bool IsModelName(const std::string& name) {
     }
   }
   return true;
-}
-
-absl::StatusOr<std::string> ReadFile(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path.string()));
-  return text.str();
 }
 
 }  // namespace
@@ -72,7 +63,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelRepository::LoadFolder(
   ModelConfig config;
   std::error_code error;
   if (fs::exists(folder / "config.json", error)) {
-    ASSIGN_OR_RETURN(std::string text, ReadFile(folder / "config.json"));
+    ASSIGN_OR_RETURN(std::string text, ReadFile((folder / "config.json").string()));
     ASSIGN_OR_RETURN(config, ParseModelConfig(text));
   }
   const fs::path package = folder / "model.srpkg";

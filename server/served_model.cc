@@ -11,6 +11,31 @@
 
 namespace static_runtime {
 namespace server {
+namespace {
+
+// How often a waiting request looks whether its client is still there.
+constexpr absl::Duration kPoll = absl::Milliseconds(20);
+
+absl::Status Unloading(const std::string& model) {
+  return absl::UnavailableError(absl::StrCat("model '", model, "' is being unloaded"));
+}
+
+absl::Status QueueFull(const std::string& model, int queue_size) {
+  return absl::ResourceExhaustedError(absl::StrCat("model '", model, "': the queue is full (",
+                                                   queue_size, " requests waiting); retry later"));
+}
+
+absl::Status DeadlinePassed(const std::string& model) {
+  return absl::DeadlineExceededError(
+      absl::StrCat("model '", model, "': the request's deadline passed before it ran"));
+}
+
+// The wait's end: the deadline, or the next look at the client.
+absl::Time WakeUp(absl::Time deadline, const std::function<bool()>& cancelled) {
+  return cancelled ? std::min(deadline, absl::Now() + kPoll) : deadline;
+}
+
+}  // namespace
 
 struct ServedModel::Request {
   std::vector<c10::IValue> arguments;  // unbatched runs
@@ -101,28 +126,20 @@ absl::StatusOr<std::vector<NamedTensor>> ServedModel::RunInCaller(
   const absl::Time queued = absl::Now();
   {
     absl::MutexLock lock(&mutex_);
-    if (stopping_) {
-      return absl::UnavailableError(absl::StrCat("model '", name_, "' is being unloaded"));
-    }
+    if (stopping_) return Unloading(name_);
     if (running_ >= config_.instances) {
       if (waiting_ >= config_.queue_size) {
         metrics_.CountRejected();
-        return absl::ResourceExhaustedError(absl::StrCat("model '", name_, "': the queue is full (",
-                                                         config_.queue_size,
-                                                         " requests waiting); retry later"));
+        return QueueFull(name_, config_.queue_size);
       }
       ++waiting_;
       auto free = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
         return running_ < config_.instances;
       };
-      // Wake now and then to see whether the client is still there.
-      constexpr absl::Duration kPoll = absl::Milliseconds(20);
       absl::Status dropped;
-      while (!mutex_.AwaitWithDeadline(
-          absl::Condition(&free), cancelled ? std::min(deadline, absl::Now() + kPoll) : deadline)) {
+      while (!mutex_.AwaitWithDeadline(absl::Condition(&free), WakeUp(deadline, cancelled))) {
         if (absl::Now() >= deadline) {
-          dropped = absl::DeadlineExceededError(
-              absl::StrCat("model '", name_, "': the request's deadline passed before it ran"));
+          dropped = DeadlinePassed(name_);
         } else if (cancelled()) {
           dropped = absl::CancelledError("the client cancelled the request");
         } else {
@@ -138,8 +155,7 @@ absl::StatusOr<std::vector<NamedTensor>> ServedModel::RunInCaller(
     }
     if (absl::Now() >= deadline) {
       metrics_.CountExpired();
-      return absl::DeadlineExceededError(
-          absl::StrCat("model '", name_, "': the request's deadline passed before it ran"));
+      return DeadlinePassed(name_);
     }
     ++running_;
   }
@@ -182,14 +198,10 @@ absl::Status ServedModel::Enqueue(const std::shared_ptr<Request>& request, absl:
   request->queued = absl::Now();
   request->deadline = deadline;
   absl::MutexLock lock(&mutex_);
-  if (stopping_) {
-    return absl::UnavailableError(absl::StrCat("model '", name_, "' is being unloaded"));
-  }
+  if (stopping_) return Unloading(name_);
   if (static_cast<int>(queue_.size()) >= config_.queue_size) {
     metrics_.CountRejected();
-    return absl::ResourceExhaustedError(absl::StrCat("model '", name_, "': the queue is full (",
-                                                     config_.queue_size,
-                                                     " requests waiting); retry later"));
+    return QueueFull(name_, config_.queue_size);
   }
   queue_.push_back(request);
   return absl::OkStatus();
@@ -197,15 +209,11 @@ absl::Status ServedModel::Enqueue(const std::shared_ptr<Request>& request, absl:
 
 absl::StatusOr<std::vector<NamedTensor>> ServedModel::Await(
     Request& request, absl::Time deadline, const std::function<bool()>& cancelled) {
-  // Wake now and then to see whether the client is still there.
-  constexpr absl::Duration kPoll = absl::Milliseconds(20);
-  while (!request.done.WaitForNotificationWithDeadline(
-      cancelled ? std::min(deadline, absl::Now() + kPoll) : deadline)) {
+  while (!request.done.WaitForNotificationWithDeadline(WakeUp(deadline, cancelled))) {
     const bool expired = absl::Now() >= deadline;
     if (expired || cancelled()) {
       request.abandoned.store(true);
-      return expired ? absl::DeadlineExceededError(absl::StrCat(
-                           "model '", name_, "': the request's deadline passed before it ran"))
+      return expired ? DeadlinePassed(name_)
                      : absl::CancelledError("the client cancelled the request");
     }
   }
@@ -259,7 +267,7 @@ void ServedModel::Run(std::vector<std::shared_ptr<Request>> run) {
   for (std::shared_ptr<Request>& request : run) {
     if (request->abandoned.load() || now >= request->deadline) {
       metrics_.CountExpired();
-      request->Finish(absl::DeadlineExceededError("the request expired before it ran"));
+      request->Finish(DeadlinePassed(name_));
     } else {
       live.push_back(std::move(request));
     }

@@ -4,8 +4,8 @@
 #   1. overhead per request: `sr loadgen` (one client, gRPC on loopback)
 #      against an in-process call (`sr throughput`, one caller), and the
 #      transport's own round trip (ServerLive calls);
-#   2. throughput with 2 clients and 2 runtimes against the in-process pool
-#      with 2 callers;
+#   2. throughput of 2 runtimes with 4 clients (two in flight while two are
+#      computed) against the in-process pool with 2 callers;
 #   3. resnet18 at a rate above its unbatched capacity, with and without
 #      dynamic batching (throughput and p99);
 #   4. the same loads on `sr serve --engine=jit`.
@@ -85,25 +85,27 @@ in_process() {  # model threads
 }
 
 echo "== 1. overhead per request, ads, one client (us)"
+read -r jit_p50 _ _ <<<"$(load "$jit_port" ads)"
 read -r live_p50 _ _ <<<"$(load "$static_port" ads --server-live-only)"
 read -r inproc_p50 _ <<<"$(in_process ads 1)"
 read -r grpc_p50 grpc_p99 _ <<<"$(load "$static_port" ads)"
 printf '%-34s %10s\n' "in-process call p50" "$inproc_p50" "gRPC ModelInfer p50 (p99 $grpc_p99)" \
   "$grpc_p50" "gRPC ServerLive p50 (transport)" "$live_p50"
 awk -v a="$grpc_p50" -v b="$inproc_p50" 'BEGIN {printf "%-34s %10.1f\n", "server overhead p50", a - b}'
+printf '%-34s %10s\n' "gRPC ModelInfer p50, --engine=jit" "$jit_p50"
 
-echo "== 2. throughput, 2 clients / 2 callers (requests/s)"
+echo "== 2. throughput, 2 runtimes: 4 clients / 2 in-process callers (requests/s)"
 printf '%-10s %12s %12s %12s %8s\n' model in-process "sr serve" "jit serve" "serve/in"
 for model in ads resnet18; do
   read -r _ inproc <<<"$(in_process "$model" 2)"
-  read -r _ _ served <<<"$(load "$static_port" "$model" --threads=2)"
-  read -r _ _ jit <<<"$(load "$jit_port" "$model" --threads=2)"
+  read -r _ _ served <<<"$(load "$static_port" "$model" --threads=4)"
+  read -r _ _ jit <<<"$(load "$jit_port" "$model" --threads=4)"
   awk -v m="$model" -v a="$inproc" -v b="$served" -v c="$jit" \
     'BEGIN {printf "%-10s %12.1f %12.1f %12.1f %8.2f\n", m, a, b, c, b / a}'
 done
 
 echo "== 3. resnet18 open loop at 1.5x its unbatched capacity"
-read -r _ _ capacity <<<"$(load "$static_port" resnet18 --threads=2)"
+read -r _ _ capacity <<<"$(load "$static_port" resnet18 --threads=4)"
 rate=$(awk -v c="$capacity" 'BEGIN {printf "%.1f", 1.5 * c}')
 printf '%-22s %10s %10s %10s\n' "rate $rate/s" answered/s "p50 us" "p99 us"
 for model in resnet18 resnet18_batched; do

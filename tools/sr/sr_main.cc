@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +44,7 @@
 #include "runtime/reports/profile.h"
 #include "server/model_signature.h"
 #include "server/open_inference.pb.h"
+#include "server/read_file.h"
 #include "server/server.h"
 #include "server/tensor_codec.h"
 #include "tools/intra_op_threads.h"
@@ -391,14 +391,6 @@ int ThroughputCommand(const Args& args) {
   return 0;
 }
 
-absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  return text.str();
-}
-
 int ServeCommand(const Args& args) {
   if (!args.positional().empty()) return Fail(2, "serve takes no model file: use --repository");
   if (!args.Given("repository")) return Fail(2, "serve needs --repository=DIR");
@@ -420,7 +412,7 @@ int ServeCommand(const Args& args) {
     return Fail(2, "give both --tls-cert and --tls-key, or neither");
   }
   if (args.Given("token_file")) {
-    absl::StatusOr<std::string> token = ReadTextFile(args.String("token_file"));
+    absl::StatusOr<std::string> token = server::ReadFile(args.String("token_file"));
     if (!token.ok()) return Fail(2, std::string(token.status().message()));
     options.token = std::string(absl::StripAsciiWhitespace(*token));
     if (options.token.empty()) return Fail(2, "--token-file holds no token");
@@ -662,12 +654,12 @@ int LoadgenCommand(const Args& args) {
   config.max_requests = args.Int("max_requests");
   config.server_live_only = args.Bool("server_live_only");
   if (args.Given("token_file")) {
-    absl::StatusOr<std::string> token = ReadTextFile(args.String("token_file"));
+    absl::StatusOr<std::string> token = server::ReadFile(args.String("token_file"));
     if (!token.ok()) return Fail(2, std::string(token.status().message()));
     config.token = std::string(absl::StripAsciiWhitespace(*token));
   }
   if (args.Given("tls_cert")) {
-    absl::StatusOr<std::string> certificate = ReadTextFile(args.String("tls_cert"));
+    absl::StatusOr<std::string> certificate = server::ReadFile(args.String("tls_cert"));
     if (!certificate.ok()) return Fail(2, std::string(certificate.status().message()));
     config.root_certificate = *certificate;
   }
