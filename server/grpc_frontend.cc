@@ -16,6 +16,9 @@ namespace static_runtime {
 namespace server {
 namespace {
 
+// Threads gRPC may run calls on.
+constexpr int kMaxThreads = 256;
+
 // ModelMetadata's platform: TorchScript models, as Triton names them.
 constexpr char kPlatform[] = "pytorch_libtorch";
 
@@ -256,6 +259,12 @@ absl::StatusOr<int> GrpcFrontend::Start(const std::string& address, const TlsFil
     credentials = grpc::SslServerCredentials(options);
   }
   grpc::ServerBuilder builder;
+  // Calls beyond this many threads wait inside gRPC instead of each taking
+  // a thread: with the models' bounded queues, what the server holds stays
+  // bounded however many clients connect.
+  grpc::ResourceQuota quota("sr_serve");
+  quota.SetMaxThreads(kMaxThreads);
+  builder.SetResourceQuota(quota);
   int port = 0;
   builder.AddListeningPort(address, credentials, &port);
   builder.RegisterService(service_.get());
