@@ -5,24 +5,27 @@
 #      against an in-process call (`sr throughput`, one caller), and the
 #      transport's own round trip (ServerLive calls);
 #   2. throughput of 2 runtimes with 4 clients (two in flight while two are
-#      computed) against the in-process pool with 2 callers;
+#      computed) against the in-process pool with 2 callers, in interleaved
+#      rounds (this VM's speed drifts by 20% from one run to the next);
 #   3. resnet18 at a rate above its unbatched capacity, with and without
 #      dynamic batching (throughput and p99);
 #   4. the same loads on `sr serve --engine=jit`.
 # One intra-op thread everywhere; loadgen shares the machine's cores with
 # the server, as a client on the same host does.
 #
-#   tools/bench_models/server_bench.sh [--sr PATH] [--seconds S]
+#   tools/bench_models/server_bench.sh [--sr PATH] [--seconds S] [--rounds N]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 sr=bazel-bin/tools/sr/sr
 seconds=5
+rounds=5
 while [ $# -gt 0 ]; do
   case "$1" in
     --sr) sr=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "server_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -95,13 +98,20 @@ awk -v a="$grpc_p50" -v b="$inproc_p50" 'BEGIN {printf "%-34s %10.1f\n", "server
 printf '%-34s %10s\n' "gRPC ModelInfer p50, --engine=jit" "$jit_p50"
 
 echo "== 2. throughput, 2 runtimes: 4 clients / 2 in-process callers (requests/s)"
+echo "   (medians of $rounds interleaved rounds; serve/in: the median of the rounds' ratios)"
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 printf '%-10s %12s %12s %12s %8s\n' model in-process "sr serve" "jit serve" "serve/in"
 for model in ads resnet18; do
-  read -r _ inproc <<<"$(in_process "$model" 2)"
-  read -r _ _ served <<<"$(load "$static_port" "$model" --threads=4)"
-  read -r _ _ jit <<<"$(load "$jit_port" "$model" --threads=4)"
-  awk -v m="$model" -v a="$inproc" -v b="$served" -v c="$jit" \
-    'BEGIN {printf "%-10s %12.1f %12.1f %12.1f %8.2f\n", m, a, b, c, b / a}'
+  : >"$dir/in"; : >"$dir/served"; : >"$dir/jit"; : >"$dir/ratio"
+  for ((r = 0; r < rounds; r++)); do
+    read -r _ inproc <<<"$(in_process "$model" 2)"
+    read -r _ _ served <<<"$(load "$static_port" "$model" --threads=4)"
+    read -r _ _ jit <<<"$(load "$jit_port" "$model" --threads=4)"
+    echo "$inproc" >>"$dir/in"; echo "$served" >>"$dir/served"; echo "$jit" >>"$dir/jit"
+    awk -v a="$inproc" -v b="$served" 'BEGIN {print b / a}' >>"$dir/ratio"
+  done
+  printf '%-10s %12.1f %12.1f %12.1f %8.3f\n' "$model" "$(median <"$dir/in")" \
+    "$(median <"$dir/served")" "$(median <"$dir/jit")" "$(median <"$dir/ratio")"
 done
 
 echo "== 3. resnet18 open loop at 1.5x its unbatched capacity"
