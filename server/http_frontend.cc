@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "errors/status_macros.h"
-#include "glog/logging.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
 #include "runtime/package.h"
