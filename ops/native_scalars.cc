@@ -72,6 +72,13 @@ void RegisterListExtremes(const char* overload) {
   Register("prim::max", overload, extreme("max", [](T a, T b) { return a > b; }));
 }
 
+// Python's `a ** b` on numbers, as the JIT computes it: in doubles, and an
+// error for zero to a negative power (Python's ZeroDivisionError).
+double ScalarPow(double a, double b) {
+  TORCH_CHECK(!(a == 0.0 && b < 0.0), "0.0 cannot be raised to a negative power");
+  return std::pow(a, b);
+}
+
 void RegisterArithmetic() {
   RegisterNumeric<int64_t, double>("aten::add", [](auto a, auto b) { return a + b; });
   RegisterNumeric<int64_t, double>("aten::sub", [](auto a, auto b) { return a - b; });
@@ -87,6 +94,10 @@ void RegisterArithmetic() {
                                             [](int64_t a, int64_t b) { return std::max(a, b); });
   RegisterBinary<int64_t, int64_t, int64_t>("prim::min", "int",
                                             [](int64_t a, int64_t b) { return std::min(a, b); });
+  RegisterBinary<int64_t, int64_t, double>("aten::pow", "int", ScalarPow);
+  RegisterBinary<double, double, double>("aten::pow", "float", ScalarPow);
+  RegisterBinary<int64_t, double, double>("aten::pow", "int_float", ScalarPow);
+  RegisterBinary<double, int64_t, double>("aten::pow", "float_int", ScalarPow);
   RegisterListExtremes<int64_t>("self_int");
   RegisterListExtremes<double>("self_float");
   Register("aten::sqrt", "int",
