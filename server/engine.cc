@@ -6,9 +6,9 @@
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "load/load.h"
+#include "passes/freeze.h"
 #include "runtime/pool.h"
 #include "torch/csrc/jit/api/module.h"
-#include "torch/csrc/jit/passes/freeze_module.h"
 
 namespace static_runtime {
 namespace server {
@@ -61,10 +61,9 @@ std::unique_ptr<Engine> StaticRuntimeEngine(StaticModule::Ptr module, int instan
 
 absl::StatusOr<std::unique_ptr<Engine>> JitEngine(const std::string& path) {
   ASSIGN_OR_RETURN(torch::jit::Module module, LoadModuleFromFile(path));
+  ASSIGN_OR_RETURN(torch::jit::Module frozen, FreezeForInference(module, "forward"));
   try {
-    module.eval();
-    if (module.hasattr("training")) module = torch::jit::freeze_module(module);
-    return std::unique_ptr<Engine>(std::make_unique<TorchScriptEngine>(std::move(module)));
+    return std::unique_ptr<Engine>(std::make_unique<TorchScriptEngine>(std::move(frozen)));
   } catch (const std::exception& e) {
     return StatusFromException(e, absl::StrCat(path, ": "));
   }

@@ -29,8 +29,9 @@ class Engine {
 // The static runtime with up to `instances` runtimes.
 std::unique_ptr<Engine> StaticRuntimeEngine(StaticModule::Ptr module, int instances);
 
-// The TorchScript JIT on the archive at `path` (loaded, in eval mode, and
-// frozen as StaticModule::FromFile freezes it), run under InferenceMode.
+// The TorchScript JIT on the archive at `path`, frozen by FreezeForInference
+// (as StaticModule::FromFile freezes it, and as `sr bench`'s JIT baseline
+// is), run under InferenceMode.
 absl::StatusOr<std::unique_ptr<Engine>> JitEngine(const std::string& path);
 
 }  // namespace server

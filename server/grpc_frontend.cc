@@ -1,6 +1,5 @@
 #include "server/grpc_frontend.h"
 
-#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -47,15 +46,13 @@ absl::StatusOr<at::Tensor> TensorFromContents(
     case c10::ScalarType::Long:
       return TensorFromValues(name, type, shape, Narrowed<int64_t>(contents.int64_contents()),
                               limits.max_elements);
+    case c10::ScalarType::Byte:  // UINT8 in uint_contents, INT8/16/32 in int_contents
     case c10::ScalarType::Char:
     case c10::ScalarType::Short:
     case c10::ScalarType::Int: {
-      std::vector<int64_t> values = Narrowed<int64_t>(contents.int_contents());
-      RETURN_IF_ERROR(CheckIntegerRange(name, type, values));
-      return TensorFromValues(name, type, shape, values, limits.max_elements);
-    }
-    case c10::ScalarType::Byte: {
-      std::vector<int64_t> values = Narrowed<int64_t>(contents.uint_contents());
+      const std::vector<int64_t> values = type == c10::ScalarType::Byte
+                                              ? Narrowed<int64_t>(contents.uint_contents())
+                                              : Narrowed<int64_t>(contents.int_contents());
       RETURN_IF_ERROR(CheckIntegerRange(name, type, values));
       return TensorFromValues(name, type, shape, values, limits.max_elements);
     }

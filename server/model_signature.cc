@@ -285,13 +285,11 @@ absl::Status Flatten(const c10::IValue& value, const std::string& name,
   } else if (value.isGenericDict()) {
     for (const auto& entry : value.toGenericDict()) {
       const c10::IValue& key = entry.key();
-      const std::string key_text = key.isString()
-                                       ? key.toStringRef()
-                                       : (key.isInt() ? absl::StrCat(key.toInt()) : std::string());
-      if (key_text.empty() && !key.isString()) {
+      if (!key.isString() && !key.isInt()) {
         return absl::InvalidArgumentError(absl::StrCat("output '", name, "': a dict keyed by ",
                                                        key.tagKind(), " has no protocol names"));
       }
+      const std::string key_text = key.isString() ? key.toStringRef() : absl::StrCat(key.toInt());
       RETURN_IF_ERROR(Flatten(entry.value(), absl::StrCat(name, ".", key_text), outputs));
     }
   } else {

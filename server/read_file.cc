@@ -3,7 +3,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "errors/status_macros.h"
 
 namespace static_runtime {
 namespace server {
@@ -14,6 +16,13 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   bytes << file.rdbuf();
   if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
   return bytes.str();
+}
+
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  std::string token(absl::StripAsciiWhitespace(text));
+  if (token.empty()) return absl::InvalidArgumentError(absl::StrCat(path, " holds no token"));
+  return token;
 }
 
 }  // namespace server

@@ -35,6 +35,15 @@ absl::Time WakeUp(absl::Time deadline, const std::function<bool()>& cancelled) {
   return cancelled ? std::min(deadline, absl::Now() + kPoll) : deadline;
 }
 
+// Why a request that is still waiting must be dropped now: its deadline
+// passed, or its client went away; OK to keep waiting.
+absl::Status WhyDropped(const std::string& model, absl::Time deadline,
+                        const std::function<bool()>& cancelled) {
+  if (absl::Now() >= deadline) return DeadlinePassed(model);
+  if (cancelled && cancelled()) return absl::CancelledError("the client cancelled the request");
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 struct ServedModel::Request {
@@ -137,15 +146,9 @@ absl::StatusOr<std::vector<NamedTensor>> ServedModel::RunInCaller(
         return running_ < config_.instances;
       };
       absl::Status dropped;
-      while (!mutex_.AwaitWithDeadline(absl::Condition(&free), WakeUp(deadline, cancelled))) {
-        if (absl::Now() >= deadline) {
-          dropped = DeadlinePassed(name_);
-        } else if (cancelled()) {
-          dropped = absl::CancelledError("the client cancelled the request");
-        } else {
-          continue;
-        }
-        break;
+      while (dropped.ok() &&
+             !mutex_.AwaitWithDeadline(absl::Condition(&free), WakeUp(deadline, cancelled))) {
+        dropped = WhyDropped(name_, deadline, cancelled);
       }
       --waiting_;
       if (!dropped.ok()) {
@@ -210,11 +213,10 @@ absl::Status ServedModel::Enqueue(const std::shared_ptr<Request>& request, absl:
 absl::StatusOr<std::vector<NamedTensor>> ServedModel::Await(
     Request& request, absl::Time deadline, const std::function<bool()>& cancelled) {
   while (!request.done.WaitForNotificationWithDeadline(WakeUp(deadline, cancelled))) {
-    const bool expired = absl::Now() >= deadline;
-    if (expired || cancelled()) {
+    absl::Status dropped = WhyDropped(name_, deadline, cancelled);
+    if (!dropped.ok()) {
       request.abandoned.store(true);
-      return expired ? DeadlinePassed(name_)
-                     : absl::CancelledError("the client cancelled the request");
+      return dropped;
     }
   }
   return std::move(request.result);
@@ -225,12 +227,10 @@ std::vector<std::shared_ptr<ServedModel::Request>> ServedModel::NextRun() {
   queue_.pop_front();
   int64_t rows = run.front()->rows;
   const absl::Time give_up = run.front()->queued + absl::Microseconds(config_.max_queue_delay_us);
-  auto has_request = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-    return !queue_.empty() || stopping_;
-  };
   while (rows < config_.max_batch_size) {
     if (queue_.empty() &&
-        (stopping_ || !mutex_.AwaitWithDeadline(absl::Condition(&has_request), give_up) ||
+        (stopping_ ||
+         !mutex_.AwaitWithDeadline(absl::Condition(this, &ServedModel::HasWork), give_up) ||
          queue_.empty())) {
       break;
     }
@@ -250,10 +250,7 @@ void ServedModel::Work() {
     std::vector<std::shared_ptr<Request>> run;
     {
       absl::MutexLock lock(&mutex_);
-      auto has_request = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-        return !queue_.empty() || stopping_;
-      };
-      mutex_.Await(absl::Condition(&has_request));
+      mutex_.Await(absl::Condition(this, &ServedModel::HasWork));
       if (queue_.empty()) return;  // stopping, and nothing left
       run = NextRun();
     }

@@ -80,6 +80,10 @@ class ServedModel {
   // Batched: waits for the workers to run `request`.
   absl::StatusOr<std::vector<NamedTensor>> Await(Request& request, absl::Time deadline,
                                                  const std::function<bool()>& cancelled);
+  // For the workers: a request queued, or stopping.
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return !queue_.empty() || stopping_;
+  }
   void Work();
   // Under mutex_: the requests of the next run (waits for batch-mates).
   std::vector<std::shared_ptr<Request>> NextRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -412,10 +412,9 @@ int ServeCommand(const Args& args) {
     return Fail(2, "give both --tls-cert and --tls-key, or neither");
   }
   if (args.Given("token_file")) {
-    absl::StatusOr<std::string> token = server::ReadFile(args.String("token_file"));
+    absl::StatusOr<std::string> token = server::ReadTokenFile(args.String("token_file"));
     if (!token.ok()) return Fail(2, std::string(token.status().message()));
-    options.token = std::string(absl::StripAsciiWhitespace(*token));
-    if (options.token.empty()) return Fail(2, "--token-file holds no token");
+    options.token = *std::move(token);
   }
   options.http_threads = args.Int("http_threads");
   // Each instance of a model runs on one core (config.json's instances
@@ -654,9 +653,9 @@ int LoadgenCommand(const Args& args) {
   config.max_requests = args.Int("max_requests");
   config.server_live_only = args.Bool("server_live_only");
   if (args.Given("token_file")) {
-    absl::StatusOr<std::string> token = server::ReadFile(args.String("token_file"));
+    absl::StatusOr<std::string> token = server::ReadTokenFile(args.String("token_file"));
     if (!token.ok()) return Fail(2, std::string(token.status().message()));
-    config.token = std::string(absl::StripAsciiWhitespace(*token));
+    config.token = *std::move(token);
   }
   if (args.Given("tls_cert")) {
     absl::StatusOr<std::string> certificate = server::ReadFile(args.String("tls_cert"));
