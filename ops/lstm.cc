@@ -197,17 +197,18 @@ std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell 
         w_ih.size(0) != gates * hidden || (layer > 0 && w_ih.size(1) != directions * hidden)) {
       return std::nullopt;
     }
-    Weights entry{w_ih, w_hh.t(), at::Tensor(), at::Tensor()};
+    at::Tensor b_ih, b_hh;
     if (has_biases) {
-      entry.b_ih = params[first + 2];
-      entry.b_hh = params[first + 3];
-      for (const at::Tensor* bias : {&entry.b_ih, &entry.b_hh}) {
+      b_ih = params[first + 2];
+      b_hh = params[first + 3];
+      for (const at::Tensor* bias : {&b_ih, &b_hh}) {
         if (!IsFloatCpu(*bias) || bias->dim() != 1 || bias->size(0) != gates * hidden) {
           return std::nullopt;
         }
       }
     }
-    weights.push_back(std::move(entry));
+    weights.push_back(
+        Weights{w_ih, b_ih, std::make_shared<const ReplicatedLinear>(w_hh, b_hh), hidden});
   }
   return FrozenRnn(cell, std::move(weights), num_layers, bidirectional, batch_first, steps);
 }
@@ -253,7 +254,7 @@ std::optional<std::tuple<at::Tensor, at::Tensor, at::Tensor>> FrozenRnn::RunPack
 bool FrozenRnn::Takes(int64_t input_size, int64_t batch, const at::Tensor& h0,
                       const at::Tensor& c0) const {
   const bool lstm = cell_ == Cell::kLstm;
-  const int64_t hidden = weights_[0].w_hh_t.size(0);
+  const int64_t hidden = weights_[0].hidden;
   const std::array<int64_t, 3> hidden_sizes = {num_layers_ * (bidirectional_ ? 2 : 1), batch,
                                                hidden};
   // ATen splits a sigmoid of this many elements across threads, which moves
@@ -269,7 +270,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> FrozenRnn::RunLayers(const at::Te
                                                                     const at::Tensor& h0,
                                                                     const at::Tensor& c0) const {
   const bool lstm = cell_ == Cell::kLstm;
-  const int64_t hidden = weights_[0].w_hh_t.size(0);
+  const int64_t hidden = weights_[0].hidden;
   const int64_t directions = bidirectional_ ? 2 : 1;
   std::vector<int64_t> output_sizes = x.sizes().vec();
   output_sizes.back() = directions * hidden;
@@ -297,7 +298,7 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   const bool lstm = cell_ == Cell::kLstm;
   const bool packed = schedule.batch_sizes != nullptr;
   const int64_t steps = schedule.steps, batch = schedule.batch;
-  const int64_t hidden = weights.w_hh_t.size(0);
+  const int64_t hidden = weights.hidden;
   // ATen's projection of every step's input at once, by the same call.
   at::Tensor input_w =
       at::linear(input, weights.w_ih,
@@ -336,24 +337,25 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
     }
     last_rows = rows;
     at::Tensor step_gates = rows == batch ? gates : gates.narrow(0, 0, rows);
-    // ATen's linear_hh: addmm for a bias, mm without; the same calls on the
-    // same layouts give the same bits.
+    // ATen's linear_hh.
     const at::Tensor& h_state = s == 0 ? h0 : h;
     const at::Tensor h_prev = rows == batch ? h_state : h_state.narrow(0, 0, rows);
-    if (weights.b_hh.defined()) {
-      at::addmm_out(step_gates, weights.b_hh, h_prev, weights.w_hh_t);
-    } else {
-      at::mm_out(step_gates, h_prev, weights.w_hh_t);
-    }
+    weights.hh->Run(h_prev, step_gates);
     const float* input_t = input_w.data_ptr<float>() + (packed ? first : t) * step_stride;
     if (simple) {
       // ATen's SimpleCell on the projected input: act(linear_hh(h).add_(x_w)).
-      step_gates.add_(packed ? input_w.narrow(0, first, rows) : input_w.select(0, t));
-      at::Tensor h_rows = rows == batch ? h : h.narrow(0, 0, rows);
-      if (cell_ == Cell::kRnnTanh) {
-        at::tanh_out(h_rows, step_gates);
+      const RnnStepFn step = cell_ == Cell::kRnnRelu ? steps_.rnn_relu : steps_.rnn_tanh;
+      if (step != nullptr) {
+        step({gates.data_ptr<float>(), input_t, row_stride, /*state_prev=*/nullptr, 0,
+              /*c_next=*/nullptr, h.data_ptr<float>(), rows, hidden});
       } else {
-        at::clamp_min_out(h_rows, step_gates, 0);  // ATen's relu
+        step_gates.add_(packed ? input_w.narrow(0, first, rows) : input_w.select(0, t));
+        at::Tensor h_rows = rows == batch ? h : h.narrow(0, 0, rows);
+        if (cell_ == Cell::kRnnTanh) {
+          at::tanh_out(h_rows, step_gates);
+        } else {
+          at::clamp_min_out(h_rows, step_gates, 0);  // ATen's relu
+        }
       }
     } else if (lstm) {
       const at::Tensor& c_prev = s == 0 ? c_first : c;

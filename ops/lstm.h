@@ -5,27 +5,27 @@
 // sizes): the same results as ATen's CPU networks, bit for bit, with ATen's
 // own GEMMs (the input projection of all time steps at once, then
 // h W_hh^T + b_hh per step into one reused buffer, on a packed step's first
-// batch_sizes[t] rows as ATen slices them) and the elementwise part of each
-// step in one pass for the LSTM and GRU (ops/lstm_gates.h) instead of ATen's
-// eleven (nine) ops and their allocations; an nn.RNN step is ATen's own add
-// and tanh (clamp_min for relu) into reused buffers. A packed sequence's
-// state stays in its row once it ends (forwards) or is taken from h0 when
-// it starts (backwards), as ATen slices and concatenates it. Multi-layer and
-// bidirectional, batch_first, with or without biases. Not taken (ATen runs
-// instead, with its result or error): projections (proj_size), dropout in
-// training mode, inputs that are not float32 CPU tensors of the shapes ATen
-// accepts, batch sizes that are not a non-increasing run of positive counts
-// adding up to the data's rows, empty sequences or batches, CPUs on which
-// ATen runs its scalar kernels, and rows of gates large enough for ATen to
-// split its sigmoid across threads.
+// batch_sizes[t] rows as ATen slices them; that product replicated in
+// BLAS's order where ops/blas_replica/replicated_linear.h proves it) and the elementwise part of
+// each step in one pass for the LSTM and GRU (ops/lstm_gates.h) instead of ATen's eleven (nine) ops
+// and their allocations, and for nn.RNN in one pass instead of ATen's add and tanh (clamp_min for
+// relu). A packed sequence's state stays in its row once it ends (forwards) or is taken from h0
+// when it starts (backwards), as ATen slices and concatenates it. Multi-layer and bidirectional,
+// batch_first, with or without biases. Not taken (ATen runs instead, with its result or error):
+// projections (proj_size), dropout in training mode, inputs that are not float32 CPU tensors of the
+// shapes ATen accepts, batch sizes that are not a non-increasing run of positive counts adding up
+// to the data's rows, empty sequences or batches, CPUs on which ATen runs its scalar kernels, and
+// rows of gates large enough for ATen to split its sigmoid across threads.
 #ifndef STATIC_RUNTIME_OPS_LSTM_H_
 #define STATIC_RUNTIME_OPS_LSTM_H_
 
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ops/blas_replica/replicated_linear.h"
 #include "ops/lstm_gates.h"
 #include "torch/csrc/jit/ir/ir.h"
 
@@ -61,7 +61,10 @@ class FrozenRnn {
 
  private:
   struct Weights {
-    at::Tensor w_ih, w_hh_t, b_ih, b_hh;  // biases undefined without biases
+    at::Tensor w_ih, b_ih;  // b_ih undefined without biases
+    // h W_hh^T + b_hh, as ATen's addmm (mm without biases) gives it.
+    std::shared_ptr<const ReplicatedLinear> hh;
+    int64_t hidden;
   };
   FrozenRnn(Cell cell, std::vector<Weights> weights, int64_t num_layers, bool bidirectional,
             bool batch_first, RnnSteps steps)

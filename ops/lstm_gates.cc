@@ -49,7 +49,9 @@ const RnnSteps& RnnStepsForThisCpu() {
       candidates.push_back(LstmKernelsAvx2());
     }
     for (const LstmIsaKernels& kernels : candidates) {
-      if (MatchesAten(kernels)) return RnnSteps{kernels.step, kernels.gru_step};
+      if (MatchesAten(kernels)) {
+        return RnnSteps{kernels.step, kernels.gru_step, kernels.tanh_step, kernels.relu_step};
+      }
     }
     return RnnSteps{};
   }();

@@ -35,8 +35,13 @@ namespace ops {
 // sigmoid row by row of H (the chunks are views), tanh by the vector
 // function everywhere, each add and mul one rounding.
 //
+// One nn.RNN time step, as ATen's SimpleCell does it on hgates = h W_hh^T +
+// b_hh ([rows, H]): h' = tanh(hgates.add_(igates)) (tanh by the vector
+// function everywhere), or clamp_min(., 0) for relu (x < 0 ? +0 : x, NaN
+// and -0 kept).
+//
 // The operands of one step over `rows` rows of H units, with G gates (4 for
-// an LSTM, 3 for a GRU).
+// an LSTM, 3 for a GRU, 1 for an RNN).
 struct RnnStep {
   float* hidden_gates;   // [rows, G*H], contiguous: h W_hh^T + b_hh; clobbered
   const float* input_w;  // [rows, G*H], last dimension contiguous: x W_ih^T + b_ih
@@ -57,6 +62,8 @@ using RnnStepFn = void (*)(const RnnStep& step);
 struct RnnSteps {
   RnnStepFn lstm = nullptr;
   RnnStepFn gru = nullptr;
+  RnnStepFn rnn_tanh = nullptr;
+  RnnStepFn rnn_relu = nullptr;
 };
 const RnnSteps& RnnStepsForThisCpu();
 inline RnnStepFn LstmStepForThisCpu() { return RnnStepsForThisCpu().lstm; }

@@ -18,6 +18,8 @@ namespace ops {
 struct LstmIsaKernels {
   RnnStepFn step;
   RnnStepFn gru_step;
+  RnnStepFn tanh_step;
+  RnnStepFn relu_step;
   void (*sigmoid_row)(float* data, int64_t n);
   void (*tanh_row)(const float* in, float* out, int64_t n);
 };
@@ -106,7 +108,39 @@ inline void GruStepImpl(const RnnStep& step) {
   }
 }
 
-inline LstmIsaKernels Kernels() { return {LstmStepImpl, GruStepImpl, SigmoidRow, TanhRow}; }
+inline void TanhStepImpl(const RnnStep& step) {
+  const int64_t h = step.hidden;
+  for (int64_t row = 0; row < step.rows; ++row) {
+    float* gates = step.hidden_gates + row * h;
+    const float* input_w = step.input_w + row * step.input_w_row_stride;
+    for (int64_t j = 0; j < h; ++j) gates[j] = gates[j] + input_w[j];
+    TanhRow(gates, step.h_next + row * h, h);
+  }
+}
+
+// ATen's clamp_min(x, 0) kernel's vector function (max(0, x), which keeps a
+// NaN and -0 as its scalar std::max(x, 0) does), on every element.
+inline void ReluStepImpl(const RnnStep& step) {
+  const int64_t h = step.hidden;
+  const Vec zero(0.f);
+  for (int64_t row = 0; row < step.rows; ++row) {
+    const float* gates = step.hidden_gates + row * h;
+    const float* input_w = step.input_w + row * step.input_w_row_stride;
+    float* h_next = step.h_next + row * h;
+    int64_t j = 0;
+    for (; j < h - (h % Vec::size()); j += Vec::size()) {
+      at::vec::clamp_min(Vec::loadu(gates + j) + Vec::loadu(input_w + j), zero).store(h_next + j);
+    }
+    if (h - j > 0) {
+      const Vec sum = Vec::loadu(gates + j, h - j) + Vec::loadu(input_w + j, h - j);
+      at::vec::clamp_min(sum, zero).store(h_next + j, h - j);
+    }
+  }
+}
+
+inline LstmIsaKernels Kernels() {
+  return {LstmStepImpl, GruStepImpl, TanhStepImpl, ReluStepImpl, SigmoidRow, TanhRow};
+}
 
 }  // namespace CPU_CAPABILITY
 }  // namespace ops
