@@ -332,6 +332,19 @@ class Conv2dKernel {
         }
       }
     }
+    // Other 1D convolutions (height 1) of 16 or more input channels: oneDNN's
+    // direct kernel on channel blocks of 16 (nCw16c, reordered from and to
+    // the activations' layout) runs them 10-15% faster than its NWC kernel
+    // (brgconv), as ATen's own oneDNN convolution does.
+    if (in[2] == 1 && w.size(2) == 1 && params_.groups == 1 && in[1] >= kFirstLayerChannels) {
+      try {
+        const auto pd = describe(dnnl::algorithm::convolution_direct,
+                                 onednn::FloatDesc(src.dims(), memory::format_tag::nChw16c),
+                                 onednn::FloatDesc(dst.dims(), memory::format_tag::nChw16c));
+        if (pd.impl_info_str() == std::string("jit:avx512_core")) return reordered(pd);
+      } catch (const dnnl::error&) {
+      }
+    }
     return reordered(describe(dnnl::algorithm::convolution_direct, src, dst));
   }
 
