@@ -1,16 +1,24 @@
 // aten::lstm_cell and aten::gru_cell (nn.LSTMCell, nn.GRUCell): ATen's two
-// projections by the same GEMM calls ATen makes, then the elementwise part of
-// the step in one pass (ops/lstm_gates.h) instead of ATen's nine (seven) ops
-// and their allocations; bit for bit ATen's results. ATen runs instead (with
+// projections by the same GEMM calls ATen makes (with constant weights, in
+// BLAS's order on weights packed once where ops/blas_replica proves it),
+// then the elementwise part of the step in one pass (ops/lstm_gates.h)
+// instead of ATen's nine (seven) ops and their allocations; bit for bit
+// ATen's results. ATen runs instead (with
 // its result or error) for anything else: inputs that are not 2-D float32
 // CPU tensors of matching shapes, a CPU without matching step kernels, or
 // gate rows large enough for ATen to split its elementwise loops across
 // threads.
+#include <memory>
+#include <optional>
+#include <vector>
+
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
+#include "ops/blas_replica/replicated_linear.h"
 #include "ops/lstm.h"
 #include "ops/lstm_gates.h"
 #include "ops/registry.h"
+#include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
 namespace ops {
@@ -45,19 +53,48 @@ bool StepTakes(const at::Tensor& input, at::ArrayRef<at::Tensor> states, const a
   return !(at::get_num_threads() > 1 && batch * hidden >= at::internal::GRAIN_SIZE);
 }
 
+// A node's constant weights (w_ih, w_hh and the biases), as products.
+struct ConstantWeights {
+  std::shared_ptr<const ReplicatedLinear> ih, hh;
+};
+
+std::optional<ConstantWeights> ConstantWeightsOf(const torch::jit::Node* node) {
+  std::vector<at::Tensor> tensors;  // w_ih, w_hh, b_ih, b_hh (undefined: None)
+  for (size_t i = 2; i < 6; ++i) {
+    const c10::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
+    if (!value || !(value->isTensor() || (i >= 4 && value->isNone()))) return std::nullopt;
+    tensors.push_back(value->isTensor() ? value->toTensor() : at::Tensor());
+  }
+  for (const at::Tensor& tensor : tensors) {
+    if (tensor.defined() && !IsFloatCpu(tensor)) return std::nullopt;
+  }
+  if (tensors[0].dim() != 2 || tensors[1].dim() != 2) return std::nullopt;
+  for (size_t i = 0; i < 2; ++i) {
+    const at::Tensor& bias = tensors[2 + i];
+    if (bias.defined() && (bias.dim() != 1 || bias.size(0) != tensors[i].size(0))) {
+      return std::nullopt;
+    }
+  }
+  return ConstantWeights{std::make_shared<const ReplicatedLinear>(tensors[0], tensors[2]),
+                         std::make_shared<const ReplicatedLinear>(tensors[1], tensors[3])};
+}
+
 // ATen's cell computes linear_hh(h) and linear_ih(x), each as at::linear of
 // a matrix does (addmm with a bias, mm without: the same bits); here into
 // one buffer: [0] the hidden gates, [1] the input's.
 at::Tensor Projections(const at::Tensor& input, const at::Tensor& h, const at::Tensor& w_ih,
                        const at::Tensor& w_hh, const c10::optional<at::Tensor>& b_ih,
-                       const c10::optional<at::Tensor>& b_hh) {
+                       const c10::optional<at::Tensor>& b_hh,
+                       const std::optional<ConstantWeights>& constant) {
   at::Tensor projections = at::empty({2, input.size(0), w_hh.size(0)}, input.options());
   for (int64_t i = 0; i < 2; ++i) {
     at::Tensor out = projections[i];
     const at::Tensor& x = i == 0 ? h : input;
     const at::Tensor& w = i == 0 ? w_hh : w_ih;
     const c10::optional<at::Tensor>& b = i == 0 ? b_hh : b_ih;
-    if (b) {
+    if (constant) {
+      (i == 0 ? constant->hh : constant->ih)->Run(x, out);
+    } else if (b) {
       at::addmm_out(out, *b, x, w.t());
     } else {
       at::mm_out(out, x, w.t());
@@ -71,7 +108,7 @@ at::Tensor RowsContiguous(const at::Tensor& state) {
   return state.stride(1) == 1 ? state : state.contiguous();
 }
 
-void LstmCell(NodeIO& io) {
+void LstmCell(NodeIO& io, const std::optional<ConstantWeights>& constant) {
   const at::Tensor& input = io.Input(0).toTensor();
   const c10::List<at::Tensor> hx = io.Input(1).toTensorList();
   const at::Tensor& w_ih = io.Input(2).toTensor();
@@ -87,7 +124,7 @@ void LstmCell(NodeIO& io) {
     return;
   }
   // ATen: gates = linear_hh(h).add_(linear_ih(x)), then the step.
-  const at::Tensor projections = Projections(input, hx.get(0), w_ih, w_hh, b_ih, b_hh);
+  const at::Tensor projections = Projections(input, hx.get(0), w_ih, w_hh, b_ih, b_hh, constant);
   const at::Tensor c = RowsContiguous(hx.get(1));
   const int64_t batch = input.size(0), hidden = w_hh.size(1);
   at::Tensor hy = at::empty({batch, hidden}, input.options());
@@ -99,7 +136,7 @@ void LstmCell(NodeIO& io) {
   io.Output(1) = std::move(cy);
 }
 
-void GruCell(NodeIO& io) {
+void GruCell(NodeIO& io, const std::optional<ConstantWeights>& constant) {
   const at::Tensor& input = io.Input(0).toTensor();
   const at::Tensor& hx = io.Input(1).toTensor();
   const at::Tensor& w_ih = io.Input(2).toTensor();
@@ -111,7 +148,7 @@ void GruCell(NodeIO& io) {
     io.Output(0) = at::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
     return;
   }
-  const at::Tensor projections = Projections(input, hx, w_ih, w_hh, b_ih, b_hh);
+  const at::Tensor projections = Projections(input, hx, w_ih, w_hh, b_ih, b_hh, constant);
   const at::Tensor h = RowsContiguous(hx);
   const int64_t batch = input.size(0), hidden = w_hh.size(1);
   at::Tensor hy = at::empty({batch, hidden}, input.options());
@@ -122,10 +159,14 @@ void GruCell(NodeIO& io) {
 }
 
 const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload("aten::lstm_cell", "", NodeKind::kNative,
-                                            [](const torch::jit::Node*) { return LstmCell; });
-  KernelRegistry::Global().RegisterOverload("aten::gru_cell", "", NodeKind::kNative,
-                                            [](const torch::jit::Node*) { return GruCell; });
+  KernelRegistry::Global().RegisterOverload(
+      "aten::lstm_cell", "", NodeKind::kNative, [](const torch::jit::Node* node) {
+        return [constant = ConstantWeightsOf(node)](NodeIO& io) { LstmCell(io, constant); };
+      });
+  KernelRegistry::Global().RegisterOverload(
+      "aten::gru_cell", "", NodeKind::kNative, [](const torch::jit::Node* node) {
+        return [constant = ConstantWeightsOf(node)](NodeIO& io) { GruCell(io, constant); };
+      });
   return true;
 }();
 

@@ -1,7 +1,9 @@
 // ops/rnn_cells: the aten::lstm_cell and aten::gru_cell kernels give ATen's
 // results bit for bit for random sizes (hidden sizes on both sides of the
-// vector widths), layouts and biases, leave their inputs alone, and give
-// ATen's errors for inputs they do not take.
+// vector widths and of OpenBLAS's small-matrix limit), layouts, biases and
+// weights given as inputs or as constants (a frozen model's, whose products
+// ops/blas_replica computes), leave their inputs alone, and give ATen's
+// errors for inputs they do not take.
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "ops/registry.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
+#include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
 namespace {
@@ -28,7 +31,7 @@ CellCase DrawCell(Draw& d, int64_t gates) {
   CellCase c;
   const int64_t batch = d.Int(1, 5), features = d.Int(1, 40);
   const int64_t hidden =
-      d.Bool() ? d.OneOf<int64_t>({1, 7, 8, 9, 15, 16, 17, 32, 33, 64}) : d.Int(1, 70);
+      d.Bool() ? d.OneOf<int64_t>({1, 7, 8, 9, 15, 16, 17, 32, 33, 64, 100, 128}) : d.Int(1, 70);
   c.input = d.Tensor({batch, features}, at::kFloat);
   c.h = d.Tensor({batch, hidden}, at::kFloat);
   c.c = d.Tensor({batch, hidden}, at::kFloat);
@@ -61,10 +64,17 @@ std::vector<c10::IValue> GruInputs(const CellCase& c) {
 }
 
 // The registered native kernel of `op` on `inputs`: "" and the outputs in
-// `slots`, or the error.
+// `slots`, or the error. With `constant_weights`, the node's weights and
+// biases (inputs 2 to 5) are constants of the graph, as in a frozen model.
 std::string RunKernel(const std::string& op, const std::vector<c10::IValue>& inputs,
-                      testing::Slots& slots) {
+                      testing::Slots& slots, bool constant_weights = false) {
   testing::SingleNode single = testing::MakeNode(op, "", inputs, slots.num_outputs());
+  if (constant_weights) {
+    torch::jit::WithInsertPoint guard(single.node);
+    for (size_t i = 2; i < 6; ++i) {
+      single.node->replaceInput(i, single.graph->insertConstant(inputs[i]));
+    }
+  }
   const std::optional<KernelRegistry::Selected> selected =
       KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/true);
   if (!selected || selected->kind != NodeKind::kNative) return "no native kernel for " + op;
@@ -80,7 +90,7 @@ RC_GTEST_PROP(RnnCells, LstmCellEqualsAtenBitForBit, ()) {
       at::lstm_cell(c.input, {c.h, c.c}, c.w_ih, c.w_hh, Optional(c.b_ih), Optional(c.b_hh));
   const at::Tensor input_before = c.input.clone(), h_before = c.h.clone(), c_before = c.c.clone();
   testing::Slots slots(2);
-  RC_ASSERT(RunKernel("aten::lstm_cell", LstmInputs(c), slots) == "");
+  RC_ASSERT(RunKernel("aten::lstm_cell", LstmInputs(c), slots, d.Bool()) == "");
   RC_LOG() << "input " << c.input.sizes() << " hidden " << c.w_hh.size(1) << " biases "
            << !c.b_ih.isNone() << "\n";
   RC_ASSERT(Difference(hy, slots.Output(0)) == "");
@@ -98,7 +108,7 @@ RC_GTEST_PROP(RnnCells, GruCellEqualsAtenBitForBit, ()) {
       at::gru_cell(c.input, c.h, c.w_ih, c.w_hh, Optional(c.b_ih), Optional(c.b_hh));
   const at::Tensor h_before = c.h.clone();
   testing::Slots slots(1);
-  RC_ASSERT(RunKernel("aten::gru_cell", GruInputs(c), slots) == "");
+  RC_ASSERT(RunKernel("aten::gru_cell", GruInputs(c), slots, d.Bool()) == "");
   RC_ASSERT(Difference(hy, slots.Output(0)) == "");
   RC_ASSERT(at::equal(h_before, c.h));
 }
