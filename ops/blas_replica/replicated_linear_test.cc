@@ -60,10 +60,14 @@ TEST(ReplicatedLinear, TakesAtensCallForOperandsItDoesNotReplicate) {
   at::Tensor y = at::empty({5, 40});
   linear.Run(columns, y);
   EXPECT_TRUE(SameBits(Aten(columns, weight, bias), y));
+  // An output not contiguous: ATen's addmm_out into the same layout (whose
+  // products BLAS may sum otherwise than into a contiguous one).
   const at::Tensor x = at::randn({5, 24});
-  at::Tensor transposed_y = at::empty({40, 5}).t();  // output not contiguous
+  at::Tensor transposed_y = at::empty({40, 5}).t();
   linear.Run(x, transposed_y);
-  EXPECT_TRUE(at::equal(Aten(x, weight, bias), transposed_y));
+  at::Tensor expected = at::empty({40, 5}).t();
+  at::addmm_out(expected, bias, x, weight.t());
+  EXPECT_TRUE(at::equal(expected, transposed_y));
 }
 
 TEST(ReplicatedLinear, TakesAtensCallForWeightsLaidOutOtherwise) {
