@@ -1,12 +1,32 @@
 #include "ir/read_only_uses.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "ir/operators/operators.h"
 
 namespace static_runtime {
 
+bool MayReturnItsInput(const torch::jit::Node* node) {
+  static const auto* const kOps = new absl::flat_hash_set<c10::Symbol>{
+      c10::aten::dropout,
+      c10::aten::feature_dropout,
+      c10::aten::alpha_dropout,
+      c10::aten::feature_alpha_dropout,
+      c10::aten::type_as,
+      c10::Symbol::fromQualString("aten::_cast_Byte"),
+      c10::Symbol::fromQualString("aten::_cast_Char"),
+      c10::Symbol::fromQualString("aten::_cast_Double"),
+      c10::Symbol::fromQualString("aten::_cast_Float"),
+      c10::Symbol::fromQualString("aten::_cast_Half"),
+      c10::Symbol::fromQualString("aten::_cast_Int"),
+      c10::Symbol::fromQualString("aten::_cast_Long"),
+      c10::Symbol::fromQualString("aten::_cast_Short"),
+  };
+  return kOps->contains(node->kind());
+}
+
 bool ReturnsAnAlias(const torch::jit::Node* node) {
   const c10::FunctionSchema* schema = node->maybeSchema();
-  if (schema == nullptr) return true;
+  if (schema == nullptr || MayReturnItsInput(node)) return true;
   for (const c10::Argument& result : schema->returns()) {
     if (result.alias_info() != nullptr) return true;
   }
@@ -20,6 +40,7 @@ bool IsView(const torch::jit::Node* node) {
     return false;
   }
   const c10::AliasInfo* result = schema->returns()[0].alias_info();
+  if (MayReturnItsInput(node)) return result == nullptr;
   if (result == nullptr || result->isWrite()) return false;
   for (const c10::Argument& argument : schema->arguments()) {
     if (argument.alias_info() != nullptr && argument.alias_info()->isWrite()) return false;
@@ -29,7 +50,8 @@ bool IsView(const torch::jit::Node* node) {
 
 bool SchemaSaysOnlyReads(const torch::jit::Node* node, size_t offset) {
   const c10::FunctionSchema* schema = node->maybeSchema();
-  if (schema == nullptr || schema->is_vararg() || offset >= schema->arguments().size()) {
+  if (schema == nullptr || schema->is_vararg() || offset >= schema->arguments().size() ||
+      (offset == 0 && MayReturnItsInput(node))) {
     return false;
   }
   return schema->arguments()[offset].alias_info() == nullptr;

@@ -20,16 +20,25 @@
 
 namespace static_runtime {
 
-// Whether the node's schema lets an output alias an input (view ops, and
-// ops like contiguous that may return their input); true without a schema.
+// Whether ATen's implementation of the node's op may return its first
+// argument itself although the schema says its result is fresh: dropout and
+// its variants when not training or with p = 0, type_as and the _cast_
+// ops when the type already matches.
+bool MayReturnItsInput(const torch::jit::Node* node);
+
+// Whether an output may alias an input: the schema says so (view ops, and
+// ops like contiguous that may return their input), or MayReturnItsInput;
+// true without a schema.
 bool ReturnsAnAlias(const torch::jit::Node* node);
 
 // Whether `node` makes a view of an argument (or may return it): its schema
-// returns one tensor that aliases an argument, and it writes nothing.
+// returns one tensor that aliases an argument (or MayReturnItsInput), and
+// it writes nothing.
 bool IsView(const torch::jit::Node* node);
 
 // Whether the node's schema says it only reads its input `offset`: the
-// argument has no alias annotation, so the op neither writes it nor
+// argument has no alias annotation (and is not what MayReturnItsInput
+// returns), so the op neither writes it nor
 // returns or stores an alias of it.
 bool SchemaSaysOnlyReads(const torch::jit::Node* node, size_t offset);
 

@@ -19,6 +19,31 @@ bool OnlyRead(const std::string& ir) {
   return OnlyReadWithinRun(values.at("v"));
 }
 
+// dropout and type_as may return their input itself: what they return must
+// be only read in turn.
+TEST(ReadOnlyUsesTest, OpsThatMayReturnTheirInputAreViews) {
+  EXPECT_FALSE(OnlyRead(R"IR(
+    graph(%x : Tensor):
+      %p : float = prim::Constant[value=0.1]()
+      %false : bool = prim::Constant[value=0]()
+      %v : Tensor = aten::relu(%x)
+      %d : Tensor = aten::dropout(%v, %p, %false)
+      return (%d))IR"));
+  EXPECT_FALSE(OnlyRead(R"IR(
+    graph(%x : Tensor):
+      %v : Tensor = aten::relu(%x)
+      %t : Tensor = aten::type_as(%v, %x)
+      return (%t))IR"));
+  EXPECT_TRUE(OnlyRead(R"IR(
+    graph(%x : Tensor):
+      %p : float = prim::Constant[value=0.1]()
+      %false : bool = prim::Constant[value=0]()
+      %v : Tensor = aten::relu(%x)
+      %d : Tensor = aten::dropout(%v, %p, %false)
+      %y : Tensor = aten::sigmoid(%d)
+      return (%y))IR"));
+}
+
 TEST(ReadOnlyUsesTest, ReadersAndViewsOfViewsThatAreRead) {
   EXPECT_TRUE(OnlyRead(R"IR(
     graph(%x : Tensor):

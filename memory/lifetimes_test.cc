@@ -284,6 +284,25 @@ graph(%x : Tensor):
   EXPECT_EQ(Describe(Analyze(graph)), "| out:%c %a %t %b %s %w");
 }
 
+// dropout (not training) and type_as return their input itself, though
+// their schemas say their results are fresh: they hold the value as views
+// do (swin_t's attention read a recycled softmax through dropout).
+TEST(LifetimesTest, OpsThatMayReturnTheirInputHoldItAsViews) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %p : float = prim::Constant[value=0.1]()
+  %false : bool = prim::Constant[value=0]()
+  %a : Tensor = aten::exp(%x)
+  %d : Tensor = aten::dropout(%a, %p, %false)
+  %b : Tensor = aten::relu(%y)
+  %c : Tensor = aten::matmul(%d, %b)
+  %e : Tensor = aten::sigmoid(%y)
+  %t : Tensor = aten::type_as(%e, %x)
+  %result : (Tensor, Tensor) = prim::TupleConstruct(%c, %t)
+  return (%result))IR");
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[2,5] %b[4,5] | out:%c %d %e %t");
+}
+
 }  // namespace
 }  // namespace memory
 }  // namespace static_runtime

@@ -19,8 +19,10 @@ at::Tensor SumBound(const at::Tensor& magnitude, int64_t length, const std::stri
                     const at::Tensor& exact) {
   const double slope = activation == "hardswish" ? 1.5 : 1.0;
   const double eps = std::numeric_limits<float>::epsilon();
+  const double underflow =
+      (static_cast<double>(length) + 2) * slope * std::numeric_limits<float>::min();
   return magnitude * (2 * (static_cast<double>(length) + 2) * eps * slope) +
-         exact.to(at::kDouble).abs() * (4 * eps);
+         exact.to(at::kDouble).abs() * (4 * eps) + underflow;
 }
 
 }  // namespace

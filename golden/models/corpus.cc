@@ -928,6 +928,26 @@ def forward(self, x):
          return {rng.Normal({size + 1, 4})};
        }});
 
+  // dropout when not training and type_as to the same type return their
+  // input itself, though their schemas promise fresh results: the softmax
+  // must not be recycled while the product reads it through the dropout
+  // (torchvision's swin_t).
+  add({"ops_returning_their_input",
+       R"(
+def forward(self, x, v, training: bool):
+    a = torch.softmax(x, -1)
+    d = torch.dropout(a, 0.1, training)
+    b = torch.relu(v)
+    out = torch.matmul(d, b)
+    e = torch.sigmoid(v)
+    t = e.type_as(x)
+    return out + 1.0, t * 2.0
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, 3 * size, 5}), rng.Normal({2, 5, 4}), false};
+       }});
+
   return models;
 }
 
