@@ -34,7 +34,11 @@ inline std::string ExceptionMessage(const std::exception& e) {
 
 // The first line of a (possibly multi-line, backtrace-carrying) error message.
 inline std::string FirstLine(const std::string& message) {
-  return message.substr(0, message.find('\n'));
+  // The first line with text: LibTorch's loaders start some messages with
+  // a line break ("\nUnknown builtin op: torchvision::nms.").
+  const size_t start = message.find_first_not_of(" \n");
+  if (start == std::string::npos) return "";
+  return message.substr(start, message.find('\n', start) - start);
 }
 
 }  // namespace static_runtime

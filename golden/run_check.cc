@@ -21,14 +21,17 @@ namespace golden {
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
                                 WhenTheJitRaises when_the_jit_raises, c10::IValue* output,
-                                bool* wrote_inputs, reference::Tolerance tolerance) {
+                                bool* wrote_inputs, reference::Tolerance tolerance,
+                                c10::IValue* jit_output) {
   // Each side runs on its own copy: a model may write to its inputs.
   const std::vector<c10::IValue> jit_inputs = reference::DeepCopy(inputs);
   const std::vector<c10::IValue> our_inputs = reference::DeepCopy(inputs);
   std::string jit_error;
   c10::IValue expected;
   try {
-    expected = module.forward(jit_inputs);
+    const char* method = module.find_method("forward") ? "forward" : "forward__0";
+    expected = module.get_method(method)(jit_inputs);
+    if (jit_output != nullptr) *jit_output = expected;
   } catch (const std::exception& error) {
     jit_error = error.what();
     jit_error = jit_error.substr(0, jit_error.find('\n'));

@@ -30,12 +30,16 @@ enum class WhenTheJitRaises {
 // With `output`, the runtime's output is left there (the caller may hold it
 // across later runs; with managed output tensors it is released, so empty).
 // With `wrote_inputs`, whether the (successful) run changed its inputs.
-// Outputs are compared within `tolerance` (golden/reference.h).
+// Outputs are compared within `tolerance` (golden/reference.h). With
+// `jit_output`, the JIT's output is left there. The JIT runs the module's
+// forward (an overloaded forward, as nn.LSTM's: its first overload, as the
+// runtime does).
 absl::Status CheckRunAgainstJit(
     torch::jit::Module& module, StaticRuntime& runtime, const std::vector<c10::IValue>& inputs,
     WhenTheJitRaises when_the_jit_raises, c10::IValue* output = nullptr,
     bool* wrote_inputs = nullptr,
-    reference::Tolerance tolerance = reference::Tolerance::kDtypeDefault);
+    reference::Tolerance tolerance = reference::Tolerance::kDtypeDefault,
+    c10::IValue* jit_output = nullptr);
 
 // The strict check, node by node: runs the model on `runtime` and, for every
 // node bound to a kernel of our own (out variant or native; fallbacks are the

@@ -1,5 +1,6 @@
 #include "tools/sr/verify.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,9 @@
 namespace static_runtime {
 namespace sr {
 namespace {
+
+constexpr char kChangesHeldOutputs[] =
+    "the model changes outputs of earlier runs a caller still holds, as the JIT's runs do";
 
 // The flags as given, then every standard set but the defaults.
 std::vector<golden::OptionSet> OptionSetsFor(const Options& given) {
@@ -43,7 +47,8 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
     }
     StaticRuntime runtime(*static_module);
     const bool outputs_may_be_held = !set.options.manage_output_tensors;
-    c10::IValue held, held_copy;  // the previous run's output, and a copy of it
+    c10::IValue held, held_copy;          // the previous run's output, and a copy of it
+    c10::IValue jit_held, jit_held_copy;  // the same of the JIT's run
     std::string held_from;
     int run = 0;
     for (int round = 0; round < config.rounds; ++round) {
@@ -60,7 +65,7 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
           continue;
         }
         ++report.runs;
-        c10::IValue output;
+        c10::IValue output, jit_output;
         report.checks += 2;
         bool wrote_inputs = false;
         // Pre-packed weights: kernels within declared bounds and folded
@@ -69,7 +74,8 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
         const absl::Status same = golden::CheckRunAgainstJit(
             jit, runtime, *inputs, golden::WhenTheJitRaises::kFail, &output, &wrote_inputs,
             set.options.prepack_weights ? reference::Tolerance::kWholeModel
-                                        : reference::Tolerance::kDtypeDefault);
+                                        : reference::Tolerance::kDtypeDefault,
+            &jit_output);
         if (wrote_inputs && report.warnings.empty()) {
           report.warnings.push_back(
               "the model writes to its inputs in place: as with the JIT, a caller's tensors, "
@@ -88,14 +94,25 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
         if (outputs_may_be_held && !held_from.empty()) {
           ++report.checks;
           if (!reference::ExactlyEqual(held_copy, held)) {
-            fail(run, input_set.name, "an output held from the previous run is unchanged",
-                 absl::StrCat("the output of run ", run - 1, " (", held_from,
-                              ") changed during this run"));
+            // A model may change what it returned before (RAFT does): the
+            // JIT's own held output changes too.
+            if (!reference::ExactlyEqual(jit_held_copy, jit_held)) {
+              if (std::find(report.warnings.begin(), report.warnings.end(), kChangesHeldOutputs) ==
+                  report.warnings.end()) {
+                report.warnings.push_back(kChangesHeldOutputs);
+              }
+            } else {
+              fail(run, input_set.name, "an output held from the previous run is unchanged",
+                   absl::StrCat("the output of run ", run - 1, " (", held_from,
+                                ") changed during this run"));
+            }
           }
         }
         if (outputs_may_be_held && same.ok()) {
           held = output;
           held_copy = reference::DeepCopy(output);
+          jit_held = jit_output;
+          jit_held_copy = reference::DeepCopy(jit_output);
           held_from = input_set.name;
         }
         runtime.ReleaseOutputs();
