@@ -12,7 +12,8 @@
 // excitation blocks) runs as a matrix-vector product (ops/small_linear.h).
 // A 1D convolution (height 1) between NCW signals runs without reorders:
 // a pointwise one as oneDNN's matrix product on NCW, a depthwise one by
-// ops/conv1d/depthwise.h.
+// ops/conv1d/depthwise.h, one from a few input channels (a waveform) by
+// ops/conv1d/few_channel.h.
 // The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
 // what aten::add and the activation give on the convolution's result.
@@ -38,6 +39,7 @@
 #include "ir/operators/operators.h"
 #include "ops/channels_last.h"
 #include "ops/conv1d/depthwise.h"
+#include "ops/conv1d/few_channel.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
@@ -160,16 +162,10 @@ class Conv2dKernel {
     // result is written by oneDNN's reorder from the convolution's layout,
     // much faster than ATen's copy.
     const bool nchw_output = !params_.channels_last_output || unbatched;
-    if (nchw && nchw_output && DepthwiseOneDimensional(batched)) {
-      // Between NCW signals: our loop, without oneDNN's reorders.
-      out.resize_(out_sizes);
-      const at::Tensor& w = params_.weight;
-      const ops::DepthwiseConv1dShape shape = {
-          batched.size(0),   batched.size(1),     batched.size(3),    w.size(3),
-          params_.stride[1], params_.dilation[1], params_.padding[1], batched_out[3]};
-      ops::DepthwiseConv1d(shape, batched.data_ptr<float>(), w.data_ptr<float>(),
-                           params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
-                           out.data_ptr<float>());
+    if (batched.is_contiguous() && nchw_output &&
+        OneDimensionalLoop(batched, out_sizes, batched_out[3], out)) {
+      // Between NCW signals (a one-channel signal is also channels-last):
+      // our loop, without oneDNN's reorders.
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
@@ -211,6 +207,45 @@ class Conv2dKernel {
            w.size(2) == 1 && batched.size(2) == 1 && params_.stride[0] == 1 &&
            params_.dilation[0] == 1 && params_.padding[0] == 0 && w.is_contiguous() &&
            (!params_.bias.defined() || params_.bias.is_contiguous());
+  }
+
+  // Whether the convolution of `batched` is a dense 1D one (height 1) from
+  // fewer than kFirstLayerChannels input channels with few enough taps for
+  // ops/conv1d/few_channel.h (a model's first layer on a waveform).
+  bool FewChannelOneDimensional(const at::Tensor& batched) const {
+    const at::Tensor& w = params_.weight;
+    return params_.groups == 1 && batched.size(1) < kFirstLayerChannels && w.size(2) == 1 &&
+           batched.size(2) == 1 && params_.padding[0] == 0 &&
+           w.size(1) * w.size(3) <= ops::kFewChannelConv1dMaxTaps && w.is_contiguous() &&
+           (!params_.bias.defined() || params_.bias.is_contiguous());
+  }
+
+  // Writes the convolution of the NCW signals `batched` into `out` (NCW,
+  // resized to `out_sizes`) by a loop of ops/conv1d if one takes the shape;
+  // false if none does.
+  bool OneDimensionalLoop(const at::Tensor& batched, const std::vector<int64_t>& out_sizes,
+                          int64_t out_width, at::Tensor& out) const {
+    const at::Tensor& w = params_.weight;
+    const float* bias = params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr;
+    if (DepthwiseOneDimensional(batched)) {
+      out.resize_(out_sizes);
+      const ops::DepthwiseConv1dShape shape = {
+          batched.size(0),   batched.size(1),     batched.size(3),    w.size(3),
+          params_.stride[1], params_.dilation[1], params_.padding[1], out_width};
+      ops::DepthwiseConv1d(shape, batched.data_ptr<float>(), w.data_ptr<float>(), bias,
+                           out.data_ptr<float>());
+      return true;
+    }
+    if (FewChannelOneDimensional(batched)) {
+      out.resize_(out_sizes);
+      const ops::FewChannelConv1dShape shape = {
+          batched.size(0),   batched.size(1),     batched.size(3),    w.size(0), w.size(3),
+          params_.stride[1], params_.dilation[1], params_.padding[1], out_width};
+      ops::FewChannelConv1d(shape, batched.data_ptr<float>(), w.data_ptr<float>(), bias,
+                            out.data_ptr<float>());
+      return true;
+    }
+    return false;
   }
 
   // A convolution on the layouts its kernel wants, with reorders from the

@@ -196,7 +196,8 @@ at::Tensor DrawOnePixelInput(Draw& d, const ConvCase& c) {
 }
 
 // A 1D convolution as conv1d lowers it (height 1): pointwise, depthwise
-// (dilated) or dense with a longer kernel and a stride, on a long signal,
+// (dilated) or dense with a longer kernel, a stride and a dilation (from
+// fewer than 16 channels: ops/conv1d/few_channel.h), on a long signal,
 // which runs on NCW layouts without reorders when its result is NCW.
 ConvCase DrawOneDimensionalCase(Draw& d) {
   ConvCase c;
@@ -208,7 +209,7 @@ ConvCase DrawOneDimensionalCase(Draw& d) {
   c.weight = at::randn({out_channels, kind == 1 ? 1 : channels, 1, width});
   if (d.Bool()) c.bias = at::randn({out_channels});
   c.stride = {1, kind == 2 ? d.Int(1, 5) : kind == 1 ? d.Int(1, 2) : 1};
-  c.dilation = {1, kind == 1 ? d.Int(1, 4) : 1};
+  c.dilation = {1, kind == 1 ? d.Int(1, 4) : kind == 2 ? d.Int(1, 3) : 1};
   c.padding = {0, d.Int(0, 3)};
   c.activation = d.OneOf<std::string>({"none", "relu"});
   return c;
