@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ATen/NestedTensorImpl.h"
+#include "c10/util/accumulate.h"
 
 namespace static_runtime {
 namespace ops {
@@ -61,6 +62,22 @@ at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const a
   }
   return SumBound(magnitude, weight.size(1) * weight.size(2) * weight.size(3),
                   inputs[8].toStringRef(), exact);
+}
+
+at::Tensor ConvTransposeErrorBound(const std::vector<c10::IValue>& inputs,
+                                   const at::Tensor& exact) {
+  const at::Tensor x = *Magnitude(inputs[0]), w = *Magnitude(inputs[1]);
+  const c10::optional<at::Tensor> bias = Magnitude(inputs[2]);
+  const std::vector<int64_t> stride = inputs[3].toIntVector(), padding = inputs[4].toIntVector(),
+                             output_padding = inputs[5].toIntVector(),
+                             dilation = inputs[7].toIntVector();
+  const int64_t groups = inputs[6].toInt();
+  const at::Tensor magnitude =
+      w.dim() == 3
+          ? at::conv_transpose1d(x, w, bias, stride, padding, output_padding, groups, dilation)
+          : at::conv_transpose2d(x, w, bias, stride, padding, output_padding, groups, dilation);
+  const int64_t length = w.size(0) / groups * c10::multiply_integers(w.sizes().slice(2));
+  return SumBound(magnitude, length, "none", exact);
 }
 
 at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {

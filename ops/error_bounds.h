@@ -39,6 +39,12 @@ bool WinogradShape(at::IntArrayRef weight_sizes, at::IntArrayRef stride, at::Int
 // `exact` is its float64 result. Returns the bound per element, in float64.
 at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
 
+// The same for aten::conv_transpose1d and conv_transpose2d (input, weight,
+// bias, stride, padding, output_padding, groups, dilation), with M the
+// transposed convolution of the absolute values and L = C / groups * kh * kw
+// (at least as many products as any output sums; no activation).
+at::Tensor ConvTransposeErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
+
 // The same for linear_fused (input, weight, bias, activation, min_value,
 // max_value), with L the input's last dimension.
 at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);

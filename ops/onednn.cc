@@ -71,6 +71,52 @@ void Plan::Execute(std::initializer_list<std::pair<int, void*>> pointers) const 
   primitive_.execute(state.stream, state.args);
 }
 
+namespace {
+
+std::unique_ptr<Plan> MakeReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to, attr);
+  return std::make_unique<Plan>(dnnl::reorder(pd),
+                                std::unordered_map<int, dnnl::memory>{
+                                    {DNNL_ARG_FROM, dnnl::memory(from, CpuEngine(), nullptr)},
+                                    {DNNL_ARG_TO, dnnl::memory(to, CpuEngine(), nullptr)}},
+                                pd.scratchpad_desc());
+}
+
+}  // namespace
+
+ReorderedPlan::ReorderedPlan(dnnl::primitive primitive, const dnnl::memory::desc& primitive_src,
+                             const dnnl::memory::desc& primitive_dst,
+                             std::unordered_map<int, dnnl::memory> args,
+                             const dnnl::memory::desc& scratchpad, const dnnl::memory::desc& src,
+                             const dnnl::memory::desc& dst) {
+  if (primitive_src != src) {
+    to_src_ = MakeReorder(src, primitive_src);
+    src_bytes_ = primitive_src.get_size();
+  }
+  if (primitive_dst != dst) {
+    from_dst_ = MakeReorder(primitive_dst, dst);
+    dst_bytes_ = primitive_dst.get_size();
+  }
+  args.emplace(DNNL_ARG_SRC, dnnl::memory(primitive_src, CpuEngine(), nullptr));
+  args.emplace(DNNL_ARG_DST, dnnl::memory(primitive_dst, CpuEngine(), nullptr));
+  primitive_ = std::make_unique<Plan>(std::move(primitive), std::move(args), scratchpad);
+}
+
+void ReorderedPlan::Execute(void* src, void* dst) const {
+  void* primitive_src = src;
+  if (to_src_ != nullptr) {
+    primitive_src = ThreadScratchpad(src_bytes_, 1);
+    to_src_->Execute({{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, primitive_src}});
+  }
+  void* primitive_dst = from_dst_ == nullptr ? dst : ThreadScratchpad(dst_bytes_, 2);
+  primitive_->Execute({{DNNL_ARG_SRC, primitive_src}, {DNNL_ARG_DST, primitive_dst}});
+  if (from_dst_ != nullptr) {
+    from_dst_->Execute({{DNNL_ARG_FROM, primitive_dst}, {DNNL_ARG_TO, dst}});
+  }
+}
+
 std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim) {
   const size_t n = node->inputs().size();
   const c10::optional<c10::IValue> weight = torch::jit::toIValue(node->input(1));

@@ -75,6 +75,28 @@ class Plan {
       ABSL_GUARDED_BY(mutex_);
 };
 
+// A primitive from one source (DNNL_ARG_SRC) to one destination
+// (DNNL_ARG_DST) on the layouts it chose, between reorders from the caller's
+// source layout and to the caller's destination layout where they differ,
+// through per-thread buffers (ThreadScratchpad slots 1 and 2).
+class ReorderedPlan {
+ public:
+  // `args` holds the primitive's arguments but its source, destination and
+  // scratchpad; `src` and `dst` are the caller's layouts.
+  ReorderedPlan(dnnl::primitive primitive, const dnnl::memory::desc& primitive_src,
+                const dnnl::memory::desc& primitive_dst, std::unordered_map<int, dnnl::memory> args,
+                const dnnl::memory::desc& scratchpad, const dnnl::memory::desc& src,
+                const dnnl::memory::desc& dst);
+
+  // Runs it from `src` into `dst`, both in the caller's layouts.
+  void Execute(void* src, void* dst) const;
+
+ private:
+  std::unique_ptr<Plan> primitive_;
+  std::unique_ptr<Plan> to_src_, from_dst_;  // null: none needed
+  size_t src_bytes_ = 0, dst_bytes_ = 0;
+};
+
 // Plans (a Plan, or a kernel's own group of them) by input shape (N, C, H,
 // W), created on first use and kept for the lifetime of the kernel; safe to
 // use from several threads. The plan of the last shape asked for is found

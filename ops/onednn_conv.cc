@@ -172,20 +172,10 @@ class Conv2dKernel {
     const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
     out.resize_(out_sizes,
                 nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
-    const ConvPlan& plan = plans_[nchw][nchw_output].Get(
+    const onednn::ReorderedPlan& plan = plans_[nchw][nchw_output].Get(
         {batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
         [&] { return MakePlan(batched.sizes(), batched_out, nchw, nchw_output); });
-    void* conv_src = src.data_ptr();
-    if (plan.to_src != nullptr) {
-      conv_src = onednn::ThreadScratchpad(plan.src_bytes, 1);
-      plan.to_src->Execute({{DNNL_ARG_FROM, src.data_ptr()}, {DNNL_ARG_TO, conv_src}});
-    }
-    void* conv_dst =
-        plan.from_dst == nullptr ? out.data_ptr() : onednn::ThreadScratchpad(plan.dst_bytes, 2);
-    plan.convolution->Execute({{DNNL_ARG_SRC, conv_src}, {DNNL_ARG_DST, conv_dst}});
-    if (plan.from_dst != nullptr) {
-      plan.from_dst->Execute({{DNNL_ARG_FROM, conv_dst}, {DNNL_ARG_TO, out.data_ptr()}});
-    }
+    plan.Execute(src.data_ptr(), out.data_ptr());
     if (residual && residual->defined()) out.add_(*residual);
   }
 
@@ -253,26 +243,9 @@ class Conv2dKernel {
   // they differ:
   // NHWC for the direct kernel; the blocked layout for Winograd's, and for
   // the direct kernel of a few-channel NCHW image (a model's first layer).
-  struct ConvPlan {
-    std::unique_ptr<onednn::Plan> convolution;
-    std::unique_ptr<onednn::Plan> to_src, from_dst;  // null: none needed
-    size_t src_bytes = 0, dst_bytes = 0;
-  };
-
-  static std::unique_ptr<onednn::Plan> Reorder(const memory::desc& from, const memory::desc& to) {
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::reorder::primitive_desc pd(onednn::CpuEngine(), from, onednn::CpuEngine(), to,
-                                           attr);
-    return std::make_unique<onednn::Plan>(
-        dnnl::reorder(pd),
-        std::unordered_map<int, memory>{{DNNL_ARG_FROM, memory(from, onednn::CpuEngine(), nullptr)},
-                                        {DNNL_ARG_TO, memory(to, onednn::CpuEngine(), nullptr)}},
-        pd.scratchpad_desc());
-  }
-
-  std::unique_ptr<ConvPlan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out,
-                                     bool nchw_input, bool nchw_output) {
+  std::unique_ptr<onednn::ReorderedPlan> MakePlan(at::IntArrayRef in,
+                                                  const std::vector<int64_t>& out, bool nchw_input,
+                                                  bool nchw_output) {
     const at::Tensor& w = params_.weight;
     const memory::desc src =
         onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
@@ -311,26 +284,15 @@ class Conv2dKernel {
     // The convolution `pd` describes on the layouts it chose, between
     // reorders from the input and to the result where they differ.
     const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
-      auto plan = std::make_unique<ConvPlan>();
-      if (pd.src_desc() != input) {
-        plan->to_src = Reorder(input, pd.src_desc());
-        plan->src_bytes = pd.src_desc().get_size();
-      }
-      if (pd.dst_desc() != result) {
-        plan->from_dst = Reorder(pd.dst_desc(), result);
-        plan->dst_bytes = pd.dst_desc().get_size();
-      }
       std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, memory(pd.src_desc(), onednn::CpuEngine(), nullptr)},
-          {DNNL_ARG_DST, memory(pd.dst_desc(), onednn::CpuEngine(), nullptr)},
           {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
       };
       if (params_.bias.defined()) {
         args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
       }
-      plan->convolution = std::make_unique<onednn::Plan>(dnnl::convolution_forward(pd),
-                                                         std::move(args), pd.scratchpad_desc());
-      return plan;
+      return std::make_unique<onednn::ReorderedPlan>(dnnl::convolution_forward(pd), pd.src_desc(),
+                                                     pd.dst_desc(), std::move(args),
+                                                     pd.scratchpad_desc(), input, result);
     };
     // oneDNN has Winograd kernels only for some ISAs, channel counts and
     // paddings, and first-layer kernels that read NCHW only for some; it
@@ -391,7 +353,7 @@ class Conv2dKernel {
 
   const ConvParams params_;
   onednn::PackedWeights packed_;
-  onednn::PlanCache<ConvPlan> plans_[2][2];  // [NCHW input][NCHW result]
+  onednn::PlanCache<onednn::ReorderedPlan> plans_[2][2];  // [NCHW input][NCHW result]
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
 };

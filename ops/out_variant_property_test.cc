@@ -1041,6 +1041,8 @@ bool TestedElsewhere(const std::string& kernel) {
          kernel.rfind("static_runtime::transformer_encoder_layer(", 0) == 0 ||
          // //ops/attention:multi_head_attention_test
          kernel.rfind("static_runtime::multi_head_attention(", 0) == 0 ||
+         // //ops/conv_transpose:deconvolution_test
+         kernel.rfind("aten::conv_transpose", 0) == 0 ||
          // //ops/quantized:embedding_bag_kernels_test and :dynamic_linear_test
          kernel.rfind("quantized::", 0) == 0;
 }
