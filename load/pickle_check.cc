@@ -1,27 +1,40 @@
 #include "load/pickle_check.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "errors/status_macros.h"
 
 namespace static_runtime {
 namespace {
 
+// Where a MARK goes in for an APPEND or SETITEM at `opcode_at` whose first
+// operand (the item; the key) starts at `operand_at`.
+struct SingularOpcode {
+  size_t operand_at, opcode_at;
+};
+
 class Walker {
  public:
-  explicit Walker(absl::string_view pickle) : pickle_(pickle) {}
+  // With `singular`, records each APPEND and SETITEM there.
+  explicit Walker(absl::string_view pickle, std::vector<SingularOpcode>* singular = nullptr)
+      : pickle_(pickle), singular_(singular) {}
 
   absl::Status Walk() {
     while (at_ < pickle_.size()) {
       const size_t start = at_;
+      opcode_at_ = at_;
       const auto opcode = static_cast<uint8_t>(pickle_[at_++]);
       if (opcode == '.') {  // STOP: one result, no open mark
-        if (depth_ == 1 && marks_.empty()) return absl::OkStatus();
+        if (starts_.size() == 1 && marks_.empty()) return absl::OkStatus();
         return absl::InvalidArgumentError(
             absl::StrFormat("malformed pickle: STOP at offset %d with %d values and %d marks left",
-                            start, depth_, marks_.size()));
+                            start, starts_.size(), marks_.size()));
       }
       if (!Step(opcode)) {
         return absl::InvalidArgumentError(absl::StrFormat(
@@ -84,21 +97,36 @@ class Walker {
   }
 
   // The stack effect of an opcode that takes `pops` values and leaves
-  // `pushes`; false if the stack (above the last mark) holds fewer.
+  // `pushes` (0 or 1); false if the stack (above the last mark) holds fewer.
+  // The value left starts where the first value taken did (or at the opcode).
   bool Effect(uint64_t pops, uint64_t pushes) {
-    const uint64_t floor = marks_.empty() ? 0 : marks_.back();
-    if (depth_ - floor < pops) return false;
-    depth_ += pushes - pops;
+    const uint64_t floor = marks_.empty() ? 0 : marks_.back().depth;
+    if (starts_.size() - floor < pops) return false;
+    const size_t start = pops == 0 ? opcode_at_ : starts_[starts_.size() - pops];
+    starts_.resize(starts_.size() - pops);
+    if (pushes != 0) starts_.push_back(start);
     return true;
   }
 
   // Pops everything above the last mark and the mark; `below` values must
-  // lie under the mark (the list or dict APPENDS and SETITEMS add to).
+  // lie under the mark (the list or dict APPENDS and SETITEMS add to). The
+  // value left, if any, starts at the mark.
   bool PopToMark(uint64_t below, uint64_t pushes) {
-    if (marks_.empty() || marks_.back() < below) return false;
-    depth_ = marks_.back() + pushes;
+    if (marks_.empty() || marks_.back().depth < below) return false;
+    starts_.resize(marks_.back().depth);
+    if (pushes != 0) starts_.push_back(marks_.back().at);
     marks_.pop_back();
     return true;
+  }
+
+  // An APPEND (one item) or SETITEM (a key and a value) taking `pops` values.
+  bool Singular(uint64_t pops) {
+    const uint64_t floor = marks_.empty() ? 0 : marks_.back().depth;
+    if (starts_.size() - floor < pops + 1) return false;
+    if (singular_ != nullptr) {
+      singular_->push_back({starts_[starts_.size() - pops], opcode_at_});
+    }
+    return Effect(pops + 1, 1);
   }
 
   bool Step(uint8_t opcode) {
@@ -108,7 +136,7 @@ class Walker {
       case 0x95:  // FRAME
         return Skip(8);
       case '(':  // MARK
-        marks_.push_back(depth_);
+        marks_.push_back({starts_.size(), opcode_at_});
         return true;
       case ')':
       case ']':
@@ -168,31 +196,69 @@ class Walker {
       case 0x85:
       case 'Q':  // TUPLE1, BINPERSID
         return Effect(1, 1);
+      case 'a':  // APPEND
+        return Singular(1);
+      case 's':  // SETITEM
+        return Singular(2);
       case 0x86:
-      case 'a':
       case 'R':
       case 'b':
       case 0x81:
       case 0x93:
-        // TUPLE2, APPEND, REDUCE, BUILD, NEWOBJ, STACK_GLOBAL
+        // TUPLE2, REDUCE, BUILD, NEWOBJ, STACK_GLOBAL
         return Effect(2, 1);
-      case 0x87:
-      case 's':  // TUPLE3, SETITEM
+      case 0x87:  // TUPLE3
         return Effect(3, 1);
       default:
         return false;
     }
   }
 
+  struct Mark {
+    uint64_t depth;  // values on the stack below it
+    size_t at;       // its offset
+  };
+
   absl::string_view pickle_;
+  std::vector<SingularOpcode>* const singular_;
   size_t at_ = 0;
+  size_t opcode_at_ = 0;  // the offset of the opcode being walked
   uint64_t memo_size_ = 0;
-  uint64_t depth_ = 0;           // values on the stack
-  std::vector<uint64_t> marks_;  // the depth at each open mark
+  std::vector<size_t> starts_;  // the offset each value on the stack starts at
+  std::vector<Mark> marks_;     // open marks
 };
 
 }  // namespace
 
 absl::Status CheckPickle(absl::string_view pickle) { return Walker(pickle).Walk(); }
+
+absl::StatusOr<std::string> WithPluralOpcodes(absl::string_view pickle) {
+  std::vector<SingularOpcode> singular;
+  RETURN_IF_ERROR(Walker(pickle, &singular).Walk());
+  // Each edit inserts a MARK at its operand and turns its opcode plural;
+  // operands nest, so the insertions are made in offset order.
+  std::vector<std::pair<size_t, char>> edits;  // (offset, what goes there)
+  for (const SingularOpcode& op : singular) {
+    edits.emplace_back(op.operand_at, '(');
+    edits.emplace_back(op.opcode_at, pickle[op.opcode_at] == 'a' ? 'e' : 'u');
+  }
+  std::stable_sort(edits.begin(), edits.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  out.reserve(pickle.size() + singular.size());
+  size_t copied = 0;
+  for (const auto& [at, byte] : edits) {
+    out.append(pickle.data() + copied, at - copied);
+    copied = at;
+    if (byte == '(') {
+      out.push_back('(');
+    } else {  // the opcode itself, replaced
+      out.push_back(byte);
+      copied = at + 1;
+    }
+  }
+  out.append(pickle.data() + copied, pickle.size() - copied);
+  return out;
+}
 
 }  // namespace static_runtime

@@ -9,13 +9,22 @@
 #ifndef STATIC_RUNTIME_LOAD_PICKLE_CHECK_H_
 #define STATIC_RUNTIME_LOAD_PICKLE_CHECK_H_
 
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace static_runtime {
 
 // OK, or InvalidArgument naming the opcode and its offset.
 absl::Status CheckPickle(absl::string_view pickle);
+
+// The same pickle, checked as CheckPickle does, with each APPEND and SETITEM
+// (Python's pickler writes them for a one-item list and a one-entry dict;
+// LibTorch 1.13's unpickler does not know them) written as the APPENDS and
+// SETITEMS of one item: a MARK before the operands, the plural opcode after.
+absl::StatusOr<std::string> WithPluralOpcodes(absl::string_view pickle);
 
 }  // namespace static_runtime
 

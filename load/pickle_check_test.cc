@@ -3,14 +3,18 @@
 // longer than what is left, memo indices out of order and unknown opcodes.
 #include "load/pickle_check.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "torch/csrc/jit/serialization/pickler.h"
+#include "torch/csrc/jit/serialization/unpickler.h"
 
 namespace static_runtime {
 namespace {
@@ -106,6 +110,67 @@ TEST(PickleCheckTest, MemoIndicesAtTheBoundary) {
     EXPECT_TRUE(CheckPickle(with_put(1)).ok()) << put << " count";
     EXPECT_FALSE(CheckPickle(with_put(2)).ok()) << put << " count+1";
   }
+}
+
+// What LibTorch 1.13's unpickler makes of a pickle.
+c10::IValue Unpickle(const std::string& pickle) {
+  size_t at = 0;
+  torch::jit::Unpickler unpickler(
+      [&](char* out, size_t size) {
+        size = std::min(size, pickle.size() - at);
+        std::memcpy(out, pickle.data() + at, size);
+        at += size;
+        return size;
+      },
+      nullptr, {});
+  return unpickler.parse_ivalue();
+}
+
+// Python's pickler (protocol 2) writes a one-item list with APPEND and a
+// one-entry dict with SETITEM; the rewrite uses APPENDS and SETITEMS of one.
+TEST(PickleCheckTest, SingularOpcodesBecomePlural) {
+  struct Case {
+    std::string python, plural;
+  };
+  const std::vector<Case> cases = {
+      // [1]
+      {"\x80\x02]q\x00K\x01"
+       "a."s,
+       "\x80\x02]q\x00(K\x01"
+       "e."s},
+      // {'a': None}
+      {"\x80\x02}q\x00X\x01\x00\x00\x00"
+       "aq\x01Ns."s,
+       "\x80\x02}q\x00(X\x01\x00\x00\x00"
+       "aq\x01Nu."s},
+      // [[1]]: the outer item starts before the inner one
+      {"\x80\x02]q\x00]q\x01K\x01"
+       "aa."s,
+       "\x80\x02]q\x00(]q\x01(K\x01"
+       "ee."s},
+      // ({'k': [2]},): a SETITEM whose value holds an APPEND, in a tuple
+      {"\x80\x02}q\x00X\x01\x00\x00\x00kq\x01]q\x02K\x02"
+       "as\x85q\x03."s,
+       "\x80\x02}q\x00(X\x01\x00\x00\x00kq\x01]q\x02(K\x02"
+       "eu\x85q\x03."s},
+  };
+  for (const Case& c : cases) {
+    const absl::StatusOr<std::string> plural = WithPluralOpcodes(c.python);
+    ASSERT_TRUE(plural.ok()) << plural.status();
+    EXPECT_EQ(*plural, c.plural);
+    EXPECT_THROW(Unpickle(c.python), c10::Error);  // what the rewrite is for
+  }
+  EXPECT_EQ(Unpickle(cases[0].plural).toList().get(0).toInt(), 1);
+  EXPECT_TRUE(Unpickle(cases[1].plural).toGenericDict().at("a").isNone());
+  EXPECT_EQ(Unpickle(cases[2].plural).toList().get(0).toList().get(0).toInt(), 1);
+  const c10::IValue tuple = Unpickle(cases[3].plural);
+  EXPECT_EQ(tuple.toTupleRef().elements()[0].toGenericDict().at("k").toList().get(0).toInt(), 2);
+  // Without singular opcodes the pickle is unchanged; a malformed one is
+  // refused as CheckPickle refuses it.
+  const std::string sample = Pickle(Sample());
+  EXPECT_EQ(*WithPluralOpcodes(sample), sample);
+  EXPECT_FALSE(WithPluralOpcodes("\x80\x02Na."s).ok());
+  EXPECT_FALSE(WithPluralOpcodes("\x80\x02]q\x00K\x01a"s).ok());
 }
 
 }  // namespace

@@ -5,9 +5,15 @@
 //              'inputs.pt')
 //   torch.save(torch.zeros(2), 'single_tensor.pt')
 //   torch.save({'only': torch.ones(1)}, 'single_key_dict.pt')
+//   torch.save([torch.arange(3.)], 'single_item_list.pt')
+//   torch.save(({'ids': [torch.tensor([4, 5])]}, [[torch.ones(1)]]), 'nested_singles.pt')
+// Python pickles a one-item list with APPEND and a one-entry dict with
+// SETITEM, which LibTorch 1.13's own torch::pickle_load cannot read.
 #include "tools/sr/inputs_file.h"
 
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
@@ -49,9 +55,42 @@ TEST(InputsFileTest, Errors) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad.status().message()),
               testing::HasSubstr("not a file written by torch.save"));
+  // A damaged archive: its zip directory cut off.
+  std::ifstream original("tools/sr/testdata/inputs.pt", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(original)),
+                          std::istreambuf_iterator<char>());
+  const std::string truncated = ::testing::TempDir() + "/truncated.pt";
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  auto cut = LoadInputsFile(truncated);
+  EXPECT_EQ(cut.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(cut.status().message()),
+              testing::HasSubstr("not a file written by torch.save"));
+}
+
+TEST(InputsFileTest, OneItemListsAndOneEntryDicts) {
   auto single_key = LoadInputsFile("tools/sr/testdata/single_key_dict.pt");
-  EXPECT_THAT(std::string(single_key.status().message()),
-              testing::HasSubstr("a dict with a single entry"));
+  ASSERT_TRUE(single_key.ok()) << single_key.status();
+  ASSERT_EQ(single_key->size(), 1u);
+  const auto dict = (*single_key)[0].toGenericDict();
+  ASSERT_EQ(dict.size(), 1u);
+  EXPECT_TRUE(dict.at("only").toTensor().equal(at::ones({1})));
+
+  auto single_item = LoadInputsFile("tools/sr/testdata/single_item_list.pt");
+  ASSERT_TRUE(single_item.ok()) << single_item.status();
+  ASSERT_EQ(single_item->size(), 1u);
+  EXPECT_TRUE((*single_item)[0].toTensor().equal(at::arange(3, at::kFloat)));
+
+  auto nested = LoadInputsFile("tools/sr/testdata/nested_singles.pt");
+  ASSERT_TRUE(nested.ok()) << nested.status();
+  ASSERT_EQ(nested->size(), 2u);
+  const auto ids = (*nested)[0].toGenericDict().at("ids").toList();
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_TRUE(ids.get(0).toTensor().equal(at::tensor({4, 5}, at::kLong)));
+  const auto outer = (*nested)[1].toList();
+  ASSERT_EQ(outer.size(), 1u);
+  const auto inner = outer.get(0).toList();
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_TRUE(inner.get(0).toTensor().equal(at::ones({1})));
 }
 
 }  // namespace
