@@ -2,7 +2,7 @@
 // tensor code (argument checks of nn modules, error messages, flags): format,
 // str, list copies, list comparisons and membership, string comparisons,
 // any/all, find, device (and its type name), grad and autocast queries,
-// scalar tensors and item, as_tensor; and the fused op of
+// scalar tensors and item, as_tensor, to a device; and the fused op of
 // nn.TransformerEncoderLayer, called directly (nn.MultiheadAttention's:
 // ops/attention/multi_head_attention.cc). Same results and errors as
 // the JIT's own operators, without a stack.
@@ -127,6 +127,29 @@ const bool kRegistered = [] {
     io.Output(0) = dtype == data.scalar_type() && device == data.device()
                        ? data
                        : data.to(device, dtype, /*non_blocking=*/false, /*copy=*/false);
+  });
+  // aten::to with a device (nn.utils.rnn's `sorted_indices.to(input.device)`),
+  // as the JIT's prim_Device overload dispatches: itself when nothing is
+  // asked, else ATen's to with what is given.
+  RegisterNativeOverload("aten::to", "prim_Device", [](NodeIO& io) {
+    const at::Tensor& self = io.Input(0).toTensor();
+    const auto device = io.Input(1).toOptional<c10::Device>();
+    const auto dtype = io.Input(2).toOptional<at::ScalarType>();
+    const bool non_blocking = io.Input(3).toBool(), copy = io.Input(4).toBool();
+    if (!device && !dtype && !copy) {
+      io.Output(0) = self;
+    } else if (!device) {
+      io.Output(0) = self.to(*dtype, non_blocking, copy);
+    } else if (!dtype) {
+      io.Output(0) = self.to(*device, non_blocking, copy);
+    } else {
+      io.Output(0) = self.to(*device, *dtype, non_blocking, copy);
+    }
+  });
+  RegisterNativeOverload("aten::to", "device", [](NodeIO& io) {
+    io.Output(0) = io.Input(0).toTensor().to(io.Input(1).toDevice(), io.Input(2).toScalarType(),
+                                             io.Input(3).toBool(), io.Input(4).toBool(),
+                                             io.Input(5).toOptional<c10::MemoryFormat>());
   });
   RegisterNativeOverload("aten::scatter", "src", [](NodeIO& io) {
     io.Output(0) = at::scatter(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toTensor(),

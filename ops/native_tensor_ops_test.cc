@@ -359,6 +359,22 @@ std::vector<Case> MiscCases() {
     if (t.dim() >= 2 && d.Bool()) t = t.transpose(0, 1);
     return {t, d.Bool() ? at::MemoryFormat::Contiguous : at::MemoryFormat::Preserve};
   });
+  add("aten::to", "prim_Device", [](Draw& d) -> Inputs {
+    return {AnyTensor(d, 0, kNumbers),
+            d.Bool() ? c10::IValue(c10::Device(c10::kCPU)) : c10::IValue(),
+            d.Bool() ? c10::IValue(d.OneOf(kNumbers)) : c10::IValue(), d.Bool(), d.Bool()};
+  });
+  add("aten::to", "device", [](Draw& d) -> Inputs {
+    at::Tensor t = AnyTensor(d, 1, kNumbers);
+    if (t.dim() >= 2 && d.Bool()) t = t.transpose(0, 1);
+    return {t,
+            c10::Device(c10::kCPU),
+            d.OneOf(kNumbers),
+            d.Bool(),
+            d.Bool(),
+            d.OneOf<c10::IValue>(
+                {c10::IValue(), at::MemoryFormat::Contiguous, at::MemoryFormat::Preserve})};
+  });
   add("aten::type_as", "", [](Draw& d) -> Inputs {
     return {AnyTensor(d, 0, kNumbers), AnyTensor(d, 0, kNumbers)};
   });
