@@ -12,6 +12,7 @@
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "golden/reference.h"
+#include "load/load.h"
 #include "runtime/plan.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 
@@ -29,8 +30,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   std::string jit_error;
   c10::IValue expected;
   try {
-    const char* method = module.find_method("forward") ? "forward" : "forward__0";
-    expected = module.get_method(method)(jit_inputs);
+    expected = module.get_method(ForwardMethodName(module))(jit_inputs);
     if (jit_output != nullptr) *jit_output = expected;
   } catch (const std::exception& error) {
     jit_error = error.what();

@@ -188,6 +188,10 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromFile(const std::string& path) {
   return module;
 }
 
+std::string ForwardMethodName(const torch::jit::Module& module) {
+  return module.find_method("forward") ? "forward" : "forward__0";
+}
+
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_view ir,
                                                                 bool keep_value_names) {
   const int depth = BracketDepth(ir);

@@ -28,6 +28,11 @@ absl::StatusOr<std::string> ReadModelFile(const std::string& path);
 // Same as LoadModuleFromFile, from the archive's bytes.
 absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes);
 
+// The method a module's forward is compiled as: "forward", or "forward__0"
+// for an overloaded forward (nn.LSTM/GRU scripted alone compile one method
+// per overload; the first is the tensor one).
+std::string ForwardMethodName(const torch::jit::Module& module);
+
 // Parses graph IR text (as printed by Graph::toString()) into a new graph.
 // Tensor constants in the text are accepted; those printed as `<Tensor>` get
 // deterministic values (seeded normal samples for floating types, zeros

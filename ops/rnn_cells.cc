@@ -94,10 +94,8 @@ at::Tensor Projections(const at::Tensor& input, const at::Tensor& h, const at::T
     const c10::optional<at::Tensor>& b = i == 0 ? b_hh : b_ih;
     if (constant) {
       (i == 0 ? constant->hh : constant->ih)->Run(x, out);
-    } else if (b) {
-      at::addmm_out(out, *b, x, w.t());
     } else {
-      at::mm_out(out, x, w.t());
+      AtenProduct(x, w.t(), b ? *b : at::Tensor(), out);
     }
   }
   return projections;

@@ -99,9 +99,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
   std::vector<c10::Argument> returns;
   std::string method_name;
   try {
-    // An overloaded forward (nn.LSTM) is compiled as forward__0, forward__1...;
-    // the first overload is the tensor one.
-    method_name = module.find_method("forward") ? "forward" : "forward__0";
+    method_name = ForwardMethodName(module);
     if (!module.find_method(method_name)) {
       return absl::InvalidArgumentError("module has no forward method");
     }

@@ -14,16 +14,6 @@ namespace {
 
 using Order = ReplicatedLinear::Order;
 
-// ATen's product: the calls ops/lstm.cc made before this class.
-void AtenProduct(const at::Tensor& x, const at::Tensor& weight_t, const at::Tensor& bias,
-                 at::Tensor& y) {
-  if (bias.defined()) {
-    at::addmm_out(y, bias, x, weight_t);
-  } else {
-    at::mm_out(y, x, weight_t);
-  }
-}
-
 // Deterministic operands in [-1, 1), every bit of the mantissa used.
 at::Tensor SampleOperand(at::IntArrayRef shape, uint32_t& state) {
   at::Tensor tensor = at::empty(shape, at::kFloat);
@@ -89,6 +79,20 @@ ReplicatedLinear::Replica Prove(int64_t rows, int64_t n, int64_t k, bool has_bia
 
 }  // namespace
 
+void AtenProduct(const at::Tensor& x, const at::Tensor& weight_t, const at::Tensor& bias,
+                 at::Tensor& y) {
+  if (bias.defined()) {
+    at::addmm_out(y, bias, x, weight_t);
+  } else {
+    at::mm_out(y, x, weight_t);
+  }
+}
+
+const ReplicatedLinear::Replica& ReplicatedLinear::AtenReplica() {
+  static const Replica kAten;
+  return kAten;
+}
+
 ReplicatedLinear::ReplicatedLinear(at::Tensor weight, at::Tensor bias)
     : weight_(std::move(weight)),
       weight_t_(weight_.t()),
@@ -107,8 +111,7 @@ ReplicatedLinear::ReplicatedLinear(at::Tensor weight, at::Tensor bias)
 }
 
 const ReplicatedLinear::Replica& ReplicatedLinear::ReplicaFor(int64_t rows) const {
-  static const Replica kAten;
-  if (rows <= 0 || n_ == 0 || k_ == 0 || panels_.empty()) return kAten;
+  if (rows <= 0 || n_ == 0 || k_ == 0 || panels_.empty()) return AtenReplica();
   thread_local absl::flat_hash_map<std::array<int64_t, 4>, Replica> proved;
   const std::array<int64_t, 4> shape{rows, n_, k_, bias_.defined() ? 1 : 0};
   auto found = proved.find(shape);
@@ -127,8 +130,7 @@ void ReplicatedLinear::Run(const at::Tensor& x, at::Tensor& y) const {
   const bool replicable = x.scalar_type() == at::kFloat && x.dim() == 2 && x.size(1) == k_ &&
                           x.stride(1) == 1 && x.stride(0) >= k_ && y.scalar_type() == at::kFloat &&
                           y.dim() == 2 && y.size(0) == rows && y.size(1) == n_ && y.is_contiguous();
-  static const Replica kAten;
-  const Replica& replica = replicable ? ReplicaFor(rows) : kAten;
+  const Replica& replica = replicable ? ReplicaFor(rows) : AtenReplica();
   const float* bias = bias_.defined() ? bias_.data_ptr<float>() : nullptr;
   switch (replica.order) {
     case Order::kChain:

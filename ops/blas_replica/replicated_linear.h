@@ -25,9 +25,13 @@
 namespace static_runtime {
 namespace ops {
 
+// ATen's product y = x weight_t (+ bias where defined), into y: what
+// ReplicatedLinear runs for shapes it does not replicate.
+void AtenProduct(const at::Tensor& x, const at::Tensor& weight_t, const at::Tensor& bias,
+                 at::Tensor& y);
+
 class ReplicatedLinear {
  public:
-  // How a product of some shape runs.
   // How a product of some shape runs: ATen's call, or sgemm_orders.h's
   // Chain (with its blocks of k) or LaneTree.
   enum class Order { kAten, kChain, kLaneTree };
@@ -50,6 +54,9 @@ class ReplicatedLinear {
   Order OrderFor(int64_t rows) const;
 
  private:
+  // What a shape no order reproduces runs: ATen's call.
+  static const Replica& AtenReplica();
+
   // This thread's proof for `rows` rows, valid until its next call.
   const Replica& ReplicaFor(int64_t rows) const;
 
