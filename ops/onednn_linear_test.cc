@@ -52,14 +52,6 @@ SingleNode MakeLinearGraph(const LinearCase& c) {
   return {graph, node, selected ? selected->kernel : Kernel()};
 }
 
-std::vector<c10::IValue> NodeInputs(const torch::jit::Node* node, const at::Tensor& x) {
-  std::vector<c10::IValue> values = {x};
-  for (size_t i = 1; i < node->inputs().size(); ++i) {
-    values.push_back(*torch::jit::toIValue(node->input(i)));
-  }
-  return values;
-}
-
 at::Tensor Exact(const LinearCase& c, const at::Tensor& x) {
   const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
   return ops::LinearFusedReference(dbl(x), dbl(c.weight),
@@ -90,7 +82,7 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
     at::Tensor x = at::randn(shape);
     if (x.dim() >= 2 && d.Bool())
       x = at::randn(shape).transpose(-1, -2).contiguous().transpose(-1, -2);
-    const std::vector<c10::IValue> inputs = NodeInputs(linear.node, x);
+    const std::vector<c10::IValue> inputs = testing::InputsAfterConstants(linear.node, x);
     RC_ASSERT(slots.Run(linear.kernel, inputs) == "");
     const at::Tensor actual = slots.Output(0).toTensor();
     const at::Tensor exact = Exact(c, x);
@@ -123,12 +115,15 @@ TEST(OneDnnLinearTest, RejectsWhatAtenRejectsWithAtensMessage) {
       aten_error = e.what_without_backtrace();
     }
     ASSERT_FALSE(aten_error.empty());
-    const std::string error = slots.Run(linear.kernel, NodeInputs(linear.node, x));
+    const std::string error =
+        slots.Run(linear.kernel, testing::InputsAfterConstants(linear.node, x));
     EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
   }
   // The kernel stays usable; no rows give ATen's empty result.
-  EXPECT_EQ(slots.Run(linear.kernel, NodeInputs(linear.node, at::randn({2, 3}))), "");
-  EXPECT_EQ(slots.Run(linear.kernel, NodeInputs(linear.node, at::randn({0, 3}))), "");
+  EXPECT_EQ(slots.Run(linear.kernel, testing::InputsAfterConstants(linear.node, at::randn({2, 3}))),
+            "");
+  EXPECT_EQ(slots.Run(linear.kernel, testing::InputsAfterConstants(linear.node, at::randn({0, 3}))),
+            "");
   EXPECT_EQ(slots.Output(0).toTensor().sizes(), at::IntArrayRef({0, 4}));
 }
 
@@ -141,7 +136,8 @@ TEST(OneDnnLinearTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   const std::vector<at::Tensor> inputs = {at::randn({1, 48}), at::randn({7, 48}),
                                           at::randn({2, 5, 48}), at::randn({48})};
   std::vector<std::vector<c10::IValue>> input_sets;
-  for (const at::Tensor& x : inputs) input_sets.push_back(NodeInputs(linear.node, x));
+  for (const at::Tensor& x : inputs)
+    input_sets.push_back(testing::InputsAfterConstants(linear.node, x));
   const std::vector<std::string> failures =
       testing::SameResultsOnSeveralThreads(linear.kernel, input_sets);
   for (size_t t = 0; t < inputs.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;

@@ -9,6 +9,7 @@
 #include "ir/operators/operators.h"
 #include "rapidcheck.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
+#include "torch/csrc/jit/ir/constants.h"
 #include "torch/csrc/jit/runtime/operator.h"
 
 namespace static_runtime {
@@ -115,6 +116,14 @@ std::vector<int64_t> Draw::BroadcastableTo(at::IntArrayRef shape) {
   const size_t drop = shape.empty() ? 0 : Int(0, static_cast<int64_t>(shape.size()));
   for (size_t i = drop; i < shape.size(); ++i) result.push_back(Bool() ? shape[i] : 1);
   return result;
+}
+
+std::vector<c10::IValue> InputsAfterConstants(const torch::jit::Node* node, const at::Tensor& x) {
+  std::vector<c10::IValue> values = {x};
+  for (size_t i = 1; i < node->inputs().size(); ++i) {
+    values.push_back(*torch::jit::toIValue(node->input(i)));
+  }
+  return values;
 }
 
 std::string Difference(const c10::IValue& expected, const c10::IValue& actual) {

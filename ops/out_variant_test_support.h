@@ -27,6 +27,10 @@ struct SingleNode {
 SingleNode MakeNode(const std::string& op, const std::string& overload,
                     const std::vector<c10::IValue>& inputs, size_t num_outputs);
 
+// The values of `node`'s inputs: `x` for the first, each other input's
+// constant after it (for kernels that take nodes with constant arguments).
+std::vector<c10::IValue> InputsAfterConstants(const torch::jit::Node* node, const at::Tensor& x);
+
 // Value slots for one node: inputs first, then outputs, kept across calls.
 class Slots {
  public:

@@ -56,14 +56,6 @@ SingleNode MakeDeconvGraph(const DeconvCase& c) {
   return {graph, node, selected ? selected->kernel : Kernel()};
 }
 
-std::vector<c10::IValue> NodeInputs(const torch::jit::Node* node, const at::Tensor& x) {
-  std::vector<c10::IValue> values = {x};
-  for (size_t i = 1; i < node->inputs().size(); ++i) {
-    values.push_back(*torch::jit::toIValue(node->input(i)));
-  }
-  return values;
-}
-
 at::Tensor Deconvolve(const DeconvCase& c, const at::Tensor& x, const at::Tensor& w,
                       const c10::optional<at::Tensor>& bias) {
   return c.dims == 1 ? at::conv_transpose1d(x, w, bias, c.stride, c.padding, c.output_padding,
@@ -111,7 +103,7 @@ RC_GTEST_PROP(DeconvolutionProperty, WithinTheStatedBoundAsAtenIs, ()) {
       aten_result = Deconvolve(c, x, c.weight, c.bias);
     } catch (const std::exception&) {
     }
-    const std::vector<c10::IValue> inputs = NodeInputs(deconv.node, x);
+    const std::vector<c10::IValue> inputs = testing::InputsAfterConstants(deconv.node, x);
     const std::string error = slots.Run(deconv.kernel, inputs);
     if (!aten_result) {
       RC_ASSERT(!error.empty());  // ATen rejects it: so must the kernel
@@ -162,11 +154,14 @@ TEST(DeconvolutionTest, RejectsWhatAtenRejectsWithAtensMessage) {
       aten_error = e.what_without_backtrace();
     }
     ASSERT_FALSE(aten_error.empty());
-    const std::string error = slots.Run(deconv.kernel, NodeInputs(deconv.node, x));
+    const std::string error =
+        slots.Run(deconv.kernel, testing::InputsAfterConstants(deconv.node, x));
     EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
   }
   // The kernel stays usable.
-  EXPECT_EQ(slots.Run(deconv.kernel, NodeInputs(deconv.node, at::randn({1, 16, 30}))), "");
+  EXPECT_EQ(
+      slots.Run(deconv.kernel, testing::InputsAfterConstants(deconv.node, at::randn({1, 16, 30}))),
+      "");
 }
 
 // A strided input and a double one run ATen's op: its result exactly.
@@ -175,11 +170,11 @@ TEST(DeconvolutionTest, OtherLayoutsAndDtypesRunAtensOp) {
   SingleNode deconv = MakeDeconvGraph(c);
   Slots slots(1);
   const at::Tensor strided = at::randn({2, 16, 60}).slice(2, 0, c10::nullopt, 2);
-  ASSERT_EQ(slots.Run(deconv.kernel, NodeInputs(deconv.node, strided)), "");
+  ASSERT_EQ(slots.Run(deconv.kernel, testing::InputsAfterConstants(deconv.node, strided)), "");
   EXPECT_TRUE(at::equal(slots.Output(0).toTensor(), Deconvolve(c, strided, c.weight, c.bias)));
   const at::Tensor dbl = at::randn({1, 16, 30}, at::kDouble);
   // ATen refuses a double input with float weights; so does the kernel.
-  EXPECT_NE(slots.Run(deconv.kernel, NodeInputs(deconv.node, dbl)), "");
+  EXPECT_NE(slots.Run(deconv.kernel, testing::InputsAfterConstants(deconv.node, dbl)), "");
 }
 
 TEST(DeconvolutionTest, OneKernelRunsOnSeveralThreadsAtOnce) {
@@ -188,7 +183,7 @@ TEST(DeconvolutionTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   std::vector<std::vector<c10::IValue>> input_sets;
   for (const at::Tensor& x : {at::randn({1, 16, 50}), at::randn({2, 16, 7}), at::randn({16, 33}),
                               at::randn({3, 16, 100})}) {
-    input_sets.push_back(NodeInputs(deconv.node, x));
+    input_sets.push_back(testing::InputsAfterConstants(deconv.node, x));
   }
   const std::vector<std::string> failures =
       testing::SameResultsOnSeveralThreads(deconv.kernel, input_sets);
