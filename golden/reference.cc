@@ -8,6 +8,7 @@
 #include "ATen/ATen.h"
 #include "ATen/NestedTensorImpl.h"
 #include "ATen/core/class_type.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "errors/status_macros.h"
@@ -212,44 +213,77 @@ absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::
   return max_difference;
 }
 
-c10::IValue DeepCopy(const c10::IValue& value) {
+namespace {
+
+// What the deep copy so far made of each object (a tensor's TensorImpl, a
+// container), so that an object met twice is copied once.
+using CopyMemo = absl::flat_hash_map<const void*, c10::IValue>;
+
+c10::IValue CopyOnce(const c10::IValue& value, CopyMemo& memo);
+
+c10::IValue CopyTensor(const at::Tensor& t) {
+  if (t.is_nested()) return t.clone();
+  // A view that is not dense (a slice, a step, an expanded tensor) keeps
+  // its layout: its whole storage is copied (clone() would make it
+  // contiguous, and ATen's loops, so some results' bits, follow layout).
+  if (t.layout() == at::kStrided && t.has_storage() && !t.requires_grad() &&
+      !t.is_non_overlapping_and_dense()) {
+    const int64_t elements = static_cast<int64_t>(t.storage().nbytes() / t.itemsize());
+    const at::Tensor whole = at::empty({0}, t.options()).set_(t.storage(), 0, {elements}, {1});
+    return whole.clone().as_strided(t.sizes(), t.strides(), t.storage_offset());
+  }
+  return t.clone();
+}
+
+c10::IValue CopyUnmemoized(const c10::IValue& value, CopyMemo& memo) {
   if (value.isTensor()) {
     const at::Tensor& t = value.toTensor();
-    if (!t.defined()) return value;
-    if (t.is_nested()) return t.clone();
-    // A view that is not dense (a slice, a step, an expanded tensor) keeps
-    // its layout: its whole storage is copied (clone() would make it
-    // contiguous, and ATen's loops, so some results' bits, follow layout).
-    if (t.layout() == at::kStrided && t.has_storage() && !t.requires_grad() &&
-        !t.is_non_overlapping_and_dense()) {
-      const int64_t elements = static_cast<int64_t>(t.storage().nbytes() / t.itemsize());
-      const at::Tensor whole = at::empty({0}, t.options()).set_(t.storage(), 0, {elements}, {1});
-      return whole.clone().as_strided(t.sizes(), t.strides(), t.storage_offset());
-    }
-    return t.clone();
+    return t.defined() ? CopyTensor(t) : value;
   }
   if (value.isTuple()) {
     std::vector<c10::IValue> elements;
-    for (const auto& e : value.toTupleRef().elements()) elements.push_back(DeepCopy(e));
+    for (const auto& e : value.toTupleRef().elements()) elements.push_back(CopyOnce(e, memo));
     return c10::ivalue::Tuple::create(std::move(elements));
   }
   if (value.isList()) {
     c10::impl::GenericList list(value.toList().elementType());
-    for (const auto& e : value.toListRef()) list.push_back(DeepCopy(e));
+    for (const auto& e : value.toListRef()) list.push_back(CopyOnce(e, memo));
     return list;
   }
   if (value.isGenericDict()) {
     const c10::impl::GenericDict dict = value.toGenericDict();
     c10::impl::GenericDict copy(dict.keyType(), dict.valueType());
-    for (const auto& entry : dict) copy.insert(entry.key(), DeepCopy(entry.value()));
+    for (const auto& entry : dict) copy.insert(entry.key(), CopyOnce(entry.value(), memo));
     return copy;
   }
   return value;
 }
 
+c10::IValue CopyOnce(const c10::IValue& value, CopyMemo& memo) {
+  const void* object = nullptr;
+  if (value.isTensor()) {
+    object = value.toTensor().unsafeGetTensorImpl();
+  } else if (value.isTuple() || value.isList() || value.isGenericDict()) {
+    object = value.internalToPointer();
+  }
+  if (object == nullptr) return CopyUnmemoized(value, memo);
+  if (const auto found = memo.find(object); found != memo.end()) return found->second;
+  c10::IValue copy = CopyUnmemoized(value, memo);
+  memo.emplace(object, copy);
+  return copy;
+}
+
+}  // namespace
+
+c10::IValue DeepCopy(const c10::IValue& value) {
+  CopyMemo memo;
+  return CopyOnce(value, memo);
+}
+
 std::vector<c10::IValue> DeepCopy(const std::vector<c10::IValue>& values) {
+  CopyMemo memo;
   std::vector<c10::IValue> copies;
-  for (const c10::IValue& value : values) copies.push_back(DeepCopy(value));
+  for (const c10::IValue& value : values) copies.push_back(CopyOnce(value, memo));
   return copies;
 }
 

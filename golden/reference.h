@@ -46,8 +46,11 @@ absl::Status Compare(const c10::IValue& expected, const c10::IValue& actual,
 absl::StatusOr<double> MaxAbsDifference(const c10::IValue& expected, const c10::IValue& actual);
 
 // A deep copy: tensors cloned with their layout (strides and storage
-// offset, also of views that are not dense), containers rebuilt. For
-// checking that inputs were not modified by a run, and for running the
+// offset, also of views that are not dense), containers rebuilt; what is one
+// object in `value` (or across `values`: a tensor passed twice, an If's
+// result returned as two values) is one object in the copy, as Python's
+// copy.deepcopy makes it, so `is` and in-place writes see the same aliasing.
+// For checking that inputs were not modified by a run, and for running the
 // reference on inputs laid out as the runtime's.
 c10::IValue DeepCopy(const c10::IValue& value);
 std::vector<c10::IValue> DeepCopy(const std::vector<c10::IValue>& values);

@@ -10,6 +10,24 @@ namespace static_runtime {
 namespace reference {
 namespace {
 
+// What is one object stays one object in the copy, and only that.
+TEST(ReferenceTest, DeepCopyKeepsWhichValuesAreOneObject) {
+  const at::Tensor shared = at::randn({3});
+  const at::Tensor other = shared.clone();
+  c10::List<at::Tensor> list({shared, shared});
+  const std::vector<c10::IValue> copies = reference::DeepCopy({shared, shared, other, list});
+  EXPECT_TRUE(copies[0].is(copies[1]));
+  EXPECT_FALSE(copies[0].is(shared));
+  EXPECT_FALSE(copies[0].is(copies[2]));
+  const c10::List<at::Tensor> list_copy = copies[3].toTensorList();
+  EXPECT_TRUE(list_copy.get(0).is_same(list_copy.get(1)));
+  EXPECT_TRUE(list_copy.get(0).is_same(copies[0].toTensor()));
+  EXPECT_TRUE(at::equal(copies[0].toTensor(), shared));
+  // Separate calls copy separately.
+  EXPECT_FALSE(
+      reference::DeepCopy(c10::IValue(shared)).is(reference::DeepCopy(c10::IValue(shared))));
+}
+
 TEST(ReferenceTest, MaxAbsDifferenceChecksStructure) {
   auto same = MaxAbsDifference(c10::ivalue::Tuple::create({at::ones({2}), int64_t{3}}),
                                c10::ivalue::Tuple::create({at::full({2}, 1.5), int64_t{3}}));

@@ -87,9 +87,9 @@ class NodeChecker : public NodeObserver {
   void Before(const NodeDescription& node, const NodeIO& values) override {
     inputs_.clear();
     if (!Checked(node)) return;
-    for (size_t i = 0; i < values.num_inputs(); ++i) {
-      inputs_.push_back(reference::DeepCopy(values.Input(i)));
-    }
+    std::vector<c10::IValue> inputs;
+    for (size_t i = 0; i < values.num_inputs(); ++i) inputs.push_back(values.Input(i));
+    inputs_ = reference::DeepCopy(inputs);  // one object stays one (`key is value`)
   }
 
   void After(const NodeDescription& node, const NodeIO& values) override {

@@ -948,6 +948,29 @@ def forward(self, x, v, training: bool):
          return {rng.Normal({2, 3 * size, 5}), rng.Normal({2, 5, 4}), false};
        }});
 
+  // nn.MultiheadAttention(batch_first=True) on (x, m, m): `value = key` after
+  // the transposes makes one object the If's two results, and `key is value`
+  // picks the packed key-value projection (nn.Transformer's decoder).
+  add({"identity_through_if",
+       R"(
+def forward(self, x, m):
+    if x.dim() == 3:
+        l: List[Tensor] = []
+        for t in (x, m):
+            l.append(t.transpose(1, 0))
+        q, k = l
+        v = k
+    else:
+        q, k, v = x, m, m
+    if k is v:
+        return q + 1.0, k * 2.0
+    return q - 1.0, v * 3.0
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, size + 2, 4}), rng.Normal({2, 3, 4})};
+       }});
+
   return models;
 }
 
