@@ -116,6 +116,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   if (config.against_pytorch_sr) {
     ASSIGN_OR_RETURN(pytorch_sr,
                      PyTorchStaticRuntime::Create(module, config.is_frozen, config.options));
+    RETURN_IF_ERROR(pytorch_sr->SurvivesACall(args, /*limit_seconds=*/300));
     try {
       // Its outputs are comparable with the JIT's (the difference is not reported).
       RETURN_IF_ERROR(reference::MaxAbsDifference(expected, (*pytorch_sr)(args)).status());

@@ -3,8 +3,10 @@
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "load/load.h"
 #include "tools/sr/default_model.h"
 #include "tools/sr/input_spec.h"
+#include "tools/sr/inputs_file.h"
 
 namespace static_runtime {
 namespace sr {
@@ -74,6 +76,33 @@ TEST(BenchTest, TimesTheRuntimeWithOtherOptionsBesideIt) {
   EXPECT_GT(report->other_static->allocations_per_run, report->static_runtime.allocations_per_run);
   EXPECT_THAT(ReportJson(*report, "m"), Not(HasSubstr("\"jit\"")));
   EXPECT_THAT(FormatReport(*report), Not(HasSubstr("ratio (static / jit")));
+}
+
+// testdata/decoder_layer.pt, as Python saved it:
+//   layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True).eval()
+//   torch.jit.save(torch.jit.freeze(torch.jit.script(layer)), "decoder_layer.pt")
+//   torch.save((torch.randn(1, 3, 8), torch.randn(1, 2, 8)), "decoder_layer_inputs.pt")
+// PyTorch SR fails its run, and its cleanup then throws while the exception
+// unwinds: std::terminate would end the benchmark's process.
+TEST(BenchTest, APyTorchSrThatEndsTheProcessIsReported) {
+  absl::StatusOr<torch::jit::Module> module =
+      LoadModuleFromFile("tools/sr/testdata/decoder_layer.pt");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<c10::IValue>> inputs =
+      LoadInputsFile("tools/sr/testdata/decoder_layer_inputs.pt");
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  BenchConfig config;
+  config.iters = 3;
+  config.warmup = 1;
+  config.against_pytorch_sr = true;
+  absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("PyTorch's Static Runtime ends the process on these inputs (signal 6"));
+  // Without PyTorch SR the model is timed.
+  config.against_pytorch_sr = false;
+  const absl::StatusOr<BenchReport> ours = RunBench(*module, *inputs, config);
+  EXPECT_TRUE(ours.ok()) << ours.status();
 }
 
 TEST(BenchTest, BadConfigAndBadInputs) {

@@ -1,6 +1,14 @@
 #include "tools/sr/pytorch_sr.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
 #include <new>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +82,42 @@ absl::StatusOr<std::unique_ptr<PyTorchStaticRuntime>> PyTorchStaticRuntime::Crea
 c10::IValue PyTorchStaticRuntime::operator()(const std::vector<c10::IValue>& args) {
   static const std::unordered_map<std::string, c10::IValue> kNoKwargs;
   return (*static_cast<torch::jit::StaticModule*>(module_))(args, kNoKwargs);
+}
+
+absl::Status PyTorchStaticRuntime::SurvivesACall(const std::vector<c10::IValue>& args,
+                                                 int limit_seconds) {
+  const pid_t child = fork();
+  if (child < 0) return absl::InternalError(absl::StrCat("fork failed: ", std::strerror(errno)));
+  if (child == 0) {
+    // What LibTorch prints as it aborts is the parent's error to tell.
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDERR_FILENO);
+    try {
+      (*this)(args);
+    } catch (...) {  // the parent sees the exception when it calls
+    }
+    _exit(0);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_seconds);
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      return absl::DeadlineExceededError(
+          absl::StrCat("PyTorch's Static Runtime took more than ", limit_seconds,
+                       " s for one call of the model in a child process"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (WIFSIGNALED(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PyTorch's Static Runtime ends the process on these inputs (signal ", WTERMSIG(status),
+        ", ", strsignal(WTERMSIG(status)),
+        ", in a child process that called it once: LibTorch 1.13's cleanup after a failed run "
+        "throws while unwinding)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace sr

@@ -32,6 +32,14 @@ class PyTorchStaticRuntime {
   // PyTorch SR throws.
   c10::IValue operator()(const std::vector<c10::IValue>& args);
 
+  // Calls the model once in a forked child process, before this process
+  // does: where a run fails, PyTorch SR's cleanup can throw while the
+  // exception unwinds, and std::terminate ends the process (LibTorch 1.13
+  // on nn.Transformer). OK if the child's call returns or throws; an error
+  // naming the signal if the child dies, or if it takes longer than
+  // `limit_seconds` (it is then killed).
+  absl::Status SurvivesACall(const std::vector<c10::IValue>& args, int limit_seconds);
+
   // PyTorch's StaticModule has no exported destructor, so its memory is
   // never released; a benchmark creates one per process.
   ~PyTorchStaticRuntime() = default;
