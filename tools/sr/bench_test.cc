@@ -98,7 +98,8 @@ TEST(BenchTest, APyTorchSrThatEndsTheProcessIsReported) {
   absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()),
-              HasSubstr("PyTorch's Static Runtime ends the process on these inputs (signal 6"));
+              HasSubstr("PyTorch's Static Runtime cannot run the model on these inputs: it "
+                        "ends the process (signal 6"));
   // Without PyTorch SR the model is timed.
   config.against_pytorch_sr = false;
   const absl::StatusOr<BenchReport> ours = RunBench(*module, *inputs, config);

@@ -112,8 +112,9 @@ absl::Status PyTorchStaticRuntime::SurvivesACall(const std::vector<c10::IValue>&
   }
   if (WIFSIGNALED(status)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "PyTorch's Static Runtime ends the process on these inputs (signal ", WTERMSIG(status),
-        ", ", strsignal(WTERMSIG(status)),
+        "PyTorch's Static Runtime cannot run the model on these inputs: it ends the process "
+        "(signal ",
+        WTERMSIG(status), ", ", strsignal(WTERMSIG(status)),
         ", in a child process that called it once: LibTorch 1.13's cleanup after a failed run "
         "throws while unwinding)"));
   }
