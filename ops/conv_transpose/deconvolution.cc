@@ -10,9 +10,10 @@
 // Numerics: oneDNN sums each output's (C / groups) * kh * kw products in
 // another order than ATen; the bound it declares is ConvTransposeErrorBound
 // (ops/error_bounds.h).
+#include <algorithm>
 #include <memory>
 #include <optional>
-#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
