@@ -130,14 +130,16 @@ const bool kRegistered = [] {
   });
   // aten::to with a device (nn.utils.rnn's `sorted_indices.to(input.device)`),
   // as the JIT's prim_Device overload dispatches: itself when nothing is
-  // asked, else ATen's to with what is given.
+  // asked, else ATen's to with what is given. (A copy asked for with neither
+  // a device nor a dtype is a copy in its own dtype here; the JIT reads the
+  // absent dtype there, which is undefined.)
   RegisterNativeOverload("aten::to", "prim_Device", [](NodeIO& io) {
     const at::Tensor& self = io.Input(0).toTensor();
     const auto device = io.Input(1).toOptional<c10::Device>();
     const auto dtype = io.Input(2).toOptional<at::ScalarType>();
     const bool non_blocking = io.Input(3).toBool(), copy = io.Input(4).toBool();
-    if (!device && !dtype && !copy) {
-      io.Output(0) = self;
+    if (!device && !dtype) {
+      io.Output(0) = copy ? self.to(self.scalar_type(), non_blocking, /*copy=*/true) : self;
     } else if (!device) {
       io.Output(0) = self.to(*dtype, non_blocking, copy);
     } else if (!dtype) {

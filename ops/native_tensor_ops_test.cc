@@ -360,9 +360,12 @@ std::vector<Case> MiscCases() {
     return {t, d.Bool() ? at::MemoryFormat::Contiguous : at::MemoryFormat::Preserve};
   });
   add("aten::to", "prim_Device", [](Draw& d) -> Inputs {
-    return {AnyTensor(d, 0, kNumbers),
-            d.Bool() ? c10::IValue(c10::Device(c10::kCPU)) : c10::IValue(),
-            d.Bool() ? c10::IValue(d.OneOf(kNumbers)) : c10::IValue(), d.Bool(), d.Bool()};
+    const c10::IValue device = d.Bool() ? c10::IValue(c10::Device(c10::kCPU)) : c10::IValue();
+    const c10::IValue dtype = d.Bool() ? c10::IValue(d.OneOf(kNumbers)) : c10::IValue();
+    // No copy without a device or a dtype: the JIT then reads the absent
+    // dtype (undefined; an assertion in checked builds).
+    const bool copy = (!device.isNone() || !dtype.isNone()) && d.Bool();
+    return {AnyTensor(d, 0, kNumbers), device, dtype, d.Bool(), copy};
   });
   add("aten::to", "device", [](Draw& d) -> Inputs {
     at::Tensor t = AnyTensor(d, 1, kNumbers);
