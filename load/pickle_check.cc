@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,21 +29,20 @@ class Walker {
 
   absl::Status Walk() {
     while (at_ < pickle_.size()) {
-      const size_t start = at_;
       opcode_at_ = at_;
       const auto opcode = static_cast<uint8_t>(pickle_[at_++]);
       if (opcode == '.') {  // STOP: one result, no open mark
         if (starts_.size() == 1 && marks_.empty()) return absl::OkStatus();
         return absl::InvalidArgumentError(
             absl::StrFormat("malformed pickle: STOP at offset %d with %d values and %d marks left",
-                            start, starts_.size(), marks_.size()));
+                            opcode_at_, starts_.size(), marks_.size()));
       }
       if (!Step(opcode)) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "malformed pickle: opcode 0x%02x at offset %d is unknown, runs past the end "
             "(%d bytes), names a memo entry that does not exist or takes more values than "
             "the stack holds",
-            opcode, start, pickle_.size()));
+            opcode, opcode_at_, pickle_.size()));
       }
     }
     return absl::InvalidArgumentError("malformed pickle: no STOP opcode");
@@ -96,12 +97,14 @@ class Walker {
     return Read(width, index) && index < memo_size_;
   }
 
+  // The values on the stack above the last mark.
+  uint64_t AboveMark() const { return starts_.size() - (marks_.empty() ? 0 : marks_.back().depth); }
+
   // The stack effect of an opcode that takes `pops` values and leaves
   // `pushes` (0 or 1); false if the stack (above the last mark) holds fewer.
   // The value left starts where the first value taken did (or at the opcode).
   bool Effect(uint64_t pops, uint64_t pushes) {
-    const uint64_t floor = marks_.empty() ? 0 : marks_.back().depth;
-    if (starts_.size() - floor < pops) return false;
+    if (AboveMark() < pops) return false;
     const size_t start = pops == 0 ? opcode_at_ : starts_[starts_.size() - pops];
     starts_.resize(starts_.size() - pops);
     if (pushes != 0) starts_.push_back(start);
@@ -121,8 +124,7 @@ class Walker {
 
   // An APPEND (one item) or SETITEM (a key and a value) taking `pops` values.
   bool Singular(uint64_t pops) {
-    const uint64_t floor = marks_.empty() ? 0 : marks_.back().depth;
-    if (starts_.size() - floor < pops + 1) return false;
+    if (AboveMark() < pops + 1) return false;
     if (singular_ != nullptr) {
       singular_->push_back({starts_[starts_.size() - pops], opcode_at_});
     }
@@ -231,6 +233,15 @@ class Walker {
 }  // namespace
 
 absl::Status CheckPickle(absl::string_view pickle) { return Walker(pickle).Walk(); }
+
+std::function<size_t(char*, size_t)> PickleReader(absl::string_view pickle) {
+  return [pickle, position = size_t{0}](char* out, size_t size) mutable {
+    size = std::min(size, pickle.size() - position);
+    std::memcpy(out, pickle.data() + position, size);
+    position += size;
+    return size;
+  };
+}
 
 absl::StatusOr<std::string> WithPluralOpcodes(absl::string_view pickle) {
   std::vector<SingularOpcode> singular;

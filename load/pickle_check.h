@@ -9,6 +9,8 @@
 #ifndef STATIC_RUNTIME_LOAD_PICKLE_CHECK_H_
 #define STATIC_RUNTIME_LOAD_PICKLE_CHECK_H_
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -25,6 +27,10 @@ absl::Status CheckPickle(absl::string_view pickle);
 // LibTorch 1.13's unpickler does not know them) written as the APPENDS and
 // SETITEMS of one item: a MARK before the operands, the plural opcode after.
 absl::StatusOr<std::string> WithPluralOpcodes(absl::string_view pickle);
+
+// Reads `pickle`'s bytes in order into the buffers LibTorch's Unpickler asks
+// for (its `reader`); `pickle` must outlive it.
+std::function<size_t(char*, size_t)> PickleReader(absl::string_view pickle);
 
 }  // namespace static_runtime
 

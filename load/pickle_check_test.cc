@@ -3,9 +3,7 @@
 // longer than what is left, memo indices out of order and unknown opcodes.
 #include "load/pickle_check.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "torch/csrc/jit/serialization/pickle.h"
 #include "torch/csrc/jit/serialization/pickler.h"
-#include "torch/csrc/jit/serialization/unpickler.h"
 
 namespace static_runtime {
 namespace {
@@ -114,16 +112,7 @@ TEST(PickleCheckTest, MemoIndicesAtTheBoundary) {
 
 // What LibTorch 1.13's unpickler makes of a pickle.
 c10::IValue Unpickle(const std::string& pickle) {
-  size_t at = 0;
-  torch::jit::Unpickler unpickler(
-      [&](char* out, size_t size) {
-        size = std::min(size, pickle.size() - at);
-        std::memcpy(out, pickle.data() + at, size);
-        at += size;
-        return size;
-      },
-      nullptr, {});
-  return unpickler.parse_ivalue();
+  return torch::jit::unpickle(pickle.data(), pickle.size());
 }
 
 // Python's pickler (protocol 2) writes a one-item list with APPEND and a

@@ -1,6 +1,5 @@
 // LoadPackage(Bytes) and ReadPackageMetadata: reads and
 // checks a compiled package (runtime/package.h).
-#include <algorithm>
 #include <cstring>
 
 #include "absl/algorithm/container.h"
@@ -107,18 +106,11 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
     const Records& records, const std::shared_ptr<const std::string>& buffer) {
   const auto pickle = records.find(absl::StrCat(kValues, ".pkl"));
   if (pickle == records.end()) return absl::InvalidArgumentError("the package has no values.pkl");
-  size_t position = 0;
   const absl::string_view pickled = pickle->second;
   RETURN_IF_ERROR(CheckPickle(pickled));
   absl::flat_hash_map<const void*, size_t> record_bytes;
   torch::jit::Unpickler unpickler(
-      [&](char* out, size_t size) {
-        size = std::min(size, pickled.size() - position);
-        std::memcpy(out, pickled.data() + position, size);
-        position += size;
-        return size;
-      },
-      ResolveCustomClass, LoadCustomClassObject,
+      PickleReader(pickled), ResolveCustomClass, LoadCustomClassObject,
       [&](const std::string& key) {
         const auto record = records.find(absl::StrCat(kValues, "/", key));
         if (record == records.end()) {

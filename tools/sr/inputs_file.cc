@@ -1,6 +1,5 @@
 #include "tools/sr/inputs_file.h"
 
-#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -27,15 +26,8 @@ c10::IValue Unpickle(const std::string& bytes) {
   const absl::StatusOr<std::string> pickle = WithPluralOpcodes(
       absl::string_view(static_cast<const char*>(pickle_data.get()), pickle_size));
   if (!pickle.ok()) throw std::runtime_error(std::string(pickle.status().message()));
-  size_t position = 0;
   torch::jit::Unpickler unpickler(
-      [&](char* out, size_t size) {
-        size = std::min(size, pickle->size() - position);
-        std::memcpy(out, pickle->data() + position, size);
-        position += size;
-        return size;
-      },
-      /*type_resolver=*/nullptr, /*obj_loader=*/nullptr,
+      PickleReader(*pickle), /*type_resolver=*/nullptr, /*obj_loader=*/nullptr,
       [&](const std::string& key) { return std::get<0>(archive.getRecord("data/" + key)); },
       c10::Device(c10::kCPU));
   return unpickler.parse_ivalue();
