@@ -19,6 +19,7 @@
 #include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
 #include "golden/option_sets.h"
+#include "load/load.h"
 #include "oneapi/dnnl/dnnl.h"
 #include "options/options.h"
 #include "runtime/package.h"
@@ -81,7 +82,7 @@ class PyModule {
                                    const py::list& sample_inputs, size_t max_runtimes) {
     const Options parsed = OptionsFrom(options);
     std::vector<c10::TypePtr> types;
-    const char* method = module.find_method("forward") ? "forward" : "forward__0";
+    const std::string method = ForwardMethodName(module);
     if (module.find_method(method)) {
       const auto& arguments = module.get_method(method).function().getSchema().arguments();
       for (size_t i = 1; i < arguments.size(); ++i) types.push_back(arguments[i].type());
