@@ -9,6 +9,10 @@
 # that sets them for the tests. Only the tests run again: the build is the
 # one `bazel test //...` made.
 #
+# An entry whose kernels this CPU cannot execute (AVX-512 kernels on an AVX2
+# machine: OpenBLAS would die of an illegal instruction) is skipped, and
+# says which instructions it lacks.
+#
 # Usage: tools/cpu_matrix.sh [--list] [ENTRY...]   (default: every entry)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,6 +24,23 @@ ENTRIES=(
   skylakex   # OpenBLAS's AVX-512 kernels, oneDNN uncapped
   zen        # OpenBLAS's Zen kernels (AVX2, FMA), oneDNN capped at AVX2
 )
+
+# entry -> the /proc/cpuinfo flags its kernels execute
+declare -A NEEDS=(
+  [prescott]="pni"
+  [haswell]="avx2 fma"
+  [skylakex]="avx512f avx512bw avx512dq avx512vl"
+  [zen]="avx2 fma"
+)
+
+# The flags of `entry` this CPU lacks (none: it can run the entry).
+lacking() {
+  local flags
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+  for flag in ${NEEDS[$1]}; do
+    [[ "$flags" == *" $flag "* ]] || printf '%s ' "$flag"
+  done
+}
 
 usage() {
   echo "usage: tools/cpu_matrix.sh [--list] [ENTRY...]"
@@ -54,6 +75,11 @@ echo "cpu_matrix: $(echo $targets | wc -w) test targets under: ${selected[*]}"
 status=0
 for entry in "${selected[@]}"; do
   echo "== cpu_matrix: $entry"
+  missing=$(lacking "$entry")
+  if [ -n "$missing" ]; then
+    echo "cpu_matrix: skipping $entry: this CPU lacks ${missing% } (its kernels cannot run here)"
+    continue
+  fi
   grep -E "^test:cpu_$entry " .bazelrc
   start=$(date +%s)
   # shellcheck disable=SC2086
