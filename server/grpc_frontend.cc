@@ -172,9 +172,7 @@ class GrpcFrontend::Service final : public inference::GRPCInferenceService::Serv
     if (!Authorized(context)) return Unauthenticated();
     absl::StatusOr<InferRequest> decoded = DecodeGrpcRequest(*request, handler_.limits());
     if (!decoded.ok()) {
-      return ToGrpc(
-          absl::Status(decoded.status().code(),
-                       absl::StrCat("request ", request->id(), ": ", decoded.status().message())));
+      return ToGrpc(handler_.Refuse(request->id(), request->model_name(), decoded.status()));
     }
     decoded->deadline = std::min(decoded->deadline, absl::FromChrono(context->deadline()));
     decoded->cancelled = [context] { return context->IsCancelled(); };

@@ -363,6 +363,10 @@ void HttpFrontend::Route() {
   server.Post(ModelPattern("/infer"), [this](const httplib::Request& request,
                                              httplib::Response& response,
                                              const httplib::ContentReader& read) {
+    // Errors name the request: by its own id once decoded, else by one made here.
+    const auto refuse = [&](std::string id, const absl::Status& status) {
+      SendError(response, handler_.Refuse(std::move(id), Match(request, 1), status));
+    };
     std::string content;
     const size_t limit = static_cast<size_t>(handler_.limits().max_request_bytes);
     const bool complete = read([&content, limit](const char* data, size_t length) {
@@ -370,30 +374,30 @@ void HttpFrontend::Route() {
       return content.size() <= limit;
     });
     if (!complete) {
-      return SendError(response, absl::InvalidArgumentError(absl::StrCat(
-                                     "the request is incomplete or larger than the server's "
-                                     "limit of ",
-                                     limit, " bytes")));
+      return refuse("", absl::InvalidArgumentError(absl::StrCat(
+                            "the request is incomplete or larger than the server's limit of ",
+                            limit, " bytes")));
     }
     std::optional<size_t> header_length;
     if (request.has_header(kHeaderLength)) {
       size_t length = 0;
       if (!absl::SimpleAtoi(request.get_header_value(kHeaderLength), &length)) {
-        return SendError(response, absl::InvalidArgumentError(
-                                       absl::StrCat(kHeaderLength, " is not a byte count")));
+        return refuse(
+            "", absl::InvalidArgumentError(absl::StrCat(kHeaderLength, " is not a byte count")));
       }
       header_length = length;
     }
     absl::StatusOr<HttpInferRequest> decoded =
         DecodeHttpRequest(content, header_length, handler_.limits());
-    if (!decoded.ok()) return SendError(response, decoded.status());
+    if (!decoded.ok()) return refuse("", decoded.status());
     HttpInferRequest infer = *std::move(decoded);
     if (request.has_header(kTimeoutHeader)) {
       int64_t timeout_us = 0;
       if (!absl::SimpleAtoi(request.get_header_value(kTimeoutHeader), &timeout_us) ||
           timeout_us <= 0) {
-        return SendError(response, absl::InvalidArgumentError(absl::StrCat(
-                                       kTimeoutHeader, " is not a positive microsecond count")));
+        return refuse(infer.request.id,
+                      absl::InvalidArgumentError(
+                          absl::StrCat(kTimeoutHeader, " is not a positive microsecond count")));
       }
       infer.request.deadline = DeadlineOf(timeout_us, infer.request.deadline);
     }
@@ -402,7 +406,7 @@ void HttpFrontend::Route() {
     absl::StatusOr<InferResponse> result = handler_.Infer(infer.request);
     if (!result.ok()) return SendError(response, result.status());
     absl::StatusOr<HttpBody> body = EncodeHttpResponse(*result, infer);
-    if (!body.ok()) return SendError(response, body.status());
+    if (!body.ok()) return refuse(result->id, body.status());
     response.status = 200;
     if (body->header_length) {
       response.set_header(kHeaderLength, absl::StrCat(*body->header_length));

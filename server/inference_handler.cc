@@ -29,14 +29,21 @@ absl::Time DeadlineOf(int64_t timeout_us, absl::Time deadline) {
   return std::min(deadline, absl::Now() + absl::Microseconds(timeout_us));
 }
 
+std::string InferenceHandler::IdOf(std::string id) {
+  return id.empty() ? absl::StrCat("sr-", next_id_.fetch_add(1)) : std::move(id);
+}
+
+absl::Status InferenceHandler::Refuse(std::string id, absl::string_view model,
+                                      const absl::Status& status) {
+  id = IdOf(std::move(id));
+  LOG(WARNING) << "request " << id << " (model '" << model << "'): " << status.message();
+  return absl::Status(status.code(), absl::StrCat("request ", id, ": ", status.message()));
+}
+
 absl::StatusOr<InferResponse> InferenceHandler::Infer(InferRequest request) {
-  if (request.id.empty()) request.id = absl::StrCat("sr-", next_id_.fetch_add(1));
+  request.id = IdOf(std::move(request.id));
   const std::string id = request.id;
-  auto fail = [&](const absl::Status& status) {
-    LOG(WARNING) << "request " << id << " (model '" << request.model_name
-                 << "'): " << status.message();
-    return absl::Status(status.code(), absl::StrCat("request ", id, ": ", status.message()));
-  };
+  auto fail = [&](const absl::Status& status) { return Refuse(id, request.model_name, status); };
   absl::StatusOr<std::shared_ptr<ServedModel>> model =
       repository_.Find(request.model_name, request.model_version);
   if (!model.ok()) return fail(model.status());

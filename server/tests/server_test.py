@@ -260,12 +260,14 @@ class ServerTest(unittest.TestCase):
                 status, _, answer = http(self.server.http_port, "/v2/models/mlp/infer", body)
                 self.assertEqual(status, 400)
                 self.assertIn(text, json.loads(answer)["error"])
+                self.assertRegex(json.loads(answer)["error"], r"^request sr-\d+: ")
         header = json.dumps({"inputs": [{"name": "x", "datatype": "FP32", "shape": [1, 16],
                                          "parameters": {"binary_data_size": 64}}]}).encode()
         status, _, answer = http(self.server.http_port, "/v2/models/mlp/infer", header + b"\0" * 10,
                                  {"Inference-Header-Content-Length": str(len(header))})
         self.assertEqual(status, 400)
         self.assertIn("binary_data_size", json.loads(answer)["error"])
+        self.assertRegex(json.loads(answer)["error"], r"^request sr-\d+: ")
         self.assertEqual(http(self.server.http_port, "/v2/models/nope/infer", {"inputs": []})[0], 404)
         # The server is still fine.
         self.assertTrue(self.stub.ServerLive(pb.ServerLiveRequest()).live)
