@@ -192,6 +192,13 @@ std::string ForwardMethodName(const torch::jit::Module& module) {
   return module.find_method("forward") ? "forward" : "forward__0";
 }
 
+c10::FunctionSchema ForwardSchema(const torch::jit::Module& module) {
+  const c10::FunctionSchema& schema =
+      module.get_method(ForwardMethodName(module)).function().getSchema();
+  return schema.cloneWithArguments(
+      std::vector<c10::Argument>(schema.arguments().begin() + 1, schema.arguments().end()));
+}
+
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> ParseGraphIR(absl::string_view ir,
                                                                 bool keep_value_names) {
   const int depth = BracketDepth(ir);

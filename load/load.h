@@ -33,6 +33,10 @@ absl::StatusOr<torch::jit::Module> LoadModuleFromBytes(absl::string_view bytes);
 // per overload; the first is the tensor one).
 std::string ForwardMethodName(const torch::jit::Module& module);
 
+// That method's schema without its `self` argument: the arguments a caller
+// passes, and the returns.
+c10::FunctionSchema ForwardSchema(const torch::jit::Module& module);
+
 // Parses graph IR text (as printed by Graph::toString()) into a new graph.
 // Tensor constants in the text are accepted; those printed as `<Tensor>` get
 // deterministic values (seeded normal samples for floating types, zeros

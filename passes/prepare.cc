@@ -95,8 +95,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
                                             bool parallel_forks, bool optimize_numerics) {
   std::shared_ptr<torch::jit::Graph> graph;
   c10::IValue self;
-  std::vector<c10::Argument> arguments;
-  std::vector<c10::Argument> returns;
+  c10::optional<c10::FunctionSchema> schema;
   std::string method_name;
   try {
     method_name = ForwardMethodName(module);
@@ -129,10 +128,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     graph = frozen.get_method(method_name).graph()->copy();
     if (is_frozen) torch::jit::OptimizeFrozenGraph(graph, optimize_numerics);
     self = frozen._ivalue();
-    c10::optional<torch::jit::Method> forward = module.find_method(method_name);
-    const c10::FunctionSchema& schema = forward->function().getSchema();
-    arguments.assign(schema.arguments().begin() + 1, schema.arguments().end());
-    returns = schema.returns();
+    schema = ForwardSchema(module);
   } catch (const std::exception& e) {
     return StatusFromException(e, "cannot freeze module: ", absl::StatusCode::kInvalidArgument);
   }
@@ -146,10 +142,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
     graph->eraseInput(0);
     self = c10::IValue();
   }
-  return PreparedGraph{
-      std::move(graph),
-      c10::FunctionSchema(method_name, "", std::move(arguments), std::move(returns)),
-      std::move(self)};
+  return PreparedGraph{std::move(graph), *std::move(schema), std::move(self)};
 }
 
 absl::StatusOr<PreparedGraph> PrepareModule(const torch::jit::Module& module, bool is_frozen,

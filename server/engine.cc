@@ -31,12 +31,8 @@ class TorchScriptEngine : public Engine {
  public:
   explicit TorchScriptEngine(torch::jit::Module module)
       : module_(std::move(module)),
-        method_(module_.get_method("forward")),
-        schema_(method_.function().getSchema()) {
-    std::vector<c10::Argument> arguments(schema_.arguments().begin() + 1,
-                                         schema_.arguments().end());
-    schema_ = schema_.cloneWithArguments(std::move(arguments));
-  }
+        method_(module_.get_method(ForwardMethodName(module_))),
+        schema_(ForwardSchema(module_)) {}
   const c10::FunctionSchema& schema() const override { return schema_; }
   absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& arguments) override {
     try {

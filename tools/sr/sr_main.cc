@@ -621,13 +621,8 @@ int LoadgenCommand(const Args& args) {
   if (!args.Given("grpc")) return Fail(2, "loadgen needs --grpc=HOST:PORT, the server's address");
   RunSetup setup;
   if (int code = PrepareRun(args, "loadgen", setup)) return code;
-  c10::FunctionSchema schema = setup.package
-                                   ? setup.package->schema()
-                                   : setup.module.get_method("forward").function().getSchema();
-  if (!setup.package) {
-    schema = schema.cloneWithArguments(
-        std::vector<c10::Argument>(schema.arguments().begin() + 1, schema.arguments().end()));
-  }
+  const c10::FunctionSchema schema =
+      setup.package ? setup.package->schema() : ForwardSchema(setup.module);
   absl::StatusOr<std::vector<server::NamedTensor>> inputs =
       server::ModelSignature::Inputs(schema, setup.inputs);
   if (!inputs.ok()) return Fail(2, std::string(inputs.status().message()));
