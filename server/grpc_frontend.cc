@@ -182,12 +182,9 @@ class GrpcFrontend::Service final : public inference::GRPCInferenceService::Serv
     response->set_model_version(result->model_version);
     response->set_id(result->id);
     for (const NamedTensor& output : result->outputs) {
-      absl::StatusOr<std::string> datatype = DatatypeOf(output.tensor.scalar_type());
-      if (!datatype.ok()) return ToGrpc(datatype.status());
-      auto* tensor = response->add_outputs();
-      tensor->set_name(output.name);
-      tensor->set_datatype(*datatype);
-      for (int64_t size : output.tensor.sizes()) tensor->add_shape(size);
+      const absl::Status described =
+          DescribeTensor(output.name, output.tensor, *response->add_outputs());
+      if (!described.ok()) return ToGrpc(described);
       response->add_raw_output_contents(RawBytes(output.tensor));
     }
     return grpc::Status::OK;

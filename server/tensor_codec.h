@@ -54,6 +54,19 @@ absl::Status CheckIntegerRange(absl::string_view input, c10::ScalarType type,
 // is not contiguous).
 std::string RawBytes(const at::Tensor& tensor);
 
+// Describes `tensor` as the protocol's gRPC tensor message `to` (a request's
+// input or a response's output; its data goes in the raw contents): name,
+// datatype and shape.
+template <typename TensorMessage>
+absl::Status DescribeTensor(const std::string& name, const at::Tensor& tensor, TensorMessage& to) {
+  absl::StatusOr<std::string> datatype = DatatypeOf(tensor.scalar_type());
+  if (!datatype.ok()) return datatype.status();
+  to.set_name(name);
+  to.set_datatype(*datatype);
+  for (int64_t size : tensor.sizes()) to.add_shape(size);
+  return absl::OkStatus();
+}
+
 }  // namespace server
 }  // namespace static_runtime
 

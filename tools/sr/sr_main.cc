@@ -632,12 +632,9 @@ int LoadgenCommand(const Args& args) {
           ? args.String("model")
           : std::filesystem::path(setup.model_name).parent_path().filename().string());
   for (const server::NamedTensor& input : *inputs) {
-    absl::StatusOr<std::string> datatype = server::DatatypeOf(input.tensor.scalar_type());
-    if (!datatype.ok()) return Fail(2, std::string(datatype.status().message()));
-    auto* tensor = request.add_inputs();
-    tensor->set_name(input.name);
-    tensor->set_datatype(*datatype);
-    for (int64_t size : input.tensor.sizes()) tensor->add_shape(size);
+    const absl::Status described =
+        server::DescribeTensor(input.name, input.tensor, *request.add_inputs());
+    if (!described.ok()) return Fail(2, std::string(described.message()));
     request.add_raw_input_contents(server::RawBytes(input.tensor));
   }
   LoadgenConfig config;
