@@ -33,6 +33,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -330,16 +331,23 @@ class Conv2dKernel {
       }
     }
     // Other 1D convolutions (height 1) of 16 or more input channels: oneDNN's
-    // direct kernel on channel blocks of 16 (nCw16c, reordered from and to
-    // the activations' layout) runs them 10-15% faster than its NWC kernel
-    // (brgconv), as ATen's own oneDNN convolution does.
+    // direct kernel on channel blocks of the ISA's vector width (nCw16c on
+    // AVX-512, nCw8c on AVX2; reordered from and to the activations'
+    // layout), as ATen's own oneDNN convolution runs them: 10-15% faster
+    // than the NWC kernel on AVX-512 (brgconv), 25% on AVX2 (AMD Zen).
     if (in[2] == 1 && w.size(2) == 1 && params_.groups == 1 && in[1] >= kFirstLayerChannels) {
-      try {
-        const auto pd = describe(dnnl::algorithm::convolution_direct,
-                                 onednn::FloatDesc(src.dims(), memory::format_tag::nChw16c),
-                                 onednn::FloatDesc(dst.dims(), memory::format_tag::nChw16c));
-        if (pd.impl_info_str() == std::string("jit:avx512_core")) return reordered(pd);
-      } catch (const dnnl::error&) {
+      const std::pair<memory::format_tag, const char*> blocked_kernels[] = {
+          {memory::format_tag::nChw16c, "jit:avx512_core"},
+          {memory::format_tag::nChw8c, "jit:avx2"},
+      };
+      for (const auto& [blocked, kernel] : blocked_kernels) {
+        try {
+          const auto pd =
+              describe(dnnl::algorithm::convolution_direct, onednn::FloatDesc(src.dims(), blocked),
+                       onednn::FloatDesc(dst.dims(), blocked));
+          if (pd.impl_info_str() == std::string(kernel)) return reordered(pd);
+        } catch (const dnnl::error&) {
+        }
       }
     }
     return reordered(describe(dnnl::algorithm::convolution_direct, src, dst));
