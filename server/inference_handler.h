@@ -64,8 +64,9 @@ class InferenceHandler {
   absl::StatusOr<InferResponse> Infer(InferRequest request);
 
   // `status` as the answer to request `id` (empty: one is made here) for
-  // `model`, logged, its message starting "request <id>: ": for errors
-  // found before the request reaches Infer (decoding, headers, limits).
+  // `model`, logged, its message starting "request <id>: ": Infer's own
+  // errors, and the transports' before a request reaches Infer (decoding,
+  // headers, limits).
   absl::Status Refuse(std::string id, absl::string_view model, const absl::Status& status);
 
   // Whether a request with this Authorization header may pass: always when
@@ -81,12 +82,12 @@ class InferenceHandler {
   const ServerLimits& limits() const { return limits_; }
 
  private:
-  ModelRepository& repository_;
-  const ServerLimits limits_;
-  const std::string token_;
   // The client's id, or "sr-<n>" when it gave none.
   std::string IdOf(std::string id);
 
+  ModelRepository& repository_;
+  const ServerLimits limits_;
+  const std::string token_;
   std::atomic<int64_t> next_id_{1};
   std::atomic<bool> draining_{false};
 };
