@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
@@ -17,6 +18,10 @@ const ops::CopyVariant* FindCopyVariant(const torch::jit::Node* node) {
     if (IsOverload(node, variant.view_op, variant.view_overload)) return &variant;
   }
   return nullptr;
+}
+
+bool IsOneOf(const torch::jit::Node* node, const std::vector<c10::Symbol>& kinds) {
+  return std::find(kinds.begin(), kinds.end(), node->kind()) != kinds.end();
 }
 
 // Whether the graph reads strides (aten::stride, aten::is_contiguous), or
@@ -48,9 +53,7 @@ bool FromCaller(const torch::jit::Value* value) {
       c10::prim::TupleIndex,
       c10::Symbol::fromQualString("static_runtime::unpack_dict"),
   };
-  return std::find(kTakeElements->begin(), kTakeElements->end(), producer->kind()) !=
-             kTakeElements->end() &&
-         FromCaller(producer->input(0));
+  return IsOneOf(producer, *kTakeElements) && FromCaller(producer->input(0));
 }
 
 // Whether `value` is, as a rule, a contiguous tensor: the caller's (callers
@@ -77,8 +80,68 @@ bool UsuallyContiguous(const torch::jit::Value* value) {
       c10::Symbol::fromQualString("static_runtime::variadic_stack"),
       c10::Symbol::fromQualString("static_runtime::linear_fused"),
   };
-  return std::find(kContiguousResults->begin(), kContiguousResults->end(), producer->kind()) !=
-         kContiguousResults->end();
+  return IsOneOf(producer, *kContiguousResults);
+}
+
+// Whether the memory order of `value` can decide some result's rounding: a
+// reduction that adds in memory order (sum, mean, norm, group_norm, ...)
+// reads it, or reads what ops that keep their input's strides (pointwise
+// math, views, lists, tuples) computed from it, before an op that lays its
+// result out afresh (a matrix product, a convolution, softmax, contiguous)
+// ends the chain. A copy variant's result is contiguous where the view op's
+// is strided, so such a reduction would add in another order (found by
+// //fuzz:random_graph_test: float(x.div(0.5).permute([1, 2, 0]).sum())).
+// Values flowing into or out of an If or Loop count as observed.
+bool MemoryOrderIsObserved(const torch::jit::Value* value) {
+  static const auto* const kAddsInMemoryOrder = new std::vector<c10::Symbol>{
+      c10::aten::sum,
+      c10::aten::mean,
+      c10::aten::prod,
+      c10::aten::nansum,
+      c10::aten::nanmean,
+      c10::aten::norm,
+      c10::aten::frobenius_norm,
+      c10::aten::linalg_vector_norm,
+      c10::aten::linalg_norm,
+      c10::aten::std,
+      c10::aten::var,
+      c10::aten::std_mean,
+      c10::aten::var_mean,
+      c10::aten::logsumexp,
+      c10::aten::group_norm,
+      c10::aten::instance_norm,
+      c10::aten::dot,
+      c10::aten::vdot,
+      c10::aten::mv,
+      c10::aten::dist,
+      c10::aten::cosine_similarity,
+      c10::aten::pairwise_distance,
+  };
+  static const auto* const kLaysOutAfresh = new std::vector<c10::Symbol>{
+      c10::aten::contiguous,  c10::aten::matmul,     c10::aten::mm,           c10::aten::bmm,
+      c10::aten::addmm,       c10::aten::baddbmm,    c10::aten::linear,       c10::aten::conv1d,
+      c10::aten::conv2d,      c10::aten::conv3d,     c10::aten::_convolution, c10::aten::softmax,
+      c10::aten::log_softmax, c10::aten::layer_norm,
+  };
+  absl::flat_hash_set<const torch::jit::Value*> seen = {value};
+  std::vector<const torch::jit::Value*> pending = {value};
+  while (!pending.empty()) {
+    const torch::jit::Value* current = pending.back();
+    pending.pop_back();
+    for (const torch::jit::Use& use : current->uses()) {
+      const torch::jit::Node* user = use.user;
+      if (user == user->owningGraph()->return_node()) continue;
+      if (user->kind() == c10::prim::Return || !user->blocks().empty() ||
+          IsOneOf(user, *kAddsInMemoryOrder)) {
+        return true;
+      }
+      if (IsOneOf(user, *kLaysOutAfresh)) continue;
+      for (const torch::jit::Value* output : user->outputs()) {
+        if (seen.insert(output).second) pending.push_back(output);
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -94,7 +157,7 @@ bool UseCopyVariants(const std::shared_ptr<torch::jit::Graph>& graph) {
     torch::jit::Value* view = node->output();
     if (ReturnsViewOrCopyByStrides(node->kind()) && UsuallyContiguous(node->input(0))) continue;
     if (alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(view) ||
-        alias_db.mayContainAlias(view, graph->outputs())) {
+        alias_db.mayContainAlias(view, graph->outputs()) || MemoryOrderIsObserved(view)) {
       continue;
     }
     rewrites.emplace_back(node, variant);

@@ -5,7 +5,9 @@
 // and the view does not escape through the graph's outputs, and, for
 // reshape, flatten and reshape_as, when its input is not as a rule
 // contiguous (a graph argument, a stack's or a matrix product's result: of
-// those the view is free). Nothing is
+// those the view is free), and when no reduction that adds in memory order
+// (sum, mean, norm, ...) reads the view or what strided ops computed from it
+// (the copy's other memory order would change its rounding). Nothing is
 // rewritten in a graph that writes to the input or result of reshape,
 // flatten, reshape_as or contiguous: whether those return a view or a copy
 // depends on strides, which copies would change.

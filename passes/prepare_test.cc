@@ -283,5 +283,49 @@ graph(%x : Tensor):
   EXPECT_THAT(text, ::testing::Not(HasSubstr("static_runtime::")));
 }
 
+// A reduction adds in memory order: over a copy (contiguous) it would add in
+// another order than over the view (strided), so a permute whose result
+// reaches one, directly or through ops that keep strides, stays a view.
+// Through an op that lays its result out afresh (matmul), it does not matter.
+TEST(PrepareTest, ViewsReducedInMemoryOrderAreNotCopied) {
+  const auto prepared_text = [](const std::string& consumers) {
+    const std::string ir = absl::StrCat(R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %half : float = prim::Constant[value=0.5]()
+  %y : Tensor = aten::div(%x, %half)
+  %dims : int[] = prim::ListConstruct(%one, %two, %zero)
+  %p : Tensor = aten::permute(%y, %dims)
+)IR",
+                                        consumers);
+    absl::StatusOr<PreparedGraph> prepared = PrepareIR(ir, Options());
+    EXPECT_TRUE(prepared.ok()) << prepared.status();
+    return prepared.ok() ? prepared->graph->toString() : std::string();
+  };
+  EXPECT_THAT(prepared_text(R"IR(
+  %s : Tensor = aten::sum(%p, %none)
+  return (%s)
+)IR"),
+              AllOf(HasSubstr("aten::permute"), Not(HasSubstr("copy_permute"))));
+  EXPECT_THAT(prepared_text(R"IR(
+  %r : Tensor = aten::relu(%p)
+  %list : Tensor[] = prim::ListConstruct(%r, %r)
+  %c : Tensor = aten::cat(%list, %zero)
+  %m : Tensor = aten::mean(%c, %none)
+  return (%m)
+)IR"),
+              AllOf(HasSubstr("aten::permute"), Not(HasSubstr("copy_permute"))));
+  EXPECT_THAT(prepared_text(R"IR(
+  %r : Tensor = aten::relu(%p)
+  %m : Tensor = aten::matmul(%r, %w)
+  %s : Tensor = aten::sum(%m, %none)
+  return (%s)
+)IR"),
+              HasSubstr("static_runtime::copy_permute"));
+}
+
 }  // namespace
 }  // namespace static_runtime
