@@ -17,32 +17,55 @@ else
                          git ls-files --others --exclude-standard -- '*.cc') | sort -u)
 fi
 
+# The compiler flags. The -D flags: Debian's cpp-httplib is built with them,
+# and its users define them too (//third_party:httplib).
+flags=(-x c++ -std=c++17 -I. -Ibazel-bin
+  -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/python3.11
+  -DCPPHTTPLIB_OPENSSL_SUPPORT -DCPPHTTPLIB_ZLIB_SUPPORT -DCPPHTTPLIB_BROTLI_SUPPORT)
+
 # A file that passed is remembered (as CI's compiles are, in the disk cache
-# under the home directory) by the hash of its text, every header of the
-# project, .clang-tidy and clang-tidy's version: it is checked again only
-# when one of them changes.
+# under the home directory) by the hash of its text, the text of the project
+# headers it includes (directly or through other project headers), the
+# flags, .clang-tidy and clang-tidy's version: it is checked again only when
+# one of them changes, so a header's change rechecks only its includers.
 passed_dir=${STATIC_RUNTIME_TIDY_CACHE:-$HOME/.cache/static_runtime/tidy-passed}
 mkdir -p "$passed_dir"
-context=$( (clang-tidy --version; cat .clang-tidy; git ls-files -z -- '*.h' | xargs -0 cat) |
-          sha256sum | cut -d' ' -f1)
+context=$( (clang-tidy --version; cat .clang-tidy; echo "${flags[*]}") | sha256sum | cut -d' ' -f1)
 export passed_dir context
+export flags_text="${flags[*]}"
+
+# The project headers `file` includes, directly or not, one per line, sorted.
+included_headers() {
+  local -A seen=()
+  local frontier=("$1") header next
+  while [ "${#frontier[@]}" -gt 0 ]; do
+    next=()
+    while read -r header; do
+      [ -f "$header" ] && [ -z "${seen[$header]:-}" ] || continue
+      seen[$header]=1
+      next+=("$header")
+    done < <(sed -nE 's/^#include "([^"]+)".*/\1/p' "${frontier[@]}")
+    frontier=("${next[@]}")
+  done
+  [ "${#seen[@]}" -eq 0 ] || printf '%s\n' "${!seen[@]}" | sort
+}
 
 # Checks one file; prints its name and first findings if a check fails.
 tidy_one() {
-  local file=$1 out stamp
-  stamp="$passed_dir/$( (echo "$context"; cat "$file") | sha256sum | cut -d' ' -f1)"
+  local file=$1 out stamp header
+  stamp="$passed_dir/$( (echo "$context"; cat "$file"
+    while read -r header; do echo "== $header"; cat "$header"; done < <(included_headers "$file")) |
+    sha256sum | cut -d' ' -f1)"
   [ -e "$stamp" ] && return 0
-  # The -D flags: Debian's cpp-httplib is built with them, and its users
-  # define them too (//third_party:httplib).
-  if ! out=$(clang-tidy --quiet "$file" -- -x c++ -std=c++17 -I. -Ibazel-bin \
-      -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/python3.11 \
-      -DCPPHTTPLIB_OPENSSL_SUPPORT -DCPPHTTPLIB_ZLIB_SUPPORT -DCPPHTTPLIB_BROTLI_SUPPORT 2>&1); then
+  # shellcheck disable=SC2086  # one flag per word
+  if ! out=$(clang-tidy --quiet "$file" -- $flags_text 2>&1); then
     echo "FAILED $file"
     grep -E "error:|warning:" <<<"$out" | head -n 5
   else
     touch "$stamp"
   fi
 }
+export -f included_headers
 export -f tidy_one
 
 # The Python extension needs CPython's headers; libFuzzer targets clang's.
