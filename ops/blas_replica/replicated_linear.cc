@@ -47,8 +47,8 @@ bool Reproduces(const ReplicatedLinear::Replica& replica, int64_t rows, int64_t 
     at::Tensor y = at::empty({rows, n}, at::kFloat);
     if (replica.order == Order::kChain) {
       const std::vector<float> panels = blas_replica::PackPanels(weight.data_ptr<float>(), n, k);
-      blas_replica::ChainProduct(replica.block_ends, panels.data(), bias_data, x.data_ptr<float>(),
-                                 k, rows, n, k, y.data_ptr<float>());
+      blas_replica::ChainProduct(replica.block_ends, replica.paired_rows, panels.data(), bias_data,
+                                 x.data_ptr<float>(), k, rows, n, k, y.data_ptr<float>());
     } else {
       blas_replica::LaneTreeProduct(weight.data_ptr<float>(), bias_data, x.data_ptr<float>(), k,
                                     rows, n, k, y.data_ptr<float>());
@@ -59,21 +59,29 @@ bool Reproduces(const ReplicatedLinear::Replica& replica, int64_t rows, int64_t 
 }
 
 // The order that reproduces ATen's products of this shape, if any: the
-// Chain with the blocks of k of each GEMM_Q OpenBLAS's AVX-512 cores use
-// (and a few more), cut by either driver, then the LaneTree.
+// Chain with the blocks of k of each GEMM_Q OpenBLAS's cores use (and a few
+// more), cut by either driver, unpaired, then with the rows of full 4-row
+// tiles paired; then the LaneTree.
 ReplicatedLinear::Replica Prove(int64_t rows, int64_t n, int64_t k, bool has_bias) {
-  if (!blas_replica::OrdersAvailable()) return {};
-  std::vector<std::vector<int64_t>> tried;
-  for (const bool threaded : {false, true}) {
-    for (const int64_t q : {320, 448, 384, 256, 512}) {
-      ReplicatedLinear::Replica chain{Order::kChain, blas_replica::KBlocks(k, q, threaded)};
-      if (std::find(tried.begin(), tried.end(), chain.block_ends) != tried.end()) continue;
-      tried.push_back(chain.block_ends);
-      if (Reproduces(chain, rows, n, k, has_bias)) return chain;
+  if (!blas_replica::ChainAvailable()) return {};
+  std::vector<int64_t> pairings = {0};
+  if (rows >= 4) pairings.push_back(rows / 4 * 4);
+  for (const int64_t paired_rows : pairings) {
+    std::vector<std::vector<int64_t>> tried;
+    for (const bool threaded : {false, true}) {
+      for (const int64_t q : {320, 448, 384, 256, 512}) {
+        ReplicatedLinear::Replica chain{Order::kChain, blas_replica::KBlocks(k, q, threaded),
+                                        paired_rows};
+        if (std::find(tried.begin(), tried.end(), chain.block_ends) != tried.end()) continue;
+        tried.push_back(chain.block_ends);
+        if (Reproduces(chain, rows, n, k, has_bias)) return chain;
+      }
     }
   }
   const ReplicatedLinear::Replica lane_tree{Order::kLaneTree, {}};
-  if (Reproduces(lane_tree, rows, n, k, has_bias)) return lane_tree;
+  if (blas_replica::LaneTreeAvailable() && Reproduces(lane_tree, rows, n, k, has_bias)) {
+    return lane_tree;
+  }
   return {};
 }
 
@@ -104,7 +112,7 @@ ReplicatedLinear::ReplicatedLinear(at::Tensor weight, at::Tensor bias)
   TORCH_CHECK(!bias_.defined() ||
                   (bias_.scalar_type() == at::kFloat && bias_.dim() == 1 && bias_.size(0) == n_),
               "ReplicatedLinear: the bias must be ", n_, " float32 values");
-  if (blas_replica::OrdersAvailable() && weight_.is_contiguous() &&
+  if (blas_replica::ChainAvailable() && weight_.is_contiguous() &&
       (!bias_.defined() || bias_.is_contiguous())) {
     panels_ = blas_replica::PackPanels(weight_.data_ptr<float>(), n_, k_);
   }
@@ -125,6 +133,8 @@ ReplicatedLinear::Order ReplicatedLinear::OrderFor(int64_t rows) const {
   return ReplicaFor(rows).order;
 }
 
+int64_t ReplicatedLinear::PairedRowsFor(int64_t rows) const { return ReplicaFor(rows).paired_rows; }
+
 void ReplicatedLinear::Run(const at::Tensor& x, at::Tensor& y) const {
   const int64_t rows = x.size(0);
   const bool replicable = x.scalar_type() == at::kFloat && x.dim() == 2 && x.size(1) == k_ &&
@@ -134,8 +144,9 @@ void ReplicatedLinear::Run(const at::Tensor& x, at::Tensor& y) const {
   const float* bias = bias_.defined() ? bias_.data_ptr<float>() : nullptr;
   switch (replica.order) {
     case Order::kChain:
-      blas_replica::ChainProduct(replica.block_ends, panels_.data(), bias, x.data_ptr<float>(),
-                                 x.stride(0), rows, n_, k_, y.data_ptr<float>());
+      blas_replica::ChainProduct(replica.block_ends, replica.paired_rows, panels_.data(), bias,
+                                 x.data_ptr<float>(), x.stride(0), rows, n_, k_,
+                                 y.data_ptr<float>());
       return;
     case Order::kLaneTree:
       blas_replica::LaneTreeProduct(weight_.data_ptr<float>(), bias, x.data_ptr<float>(),

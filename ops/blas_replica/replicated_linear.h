@@ -7,7 +7,7 @@
 // assumed: the first product of each shape on each thread is also computed
 // by ATen on random operands, and an order is used only if it gave every
 // bit of ATen's result; shapes no order reproduces (another BLAS, another
-// OpenBLAS core, a CPU without AVX-512) run ATen's call. (OpenBLAS's
+// OpenBLAS core, a CPU without AVX2) run ATen's call. (OpenBLAS's
 // threaded products cut k differently: a proof holds while its thread count
 // does, which is fixed when it loads unless openblas_set_num_threads is
 // called.)
@@ -38,6 +38,7 @@ class ReplicatedLinear {
   struct Replica {
     Order order = Order::kAten;
     std::vector<int64_t> block_ends;  // kChain's
+    int64_t paired_rows = 0;          // kChain's (sgemm_orders.h)
   };
 
   // `weight`: [n, k] float32 CPU; `bias`: [n] float32 CPU or undefined.
@@ -52,6 +53,9 @@ class ReplicatedLinear {
   // The order products of `rows` rows take on this thread (proved on first
   // use).
   Order OrderFor(int64_t rows) const;
+
+  // The rows the Chain pairs in products of `rows` rows (sgemm_orders.h).
+  int64_t PairedRowsFor(int64_t rows) const;
 
  private:
   // What a shape no order reproduces runs: ATen's call.

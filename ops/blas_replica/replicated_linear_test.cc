@@ -3,7 +3,9 @@
 // and row counts, whichever order this process's BLAS proves (on other
 // BLAS cores: ATen's own call); falls back for operands it does not take;
 // and, under OpenBLAS's SkylakeX or Cooperlake kernels on an AVX-512 CPU
-// (the CPU matrix's skylakex entry), replicates both of their orders.
+// (the CPU matrix's skylakex entry), replicates both of their orders, and
+// under its Haswell or Zen kernels (its haswell and zen entries) the Chain,
+// paired and not.
 #include "ops/blas_replica/replicated_linear.h"
 
 #include <cstdlib>
@@ -47,6 +49,8 @@ RC_GTEST_PROP(ReplicatedLinearProperty, SameBitsAsAten, ()) {
   RC_LOG() << rows << " x " << k << " -> " << n << (has_bias ? " with" : " without")
            << " a bias, order " << static_cast<int>(order) << "\n";
   RC_CLASSIFY(order == Order::kChain, "chain");
+  RC_CLASSIFY(order == Order::kChain && rows >= 4 && linear.PairedRowsFor(rows) > 0,
+              "chain with paired rows");
   RC_CLASSIFY(order == Order::kLaneTree, "lane tree");
   at::Tensor y = at::empty({rows, n});
   linear.Run(x, y);
@@ -103,12 +107,39 @@ TEST(ReplicatedLinear, ReplicatesOpenBlasSkylakeXKernels) {
                  << "(OPENBLAS_CORETYPE '" << name
                  << "'); the CPU matrix's skylakex entry runs this";
   }
-  ASSERT_TRUE(ops::blas_replica::OrdersAvailable()) << "OpenBLAS runs AVX-512 kernels here";
+  ASSERT_TRUE(ops::blas_replica::LaneTreeAvailable()) << "OpenBLAS runs AVX-512 kernels here";
   EXPECT_EQ(ReplicatedLinear(at::randn({384, 128}), at::randn({384})).OrderFor(4), Order::kChain);
   EXPECT_EQ(ReplicatedLinear(at::randn({512, 700}), at::Tensor()).OrderFor(6), Order::kChain);
   EXPECT_EQ(ReplicatedLinear(at::randn({128, 128}), at::randn({128})).OrderFor(4),
             Order::kLaneTree);
   EXPECT_EQ(ReplicatedLinear(at::randn({256, 256}), at::Tensor()).OrderFor(1), Order::kLaneTree);
+}
+
+// Where OpenBLAS runs its Haswell kernels (its Haswell and Zen cores, on an
+// AVX2 CPU or a later one), the Chain is proved for the step products of
+// recurrent networks: unpaired for fewer than 4 rows (an nn.RNN's 1 x 256
+// -> 256 step, a packed sequence's last rows), with the full 4-row tiles
+// paired for more (a GRU's 4 x 128 -> 384 step, an LSTM's 6 x 128 -> 512
+// with two rows past its tile).
+TEST(ReplicatedLinear, ReplicatesOpenBlasHaswellKernels) {
+  const char* core = std::getenv("OPENBLAS_CORETYPE");
+  const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
+  const std::string name = core != nullptr ? core : "";
+  if ((name != "Haswell" && name != "Zen") || threads == nullptr || std::string(threads) != "1") {
+    GTEST_SKIP() << "OpenBLAS here is not Haswell's or Zen's kernels on one thread "
+                 << "(OPENBLAS_CORETYPE '" << name
+                 << "'); the CPU matrix's haswell and zen entries run this";
+  }
+  ASSERT_TRUE(ops::blas_replica::ChainAvailable()) << "OpenBLAS runs AVX2 kernels here";
+  const ReplicatedLinear rnn(at::randn({256, 256}), at::randn({256}));
+  EXPECT_EQ(rnn.OrderFor(1), Order::kChain);
+  EXPECT_EQ(rnn.PairedRowsFor(1), 0);
+  const ReplicatedLinear gru(at::randn({384, 128}), at::randn({384}));
+  EXPECT_EQ(gru.OrderFor(4), Order::kChain);
+  EXPECT_EQ(gru.PairedRowsFor(4), 4);
+  const ReplicatedLinear lstm(at::randn({512, 128}), at::Tensor());
+  EXPECT_EQ(lstm.OrderFor(6), Order::kChain);
+  EXPECT_EQ(lstm.PairedRowsFor(6), 4);
 }
 
 }  // namespace

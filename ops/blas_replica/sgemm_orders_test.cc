@@ -1,9 +1,10 @@
-// sgemm_orders: ChainProduct and LaneTreeProduct give, bit for bit, the sums
-// their header describes, written out here one scalar operation at a time
-// (std::fma, float additions): random shapes across the k blocks (of
-// several sizes, the rests halved either way), the lane groups (16) and the trees' groups of four
-// outputs and rows, with and without a bias, rows further apart than k; values of mixed magnitudes
-// and signs, and rows of zeros of either sign.
+// sgemm_orders: ChainProduct (with and without paired rows, and its AVX2
+// loops, which AVX-512 CPUs take for paired rows only, on their own) and
+// LaneTreeProduct give, bit for bit, the sums their header describes, written out here one scalar
+// operation at a time (std::fma, float additions): random shapes across the k blocks (of several
+// sizes, the rests halved either way), the lane groups (16) and the trees' groups of four outputs
+// and rows, with and without a bias, rows further apart than k; values of mixed magnitudes and
+// signs, and rows of zeros of either sign.
 #include "ops/blas_replica/sgemm_orders.h"
 
 #include <cmath>
@@ -11,16 +12,19 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ops/blas_replica/chain_avx2.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
 namespace static_runtime {
 namespace {
 
+using ops::blas_replica::ChainAvailable;
 using ops::blas_replica::ChainProduct;
+using ops::blas_replica::ChainProductAvx2;
 using ops::blas_replica::KBlocks;
+using ops::blas_replica::LaneTreeAvailable;
 using ops::blas_replica::LaneTreeProduct;
-using ops::blas_replica::OrdersAvailable;
 using ops::blas_replica::PackPanels;
 
 struct Case {
@@ -73,13 +77,19 @@ std::vector<std::pair<int64_t, int64_t>> Blocks(int64_t k, int64_t q, bool threa
   return blocks;
 }
 
-float ChainReference(const std::vector<std::pair<int64_t, int64_t>>& blocks, const Case& c,
-                     int64_t r, int64_t j) {
+// The chain over k = begin, begin + step, ... below end.
+float Chain(const Case& c, int64_t r, int64_t j, int64_t begin, int64_t end, int64_t step) {
+  float chain = 0.0f;
+  for (int64_t p = begin; p < end; p += step) chain = std::fma(c.W(j, p), c.X(r, p), chain);
+  return chain;
+}
+
+float ChainReference(const std::vector<std::pair<int64_t, int64_t>>& blocks, int64_t paired_rows,
+                     const Case& c, int64_t r, int64_t j) {
   float sum = c.bias.empty() ? 0.0f : c.bias[j];
   for (const auto& [begin, end] : blocks) {
-    float chain = 0.0f;
-    for (int64_t p = begin; p < end; ++p) chain = std::fma(c.W(j, p), c.X(r, p), chain);
-    sum = sum + chain;
+    sum = sum + (r < paired_rows ? Chain(c, r, j, begin, end, 2) + Chain(c, r, j, begin + 1, end, 2)
+                                 : Chain(c, r, j, begin, end, 1));
   }
   return sum;
 }
@@ -118,26 +128,33 @@ void ExpectSameBits(const Case& c, const std::vector<float>& y, Reference refere
 }
 
 RC_GTEST_PROP(SgemmOrders, ChainIsTheDescribedSum, ()) {
-  if (!OrdersAvailable()) return;  // the products never run here
+  if (!ChainAvailable()) return;  // the products never run here
   const Case c = DrawCase();
   const int64_t q = *rc::gen::element<int64_t>(320, 448, 200);
   const bool threaded = *rc::gen::arbitrary<bool>();
+  const int64_t paired_rows = *rc::gen::element<int64_t>(0, c.rows / 4 * 4);
   const std::vector<std::pair<int64_t, int64_t>> blocks = Blocks(c.k, q, threaded);
   RC_CLASSIFY(blocks.size() > 1, "several blocks of k");
+  RC_CLASSIFY(paired_rows > 0, "paired rows");
   std::vector<int64_t> ends;
   for (const auto& block : blocks) ends.push_back(block.second);
   RC_ASSERT(KBlocks(c.k, q, threaded) == ends);
   const std::vector<float> panels = PackPanels(c.weight.data(), c.n, c.k);
+  const auto reference = [&blocks, paired_rows](const Case& c, int64_t r, int64_t j) {
+    return ChainReference(blocks, paired_rows, c, r, j);
+  };
   std::vector<float> y(c.rows * c.n, NAN);
-  ChainProduct(ends, panels.data(), c.Bias(), c.x.data(), c.x_row_stride, c.rows, c.n, c.k,
-               y.data());
-  ExpectSameBits(c, y, [&blocks](const Case& c, int64_t r, int64_t j) {
-    return ChainReference(blocks, c, r, j);
-  });
+  ChainProduct(ends, paired_rows, panels.data(), c.Bias(), c.x.data(), c.x_row_stride, c.rows, c.n,
+               c.k, y.data());
+  ExpectSameBits(c, y, reference);
+  std::vector<float> avx2_y(c.rows * c.n, NAN);
+  ChainProductAvx2(ends, paired_rows, panels.data(), c.Bias(), c.x.data(), c.x_row_stride, c.rows,
+                   c.n, c.k, avx2_y.data());
+  ExpectSameBits(c, avx2_y, reference);
 }
 
 RC_GTEST_PROP(SgemmOrders, LaneTreeIsTheDescribedSum, ()) {
-  if (!OrdersAvailable()) return;  // the products never run here
+  if (!LaneTreeAvailable()) return;  // the products never run here
   const Case c = DrawCase();
   std::vector<float> y(c.rows * c.n, NAN);
   LaneTreeProduct(c.weight.data(), c.Bias(), c.x.data(), c.x_row_stride, c.rows, c.n, c.k,
