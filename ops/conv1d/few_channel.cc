@@ -11,15 +11,6 @@ namespace static_runtime {
 namespace ops {
 namespace {
 
-using PanelRowFunction = void (*)(const float* panel, const float* w, int64_t taps, float bias,
-                                  int64_t count, float* y);
-
-void PanelRowBaseline(const float* panel, const float* w, int64_t taps, float bias, int64_t count,
-                      float* y) {
-  using Floats = float __attribute__((vector_size(16)));  // 4 floats: SSE
-  PanelRowOf<Floats>(panel, w, taps, bias, count, y);
-}
-
 // The widest loop this CPU runs.
 PanelRowFunction PanelRow() {
   static const PanelRowFunction kPanelRow = __builtin_cpu_supports("avx512f") ? PanelRowAvx512

@@ -1,7 +1,7 @@
 // FewChannelConv1d's inner loop (few_channel.cc), written once for vectors
 // of any width and compiled once per ISA, each translation unit with its
-// own flags and vector type (few_channel_avx2.cc: 8 floats,
-// few_channel_avx512.cc: 16, the baseline in few_channel.cc: 4): GCC lowers
+// own flags and vector type (few_channel_baseline.cc: 4 floats, SSE;
+// few_channel_avx2.cc: 8; few_channel_avx512.cc: 16): GCC lowers
 // a vector type for the ISA of the function that spells it, so a 16-float
 // vector in an AVX2 function goes through the stack, ten times slower than
 // AVX2's own. The contract of every PanelRow function:
@@ -22,6 +22,11 @@ namespace ops {
 // it.
 constexpr int64_t kFewChannelTile = 256;
 
+using PanelRowFunction = void (*)(const float* panel, const float* w, int64_t taps, float bias,
+                                  int64_t count, float* y);
+
+void PanelRowBaseline(const float* panel, const float* w, int64_t taps, float bias, int64_t count,
+                      float* y);
 void PanelRowAvx2(const float* panel, const float* w, int64_t taps, float bias, int64_t count,
                   float* y);
 void PanelRowAvx512(const float* panel, const float* w, int64_t taps, float bias, int64_t count,
