@@ -15,20 +15,20 @@
 //   chain over the block's even k (counted from its start), o_b over its
 //   odd k.
 // - LaneTree (the AVX-512 cores' small-matrix "TN" kernel): sixteen partial
-//   sums, lane l
-//   the fused multiply-add chain over k = l, l + 16, ... from +0 (a last
-//   partial group of k adds products of zeros), added by one of two trees,
-//   then the bias added once (without a bias, the tree's sum alone). The
-//   tree: results whose output index is below n rounded down to 4, or whose
-//   row is below rows rounded down to 4, pair lanes as (0+1)+(2+3) within
-//   each group of four lanes and then the groups as (G0+G1)+(G2+G3); the
-//   others as the compiler's _mm512_reduce_add_ps does: lanes l and l+8,
-//   then l and l+4, then l and l+2, then the last two.
+//   sums, lane l the fused multiply-add chain over k = l, l + 16, ... from
+//   +0 (a last partial group of k adds products of zeros), added by one of
+//   two trees, then the bias added once (without a bias, the tree's sum
+//   alone). The tree: results whose output index is below n rounded down to
+//   4, or whose row is below rows rounded down to 4, pair lanes as
+//   (0+1)+(2+3) within each group of four lanes and then the groups as
+//   (G0+G1)+(G2+G3); the others as the compiler's _mm512_reduce_add_ps does:
+//   lanes l and l+8, then l and l+4, then l and l+2, then the last two.
 //
 // Nothing here decides which order, if either, is BLAS's for a shape: that
 // is proved by comparing with BLAS (ops/blas_replica/replicated_linear.h).
-// Contract: the CPU runs the order (ChainAvailable, LaneTreeAvailable); x rows are k contiguous
-// floats, y is [rows, n] row-major and overlaps neither x nor the weights.
+// Contract: the CPU runs the order (ChainAvailable, LaneTreeAvailable); x
+// rows are k contiguous floats, y is [rows, n] row-major and overlaps
+// neither x nor the weights.
 #ifndef STATIC_RUNTIME_OPS_BLAS_REPLICA_SGEMM_ORDERS_H_
 #define STATIC_RUNTIME_OPS_BLAS_REPLICA_SGEMM_ORDERS_H_
 

@@ -1,7 +1,6 @@
 #include "ops/conv1d/few_channel.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "glog/logging.h"
