@@ -6,6 +6,7 @@
 // inputs a linear rejects; and one kernel (one packed weight) run from
 // several threads at once.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -97,6 +98,29 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
     const std::string atens =
         testing::OutsideBound(ops::LinearFusedErrorBound, inputs, exact, aten);
     if (!atens.empty()) RC_FAIL("ATen's linear: " + atens);
+  }
+}
+
+// Products large enough to leave SmallLinear, among them many rows into 1024
+// or more outputs (where oneDNN's gemm-based matmul takes the weight as
+// stored): within the bound, for row counts on both sides of that choice.
+TEST(OneDnnLinearTest, ManyRowsIntoManyOutputsWithinTheDeclaredBound) {
+  for (const auto& [k, n] : {std::pair<int64_t, int64_t>{96, 1024}, {64, 1100}, {80, 512}}) {
+    LinearCase c;
+    c.weight = at::randn({n, k});
+    c.bias = at::randn({n});
+    c.activation = "relu";
+    SingleNode linear = MakeLinearGraph(c);
+    Slots slots(1);
+    for (const int64_t rows : {8, 63, 64, 200}) {
+      const at::Tensor x = at::randn({rows, k});
+      const std::vector<c10::IValue> inputs = testing::InputsAfterConstants(linear.node, x);
+      ASSERT_EQ(slots.Run(linear.kernel, inputs), "");
+      EXPECT_EQ(testing::OutsideBound(ops::LinearFusedErrorBound, inputs, Exact(c, x),
+                                      slots.Output(0).toTensor()),
+                "")
+          << rows << " x " << k << " -> " << n;
+    }
   }
 }
 
