@@ -119,8 +119,9 @@ class NodeChecker : public NodeObserver {
       // when not asked for, are undefined).
       const bool bounded = error_bound && actual.isTensor() && actual.toTensor().defined();
       absl::Status same =
-          bounded ? WithinBound(node, error_bound, actual, expected[i])
-                  : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);
+          ValuesUnspecified(node.node->kind()) ? SameDtypeAndSizes(expected[i], actual)
+          : bounded                            ? WithinBound(node, error_bound, actual, expected[i])
+                    : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);
       if (!same.ok()) {
         status_ = absl::InternalError(absl::StrCat(
             where, ", output ", i, " (", NodeKindName(node.kind), " kernel): ", same.message()));
@@ -140,6 +141,27 @@ class NodeChecker : public NodeObserver {
     const c10::Symbol kind = node.node->kind();
     return status_.ok() && node.kind != NodeKind::kFallback && !node.node->isNondeterministic() &&
            !node.node->hasSideEffects() && kind != c10::prim::fork && kind != c10::aten::wait;
+  }
+
+  // Ops whose result holds whatever its memory held (empty_like): only
+  // the result's dtype and sizes are theirs to give.
+  static bool ValuesUnspecified(c10::Symbol kind) {
+    return kind == c10::aten::empty_like || kind == c10::aten::empty ||
+           kind == c10::aten::new_empty || kind == c10::aten::empty_strided;
+  }
+
+  static absl::Status SameDtypeAndSizes(const c10::IValue& expected, const c10::IValue& actual) {
+    if (!expected.isTensor() || !actual.isTensor()) {
+      return reference::Compare(expected, actual, reference::Tolerance::kBitwise);
+    }
+    const at::Tensor& want = expected.toTensor();
+    const at::Tensor& got = actual.toTensor();
+    if (want.scalar_type() == got.scalar_type() && want.sizes().equals(got.sizes())) {
+      return absl::OkStatus();
+    }
+    return absl::InternalError(
+        absl::StrCat("dtype and sizes ", c10::toString(want.scalar_type()), c10::str(want.sizes()),
+                     " vs ", c10::toString(got.scalar_type()), c10::str(got.sizes())));
   }
 
   // The float64 result of the operator is the exact one; the kernel's output

@@ -49,8 +49,6 @@ std::string CoverageMarkdown() {
                   "  out variant allocates less than the JIT's operator).\n"
                   "- `aten::narrow_copy`: LibTorch 1.13's implementation ignores the strides of\n"
                   "  non-contiguous inputs; the runtime must return what the JIT returns.\n"
-                  "- `aten::empty`: its values are unspecified, so no test could check an out\n"
-                  "  variant against the JIT's.\n"
                   "- `aten::tensor` of a list (nested Python data): the JIT's own conversion of\n"
                   "  nested lists; its scalar overloads are native.\n"
                   "\nView ops are native kernels (their outputs alias their inputs, so they are\n"

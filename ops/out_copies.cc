@@ -155,26 +155,31 @@ void RegisterCopies() {
   RegisterContiguous();
   RegisterTypeAs();
 
-  // zeros_like / ones_like / full_like on the CPU, strided.
+  // empty_like / zeros_like / ones_like / full_like on the CPU, strided
+  // (empty_like's result is left as the planned memory holds it).
   const struct {
     const char* name;
     bool has_fill_value;
-    double fill;
-  } kLike[] = {{"aten::zeros_like", false, 0.0},
+    std::optional<double> fill;
+  } kLike[] = {{"aten::empty_like", false, std::nullopt},
+               {"aten::zeros_like", false, 0.0},
                {"aten::ones_like", false, 1.0},
                {"aten::full_like", true, 0.0}};
   for (const auto& like : kLike) {
     RegisterOut(like.name, "", [has_value = like.has_fill_value, fill = like.fill](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const size_t first_option = has_value ? 2 : 1;
-      const at::Scalar value = has_value ? io.Input(1).toScalar() : at::Scalar(fill);
+      const std::optional<at::Scalar> value =
+          has_value ? std::optional<at::Scalar>(io.Input(1).toScalar())
+                    : (fill ? std::optional<at::Scalar>(*fill) : std::nullopt);
       const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
       const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
       const auto device = io.Input(first_option + 2).toOptional<at::Device>();
       const auto pin = io.Input(first_option + 3).toOptional<bool>();
       const auto format = io.Input(first_option + 4).toOptional<at::MemoryFormat>();
       auto functional = [&] {
-        return at::full_like(self, value, dtype, layout, device, pin, format);
+        return value ? at::full_like(self, *value, dtype, layout, device, pin, format)
+                     : at::empty_like(self, dtype, layout, device, pin, format);
       };
       if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) ||
           (format && *format != at::MemoryFormat::Contiguous &&
@@ -184,7 +189,7 @@ void RegisterCopies() {
       }
       WriteOutput(io, 0, dtype.value_or(self.scalar_type()), functional, [&](at::Tensor& out) {
         ResizeLike(out, self, format);
-        out.fill_(value);
+        if (value) out.fill_(*value);
       });
     });
   }

@@ -142,8 +142,7 @@ void RegisterIndexing() {
 
 // zeros/ones/full(size, *, dtype, layout, device, pin_memory) on the CPU,
 // strided: `fill` is the value of zeros and ones; without it (full) the
-// value is input 1. (empty stays with the JIT: its values are unspecified, so
-// no test could check an out variant against it.)
+// value is input 1.
 void RegisterSizedFactory(const char* name, std::optional<double> fill) {
   RegisterOut(name, "", [fill](NodeIO& io) {
     const at::DimVector size = io.Input(0).toDimVector();
@@ -173,11 +172,33 @@ void RegisterSizedFactory(const char* name, std::optional<double> fill) {
   });
 }
 
+// empty(size, *, dtype, layout, device, pin_memory, memory_format) on the
+// CPU, strided and contiguous: its values are what the planned memory holds.
+void RegisterEmpty() {
+  RegisterOut("aten::empty", "memory_format", [](NodeIO& io) {
+    const at::DimVector size = io.Input(0).toDimVector();
+    const auto dtype = io.Input(1).toOptional<at::ScalarType>();
+    const auto layout = io.Input(2).toOptional<at::Layout>();
+    const auto device = io.Input(3).toOptional<at::Device>();
+    const auto pin = io.Input(4).toOptional<bool>();
+    const auto format = io.Input(5).toOptional<at::MemoryFormat>();
+    auto functional = [&] { return at::empty(size, dtype, layout, device, pin, format); };
+    if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin) ||
+        (format && *format != at::MemoryFormat::Contiguous)) {
+      io.Output(0) = functional();
+      return;
+    }
+    WriteOutput(io, 0, dtype.value_or(DefaultFloat()), functional,
+                [&](at::Tensor& out) { at::native::resize_(out, size, c10::nullopt); });
+  });
+}
+
 // arange(end), arange(start, end), arange(start, end, step) on the CPU.
 void RegisterFactories() {
   RegisterSizedFactory("aten::zeros", 0.0);
   RegisterSizedFactory("aten::ones", 1.0);
   RegisterSizedFactory("aten::full", std::nullopt);
+  RegisterEmpty();
 
   const struct {
     const char* overload;

@@ -173,6 +173,21 @@ def forward(self, x):
          return {rng.Normal({size, 7})};
        }});
 
+  // A result made by empty_like and written by parts (as packed sequences
+  // are reordered): its kernel's output holds whatever its memory held.
+  add({"empty_like_filled",
+       R"(
+def forward(self, x):
+    y = torch.empty_like(x)
+    y[0] = x[-1]
+    y[1:] = x[:-1] * 2.0
+    return y + 1.0
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 5})};
+       }});
+
   add({"if_branch",
        R"(
 def forward(self, x):
