@@ -1,5 +1,6 @@
 // RecordedWarnings: while it lives, LibTorch's warnings on this thread go to
-// its list of messages instead of the installed handler (which it restores).
+// its list of messages (and of where each was sent from) instead of the
+// installed handler (which it restores).
 // For tests that compare what the runtime warns with what the JIT warns.
 #ifndef STATIC_RUNTIME_GOLDEN_RECORDED_WARNINGS_H_
 #define STATIC_RUNTIME_GOLDEN_RECORDED_WARNINGS_H_
@@ -24,9 +25,14 @@ class RecordedWarnings : public c10::WarningHandler {
   void process(const c10::SourceLocation& location, const std::string& message,
                bool verbatim) override {
     messages.push_back(message);
+    origins.push_back(std::string(location.file) + ":" + std::to_string(location.line) +
+                      (verbatim ? " verbatim" : ""));
   }
 
   std::vector<std::string> messages;
+  // "FILE:LINE", and " verbatim" when the handler was told to print the
+  // message as it is.
+  std::vector<std::string> origins;
 
  private:
   c10::WarningHandler* previous_;

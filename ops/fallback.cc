@@ -7,7 +7,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -64,9 +63,8 @@ std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node)
 // for which LibTorch also registers an operator whose Operation only throws
 // ("warn is implemented directly in the interpreter"). They run on the
 // interpreter, as a one-node graph, like the instructions with no operator
-// at all (prim::isinstance, prim::TupleSlice, ...): aten::warn then
-// warns through LibTorch's warning handler with the model's source line, as
-// the JIT does.
+// at all (prim::isinstance, prim::TupleSlice, ...). (aten::warn of a node
+// scripted from a source file has a native kernel, ops/native_misc.cc.)
 bool IsInterpreterInstruction(c10::Symbol kind) {
   return kind == c10::aten::warn || kind == c10::aten::wait;
 }
@@ -83,19 +81,6 @@ bool RunsOnlyInItsGraph(c10::Symbol kind) {
       c10::prim::profile, c10::prim::profile_ivalue, c10::prim::fork,
   };
   return kinds->contains(kind);
-}
-
-// Whether the call site of aten::warn numbered `warn_id` (as the JIT's
-// AnnotateWarns numbers them; copies of a node, as loop unrolling makes,
-// keep the number) is to warn now: the interpreter warns at each numbered
-// site once per run (per InterpreterState::run, so once per call even inside
-// a loop), at an unnumbered one every time. A run is on one thread (a forked
-// call is a run of its own), so the sites that warned are kept per thread.
-bool ShouldWarn(int64_t warn_id) {
-  const uint64_t run = CurrentRunId();
-  if (run == 0) return true;
-  thread_local absl::flat_hash_map<int64_t, uint64_t> warned_in_run;
-  return std::exchange(warned_in_run[warn_id], run) != run;
 }
 
 }  // namespace

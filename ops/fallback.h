@@ -2,10 +2,10 @@
 // implementation. A node with a registered JIT operator calls that operator's
 // Operation on a stack; a special node without one (tuple/dict construction,
 // isinstance, ...) or one the interpreter runs as an instruction of its own
-// (aten::warn, whose registered operator only throws) runs as a one-node
-// graph on the JIT interpreter. Correct for every node the JIT can run on
-// its own, but boxed: every input and output goes through a stack. The
-// instructions the interpreter runs only inside their whole graph
+// (aten::warn without a source file, whose registered operator only throws)
+// runs as a one-node graph on the JIT interpreter. Correct for every node the
+// JIT can run on its own, but boxed: every input and output goes through a
+// stack. The instructions the interpreter runs only inside their whole graph
 // (prim::Enter/Exit, prim::fork, bail-outs, profiling) get no fallback.
 #ifndef STATIC_RUNTIME_OPS_FALLBACK_H_
 #define STATIC_RUNTIME_OPS_FALLBACK_H_

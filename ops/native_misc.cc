@@ -1,11 +1,14 @@
 // Native kernels for the scalar, string and list ops TorchScript emits around
 // tensor code (argument checks of nn modules, error messages, flags): format,
 // str, list copies, list comparisons and membership, string comparisons,
-// any/all, find, device (and its type name), grad and autocast queries,
+// any/all, find, warn, device (and its type name), grad and autocast queries,
 // scalar tensors and item, as_tensor, to a device; and the fused op of
 // nn.TransformerEncoderLayer, called directly (nn.MultiheadAttention's:
 // ops/attention/multi_head_attention.cc). Same results and errors as
 // the JIT's own operators, without a stack.
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -14,6 +17,8 @@
 #include "ATen/autocast_mode.h"
 #include "absl/strings/str_cat.h"
 #include "ops/registry.h"
+#include "ops/run_scope.h"
+#include "torch/csrc/jit/frontend/source_range.h"
 
 namespace static_runtime {
 namespace {
@@ -93,7 +98,29 @@ void ScalarTensor(NodeIO& io, const at::Scalar& value, at::ScalarType natural) {
   io.Output(0) = std::move(tensor);
 }
 
+// aten::warn(message, stacklevel), which the JIT interpreter runs as an
+// instruction of its own: it sends the message to LibTorch's warning handler,
+// verbatim, with the file and line of the model's source it was scripted
+// from, once per run at a numbered call site. Nodes without a source file
+// (graphs not scripted from a file) run on the interpreter (ops/fallback.h).
+KernelOffer Warn(const torch::jit::Node* node) {
+  const std::shared_ptr<torch::jit::Source> source = node->sourceRange().source();
+  if (source == nullptr || !source->filename().has_value()) return Decline();
+  const std::string file = *source->filename();
+  const auto line = static_cast<uint32_t>(source->starting_line_no() +
+                                          source->lineno_for_offset(node->sourceRange().start()));
+  const std::optional<int64_t> warn_id = node->hasAttribute(c10::attr::warn_id)
+                                             ? std::optional<int64_t>(node->i(c10::attr::warn_id))
+                                             : std::nullopt;
+  return [file, line, warn_id](NodeIO& io) {
+    if (warn_id.has_value() && !ShouldWarn(*warn_id)) return;
+    c10::Warning::warn(c10::SourceLocation{"", file.c_str(), line}, io.Input(0).toStringRef(),
+                       /*verbatim=*/true);
+  };
+}
+
 const bool kRegistered = [] {
+  KernelRegistry::Global().RegisterOverload("aten::warn", "", NodeKind::kNative, Warn);
   RegisterNativeOverload("aten::format", "", Format);
   RegisterNativeOverload("aten::str", "", [](NodeIO& io) {
     // An int (a loop index naming a dict key) as the stream prints it, without the stream.

@@ -9,6 +9,7 @@
 #include "ATen/core/class_type.h"
 #include "ATen/core/function.h"
 #include "ATen/core/jit_type.h"
+#include "absl/container/flat_hash_map.h"
 #include "glog/logging.h"
 
 namespace static_runtime {
@@ -37,6 +38,15 @@ ThreadRun& Current() {
 }  // namespace
 
 uint64_t CurrentRunId() { return Current().id; }
+
+// A run is on one thread (a forked call is a run of its own), so the sites
+// that warned are kept per thread, with the run they last warned in.
+bool ShouldWarn(int64_t warn_id) {
+  const uint64_t run = CurrentRunId();
+  if (run == 0) return true;
+  thread_local absl::flat_hash_map<int64_t, uint64_t> warned_in_run;
+  return std::exchange(warned_in_run[warn_id], run) != run;
+}
 
 void PushEnteredObject(const c10::IValue& object) { Current().entered.push_back(object); }
 

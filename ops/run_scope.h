@@ -1,6 +1,7 @@
 // What one run keeps on the thread that runs it, as the JIT interpreter's
 // InterpreterState keeps it for one InterpreterState::run: the run's id, and
-// the objects its `with` statements entered and have not exited.
+// the objects its `with` statements entered and have not exited, and the
+// warn sites that warned in it.
 // Contract: the runtime opens a RunScope around each run it starts on a
 // thread (a top-level run, or a forked call: a run of its own); scopes nest.
 // Run ids are unique in the process and never 0; outside any scope
@@ -19,6 +20,13 @@
 namespace static_runtime {
 
 uint64_t CurrentRunId();
+
+// Whether the aten::warn call site numbered `warn_id` (as the JIT's
+// AnnotateWarns numbers them; copies of a node, as loop unrolling makes,
+// keep the number) is to warn now: the interpreter warns at each numbered
+// site once per run (per InterpreterState::run, so once per call even inside
+// a loop). Outside any run, every time.
+bool ShouldWarn(int64_t warn_id);
 
 // prim::Enter's and prim::Exit's bookkeeping: the object a `with` statement
 // enters, and the one it exits (the innermost entered).

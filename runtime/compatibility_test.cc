@@ -452,9 +452,9 @@ graph(%x : Tensor):
 }
 
 // aten::warn, which the interpreter runs itself (its registered operator
-// only throws), warns as the JIT does: through LibTorch's warning handler,
-// with the model's source line; a numbered call site once per run even in
-// a loop (the interpreter keeps the numbered sites that warned for one run
+// only throws), warns as the JIT does, from a native kernel: through
+// LibTorch's warning handler, verbatim, with the model's source file and line; a numbered call site
+// once per run even in a loop (the interpreter keeps the numbered sites that warned for one run
 // only), an unnumbered one each time it runs.
 TEST(CompatibilityTest, WarnWarnsAsTheJitDoes) {
   int next_id = 4000;
@@ -464,7 +464,7 @@ TEST(CompatibilityTest, WarnWarnsAsTheJitDoes) {
       for (const bool numbered : {true, false}) {
         SCOPED_TRACE(absl::StrCat(in_loop ? "in a loop, " : "", numbered ? "numbered" : ""));
         const at::Tensor x = at::full({2}, 3.0);
-        std::vector<std::string> expected;
+        std::vector<std::string> expected, expected_origins;
         at::Tensor expected_output;
         {
           torch::jit::Code code(WarningGraph(numbered ? next_id++ : -1, in_loop), "warns");
@@ -475,11 +475,18 @@ TEST(CompatibilityTest, WarnWarnsAsTheJitDoes) {
             expected_output = stack.at(0).toTensor();
           }
           expected = warnings.messages;
+          expected_origins = warnings.origins;
         }
-        EXPECT_EQ(expected, std::vector<std::string>(in_loop && !numbered ? 12 : 3, "careful"));
+        const size_t warned = in_loop && !numbered ? 12 : 3;
+        EXPECT_EQ(expected, std::vector<std::string>(warned, "careful"));
+        EXPECT_EQ(expected_origins, std::vector<std::string>(warned, "model.py:3 verbatim"));
         absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromGraph(
             WarningGraph(numbered ? next_id++ : -1, in_loop), option_set.options);
         ASSERT_TRUE(prepared.ok()) << prepared.status();
+        // A native kernel where the node has its source file.
+        for (const NodeDescription& node : (*prepared)->DescribeNodes()) {
+          if (node.node->kind() == c10::aten::warn) EXPECT_EQ(node.kind, NodeKind::kNative);
+        }
         StaticRuntime runtime(*prepared);
         RecordedWarnings warnings;
         for (int run = 0; run < 3; ++run) {
@@ -487,6 +494,7 @@ TEST(CompatibilityTest, WarnWarnsAsTheJitDoes) {
           runtime.ReleaseOutputs();
         }
         EXPECT_EQ(warnings.messages, expected);
+        EXPECT_EQ(warnings.origins, expected_origins);
       }
     }
   }
