@@ -7,6 +7,7 @@
 #include "passes/eliminate_noop_slice.h"
 #include "passes/fold_built_lists.h"
 #include "passes/fold_conv_batch_norm.h"
+#include "passes/fold_none_checks.h"
 #include "passes/force_non_empty_outputs.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
@@ -22,6 +23,7 @@ namespace static_runtime {
 
 const std::vector<RewritePass>& RewritePasses() {
   static const auto* const kPasses = new std::vector<RewritePass>{
+      {"fold_none_checks", PassStage::kCleanup, nullptr, FoldNoneChecks},
       {"eliminate_noop_slice", PassStage::kCleanup, nullptr, EliminateNoOpSlice},
       {"fold_built_lists", PassStage::kCleanup, nullptr, FoldBuiltLists},
       {"unroll_constant_loops", PassStage::kCleanup, &Options::unroll_constant_loops,

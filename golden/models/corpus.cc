@@ -188,6 +188,25 @@ def forward(self, x):
          return {rng.Normal({size + 1, 5})};
        }});
 
+  // A helper whose declared result is optional but, once inlined and its
+  // tuple taken apart, is a plain tensor (torchaudio's ConvTasNet blocks):
+  // the None check folds (passes/fold_none_checks.h).
+  add({"optional_result",
+       R"(
+def block(self, x) -> Tuple[Optional[Tensor], Tensor]:
+    return torch.relu(torch.matmul(x, self.w)), x * 2.0
+
+def forward(self, x):
+    r, y = self.block(x)
+    if r is not None:
+        y = y + r
+    return y
+)",
+       {{"w", {4, 4}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4})};
+       }});
+
   add({"if_branch",
        R"(
 def forward(self, x):
