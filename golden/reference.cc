@@ -232,7 +232,9 @@ c10::IValue CopyTensor(const at::Tensor& t) {
     const at::Tensor whole = at::empty({0}, t.options()).set_(t.storage(), 0, {elements}, {1});
     return whole.clone().as_strided(t.sizes(), t.strides(), t.storage_offset());
   }
-  return t.clone();
+  // Preserve explicitly: a quantized tensor's clone() is contiguous by default
+  // (a channels-last convolution's result would come back NCHW).
+  return t.clone(at::MemoryFormat::Preserve);
 }
 
 c10::IValue CopyUnmemoized(const c10::IValue& value, CopyMemo& memo) {

@@ -73,9 +73,19 @@ absl::StatusOr<std::string> ReadRecord(const Records& records, const std::string
 
 // The values a package holds may be TorchBind objects (packed quantized
 // weights) that pickle themselves; no other class is known to a package.
-c10::StrongTypePtr ResolveCustomClass(const c10::QualifiedName& name) {
-  const c10::ClassTypePtr type = torch::getCustomClass(name.qualifiedName());
-  if (type == nullptr) {
+// The pickle also names the element types of typed containers (a packed
+// linear's state holds a List[Optional[Tensor]]): those are parsed as types.
+c10::StrongTypePtr ResolveType(const c10::QualifiedName& name) {
+  if (const c10::ClassTypePtr type = torch::getCustomClass(name.qualifiedName())) {
+    return c10::StrongTypePtr(nullptr, type);
+  }
+  c10::TypePtr type;
+  try {
+    type = torch::jit::Unpickler::defaultTypeParser(name.qualifiedName());
+  } catch (const std::exception&) {
+    type = nullptr;
+  }
+  if (type == nullptr || type->kind() == c10::TypeKind::ClassType) {
     throw std::runtime_error(absl::StrCat("values.pkl names the class ", name.qualifiedName(),
                                           ", which is not a TorchBind class of this LibTorch"));
   }
@@ -110,7 +120,7 @@ absl::StatusOr<std::vector<c10::IValue>> ReadValues(
   RETURN_IF_ERROR(CheckPickle(pickled));
   absl::flat_hash_map<const void*, size_t> record_bytes;
   torch::jit::Unpickler unpickler(
-      PickleReader(pickled), ResolveCustomClass, LoadCustomClassObject,
+      PickleReader(pickled), ResolveType, LoadCustomClassObject,
       [&](const std::string& key) {
         const auto record = records.find(absl::StrCat(kValues, "/", key));
         if (record == records.end()) {

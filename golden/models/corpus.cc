@@ -669,6 +669,27 @@ def forward(self, x):
          return {rng.Normal({1 + size % 2, 3, 4 + 2 * size, 6})};
        }});
 
+  add({"quantized_conv_block",
+       R"(
+def forward(self, x):
+    # A statically quantized block: a packed convolution (freezing folds the
+    # packing into a constant), its relu form, a quantized residual add and
+    # a packed linear, between quantize and dequantize
+    w = torch.quantize_per_tensor(self.w, 0.02, 0, 12)
+    conv = ops.quantized.conv2d_prepack(w, self.b, [1, 1], [1, 1], [1, 1], 1)
+    fc = ops.quantized.linear_prepack(torch.quantize_per_tensor(self.fc, 0.02, 0, 12), None)
+    q = torch.quantize_per_tensor(x, 0.05, 64, 13)
+    y = ops.quantized.conv2d_relu(q, conv, 0.1, 10)
+    z = ops.quantized.add(ops.quantized.conv2d(y, conv, 0.1, 60), q, 0.1, 64)
+    r = ops.quantized.linear(z.flatten(1), fc, 0.2, 64)
+    return torch.dequantize(z), torch.dequantize(r)
+)",
+       {{"w", {3, 3, 3, 3}}, {"b", {3}}, {"fc", {5, 48}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         (void)size;  // the linear takes 3 x 4 x 4 features
+         return {rng.Normal({1 + size % 2, 3, 4, 4})};
+       }});
+
   add({"quantized_embedding_bags",
        R"(
 def forward(self, indices, offsets, weights, dense):
