@@ -1,15 +1,19 @@
-// Native kernels for the operators of statically quantized models
-// (torch.ao.quantization's convert on CNNs and linears):
-// quantized::conv2d.new and conv2d_relu.new, quantized::linear and
+// Native kernels that make LibTorch's own call for quantized operators, for
+// statically quantized models (torch.ao.quantization's convert on CNNs and
+// linears): quantized::conv2d.new and conv2d_relu.new, quantized::linear and
 // linear_relu (the packed parameters' own apply / apply_relu, read once when
 // the model loads where they are a constant of the frozen model, as they
 // are after freezing), quantized::add and add_relu (LibTorch's kernel,
 // called through its typed dispatcher handle), aten::quantize_per_tensor
-// and aten::dequantize.self. Each computes what the JIT's operator computes,
-// by the same call on the same engine's packed weights, without the
-// interpreter's stack: bit for bit its result, and its error for inputs it
-// refuses. Quantized tensors carry their quantizer, so their outputs are
-// not planned (memory/): these kernels allocate them, as the JIT does.
+// and aten::dequantize.self; and for quantized::linear_dynamic and
+// linear_relu_dynamic where their out variant (dynamic_linear_kernels.cc)
+// declines the node (qnnpack-packed weights, a CPU without VNNI): the
+// packed parameters' apply_dynamic / apply_dynamic_relu. Each computes what
+// the JIT's operator computes, by the same call on the same engine's packed
+// weights, without the interpreter's stack: bit for bit its result, and its
+// error for inputs it refuses. Quantized tensors carry their quantizer, so
+// their outputs are not planned (memory/): these kernels allocate them, as
+// the JIT does.
 #include <utility>
 
 #include "ATen/ATen.h"
@@ -43,6 +47,15 @@ at::Tensor ApplyPacked(Params& params, const NodeIO& io) {
                : params.apply(input, scale, zero_point);
 }
 
+// (x, packed, reduce_range): linear_dynamic.
+template <bool kRelu>
+at::Tensor ApplyDynamic(LinearPackedParamsBase& params, const NodeIO& io) {
+  const at::Tensor& input = io.Input(0).toTensor();
+  const bool reduce_range = io.Input(2).toBool();
+  return kRelu ? params.apply_dynamic_relu(input, reduce_range)
+               : params.apply_dynamic(input, reduce_range);
+}
+
 using Conv2dParams = ConvPackedParamsBase<2>;
 
 // quantized::add / add_relu (qa, qb, scale, zero_point): LibTorch's kernel.
@@ -70,6 +83,10 @@ const bool kRegistered = [] {
   registry.RegisterOverload(
       "quantized::linear_relu", "", NodeKind::kNative,
       PackedKernel<LinearPackedParamsBase, ApplyPacked<LinearPackedParamsBase, true>>);
+  registry.RegisterOverload("quantized::linear_dynamic", "", NodeKind::kNative,
+                            PackedKernel<LinearPackedParamsBase, ApplyDynamic<false>>);
+  registry.RegisterOverload("quantized::linear_relu_dynamic", "", NodeKind::kNative,
+                            PackedKernel<LinearPackedParamsBase, ApplyDynamic<true>>);
   RegisterNativeOverload("quantized::add", "", QuantizedAdd<false>);
   RegisterNativeOverload("quantized::add_relu", "", QuantizedAdd<true>);
   RegisterNativeOverload("aten::quantize_per_tensor", "", [](NodeIO& io) {
