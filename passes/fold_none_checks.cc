@@ -11,13 +11,10 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// The answer of `a is b` where it is known before running: one must be None
-// and the other can never be.
-c10::optional<bool> KnownIdentity(const Value* a, const Value* b) {
-  if ((a->mustBeNone() && b->mustNotBeNone()) || (a->mustNotBeNone() && b->mustBeNone())) {
-    return false;
-  }
-  return c10::nullopt;
+// Whether `a is b` is known to be false before running: one must be None and
+// the other can never be.
+bool KnownDifferent(const Value* a, const Value* b) {
+  return (a->mustBeNone() && b->mustNotBeNone()) || (a->mustNotBeNone() && b->mustBeNone());
 }
 
 }  // namespace
@@ -27,12 +24,11 @@ bool FoldNoneChecks(const std::shared_ptr<torch::jit::Graph>& graph) {
   for (Node* node : AllNodes(graph->block())) {
     const bool is = node->kind() == c10::aten::__is__;
     const bool is_not = node->kind() == c10::aten::__isnot__;
-    if ((is || is_not) && node->inputs().size() == 2) {
-      if (const c10::optional<bool> same = KnownIdentity(node->input(0), node->input(1))) {
-        torch::jit::WithInsertPoint insert_point(node);
-        node->output()->replaceAllUsesWith(graph->insertConstant(is ? *same : !*same));
-        folded.push_back(node);
-      }
+    if ((is || is_not) && node->inputs().size() == 2 &&
+        KnownDifferent(node->input(0), node->input(1))) {
+      torch::jit::WithInsertPoint insert_point(node);
+      node->output()->replaceAllUsesWith(graph->insertConstant(is_not));
+      folded.push_back(node);
     } else if (node->kind() == c10::prim::unchecked_cast &&
                node->input()->type()->isSubtypeOf(*node->output()->type())) {
       node->output()->replaceAllUsesWith(node->input());
