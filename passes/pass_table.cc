@@ -15,6 +15,7 @@
 #include "passes/maybe_copy_to.h"
 #include "passes/owned_refs.h"
 #include "passes/prepack_weights.h"
+#include "passes/sink_into_branches.h"
 #include "passes/unroll_constant_loops.h"
 #include "passes/var_tuple_unpack.h"
 #include "passes/variadic_ops.h"
@@ -28,6 +29,7 @@ const std::vector<RewritePass>& RewritePasses() {
       {"fold_built_lists", PassStage::kCleanup, nullptr, FoldBuiltLists},
       {"unroll_constant_loops", PassStage::kCleanup, &Options::unroll_constant_loops,
        UnrollConstantLoops},
+      {"sink_into_branches", PassStage::kCleanup, nullptr, SinkIntoBranches},
       {"fold_conv_batch_norm", PassStage::kRewrite, &Options::prepack_weights,
        FoldConvBatchNormPastRankChecks},
       {"fuse_conv", PassStage::kRewrite, &Options::prepack_weights, FuseConvolutions},

@@ -207,6 +207,20 @@ def forward(self, x):
          return {rng.Normal({size, 4})};
        }});
 
+  // torch._assert with an f-string message, as torchvision's models check
+  // their inputs: the message is built only if the check fails
+  // (passes/sink_into_branches.h).
+  add({"assert_message",
+       R"(
+def forward(self, x):
+    torch._assert(x.size(1) == 4, "expected 4 features, got {} in {}".format(x.size(1), x.size()))
+    return torch.relu(x) * 2.0
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4})};
+       }});
+
   add({"if_branch",
        R"(
 def forward(self, x):
