@@ -184,8 +184,10 @@ const bool kRegistered = [] {
     io.Output(0) = at::scatter(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toTensor(),
                                io.Input(3).toTensor());
   });
-  RegisterNativeOverload("aten::list", "t",
-                         [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
+  for (const char* name : {"aten::list", "aten::copy"}) {  // list(l), l.copy()
+    RegisterNativeOverload(name, "t",
+                           [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
+  }
   for (const char* overload : {"int_list", "bool_list", "str_list"}) {
     RegisterNativeOverload("aten::eq", overload,
                            [](NodeIO& io) { io.Output(0) = ListsEqual(io.Input(0), io.Input(1)); });

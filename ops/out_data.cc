@@ -1,9 +1,12 @@
 // Out-variant kernels that move data into new tensors: cat/stack (and their
-// variadic forms), index_select, index, gather, repeat, topk and sort, and
-// the factories zeros/ones/full and arange. (Copies of a tensor, views'
-// copy variants and unpacked splits: ops/out_copies.cc.)
-// flip and roll stay in fallback: their out forms copy through a temporary.
+// variadic forms), index_select, index, gather, repeat, topk and sort, roll
+// and constant padding, and the factories zeros/ones/full, new_zeros/
+// new_ones/new_full and arange. (Copies of a tensor, views' copy variants and
+// unpacked splits: ops/out_copies.cc.) flip stays in fallback: its out form
+// copies through a temporary.
+#include <algorithm>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -140,28 +143,164 @@ void RegisterIndexing() {
   }
 }
 
+// Copies `in` rolled by `shift[d]` along each dim d >= `dim` into `out` (of
+// the same sizes): at most two blocks per rolled dim, each copied straight to
+// its place. ATen's roll concatenates two narrowed views per dim, through a
+// temporary for each dim but the last; the values are the same.
+void CopyRolled(const at::Tensor& in, const at::Tensor& out, const std::vector<int64_t>& shift,
+                size_t dim) {
+  if (dim == shift.size()) {
+    out.copy_(in);
+    return;
+  }
+  const auto d = static_cast<int64_t>(dim);
+  const int64_t size = in.size(d);
+  const int64_t start = ((-shift[dim]) % size + size) % size;  // out[j] = in[(j + start) % size]
+  if (start == 0) {
+    CopyRolled(in, out, shift, dim + 1);
+    return;
+  }
+  CopyRolled(in.narrow(d, start, size - start), out.narrow(d, 0, size - start), shift, dim + 1);
+  CopyRolled(in.narrow(d, 0, start), out.narrow(d, size - start, start), shift, dim + 1);
+}
+
+// Whether ATen would give a result shaped like `tensor` channels-last
+// strides; the kernels here write contiguous results, as ATen does otherwise.
+bool ChannelsLastLike(const at::Tensor& tensor) {
+  return tensor.suggest_memory_format() != at::MemoryFormat::Contiguous;
+}
+
+// roll(self, shifts, dims) of a tensor not laid out channels-last; with no dims, of the
+// flattened tensor, as ATen does. Anything else (and ATen's errors): at::roll.
+void RegisterRoll() {
+  RegisterOut("aten::roll", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> shifts = io.Input(1).toIntVector();
+    const std::vector<int64_t> dims = io.Input(2).toIntVector();
+    auto functional = [&] { return at::roll(self, shifts, dims); };
+    const bool flat = dims.empty() && shifts.size() == 1;
+    const int64_t rank = self.dim();
+    bool valid = PlainCpuTensor(self) && !ChannelsLastLike(self) && self.numel() > 0 && rank > 0 &&
+                 (flat || (!dims.empty() && shifts.size() == dims.size()));
+    for (const int64_t d : dims) valid = valid && d >= -rank && d < rank;
+    if (!valid) {
+      io.Output(0) = functional();
+      return;
+    }
+    // Rolls of one dim add up, as ATen applies them one after another.
+    std::vector<int64_t> shift(flat ? 1 : rank, 0);
+    for (size_t i = 0; i < shifts.size(); ++i) {
+      shift[flat ? 0 : c10::maybe_wrap_dim(dims[i], rank)] += shifts[i];
+    }
+    WriteOutput(io, 0, self.scalar_type(), functional, [&](at::Tensor& out) {
+      at::native::resize_(out, self.sizes(), c10::nullopt);
+      CopyRolled(flat ? self.reshape({-1}) : self, flat ? out.view({-1}) : out, shift, 0);
+    });
+  });
+}
+
+// constant_pad_nd(self, pad, value) and pad(self, pad, "constant", value) of
+// a tensor not laid out channels-last: the result filled with `value` (unless nothing is
+// added) and the input, narrowed where a pad is negative, copied into its
+// place, as ATen does. Other modes and anything else (and ATen's errors):
+// `functional`.
+template <typename Functional>
+void ConstantPad(NodeIO& io, const at::Tensor& self, const std::vector<int64_t>& pad,
+                 const at::Scalar& value, Functional&& functional) {
+  const int64_t rank = self.dim();
+  const auto padded_dims = static_cast<int64_t>(pad.size() / 2);
+  bool valid =
+      PlainCpuTensor(self) && !ChannelsLastLike(self) && pad.size() % 2 == 0 && padded_dims <= rank;
+  // The result's sizes, the part of the input kept and where each of its
+  // dims starts in the result.
+  at::DimVector sizes(self.sizes().begin(), self.sizes().end());
+  at::Tensor from = self;
+  std::vector<int64_t> starts(rank, 0);
+  bool adds = false;
+  for (int64_t i = 0; valid && i < padded_dims; ++i) {
+    const int64_t d = rank - 1 - i;
+    const int64_t before = pad[2 * i];
+    const int64_t after = pad[2 * i + 1];
+    const int64_t kept = sizes[d] + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0);
+    sizes[d] += before + after;
+    valid = kept >= 0;
+    if (valid) from = from.narrow(d, std::max<int64_t>(-before, 0), kept);
+    starts[d] = std::max<int64_t>(before, 0);
+    adds = adds || before > 0 || after > 0;
+  }
+  // Padding that adds anything may not leave a padded dim empty (ATen's
+  // check); cropping alone may.
+  for (int64_t i = 0; valid && adds && i < padded_dims; ++i) valid = sizes[rank - 1 - i] > 0;
+  if (!valid) {
+    io.Output(0) = functional();
+    return;
+  }
+  WriteOutput(io, 0, self.scalar_type(), functional, [&](at::Tensor& out) {
+    at::native::resize_(out, sizes, c10::nullopt);
+    if (adds) {
+      out.fill_(value);
+    } else if (from.is_non_overlapping_and_dense()) {
+      out.as_strided_(sizes, from.strides());  // ATen clones the kept part, strides and all
+    }
+    at::Tensor to = out;
+    for (int64_t d = 0; d < rank; ++d) to = to.narrow(d, starts[d], from.size(d));
+    to.copy_(from);
+  });
+}
+
+void RegisterPadding() {
+  RegisterOut("aten::constant_pad_nd", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> pad = io.Input(1).toIntVector();
+    const at::Scalar value = io.Input(2).toScalar();
+    ConstantPad(io, self, pad, value, [&] { return at::constant_pad_nd(self, pad, value); });
+  });
+  RegisterOut("aten::pad", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> pad = io.Input(1).toIntVector();
+    const std::string mode = io.Input(2).toStringRef();
+    const auto value = io.Input(3).toOptional<double>();
+    auto functional = [&] { return at::pad(self, pad, mode, value); };
+    if (mode != "constant") {
+      io.Output(0) = functional();
+      return;
+    }
+    ConstantPad(io, self, pad, value.value_or(0.0), functional);
+  });
+}
+
 // zeros/ones/full(size, *, dtype, layout, device, pin_memory) on the CPU,
 // strided: `fill` is the value of zeros and ones; without it (full) the
-// value is input 1.
-void RegisterSizedFactory(const char* name, std::optional<double> fill) {
-  RegisterOut(name, "", [fill](NodeIO& io) {
-    const at::DimVector size = io.Input(0).toDimVector();
-    const at::Scalar value = fill ? at::Scalar(*fill) : io.Input(1).toScalar();
-    const size_t first_option = fill ? 1 : 2;
+// value follows the size. With `like_self`, new_zeros/new_ones/new_full:
+// a tensor comes first, and gives the dtype, layout and device not named.
+void RegisterSizedFactory(const char* name, std::optional<double> fill, bool like_self) {
+  RegisterOut(name, "", [fill, like_self](NodeIO& io) {
+    const size_t first = like_self ? 1 : 0;
+    const at::DimVector size = io.Input(first).toDimVector();
+    const at::Scalar value = fill ? at::Scalar(*fill) : io.Input(first + 1).toScalar();
+    const size_t first_option = first + (fill ? 1 : 2);
     const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
     const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
     const auto device = io.Input(first_option + 2).toOptional<at::Device>();
     const auto pin = io.Input(first_option + 3).toOptional<bool>();
     // zeros and ones are full() with a double, which gives the default float.
-    auto functional = [&] { return at::full(size, value, dtype, layout, device, pin); };
-    if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin)) {
+    auto functional = [&] {
+      if (!like_self) return at::full(size, value, dtype, layout, device, pin);
+      const at::Tensor& self = TensorArg(io, 0);
+      return !fill        ? self.new_full(size, value, dtype, layout, device, pin)
+             : *fill == 0 ? self.new_zeros(size, dtype, layout, device, pin)
+                          : self.new_ones(size, dtype, layout, device, pin);
+    };
+    if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin) ||
+        (like_self && !PlainCpuTensor(TensorArg(io, 0)))) {
       io.Output(0) = functional();
       return;
     }
-    // Without a dtype, full's follows the fill value: bool, int64, complex or
-    // the default float, as ATen infers it.
-    const at::ScalarType result_dtype = dtype                                     ? *dtype
-                                        : value.isBoolean()                       ? at::kBool
+    // Without a dtype, new_* take self's; full's follows the fill value:
+    // bool, int64, complex or the default float, as ATen infers it.
+    const at::ScalarType result_dtype = dtype               ? *dtype
+                                        : like_self         ? TensorArg(io, 0).scalar_type()
+                                        : value.isBoolean() ? at::kBool
                                         : value.isIntegral(/*includeBool=*/false) ? at::kLong
                                         : value.isComplex() ? at::kComplexFloat
                                                             : DefaultFloat();
@@ -195,9 +334,11 @@ void RegisterEmpty() {
 
 // arange(end), arange(start, end), arange(start, end, step) on the CPU.
 void RegisterFactories() {
-  RegisterSizedFactory("aten::zeros", 0.0);
-  RegisterSizedFactory("aten::ones", 1.0);
-  RegisterSizedFactory("aten::full", std::nullopt);
+  for (const bool like_self : {false, true}) {
+    RegisterSizedFactory(like_self ? "aten::new_zeros" : "aten::zeros", 0.0, like_self);
+    RegisterSizedFactory(like_self ? "aten::new_ones" : "aten::ones", 1.0, like_self);
+    RegisterSizedFactory(like_self ? "aten::new_full" : "aten::full", std::nullopt, like_self);
+  }
   RegisterEmpty();
 
   const struct {
@@ -229,6 +370,8 @@ const bool kRegistered = [] {
   RegisterConcatenation();
   RegisterIndexing();
   RegisterFactories();
+  RegisterRoll();
+  RegisterPadding();
   return true;
 }();
 

@@ -764,6 +764,59 @@ std::map<std::string, Spec> DataSpecs() {
   specs["aten::zeros."] = sized(false);
   specs["aten::ones."] = sized(false);
   specs["aten::full."] = sized(true);
+  // new_zeros/new_ones/new_full(self, size, [value,] dtype, layout, device,
+  // pin_memory).
+  auto new_sized = [](bool has_value) {
+    return Spec{[has_value](const Call& c) -> Inputs {
+      Inputs inputs = {c.Tensor(c.Shape(c.Rank(0, 2)), kAll),
+                       c10::List<int64_t>(c.Shape(c.Rank(0, 3)))};
+      if (has_value) inputs.push_back(static_cast<int64_t>(c.draw.Int(0, 1)));
+      inputs.push_back(c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.OneOf(kAll)));
+      for (int i = 0; i < 3; ++i) inputs.push_back(c10::IValue());
+      return inputs;
+    }};
+  };
+  specs["aten::new_zeros."] = new_sized(false);
+  specs["aten::new_ones."] = new_sized(false);
+  specs["aten::new_full."] = new_sized(true);
+  // roll(self, shifts, dims): no dims (the flattened tensor), one or two
+  // (perhaps the same one twice).
+  specs["aten::roll."] = OverDims(
+      kAll,
+      [](const Call& c, int64_t rank) -> Inputs {
+        const int64_t count = c.draw.Int(0, 2);
+        std::vector<int64_t> shifts;
+        std::vector<int64_t> dims;
+        for (int64_t i = 0; i < std::max<int64_t>(count, 1); ++i)
+          shifts.push_back(c.draw.Int(-7, 7));
+        for (int64_t i = 0; i < count; ++i) dims.push_back(c.draw.Int(-rank, rank - 1));
+        return {c10::List<int64_t>(shifts), c10::List<int64_t>(dims)};
+      },
+      /*non_empty=*/true);
+  // Constant padding of up to every dim: a pad before may be -1 (cropping),
+  // which the non-empty sizes allow.
+  auto constant_pads = [](const Call& c, int64_t rank) {
+    std::vector<int64_t> pad;
+    const int64_t padded_dims = c.draw.Int(0, rank);
+    for (int64_t i = 0; i < padded_dims; ++i) {
+      pad.push_back(c.draw.Int(-1, 3));
+      pad.push_back(c.draw.Int(0, 3));
+    }
+    return c10::List<int64_t>(pad);
+  };
+  specs["aten::constant_pad_nd."] = OverDims(
+      kAll,
+      [=](const Call& c, int64_t rank) -> Inputs {
+        return {constant_pads(c, rank), static_cast<int64_t>(c.draw.Int(0, 1))};
+      },
+      /*non_empty=*/true);
+  specs["aten::pad."] = OverDims(
+      kAll,
+      [=](const Call& c, int64_t rank) -> Inputs {
+        return {constant_pads(c, rank), std::string("constant"),
+                c.draw.Bool() ? c10::IValue() : c10::IValue(static_cast<double>(c.draw.Int(0, 1)))};
+      },
+      /*non_empty=*/true);
   // empty(size, dtype, layout, device, pin_memory, memory_format).
   specs["aten::empty.memory_format"] = {[](const Call& c) -> Inputs {
     Inputs inputs = {c10::List<int64_t>(c.Shape(c.Rank(0, 3))),

@@ -4,6 +4,7 @@
 
 #include "glog/logging.h"
 #include "passes/copy_variants.h"
+#include "passes/drop_eval_dropout.h"
 #include "passes/eliminate_noop_slice.h"
 #include "passes/fold_built_lists.h"
 #include "passes/fold_conv_batch_norm.h"
@@ -25,6 +26,7 @@ namespace static_runtime {
 const std::vector<RewritePass>& RewritePasses() {
   static const auto* const kPasses = new std::vector<RewritePass>{
       {"fold_none_checks", PassStage::kCleanup, nullptr, FoldNoneChecks},
+      {"drop_eval_dropout", PassStage::kCleanup, nullptr, DropEvalDropout},
       {"eliminate_noop_slice", PassStage::kCleanup, nullptr, EliminateNoOpSlice},
       {"fold_built_lists", PassStage::kCleanup, nullptr, FoldBuiltLists},
       {"unroll_constant_loops", PassStage::kCleanup, &Options::unroll_constant_loops,

@@ -221,6 +221,26 @@ def forward(self, x):
          return {rng.Normal({size, 4})};
        }});
 
+  // A Swin-style window step: pad to whole windows, shift them (roll), a
+  // mask made by new_zeros, functional dropout of p = 0 with training left
+  // true, as torchvision's Swin calls it (passes/drop_eval_dropout.h), and a
+  // list copied.
+  add({"shifted_windows",
+       R"(
+def forward(self, x):
+    padded = torch.pad(x, [0, 0, 1, 2, 0, 1], "constant", None)
+    shifted = torch.roll(padded, [-1, 2], [1, 2])
+    mask = padded.new_zeros([padded.size(1), padded.size(2)])
+    sizes = list(padded.size()).copy()
+    weights = torch.dropout(torch.softmax(shifted, -1), 0.0, True)
+    out = torch.roll(weights * 2.0, 3) + mask.unsqueeze(-1)
+    return torch.constant_pad_nd(out, [1, -1], 0.5), sizes
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, size + 2, 3, 4})};
+       }});
+
   add({"if_branch",
        R"(
 def forward(self, x):
