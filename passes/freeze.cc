@@ -8,8 +8,14 @@
 #include "errors/status_from_exception.h"
 #include "torch/csrc/jit/passes/freeze_module.h"
 #include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
+#include "torch/csrc/jit/passes/graph_rewrite_helper.h"
 
 namespace static_runtime {
+
+void OptimizeFrozen(std::shared_ptr<torch::jit::Graph>& graph, bool optimize_numerics) {
+  torch::jit::graph_rewrite_helper::replaceConvolutionWithAtenConv(graph);
+  torch::jit::OptimizeFrozenGraph(graph, optimize_numerics);
+}
 
 absl::StatusOr<torch::jit::Module> FreezeForInference(const torch::jit::Module& module,
                                                       const std::string& method_name,
@@ -22,7 +28,7 @@ absl::StatusOr<torch::jit::Module> FreezeForInference(const torch::jit::Module& 
         copy, method_name == "forward" ? std::vector<std::string>{}
                                        : std::vector<std::string>{method_name});
     std::shared_ptr<torch::jit::Graph> graph = frozen.get_method(method_name).graph();
-    torch::jit::OptimizeFrozenGraph(graph, optimize_numerics);
+    OptimizeFrozen(graph, optimize_numerics);
     return frozen;
   } catch (const std::exception& e) {
     return StatusFromException(e, "cannot freeze module: ", absl::StatusCode::kInvalidArgument);

@@ -14,7 +14,6 @@
 #include "torch/csrc/jit/passes/canonicalize.h"
 #include "torch/csrc/jit/passes/constant_propagation.h"
 #include "torch/csrc/jit/passes/dead_code_elimination.h"
-#include "torch/csrc/jit/passes/frozen_graph_optimizations.h"
 #include "torch/csrc/jit/passes/inliner.h"
 #include "torch/csrc/jit/passes/remove_mutation.h"
 
@@ -126,7 +125,7 @@ absl::StatusOr<PreparedGraph> FrozenForward(const torch::jit::Module& module, bo
       ASSIGN_OR_RETURN(frozen, frozen_module(true));
     }
     graph = frozen.get_method(method_name).graph()->copy();
-    if (is_frozen) torch::jit::OptimizeFrozenGraph(graph, optimize_numerics);
+    if (is_frozen) OptimizeFrozen(graph, optimize_numerics);
     self = frozen._ivalue();
     schema = ForwardSchema(module);
   } catch (const std::exception& e) {

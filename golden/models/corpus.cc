@@ -764,6 +764,34 @@ def forward(self, x):
          return {rng.Normal({1 + size, 3, 12}) * static_cast<double>(size)};
        }});
 
+  // What torch.jit.trace records for nn.Conv2d, nn.ConvTranspose2d and
+  // nn.Conv1d: the internal aten::_convolution, which preparation turns back
+  // into the convolution it came from (passes/freeze.h).
+  add({"traced_convolutions",
+       R"(
+def forward(self, x):
+    y = torch._convolution(x, self.c1_w, self.c1_b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                           False, False, True, True)
+    y = torch.relu(torch.batch_norm(y, self.bn_w, self.bn_b, self.bn_mean, self.bn_var,
+                                    False, 0.1, 1e-5, False))
+    up = torch._convolution(y, self.t_w, None, [2, 2], [0, 0], [1, 1], True, [0, 0], 1,
+                            False, False, True, True)
+    seq = torch._convolution(up.flatten(2), self.c3_w, None, [1], [1], [1], False, [0], 1,
+                             False, False, True, True)
+    return seq
+)",
+       {{"c1_w", {4, 2, 3, 3}},
+        {"c1_b", {4}},
+        {"bn_w", {4}},
+        {"bn_b", {4}},
+        {"bn_mean", {4}},
+        {"bn_var", {4}},
+        {"t_w", {4, 3, 2, 2}},
+        {"c3_w", {5, 3, 3}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 2, 3 + size, 4})};
+       }});
+
   add({"cnn_two_stage",
        R"(
 def forward(self, x):
