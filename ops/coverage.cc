@@ -43,8 +43,8 @@ std::string CoverageMarkdown() {
                   "  offset2bag/bag_size/max_indices outputs are used: the out variant computes\n"
                   "  only the pooled output.\n"
 
-                  "- `aten::dot`, `aten::mv`, `aten::flip`, `aten::roll`, `aten::prod` of all\n"
-                  "  elements: LibTorch 1.13's out forms compute into a temporary and copy,\n"
+                  "- `aten::dot`, `aten::mv`, `aten::flip`, `aten::prod` of all elements:\n"
+                  "  LibTorch 1.13's out forms compute into a temporary and copy,\n"
                   "  which saves nothing (`//ops:out_variant_property_test` checks that every\n"
                   "  out variant allocates less than the JIT's operator).\n"
                   "- `aten::narrow_copy`: LibTorch 1.13's implementation ignores the strides of\n"

@@ -2,6 +2,7 @@
 // refilled from run to run: ops/recycled_containers.h), unpacking, indexing,
 // len, append, item assignment, and a dict's keys, values and items. Each
 // reads and writes the value slots directly.
+#include <algorithm>
 #include <stdexcept>
 
 #include "ATen/core/ivalue.h"
@@ -159,8 +160,41 @@ void ListSlice(NodeIO& io) {
   io.Output(0) = std::move(sliced);
 }
 
+// l * n and n * l: the list repeated n times. The JIT's operator fails on a
+// negative count unless the list is empty; so does this one.
+void ListRepeat(const c10::impl::GenericList& list, int64_t times, c10::IValue& output) {
+  TORCH_CHECK(times >= 0 || list.empty(), "cannot repeat a list of ", list.size(),
+              " elements a negative number of times (", times, ")");
+  c10::impl::GenericList repeated(list.elementType());
+  repeated.reserve(list.size() * static_cast<size_t>(std::max<int64_t>(times, 0)));
+  for (int64_t i = 0; i < times; ++i) {
+    for (const c10::IValue& element : list) repeated.push_back(element);
+  }
+  output = std::move(repeated);
+}
+
+// dict(): a new empty dict of the node's key and value types (its
+// output's, else its schema's: Dict(str, Tensor)).
+KernelOffer EmptyDict(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (!node->inputs().empty() || schema == nullptr) return Decline();
+  c10::DictTypePtr dict_type = node->output()->type()->cast<c10::DictType>();
+  if (dict_type == nullptr) dict_type = schema->returns()[0].type()->cast<c10::DictType>();
+  if (dict_type == nullptr) return Decline();
+  return [key_type = dict_type->getKeyType(), value_type = dict_type->getValueType()](NodeIO& io) {
+    io.Output(0) = c10::impl::GenericDict(key_type, value_type);
+  };
+}
+
 const bool kRegistered = [] {
   RegisterNativeOverload("aten::slice", "t", ListSlice);
+  RegisterNativeOverload("aten::mul", "left_t", [](NodeIO& io) {
+    ListRepeat(io.Input(0).toList(), io.Input(1).toInt(), io.Output(0));
+  });
+  RegisterNativeOverload("aten::mul", "right_", [](NodeIO& io) {
+    ListRepeat(io.Input(1).toList(), io.Input(0).toInt(), io.Output(0));
+  });
+  RegisterNativeNodeKind("aten::dict", EmptyDict);
   RegisterNativeNodeKind("prim::ListConstruct", ListConstruct);
   RegisterNativeNodeKind("prim::TupleConstruct", TupleConstruct);
   RegisterNativeNodeKind("prim::DictConstruct", DictConstruct);

@@ -180,6 +180,13 @@ const bool kRegistered = [] {
                                              io.Input(3).toBool(), io.Input(4).toBool(),
                                              io.Input(5).toOptional<c10::MemoryFormat>());
   });
+  // einsum(equation, tensors, path?): ATen's contraction (attention written
+  // as "bhqd,bhkd->bhqk"), without the fallback's boxing.
+  RegisterNativeOverload("aten::einsum", "", [](NodeIO& io) {
+    const auto path = io.Input(2).toOptional<std::vector<int64_t>>();
+    io.Output(0) = at::einsum(io.Input(0).toStringView(), io.Input(1).toTensorVector(),
+                              path ? at::OptionalIntArrayRef(*path) : c10::nullopt);
+  });
   RegisterNativeOverload("aten::scatter", "src", [](NodeIO& io) {
     io.Output(0) = at::scatter(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toTensor(),
                                io.Input(3).toTensor());

@@ -104,6 +104,16 @@ void RegisterArithmetic() {
            [](NodeIO& io) { io.Output(0) = std::sqrt(static_cast<double>(io.Input(0).toInt())); });
   Register("aten::sqrt", "float",
            [](NodeIO& io) { io.Output(0) = std::sqrt(io.Input(0).toDouble()); });
+  // ceil/floor of a float give an int (math.ceil, math.floor); of an int, itself.
+  Register("aten::ceil", "float", [](NodeIO& io) {
+    io.Output(0) = static_cast<int64_t>(std::ceil(io.Input(0).toDouble()));
+  });
+  Register("aten::floor", "float", [](NodeIO& io) {
+    io.Output(0) = static_cast<int64_t>(std::floor(io.Input(0).toDouble()));
+  });
+  for (const char* name : {"aten::ceil", "aten::floor"}) {
+    Register(name, "int", [](NodeIO& io) { io.Output(0) = io.Input(0).toInt(); });
+  }
   Register("aten::neg", "int", [](NodeIO& io) { io.Output(0) = -io.Input(0).toInt(); });
   Register("aten::neg", "float", [](NodeIO& io) { io.Output(0) = -io.Input(0).toDouble(); });
 }

@@ -292,6 +292,39 @@ std::vector<Case> MiscCases() {
     return {list, bound(), bound(),
             d.Int(0, 5) == 0 ? int64_t{0} : d.OneOf<int64_t>({1, 2, -1, -3})};
   });
+  // Contractions of attention, products and reductions, with and without a
+  // contraction path; sometimes with a wrong operand count (ATen's error).
+  add("aten::einsum", "", [](Draw& d) -> Inputs {
+    const int64_t b = d.Int(1, 2), q = d.Int(1, 4), k = d.Int(1, 4), e = d.Int(1, 3);
+    const at::ScalarType dtype = d.OneOf(kFloats);
+    switch (d.Int(0, 3)) {
+      case 0:
+        return {std::string("bqd,bkd->bqk"),
+                std::vector<at::Tensor>{d.Tensor({b, q, e}, dtype), d.Tensor({b, k, e}, dtype)},
+                d.Bool() ? c10::IValue() : c10::IValue(c10::List<int64_t>({0, 1}))};
+      case 1:
+        return {std::string("ij,jk,kl->il"),
+                std::vector<at::Tensor>{d.Tensor({q, e}, dtype), d.Tensor({e, k}, dtype),
+                                        d.Tensor({k, b}, dtype)},
+                c10::IValue()};
+      case 2:
+        return {std::string("ii->i"), std::vector<at::Tensor>{d.Tensor({q, q}, dtype)},
+                c10::IValue()};
+      default:
+        return {std::string("ij,jk->ik"), std::vector<at::Tensor>{d.Tensor({q, e}, dtype)},
+                c10::IValue()};
+    }
+  });
+  // Lists of ints repeated (n <= 0 gives none), copied, and a new dict.
+  auto int_list = [](Draw& d) {
+    c10::List<int64_t> list;
+    for (int64_t i = d.Int(0, 4); i > 0; --i) list.push_back(d.Int(-9, 9));
+    return list;
+  };
+  add("aten::mul", "left_t", [=](Draw& d) -> Inputs { return {int_list(d), d.Int(-2, 3)}; });
+  add("aten::mul", "right_", [=](Draw& d) -> Inputs { return {d.Int(-2, 3), int_list(d)}; });
+  add("aten::copy", "t", [=](Draw& d) -> Inputs { return {int_list(d)}; });
+  add("aten::dict", "", [](Draw&) -> Inputs { return {}; });
   for (const char* name : {"aten::eq", "aten::ne"}) {
     add(name, "str", [](Draw& d) -> Inputs {
       const std::vector<std::string> words = {"", "cpu", "cuda", "x"};

@@ -779,6 +779,34 @@ std::map<std::string, Spec> DataSpecs() {
   specs["aten::new_zeros."] = new_sized(false);
   specs["aten::new_ones."] = new_sized(false);
   specs["aten::new_full."] = new_sized(true);
+  // Images upsampled to an output size or by scale factors (exactly one of
+  // them in the .vec forms), bilinear with and without aligned corners.
+  auto image = [](const Call& c) {
+    return c.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 3), c.draw.Int(1, 5), c.draw.Int(1, 5)},
+                    kFloats);
+  };
+  auto output_size = [](const Call& c) {
+    return c10::List<int64_t>({c.draw.Int(1, 9), c.draw.Int(1, 9)});
+  };
+  auto size_or_scales = [=](const Call& c) -> std::pair<c10::IValue, c10::IValue> {
+    if (c.draw.Bool()) return {output_size(c), c10::IValue()};
+    const double scale = c.draw.OneOf<double>({0.5, 1.0, 1.5, 2.0, 3.0});
+    return {c10::IValue(), c10::List<double>({scale, c.draw.Bool() ? scale : 2.0})};
+  };
+  auto optional_scale = [](const Call& c) {
+    return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.OneOf<double>({0.5, 2.0}));
+  };
+  specs["aten::upsample_nearest2d.vec"] = {[=](const Call& c) -> Inputs {
+    auto [size, scales] = size_or_scales(c);
+    return {image(c), size, scales};
+  }};
+  specs["aten::upsample_bilinear2d.vec"] = {[=](const Call& c) -> Inputs {
+    auto [size, scales] = size_or_scales(c);
+    return {image(c), size, c.draw.Bool(), scales};
+  }};
+  specs["aten::upsample_nearest2d."] = {[=](const Call& c) -> Inputs {
+    return {image(c), output_size(c), optional_scale(c), optional_scale(c)};
+  }};
   // roll(self, shifts, dims): no dims (the flattened tensor), one or two
   // (perhaps the same one twice).
   specs["aten::roll."] = OverDims(
