@@ -5,14 +5,16 @@ Tooling only (Debian's python3-torch, -torchvision, -torchaudio and
 -torchtext; no network: random weights, fixed seeds, batch-norm statistics
 drawn at random). Each model is put in eval mode, scripted with
 torch.jit.script and written with torch.jit.save (not frozen: every tool
-freezes it itself), its inputs with torch.save of a tuple:
+freezes it itself; one CNN is traced and frozen instead, as users also save
+them), its inputs with torch.save of a tuple:
 
   tools/bench_models/save_broad_corpus.py OUT_DIR [--only NAME,...] [--list]
 
 writes OUT_DIR/<name>.pt and OUT_DIR/<name>_inputs.pt. Sizes are cut down
 (small images, short clips, few layers) so that each model benches in
 seconds; the shapes of their layers are the real ones. Families:
-classification CNNs (torchvision), vision transformers, audio front ends
+classification CNNs (torchvision, one traced), segmentation, vision
+transformers (ViT, Swin), audio front ends
 (1D convolutions, conv_transpose1d, group norm, PReLU, GLU), speech
 encoders, RNNs of every kind, NLP encoders with and without padding masks
 (torchtext's RoBERTa, nn.TransformerEncoder, nn.MultiheadAttention),
@@ -49,6 +51,23 @@ def image(batch=1, size=96):
 
 def vision(factory, size=96, **kwargs):
     return lambda: (randomize_norms(factory(**kwargs)), image(1, size))
+
+
+def traced(factory, size=96):
+    """A torchvision CNN as torch.jit.trace records it (aten::_convolution)
+    and torch.jit.freeze folds it: the other way users save models."""
+    def make():
+        model = randomize_norms(factory()).eval()
+        inputs = image(1, size)
+        with torch.no_grad():
+            return torch.jit.freeze(torch.jit.trace(model, inputs)), inputs
+    return make
+
+
+def segmentation(factory, size=96):
+    """A segmentation network: a dict of outputs, upsampled to the input."""
+    return lambda: (randomize_norms(factory(weights=None, weights_backbone=None, num_classes=5)),
+                    image(1, size))
 
 
 def vit():
@@ -335,8 +354,12 @@ MODELS = {
     "googlenet": vision(torchvision.models.googlenet, aux_logits=False, init_weights=True),
     "resnext50_32x4d": vision(torchvision.models.resnext50_32x4d, size=64),
     "alexnet": vision(torchvision.models.alexnet, size=96),
+    "resnet18_traced": traced(torchvision.models.resnet18),
+    "deeplabv3_mobilenet": segmentation(
+        torchvision.models.segmentation.deeplabv3_mobilenet_v3_large),
     # vision transformers
     "vit": vit,
+    "swin_t": vision(torchvision.models.swin_t, size=64),
     # audio front ends and speech
     "conv_tasnet": conv_tasnet,
     "wav2vec2": wav2vec2,
