@@ -123,9 +123,15 @@ const bool kRegistered = [] {
   KernelRegistry::Global().RegisterOverload("aten::warn", "", NodeKind::kNative, Warn);
   RegisterNativeOverload("aten::format", "", Format);
   RegisterNativeOverload("aten::str", "", [](NodeIO& io) {
-    // An int (a loop index naming a dict key) as the stream prints it, without the stream.
+    // An int (a loop index naming a dict key) and a device (the `"cpu" in
+    // str(x.device)` checks of nn.MultiheadAttention's fast path) as the
+    // stream prints them, without the stream.
     if (io.Input(0).isInt()) {
       io.Output(0) = absl::StrCat(io.Input(0).toInt());
+      return;
+    }
+    if (io.Input(0).isDevice()) {
+      io.Output(0) = io.Input(0).toDevice().str();
       return;
     }
     std::stringstream text;

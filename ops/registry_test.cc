@@ -296,6 +296,8 @@ TEST(RegistryTest, ContainerKernelsMatchTheJit) {
        {{int64_t{0}}, {int64_t{-42}}, {std::numeric_limits<int64_t>::min()}}},
       {OneNode("aten::str", {real}, {str}), {{1.5}, {-0.0}}},
       {OneNode("aten::str", {str}, {str}), {{"key"}}},
+      {OneNode("aten::str", {c10::DeviceObjType::get()}, {str}),
+       {{c10::Device(c10::kCPU)}, {c10::Device(c10::kCPU, 0)}, {c10::Device(c10::kCUDA, 1)}}},
   };
   for (const auto& [type, dict] : {std::pair{names, by_name}, std::pair{reals, by_number}}) {
     const c10::TypePtr key = dict.keyType(), value = dict.valueType();
