@@ -751,34 +751,29 @@ std::map<std::string, Spec> DataSpecs() {
     return inputs;
   });
 
-  // zeros/ones/full(size, [value,] dtype, layout, device, pin_memory).
-  auto sized = [](bool has_value) {
-    return Spec{[has_value](const Call& c) -> Inputs {
-      Inputs inputs = {c10::List<int64_t>(c.Shape(c.Rank(0, 3)))};
-      if (has_value) inputs.push_back(c.Scalar(kAll));
+  // zeros/ones/full(size, [value,] dtype, layout, device, pin_memory), and
+  // new_zeros/new_ones/new_full with a tensor first (a value of 0 or 1 fits
+  // its every dtype).
+  auto sized = [](bool has_value, bool like_self) {
+    return Spec{[has_value, like_self](const Call& c) -> Inputs {
+      Inputs inputs;
+      if (like_self) inputs.push_back(c.Tensor(c.Shape(c.Rank(0, 2)), kAll));
+      inputs.push_back(c10::List<int64_t>(c.Shape(c.Rank(0, 3))));
+      if (has_value) {
+        inputs.push_back(like_self ? c10::IValue(static_cast<int64_t>(c.draw.Int(0, 1)))
+                                   : c.Scalar(kAll));
+      }
       inputs.push_back(c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.OneOf(kAll)));
       for (int i = 0; i < 3; ++i) inputs.push_back(c10::IValue());
       return inputs;
     }};
   };
-  specs["aten::zeros."] = sized(false);
-  specs["aten::ones."] = sized(false);
-  specs["aten::full."] = sized(true);
-  // new_zeros/new_ones/new_full(self, size, [value,] dtype, layout, device,
-  // pin_memory).
-  auto new_sized = [](bool has_value) {
-    return Spec{[has_value](const Call& c) -> Inputs {
-      Inputs inputs = {c.Tensor(c.Shape(c.Rank(0, 2)), kAll),
-                       c10::List<int64_t>(c.Shape(c.Rank(0, 3)))};
-      if (has_value) inputs.push_back(static_cast<int64_t>(c.draw.Int(0, 1)));
-      inputs.push_back(c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.OneOf(kAll)));
-      for (int i = 0; i < 3; ++i) inputs.push_back(c10::IValue());
-      return inputs;
-    }};
-  };
-  specs["aten::new_zeros."] = new_sized(false);
-  specs["aten::new_ones."] = new_sized(false);
-  specs["aten::new_full."] = new_sized(true);
+  for (const bool like_self : {false, true}) {
+    const std::string prefix = like_self ? "aten::new_" : "aten::";
+    specs[prefix + "zeros."] = sized(false, like_self);
+    specs[prefix + "ones."] = sized(false, like_self);
+    specs[prefix + "full."] = sized(true, like_self);
+  }
   // Images upsampled to an output size or by scale factors (exactly one of
   // them in the .vec forms), bilinear with and without aligned corners.
   auto image = [](const Call& c) {
