@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "ir/operators/operators.h"
 
 namespace static_runtime {
 namespace {
@@ -70,11 +71,38 @@ bool MayBeChannelsLast(const torch::jit::Value* value, Memo& memo) {
   return result;
 }
 
+bool ChannelsLastByChoice(const torch::jit::Value* value, Memo& memo) {
+  auto found = memo.find(value);
+  if (found != memo.end()) return found->second;
+  const torch::jit::Node* producer = value->node();
+  bool result = producer->kind() == ops::kConv2dFused;
+  if (!result && FollowsInputLayout(producer)) {
+    result = true;
+    for (const torch::jit::Value* input : producer->inputs()) {
+      if (input->type()->kind() != c10::TypeKind::TensorType ||
+          input->node()->kind() == c10::prim::Constant) {
+        continue;
+      }
+      if (!ChannelsLastByChoice(input, memo)) {
+        result = false;
+        break;
+      }
+    }
+  }
+  memo[value] = result;
+  return result;
+}
+
 }  // namespace
 
 bool MayBeChannelsLast(const torch::jit::Value* value) {
   Memo memo;
   return MayBeChannelsLast(value, memo);
+}
+
+bool ChannelsLastByChoice(const torch::jit::Value* value) {
+  Memo memo;
+  return ChannelsLastByChoice(value, memo);
 }
 
 }  // namespace static_runtime

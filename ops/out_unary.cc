@@ -122,13 +122,6 @@ at::ScalarType PromoteWithScalars(const at::Tensor& self, const c10::IValue& a,
 }
 
 void RegisterParameterized() {
-  RegisterOut("aten::gelu", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const std::string& approximate = io.Input(1).toStringRef();
-    WriteOutput(
-        io, 0, self.scalar_type(), [&] { return at::gelu(self, approximate); },
-        [&](at::Tensor& out) { at::cpu::gelu_out(out, self, approximate); });
-  });
   RegisterOut("aten::logit", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto eps = io.Input(1).toOptional<double>();

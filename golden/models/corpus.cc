@@ -58,6 +58,29 @@ def forward(self, x):
 
   // A uint8 image normalized in place after the conversion (the conversion
   // copies, so the writes do not reach the input).
+  // ConvMixer / MaxViT blocks: gelu on convolutions' results, which the
+  // runtime may hold channels-last (ops/activations/gelu.cc).
+  add({"conv_gelu_mixer",
+       R"(
+def forward(self, x):
+    y = torch.gelu(torch.conv2d(x, self.stem_w, self.stem_b, [2, 2], [1, 1]))
+    z = torch.gelu(torch.conv2d(y, self.dw_w, None, [1, 1], [1, 1], [1, 1], 4))
+    z = torch.batch_norm(z, self.bn_w, self.bn_b, self.bn_mean, self.bn_var, False, 0.1, 1e-5, False)
+    z = torch.gelu(torch.conv2d(z + y, self.pw_w, None), approximate="tanh")
+    return torch.flatten(torch.adaptive_avg_pool2d(z, [1, 1]), 1)
+)",
+       {{"stem_w", {4, 3, 3, 3}},
+        {"stem_b", {4}},
+        {"dw_w", {4, 1, 3, 3}},
+        {"bn_w", {4}},
+        {"bn_b", {4}},
+        {"bn_mean", {4}},
+        {"bn_var", {4}},
+        {"pw_w", {6, 4, 1, 1}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3, 4 * size + 2, 4 * size})};
+       }});
+
   add({"image_uint8_normalize",
        R"(
 def forward(self, image):
