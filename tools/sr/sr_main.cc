@@ -6,6 +6,7 @@
 //
 // Errors print one line on stderr and exit non-zero (1: the model or its
 // inputs; 2: the command line).
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -147,6 +148,10 @@ const std::vector<FlagSpec>& Flags() {
          "OPENBLAS_CORETYPE takes (Prescott, Haswell, SkylakeX, Cooperlake, Zen, ...) or best, "
          "the most capable one this CPU runs; sr runs itself again with OPENBLAS_CORETYPE set. "
          "Default for bench --against: best, unless OPENBLAS_CORETYPE is set"},
+        {"op_libraries", FlagKind::kString, "",
+         "shared libraries of custom operators, comma-separated, loaded before the model as "
+         "Python's torch.ops.load_library loads them: torchvision's _C.so for a detection "
+         "model's torchvision::nms and roi_align"},
         {"quantized_engine", FlagKind::kString, "",
          "the quantized engine (onednn, qnnpack, ...) set before a model loads: a quantized "
          "model's weights are packed for the engine current when it loads, so give the one it "
@@ -792,6 +797,18 @@ int UseBlasCore(const std::string& wanted, char** argv) {
 
 // --quantized-engine: LibTorch's engine by its name (c10::QEngine's, any
 // case); an engine this LibTorch lacks is an error listing the ones it has.
+// --op-libraries: each library registers its operators with the JIT when it
+// loads, and stays loaded.
+absl::Status LoadOpLibraries(const std::string& paths) {
+  for (absl::string_view path : absl::StrSplit(paths, ',', absl::SkipEmpty())) {
+    if (dlopen(std::string(path).c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--op-libraries: cannot load ", path, ": ", dlerror()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status UseQuantizedEngine(const std::string& wanted) {
   std::vector<std::string> names;
   for (const at::QEngine engine : at::globalContext().supportedQEngines()) {
@@ -830,6 +847,9 @@ int Main(int argc, char** argv) {
         !absl::EqualsIgnoreCase(kernels.openblas_core, kernels.best_openblas_core)) {
       if (int code = UseBlasCore("best", argv)) return code;
     }
+  }
+  if (absl::Status loaded = LoadOpLibraries(args->String("op_libraries")); !loaded.ok()) {
+    return Fail(2, std::string(loaded.message()));
   }
   if (args->Given("quantized_engine")) {
     if (absl::Status used = UseQuantizedEngine(args->String("quantized_engine")); !used.ok()) {
