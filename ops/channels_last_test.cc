@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "gtest/gtest.h"
 #include "torch/csrc/jit/ir/irparser.h"
@@ -9,13 +10,21 @@
 namespace static_runtime {
 namespace {
 
-// Whether the first convolution's result of `ir` (a graph whose node %c is
-// that result) may be produced channels-last.
-bool ConvResultMayBeChannelsLast(const std::string& ir) {
-  auto graph = std::make_shared<torch::jit::Graph>();
+// The graph of `ir`, and its values by name.
+struct Parsed {
+  std::shared_ptr<torch::jit::Graph> graph = std::make_shared<torch::jit::Graph>();
   std::unordered_map<std::string, torch::jit::Value*> values;
-  torch::jit::parseIR(ir, graph.get(), values);
-  return MayBeChannelsLast(values.at("c"));
+};
+Parsed Parse(const std::string& ir) {
+  Parsed parsed;
+  torch::jit::parseIR(ir, parsed.graph.get(), parsed.values);
+  return parsed;
+}
+
+// Whether the convolution's result %c of `ir` may be produced channels-last.
+bool ConvResultMayBeChannelsLast(const std::string& ir) {
+  Parsed parsed = Parse(ir);
+  return MayBeChannelsLast(parsed.values.at("c"));
 }
 
 TEST(ChannelsLast, LayoutFreeChainsMayBeChannelsLast) {
@@ -47,10 +56,8 @@ graph(%x : Tensor, %w : Tensor, %shape : int[]):
 
 // Whether %v of `ir` is channels-last only by the runtime's choice.
 bool ByChoice(const std::string& ir) {
-  auto graph = std::make_shared<torch::jit::Graph>();
-  std::unordered_map<std::string, torch::jit::Value*> values;
-  torch::jit::parseIR(ir, graph.get(), values);
-  return ChannelsLastByChoice(values.at("v"));
+  Parsed parsed = Parse(ir);
+  return ChannelsLastByChoice(parsed.values.at("v"));
 }
 
 TEST(ChannelsLast, ByChoiceFromAConvolutionThroughLayoutFollowingOps) {
