@@ -206,6 +206,9 @@ const bool kRegistered = [] {
     RegisterNativeOverload("aten::__getitem__", absl::StrCat("Dict_", key), DictGetItem);
     RegisterNativeOverload("aten::len", absl::StrCat("Dict_", key), DictLen);
     RegisterNativeOverload("aten::_set_item", key, DictSetItem);
+    RegisterNativeOverload("aten::__contains__", key, [](NodeIO& io) {
+      io.Output(0) = io.Input(0).toGenericDict().contains(io.Input(1));
+    });
     RegisterNativeOverload("aten::keys", key,
                            DictListKernel([](const auto& dict) { return dict.keyType(); },
                                           [](const auto& entry) { return entry.key(); }));

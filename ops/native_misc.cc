@@ -193,6 +193,10 @@ const bool kRegistered = [] {
     io.Output(0) = at::einsum(io.Input(0).toStringView(), io.Input(1).toTensorVector(),
                               path ? at::OptionalIntArrayRef(*path) : c10::nullopt);
   });
+  // where(condition): the indices of the nonzero elements, one tensor per
+  // dimension (a detection model's box filters).
+  RegisterNativeOverload("aten::where", "",
+                         [](NodeIO& io) { io.Output(0) = at::where(io.Input(0).toTensor()); });
   RegisterNativeOverload("aten::scatter", "src", [](NodeIO& io) {
     io.Output(0) = at::scatter(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toTensor(),
                                io.Input(3).toTensor());

@@ -1,6 +1,7 @@
 // Native kernels for the scalar glue of real models: tensor metadata (size,
 // dim, numel, len, dtype, device), conversions (Int, Float, Bool,
-// NumToTensor), identity tests, int/float arithmetic and comparisons,
+// NumToTensor, a 0-dim tensor used as a number), identity tests, int/float
+// arithmetic and comparisons, range loops' trip count and index,
 // Uninitialized and RaiseException. Semantics follow the JIT's own operators
 // (Python's rules for floor division and modulo).
 #include <cmath>
@@ -116,6 +117,32 @@ void RegisterArithmetic() {
   }
   Register("aten::neg", "int", [](NodeIO& io) { io.Output(0) = -io.Input(0).toInt(); });
   Register("aten::neg", "float", [](NodeIO& io) { io.Output(0) = -io.Input(0).toDouble(); });
+  Register("aten::neg", "Scalar", [](NodeIO& io) {
+    const c10::IValue& a = io.Input(0);
+    if (a.isInt()) {
+      io.Output(0) = -a.toInt();
+    } else if (a.isDouble()) {
+      io.Output(0) = -a.toDouble();
+    } else {
+      io.Output(0) = -a.toComplexDouble();
+    }
+  });
+  // The loop helpers of `for i in range(lo, hi, step)`: the trip count and
+  // the i of an iteration.
+  Register("aten::__range_length", "", [](NodeIO& io) {
+    const int64_t lo = io.Input(0).toInt(), hi = io.Input(1).toInt(), step = io.Input(2).toInt();
+    if (step == 0) throw std::runtime_error("range() arg 3 must not be zero");
+    int64_t length = 0;
+    if (step > 0 && lo < hi) {
+      length = 1 + (hi - 1 - lo) / step;
+    } else if (step < 0 && lo > hi) {
+      length = 1 + (lo - 1 - hi) / (0 - step);
+    }
+    io.Output(0) = length;
+  });
+  Register("aten::__derive_index", "", [](NodeIO& io) {
+    io.Output(0) = io.Input(1).toInt() + io.Input(0).toInt() * io.Input(2).toInt();
+  });
 }
 
 void RegisterComparisons() {
@@ -152,6 +179,22 @@ void RegisterTensorMetadata() {
   Register("prim::device", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().device(); });
 }
 
+// The JIT's checks of a tensor used as a number, with its messages.
+void CheckImplicitTensorToNumber(const at::Tensor& a, bool to_int) {
+  if (a.requires_grad()) {
+    throw std::runtime_error("Cannot input a tensor that requires grad as a scalar argument");
+  }
+  if (a.dim() != 0) {
+    throw std::runtime_error(
+        "Cannot input a tensor of dimension other than 0 as a scalar argument");
+  }
+  if (to_int && !at::isIntegralType(a.scalar_type(), /*includeBool=*/false)) {
+    throw std::runtime_error(absl::StrCat("Cannot input a tensor of type ",
+                                          c10::toString(a.scalar_type()),
+                                          " as an integral argument"));
+  }
+}
+
 void RegisterConversions() {
   Register("aten::Int", "Tensor",
            [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item<int64_t>(); });
@@ -175,6 +218,23 @@ void RegisterConversions() {
            [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_nonzero(); });
   Register("aten::Bool", "int", [](NodeIO& io) { io.Output(0) = io.Input(0).toInt() != 0; });
   Register("aten::Bool", "float", [](NodeIO& io) { io.Output(0) = io.Input(0).toDouble() != 0.0; });
+  // A tensor where a number is expected (`range(t)`, a size from a tensor):
+  // the JIT's checks, then the number.
+  Register("aten::IntImplicit", "", [](NodeIO& io) {
+    const at::Tensor& a = io.Input(0).toTensor();
+    CheckImplicitTensorToNumber(a, /*to_int=*/true);
+    io.Output(0) = a.item<int64_t>();
+  });
+  Register("aten::FloatImplicit", "", [](NodeIO& io) {
+    const at::Tensor& a = io.Input(0).toTensor();
+    CheckImplicitTensorToNumber(a, /*to_int=*/false);
+    io.Output(0) = a.item<double>();
+  });
+  Register("aten::ScalarImplicit", "", [](NodeIO& io) {
+    const at::Tensor& a = io.Input(0).toTensor();
+    CheckImplicitTensorToNumber(a, /*to_int=*/false);
+    io.Output(0) = a.item();
+  });
   Register("prim::NumToTensor", "Scalar",
            [](NodeIO& io) { io.Output(0) = at::scalar_to_tensor(io.Input(0).toScalar()); });
   Register("prim::NumToTensor", "bool",

@@ -325,6 +325,41 @@ std::vector<Case> MiscCases() {
   add("aten::mul", "right_", [=](Draw& d) -> Inputs { return {d.Int(-2, 3), int_list(d)}; });
   add("aten::copy", "t", [=](Draw& d) -> Inputs { return {int_list(d)}; });
   add("aten::dict", "", [](Draw&) -> Inputs { return {}; });
+  // Membership in dicts of str and int keys.
+  add("aten::__contains__", "str", [](Draw& d) -> Inputs {
+    c10::Dict<std::string, int64_t> dict;
+    for (int64_t i = d.Int(0, 3); i > 0; --i) dict.insert(std::string(1, 'a' + d.Int(0, 4)), i);
+    return {dict, std::string(1, 'a' + d.Int(0, 4))};
+  });
+  add("aten::__contains__", "int", [](Draw& d) -> Inputs {
+    c10::Dict<int64_t, at::Tensor> dict;
+    for (int64_t i = d.Int(0, 3); i > 0; --i) dict.insert(d.Int(-3, 3), at::ones({i}));
+    return {dict, d.Int(-3, 3)};
+  });
+  // Loop helpers of range(lo, hi, step), a step of 0 included (the JIT's
+  // error), and a negated number.
+  add("aten::__range_length", "", [](Draw& d) -> Inputs {
+    return {d.Int(-6, 6), d.Int(-6, 6), d.Int(-3, 3)};
+  });
+  add("aten::__derive_index", "", [](Draw& d) -> Inputs {
+    return {d.Int(0, 5), d.Int(-6, 6), d.Int(-3, 3)};
+  });
+  add("aten::neg", "Scalar", [](Draw& d) -> Inputs {
+    return {d.Bool() ? c10::IValue(d.Int(-5, 5)) : c10::IValue(0.25 * d.Int(-5, 5))};
+  });
+  // A tensor used as a number: 0-dim of several dtypes, or not 0-dim (the
+  // JIT's errors, as is a float tensor where an int is expected).
+  for (const char* name : {"aten::IntImplicit", "aten::FloatImplicit", "aten::ScalarImplicit"}) {
+    add(name, "", [](Draw& d) -> Inputs {
+      const at::ScalarType dtype =
+          d.OneOf<at::ScalarType>({at::kLong, at::kInt, at::kFloat, at::kDouble, at::kBool});
+      return {d.Tensor(d.Int(0, 4) == 0 ? std::vector<int64_t>{2} : std::vector<int64_t>{}, dtype)};
+    });
+  }
+  // The indices of nonzero elements, per dimension.
+  add("aten::where", "", [](Draw& d) -> Inputs {
+    return {d.Tensor(d.Shape(d.Int(0, 3), 0, 4), d.OneOf<at::ScalarType>({at::kBool, at::kFloat}))};
+  });
   for (const char* name : {"aten::eq", "aten::ne"}) {
     add(name, "str", [](Draw& d) -> Inputs {
       const std::vector<std::string> words = {"", "cpu", "cuda", "x"};
