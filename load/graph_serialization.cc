@@ -11,6 +11,7 @@
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "load/load.h"
+#include "torch/csrc/jit/frontend/script_type_parser.h"
 
 namespace static_runtime {
 namespace {
@@ -28,10 +29,11 @@ struct TabledKind {
   const char* name;
 };
 constexpr TabledKind kTabledKinds[] = {
-    {AttributeKind::f, "f"},   {AttributeKind::fs, "fs"},     {AttributeKind::c, "c"},
-    {AttributeKind::cs, "cs"}, {AttributeKind::s, "s"},       {AttributeKind::ss, "ss"},
-    {AttributeKind::t, "t"},   {AttributeKind::ts, "ts"},     {AttributeKind::g, "g"},
-    {AttributeKind::gs, "gs"}, {AttributeKind::ival, "ival"},
+    {AttributeKind::f, "f"},     {AttributeKind::fs, "fs"},     {AttributeKind::c, "c"},
+    {AttributeKind::cs, "cs"},   {AttributeKind::s, "s"},       {AttributeKind::ss, "ss"},
+    {AttributeKind::t, "t"},     {AttributeKind::ts, "ts"},     {AttributeKind::g, "g"},
+    {AttributeKind::gs, "gs"},   {AttributeKind::ival, "ival"}, {AttributeKind::ty, "ty"},
+    {AttributeKind::tys, "tys"},
 };
 
 const TabledKind* FindTabledKind(AttributeKind kind) {
@@ -46,6 +48,14 @@ const TabledKind* FindTabledKind(absl::string_view name) {
     if (name == tabled.name) return &tabled;
   }
   return nullptr;
+}
+
+absl::StatusOr<c10::TypePtr> ParsedType(const std::string& text) {
+  try {
+    return torch::jit::ScriptTypeParser().parseType(text);
+  } catch (const std::exception& e) {
+    return StatusFromException(e, absl::StrCat("the type '", text, "'"));
+  }
 }
 
 // "Future[Tensor[]]" -> "Future(Tensor[])", everywhere in `line`.
@@ -63,6 +73,19 @@ void ParenthesizeFutureTypes(std::string& line) {
       }
     }
   }
+}
+
+// A type attribute's value form: its annotation ("Tensor", "List[int]"),
+// which TorchScript's type parser reads back; an error for a type it does not give back
+// (a class: the parser knows no compilation unit).
+absl::StatusOr<std::string> TypeText(const c10::TypePtr& type) {
+  const std::string text = type->annotation_str();
+  absl::StatusOr<c10::TypePtr> parsed = ParsedType(text);
+  if (!parsed.ok() || **parsed != *type) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the type ", text, " does not read back from its annotation"));
+  }
+  return text;
 }
 
 class Serializer {
@@ -108,17 +131,20 @@ class Serializer {
         const AttributeKind kind = node->kindOf(name);
         if (kind == AttributeKind::i || kind == AttributeKind::is) continue;
         const TabledKind* tabled = FindTabledKind(kind);
-        if (tabled == nullptr) {
+        absl::StatusOr<c10::IValue> value =
+            tabled == nullptr
+                ? absl::InvalidArgumentError("attributes of its kind have no value form")
+                : ValueOf(*node, name, kind);
+        if (!value.ok()) {
           return absl::InvalidArgumentError(
               absl::StrCat("cannot serialize attribute '", name.toUnqualString(), "' of node ",
-                           node->kind().toQualString(), ": type attributes have no value form"));
+                           node->kind().toQualString(), ": ", value.status().message()));
         }
-        ASSIGN_OR_RETURN(c10::IValue value, ValueOf(*node, name, kind));
         node->removeAttribute(name);
         node->i_(c10::Symbol::attr(
                      absl::StrCat(kMarkerPrefix, tabled->name, "__", name.toUnqualString())),
                  static_cast<int64_t>(table_.size()));
-        table_.push_back(std::move(value));
+        table_.push_back(*std::move(value));
       }
       for (Block* sub_block : node->blocks()) {
         RETURN_IF_ERROR(ReplaceAttributes(sub_block));
@@ -154,6 +180,18 @@ class Serializer {
           graphs.push_back(std::move(text));
         }
         return c10::IValue(std::move(graphs));
+      }
+      case AttributeKind::ty: {
+        ASSIGN_OR_RETURN(std::string text, TypeText(node.ty(name)));
+        return c10::IValue(std::move(text));
+      }
+      case AttributeKind::tys: {
+        std::vector<std::string> texts;
+        for (const c10::TypePtr& type : node.tys(name)) {
+          ASSIGN_OR_RETURN(std::string text, TypeText(type));
+          texts.push_back(std::move(text));
+        }
+        return c10::IValue(std::move(texts));
       }
       default:
         return c10::IValue(node.ival(name));
@@ -279,6 +317,22 @@ class Deserializer {
           graphs.push_back(std::move(graph));
         }
         node->gs_(name, std::move(graphs));
+        return absl::OkStatus();
+      }
+      case AttributeKind::ty: {
+        if (!value.isString()) return wrong_kind();
+        ASSIGN_OR_RETURN(c10::TypePtr type, ParsedType(value.toStringRef()));
+        node->ty_(name, std::move(type));
+        return absl::OkStatus();
+      }
+      case AttributeKind::tys: {
+        if (!IsListOf(value, &c10::IValue::isString)) return wrong_kind();
+        std::vector<c10::TypePtr> types;
+        for (const c10::IValue& text : value.toListRef()) {
+          ASSIGN_OR_RETURN(c10::TypePtr type, ParsedType(text.toStringRef()));
+          types.push_back(std::move(type));
+        }
+        node->tys_(name, std::move(types));
         return absl::OkStatus();
       }
       default:

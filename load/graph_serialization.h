@@ -1,10 +1,11 @@
 // A graph as text plus a table of values, for compiled model packages: the
 // text is the IR a copy of the graph prints (Graph::toString), in which every
 // node attribute LibTorch's IR parser cannot read back exactly (tensors,
-// floats, strings, lists, IValues and subgraphs, the constants' values among
-// them) is replaced by an int attribute `sr_<kind>__<name>` holding its index
-// in the table. Subgraphs (a fused group's, a fork's) are serialized the same
-// way, as strings in the same table. Ints and int lists stay in the text.
+// floats, strings, lists, IValues, subgraphs and types, the constants' values
+// among them) is replaced by an int attribute `sr_<kind>__<name>` holding its
+// index in the table; a type (prim::isinstance's) is held as its annotation. Subgraphs (a fused
+// group's, a fork's) are serialized the same way, as strings in the same table. Ints and int lists
+// stay in the text.
 //
 // DeserializeGraph is the inverse. It trusts nothing: a malformed text, an
 // index out of range, a value of the wrong kind, subgraphs nested more than
@@ -29,7 +30,8 @@ struct SerializedGraph {
   std::vector<c10::IValue> table;
 };
 
-// InvalidArgument for attributes of kinds with no value form (types).
+// InvalidArgument for a type that does not read back from its annotation (a
+// class), naming the node and the attribute.
 absl::StatusOr<SerializedGraph> SerializeGraph(const torch::jit::Graph& graph);
 
 absl::StatusOr<std::shared_ptr<torch::jit::Graph>> DeserializeGraph(

@@ -133,16 +133,55 @@ graph(%x : Tensor):
   EXPECT_THAT(std::string(graph.status().message()), HasSubstr("nested more than 16 deep"));
 }
 
-TEST(GraphSerializationTest, TypeAttributesAreRefused) {
+// Types (prim::isinstance's) are kept as their annotations.
+TEST(GraphSerializationTest, TypeAttributesRoundTripAsAnnotations) {
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::Node* node = graph->create(c10::prim::Uninitialized);
+  const std::vector<c10::TypePtr> types = {
+      c10::TensorType::get(), c10::ListType::ofInts(),
+      c10::TupleType::create({c10::IntType::get(), c10::StringType::get()}),
+      c10::OptionalType::create(c10::TensorType::get()),
+      c10::DictType::create(c10::StringType::get(), c10::TensorType::get())};
   node->ty_(c10::Symbol::attr("type"), c10::IntType::get());
+  node->tys_(c10::Symbol::attr("types"), types);
+  graph->appendNode(node);
+  graph->registerOutput(node->output());
+  absl::StatusOr<SerializedGraph> serialized = SerializeGraph(*graph);
+  ASSERT_TRUE(serialized.ok()) << serialized.status();
+  absl::StatusOr<std::shared_ptr<torch::jit::Graph>> restored =
+      DeserializeGraph(serialized->ir, serialized->table);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  const torch::jit::Node* back = *(*restored)->nodes().begin();
+  EXPECT_EQ(*back->ty(c10::Symbol::attr("type")), *c10::IntType::get());
+  const std::vector<c10::TypePtr> back_types = back->tys(c10::Symbol::attr("types"));
+  ASSERT_EQ(back_types.size(), types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    EXPECT_EQ(*back_types[i], *types[i]) << back_types[i]->str() << " vs " << types[i]->str();
+  }
+}
+
+// A class has no annotation the parser reads back without its compilation
+// unit; a table entry that is not a type is refused on the way back.
+TEST(GraphSerializationTest, TypesThatDoNotReadBackAreRefused) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::Node* node = graph->create(c10::prim::Uninitialized);
+  auto unit = std::make_shared<torch::jit::CompilationUnit>();
+  node->ty_(c10::Symbol::attr("type"), c10::ClassType::create("__torch__.Box", unit));
   graph->appendNode(node);
   graph->registerOutput(node->output());
   absl::StatusOr<SerializedGraph> serialized = SerializeGraph(*graph);
   ASSERT_FALSE(serialized.ok());
   EXPECT_THAT(std::string(serialized.status().message()),
               HasSubstr("attribute 'type' of node prim::Uninitialized"));
+
+  const std::string ir = R"IR(
+graph():
+  %y : Any = prim::Uninitialized[sr_ty__type=0]()
+  return (%y))IR";
+  absl::StatusOr<std::shared_ptr<torch::jit::Graph>> restored =
+      DeserializeGraph(ir, {c10::IValue(std::string("List[NotAType"))});
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()), HasSubstr("sr_ty__type"));
 }
 
 }  // namespace

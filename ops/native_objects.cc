@@ -3,12 +3,14 @@
 // forward assigns them, and the attributes of TorchScript class objects),
 // prim::CreateObject, and the profiling executor's prim::TypeCheck (its
 // inputs, then whether every defined tensor matches the type the node
-// expects, as the JIT interpreter's TYPECHECK instruction), and a `with`
+// expects, as the JIT interpreter's TYPECHECK instruction), prim::isinstance
+// (the value's type against the node's), and a `with`
 // statement's prim::Enter and prim::Exit (as the interpreter's ENTER and
 // EXIT: the object's __enter__ and __exit__(None, None, None); an object
 // entered by a run that then fails is exited by its RunScope). Attribute
 // slots are resolved once, from the object's static class type; an object
 // whose static type is not a class (an interface) falls back to the JIT.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,6 +79,23 @@ KernelOffer TypeCheck(const Node* node) {
   };
 }
 
+// prim::isinstance: whether the value's type is a subtype of one of the
+// node's types (an Optional or Union the script refines), as the
+// interpreter decides it.
+KernelOffer IsInstance(const Node* node) {
+  if (!node->hasAttribute(c10::attr::types) || node->inputs().size() != 1 ||
+      node->outputs().size() != 1) {
+    return Decline();
+  }
+  std::vector<c10::TypePtr> types = node->tys(c10::attr::types);
+  return [types = std::move(types)](NodeIO& io) {
+    const c10::TypePtr type = io.Input(0).type();
+    io.Output(0) = std::any_of(types.begin(), types.end(), [&](const c10::TypePtr& candidate) {
+      return type->isSubtypeOf(*candidate);
+    });
+  };
+}
+
 // Whether the object's class is known statically and has `method`.
 bool HasMethod(const Node* node, const std::string& method) {
   const auto class_type = node->input(0)->type()->cast<c10::ClassType>();
@@ -114,6 +133,7 @@ const bool kRegistered = [] {
   RegisterNativeNodeKind("prim::SetAttr", SetAttr);
   RegisterNativeNodeKind("prim::CreateObject", CreateObject);
   RegisterNativeNodeKind("prim::TypeCheck", TypeCheck);
+  RegisterNativeNodeKind("prim::isinstance", IsInstance);
   RegisterNativeNodeKind("prim::Enter", Enter);
   RegisterNativeNodeKind("prim::Exit", Exit);
   return true;

@@ -264,6 +264,29 @@ def forward(self, x):
          return {rng.Normal({2, size + 2, 3, 4})};
        }});
 
+  // isinstance on an Optional and a Union the script refines
+  // (prim::isinstance, as torchvision's detection models check their inputs).
+  add({"isinstance_refinement",
+       R"(
+def forward(self, x, n: int):
+    y: Optional[Tensor] = None
+    if n > 1:
+        y = x * 2.0
+    z: Union[int, Tensor] = n
+    if n > 2:
+        z = x
+    out = x
+    if isinstance(y, Tensor):
+        out = out + y
+    if isinstance(z, int):
+        out = out * float(z)
+    return out, isinstance(z, Tensor)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3}), c10::IValue(static_cast<int64_t>(size))};
+       }});
+
   add({"if_branch",
        R"(
 def forward(self, x):
