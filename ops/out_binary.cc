@@ -262,6 +262,11 @@ void RegisterComparisonsAndLogic() {
   TensorTensor("aten::logical_and", "", Bool, SR_TT_DISPATCHED(logical_and));
   TensorTensor("aten::logical_or", "", Bool, SR_TT_DISPATCHED(logical_or));
   TensorTensor("aten::logical_xor", "", Bool, SR_TT_DISPATCHED(logical_xor));
+  // a & b, a | b, a ^ b of masks (padding masks, box filters): ATen's
+  // bitwise ops, which the operators are.
+  TensorTensor("aten::__and__", "Tensor", Promoted, SR_TT(bitwise_and));
+  TensorTensor("aten::__or__", "Tensor", Promoted, SR_TT(bitwise_or));
+  TensorTensor("aten::__xor__", "Tensor", Promoted, SR_TT(bitwise_xor));
 }
 
 // masked_fill as ATen computes it (self broadcast with the mask and copied,

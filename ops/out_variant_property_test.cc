@@ -256,6 +256,9 @@ std::map<std::string, Spec> BinarySpecs() {
   for (const char* name : {"logical_and", "logical_or", "logical_xor"}) {
     specs[absl::StrCat("aten::", name, ".")] = Binary(kAll);
   }
+  for (const char* name : {"__and__", "__or__", "__xor__"}) {
+    specs[absl::StrCat("aten::", name, ".Tensor")] = Binary({at::kLong, at::kInt, at::kBool});
+  }
   specs["aten::where.self"] = {[](const Call& c) -> Inputs {
     const std::vector<int64_t> shape = c.Shape(c.Rank(0, 3));
     return {c.Tensor(c.draw.BroadcastableTo(shape), {at::kBool}), c.Tensor(shape, kAll),
