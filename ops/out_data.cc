@@ -271,7 +271,7 @@ void RegisterPadding() {
 
 // zeros/ones/full(size, *, dtype, layout, device, pin_memory) on the CPU,
 // strided: `fill` is the value of zeros and ones; without it (full) the
-// value follows the size. With `like_self`, new_zeros/new_ones/new_full:
+// value is the input after the size. With `like_self`, new_zeros/new_ones/new_full:
 // a tensor comes first, and gives the dtype, layout and device not named.
 void RegisterSizedFactory(const char* name, std::optional<double> fill, bool like_self) {
   RegisterOut(name, "", [fill, like_self](NodeIO& io) {
