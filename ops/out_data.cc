@@ -12,6 +12,7 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
+#include "ATen/TensorUtils.h"
 #include "ops/concat_copy.h"
 #include "ops/out_variant.h"
 
@@ -239,8 +240,12 @@ void ConstantPad(NodeIO& io, const at::Tensor& self, const std::vector<int64_t>&
     at::native::resize_(out, sizes, c10::nullopt);
     if (adds) {
       out.fill_(value);
-    } else if (from.is_non_overlapping_and_dense()) {
-      out.as_strided_(sizes, from.strides());  // ATen clones the kept part, strides and all
+    } else {
+      // ATen clones the kept part: its strides, or dense ones in their
+      // order when it has gaps (empty_like's preserve format).
+      out.as_strided_(sizes, from.is_non_overlapping_and_dense()
+                                 ? from.strides().vec()
+                                 : at::infer_dense_strides(from.sizes(), from.strides()));
     }
     at::Tensor to = out;
     for (int64_t d = 0; d < rank; ++d) to = to.narrow(d, starts[d], from.size(d));
