@@ -2,11 +2,13 @@
 // (ErrorBound in ops/registry.h). For a float32 result of a sum of L products
 // computed in any order, followed by an activation:
 //   |result - exact| <= 2 (L + 2) eps32 slope M + 4 eps32 |exact|
-//                       + (L + 2) slope min32
+//                       [+ 4 eps32 M for gelu and silu] + (L + 2) slope min32
 // with M the same computation on absolute values (|x| conv |w| + |bias| +
 // |residual| for a convolution, |x| |w|^T + |bias| for a linear), slope the
-// activation's steepest slope (1.5 for hardswish, 1 otherwise), the second
-// term the activation's own rounding and the last the roundings below
+// activation's steepest slope (1.5 for hardswish, 1.13 for gelu and silu, 1
+// otherwise), the second term the activation's own rounding (for gelu and
+// silu, whose exp or erf rounds relative to the activation's input, also the
+// third: that input is at most M) and the last the roundings below
 // float32's smallest normal number min32 (each a subnormal step, or the
 // whole of it where a kernel flushes subnormals to zero). The README's tolerance table states
 // them; ops/onednn_conv_test and ops/onednn_linear_test check both oneDNN's

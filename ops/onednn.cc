@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "ir/operators/operators.h"
+#include "ops/activations/epilogue_activations.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -143,6 +145,20 @@ std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64
   params.min_value = min_value->toDouble();
   params.max_value = max_value->toDouble();
   return params;
+}
+
+void ApplyActivation(const FrozenParams& params, at::Tensor& out) {
+  const bool silu = params.activation == "silu", gelu = params.activation == "gelu";
+  if ((silu || gelu) && out.scalar_type() == at::kFloat && out.is_non_overlapping_and_dense()) {
+    float* data = out.data_ptr<float>();
+    if (silu) {
+      ops::SiluInPlace(data, out.numel());
+    } else {
+      ops::GeluInPlace(data, out.numel());
+    }
+    return;
+  }
+  ops::ActivationInPlace(out, params.activation, params.min_value, params.max_value);
 }
 
 namespace {

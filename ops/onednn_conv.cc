@@ -16,7 +16,9 @@
 // ops/conv1d/few_channel.h.
 // The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
-// what aten::add and the activation give on the convolution's result.
+// what aten::add and the activation give on the convolution's result; silu
+// and gelu run as ops/activations/epilogue_activations.h's (within the
+// declared bound).
 // (oneDNN's "sum" post-op is not used: on this oneDNN it skips the sum on
 // output rows that see only padding, found by //ops:onednn_conv_test.)
 //
@@ -106,7 +108,7 @@ class Conv2dKernel {
     }
     at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
     Compute(input, residual, out_sizes, out);
-    ops::ActivationInPlace(out, params_.activation, params_.min_value, params_.max_value);
+    onednn::ApplyActivation(params_, out);
   }
 
  private:

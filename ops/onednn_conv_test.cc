@@ -114,8 +114,8 @@ ConvCase DrawCase(Draw& d) {
   c.stride = {d.Int(1, 3), d.Int(1, 3)};
   c.dilation = {d.Int(1, 2), d.Int(1, 2)};
   c.padding = {d.Int(0, 2), d.Int(0, 2)};
-  c.activation =
-      d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid", "sigmoid"});
+  c.activation = d.OneOf<std::string>(
+      {"none", "relu", "hardtanh", "hardswish", "hardsigmoid", "sigmoid", "silu", "gelu"});
   if (c.activation == "hardtanh") {
     c.min_value = -d.Int(0, 2) / 2.0;
     c.max_value = d.Int(1, 12) / 2.0;
@@ -150,7 +150,7 @@ ConvCase DrawWinogradCase(Draw& d) {
   c.stride = c.dilation = {1, 1};
   const int64_t padding = d.Int(0, 4) == 0 ? 2 : d.Int(0, 1);
   c.padding = {padding, padding};
-  c.activation = d.OneOf<std::string>({"none", "relu", "hardswish"});
+  c.activation = d.OneOf<std::string>({"none", "relu", "hardswish", "silu", "gelu"});
   return c;
 }
 
@@ -211,7 +211,7 @@ ConvCase DrawOneDimensionalCase(Draw& d) {
   c.stride = {1, kind == 2 ? d.Int(1, 5) : kind == 1 ? d.Int(1, 2) : 1};
   c.dilation = {1, kind == 1 ? d.Int(1, 4) : kind == 2 ? d.Int(1, 3) : 1};
   c.padding = {0, d.Int(0, 3)};
-  c.activation = d.OneOf<std::string>({"none", "relu"});
+  c.activation = d.OneOf<std::string>({"none", "relu", "gelu"});
   return c;
 }
 

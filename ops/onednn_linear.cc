@@ -1,6 +1,6 @@
 // The out-variant kernel of static_runtime::linear_fused (passes/prepack_weights.h):
 // a oneDNN matmul with the frozen weight pre-packed (ops/onednn_matmul.h);
-// the activation runs as ATen's in-place op on the result. Products of at
+// the activation runs in place on the result (onednn::ApplyActivation). Products of at
 // most 128K multiply-adds run ops::SmallLinear instead (a relu fused in).
 //
 // Measured against ATen's linear (BLAS) for one thread, per call: 8x512->512
@@ -72,7 +72,7 @@ class LinearKernel {
     } else {
       linear_.Run(src.data_ptr<float>(), rows, out.data_ptr<float>());
     }
-    ops::ActivationInPlace(out, params_.activation, params_.min_value, params_.max_value);
+    onednn::ApplyActivation(params_, out);
   }
 
  private:

@@ -67,8 +67,8 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
   const int64_t k = d.Int(1, 70), n = d.Int(1, 40);
   c.weight = at::randn({n, k});
   if (d.Bool()) c.bias = at::randn({n});
-  c.activation =
-      d.OneOf<std::string>({"none", "relu", "hardtanh", "hardswish", "hardsigmoid", "sigmoid"});
+  c.activation = d.OneOf<std::string>(
+      {"none", "relu", "hardtanh", "hardswish", "hardsigmoid", "sigmoid", "silu", "gelu"});
   if (c.activation == "hardtanh") {
     c.min_value = -d.Int(0, 2) / 2.0;
     c.max_value = d.Int(1, 12) / 2.0;

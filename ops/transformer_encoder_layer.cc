@@ -8,7 +8,8 @@
 // the merge of the heads, the residual adds and relu as loops of our own
 // (ops/attention_steps.h); q k^T and times v as ATen's per-batch gemm calls
 // (ops/batched_gemm.h); softmax and the layer norms as ATen's kernels called
-// directly (ops/cpu_kernels.h); gelu as ATen's op.
+// directly (ops/cpu_kernels.h); gelu as ops/activations/epilogue_activations.h's
+// (within the declared bound, 1.5x faster than ATen's).
 //
 // Measured on a 2-layer nn.TransformerEncoder (width 64, 4 heads,
 // feed-forward 128, batch 4 x 16 tokens), one thread: see the README.
@@ -31,6 +32,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
+#include "ops/activations/epilogue_activations.h"
 #include "ops/attention/nested_sequences.h"
 #include "ops/attention/self_attention.h"
 #include "ops/attention_steps.h"
@@ -202,7 +204,7 @@ class EncoderLayerKernel {
     }
     ffn_1_.Run(ffn_input->data_ptr<float>(), rows, ws.hidden.data_ptr<float>());
     if (p_.use_gelu) {
-      at::gelu_(ws.hidden);
+      ops::GeluInPlace(ws.hidden.data_ptr<float>(), ws.hidden.numel());
     } else {
       ops::ReluInPlace(ws.hidden.data_ptr<float>(), ws.hidden.numel());
     }

@@ -165,6 +165,13 @@ c10::optional<Activation> ActivationOf(const Node* node) {
   if (IsOverload(node, "aten::hardswish", "")) return Activation{"hardswish"};
   if (IsOverload(node, "aten::hardsigmoid", "")) return Activation{"hardsigmoid"};
   if (IsOverload(node, "aten::sigmoid", "")) return Activation{"sigmoid"};
+  if (IsOverload(node, "aten::silu", "")) return Activation{"silu"};
+  if (IsOverload(node, "aten::gelu", "")) {
+    const c10::optional<c10::IValue> approximate = torch::jit::toIValue(node->input(1));
+    if (approximate && approximate->isString() && approximate->toStringRef() == "none") {
+      return Activation{"gelu"};
+    }
+  }
   if (IsOverload(node, "aten::hardtanh", "")) {
     const c10::optional<c10::IValue> low = torch::jit::toIValue(node->input(1));
     const c10::optional<c10::IValue> high = torch::jit::toIValue(node->input(2));

@@ -8,7 +8,7 @@
 // has no other use:
 //   - a residual add `conv + r` or `r + conv` (aten::add.Tensor, alpha 1),
 //   - then one activation: relu, hardtanh(min, max) (relu6), hardswish,
-//     hardsigmoid or sigmoid.
+//     hardsigmoid, sigmoid, silu or gelu (approximate 'none').
 // Absorbed intermediates have a single use, so nobody can observe that they
 // are never materialized. An aten::conv1d with constant weight, bias and
 // int-list hyper-parameters first becomes what ATen computes for it, a conv2d

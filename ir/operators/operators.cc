@@ -52,6 +52,10 @@ void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double
     at::hardsigmoid_(tensor);
   } else if (activation == "sigmoid") {
     tensor.sigmoid_();
+  } else if (activation == "silu") {
+    at::silu_(tensor);
+  } else if (activation == "gelu") {
+    at::gelu_(tensor);
   } else {
     TORCH_CHECK(activation == "none", "static_runtime: unknown fused activation '", activation,
                 "'");

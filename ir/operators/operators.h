@@ -44,7 +44,8 @@ extern const c10::Symbol kMaybeCopyTo;
 //              str activation, float min_value, float max_value) -> Tensor
 // = activation(conv2d(input, weight, bias, ...) + residual), see
 // FuseConvolutions; activation is "none", "relu", "hardtanh" (clamps to
-// [min_value, max_value]), "hardswish", "hardsigmoid" or "sigmoid".
+// [min_value, max_value]), "hardswish", "hardsigmoid", "sigmoid", "silu" or
+// "gelu" (approximate 'none').
 extern const c10::Symbol kConv2dFused;
 // conv2d_fused's epilogue as ATen computes it: `conv` + residual (when
 // given), then the activation; the result may be `conv` itself, modified.
