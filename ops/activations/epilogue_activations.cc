@@ -30,10 +30,11 @@ constexpr float kSqrtHalf = 0.70710678118654752f;
 float ExpInRange(float z) {
   const float shifted = z * kLog2e + kRound;
   const float n = shifted - kRound;
-  int32_t shifted_bits, round_bits;
+  // (Unsigned: a NaN's bits make any exponent; the caller discards it.)
+  uint32_t shifted_bits, round_bits;
   std::memcpy(&shifted_bits, &shifted, sizeof shifted);
   std::memcpy(&round_bits, &kRound, sizeof kRound);
-  const int32_t scale_bits = (shifted_bits - round_bits + 127) << 23;
+  const uint32_t scale_bits = (shifted_bits - round_bits + 127) << 23;
   float scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   const float r = (z - n * kLn2High) - n * kLn2Low;
