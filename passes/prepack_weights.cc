@@ -103,34 +103,6 @@ void UseExplicitPadding(Node* conv, const std::vector<int64_t>& padding) {
   ReplaceNode(conv, conv->kind(), inputs);
 }
 
-// conv1d(x, w, b, [s], [p], [d], g) as ATen computes it: a conv2d over a
-// 1-high image, squeeze(conv2d(unsqueeze(x, -2), w.unsqueeze(2), b, [1, s],
-// [0, p], [1, d], g), -2) (-2 so an unbatched [C, L] input works too).
-void RewriteConv1dAsConv2d(Node* conv1d) {
-  torch::jit::Graph* graph = conv1d->owningGraph();
-  torch::jit::WithInsertPoint insert_point(conv1d);
-  const auto one = [](const Value* list, int64_t first) {
-    return std::vector<int64_t>{first, torch::jit::toIValue(list)->toIntVector()[0]};
-  };
-  const int64_t minus_two = -2;
-  Value* image = graph->insert(c10::aten::unsqueeze, {conv1d->input(0), minus_two});
-  Node* conv2d = graph->create(
-      c10::aten::conv2d,
-      {image,
-       graph->insertConstant(torch::jit::toIValue(conv1d->input(1))->toTensor().unsqueeze(2)),
-       conv1d->input(2), graph->insertConstant(one(conv1d->input(3), 1)),
-       graph->insertConstant(one(conv1d->input(4), 0)),
-       graph->insertConstant(one(conv1d->input(5), 1)), conv1d->input(6)},
-      1);
-  graph->insertNode(conv2d);
-  conv2d->copyMetadata(conv1d);
-  conv2d->output()->setType(c10::TensorType::get());
-  Value* result = graph->insert(c10::aten::squeeze, {conv2d->output(), minus_two});
-  result->copyMetadata(conv1d->output());
-  conv1d->output()->replaceAllUsesWith(result);
-  conv1d->destroy();
-}
-
 // The only user of `value` when it has exactly one use in the same block.
 Node* SoleUser(const Value* value) {
   if (value->uses().size() != 1) return nullptr;
@@ -232,6 +204,49 @@ void ReplaceChain(const std::vector<Node*>& chain, c10::Symbol kind, std::vector
   }
   ReplaceNode(last, kind, inputs);
   for (auto node = chain.rbegin() + 1; node != chain.rend(); ++node) (*node)->destroy();
+}
+
+// conv1d(x, w, b, [s], [p], [d], g) as ATen computes it: a conv2d over a
+// 1-high image, squeeze(conv2d(unsqueeze(x, -2), w.unsqueeze(2), b, [1, s],
+// [0, p], [1, d], g), -2) (-2 so an unbatched [C, L] input works too).
+void RewriteConv1dAsConv2d(Node* conv1d) {
+  torch::jit::Graph* graph = conv1d->owningGraph();
+  torch::jit::WithInsertPoint insert_point(conv1d);
+  const auto one = [](const Value* list, int64_t first) {
+    return std::vector<int64_t>{first, torch::jit::toIValue(list)->toIntVector()[0]};
+  };
+  const int64_t minus_two = -2;
+  Value* image = graph->insert(c10::aten::unsqueeze, {conv1d->input(0), minus_two});
+  Node* conv2d = graph->create(
+      c10::aten::conv2d,
+      {image,
+       graph->insertConstant(torch::jit::toIValue(conv1d->input(1))->toTensor().unsqueeze(2)),
+       conv1d->input(2), graph->insertConstant(one(conv1d->input(3), 1)),
+       graph->insertConstant(one(conv1d->input(4), 0)),
+       graph->insertConstant(one(conv1d->input(5), 1)), conv1d->input(6)},
+      1);
+  graph->insertNode(conv2d);
+  conv2d->copyMetadata(conv1d);
+  conv2d->output()->setType(c10::TensorType::get());
+  Node* activation = SoleUser(conv1d->output());
+  if (activation != nullptr && ActivationOf(activation) &&
+      activation->input(0) == conv1d->output()) {
+    // The activation (elementwise: it commutes with the squeeze) runs on
+    // the 2D result, so that FuseConv absorbs it.
+    activation->replaceInput(0, conv2d->output());
+    Value* activated = activation->output();
+    torch::jit::WithInsertPoint after_activation(activation->next());
+    Value* result = graph->insert(c10::aten::squeeze, {activated, minus_two});
+    result->copyMetadata(activated);
+    activated->replaceAllUsesWith(result);
+    result->node()->replaceInput(0, activated);
+    activated->setType(c10::TensorType::get());
+  } else {
+    Value* result = graph->insert(c10::aten::squeeze, {conv2d->output(), minus_two});
+    result->copyMetadata(conv1d->output());
+    conv1d->output()->replaceAllUsesWith(result);
+  }
+  conv1d->destroy();
 }
 
 void FuseConv(const std::shared_ptr<torch::jit::Graph>& graph, Node* conv) {

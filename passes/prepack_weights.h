@@ -13,7 +13,8 @@
 // are never materialized. An aten::conv1d with constant weight, bias and
 // int-list hyper-parameters first becomes what ATen computes for it, a conv2d
 // over a 1-high image between aten::unsqueeze and aten::squeeze (views), so
-// it gets the same kernel (without epilogue: its user is the squeeze).
+// it gets the same kernel; an activation that is the conv1d's only use moves
+// before the squeeze (elementwise, it commutes with it) and is absorbed too.
 // Before that, padding="valid" and padding="same" (the `padding` overloads)
 // become the integer padding ATen itself uses, where ATen pads symmetrically
 // ("same" with an odd total padding, where ATen pads the input first, stays). The fused node
