@@ -79,6 +79,11 @@ bool ChannelsLastByChoice(const torch::jit::Value* value, Memo& memo) {
   if (!result && FollowsInputLayout(producer)) {
     result = true;
     for (const torch::jit::Value* input : producer->inputs()) {
+      if (input->type()->isSubtypeOf(*c10::ListType::ofTensors())) {
+        // A list's tensors (aten::cat's) may come from anywhere.
+        result = false;
+        break;
+      }
       if (input->type()->kind() != c10::TypeKind::TensorType ||
           input->node()->kind() == c10::prim::Constant) {
         continue;

@@ -80,7 +80,7 @@ graph(%x : Tensor, %w : Tensor, %one : int):
 
 TEST(ChannelsLast, NotByChoiceWhenAnInputComesFromElsewhere) {
   // A graph input (the caller's layout), a permuted view (channels-last in
-  // the JIT too), or a sum with one.
+  // the JIT too), a sum with one, or a list.
   EXPECT_FALSE(ByChoice(R"IR(
 graph(%x : Tensor):
   %v : Tensor = aten::relu(%x)
@@ -96,6 +96,14 @@ graph(%x : Tensor, %order : int[]):
 graph(%x : Tensor, %w : Tensor, %one : int):
   %c : Tensor = static_runtime::conv2d_fused(%x, %w)
   %v : Tensor = aten::add(%c, %x, %one)
+  return (%v)
+)IR"));
+  // A concatenation of a list, whatever its tensors are.
+  EXPECT_FALSE(ByChoice(R"IR(
+graph(%x : Tensor, %w : Tensor, %one : int):
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %l : Tensor[] = prim::ListConstruct(%c, %x)
+  %v : Tensor = aten::cat(%l, %one)
   return (%v)
 )IR"));
 }
