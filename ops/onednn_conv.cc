@@ -10,6 +10,9 @@
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
 // takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
 // excitation blocks) runs as a matrix-vector product (ops/small_linear.h).
+// Taps that read only padding for every output (a dilation larger than the
+// image: DeepLab's atrous pyramid) are left out, on a weight cut to the
+// live taps, packed once per input shape that needs it.
 // A 1D convolution (height 1) between NCW signals runs without reorders:
 // a pointwise one as oneDNN's matrix product on NCW, a depthwise one by
 // ops/conv1d/depthwise.h, one from a few input channels (a waveform) by
@@ -31,6 +34,7 @@
 // Numerics: oneDNN sums the C/groups * kh * kw products in another order than
 // ATen's convolution (Winograd: of transformed tiles); the bound it declares
 // is in ops/error_bounds.h, the tolerance table in docs/convolutions.md.
+#include <array>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,6 +43,8 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "ir/operators/operators.h"
 #include "ops/channels_last.h"
 #include "ops/conv1d/depthwise.h"
@@ -70,23 +76,48 @@ struct ConvParams : onednn::FrozenParams {
   bool channels_last_output;
 };
 
-// The weight's dims as oneDNN sees them: [K, C, kh, kw], or grouped
-// [groups, K / groups, C / groups, kh, kw].
-memory::dims WeightDims(const ConvParams& params) {
-  const at::Tensor& w = params.weight;
-  const int64_t g = params.groups;
+// The dims of a weight `w` of `g` groups as oneDNN sees them: [K, C, kh, kw],
+// or grouped [g, K / g, C / g, kh, kw].
+memory::dims WeightDims(const at::Tensor& w, int64_t g) {
   return g == 1 ? memory::dims{w.size(0), w.size(1), w.size(2), w.size(3)}
                 : memory::dims{g, w.size(0) / g, w.size(1), w.size(2), w.size(3)};
+}
+
+// A contiguous weight `w` of `g` groups as it is stored.
+memory::desc PlainWeightDesc(const at::Tensor& w, int64_t g) {
+  return onednn::FloatDesc(WeightDims(w, g),
+                           g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw);
+}
+
+// The taps [first, last] along one dimension of a kernel of `taps` taps
+// that read the input (of `in` positions) for some output (of `out`); the
+// taps before and after only ever read padding. (A dilated convolution of
+// an image smaller than its dilation, as DeepLab's atrous pyramid on a small
+// feature map, reads the input only with its centre taps.)
+struct TapRange {
+  int64_t first, last;
+};
+TapRange LiveTaps(int64_t in, int64_t out, int64_t taps, int64_t stride, int64_t dilation,
+                  int64_t padding) {
+  const auto live = [&](int64_t tap) {
+    const int64_t offset = tap * dilation - padding;  // the input position output 0 reads
+    // The first output that reads at or after position 0, then whether it
+    // exists and reads before position `in`.
+    const int64_t first_output = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+    return first_output < out && first_output * stride + offset < in;
+  };
+  TapRange range = {0, taps - 1};
+  while (range.first < range.last && !live(range.first)) ++range.first;
+  while (range.last > range.first && !live(range.last)) --range.last;
+  return range;
 }
 
 class Conv2dKernel {
  public:
   explicit Conv2dKernel(ConvParams params)
       : params_(std::move(params)),
-        packed_(
-            onednn::FloatDesc(WeightDims(params_), params_.groups == 1 ? memory::format_tag::oihw
-                                                                       : memory::format_tag::goihw),
-            params_.weight.data_ptr()) {}
+        packed_(PlainWeightDesc(params_.weight, params_.groups), params_.weight.data_ptr()),
+        finite_weight_(params_.weight.isfinite().all().item<bool>()) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -249,7 +280,25 @@ class Conv2dKernel {
   std::unique_ptr<onednn::ReorderedPlan> MakePlan(at::IntArrayRef in,
                                                   const std::vector<int64_t>& out, bool nchw_input,
                                                   bool nchw_output) {
-    const at::Tensor& w = params_.weight;
+    // Taps that only ever read padding are left out where the weight is
+    // finite (so that they add only zeros), the padding cut to the first
+    // live tap.
+    TapRange live[2];
+    bool all_live = true, trimmable = finite_weight_;
+    for (int i = 0; i < 2; ++i) {
+      live[i] = LiveTaps(in[2 + i], out[2 + i], params_.weight.size(2 + i), params_.stride[i],
+                         params_.dilation[i], params_.padding[i]);
+      all_live = all_live && live[i].first == 0 && live[i].last == params_.weight.size(2 + i) - 1;
+      trimmable = trimmable && params_.padding[i] >= live[i].first * params_.dilation[i];
+    }
+    const TrimmedWeight* trimmed = !all_live && trimmable ? Trimmed(live) : nullptr;
+    const at::Tensor& w = trimmed != nullptr ? trimmed->weight : params_.weight;
+    onednn::PackedWeights& packed = trimmed != nullptr ? *trimmed->packed : packed_;
+    memory::dims padding_l(2);
+    for (int i = 0; i < 2; ++i) {
+      padding_l[i] =
+          params_.padding[i] - (trimmed != nullptr ? live[i].first : 0) * params_.dilation[i];
+    }
     const memory::desc src =
         onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc);
     const memory::desc input =
@@ -261,13 +310,12 @@ class Conv2dKernel {
         nchw_output ? onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nchw)
                     : dst;
     const memory::desc any_weights =
-        onednn::FloatDesc(WeightDims(params_), memory::format_tag::any);
+        onednn::FloatDesc(WeightDims(w, params_.groups), memory::format_tag::any);
     const memory::desc bias = params_.bias.defined()
                                   ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
                                   : memory::desc();
     const memory::dims stride = {params_.stride[0], params_.stride[1]};
     const memory::dims dilation = {params_.dilation[0] - 1, params_.dilation[1] - 1};
-    const memory::dims padding_l = {params_.padding[0], params_.padding[1]};
     memory::dims padding_r(2);
     for (int i = 0; i < 2; ++i) {
       // Rows and columns past the last window are never read.
@@ -288,7 +336,7 @@ class Conv2dKernel {
     // reorders from the input and to the result where they differ.
     const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
       std::unordered_map<int, memory> args = {
-          {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
+          {DNNL_ARG_WEIGHTS, packed.Get(pd.weights_desc())},
       };
       if (params_.bias.defined()) {
         args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
@@ -355,6 +403,27 @@ class Conv2dKernel {
     return reordered(describe(dnnl::algorithm::convolution_direct, src, dst));
   }
 
+  // The weight without the taps outside `live` (rows, columns), packed
+  // apart; made once per window and kept for the kernel's lifetime.
+  struct TrimmedWeight {
+    at::Tensor weight;
+    std::unique_ptr<onednn::PackedWeights> packed;
+  };
+  const TrimmedWeight* Trimmed(const TapRange (&live)[2]) {
+    absl::MutexLock lock(&trimmed_mutex_);
+    std::unique_ptr<TrimmedWeight>& slot =
+        trimmed_[{live[0].first, live[0].last, live[1].first, live[1].last}];
+    if (slot == nullptr) {
+      slot = std::make_unique<TrimmedWeight>();
+      slot->weight = params_.weight.slice(2, live[0].first, live[0].last + 1)
+                         .slice(3, live[1].first, live[1].last + 1)
+                         .contiguous();
+      slot->packed = std::make_unique<onednn::PackedWeights>(
+          PlainWeightDesc(slot->weight, params_.groups), slot->weight.data_ptr());
+    }
+    return slot.get();
+  }
+
   at::Tensor Reference(const at::Tensor& input, const c10::optional<at::Tensor>& residual) const {
     return ops::Conv2dFusedReference(input, params_.weight, params_.bias, params_.stride,
                                      params_.padding, params_.dilation, params_.groups, residual,
@@ -363,6 +432,10 @@ class Conv2dKernel {
 
   const ConvParams params_;
   onednn::PackedWeights packed_;
+  const bool finite_weight_;
+  absl::Mutex trimmed_mutex_;
+  absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<TrimmedWeight>> trimmed_
+      ABSL_GUARDED_BY(trimmed_mutex_);
   onednn::PlanCache<onednn::ReorderedPlan> plans_[2][2];  // [NCHW input][NCHW result]
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first

@@ -1,14 +1,17 @@
 // The oneDNN kernel of static_runtime::conv2d_fused (ops/onednn_conv.cc)
 // against a float64 reference, over random shapes (unbatched included),
-// strides, padding, dilation, groups (depthwise included), input layouts, residuals and
-// activations, with output slots reused across calls; the same failures as
-// ATen's ops for inputs a convolution rejects; and one kernel (one set of
-// pre-packed weights) run from several threads at once.
+// strides, padding, dilation (past the image included), groups (depthwise
+// included), input layouts, residuals and activations, with output slots
+// reused across calls; the same failures as ATen's ops for inputs a
+// convolution rejects; and one kernel (one set of pre-packed weights) run
+// from several threads at once.
 //
 // The tolerance is the summation error bound the kernel declares
 // (ops/error_bounds.h). ATen's own float convolution must meet the same
 // bound (checked, so the bound is not looser than it needs to be by
 // construction).
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -221,15 +224,31 @@ at::Tensor DrawOneDimensionalInput(Draw& d, const ConvCase& c) {
                           : at::randn({d.Int(1, 2), channels, 1, d.Int(1, 300)});
 }
 
-enum class Shapes { kAny, kWinograd, kOnePixel, kOneDimensional };
+// A dilated convolution of an image that may be smaller than its dilation
+// (as DeepLab's atrous pyramid meets a small feature map), so that outer
+// taps read only padding: the kernel leaves them out.
+ConvCase DrawDilatedPastTheImageCase(Draw& d) {
+  ConvCase c = DrawCase(d);
+  c.weight = at::randn({d.Int(1, 20), d.Int(1, 20), d.Int(1, 5), d.Int(1, 5)});
+  c.groups = 1;
+  c.bias = d.Bool() ? c10::optional<at::Tensor>(at::randn({c.weight.size(0)})) : c10::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    c.dilation[i] = d.Int(1, 12);
+    c.padding[i] = d.Int(0, c.dilation[i] * (c.weight.size(2 + i) - 1));
+  }
+  return c;
+}
+
+enum class Shapes { kAny, kWinograd, kOnePixel, kOneDimensional, kDilatedPastTheImage };
 
 void CheckWithinTheStatedBound(Shapes shapes) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  const ConvCase c = shapes == Shapes::kWinograd         ? DrawWinogradCase(d)
-                     : shapes == Shapes::kOnePixel       ? DrawOnePixelCase(d)
-                     : shapes == Shapes::kOneDimensional ? DrawOneDimensionalCase(d)
-                                                         : DrawCase(d);
+  const ConvCase c = shapes == Shapes::kWinograd              ? DrawWinogradCase(d)
+                     : shapes == Shapes::kOnePixel            ? DrawOnePixelCase(d)
+                     : shapes == Shapes::kOneDimensional      ? DrawOneDimensionalCase(d)
+                     : shapes == Shapes::kDilatedPastTheImage ? DrawDilatedPastTheImageCase(d)
+                                                              : DrawCase(d);
   const bool channels_last_output = d.Bool();
   SingleNode conv = MakeConvGraph(c, channels_last_output);
   Slots slots(1);
@@ -297,6 +316,31 @@ RC_GTEST_PROP(OneDnnConvProperty, OnePixelImagesWithinTheStatedBound, ()) {
 
 RC_GTEST_PROP(OneDnnConvProperty, OneDimensionalSignalsWithinTheStatedBound, ()) {
   CheckWithinTheStatedBound(Shapes::kOneDimensional);
+}
+
+RC_GTEST_PROP(OneDnnConvProperty, DilatedPastTheImageWithinTheStatedBound, ()) {
+  CheckWithinTheStatedBound(Shapes::kDilatedPastTheImage);
+}
+
+// Taps that only read padding still multiply it by their weight: an
+// infinite or NaN weight there makes ATen's result NaN, and so the kernel's.
+TEST(OneDnnConvTest, NonFiniteTapsOnPaddingGiveAtensNaN) {
+  ConvCase c;
+  c.weight = at::randn({8, 16, 3, 3});
+  c.stride = {1, 1};
+  c.dilation = c.padding = {6, 6};
+  c.groups = 1;
+  c.activation = "none";
+  const at::Tensor x = at::randn({1, 16, 5, 5}).contiguous(at::MemoryFormat::ChannelsLast);
+  for (const float poison : {std::numeric_limits<float>::infinity(), std::nanf("")}) {
+    c.weight[2][3][0][0] = poison;
+    SingleNode conv = MakeConvGraph(c, true);
+    Slots slots(1);
+    ASSERT_EQ(slots.Run(conv.kernel, NodeInputs(conv.node, x, c10::nullopt)), "");
+    const at::Tensor expected = Convolve(c, x, c.weight, c.bias);
+    ASSERT_TRUE(expected.isnan().any().item<bool>());
+    EXPECT_TRUE(at::equal(slots.Output(0).toTensor().isnan(), expected.isnan())) << poison;
+  }
 }
 
 TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
