@@ -72,6 +72,18 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   const std::string method = static_module->schema().name();
   report.kernels = static_module->kernel_counts();
 
+  // PyTorch's Static Runtime first makes one call in a child process (a
+  // failed run may end the process), before the JIT runs the model: a child
+  // forked after the JIT's forks started LibTorch's inter-op pool inherits
+  // the pool without its threads, and a forked model's at::launch there
+  // waits forever.
+  std::unique_ptr<PyTorchStaticRuntime> pytorch_sr;
+  if (config.against_pytorch_sr) {
+    ASSIGN_OR_RETURN(pytorch_sr,
+                     PyTorchStaticRuntime::Create(module, config.is_frozen, config.options));
+    RETURN_IF_ERROR(pytorch_sr->SurvivesACall(args, /*limit_seconds=*/300));
+  }
+
   // The JIT baseline: frozen as torch.jit.freeze does (as preparation does).
   torch::jit::Module jit;
   if (config.is_frozen) {
@@ -112,11 +124,7 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   actual = c10::IValue();
 
   // The contestants, called in turn on the same arguments.
-  std::unique_ptr<PyTorchStaticRuntime> pytorch_sr;
-  if (config.against_pytorch_sr) {
-    ASSIGN_OR_RETURN(pytorch_sr,
-                     PyTorchStaticRuntime::Create(module, config.is_frozen, config.options));
-    RETURN_IF_ERROR(pytorch_sr->SurvivesACall(args, /*limit_seconds=*/300));
+  if (pytorch_sr) {
     try {
       // Its outputs are comparable with the JIT's (the difference is not reported).
       RETURN_IF_ERROR(reference::MaxAbsDifference(expected, (*pytorch_sr)(args)).status());

@@ -106,6 +106,21 @@ TEST(BenchTest, APyTorchSrThatEndsTheProcessIsReported) {
   EXPECT_TRUE(ours.ok()) << ours.status();
 }
 
+// The JIT runs a forked model on LibTorch's inter-op pool; PyTorch SR's
+// first call, in a child process, must not inherit that pool without its
+// threads (its forks would wait forever: after 300 s, an error).
+TEST(BenchTest, AForkedModelAgainstPyTorchSr) {
+  absl::StatusOr<torch::jit::Module> module = LoadModuleFromFile("runtime/testdata/fork_towers.pt");
+  ASSERT_TRUE(module.ok()) << module.status();
+  BenchConfig config;
+  config.iters = 3;
+  config.warmup = 1;
+  config.against_pytorch_sr = true;
+  absl::StatusOr<BenchReport> report = RunBench(*module, {at::randn({3, 8}), true}, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->pytorch_sr.has_value());
+}
+
 TEST(BenchTest, BadConfigAndBadInputs) {
   absl::StatusOr<torch::jit::Module> module = DefaultModel();
   ASSERT_TRUE(module.ok());
