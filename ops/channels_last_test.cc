@@ -38,6 +38,25 @@ graph(%x : Tensor, %w : Tensor):
 )IR"));
 }
 
+// The copy variants make a contiguous result from any input layout: a
+// ConvNeXt block's depthwise convolution, permuted to NHWC for its layer
+// norm, may be channels-last (the copy is then one memcpy); a permute view
+// may not.
+TEST(ChannelsLast, CopyVariantsTakeAnyLayout) {
+  EXPECT_TRUE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor, %dims : int[]):
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %p : Tensor = static_runtime::copy_permute(%c, %dims)
+  return (%p)
+)IR"));
+  EXPECT_FALSE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor, %dims : int[]):
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %p : Tensor = aten::permute(%c, %dims)
+  return (%p)
+)IR"));
+}
+
 TEST(ChannelsLast, GraphOutputsAndViewsKeepTheContiguousLayout) {
   EXPECT_FALSE(ConvResultMayBeChannelsLast(R"IR(
 graph(%x : Tensor, %w : Tensor):
