@@ -12,7 +12,11 @@
 // excitation blocks) runs as a matrix-vector product (ops/small_linear.h).
 // Taps that read only padding for every output (a dilation larger than the
 // image: DeepLab's atrous pyramid) are left out, on a weight cut to the
-// live taps, packed once per input shape that needs it.
+// live taps, packed once per input shape that needs it. Where outputs near
+// the edges read fewer taps than those inside and that leaves out a
+// quarter of the work or more (the pyramid on a larger map), the output is
+// computed region by region, each region a convolution without padding
+// through its own taps.
 // A 1D convolution (height 1) between NCW signals runs without reorders:
 // a pointwise one as oneDNN's matrix product on NCW, a depthwise one by
 // ops/conv1d/depthwise.h, one from a few input channels (a waveform) by
@@ -34,6 +38,7 @@
 // Numerics: oneDNN sums the C/groups * kh * kw products in another order than
 // ATen's convolution (Winograd: of transformed tiles); the bound it declares
 // is in ops/error_bounds.h, the tolerance table in docs/convolutions.md.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <mutex>
@@ -112,6 +117,60 @@ TapRange LiveTaps(int64_t in, int64_t out, int64_t taps, int64_t stride, int64_t
   return range;
 }
 
+// Output positions [begin, end) along one dimension of a stride-1
+// convolution that read the input through the same taps; taps.first >
+// taps.last when they read only padding.
+struct Interval {
+  int64_t begin, end;
+  TapRange taps;
+};
+
+// The dimension's outputs cut where a tap starts or stops reading the input
+// (output o reads position o - padding + t * dilation through tap t).
+std::vector<Interval> LiveIntervals(int64_t in, int64_t out, int64_t taps, int64_t dilation,
+                                    int64_t padding) {
+  std::vector<int64_t> cuts = {0, out};
+  for (int64_t t = 0; t < taps; ++t) {
+    for (const int64_t cut : {padding - t * dilation, in + padding - t * dilation}) {
+      if (cut > 0 && cut < out) cuts.push_back(cut);
+    }
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<Interval> intervals;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    Interval interval = {cuts[i], cuts[i + 1], {taps, -1}};
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t position = interval.begin - padding + t * dilation;
+      if (position < 0 || position >= in) continue;
+      interval.taps.first = std::min(interval.taps.first, t);
+      interval.taps.last = t;
+    }
+    intervals.push_back(interval);
+  }
+  return intervals;
+}
+
+// The share of the kernel's taps that read the input, over the outputs.
+double LiveShare(const std::vector<Interval>& intervals, int64_t taps) {
+  int64_t live = 0, total = 0;
+  for (const Interval& interval : intervals) {
+    const int64_t outputs = interval.end - interval.begin;
+    live += outputs * std::max<int64_t>(0, interval.taps.last - interval.taps.first + 1);
+    total += outputs * taps;
+  }
+  return total == 0 ? 1.0 : static_cast<double>(live) / static_cast<double>(total);
+}
+
+// A stride-1 convolution is computed region by region (each a convolution
+// without padding on the input window its outputs read, through the taps
+// they read) when that leaves out at least this share of its
+// multiply-adds...
+constexpr double kMinDeadShareToSplit = 0.25;
+// ...and at least this many of them (each region costs two copies and a
+// call).
+constexpr double kMinDeadMultiplyAddsToSplit = 4e6;
+
 class Conv2dKernel {
  public:
   explicit Conv2dKernel(ConvParams params)
@@ -173,6 +232,10 @@ class Conv2dKernel {
     const at::Tensor batched = unbatched ? input.unsqueeze(0) : input;
     std::vector<int64_t> batched_out = out_sizes;
     if (unbatched) batched_out.insert(batched_out.begin(), 1);
+    if (ComputeByRegions(batched, batched_out, unbatched, out)) {
+      if (residual && residual->defined()) out.add_(*residual);
+      return;
+    }
     if (OnePixel(batched) && ops::SmallLinear::Available()) {
       // A matrix-vector product per image: oneDNN's convolution would spend
       // most of its time outside the products.
@@ -403,6 +466,82 @@ class Conv2dKernel {
     return reordered(describe(dnnl::algorithm::convolution_direct, src, dst));
   }
 
+  // Writes the convolution of `batched` (biased, without residual or
+  // activation) into `out` region by region (see kMinDeadShareToSplit), or
+  // returns false when the shape is not worth it.
+  bool ComputeByRegions(const at::Tensor& batched, const std::vector<int64_t>& batched_out,
+                        bool unbatched, at::Tensor& out) {
+    const at::Tensor& w = params_.weight;
+    if (!finite_weight_ || params_.stride[0] != 1 || params_.stride[1] != 1) return false;
+    const std::vector<Interval> rows = LiveIntervals(batched.size(2), batched_out[2], w.size(2),
+                                                     params_.dilation[0], params_.padding[0]);
+    const std::vector<Interval> columns = LiveIntervals(batched.size(3), batched_out[3], w.size(3),
+                                                        params_.dilation[1], params_.padding[1]);
+    // Where every output reads through the same taps, MakePlan's trimmed
+    // weight does it without copies.
+    if (rows.size() == 1 && columns.size() == 1) return false;
+    const double dead_share = 1 - LiveShare(rows, w.size(2)) * LiveShare(columns, w.size(3));
+    const double multiply_adds = static_cast<double>(batched_out[0]) * batched_out[1] *
+                                 batched_out[2] * batched_out[3] * w[0].numel();
+    if (dead_share < kMinDeadShareToSplit ||
+        dead_share * multiply_adds < kMinDeadMultiplyAddsToSplit) {
+      return false;
+    }
+    if (unbatched) {
+      out.resize_({batched_out[1], batched_out[2], batched_out[3]});
+    } else {
+      out.resize_(batched_out, params_.channels_last_output ? at::MemoryFormat::ChannelsLast
+                                                            : at::MemoryFormat::Contiguous);
+    }
+    const at::Tensor out4 = unbatched ? out.unsqueeze(0) : out;
+    at::Tensor result = at::empty({0}, at::kFloat);
+    for (const Interval& row : rows) {
+      for (const Interval& column : columns) {
+        at::Tensor region = out4.slice(2, row.begin, row.end).slice(3, column.begin, column.end);
+        if (row.taps.first > row.taps.last || column.taps.first > column.taps.last) {
+          // Only padding: the bias.
+          if (params_.bias.defined()) {
+            region.copy_(params_.bias.view({1, -1, 1, 1}).expand_as(region));
+          } else {
+            region.zero_();
+          }
+          continue;
+        }
+        const at::Tensor window =
+            batched
+                .slice(2, row.begin - params_.padding[0] + row.taps.first * params_.dilation[0],
+                       row.end - params_.padding[0] + row.taps.last * params_.dilation[0])
+                .slice(3,
+                       column.begin - params_.padding[1] + column.taps.first * params_.dilation[1],
+                       column.end - params_.padding[1] + column.taps.last * params_.dilation[1]);
+        RegionKernel({row.taps.first, row.taps.last, column.taps.first, column.taps.last})
+            ->Compute(window, c10::nullopt,
+                      {region.size(0), region.size(1), region.size(2), region.size(3)}, result);
+        region.copy_(result);
+      }
+    }
+    return true;
+  }
+
+  // The kernel of the taps `window` (rows first..last, columns first..last)
+  // without padding, made once per window and kept for this kernel's
+  // lifetime.
+  Conv2dKernel* RegionKernel(const std::array<int64_t, 4>& window) {
+    absl::MutexLock lock(&trimmed_mutex_);
+    std::unique_ptr<Conv2dKernel>& slot = regions_[window];
+    if (slot == nullptr) {
+      ConvParams params = params_;
+      params.weight = params_.weight.slice(2, window[0], window[1] + 1)
+                          .slice(3, window[2], window[3] + 1)
+                          .contiguous();
+      params.padding = {0, 0};
+      params.activation = "none";
+      params.channels_last_output = true;
+      slot = std::make_unique<Conv2dKernel>(std::move(params));
+    }
+    return slot.get();
+  }
+
   // The weight without the taps outside `live` (rows, columns), packed
   // apart; made once per window and kept for the kernel's lifetime.
   struct TrimmedWeight {
@@ -435,6 +574,8 @@ class Conv2dKernel {
   const bool finite_weight_;
   absl::Mutex trimmed_mutex_;
   absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<TrimmedWeight>> trimmed_
+      ABSL_GUARDED_BY(trimmed_mutex_);
+  absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<Conv2dKernel>> regions_
       ABSL_GUARDED_BY(trimmed_mutex_);
   onednn::PlanCache<onednn::ReorderedPlan> plans_[2][2];  // [NCHW input][NCHW result]
   std::once_flag pixel_once_;

@@ -239,7 +239,44 @@ ConvCase DrawDilatedPastTheImageCase(Draw& d) {
   return c;
 }
 
-enum class Shapes { kAny, kWinograd, kOnePixel, kOneDimensional, kDilatedPastTheImage };
+// Larger dilated convolutions whose outputs near the edges read fewer taps
+// than those inside (DeepLab's atrous pyramid on a 28x28 map), some outputs
+// only padding: enough multiply-adds on padding for the kernel to compute
+// them region by region.
+ConvCase DrawDilatedRegionsCase(Draw& d) {
+  ConvCase c = DrawCase(d);
+  c.groups = d.Int(1, 2);
+  c.weight = at::randn({c.groups * d.Int(16, 32), d.Int(16, 32), d.Int(2, 4), d.Int(2, 4)});
+  c.bias = d.Bool() ? c10::optional<at::Tensor>(at::randn({c.weight.size(0)})) : c10::nullopt;
+  c.stride = {1, 1};
+  for (int i = 0; i < 2; ++i) {
+    c.dilation[i] = d.Int(3, 10);
+    c.padding[i] = d.Int(c.dilation[i], c.dilation[i] * c.weight.size(2 + i));
+  }
+  return c;
+}
+
+at::Tensor DrawRegionsInput(Draw& d, const ConvCase& c) {
+  const std::vector<int64_t> shape = {d.Int(1, 2), c.weight.size(1) * c.groups, d.Int(12, 24),
+                                      d.Int(12, 24)};
+  switch (d.Int(0, 2)) {
+    case 0:
+      return at::randn(shape);
+    case 1:
+      return at::randn(shape).contiguous(at::MemoryFormat::ChannelsLast);
+    default:  // unbatched: [C, H, W]
+      return at::randn({shape[1], shape[2], shape[3]});
+  }
+}
+
+enum class Shapes {
+  kAny,
+  kWinograd,
+  kOnePixel,
+  kOneDimensional,
+  kDilatedPastTheImage,
+  kDilatedRegions
+};
 
 void CheckWithinTheStatedBound(Shapes shapes) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
@@ -248,6 +285,7 @@ void CheckWithinTheStatedBound(Shapes shapes) {
                      : shapes == Shapes::kOnePixel            ? DrawOnePixelCase(d)
                      : shapes == Shapes::kOneDimensional      ? DrawOneDimensionalCase(d)
                      : shapes == Shapes::kDilatedPastTheImage ? DrawDilatedPastTheImageCase(d)
+                     : shapes == Shapes::kDilatedRegions      ? DrawDilatedRegionsCase(d)
                                                               : DrawCase(d);
   const bool channels_last_output = d.Bool();
   SingleNode conv = MakeConvGraph(c, channels_last_output);
@@ -257,6 +295,7 @@ void CheckWithinTheStatedBound(Shapes shapes) {
     const at::Tensor x = shapes == Shapes::kWinograd         ? DrawHeavyTailedInput(d, c)
                          : shapes == Shapes::kOnePixel       ? DrawOnePixelInput(d, c)
                          : shapes == Shapes::kOneDimensional ? DrawOneDimensionalInput(d, c)
+                         : shapes == Shapes::kDilatedRegions ? DrawRegionsInput(d, c)
                                                              : DrawInput(d, c);
     c10::optional<at::Tensor> aten_result;
     std::string aten_error;
@@ -320,6 +359,10 @@ RC_GTEST_PROP(OneDnnConvProperty, OneDimensionalSignalsWithinTheStatedBound, ())
 
 RC_GTEST_PROP(OneDnnConvProperty, DilatedPastTheImageWithinTheStatedBound, ()) {
   CheckWithinTheStatedBound(Shapes::kDilatedPastTheImage);
+}
+
+RC_GTEST_PROP(OneDnnConvProperty, DilatedRegionsWithinTheStatedBound, ()) {
+  CheckWithinTheStatedBound(Shapes::kDilatedRegions);
 }
 
 // Taps that only read padding still multiply it by their weight: an
