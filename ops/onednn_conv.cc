@@ -162,10 +162,10 @@ double LiveShare(const std::vector<Interval>& intervals, int64_t taps) {
   return total == 0 ? 1.0 : static_cast<double>(live) / static_cast<double>(total);
 }
 
-// A stride-1 convolution is computed region by region (each a convolution
-// without padding on the input window its outputs read, through the taps
-// they read) when that leaves out at least this share of its
-// multiply-adds...
+// A stride-1 convolution that oneDNN would compute by im2col (multiplying
+// the padding) is computed region by region (each a convolution without
+// padding on the input window its outputs read, through the taps they
+// read) when that leaves out at least this share of its multiply-adds...
 constexpr double kMinDeadShareToSplit = 0.25;
 // ...and at least this many of them (each region costs two copies and a
 // call).
@@ -472,7 +472,12 @@ class Conv2dKernel {
   bool ComputeByRegions(const at::Tensor& batched, const std::vector<int64_t>& batched_out,
                         bool unbatched, at::Tensor& out) {
     const at::Tensor& w = params_.weight;
-    if (!finite_weight_ || params_.stride[0] != 1 || params_.stride[1] != 1) return false;
+    const double multiply_adds = static_cast<double>(batched_out[0]) * batched_out[1] *
+                                 batched_out[2] * batched_out[3] * w[0].numel();
+    if (!finite_weight_ || params_.stride[0] != 1 || params_.stride[1] != 1 ||
+        multiply_adds < kMinDeadMultiplyAddsToSplit) {
+      return false;
+    }
     const std::vector<Interval> rows = LiveIntervals(batched.size(2), batched_out[2], w.size(2),
                                                      params_.dilation[0], params_.padding[0]);
     const std::vector<Interval> columns = LiveIntervals(batched.size(3), batched_out[3], w.size(3),
@@ -481,10 +486,11 @@ class Conv2dKernel {
     // weight does it without copies.
     if (rows.size() == 1 && columns.size() == 1) return false;
     const double dead_share = 1 - LiveShare(rows, w.size(2)) * LiveShare(columns, w.size(3));
-    const double multiply_adds = static_cast<double>(batched_out[0]) * batched_out[1] *
-                                 batched_out[2] * batched_out[3] * w[0].numel();
     if (dead_share < kMinDeadShareToSplit ||
-        dead_share * multiply_adds < kMinDeadMultiplyAddsToSplit) {
+        dead_share * multiply_adds < kMinDeadMultiplyAddsToSplit ||
+        !im2col_.Get({batched.size(0), batched.size(1), batched.size(2), batched.size(3)}, [&] {
+          return std::make_unique<bool>(Im2colShape(batched.sizes(), batched_out));
+        })) {
       return false;
     }
     if (unbatched) {
@@ -523,23 +529,60 @@ class Conv2dKernel {
     return true;
   }
 
+  // Whether oneDNN computes this shape's convolution (NHWC) with its im2col
+  // GEMM, which multiplies the padding too, where its JIT kernels skip it
+  // (on AVX2, for dilations above 2 with padding).
+  bool Im2colShape(at::IntArrayRef in, const std::vector<int64_t>& out) const {
+    const at::Tensor& w = params_.weight;
+    memory::dims padding_l(2), padding_r(2);
+    for (int i = 0; i < 2; ++i) {
+      padding_l[i] = params_.padding[i];
+      padding_r[i] = (out[2 + i] - 1) * params_.stride[i] +
+                     params_.dilation[i] * (w.size(2 + i) - 1) + 1 - in[2 + i] - padding_l[i];
+    }
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    try {
+      const dnnl::convolution_forward::primitive_desc pd(
+          dnnl::convolution_forward::desc(
+              dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+              onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc),
+              onednn::FloatDesc(WeightDims(w, params_.groups), memory::format_tag::any),
+              params_.bias.defined() ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
+                                     : memory::desc(),
+              onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc),
+              {params_.stride[0], params_.stride[1]},
+              {params_.dilation[0] - 1, params_.dilation[1] - 1}, padding_l, padding_r),
+          attr, onednn::CpuEngine());
+      return std::string(pd.impl_info_str()).find("gemm") != std::string::npos;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }
+
   // The kernel of the taps `window` (rows first..last, columns first..last)
   // without padding, made once per window and kept for this kernel's
   // lifetime.
   Conv2dKernel* RegionKernel(const std::array<int64_t, 4>& window) {
-    absl::MutexLock lock(&trimmed_mutex_);
+    absl::MutexLock lock(&windows_mutex_);
     std::unique_ptr<Conv2dKernel>& slot = regions_[window];
     if (slot == nullptr) {
       ConvParams params = params_;
-      params.weight = params_.weight.slice(2, window[0], window[1] + 1)
-                          .slice(3, window[2], window[3] + 1)
-                          .contiguous();
+      params.weight = WeightTaps(window);
       params.padding = {0, 0};
       params.activation = "none";
       params.channels_last_output = true;
       slot = std::make_unique<Conv2dKernel>(std::move(params));
     }
     return slot.get();
+  }
+
+  // The weight's taps in `window` (rows first..last, columns first..last),
+  // contiguous.
+  at::Tensor WeightTaps(const std::array<int64_t, 4>& window) const {
+    return params_.weight.slice(2, window[0], window[1] + 1)
+        .slice(3, window[2], window[3] + 1)
+        .contiguous();
   }
 
   // The weight without the taps outside `live` (rows, columns), packed
@@ -549,14 +592,12 @@ class Conv2dKernel {
     std::unique_ptr<onednn::PackedWeights> packed;
   };
   const TrimmedWeight* Trimmed(const TapRange (&live)[2]) {
-    absl::MutexLock lock(&trimmed_mutex_);
+    absl::MutexLock lock(&windows_mutex_);
     std::unique_ptr<TrimmedWeight>& slot =
         trimmed_[{live[0].first, live[0].last, live[1].first, live[1].last}];
     if (slot == nullptr) {
       slot = std::make_unique<TrimmedWeight>();
-      slot->weight = params_.weight.slice(2, live[0].first, live[0].last + 1)
-                         .slice(3, live[1].first, live[1].last + 1)
-                         .contiguous();
+      slot->weight = WeightTaps({live[0].first, live[0].last, live[1].first, live[1].last});
       slot->packed = std::make_unique<onednn::PackedWeights>(
           PlainWeightDesc(slot->weight, params_.groups), slot->weight.data_ptr());
     }
@@ -572,12 +613,13 @@ class Conv2dKernel {
   const ConvParams params_;
   onednn::PackedWeights packed_;
   const bool finite_weight_;
-  absl::Mutex trimmed_mutex_;
+  absl::Mutex windows_mutex_;  // guards the kernels and weights of tap windows
   absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<TrimmedWeight>> trimmed_
-      ABSL_GUARDED_BY(trimmed_mutex_);
+      ABSL_GUARDED_BY(windows_mutex_);
   absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<Conv2dKernel>> regions_
-      ABSL_GUARDED_BY(trimmed_mutex_);
+      ABSL_GUARDED_BY(windows_mutex_);
   onednn::PlanCache<onednn::ReorderedPlan> plans_[2][2];  // [NCHW input][NCHW result]
+  onednn::PlanCache<bool> im2col_;                        // Im2colShape by input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
 };
