@@ -126,9 +126,10 @@ ConvCase DrawCase(Draw& d) {
   return c;
 }
 
-at::Tensor DrawInput(Draw& d, const ConvCase& c) {
-  const std::vector<int64_t> shape = {d.Int(0, 3), c.weight.size(1) * c.groups, d.Int(1, 12),
-                                      d.Int(1, 12)};
+// An image of min_size to max_size rows and columns.
+at::Tensor DrawInput(Draw& d, const ConvCase& c, int64_t min_size = 1, int64_t max_size = 12) {
+  const std::vector<int64_t> shape = {d.Int(0, 3), c.weight.size(1) * c.groups,
+                                      d.Int(min_size, max_size), d.Int(min_size, max_size)};
   switch (d.Int(0, 3)) {
     case 0:
       return at::randn(shape);
@@ -256,19 +257,6 @@ ConvCase DrawDilatedRegionsCase(Draw& d) {
   return c;
 }
 
-at::Tensor DrawRegionsInput(Draw& d, const ConvCase& c) {
-  const std::vector<int64_t> shape = {d.Int(1, 2), c.weight.size(1) * c.groups, d.Int(12, 24),
-                                      d.Int(12, 24)};
-  switch (d.Int(0, 2)) {
-    case 0:
-      return at::randn(shape);
-    case 1:
-      return at::randn(shape).contiguous(at::MemoryFormat::ChannelsLast);
-    default:  // unbatched: [C, H, W]
-      return at::randn({shape[1], shape[2], shape[3]});
-  }
-}
-
 enum class Shapes {
   kAny,
   kWinograd,
@@ -295,7 +283,7 @@ void CheckWithinTheStatedBound(Shapes shapes) {
     const at::Tensor x = shapes == Shapes::kWinograd         ? DrawHeavyTailedInput(d, c)
                          : shapes == Shapes::kOnePixel       ? DrawOnePixelInput(d, c)
                          : shapes == Shapes::kOneDimensional ? DrawOneDimensionalInput(d, c)
-                         : shapes == Shapes::kDilatedRegions ? DrawRegionsInput(d, c)
+                         : shapes == Shapes::kDilatedRegions ? DrawInput(d, c, 12, 24)
                                                              : DrawInput(d, c);
     c10::optional<at::Tensor> aten_result;
     std::string aten_error;
