@@ -372,28 +372,12 @@ class Conv2dKernel {
     const memory::desc result =
         nchw_output ? onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nchw)
                     : dst;
-    const memory::desc any_weights =
-        onednn::FloatDesc(WeightDims(w, params_.groups), memory::format_tag::any);
     const memory::desc bias = params_.bias.defined()
                                   ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
                                   : memory::desc();
-    const memory::dims stride = {params_.stride[0], params_.stride[1]};
-    const memory::dims dilation = {params_.dilation[0] - 1, params_.dilation[1] - 1};
-    memory::dims padding_r(2);
-    for (int i = 0; i < 2; ++i) {
-      // Rows and columns past the last window are never read.
-      padding_r[i] = (out[2 + i] - 1) * params_.stride[i] +
-                     params_.dilation[i] * (w.size(2 + i) - 1) + 1 - in[2 + i] - padding_l[i];
-    }
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const auto describe = [&](dnnl::algorithm algorithm, const memory::desc& src_layout,
                               const memory::desc& dst_layout) {
-      return dnnl::convolution_forward::primitive_desc(
-          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src_layout,
-                                          any_weights, bias, dst_layout, stride, dilation,
-                                          padding_l, padding_r),
-          attr, onednn::CpuEngine());
+      return Describe(w, padding_l, algorithm, src_layout, dst_layout);
     };
     // The convolution `pd` describes on the layouts it chose, between
     // reorders from the input and to the result where they differ.
@@ -466,33 +450,45 @@ class Conv2dKernel {
     return reordered(describe(dnnl::algorithm::convolution_direct, src, dst));
   }
 
+  // The regions of one input shape: the outputs' intervals along rows and
+  // columns; none when the shape is computed whole.
+  struct Regions {
+    std::vector<Interval> rows, columns;
+  };
+  Regions RegionsOf(at::IntArrayRef in, const std::vector<int64_t>& out,
+                    double multiply_adds) const {
+    const at::Tensor& w = params_.weight;
+    Regions regions = {
+        LiveIntervals(in[2], out[2], w.size(2), params_.dilation[0], params_.padding[0]),
+        LiveIntervals(in[3], out[3], w.size(3), params_.dilation[1], params_.padding[1])};
+    const double dead_share =
+        1 - LiveShare(regions.rows, w.size(2)) * LiveShare(regions.columns, w.size(3));
+    // Where every output reads through the same taps, MakePlan's trimmed
+    // weight does it without copies.
+    if ((regions.rows.size() == 1 && regions.columns.size() == 1) ||
+        dead_share < kMinDeadShareToSplit ||
+        dead_share * multiply_adds < kMinDeadMultiplyAddsToSplit || !Im2colShape(in, out)) {
+      return {};
+    }
+    return regions;
+  }
+
   // Writes the convolution of `batched` (biased, without residual or
   // activation) into `out` region by region (see kMinDeadShareToSplit), or
   // returns false when the shape is not worth it.
   bool ComputeByRegions(const at::Tensor& batched, const std::vector<int64_t>& batched_out,
                         bool unbatched, at::Tensor& out) {
-    const at::Tensor& w = params_.weight;
     const double multiply_adds = static_cast<double>(batched_out[0]) * batched_out[1] *
-                                 batched_out[2] * batched_out[3] * w[0].numel();
+                                 batched_out[2] * batched_out[3] * params_.weight[0].numel();
     if (!finite_weight_ || params_.stride[0] != 1 || params_.stride[1] != 1 ||
         multiply_adds < kMinDeadMultiplyAddsToSplit) {
       return false;
     }
-    const std::vector<Interval> rows = LiveIntervals(batched.size(2), batched_out[2], w.size(2),
-                                                     params_.dilation[0], params_.padding[0]);
-    const std::vector<Interval> columns = LiveIntervals(batched.size(3), batched_out[3], w.size(3),
-                                                        params_.dilation[1], params_.padding[1]);
-    // Where every output reads through the same taps, MakePlan's trimmed
-    // weight does it without copies.
-    if (rows.size() == 1 && columns.size() == 1) return false;
-    const double dead_share = 1 - LiveShare(rows, w.size(2)) * LiveShare(columns, w.size(3));
-    if (dead_share < kMinDeadShareToSplit ||
-        dead_share * multiply_adds < kMinDeadMultiplyAddsToSplit ||
-        !im2col_.Get({batched.size(0), batched.size(1), batched.size(2), batched.size(3)}, [&] {
-          return std::make_unique<bool>(Im2colShape(batched.sizes(), batched_out));
-        })) {
-      return false;
-    }
+    const Regions& regions = regions_by_shape_.Get(
+        {batched.size(0), batched.size(1), batched.size(2), batched.size(3)}, [&] {
+          return std::make_unique<Regions>(RegionsOf(batched.sizes(), batched_out, multiply_adds));
+        });
+    if (regions.rows.empty()) return false;
     if (unbatched) {
       out.resize_({batched_out[1], batched_out[2], batched_out[3]});
     } else {
@@ -501,8 +497,8 @@ class Conv2dKernel {
     }
     const at::Tensor out4 = unbatched ? out.unsqueeze(0) : out;
     at::Tensor result = at::empty({0}, at::kFloat);
-    for (const Interval& row : rows) {
-      for (const Interval& column : columns) {
+    for (const Interval& row : regions.rows) {
+      for (const Interval& column : regions.columns) {
         at::Tensor region = out4.slice(2, row.begin, row.end).slice(3, column.begin, column.end);
         if (row.taps.first > row.taps.last || column.taps.first > column.taps.last) {
           // Only padding: the bias.
@@ -529,31 +525,44 @@ class Conv2dKernel {
     return true;
   }
 
-  // Whether oneDNN computes this shape's convolution (NHWC) with its im2col
-  // GEMM, which multiplies the padding too, where its JIT kernels skip it
-  // (on AVX2, for dilations above 2 with padding).
-  bool Im2colShape(at::IntArrayRef in, const std::vector<int64_t>& out) const {
-    const at::Tensor& w = params_.weight;
-    memory::dims padding_l(2), padding_r(2);
+  // oneDNN's convolution of weight `w` (its taps starting `padding_l`
+  // before the input; the padding on the far side is what the result's size
+  // leaves: rows and columns past the last window are never read) from the
+  // `src` to the `dst` layout, weights in the layout it wants.
+  dnnl::convolution_forward::primitive_desc Describe(const at::Tensor& w,
+                                                     const memory::dims& padding_l,
+                                                     dnnl::algorithm algorithm,
+                                                     const memory::desc& src,
+                                                     const memory::desc& dst) const {
+    const memory::dims in = src.dims(), out = dst.dims();
+    memory::dims padding_r(2);
     for (int i = 0; i < 2; ++i) {
-      padding_l[i] = params_.padding[i];
       padding_r[i] = (out[2 + i] - 1) * params_.stride[i] +
                      params_.dilation[i] * (w.size(2 + i) - 1) + 1 - in[2 + i] - padding_l[i];
     }
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(
+            dnnl::prop_kind::forward_inference, algorithm, src,
+            onednn::FloatDesc(WeightDims(w, params_.groups), memory::format_tag::any),
+            params_.bias.defined() ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
+                                   : memory::desc(),
+            dst, {params_.stride[0], params_.stride[1]},
+            {params_.dilation[0] - 1, params_.dilation[1] - 1}, padding_l, padding_r),
+        attr, onednn::CpuEngine());
+  }
+
+  // Whether oneDNN computes this shape's convolution (NHWC) with its im2col
+  // GEMM, which multiplies the padding too, where its JIT kernels skip it
+  // (on AVX2, for dilations above 2 with padding).
+  bool Im2colShape(at::IntArrayRef in, const std::vector<int64_t>& out) const {
     try {
-      const dnnl::convolution_forward::primitive_desc pd(
-          dnnl::convolution_forward::desc(
-              dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-              onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc),
-              onednn::FloatDesc(WeightDims(w, params_.groups), memory::format_tag::any),
-              params_.bias.defined() ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
-                                     : memory::desc(),
-              onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc),
-              {params_.stride[0], params_.stride[1]},
-              {params_.dilation[0] - 1, params_.dilation[1] - 1}, padding_l, padding_r),
-          attr, onednn::CpuEngine());
+      const auto pd =
+          Describe(params_.weight, {params_.padding[0], params_.padding[1]},
+                   dnnl::algorithm::convolution_direct,
+                   onednn::FloatDesc({in[0], in[1], in[2], in[3]}, memory::format_tag::nhwc),
+                   onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nhwc));
       return std::string(pd.impl_info_str()).find("gemm") != std::string::npos;
     } catch (const dnnl::error&) {
       return false;
@@ -619,7 +628,7 @@ class Conv2dKernel {
   absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<Conv2dKernel>> regions_
       ABSL_GUARDED_BY(windows_mutex_);
   onednn::PlanCache<onednn::ReorderedPlan> plans_[2][2];  // [NCHW input][NCHW result]
-  onednn::PlanCache<bool> im2col_;                        // Im2colShape by input shape
+  onednn::PlanCache<Regions> regions_by_shape_;           // RegionsOf each input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
 };
