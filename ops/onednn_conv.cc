@@ -33,7 +33,10 @@
 // (ops/channels_last.h), else contiguous as ATen's is for contiguous inputs.
 // Inputs the kernel does not take (other dtypes, empty sizes, mismatched
 // channels, a residual that broadcasts) run ATen's ops instead, which give
-// ATen's result or error.
+// ATen's result or error. So does a weight holding inf or NaN: whether a
+// tap on the padding adds 0 x inf = NaN depends on the implementation
+// oneDNN picks for the CPU (its im2col does, its direct kernels skip the
+// padding), and ATen's convolution adds it.
 //
 // Numerics: oneDNN sums the C/groups * kh * kw products in another order than
 // ATen's convolution (Winograd: of transformed tiles); the bound it declares
@@ -182,7 +185,7 @@ class Conv2dKernel {
     const at::Tensor& input = TensorArg(io, 0);
     const c10::optional<at::Tensor> residual = OptionalTensorArg(io, 7);
     const std::vector<int64_t> out_sizes = OutputSizes(input);
-    if (out_sizes.empty()) {
+    if (out_sizes.empty() || !finite_weight_) {
       io.Output(0) = Reference(input, residual);
       return;
     }
@@ -343,11 +346,10 @@ class Conv2dKernel {
   std::unique_ptr<onednn::ReorderedPlan> MakePlan(at::IntArrayRef in,
                                                   const std::vector<int64_t>& out, bool nchw_input,
                                                   bool nchw_output) {
-    // Taps that only ever read padding are left out where the weight is
-    // finite (so that they add only zeros), the padding cut to the first
-    // live tap.
+    // Taps that only ever read padding are left out (the weight is finite,
+    // so they add only zeros), the padding cut to the first live tap.
     TapRange live[2];
-    bool all_live = true, trimmable = finite_weight_;
+    bool all_live = true, trimmable = true;
     for (int i = 0; i < 2; ++i) {
       live[i] = LiveTaps(in[2 + i], out[2 + i], params_.weight.size(2 + i), params_.stride[i],
                          params_.dilation[i], params_.padding[i]);
@@ -480,7 +482,7 @@ class Conv2dKernel {
                         bool unbatched, at::Tensor& out) {
     const double multiply_adds = static_cast<double>(batched_out[0]) * batched_out[1] *
                                  batched_out[2] * batched_out[3] * params_.weight[0].numel();
-    if (!finite_weight_ || params_.stride[0] != 1 || params_.stride[1] != 1 ||
+    if (params_.stride[0] != 1 || params_.stride[1] != 1 ||
         multiply_adds < kMinDeadMultiplyAddsToSplit) {
       return false;
     }
@@ -621,7 +623,7 @@ class Conv2dKernel {
 
   const ConvParams params_;
   onednn::PackedWeights packed_;
-  const bool finite_weight_;
+  const bool finite_weight_;   // else every call runs ATen's convolution
   absl::Mutex windows_mutex_;  // guards the kernels and weights of tap windows
   absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<TrimmedWeight>> trimmed_
       ABSL_GUARDED_BY(windows_mutex_);

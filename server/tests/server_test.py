@@ -110,6 +110,25 @@ class ServerTest(unittest.TestCase):
         cls.server = Server(cls.repository)
         cls.channel = grpc.insecure_channel(f"127.0.0.1:{cls.server.grpc_port}")
         cls.stub = pb_grpc.GRPCInferenceServiceStub(cls.channel)
+        # How many steps of the slow model this machine runs in a second:
+        # CPUs differ tenfold (a fixed count that kept a runtime busy for a
+        # second on one machine took 60 ms on another).
+        # Timed on the second call (the first one also prepares the run).
+        probe = 2000
+        for _ in range(2):
+            start = time.perf_counter()
+            cls.stub.ModelInfer(cls.slow_request(probe), timeout=120)
+            seconds = time.perf_counter() - start
+        cls.slow_steps_per_second = probe / max(seconds, 1e-3)
+
+    @staticmethod
+    def slow_request(steps):
+        x = torch.randn(64, 64) / 8
+        return raw_request("slow", {"x": x, "steps": torch.tensor([steps])})
+
+    def busy_request(self, seconds=2.0):
+        """A request that keeps the slow model's runtime busy for about `seconds`."""
+        return self.slow_request(max(1, int(self.slow_steps_per_second * seconds)))
 
     @classmethod
     def tearDownClass(cls):
@@ -301,7 +320,7 @@ class ServerTest(unittest.TestCase):
 
     def test_full_queue_refuses_at_once_and_deadlines_drop_requests(self):
         x = torch.randn(64, 64) / 8
-        slow = raw_request("slow", {"x": x, "steps": torch.tensor([20000])})
+        slow = self.busy_request()
         with concurrent.futures.ThreadPoolExecutor(6) as pool:
             futures = [pool.submit(self.stub.ModelInfer, slow, timeout=120) for _ in range(6)]
             codes = []
@@ -317,7 +336,7 @@ class ServerTest(unittest.TestCase):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             busy = pool.submit(self.stub.ModelInfer, slow, timeout=120)
             time.sleep(0.2)
-            quick = raw_request("slow", {"x": x, "steps": torch.tensor([1])})
+            quick = self.slow_request(1)
             with self.assertRaises(grpc.RpcError) as error:
                 self.stub.ModelInfer(quick, timeout=0.3)
             self.assertEqual(error.exception.code(), grpc.StatusCode.DEADLINE_EXCEEDED)
@@ -337,8 +356,7 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(status, 504, answer[:300])
 
     def test_a_client_that_cancels_a_queued_request_frees_its_place(self):
-        x = torch.randn(64, 64) / 8
-        slow = raw_request("slow", {"x": x, "steps": torch.tensor([20000])})
+        slow = self.busy_request()
         expired = self.counter("sr_request_expired_total", "slow")
         busy = self.stub.ModelInfer.future(slow, timeout=120)
         time.sleep(0.2)
