@@ -12,8 +12,18 @@
 // does not take (other dtypes, no rows, a last dimension not matching the
 // weight) run ATen's linear, which gives ATen's result or error.
 //
+// Rows of zeros: windowed attention pads its token grid with zero rows up to
+// a multiple of the window (torchvision's Swin on a map that is not a
+// multiple of 7: at 64x64, 33 of the last stage's 49 rows and 12 of 16 in
+// the third), and the query-key-value product then multiplies them. A row of
+// zeros gives the bias alone when every weight is finite (0 x inf is NaN), so
+// where at least a quarter of the rows are zero the kernel multiplies only
+// the others, gathered, and gives the zero rows the bias.
+//
 // Numerics: oneDNN sums the K products in another order than BLAS; the
 // kernel declares the bound in ops/error_bounds.h.
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,12 +50,28 @@ using LinearParams = onednn::FrozenParams;
 // 64x64 by 64x64 (256K) both take 5.3-5.9 us.
 constexpr int64_t kSmallLinearMaxMultiplyAdds = 128 * 1024;
 
+// The rows that are not all zeros (+0 or -0) among `rows` rows of `k` values.
+// A row of data usually stops the scan at its first value.
+void NonZeroRows(const float* src, int64_t rows, int64_t k, std::vector<int64_t>& live) {
+  live.clear();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = src + r * k;
+    if (std::any_of(row, row + k, [](float v) { return v != 0.0f; })) live.push_back(r);
+  }
+}
+
+// Gathered rows are rounded up to a multiple of this (the extra rows zero),
+// so that an input shape needs at most rows / 16 plans however its zero rows
+// fall.
+constexpr int64_t kGatheredRowsStep = 16;
+
 class LinearKernel {
  public:
   explicit LinearKernel(LinearParams params)
       : params_(std::move(params)),
         linear_(params_.weight, params_.bias),
-        fused_relu_(params_.activation == "relu") {
+        fused_relu_(params_.activation == "relu"),
+        finite_weight_(params_.weight.isfinite().all().item<bool>()) {
     if (ops::SmallLinear::Available() && params_.weight.numel() <= kSmallLinearMaxMultiplyAdds) {
       small_.emplace(params_.weight.data_ptr<float>(),
                      params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
@@ -69,13 +95,50 @@ class LinearKernel {
     if (small_ && rows * params_.weight.numel() <= kSmallLinearMaxMultiplyAdds) {
       small_->Run(src.data_ptr<float>(), rows, out.data_ptr<float>(), fused_relu_);
       if (fused_relu_) return;
-    } else {
+    } else if (!RunWithoutZeroRows(src.data_ptr<float>(), rows, out.data_ptr<float>())) {
       linear_.Run(src.data_ptr<float>(), rows, out.data_ptr<float>());
     }
     onednn::ApplyActivation(params_, out);
   }
 
  private:
+  // The product (before the activation) of the non-zero rows of `src`,
+  // gathered into this thread's buffers, and the bias (or zeros) in the zero
+  // rows; false, having done nothing, where too few rows are zero to pay.
+  bool RunWithoutZeroRows(const float* src, int64_t rows, float* out) {
+    if (!finite_weight_) return false;
+    const int64_t k = linear_.in_features(), n = linear_.out_features();
+    thread_local std::vector<int64_t> live;
+    NonZeroRows(src, rows, k, live);
+    const int64_t live_rows = static_cast<int64_t>(live.size());
+    const int64_t gathered =
+        (live_rows + kGatheredRowsStep - 1) / kGatheredRowsStep * kGatheredRowsStep;
+    if (gathered > rows - rows / 4) return false;
+    auto* gathered_src =
+        static_cast<float*>(onednn::ThreadScratchpad(gathered * k * sizeof(float), 1));
+    auto* gathered_out =
+        static_cast<float*>(onednn::ThreadScratchpad(gathered * n * sizeof(float), 2));
+    for (int64_t i = 0; i < live_rows; ++i) {
+      std::memcpy(gathered_src + i * k, src + live[i] * k, k * sizeof(float));
+    }
+    std::fill(gathered_src + live_rows * k, gathered_src + gathered * k, 0.0f);
+    if (gathered > 0) linear_.Run(gathered_src, gathered, gathered_out);
+    const float* bias = params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr;
+    int64_t next = 0;  // index into live
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = out + r * n;
+      if (next < live_rows && live[next] == r) {
+        std::memcpy(row, gathered_out + next * n, n * sizeof(float));
+        ++next;
+      } else if (bias != nullptr) {
+        std::memcpy(row, bias, n * sizeof(float));
+      } else {
+        std::fill(row, row + n, 0.0f);
+      }
+    }
+    return true;
+  }
+
   at::Tensor Reference(const at::Tensor& input) const {
     return ops::LinearFusedReference(
         input, params_.weight,
@@ -86,6 +149,7 @@ class LinearKernel {
   const LinearParams params_;
   onednn::PackedLinear linear_;
   const bool fused_relu_;                  // SmallLinear applies a relu itself
+  const bool finite_weight_;               // zero rows give the bias alone
   std::optional<ops::SmallLinear> small_;  // for small weights, on CPUs with AVX2 and FMA
 };
 

@@ -2,9 +2,11 @@
 // against a float64 reference within the bound it declares
 // (ops/error_bounds.h), which ATen's own linear must meet too, over random
 // row counts, leading dimensions, non-contiguous inputs, bias or none and
-// activations, with output slots reused across calls; ATen's errors for
+// activations, with output slots reused across calls; inputs with rows of
+// zeros (which the kernel leaves out of the product); ATen's errors for
 // inputs a linear rejects; and one kernel (one packed weight) run from
 // several threads at once.
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,6 +123,66 @@ TEST(OneDnnLinearTest, ManyRowsIntoManyOutputsWithinTheDeclaredBound) {
                 "")
           << rows << " x " << k << " -> " << n;
     }
+  }
+}
+
+// An input of `rows` rows of `k` values in which each row is zero with
+// probability `zero_share`, half of those -0.
+at::Tensor RowsWithZeros(Draw& d, int64_t rows, int64_t k, double zero_share) {
+  at::Tensor x = at::randn({rows, k});
+  for (int64_t r = 0; r < rows; ++r) {
+    if (d.Int(0, 99) < zero_share * 100) x[r].fill_(d.Bool() ? 0.0 : -0.0);
+  }
+  return x;
+}
+
+// Rows of zeros, from none to all and in any order, on products large enough
+// for oneDNN (where they are left out of the product): within the bound,
+// calls of several zero patterns on one kernel.
+RC_GTEST_PROP(OneDnnLinearProperty, RowsOfZerosWithinTheDeclaredBound, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  LinearCase c;
+  const int64_t k = d.Int(48, 96), n = d.Int(48, 96);
+  c.weight = at::randn({n, k});
+  if (d.Bool()) c.bias = at::randn({n});
+  c.activation = d.OneOf<std::string>({"none", "relu", "sigmoid", "gelu"});
+  SingleNode linear = MakeLinearGraph(c);
+  Slots slots(1);
+  for (int call = 0; call < 3; ++call) {
+    const double zero_share = d.OneOf<double>({0.0, 0.3, 0.6, 0.9, 1.0});
+    at::Tensor x = RowsWithZeros(d, 2 * d.Int(20, 80), k, zero_share);
+    if (d.Bool()) x = x.view({2, -1, k});
+    const std::vector<c10::IValue> inputs = testing::InputsAfterConstants(linear.node, x);
+    RC_ASSERT(slots.Run(linear.kernel, inputs) == "");
+    const std::string ours = testing::OutsideBound(ops::LinearFusedErrorBound, inputs, Exact(c, x),
+                                                   slots.Output(0).toTensor());
+    if (!ours.empty()) {
+      RC_FAIL(c10::str(ours, " weight ", c.weight.sizes(), " ", c.activation, " input ", x.sizes(),
+                       " zero share ", zero_share, " call ", call));
+    }
+  }
+}
+
+// 0 x inf and 0 x NaN are NaN: a weight holding them gives NaN in zero rows,
+// as ATen's linear does.
+TEST(OneDnnLinearTest, NonFiniteWeightsGiveAtensNaNInZeroRows) {
+  at::Tensor x = at::randn({96, 64});
+  for (int64_t r = 0; r < 96; ++r) {
+    if (r % 5 != 0) x[r].fill_(r % 2 == 0 ? 0.0 : -0.0);
+  }
+  for (const float poison : {std::numeric_limits<float>::infinity(), std::nanf("")}) {
+    LinearCase c;
+    c.weight = at::randn({64, 64});
+    c.weight[5][7] = poison;
+    c.bias = at::randn({64});
+    c.activation = "none";
+    SingleNode linear = MakeLinearGraph(c);
+    Slots slots(1);
+    ASSERT_EQ(slots.Run(linear.kernel, testing::InputsAfterConstants(linear.node, x)), "");
+    const at::Tensor expected = at::linear(x, c.weight, c.bias);
+    ASSERT_TRUE(expected.isnan().any().item<bool>());
+    EXPECT_TRUE(at::equal(slots.Output(0).toTensor().isnan(), expected.isnan())) << poison;
   }
 }
 
