@@ -5,6 +5,7 @@
 // changing dtypes; every result must equal the JIT's own operator on the same
 // inputs exactly, and when the result dtype does not change
 // the kernel must have written into the tensor it left in the slot.
+#include <cmath>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -334,13 +335,22 @@ std::map<std::string, Spec> ReductionSpecs() {
   }
   specs["aten::max.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
   specs["aten::min.dim"] = OverDim(kNumbers, false, /*non_empty=*/true);
+  // Sometimes ties (values rounded to -1, 0, 1, with -0 and +0) and NaNs:
+  // the first extreme and the first NaN win.
   for (const char* name : {"aten::argmax.", "aten::argmin."}) {
-    specs[name] = OverDims(
-        kNumbers,
-        [](const Call& c, int64_t rank) -> Inputs {
-          return {c.draw.Bool() ? c10::IValue() : c10::IValue(c.Dim(rank)), c.draw.Bool()};
-        },
-        /*non_empty=*/true);
+    specs[name] = {[](const Call& c) -> Inputs {
+      const int64_t rank = c.Rank(1, 3);
+      at::Tensor x = c.Tensor(c.NonEmptyShape(rank), kNumbers);
+      if (at::isFloatingType(x.scalar_type())) {
+        if (c.draw.Bool()) x = x.clamp(-1, 1).round() * (c.draw.Bool() ? 1 : -1);
+        if (c.draw.Bool()) {
+          std::vector<at::indexing::TensorIndex> at_random;
+          for (int64_t size : x.sizes()) at_random.emplace_back(c.draw.Int(0, size - 1));
+          x.index_put_(at_random, std::nan(""));
+        }
+      }
+      return {x, c.draw.Bool() ? c10::IValue() : c10::IValue(c.Dim(rank)), c.draw.Bool()};
+    }};
   }
   specs["aten::norm.ScalarOpt_dim"] = OverDims(kFloats, [](const Call& c, int64_t rank) -> Inputs {
     const int64_t p = c.draw.Int(0, 2);
@@ -557,10 +567,16 @@ std::map<std::string, Spec> NnSpecs() {
            (layout == at::MemoryFormat::Contiguous || layout == at::MemoryFormat::ChannelsLast) &&
            x.is_contiguous(layout) && contiguous(inputs[1]) && contiguous(inputs[2]);
   };
+  // Sometimes int32 indices, or one out of range (ATen's error).
   specs["aten::embedding."] = {[](const Call& c) -> Inputs {
     const int64_t rows = c.draw.Int(1, 6);
-    return {c.draw.Tensor({rows, c.draw.Int(1, 5)}, c.draw.OneOf(kFloats)),
-            c.draw.Indices(c.Shape(c.Rank(1, 2)), 0, rows), -1, false, false};
+    at::Tensor indices = c.draw.Indices(c.Shape(c.Rank(1, 2)), 0, rows);
+    if (indices.numel() > 0 && c.draw.Int(0, 4) == 0) {
+      indices.view(-1)[c.draw.Int(0, indices.numel() - 1)] = c.draw.Bool() ? rows : -1;
+    }
+    if (c.draw.Bool()) indices = indices.to(at::kInt);
+    return {c.draw.Tensor({rows, c.draw.Int(1, 5)}, c.draw.OneOf(kFloats)), indices, -1, false,
+            false};
   }};
   auto image = [](const Call& c, int64_t min_side) {
     return c.draw.Tensor({c.draw.Int(1, 2), c.draw.Int(1, 3), c.draw.Int(min_side, 3 + 2 * c.scale),
