@@ -1,9 +1,6 @@
 // Out-variant kernels for reductions and scans: sum, mean, prod, amax/amin,
 // max/min (of everything, or over a dim with values and indices), argmax/argmin, norm, cumsum,
 // cumprod, logsumexp, var/std, any/all.
-#include <cmath>
-#include <vector>
-
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ATen/Dispatch.h"
@@ -126,46 +123,6 @@ void RegisterSums() {
           -> at::Tensor& { return at::cpu::cumprod_out(o, s, d, t); });
 }
 
-// argmax/argmin over the last dimension of a contiguous float or double
-// tensor (a classifier's or a decoder's scores), without the reduction's
-// dispatch and iterator: ATen's answer, the first NaN if there is one, else
-// the first extreme value (-0 and +0 tie).
-template <typename T, bool kMax>
-void ArgExtremeOfRows(const T* values, int64_t rows, int64_t n, int64_t* out) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = values + r * n;
-    int64_t best = 0;
-    for (int64_t i = 1; i < n && !std::isnan(row[best]); ++i) {
-      if (std::isnan(row[i]) || (kMax ? row[i] > row[best] : row[i] < row[best])) best = i;
-    }
-    out[r] = best;
-  }
-}
-
-// Writes argmax (argmin) of `self` over `dim` into `out` when that is the
-// last dimension of a contiguous float or double tensor with values;
-// false, having left `out` alone, otherwise.
-bool ArgExtremeOverLastDim(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim,
-                           bool is_max, at::Tensor& out) {
-  const int64_t rank = self.dim();
-  if (!dim || rank == 0 || (*dim != -1 && *dim != rank - 1) || self.numel() == 0 ||
-      (self.scalar_type() != at::kFloat && self.scalar_type() != at::kDouble) ||
-      !self.is_contiguous() || self.layout() != at::kStrided || self.is_neg()) {
-    return false;
-  }
-  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - 1);
-  if (keepdim) shape.push_back(1);
-  if (!out.sizes().equals(shape)) out.resize_(shape);
-  if (!out.is_contiguous()) return false;
-  const int64_t n = self.size(-1), rows = self.numel() / n;
-  AT_DISPATCH_FLOATING_TYPES(self.scalar_type(), "ArgExtremeOverLastDim", [&] {
-    (is_max ? ArgExtremeOfRows<scalar_t, true>
-            : ArgExtremeOfRows<scalar_t, false>)(self.data_ptr<scalar_t>(), rows, n,
-                                                 out.data_ptr<int64_t>());
-  });
-  return true;
-}
-
 void RegisterExtremes() {
   using DimsFn = at::Tensor (*)(const at::Tensor&, at::IntArrayRef, bool);
   using DimsOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, at::IntArrayRef, bool);
@@ -235,7 +192,6 @@ void RegisterExtremes() {
           io, 0, at::kLong,
           [&] { return is_max ? at::argmax(self, dim, keepdim) : at::argmin(self, dim, keepdim); },
           [&](at::Tensor& out) {
-            if (ArgExtremeOverLastDim(self, dim, keepdim, is_max, out)) return;
             is_max ? at::cpu::argmax_out(out, self, dim, keepdim)
                    : at::cpu::argmin_out(out, self, dim, keepdim);
           });
