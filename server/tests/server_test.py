@@ -110,10 +110,10 @@ class ServerTest(unittest.TestCase):
         cls.server = Server(cls.repository)
         cls.channel = grpc.insecure_channel(f"127.0.0.1:{cls.server.grpc_port}")
         cls.stub = pb_grpc.GRPCInferenceServiceStub(cls.channel)
-        # How many steps of the slow model this machine runs in a second:
-        # CPUs differ tenfold (a fixed count that kept a runtime busy for a
-        # second on one machine took 60 ms on another).
-        # Timed on the second call (the first one also prepares the run).
+        # How many steps of the slow model this machine runs in a second,
+        # timed on the second call (the first one also prepares the run):
+        # a fixed count that kept a runtime busy long enough on one CPU
+        # finished within the tests' waits on a faster one.
         probe = 2000
         for _ in range(2):
             start = time.perf_counter()
