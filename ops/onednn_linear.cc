@@ -50,14 +50,20 @@ using LinearParams = onednn::FrozenParams;
 // 64x64 by 64x64 (256K) both take 5.3-5.9 us.
 constexpr int64_t kSmallLinearMaxMultiplyAdds = 128 * 1024;
 
-// The rows that are not all zeros (+0 or -0) among `rows` rows of `k` values.
-// A row of data usually stops the scan at its first value.
-void NonZeroRows(const float* src, int64_t rows, int64_t k, std::vector<int64_t>& live) {
+// The rows that are not all zeros (+0 or -0) among `rows` rows of `k` values,
+// into `live`; false as soon as there are more than `max_live` of them. A
+// row of data usually stops the scan at its first value.
+bool NonZeroRows(const float* src, int64_t rows, int64_t k, int64_t max_live,
+                 std::vector<int64_t>& live) {
   live.clear();
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = src + r * k;
-    if (std::any_of(row, row + k, [](float v) { return v != 0.0f; })) live.push_back(r);
+    if (std::any_of(row, row + k, [](float v) { return v != 0.0f; })) {
+      if (static_cast<int64_t>(live.size()) == max_live) return false;
+      live.push_back(r);
+    }
   }
+  return true;
 }
 
 // Gathered rows are rounded up to a multiple of this (the extra rows zero),
@@ -108,12 +114,13 @@ class LinearKernel {
   bool RunWithoutZeroRows(const float* src, int64_t rows, float* out) {
     if (!finite_weight_) return false;
     const int64_t k = linear_.in_features(), n = linear_.out_features();
+    // At most three quarters of the rows multiplied, counted in whole steps.
+    const int64_t max_gathered = (rows - rows / 4) / kGatheredRowsStep * kGatheredRowsStep;
     thread_local std::vector<int64_t> live;
-    NonZeroRows(src, rows, k, live);
+    if (!NonZeroRows(src, rows, k, max_gathered, live)) return false;
     const int64_t live_rows = static_cast<int64_t>(live.size());
     const int64_t gathered =
         (live_rows + kGatheredRowsStep - 1) / kGatheredRowsStep * kGatheredRowsStep;
-    if (gathered > rows - rows / 4) return false;
     auto* gathered_src =
         static_cast<float*>(onednn::ThreadScratchpad(gathered * k * sizeof(float), 1));
     auto* gathered_out =
