@@ -91,11 +91,27 @@ void RegisterNormalization() {
 // more than the copies (seq2seq's 2 tokens of 128 floats: 2.5 us a call).
 constexpr int64_t kMaxCopiedRows = 256;
 
+// The copies, for `Index` (int64 or int32) indices; false, having left
+// `out` alone, when an index is out of range.
 template <typename Index>
-bool AllInRange(const at::Tensor& indices, int64_t rows) {
+bool CopyRowsAt(const at::Tensor& weight, const at::Tensor& indices, at::Tensor& out) {
   const Index* index = indices.data_ptr<Index>();
-  return std::all_of(index, index + indices.numel(),
-                     [rows](Index i) { return i >= 0 && static_cast<int64_t>(i) < rows; });
+  const int64_t count = indices.numel(), rows = weight.size(0);
+  if (!std::all_of(index, index + count,
+                   [rows](Index i) { return i >= 0 && static_cast<int64_t>(i) < rows; })) {
+    return false;
+  }
+  std::vector<int64_t> shape = indices.sizes().vec();
+  shape.push_back(weight.size(1));
+  if (!out.sizes().equals(shape)) out.resize_(shape);
+  if (!out.is_contiguous()) return false;
+  const size_t row_bytes = weight.size(1) * weight.element_size();
+  const auto* from = static_cast<const char*>(weight.data_ptr());
+  auto* to = static_cast<char*>(out.data_ptr());
+  for (int64_t i = 0; i < count; ++i) {
+    std::memcpy(to + i * row_bytes, from + static_cast<int64_t>(index[i]) * row_bytes, row_bytes);
+  }
+  return true;
 }
 
 // embedding's rows copied into `out` (resized to indices + [dim]); false,
@@ -109,24 +125,8 @@ bool CopyPickedRows(const at::Tensor& weight, const at::Tensor& indices, at::Ten
       weight.is_neg() || weight.is_conj() || (index_type != at::kLong && index_type != at::kInt)) {
     return false;
   }
-  const int64_t rows = weight.size(0);
-  if (!(index_type == at::kLong ? AllInRange<int64_t>(indices, rows)
-                                : AllInRange<int32_t>(indices, rows))) {
-    return false;
-  }
-  std::vector<int64_t> shape = indices.sizes().vec();
-  shape.push_back(weight.size(1));
-  if (!out.sizes().equals(shape)) out.resize_(shape);
-  if (!out.is_contiguous()) return false;
-  const size_t row_bytes = weight.size(1) * weight.element_size();
-  const auto* from = static_cast<const char*>(weight.data_ptr());
-  auto* to = static_cast<char*>(out.data_ptr());
-  for (int64_t i = 0; i < indices.numel(); ++i) {
-    const int64_t row =
-        index_type == at::kLong ? indices.data_ptr<int64_t>()[i] : indices.data_ptr<int32_t>()[i];
-    std::memcpy(to + i * row_bytes, from + row * row_bytes, row_bytes);
-  }
-  return true;
+  return index_type == at::kLong ? CopyRowsAt<int64_t>(weight, indices, out)
+                                 : CopyRowsAt<int32_t>(weight, indices, out);
 }
 
 void RegisterEmbeddingAndPooling() {
