@@ -37,8 +37,10 @@ std::string CoverageMarkdown() {
   AppendList(native, text);
   absl::StrAppend(&text,
                   "\n## Deliberately in fallback\n\n"
-                  "- `aten::conv1d/conv2d/conv3d`, `aten::_convolution`: LibTorch 1.13 has no out\n"
-                  "  form for the CPU convolutions.\n"
+                  "- `aten::conv1d/conv2d`, `aten::_convolution`, and `aten::conv3d` whose weight\n"
+                  "  is not a constant: LibTorch 1.13 has no out form for the CPU convolutions\n"
+                  "  (with constant weights, conv1d and conv2d become\n"
+                  "  `static_runtime::conv2d_fused`, and conv3d has the out variant above).\n"
                   "- `aten::embedding_bag` in max mode, with per-sample weights, or when its\n"
                   "  offset2bag/bag_size/max_indices outputs are used: the out variant computes\n"
                   "  only the pooled output.\n"

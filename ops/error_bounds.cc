@@ -89,6 +89,18 @@ at::Tensor ConvTransposeErrorBound(const std::vector<c10::IValue>& inputs,
   return SumBound(magnitude, length, "none", exact);
 }
 
+at::Tensor Conv3dErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
+  const at::Tensor x = *Magnitude(inputs[0]), w = *Magnitude(inputs[1]);
+  const c10::optional<at::Tensor> bias = Magnitude(inputs[2]);
+  const std::vector<int64_t> stride = inputs[3].toIntVector(), dilation = inputs[5].toIntVector();
+  const int64_t groups = inputs[6].toInt();
+  const at::Tensor magnitude =
+      inputs[4].isString()
+          ? at::conv3d(x, w, bias, stride, inputs[4].toStringRef(), dilation, groups)
+          : at::conv3d(x, w, bias, stride, inputs[4].toIntVector(), dilation, groups);
+  return SumBound(magnitude, w.size(1) * c10::multiply_integers(w.sizes().slice(2)), "none", exact);
+}
+
 at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
   const at::Tensor magnitude =
       at::linear(*Magnitude(inputs[0]), *Magnitude(inputs[1]), Magnitude(inputs[2]));

@@ -47,6 +47,11 @@ at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const a
 // (at least as many products as any output sums; no activation).
 at::Tensor ConvTransposeErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
 
+// The same for aten::conv3d (input, weight, bias, stride, padding (a list, or
+// "valid" / "same"), dilation, groups), with M the convolution of the
+// absolute values and L = C / groups * kd * kh * kw (no activation).
+at::Tensor Conv3dErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
+
 // The same for linear_fused (input, weight, bias, activation, min_value,
 // max_value), with L the input's last dimension.
 at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);

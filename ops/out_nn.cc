@@ -166,6 +166,23 @@ void RegisterEmbeddingAndPooling() {
           }
         });
   });
+  RegisterOut("aten::adaptive_avg_pool3d", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> size = io.Input(1).toIntVector();
+    // As in 2D: a 1x1x1 output is a mean over D, H and W in ATen's
+    // functional form (video classifiers' global pool).
+    const bool global =
+        size.size() == 3 && size[0] == 1 && size[1] == 1 && size[2] == 1 && !self.is_quantized();
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool3d(self, size); },
+        [&](at::Tensor& out) {
+          if (global) {
+            at::mean_out(out, self, {-1, -2, -3}, /*keepdim=*/true);
+          } else {
+            at::adaptive_avg_pool3d_out(out, self, size);
+          }
+        });
+  });
 }
 
 const bool kRegistered = [] {

@@ -641,6 +641,17 @@ std::map<std::string, Spec> NnSpecs() {
   specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
     return {image(c, 1), c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)})};
   }};
+  // Clips [N, C, D, H, W] or unbatched [C, D, H, W]; the global 1x1x1 pool
+  // (a mean) and others.
+  specs["aten::adaptive_avg_pool3d."] = {[=](const Call& c) -> Inputs {
+    std::vector<int64_t> sizes = c.draw.Shape(3, 1, 2 + c.scale);
+    sizes.insert(sizes.begin(), c.draw.Int(1, 3));
+    if (c.draw.Bool()) sizes.insert(sizes.begin(), c.draw.Int(1, 2));
+    const bool global = c.draw.Bool();
+    return {c.draw.Tensor(sizes, c.draw.OneOf(kFloats)),
+            c10::List<int64_t>({global ? 1 : c.draw.Int(1, 3), global ? 1 : c.draw.Int(1, 3),
+                                global ? 1 : c.draw.Int(1, 3)})};
+  }};
   // Float images, channels-last (up to 40 channels for the vector tails) or
   // NCHW (sometimes rows wide enough for several vectors of output columns),
   // with NaNs, ties and infinities, or anything else (ATen's op); windows
@@ -1159,6 +1170,8 @@ bool TestedElsewhere(const std::string& kernel) {
          kernel.rfind("static_runtime::multi_head_attention(", 0) == 0 ||
          // //ops/conv_transpose:deconvolution_test
          kernel.rfind("aten::conv_transpose", 0) == 0 ||
+         // //ops/conv3d:convolution3d_test
+         kernel.rfind("aten::conv3d", 0) == 0 ||
          // //ops/quantized:embedding_bag_kernels_test and :dynamic_linear_test
          kernel.rfind("quantized::", 0) == 0;
 }

@@ -1036,6 +1036,29 @@ def forward(self, x):
        [](InputRng& rng, int64_t size) -> Inputs {
          return {rng.Normal({size, 4, 9 + 6 * size})};
        }});
+  // A video block: 3D convolutions (a factored (2+1)D pair with "same"
+  // padding, a strided one), batch norm, a residual, the global 3D pool.
+  add({"video_conv3d_block",
+       R"(
+def forward(self, x):
+    y = torch.conv3d(x, self.s_w, None, [1, 1, 1], "same")
+    y = torch.batch_norm(y, self.bn_w, self.bn_b, self.bn_mean, self.bn_var, False, 0.1, 1e-5, False)
+    y = torch.relu(y)
+    y = torch.relu(torch.conv3d(y, self.t_w, self.t_b, [1, 1, 1], [1, 0, 0]) + x)
+    z = torch.conv3d(y, self.d_w, None, [2, 2, 2], [1, 1, 1])
+    return torch.flatten(torch.adaptive_avg_pool3d(z, [1, 1, 1]), 1), torch.adaptive_avg_pool3d(y, [1, 2, 2])
+)",
+       {{"s_w", {6, 4, 1, 3, 3}},
+        {"bn_w", {6}},
+        {"bn_b", {6}},
+        {"bn_mean", {6}},
+        {"bn_var", {6}},
+        {"t_w", {4, 6, 3, 1, 1}},
+        {"t_b", {4}},
+        {"d_w", {8, 4, 3, 3, 3}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 4, 2 + size, 3 + 2 * size, 3 + 2 * size})};
+       }});
   // Loop-carried values that alias what the iteration before yielded: a
   // view of the last yield, the last yield itself, and a value written in
   // place after it was carried (trip count from the input: not unrolled).

@@ -13,7 +13,7 @@ them), its inputs with torch.save of a tuple:
 writes OUT_DIR/<name>.pt and OUT_DIR/<name>_inputs.pt. Sizes are cut down
 (small images, short clips, few layers) so that each model benches in
 seconds; the shapes of their layers are the real ones. Families:
-classification CNNs (torchvision, one traced), segmentation, vision
+classification CNNs (torchvision, one traced), segmentation, video, vision
 transformers (ViT, Swin), audio front ends
 (1D convolutions, conv_transpose1d, group norm, PReLU, GLU), speech
 encoders, RNNs of every kind, NLP encoders with and without padding masks
@@ -37,7 +37,7 @@ import corpus_cli
 
 def randomize_norms(model):
     for module in model.modules():
-        if isinstance(module, (nn.BatchNorm1d, nn.BatchNorm2d)):
+        if isinstance(module, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
     return model
@@ -68,6 +68,11 @@ def segmentation(factory, size=96):
     """A segmentation network: a dict of outputs, upsampled to the input."""
     return lambda: (randomize_norms(factory(weights=None, weights_backbone=None, num_classes=5)),
                     image(1, size))
+
+
+def video(factory, frames=8, size=48):
+    """A video classifier (3D convolutions) on a short clip."""
+    return lambda: (randomize_norms(factory()), (torch.rand(1, 3, frames, size, size),))
 
 
 def vit():
@@ -357,6 +362,9 @@ MODELS = {
     "resnet18_traced": traced(torchvision.models.resnet18),
     "deeplabv3_mobilenet": segmentation(
         torchvision.models.segmentation.deeplabv3_mobilenet_v3_large),
+    # video: 3D convolutions, full and factored into (2+1)D
+    "r3d_18": video(torchvision.models.video.r3d_18),
+    "r2plus1d_18": video(torchvision.models.video.r2plus1d_18),
     # vision transformers
     "vit": vit,
     "swin_t": vision(torchvision.models.swin_t, size=64),
