@@ -1,9 +1,11 @@
 #include "golden/run_check.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "ATen/ATen.h"
+#include "ATen/CPUGeneratorImpl.h"
 #include "ATen/NestedTensorImpl.h"
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
@@ -19,6 +21,20 @@
 namespace static_runtime {
 namespace golden {
 
+namespace {
+
+at::Tensor GeneratorState(at::Generator& generator) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+void SetGeneratorState(at::Generator& generator, const at::Tensor& state) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+}  // namespace
+
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
                                 WhenTheJitRaises when_the_jit_raises, c10::IValue* output,
@@ -29,6 +45,11 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   const std::vector<c10::IValue> our_inputs = reference::DeepCopy(inputs);
   std::string jit_error;
   c10::IValue expected;
+  // Both sides start from the same state of the default random generator: a
+  // model that draws random numbers (dropout in training mode, as
+  // Tacotron2's prenet keeps in eval) gets the same draws on each side.
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  const at::Tensor random_state = GeneratorState(generator);
   try {
     expected = module.get_method(ForwardMethodName(module))(jit_inputs);
     if (jit_output != nullptr) *jit_output = expected;
@@ -36,6 +57,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
     jit_error = error.what();
     jit_error = jit_error.substr(0, jit_error.find('\n'));
   }
+  SetGeneratorState(generator, random_state);
   absl::StatusOr<c10::IValue> actual = runtime.Run(our_inputs);
   // Whatever is found, the runtime is left ready for the next run.
   auto release = absl::MakeCleanup([&runtime] { runtime.ReleaseOutputs(); });

@@ -33,7 +33,9 @@ enum class WhenTheJitRaises {
 // Outputs are compared within `tolerance` (golden/reference.h). With
 // `jit_output`, the JIT's output is left there. The JIT runs the module's
 // forward (an overloaded forward, as nn.LSTM's: its first overload, as the
-// runtime does).
+// runtime does). The runtime's run starts from the default random
+// generator's state the JIT's started from, so a model that draws random
+// numbers in the same order gets the same draws.
 absl::Status CheckRunAgainstJit(
     torch::jit::Module& module, StaticRuntime& runtime, const std::vector<c10::IValue>& inputs,
     WhenTheJitRaises when_the_jit_raises, c10::IValue* output = nullptr,

@@ -54,6 +54,19 @@ TEST(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
               AllOf(HasSubstr("\"passed\": false"), HasSubstr("\"option_set\": \"as given\"")));
 }
 
+// Dropout in training mode (Tacotron2's prenet keeps it in eval) and other
+// random draws: each side starts from the same generator state, so the
+// same draws in the same order give the JIT's result.
+TEST(VerifyTest, AModelDrawingRandomNumbersGetsTheJitsDraws) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      "def forward(self, x):\n"
+      "    h = torch.dropout(torch.relu(x * 2.0), 0.5, True)\n"
+      "    return h + torch.rand_like(h), torch.dropout(h, 0.2, True).sum()\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const VerifyReport report = Verify(*module, TwoInputSets());
+  EXPECT_TRUE(report.passed()) << FormatVerifyReport(report, "m");
+}
+
 // As the JIT does, the runtime writes to the caller's input; verify compares
 // what both runs left of the inputs and warns.
 TEST(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
