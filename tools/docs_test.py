@@ -5,9 +5,11 @@ docs/running.md lists exactly the codes errors/status_from_exception.h and
 the runtime give; the CPU matrix's entries are the same in
 tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table;
 every test docs/compatibility.md cites (`Suite.Name` of a C++ test, a
-Python `test_...`) exists.
+Python `test_...`) exists; docs/benchmarks.md counts the broad corpus's
+models as tools/bench_models/save_broad_corpus.py lists them.
 (The pass table of docs/preparing.md is checked by //passes:pass_table_test,
 the kernel list ops/README.md by //ops:coverage_test.)"""
+import ast
 import glob
 import os
 import re
@@ -45,6 +47,16 @@ class DocsTest(unittest.TestCase):
                                     read("errors/status_from_exception.h")))
         # Besides what the classifier gives: misuse and unrunnable models.
         self.assertEqual(set(table), classified | {"FailedPrecondition"})
+
+    def test_broad_corpus_count_is_the_scripts(self):
+        script = ast.parse(read("tools/bench_models/save_broad_corpus.py"))
+        models = [node.value for node in script.body
+                  if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                  and node.targets[0].id == "MODELS"][0]
+        stated = re.search(r"save_broad_corpus.py` saves (\d+) real models",
+                           read("docs/benchmarks.md"))
+        self.assertIsNotNone(stated)
+        self.assertEqual(int(stated.group(1)), len(models.keys))
 
     def test_cpu_matrix_entries_agree(self):
         script = read("tools/cpu_matrix.sh")
