@@ -70,6 +70,10 @@ namespace {
 // NCHW by oneDNN's first-layer kernels where it has one.
 constexpr int64_t kFirstLayerChannels = 16;
 
+// On AVX2, a dense convolution of an input (one image) of at least this many
+// floats runs on channel blocks (see MakePlan).
+constexpr int64_t kMinBlockedAvx2InputFloats = int64_t{1} << 19;
+
 using dnnl::memory;
 
 // A two-element hyper-parameter (a one-element list means both).
@@ -429,27 +433,46 @@ class Conv2dKernel {
         }
       }
     }
-    // Other 1D convolutions (height 1) of 16 or more input channels: oneDNN's
-    // direct kernel on channel blocks of the ISA's vector width (nCw16c on
-    // AVX-512, nCw8c on AVX2; reordered from and to the activations'
-    // layout), as ATen's own oneDNN convolution runs them: 10-15% faster
-    // than the NWC kernel on AVX-512 (brgconv), 25% on AVX2 (AMD Zen).
-    if (in[2] == 1 && w.size(2) == 1 && params_.groups == 1 && in[1] >= kFirstLayerChannels) {
-      const std::pair<memory::format_tag, const char*> blocked_kernels[] = {
-          {memory::format_tag::nChw16c, "jit:avx512_core"},
-          {memory::format_tag::nChw8c, "jit:avx2"},
-      };
-      for (const auto& [blocked, kernel] : blocked_kernels) {
-        try {
-          const auto pd =
-              describe(dnnl::algorithm::convolution_direct, onednn::FloatDesc(src.dims(), blocked),
-                       onednn::FloatDesc(dst.dims(), blocked));
-          if (pd.impl_info_str() == std::string(kernel)) return reordered(pd);
-        } catch (const dnnl::error&) {
-        }
+    // The direct kernel on channel blocks of the ISA's vector width (nCw16c
+    // on AVX-512, nCw8c on AVX2; reordered from and to the activations'
+    // layout), as ATen's own oneDNN convolution runs them, for
+    //   - 1D convolutions (height 1) of 16 or more input channels: 10-15%
+    //     faster than the NWC kernel on AVX-512 (brgconv), 25% on AVX2 (AMD
+    //     Zen);
+    //   - on AVX2, dense 2D convolutions of 16 or more input channels with
+    //     more than one tap on an input of kMinBlockedAvx2InputFloats or
+    //     more (several times the L2 cache), where oneDNN's NHWC kernel is
+    //     about 2-2.5x slower than its nChw8c one (AMD Zen 3: a 3x3
+    //     256-channel convolution on 50x63, 127 against 51 ms; 64 channels
+    //     on 112x112, 30-41 against 16-17 ms); on smaller inputs neither
+    //     wins clearly (measured at 14x14 to 56x56).
+    const memory::desc nChw8c_src = onednn::FloatDesc(src.dims(), memory::format_tag::nChw8c);
+    const memory::desc nChw8c_dst = onednn::FloatDesc(dst.dims(), memory::format_tag::nChw8c);
+    const auto blocked_avx2 = [&]() -> std::unique_ptr<onednn::ReorderedPlan> {
+      try {
+        const auto pd = describe(dnnl::algorithm::convolution_direct, nChw8c_src, nChw8c_dst);
+        if (pd.impl_info_str() == std::string("jit:avx2")) return reordered(pd);
+      } catch (const dnnl::error&) {
       }
+      return nullptr;
+    };
+    const bool dense = params_.groups == 1 && in[1] >= kFirstLayerChannels;
+    if (dense && in[2] == 1 && w.size(2) == 1) {
+      try {
+        const auto pd = describe(dnnl::algorithm::convolution_direct,
+                                 onednn::FloatDesc(src.dims(), memory::format_tag::nChw16c),
+                                 onednn::FloatDesc(dst.dims(), memory::format_tag::nChw16c));
+        if (pd.impl_info_str() == std::string("jit:avx512_core")) return reordered(pd);
+      } catch (const dnnl::error&) {
+      }
+      if (auto plan = blocked_avx2()) return plan;
     }
-    return reordered(describe(dnnl::algorithm::convolution_direct, src, dst));
+    const auto nhwc = describe(dnnl::algorithm::convolution_direct, src, dst);
+    if (dense && w.size(2) * w.size(3) > 1 && in[1] * in[2] * in[3] >= kMinBlockedAvx2InputFloats &&
+        nhwc.impl_info_str() == std::string("jit:avx2")) {
+      if (auto plan = blocked_avx2()) return plan;
+    }
+    return reordered(nhwc);
   }
 
   // The regions of one input shape: the outputs' intervals along rows and

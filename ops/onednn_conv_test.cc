@@ -353,6 +353,39 @@ RC_GTEST_PROP(OneDnnConvProperty, DilatedRegionsWithinTheStatedBound, ()) {
   CheckWithinTheStatedBound(Shapes::kDilatedRegions);
 }
 
+// Dense convolutions of inputs large enough for the channel-block kernel
+// on AVX2 (kMinBlockedAvx2InputFloats; //ops:onednn_conv_test runs under
+// the AVX2 entry of the CPU matrix too), NCHW and channels-last, with a
+// residual and an activation, against the stated bound.
+TEST(OneDnnConvTest, LargeImagesWithinTheStatedBound) {
+  at::manual_seed(3);
+  for (const bool strided : {false, true}) {
+    ConvCase c;
+    c.weight = at::randn({16, 24, 3, strided ? 2 : 3});
+    c.bias = at::randn({16});
+    c.stride = strided ? std::vector<int64_t>{2, 1} : std::vector<int64_t>{1, 1};
+    c.dilation = strided ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{1, 1};
+    c.padding = {1, 1};
+    c.groups = 1;
+    c.activation = strided ? "none" : "relu";
+    for (const bool channels_last : {false, true}) {
+      at::Tensor x = at::randn({1, 24, 150, 152});
+      if (channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+      const at::Tensor aten_result = Convolve(c, x, c.weight, c.bias);
+      const c10::optional<at::Tensor> residual =
+          strided ? c10::optional<at::Tensor>(at::randn(aten_result.sizes())) : c10::nullopt;
+      SingleNode conv = MakeConvGraph(c, channels_last);
+      Slots slots(1);
+      const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
+      ASSERT_EQ(slots.Run(conv.kernel, inputs), "");
+      EXPECT_EQ(testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, Exact(c, x, residual),
+                                      slots.Output(0).toTensor()),
+                "")
+          << "strided " << strided << " channels-last " << channels_last;
+    }
+  }
+}
+
 // Taps that only read padding still multiply it by their weight: an
 // infinite or NaN weight there makes ATen's result NaN, and so the kernel's.
 TEST(OneDnnConvTest, NonFiniteTapsOnPaddingGiveAtensNaN) {
