@@ -1,5 +1,6 @@
 // ExceptionMessage: the message of an exception thrown by LibTorch, without
-// the C++ backtrace that c10::Error::what() appends; StatusException: an
+// the C++ backtrace that c10::Error::what() appends; FirstLine and
+// ErrorHeadline: a long message in one line; StatusException: an
 // absl::Status thrown through code that speaks exceptions (a forked call's
 // error rethrown at its wait) keeping its code. Used wherever an exception
 // becomes an absl::Status.
@@ -39,6 +40,19 @@ inline std::string FirstLine(const std::string& message) {
   const size_t start = message.find_first_not_of(" \n");
   if (start == std::string::npos) return "";
   return message.substr(start, message.find('\n', start) - start);
+}
+
+// What an error message says, in one line: for the interpreter's report of a
+// failed operation ("The following operation failed in the TorchScript
+// interpreter." and two tracebacks), its last line with text, the error
+// itself ("builtins.ValueError: ..."); for any other message, FirstLine.
+inline std::string ErrorHeadline(const std::string& message) {
+  constexpr char kInterpreterFailure[] =
+      "The following operation failed in the TorchScript interpreter.";
+  if (message.rfind(kInterpreterFailure, 0) != 0) return FirstLine(message);
+  const size_t end = message.find_last_not_of(" \n");
+  const size_t start = message.rfind('\n', end);
+  return FirstLine(message.substr(start == std::string::npos ? 0 : start + 1, end - start));
 }
 
 }  // namespace static_runtime

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
 #include "golden/reference.h"
@@ -54,8 +55,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
     expected = module.get_method(ForwardMethodName(module))(jit_inputs);
     if (jit_output != nullptr) *jit_output = expected;
   } catch (const std::exception& error) {
-    jit_error = error.what();
-    jit_error = jit_error.substr(0, jit_error.find('\n'));
+    jit_error = ErrorHeadline(ExceptionMessage(error));
   }
   SetGeneratorState(generator, random_state);
   absl::StatusOr<c10::IValue> actual = runtime.Run(our_inputs);

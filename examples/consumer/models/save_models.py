@@ -7,8 +7,10 @@ tiny_ranker: an ads-style ranker (pooled embeddings of ids and dense features
 through an MLP), scripted and saved with torch.jit.save; its inputs saved
 with torch.save. writes_input: a model that adds to its input in place (the
 runtime does so too, as the JIT; verify passes and warns). random_output: a
-model whose output is random, which cannot equal the JIT's (its verify test
-is expected to fail).
+model that draws random numbers (as a dropout left on does); verify gives
+both runs the same draws and passes. wants_images: a model that checks its
+input is a batch of images, saved to be gated with inputs it rejects (its
+verify test is expected to fail).
 """
 import os
 
@@ -41,6 +43,13 @@ class RandomOutput(nn.Module):
         return x + torch.rand_like(x)
 
 
+class WantsImages(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        if x.dim() != 4:
+            raise ValueError("expected a batch of images (N, C, H, W)")
+        return x.mean(dim=(2, 3))
+
+
 def main():
     ranker = torch.jit.script(TinyRanker().eval())
     batch = 4
@@ -52,6 +61,7 @@ def main():
     torch.jit.save(torch.jit.script(WritesInput().eval()), os.path.join(HERE, "writes_input.pt"))
     torch.save((torch.rand(3, 4),), os.path.join(HERE, "writes_input_inputs.pt"))
     torch.jit.save(torch.jit.script(RandomOutput().eval()), os.path.join(HERE, "random_output.pt"))
+    torch.jit.save(torch.jit.script(WantsImages().eval()), os.path.join(HERE, "wants_images.pt"))
 
 
 if __name__ == "__main__":
