@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/str_cat.h"
@@ -163,6 +164,32 @@ std::string OutsideBound(const ErrorBound& bound, const std::vector<c10::IValue>
   at::Tensor excess = (actual.to(at::kDouble) - exact).abs() - bound(inputs, exact) - 1e-30;
   const double worst = excess.numel() == 0 ? -1 : excess.max().item<double>();
   return worst > 0 ? "error exceeds the bound by " + std::to_string(worst) : "";
+}
+
+std::string CheckWeightedCall(const ErrorBound& bound, const SingleNode& node, Slots& slots,
+                              const at::Tensor& x, const at::Tensor& weight,
+                              const c10::optional<at::Tensor>& bias, const WeightedOp& op) {
+  c10::optional<at::Tensor> aten_result;
+  try {
+    aten_result = op(x, weight, bias);
+  } catch (const std::exception&) {
+  }
+  const std::vector<c10::IValue> inputs = InputsAfterConstants(node.node, x);
+  const std::string error = slots.Run(node.kernel, inputs);
+  if (!aten_result) return error.empty() ? "ATen rejects the input, the kernel does not" : "";
+  if (!error.empty()) return "the kernel failed: " + error;
+  const at::Tensor actual = slots.Output(0).toTensor();
+  if (!actual.sizes().equals(aten_result->sizes())) return "the shape differs from ATen's";
+  if (!actual.is_contiguous()) return "the result is not contiguous";
+  const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
+  const at::Tensor exact =
+      op(dbl(x), dbl(weight), bias ? c10::optional<at::Tensor>(dbl(*bias)) : c10::nullopt);
+  for (const auto& [who, result] :
+       {std::pair<const char*, at::Tensor>{"the kernel", actual}, {"ATen", *aten_result}}) {
+    const std::string outside = OutsideBound(bound, inputs, exact, result);
+    if (!outside.empty()) return absl::StrCat(who, ": ", outside);
+  }
+  return "";
 }
 
 std::vector<std::string> SameResultsOnSeveralThreads(

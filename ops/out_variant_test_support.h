@@ -5,6 +5,7 @@
 #ifndef STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
 #define STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,20 @@ class Slots {
 // kernel's inputs' exact result) everywhere; else how far it exceeds it.
 std::string OutsideBound(const ErrorBound& bound, const std::vector<c10::IValue>& inputs,
                          const at::Tensor& exact, const at::Tensor& actual);
+
+// A weighted operator (a convolution, ...) of its input, weight and bias, in
+// the dtype they come in: ATen's op, which a kernel must match.
+using WeightedOp = std::function<at::Tensor(const at::Tensor& x, const at::Tensor& weight,
+                                            const c10::optional<at::Tensor>& bias)>;
+
+// One call of `node`'s kernel on `x` (its first input; the others are the
+// node's constants) in `slots`, checked against `op`: where ATen rejects `x`
+// the kernel must fail too; else it must succeed with ATen's shape,
+// contiguous, and its result and ATen's must both be within `bound` of the
+// float64 result. Returns "" or what failed.
+std::string CheckWeightedCall(const ErrorBound& bound, const SingleNode& node, Slots& slots,
+                              const at::Tensor& x, const at::Tensor& weight,
+                              const c10::optional<at::Tensor>& bias, const WeightedOp& op);
 
 // Runs `kernel` on each input set alone, then on all of them at once from one
 // thread each (50 calls per thread, own output slots): every call must

@@ -120,33 +120,14 @@ RC_GTEST_PROP(Conv3dProperty, WithinTheStatedBoundAsAtenIs, ()) {
   // Several calls on one set of slots: shapes change, output tensors are reused.
   for (int call = 0; call < 3; ++call) {
     const at::Tensor x = DrawInput(d, c);
-    c10::optional<at::Tensor> aten_result;
-    try {
-      aten_result = Convolve(c, x, c.weight, c.bias);
-    } catch (const std::exception&) {
-    }
-    const std::vector<c10::IValue> inputs = testing::InputsAfterConstants(conv.node, x);
-    const std::string error = slots.Run(conv.kernel, inputs);
-    if (!aten_result) {
-      RC_ASSERT(!error.empty());  // ATen rejects it: so must the kernel
-      continue;
-    }
-    RC_ASSERT(error == "");
-    const at::Tensor actual = slots.Output(0).toTensor();
-    RC_ASSERT(actual.sizes().equals(aten_result->sizes()));
-    RC_ASSERT(actual.is_contiguous());
-    const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
-    const at::Tensor exact = Convolve(
-        c, dbl(x), dbl(c.weight), c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt);
-    for (const auto& [who, result] :
-         {std::pair<const char*, at::Tensor>{"oneDNN", actual}, {"ATen", *aten_result}}) {
-      const std::string outside =
-          testing::OutsideBound(ops::Conv3dErrorBound, inputs, exact, result);
-      if (!outside.empty()) {
-        RC_FAIL(c10::str(who, ": ", outside, " weight ", c.weight.sizes(), " stride ", c.stride,
-                         " padding ", c.padding, " '", c.padding_mode, "' dilation ", c.dilation,
-                         " groups ", c.groups, " input ", x.sizes(), " call ", call));
-      }
+    const std::string failure = testing::CheckWeightedCall(
+        ops::Conv3dErrorBound, conv, slots, x, c.weight, c.bias,
+        [&c](const at::Tensor& input, const at::Tensor& weight,
+             const c10::optional<at::Tensor>& bias) { return Convolve(c, input, weight, bias); });
+    if (!failure.empty()) {
+      RC_FAIL(c10::str(failure, "; weight ", c.weight.sizes(), " stride ", c.stride, " padding ",
+                       c.padding, " '", c.padding_mode, "' dilation ", c.dilation, " groups ",
+                       c.groups, " input ", x.sizes(), " call ", call));
     }
   }
 }
