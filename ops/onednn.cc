@@ -119,32 +119,49 @@ void ReorderedPlan::Execute(void* src, void* dst) const {
   }
 }
 
-std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim) {
-  const size_t n = node->inputs().size();
+std::optional<FrozenWeight> ReadFrozenWeight(const torch::jit::Node* node, int64_t weight_dim) {
   const c10::optional<c10::IValue> weight = torch::jit::toIValue(node->input(1));
   const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
-  const c10::optional<c10::IValue> activation = torch::jit::toIValue(node->input(n - 3));
-  const c10::optional<c10::IValue> min_value = torch::jit::toIValue(node->input(n - 2));
-  const c10::optional<c10::IValue> max_value = torch::jit::toIValue(node->input(n - 1));
-  if (!weight || !bias || !activation || !min_value || !max_value || !weight->isTensor()) {
-    return std::nullopt;
-  }
-  FrozenParams params;
-  params.weight = weight->toTensor().contiguous();
-  if (params.weight.dim() != weight_dim || params.weight.scalar_type() != at::kFloat) {
+  if (!weight || !bias || !weight->isTensor()) return std::nullopt;
+  FrozenWeight frozen;
+  frozen.weight = weight->toTensor().contiguous();
+  if (frozen.weight.dim() != weight_dim || frozen.weight.scalar_type() != at::kFloat) {
     return std::nullopt;
   }
   if (bias->isTensor()) {
-    params.bias = bias->toTensor().contiguous();
-    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
-        params.bias.size(0) != params.weight.size(0)) {
-      return std::nullopt;
-    }
+    frozen.bias = bias->toTensor().contiguous();
+    if (frozen.bias.scalar_type() != at::kFloat || frozen.bias.dim() != 1) return std::nullopt;
+  } else if (!bias->isNone()) {
+    return std::nullopt;
   }
+  return frozen;
+}
+
+std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim) {
+  std::optional<FrozenWeight> frozen = ReadFrozenWeight(node, weight_dim);
+  const size_t n = node->inputs().size();
+  const c10::optional<c10::IValue> activation = torch::jit::toIValue(node->input(n - 3));
+  const c10::optional<c10::IValue> min_value = torch::jit::toIValue(node->input(n - 2));
+  const c10::optional<c10::IValue> max_value = torch::jit::toIValue(node->input(n - 1));
+  if (!frozen || !activation || !min_value || !max_value) return std::nullopt;
+  if (frozen->bias.defined() && frozen->bias.size(0) != frozen->weight.size(0)) {
+    return std::nullopt;
+  }
+  FrozenParams params;
+  static_cast<FrozenWeight&>(params) = *std::move(frozen);
   params.activation = activation->toStringRef();
   params.min_value = min_value->toDouble();
   params.max_value = max_value->toDouble();
   return params;
+}
+
+std::optional<std::vector<int64_t>> ConstantIntList(const torch::jit::Value* value, size_t size) {
+  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
+  if (!constant || !constant->isIntList()) return std::nullopt;
+  std::vector<int64_t> list = constant->toIntVector();
+  if (list.size() == 1) list.resize(size, list[0]);
+  if (list.size() != size) return std::nullopt;
+  return list;
 }
 
 void ApplyActivation(const FrozenParams& params, at::Tensor& out) {

@@ -138,20 +138,32 @@ class PlanCache {
   std::atomic<const Entry*> last_{nullptr};
 };
 
-// What a fused node with frozen weights (conv2d_fused, linear_fused) holds
-// constant: its weight (input 1, float32, made contiguous), its bias (input
-// 2: None, or float32 with one value per output channel; undefined when
-// None) and its activation (the last three inputs: name, min, max).
-struct FrozenParams {
+// What a weighted node (a convolution, a linear layer) holds constant: its
+// weight (input 1, float32, made contiguous) and its bias (input 2: None, or
+// a float32 vector; undefined when None). nullopt when either is not a
+// constant of that form, or the weight does not have `weight_dim`
+// dimensions: the node then falls back. The caller checks the bias's length
+// against its output channels.
+struct FrozenWeight {
   at::Tensor weight;
   at::Tensor bias;
+};
+std::optional<FrozenWeight> ReadFrozenWeight(const torch::jit::Node* node, int64_t weight_dim);
+
+// What a fused node with frozen weights (conv2d_fused, linear_fused) holds
+// constant: its weight and bias (ReadFrozenWeight; one bias value per output
+// channel, the weight's first dimension) and its activation (the last three
+// inputs: name, min, max).
+struct FrozenParams : FrozenWeight {
   std::string activation;
   double min_value = 0;
   double max_value = 0;
 };
-// nullopt when any of them is not a constant of that form, or the weight
-// does not have `weight_dim` dimensions: the node then falls back.
 std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim);
+
+// The constant int list `value` with `size` entries (one entry stands for
+// `size` copies of it, as ATen expands a convolution's stride), or nullopt.
+std::optional<std::vector<int64_t>> ConstantIntList(const torch::jit::Value* value, size_t size);
 
 // Applies `params`' activation to `out` in place as ATen does
 // (ops::ActivationInPlace), but silu and gelu of a dense float tensor with

@@ -155,16 +155,6 @@ class Conv3dKernel {
   onednn::PlanCache<std::unique_ptr<onednn::ReorderedPlan>> plans_;
 };
 
-// A constant int list of three values (one value means all three).
-std::optional<std::vector<int64_t>> Triple(const torch::jit::Value* value) {
-  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
-  if (!constant || !constant->isIntList()) return std::nullopt;
-  std::vector<int64_t> list = constant->toIntVector();
-  if (list.size() == 1) list.resize(3, list[0]);
-  if (list.size() != 3) return std::nullopt;
-  return list;
-}
-
 // The padding of the string overload (conv3d.padding) as ATen computes it:
 // "valid" is none, "same" dilation * (k - 1) / 2 on each side where that
 // total is even (ATen pads the input first otherwise, so the kernel
@@ -187,31 +177,23 @@ std::optional<std::vector<int64_t>> StringPadding(const torch::jit::Value* value
 }
 
 KernelOffer MakeConv3dKernel(const torch::jit::Node* node, bool string_padding) {
-  const c10::optional<c10::IValue> weight = torch::jit::toIValue(node->input(1));
-  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
+  std::optional<onednn::FrozenWeight> frozen = onednn::ReadFrozenWeight(node, 5);
   const c10::optional<c10::IValue> groups = torch::jit::toIValue(node->input(6));
-  if (!weight || !weight->isTensor() || !bias || !groups || !groups->isInt()) return Decline();
+  if (!frozen || !groups || !groups->isInt()) return Decline();
   Conv3dParams params;
   params.groups = groups->toInt();
-  params.weight = weight->toTensor().contiguous();
-  if (params.weight.scalar_type() != at::kFloat || params.weight.dim() != 5 || params.groups < 1 ||
-      params.weight.size(0) % params.groups != 0 || !params.weight.isfinite().all().item<bool>()) {
+  params.weight = std::move(frozen->weight);
+  params.bias = std::move(frozen->bias);
+  if (params.groups < 1 || params.weight.size(0) % params.groups != 0 ||
+      (params.bias.defined() && params.bias.size(0) != params.weight.size(0)) ||
+      !params.weight.isfinite().all().item<bool>()) {
     return Decline();  // ATen reports these, or computes them its way
   }
-  if (bias->isTensor()) {
-    params.bias = bias->toTensor().contiguous();
-    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
-        params.bias.size(0) != params.weight.size(0)) {
-      return Decline();
-    }
-  } else if (!bias->isNone()) {
-    return Decline();
-  }
-  auto stride = Triple(node->input(3));
-  auto dilation = Triple(node->input(5));
+  auto stride = onednn::ConstantIntList(node->input(3), 3);
+  auto dilation = onednn::ConstantIntList(node->input(5), 3);
   if (!stride || !dilation) return Decline();
   auto padding = string_padding ? StringPadding(node->input(4), params.weight, *dilation)
-                                : Triple(node->input(4));
+                                : onednn::ConstantIntList(node->input(4), 3);
   if (!padding) return Decline();
   for (int i = 0; i < 3; ++i) {
     if ((*stride)[i] < 1 || (*dilation)[i] < 1 || (*padding)[i] < 0) return Decline();

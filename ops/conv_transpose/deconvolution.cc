@@ -181,39 +181,26 @@ class DeconvolutionKernel {
 // the 2D hyper-parameter: `fill` across a 1D signal's height.
 std::optional<std::vector<int64_t>> HyperParameter(const torch::jit::Value* value, int64_t dims,
                                                    int64_t fill) {
-  const c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
-  if (!constant || !constant->isIntList()) return std::nullopt;
-  std::vector<int64_t> list = constant->toIntVector();
-  if (list.size() == 1) list.resize(dims, list[0]);
-  if (static_cast<int64_t>(list.size()) != dims) return std::nullopt;
-  if (dims == 1) list.insert(list.begin(), fill);
+  std::optional<std::vector<int64_t>> list =
+      onednn::ConstantIntList(value, static_cast<size_t>(dims));
+  if (list && dims == 1) list->insert(list->begin(), fill);
   return list;
 }
 
 KernelOffer MakeDeconvolutionKernel(const torch::jit::Node* node, int64_t spatial_dims) {
-  const c10::optional<c10::IValue> weight = torch::jit::toIValue(node->input(1));
-  const c10::optional<c10::IValue> bias = torch::jit::toIValue(node->input(2));
+  std::optional<onednn::FrozenWeight> frozen = onednn::ReadFrozenWeight(node, spatial_dims + 2);
   const c10::optional<c10::IValue> groups = torch::jit::toIValue(node->input(6));
-  if (!weight || !weight->isTensor() || !bias || !groups || !groups->isInt()) return Decline();
+  if (!frozen || !groups || !groups->isInt()) return Decline();
   DeconvParams params;
   params.spatial_dims = spatial_dims;
   params.groups = groups->toInt();
-  params.weight = weight->toTensor().contiguous();
-  if (params.weight.scalar_type() != at::kFloat || params.weight.dim() != spatial_dims + 2 ||
-      params.groups < 1 || params.weight.size(0) % params.groups != 0) {
+  params.weight = std::move(frozen->weight);
+  params.bias = std::move(frozen->bias);
+  if (params.groups < 1 || params.weight.size(0) % params.groups != 0 ||
+      (params.bias.defined() && params.bias.size(0) != params.weight.size(1) * params.groups)) {
     return Decline();  // ATen reports these
   }
   if (spatial_dims == 1) params.weight = params.weight.unsqueeze(2);
-  const int64_t out_channels = params.weight.size(1) * params.groups;
-  if (bias->isTensor()) {
-    params.bias = bias->toTensor().contiguous();
-    if (params.bias.scalar_type() != at::kFloat || params.bias.dim() != 1 ||
-        params.bias.size(0) != out_channels) {
-      return Decline();
-    }
-  } else if (!bias->isNone()) {
-    return Decline();
-  }
   auto stride = HyperParameter(node->input(3), spatial_dims, 1);
   auto padding = HyperParameter(node->input(4), spatial_dims, 0);
   auto output_padding = HyperParameter(node->input(5), spatial_dims, 0);
