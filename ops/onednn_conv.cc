@@ -447,32 +447,28 @@ class Conv2dKernel {
     //     on 112x112, 30-41 against 16-17 ms; a batch of 100 256-channel
     //     14x14 maps, Mask R-CNN's mask head, 757 against 506 ms); on
     //     smaller inputs neither wins clearly (measured at 14x14 to 56x56).
-    const memory::desc nChw8c_src = onednn::FloatDesc(src.dims(), memory::format_tag::nChw8c);
-    const memory::desc nChw8c_dst = onednn::FloatDesc(dst.dims(), memory::format_tag::nChw8c);
-    const auto blocked_avx2 = [&]() -> std::unique_ptr<onednn::ReorderedPlan> {
+    // The direct kernel on `tag` blocks, if oneDNN's choice there is `impl`.
+    const auto blocked = [&](memory::format_tag tag,
+                             const char* impl) -> std::unique_ptr<onednn::ReorderedPlan> {
       try {
-        const auto pd = describe(dnnl::algorithm::convolution_direct, nChw8c_src, nChw8c_dst);
-        if (pd.impl_info_str() == std::string("jit:avx2")) return reordered(pd);
+        const auto pd =
+            describe(dnnl::algorithm::convolution_direct, onednn::FloatDesc(src.dims(), tag),
+                     onednn::FloatDesc(dst.dims(), tag));
+        if (pd.impl_info_str() == std::string(impl)) return reordered(pd);
       } catch (const dnnl::error&) {
       }
       return nullptr;
     };
     const bool dense = params_.groups == 1 && in[1] >= kFirstLayerChannels;
     if (dense && in[2] == 1 && w.size(2) == 1) {
-      try {
-        const auto pd = describe(dnnl::algorithm::convolution_direct,
-                                 onednn::FloatDesc(src.dims(), memory::format_tag::nChw16c),
-                                 onednn::FloatDesc(dst.dims(), memory::format_tag::nChw16c));
-        if (pd.impl_info_str() == std::string("jit:avx512_core")) return reordered(pd);
-      } catch (const dnnl::error&) {
-      }
-      if (auto plan = blocked_avx2()) return plan;
+      if (auto plan = blocked(memory::format_tag::nChw16c, "jit:avx512_core")) return plan;
+      if (auto plan = blocked(memory::format_tag::nChw8c, "jit:avx2")) return plan;
     }
     const auto nhwc = describe(dnnl::algorithm::convolution_direct, src, dst);
     if (dense && w.size(2) * w.size(3) > 1 &&
         in[0] * in[1] * in[2] * in[3] >= kMinBlockedAvx2InputFloats &&
         nhwc.impl_info_str() == std::string("jit:avx2")) {
-      if (auto plan = blocked_avx2()) return plan;
+      if (auto plan = blocked(memory::format_tag::nChw8c, "jit:avx2")) return plan;
     }
     return reordered(nhwc);
   }
