@@ -129,6 +129,32 @@ bool CopyPickedRows(const at::Tensor& weight, const at::Tensor& indices, at::Ten
                                  : CopyRowsAt<int32_t>(weight, indices, out);
 }
 
+// aten::adaptive_avg_pool<dims>d, by ATen's `functional` form and `pool_out`.
+// The functional form computes an output of ones (a global pool) as a mean
+// over the pooled dims, another summation order than the pooling kernel's:
+// so does the out form.
+template <typename Functional, typename PoolOut>
+void RegisterAdaptiveAvgPool(const char* name, size_t dims, Functional functional,
+                             PoolOut pool_out) {
+  std::vector<int64_t> pooled_dims;
+  for (int64_t d = 1; d <= static_cast<int64_t>(dims); ++d) pooled_dims.push_back(-d);
+  RegisterOut(name, "", [=](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> size = io.Input(1).toIntVector();
+    const bool global = size.size() == dims && !self.is_quantized() &&
+                        std::all_of(size.begin(), size.end(), [](int64_t s) { return s == 1; });
+    WriteOutput(
+        io, 0, self.scalar_type(), [&] { return functional(self, size); },
+        [&](at::Tensor& out) {
+          if (global) {
+            at::mean_out(out, self, pooled_dims, /*keepdim=*/true);
+          } else {
+            pool_out(out, self, size);
+          }
+        });
+  });
+}
+
 void RegisterEmbeddingAndPooling() {
   // embedding = rows of `weight` picked by `indices`, shaped indices + [dim].
   RegisterOut("aten::embedding", "", [](NodeIO& io) {
@@ -150,39 +176,22 @@ void RegisterEmbeddingAndPooling() {
       out.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
     });
   });
-  RegisterOut("aten::adaptive_avg_pool2d", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const std::vector<int64_t> size = io.Input(1).toIntVector();
-    // ATen's functional form computes a 1x1 output as a mean over H and W
-    // (another summation order than the pooling kernel): so does the out form.
-    const bool global = size.size() == 2 && size[0] == 1 && size[1] == 1 && !self.is_quantized();
-    WriteOutput(
-        io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool2d(self, size); },
-        [&](at::Tensor& out) {
-          if (global) {
-            at::mean_out(out, self, {-1, -2}, /*keepdim=*/true);
-          } else {
-            at::cpu::adaptive_avg_pool2d_out(out, self, size);
-          }
-        });
-  });
-  RegisterOut("aten::adaptive_avg_pool3d", "", [](NodeIO& io) {
-    const at::Tensor& self = TensorArg(io, 0);
-    const std::vector<int64_t> size = io.Input(1).toIntVector();
-    // As in 2D: a 1x1x1 output is a mean over D, H and W in ATen's
-    // functional form (video classifiers' global pool).
-    const bool global =
-        size.size() == 3 && size[0] == 1 && size[1] == 1 && size[2] == 1 && !self.is_quantized();
-    WriteOutput(
-        io, 0, self.scalar_type(), [&] { return at::adaptive_avg_pool3d(self, size); },
-        [&](at::Tensor& out) {
-          if (global) {
-            at::mean_out(out, self, {-1, -2, -3}, /*keepdim=*/true);
-          } else {
-            at::adaptive_avg_pool3d_out(out, self, size);
-          }
-        });
-  });
+  RegisterAdaptiveAvgPool(
+      "aten::adaptive_avg_pool2d", 2,
+      [](const at::Tensor& self, at::IntArrayRef size) {
+        return at::adaptive_avg_pool2d(self, size);
+      },
+      [](at::Tensor& out, const at::Tensor& self, at::IntArrayRef size) {
+        at::cpu::adaptive_avg_pool2d_out(out, self, size);
+      });
+  RegisterAdaptiveAvgPool(  // video classifiers' global pool
+      "aten::adaptive_avg_pool3d", 3,
+      [](const at::Tensor& self, at::IntArrayRef size) {
+        return at::adaptive_avg_pool3d(self, size);
+      },
+      [](at::Tensor& out, const at::Tensor& self, at::IntArrayRef size) {
+        at::adaptive_avg_pool3d_out(out, self, size);
+      });
 }
 
 const bool kRegistered = [] {
