@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "ATen/ATen.h"
@@ -10,7 +11,10 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
@@ -35,6 +39,10 @@ void SetGeneratorState(at::Generator& generator, const at::Tensor& state) {
 }
 
 }  // namespace
+
+bool OutputsDiffer(const absl::Status& status) {
+  return status.GetPayload(kOutputsDifferPayload).has_value();
+}
 
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
@@ -61,6 +69,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   absl::StatusOr<c10::IValue> actual = runtime.Run(our_inputs);
   // Whatever is found, the runtime is left ready for the next run.
   auto release = absl::MakeCleanup([&runtime] { runtime.ReleaseOutputs(); });
+  absl::Status outputs_same;
   if (!jit_error.empty()) {
     if (when_the_jit_raises == WhenTheJitRaises::kFail) {
       return absl::InternalError(absl::StrCat("the JIT interpreter raised: ", jit_error));
@@ -73,7 +82,10 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
     return absl::InternalError(
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   } else {
-    RETURN_IF_ERROR(reference::Compare(expected, *actual, tolerance));
+    // Reported after the other checks: a caller may accept a difference
+    // it can explain (tools/sr/verify.cc), not a run that broke anything else.
+    outputs_same = reference::Compare(expected, *actual, tolerance);
+    if (!outputs_same.ok()) outputs_same.SetPayload(kOutputsDifferPayload, absl::Cord());
   }
   // What the run did to its inputs (a failed one: before it failed, and what
   // it undid, as a `with` block's __exit__) is what the JIT's did.
@@ -91,7 +103,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   if (runtime.NumHeldValues() != 0) {
     return absl::InternalError(absl::StrCat(runtime.NumHeldValues(), " intermediates left over"));
   }
-  return absl::OkStatus();
+  return outputs_same;
 }
 
 namespace {
@@ -108,6 +120,7 @@ class NodeChecker : public NodeObserver {
  public:
   void Before(const NodeDescription& node, const NodeIO& values) override {
     inputs_.clear();
+    if (status_.ok()) CheckInputsIntact(node, values);
     if (!Checked(node)) return;
     std::vector<c10::IValue> inputs;
     for (size_t i = 0; i < values.num_inputs(); ++i) inputs.push_back(values.Input(i));
@@ -115,8 +128,9 @@ class NodeChecker : public NodeObserver {
   }
 
   void After(const NodeDescription& node, const NodeIO& values) override {
+    RecordOutputs(node, values);
     if (!Checked(node)) return;
-    ++checked_;
+    ++counts_.checked;
     const std::string where =
         absl::StrCat("node ", node.position, " (", node.node->kind().toQualString(), ")");
     torch::jit::Stack expected;
@@ -140,6 +154,7 @@ class NodeChecker : public NodeObserver {
       // The bound is for the node's defined tensors (an attention's weights,
       // when not asked for, are undefined).
       const bool bounded = error_bound && actual.isTensor() && actual.toTensor().defined();
+      if (bounded && i == 0) ++counts_.bounded;
       absl::Status same =
           ValuesUnspecified(node.node->kind()) ? SameDtypeAndSizes(expected[i], actual)
           : bounded                            ? WithinBound(node, error_bound, actual, expected[i])
@@ -153,9 +168,79 @@ class NodeChecker : public NodeObserver {
   }
 
   const absl::Status& status() const { return status_; }
-  int checked() const { return checked_; }
+  const NodeCheckCounts& counts() const { return counts_; }
 
  private:
+  // What a tensor value holds: its dtype, sizes and bytes (nullopt for what
+  // has no bytes of its own to compare: not a tensor, nested, sparse).
+  static std::optional<size_t> Fingerprint(const c10::IValue& value) {
+    if (!value.isTensor()) return std::nullopt;
+    const at::Tensor& tensor = value.toTensor();
+    if (!tensor.defined()) return absl::HashOf(0);
+    if (tensor.is_nested() || tensor.layout() != at::kStrided) return std::nullopt;
+    const at::Tensor dense = tensor.contiguous();
+    const absl::string_view bytes(static_cast<const char*>(dense.data_ptr()),
+                                  dense.numel() * dense.element_size());
+    return absl::HashOf(static_cast<int>(dense.scalar_type()), dense.sizes().vec(), bytes);
+  }
+
+  // Remembers each used tensor output as its node made it; a node that
+  // writes to a tensor argument (in place, by its schema or conservatively)
+  // may change any of them, so what was remembered is forgotten.
+  void RecordOutputs(const NodeDescription& node, const NodeIO& values) {
+    if (WritesTensors(node.node)) made_.clear();
+    for (size_t i = 0; i < values.num_outputs(); ++i) {
+      const torch::jit::Value* value = node.node->outputs()[i];
+      if (!value->hasUses()) continue;
+      std::optional<size_t> fingerprint = Fingerprint(values.Output(i));
+      if (fingerprint) {
+        made_[value] = {*fingerprint, node.position};
+      } else {
+        made_.erase(value);
+      }
+    }
+  }
+
+  // Every input a node reads holds what its producer made: memory the plan
+  // recycled while the value was in use would change it in between (a
+  // consumer computing from the wrong bytes passes the check of its own
+  // result; this check does not).
+  void CheckInputsIntact(const NodeDescription& node, const NodeIO& values) {
+    for (size_t i = 0; i < values.num_inputs(); ++i) {
+      const auto made = made_.find(node.node->inputs()[i]);
+      if (made == made_.end()) continue;
+      if (Fingerprint(values.Input(i)) != made->second.fingerprint) {
+        status_ = absl::InternalError(absl::StrCat(
+            "node ", node.position, " (", node.node->kind().toQualString(), "), input ", i, " (%",
+            node.node->inputs()[i]->debugName(), ", made by node ", made->second.position,
+            "): changed between the node that made it and this one"));
+        return;
+      }
+    }
+  }
+
+  // Whether `node` may write to a tensor argument: an aliasing annotation
+  // that writes on a tensor argument, or conservative aliasing (a list's
+  // append writes the list, not its tensors).
+  static bool WritesTensors(const torch::jit::Node* node) {
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    const torch::jit::Operator* op = schema != nullptr ? node->maybeOperator() : nullptr;
+    if (op == nullptr) return node->hasSideEffects();
+    if (op->aliasAnalysisKind() == c10::AliasAnalysisKind::CONSERVATIVE) return true;
+    for (const c10::Argument& argument : schema->arguments()) {
+      const c10::AliasInfo* info = argument.alias_info();
+      if (info != nullptr && info->isWrite() &&
+          argument.type()->kind() == c10::TypeKind::TensorType) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  struct Made {
+    size_t fingerprint;
+    std::string position;  // of the node that made it
+  };
   // Kernels of our own; fallbacks are the JIT's operators already. Not the
   // asynchronous ones: a fork's call is checked through its results (the
   // JIT cannot run a prim::fork node on its own: it crashes).
@@ -247,14 +332,15 @@ class NodeChecker : public NodeObserver {
 
   std::vector<c10::IValue> inputs_;
   absl::flat_hash_map<const torch::jit::Node*, std::unique_ptr<torch::jit::Code>> codes_;
+  absl::flat_hash_map<const torch::jit::Value*, Made> made_;
   absl::Status status_;
-  int checked_ = 0;
+  NodeCheckCounts counts_;
 };
 
 }  // namespace
 
-absl::StatusOr<int> CheckNodesAgainstJit(StaticRuntime& runtime,
-                                         const std::vector<c10::IValue>& inputs) {
+absl::StatusOr<NodeCheckCounts> CheckNodesAgainstJit(StaticRuntime& runtime,
+                                                     const std::vector<c10::IValue>& inputs) {
   NodeChecker checker;
   // A copy: a model may write to its inputs.
   absl::StatusOr<c10::IValue> actual =
@@ -265,7 +351,7 @@ absl::StatusOr<int> CheckNodesAgainstJit(StaticRuntime& runtime,
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   }
   RETURN_IF_ERROR(checker.status());
-  return checker.checked();
+  return checker.counts();
 }
 
 }  // namespace golden

@@ -16,7 +16,10 @@ namespace {
 using testing::AllOf;
 using testing::HasSubstr;
 
-// //golden:wrong_flip_kernel, linked in, makes aten::flip wrong on purpose.
+// //golden:wrong_flip_kernel, linked in, makes aten::flip wrong on purpose;
+// //golden:bounded_test_kernels gives aten::logit a kernel whose rounding
+// is within its declared bound, and aten::rad2deg one that clobbers its
+// input.
 
 VerifyConfig TwoInputSets() {
   VerifyConfig config;
@@ -80,6 +83,46 @@ TEST(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
   EXPECT_TRUE(report.passed()) << text;
   EXPECT_THAT(text,
               AllOf(HasSubstr("warning: the model writes to its inputs"), HasSubstr("PASSED")));
+}
+
+// A kernel's declared rounding can change a discrete choice after it (here
+// an argmax between two equal values, as a detector's sort between equal
+// scores): every node still gives its JIT operator's result, so verify
+// passes and says why the outputs differ.
+TEST(VerifyTest, OutputsChangedByABoundedKernelsRoundingPassWithAWarning) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      "def forward(self, x):\n"
+      "    y = torch.logit(x)\n"
+      "    return torch.argmax(y), y\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  VerifyConfig config;
+  config.input_sets = {{"ties", {at::tensor({0.3f, 0.3f, 0.1f})}}};
+  const VerifyReport report = Verify(*module, config);
+  const std::string text = FormatVerifyReport(report, "m");
+  EXPECT_TRUE(report.passed()) << text;
+  EXPECT_THAT(text,
+              AllOf(HasSubstr("warning: outputs differ from the JIT's"), HasSubstr("output[0]"),
+                    HasSubstr("1 calls"), HasSubstr("--prepack-weights=false")))
+      << text;
+}
+
+// A value changed between the node that made it and a node reading it (what
+// memory recycled while in use does) fails, though every kernel computes
+// right from what it reads and the changing kernel has a declared bound.
+TEST(VerifyTest, AValueChangedWhileInUseFails) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      "def forward(self, x):\n"
+      "    y = x * 2.0\n"
+      "    z = torch.rad2deg(y)\n"
+      "    return z + y\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const VerifyReport report = Verify(*module, TwoInputSets());
+  ASSERT_FALSE(report.passed());
+  const std::string text = FormatVerifyReport(report, "m");
+  EXPECT_THAT(text, AllOf(HasSubstr("every kernel gives its node's JIT result"),
+                          HasSubstr("(aten::add), input 1"),
+                          HasSubstr("changed between the node that made it and this one")))
+      << text;
 }
 
 // Every corpus model passes, on two input sets of different shapes.
