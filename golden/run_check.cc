@@ -44,6 +44,10 @@ bool OutputsDiffer(const absl::Status& status) {
   return status.GetPayload(kOutputsDifferPayload).has_value();
 }
 
+bool JitRaised(const absl::Status& status) {
+  return status.GetPayload(kJitRaisedPayload).has_value();
+}
+
 absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runtime,
                                 const std::vector<c10::IValue>& inputs,
                                 WhenTheJitRaises when_the_jit_raises, c10::IValue* output,
@@ -72,7 +76,10 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   absl::Status outputs_same;
   if (!jit_error.empty()) {
     if (when_the_jit_raises == WhenTheJitRaises::kFail) {
-      return absl::InternalError(absl::StrCat("the JIT interpreter raised: ", jit_error));
+      absl::Status raised =
+          absl::InternalError(absl::StrCat("the JIT interpreter raised: ", jit_error));
+      raised.SetPayload(kJitRaisedPayload, absl::Cord());
+      return raised;
     }
     if (actual.ok()) {
       return absl::InternalError(absl::StrCat("the JIT raised but the static runtime returned ",

@@ -42,6 +42,10 @@ enum class WhenTheJitRaises {
 // changed inputs or values held after it) carries this payload.
 inline constexpr char kOutputsDifferPayload[] = "static_runtime/outputs-differ";
 bool OutputsDiffer(const absl::Status& status);
+// Its error when the JIT raised (under WhenTheJitRaises::kFail) carries
+// this one: the inputs, not the runtime, are at fault.
+inline constexpr char kJitRaisedPayload[] = "static_runtime/jit-raised";
+bool JitRaised(const absl::Status& status);
 
 absl::Status CheckRunAgainstJit(
     torch::jit::Module& module, StaticRuntime& runtime, const std::vector<c10::IValue>& inputs,

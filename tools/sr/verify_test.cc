@@ -57,6 +57,26 @@ TEST(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
               AllOf(HasSubstr("\"passed\": false"), HasSubstr("\"option_set\": \"as given\"")));
 }
 
+// Inputs the JIT itself raises on fail once, not once per option set and run.
+TEST(VerifyTest, InputsTheJitRaisesOnFailOnce) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      "def forward(self, x):\n"
+      "    assert x.dim() == 2, 'expected a matrix'\n"
+      "    return x * 2.0\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  VerifyConfig config = TwoInputSets();
+  config.input_sets.insert(config.input_sets.begin() + 1, {"vector", {at::randn({5})}});
+  const VerifyReport report = Verify(*module, config);
+  ASSERT_EQ(report.failures.size(), 1u) << FormatVerifyReport(report, "m");
+  EXPECT_EQ(report.failures[0].option_set, "as given");
+  EXPECT_EQ(report.failures[0].run, 2);
+  EXPECT_EQ(report.failures[0].input_set, "vector");
+  EXPECT_THAT(report.failures[0].detail,
+              AllOf(HasSubstr("the JIT interpreter raised"), HasSubstr("expected a matrix")));
+  // The other input sets still ran under every option set, twice.
+  EXPECT_EQ(report.runs, report.option_sets * 4 + 1);
+}
+
 // Dropout in training mode (Tacotron2's prenet keeps it in eval) and other
 // random draws: each side starts from the same generator state, so the
 // same draws in the same order give the JIT's result.
