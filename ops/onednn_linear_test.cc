@@ -104,8 +104,8 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
 }
 
 // Products large enough to leave SmallLinear, among them many rows into 1024
-// or more outputs (where oneDNN's gemm-based matmul takes the weight as
-// stored): within the bound, for row counts on both sides of that choice.
+// or more outputs, or 512 (where oneDNN's gemm-based matmul takes the weight
+// as stored): within the bound, for row counts on both sides of that choice.
 TEST(OneDnnLinearTest, ManyRowsIntoManyOutputsWithinTheDeclaredBound) {
   for (const auto& [k, n] : {std::pair<int64_t, int64_t>{96, 1024}, {64, 1100}, {80, 512}}) {
     LinearCase c;

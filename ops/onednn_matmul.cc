@@ -22,9 +22,12 @@ namespace {
 // weight as stored (188 and 256 x 256 x 1024, 128 x 768 x 3072, 200 x 512 x
 // 2048; one thread); for fewer rows or outputs its choice is as fast or
 // faster (8 x 512 x 512: 26 against 21; 16 x 768 x 3072: 25 against 22).
+// Its choice is slow too for 512 outputs (rows of 2 KB in [K, N]: the
+// cache sets alias; AMD Zen 3: 64, 128 and 256 rows x 512 x 512, 100 x
+// 768 x 512 at 53-69 GFLOP/s, against 78-96 with the weight as stored).
 // The brgemm matmul (AVX-512) packs the weight in a blocked layout of its own.
 bool PrefersWeightsAsStored(const std::string& implementation, int64_t rows, int64_t n) {
-  return absl::StartsWith(implementation, "gemm") && rows >= 64 && n >= 1024;
+  return absl::StartsWith(implementation, "gemm") && rows >= 64 && (n >= 1024 || n % 512 == 0);
 }
 
 }  // namespace
