@@ -1,7 +1,8 @@
 // The planner's poisoning mode: recycled arena memory holds the 0xFF pattern
 // from the first node after a tensor's last use until the tensor that takes
 // its bytes is made (under ASan: poisoned for it), and a tensor's bytes are
-// untouched while it lives.
+// untouched while it lives. And a slot holding a tensor whose storage
+// something else holds is let go, not recycled.
 #include "memory/planner.h"
 
 #include <cstdint>
@@ -97,6 +98,26 @@ TEST(PlannerTest, WithoutPoisoningRecycledBytesAreLeftAsTheyAre) {
   values[0].toTensor().resize_({4}).fill_(5.0f);
   planner.BeforeNode(1);
   EXPECT_TRUE(values[0].toTensor().equal(at::full({4}, 5.0f)));
+  planner.Release(absl::MakeSpan(values));
+}
+
+TEST(PlannerTest, ATensorWhoseStorageSomethingElseHoldsIsDroppedNotRecycled) {
+  MemoryPlanner planner({0}, {{0, 1, 0}}, {{4 * sizeof(float), at::kFloat}});
+  std::vector<c10::IValue> values(1);
+  planner.Allocate(absl::MakeSpan(values));
+  ASSERT_TRUE(planner.InArena(values[0].toTensor().storage().data()));
+  // A kernel put a view of a tensor that something else (a cache, the
+  // caller) holds into the slot, in place of the planned tensor.
+  const at::Tensor held = at::full({4}, 7.0f);
+  values[0] = held.view({2, 2});
+  planner.Release(absl::MakeSpan(values));
+  EXPECT_TRUE(values[0].isNone()) << "the slot lets go of the view";
+  ASSERT_NE(held.storage().data(), nullptr) << "the holder's storage was taken from it";
+  EXPECT_TRUE(held.equal(at::full({4}, 7.0f)));
+  // The next run's tensor is the arena's again, not the holder's memory.
+  planner.Allocate(absl::MakeSpan(values));
+  EXPECT_TRUE(planner.InArena(values[0].toTensor().storage().data()));
+  EXPECT_TRUE(held.equal(at::full({4}, 7.0f)));
   planner.Release(absl::MakeSpan(values));
 }
 

@@ -5,7 +5,9 @@
                   [--targets TARGETS] [--list]
 
 Each mutant of FILE (default tools/mutants.json: a list of objects with
-"name", "file", "find", "replace" and "why") is applied alone to a scratch
+"name", "file", "find", "replace", "why" and optionally "flags", Bazel
+flags its tests run with, e.g. ["--config=tsan"] for a race that only
+ThreadSanitizer sees) is applied alone to a scratch
 copy of this checkout (default /tmp/static_runtime_mutation, made or
 refreshed by copying, so Bazel builds it incrementally), then the tests run
 there (`bazel test --keep_going TARGETS`, default //...). A mutant is
@@ -61,10 +63,11 @@ def sync_scratch(scratch):
                     ignore=shutil.ignore_patterns(".git", "bazel-*"))
 
 
-def run_tests(scratch, targets):
+def run_tests(scratch, targets, flags=()):
     """'killed', 'survived' or 'stillborn', and the seconds it took."""
     start = time.time()
-    result = subprocess.run(["bazel", "test", "--keep_going"] + targets.split(), cwd=scratch,
+    result = subprocess.run(["bazel", "test", "--keep_going"] + list(flags) + targets.split(),
+                            cwd=scratch,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seconds = time.time() - start
     if result.returncode == 0:
@@ -98,11 +101,14 @@ def main():
         return 0
 
     sync_scratch(args.scratch)
-    # Unmutated, every test must pass: else every mutant would look killed.
-    fate, seconds, by = run_tests(args.scratch, args.targets)
-    print(f"{'baseline':<10} {'(no mutant)':<40} {seconds:6.0f} s  {by}", flush=True)
-    if fate != "survived":
-        sys.exit(f"mutate: the tests do not pass without a mutant ({fate}): fix that first")
+    # Unmutated, every test must pass under each mutant's flags: else every
+    # mutant would look killed.
+    for flags in sorted({tuple(mutant.get("flags", [])) for mutant in mutants}):
+        fate, seconds, by = run_tests(args.scratch, args.targets, flags)
+        label = f"(no mutant{', ' if flags else ''}{' '.join(flags)})"
+        print(f"{'baseline':<10} {label:<40} {seconds:6.0f} s  {by}", flush=True)
+        if fate != "survived":
+            sys.exit(f"mutate: the tests do not pass without a mutant ({fate}): fix that first")
     fates = {}
     for mutant in mutants:
         path = os.path.join(args.scratch, mutant["file"])
@@ -110,7 +116,7 @@ def main():
         with open(path, "w") as f:
             f.write(changed)
         try:
-            fate, seconds, by = run_tests(args.scratch, args.targets)
+            fate, seconds, by = run_tests(args.scratch, args.targets, mutant.get("flags", []))
         finally:
             with open(path, "w") as f:
                 f.write(original)
