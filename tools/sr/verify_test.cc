@@ -105,6 +105,41 @@ TEST(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
               AllOf(HasSubstr("warning: the model writes to its inputs"), HasSubstr("PASSED")));
 }
 
+// A model that changes its own state (a call counter, a buffer it
+// accumulates into), frozen or not: every run depends on the runs before
+// it, on both sides alike. The caller's module keeps its state.
+TEST(VerifyTest, AModelChangingItsOwnStatePassesWithAWarning) {
+  const char* counter =
+      "def forward(self, x):\n"
+      "    self.count += 1\n"
+      "    return x * float(self.count)\n";
+  const char* accumulator =
+      "def forward(self, x):\n"
+      "    self.running.add_(x.mean(0))\n"
+      "    return x - self.running\n";
+  for (const char* source : {counter, accumulator}) {
+    for (bool frozen : {false, true}) {
+      torch::jit::Module module("__torch__.Accumulates");
+      module.register_attribute("count", c10::IntType::get(), int64_t{0});
+      module.register_buffer("running", at::zeros({3}));
+      module.define(source);
+      module.eval();
+      if (frozen) module = torch::jit::freeze(module);  // keeps what forward changes
+      VerifyConfig config = TwoInputSets();
+      config.is_frozen = frozen;
+      const VerifyReport report = Verify(module, config);
+      const std::string text = FormatVerifyReport(report, "m");
+      EXPECT_TRUE(report.passed()) << (frozen ? "frozen: " : "") << source << text;
+      EXPECT_THAT(text, HasSubstr("warning: the model changes its own attributes")) << source;
+      // (Freezing drops the attribute the forward does not use.)
+      if (module.hasattr("count")) EXPECT_EQ(module.attr("count").toInt(), 0) << source;
+      if (module.hasattr("running")) {
+        EXPECT_TRUE(module.attr("running").toTensor().equal(at::zeros({3}))) << source;
+      }
+    }
+  }
+}
+
 // A kernel's declared rounding can change a discrete choice after it (here
 // an argmax between two equal values, as a detector's sort between equal
 // scores): every node still gives its JIT operator's result, so verify
