@@ -467,6 +467,32 @@ std::map<std::string, Spec> NnSpecs() {
     };
     return {x, groups, affine(), affine(), 1e-5, true};
   }};
+  // Instance norms of rank 3 to 5, weight and bias optional (sometimes of
+  // the wrong size: ATen's error), doubles, channels-last and strided inputs;
+  // sometimes with running statistics (then not use_input_stats, ATen's
+  // op), or without input statistics and without running ones (ATen's
+  // error).
+  specs["aten::instance_norm."] = {[](const Call& c) -> Inputs {
+    const int64_t rank = c.Rank(3, 5);
+    const std::vector<int64_t> shape = c.NonEmptyShape(rank);
+    const at::ScalarType t = c.draw.Int(0, 4) == 0 ? at::kDouble : at::kFloat;
+    at::Tensor x = c.draw.Tensor(shape, t);
+    if (rank == 4 && c.draw.Int(0, 3) == 0) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+    const int64_t channels = shape[1] + (c.draw.Int(0, 19) == 0 ? 1 : 0);
+    auto affine = [&]() {
+      return c.draw.Bool() ? c10::IValue() : c10::IValue(c.draw.Tensor({channels}, t));
+    };
+    const int kind = c.draw.Int(0, 9);  // 0: running statistics, 1: none at all
+    // ATen writes the mean over the batch of the repeated running statistics
+    // back into them, which rounds, and the JIT runs first on the same
+    // inputs: quarters, whose sums and means are exact, keep them as drawn.
+    auto quarters = [&](double offset) {
+      return c10::IValue((c.draw.Tensor({shape[1]}, t).abs() * 4).round() / 4 + offset);
+    };
+    const c10::IValue running_mean = kind == 0 ? quarters(-1.0) : c10::IValue();
+    const c10::IValue running_var = kind == 0 ? quarters(0.5) : c10::IValue();
+    return {x, affine(), affine(), running_mean, running_var, kind > 1, 0.1, 1e-5, true};
+  }};
   // PReLU with one weight or one per channel (dimension 1), rank 1 to 4,
   // NaN, infinities and signed zeros sometimes; doubles, strided inputs and
   // a weight of the wrong size (ATen's error) too.
@@ -490,6 +516,15 @@ std::map<std::string, Spec> NnSpecs() {
     return x.numel() > 0 && x.is_contiguous() &&
            x.suggest_memory_format() == at::MemoryFormat::Contiguous &&
            x.size(1) % inputs[1].toInt() == 0 && plain(inputs[2]) && plain(inputs[3]);
+  };
+  specs["aten::instance_norm."].writes_into_output = [](const Inputs& inputs) {
+    const at::Tensor& x = inputs[0].toTensor();
+    const auto plain = [&](const c10::IValue& v) {
+      return v.isNone() || (v.toTensor().is_contiguous() && v.toTensor().size(0) == x.size(1));
+    };
+    return x.numel() > 0 && x.is_contiguous() &&
+           x.suggest_memory_format() == at::MemoryFormat::Contiguous && plain(inputs[1]) &&
+           plain(inputs[2]) && inputs[3].isNone() && inputs[4].isNone() && inputs[5].toBool();
   };
   specs["aten::prelu."].writes_into_output = [](const Inputs& inputs) {
     const at::Tensor& x = inputs[0].toTensor();

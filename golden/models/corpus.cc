@@ -1022,6 +1022,22 @@ def forward(self, x):
          return {rng.Normal({size, 4, 3 + 6 * size, 2 + 5 * size})};
        }});
 
+  // Instance norms (nn.InstanceNorm2d and 1d without running statistics, as
+  // style-transfer, optical-flow and audio networks use them): affine after
+  // a convolution, and plain over a flattened signal.
+  add({"instance_norms",
+       R"(
+def forward(self, x):
+    y = torch.conv2d(x, self.c_w, None, [1, 1], [1, 1])
+    y = torch.instance_norm(y, self.n_w, self.n_b, None, None, True, 0.1, 1e-05, True)
+    z = torch.instance_norm(x.flatten(2), None, None, None, None, True, 0.1, 1e-05, True)
+    return torch.relu(y), z
+)",
+       {{"c_w", {4, 3, 3, 3}}, {"n_w", {4}}, {"n_b", {4}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size, 3, 2 + 3 * size, 3 + 4 * size})};
+       }});
+
   // Temporal convolutions: dilated, strided and grouped conv1d, batched and
   // on one unbatched sequence.
   add({"conv1d_temporal",
