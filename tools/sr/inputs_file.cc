@@ -1,10 +1,12 @@
 #include "tools/sr/inputs_file.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "caffe2/serialize/inline_container.h"
 #include "errors/status_from_exception.h"
 #include "load/archive_check.h"
@@ -53,6 +55,48 @@ absl::StatusOr<std::vector<c10::IValue>> LoadInputsFile(const std::string& path)
   if (value.isTuple()) return value.toTupleRef().elements().vec();
   if (value.isList()) return value.toList().vec();
   return std::vector<c10::IValue>{value};
+}
+
+absl::StatusOr<std::vector<c10::IValue>> ArgumentsFromInputs(std::vector<c10::IValue> values,
+                                                             const c10::FunctionSchema& schema) {
+  const std::vector<c10::Argument>& all = schema.arguments();
+  const bool has_self = !all.empty() && all[0].name() == "self";
+  const std::vector<c10::Argument> arguments(all.begin() + (has_self ? 1 : 0), all.end());
+  if (values.size() != 1 || !values[0].isGenericDict() || arguments.empty() ||
+      arguments[0].type()->kind() == c10::TypeKind::DictType ||
+      arguments[0].type()->kind() == c10::TypeKind::AnyType) {
+    return values;
+  }
+  const c10::impl::GenericDict dict = values[0].toGenericDict();
+  if (dict.empty()) return values;
+  for (const auto& entry : dict) {
+    if (!entry.key().isString()) return values;
+  }
+  std::vector<std::string> names;
+  for (const c10::Argument& argument : arguments) names.push_back(argument.name());
+  const std::string signature = absl::StrCat(schema.name(), "(", absl::StrJoin(names, ", "), ")");
+  for (const auto& entry : dict) {
+    const std::string key = entry.key().toStringRef();
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the inputs are a dict of keyword arguments, and its key '", key,
+                       "' names no argument of ", signature));
+    }
+  }
+  std::vector<c10::IValue> positional;
+  for (const c10::Argument& argument : arguments) {
+    const auto found = dict.find(argument.name());
+    if (found != dict.end()) {
+      positional.push_back(found->value());
+    } else if (argument.default_value()) {
+      positional.push_back(*argument.default_value());
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the inputs are a dict of keyword arguments without argument '",
+                       argument.name(), "' of ", signature, ", which has no default"));
+    }
+  }
+  return positional;
 }
 
 }  // namespace sr

@@ -18,6 +18,7 @@
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "torch/csrc/jit/frontend/function_schema_parser.h"
 
 namespace static_runtime {
 namespace sr {
@@ -65,6 +66,52 @@ TEST(InputsFileTest, Errors) {
   EXPECT_EQ(cut.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(cut.status().message()),
               testing::HasSubstr("not a file written by torch.save"));
+}
+
+// A dict saved as the inputs of a method whose first argument is no dict
+// holds keyword arguments.
+TEST(InputsFileTest, ADictOfKeywordArguments) {
+  const c10::FunctionSchema schema = torch::jit::parseSchema(
+      "forward(Tensor self, Tensor x, Tensor mask, float scale=2.0) -> Tensor");
+  const at::Tensor x = at::ones({2}), mask = at::zeros({2});
+  c10::Dict<std::string, at::Tensor> kwargs;
+  kwargs.insert("mask", mask);
+  kwargs.insert("x", x);
+  auto arguments = ArgumentsFromInputs({kwargs}, schema);
+  ASSERT_TRUE(arguments.ok()) << arguments.status();
+  ASSERT_EQ(arguments->size(), 3u);
+  EXPECT_TRUE((*arguments)[0].toTensor().is_same(x));
+  EXPECT_TRUE((*arguments)[1].toTensor().is_same(mask));
+  EXPECT_EQ((*arguments)[2].toDouble(), 2.0);
+
+  kwargs.insert("masks", mask);
+  auto unknown = ArgumentsFromInputs({kwargs}, schema);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(unknown.status().message()),
+      testing::AllOf(testing::HasSubstr("'masks'"), testing::HasSubstr("forward(x, mask, scale)")));
+  c10::Dict<std::string, at::Tensor> partial;
+  partial.insert("x", x);
+  auto missing = ArgumentsFromInputs({partial}, schema);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(missing.status().message()), testing::HasSubstr("'mask'"));
+}
+
+TEST(InputsFileTest, ADictForADictArgumentAndSeveralValuesStayAsTheyAre) {
+  c10::Dict<std::string, at::Tensor> features;
+  features.insert("x", at::ones({2}));
+  const c10::FunctionSchema takes_dict =
+      torch::jit::parseSchema("forward(Tensor self, Dict(str, Tensor) features) -> Tensor");
+  auto same = ArgumentsFromInputs({features}, takes_dict);
+  ASSERT_TRUE(same.ok()) << same.status();
+  ASSERT_EQ(same->size(), 1u);
+  EXPECT_TRUE((*same)[0].isGenericDict());
+  const c10::FunctionSchema takes_two =
+      torch::jit::parseSchema("forward(Tensor self, Tensor x, Tensor mask) -> Tensor");
+  auto positional = ArgumentsFromInputs({features, at::zeros({1})}, takes_two);
+  ASSERT_TRUE(positional.ok()) << positional.status();
+  EXPECT_EQ(positional->size(), 2u);
+  EXPECT_TRUE((*positional)[0].isGenericDict());
 }
 
 TEST(InputsFileTest, OneItemListsAndOneEntryDicts) {

@@ -130,6 +130,17 @@ if ! "$SR" bench "${TESTDATA}/to_dtype_in_if.pt" --inputs="${TESTDATA}/to_dtype_
   echo "FAIL: sr bench of a model with aten::to inside an If"
   failures=$((failures + 1))
 fi
+# The same inputs as a dict of keyword arguments:
+#   torch.save({"mask": torch.tensor([True, False, True]), "x": torch.randn(3)},
+#              "to_dtype_in_if_kwargs.pt")
+# and with a key that names no argument ("masks"): to_dtype_in_if_bad_kwargs.pt.
+if ! "$SR" verify "${TESTDATA}/to_dtype_in_if.pt" --inputs="${TESTDATA}/to_dtype_in_if_kwargs.pt" \
+    | grep -q "0 failed: PASSED"; then
+  echo "FAIL: sr verify with a dict of keyword arguments"
+  failures=$((failures + 1))
+fi
+expect_error 1 "its key 'masks' names no argument of forward(x, mask)" \
+  bench "${TESTDATA}/to_dtype_in_if.pt" --inputs="${TESTDATA}/to_dtype_in_if_bad_kwargs.pt"
 
 expect_error 2 "export needs --model-out=FILE and --inputs-out=FILE" export --model-out=x.pt
 # export, then bench the exported files: the round trip gives the same model

@@ -178,6 +178,11 @@ absl::StatusOr<std::vector<c10::IValue>> LoadInputs(const Args& args) {
       args.Int("seed"));
 }
 
+// The schema of `module`'s forward method.
+const c10::FunctionSchema& ForwardSchema(const torch::jit::Module& module) {
+  return module.get_method(ForwardMethodName(module)).function().getSchema();
+}
+
 // True if the model named on the command line is a compiled package.
 bool IsPackage(const Args& args) {
   return !args.positional().empty() && absl::EndsWith(args.positional()[0], ".srpkg");
@@ -302,6 +307,10 @@ int PrepareRun(const Args& args, const char* command, RunSetup& setup) {
     setup.module = *std::move(module);
   }
   absl::StatusOr<std::vector<c10::IValue>> inputs = LoadInputs(args);
+  if (inputs.ok()) {
+    inputs = ArgumentsFromInputs(
+        *std::move(inputs), setup.package ? setup.package->schema() : ForwardSchema(setup.module));
+  }
   if (!inputs.ok()) return Fail(1, std::string(inputs.status().message()));
   setup.inputs = *std::move(inputs);
   SetIntraOpThreads(args.Int("intra_op_threads"));
@@ -493,11 +502,13 @@ int ExportCommand(const Args& args) {
 
 // verify's input sets: each file of --inputs (comma separated), and each
 // alternative of --input-spec ('|' separated) with --seeds seeds.
-absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args) {
+absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args,
+                                                      const c10::FunctionSchema& schema) {
   std::vector<InputSet> sets;
   if (args.Given("inputs")) {
     for (absl::string_view file : absl::StrSplit(args.String("inputs"), ',', absl::SkipEmpty())) {
       ASSIGN_OR_RETURN(std::vector<c10::IValue> inputs, LoadInputsFile(std::string(file)));
+      ASSIGN_OR_RETURN(inputs, ArgumentsFromInputs(std::move(inputs), schema));
       sets.push_back({std::string(file), std::move(inputs)});
     }
   }
@@ -530,7 +541,7 @@ int VerifyCommand(const Args& args) {
   absl::Status valid = ValidateOptions(config.options);
   if (!valid.ok()) return Fail(2, std::string(valid.message()));
   config.is_frozen = args.Bool("frozen");
-  absl::StatusOr<std::vector<InputSet>> input_sets = VerifyInputSets(args);
+  absl::StatusOr<std::vector<InputSet>> input_sets = VerifyInputSets(args, ForwardSchema(*module));
   if (!input_sets.ok()) {
     return Fail(input_sets.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1,
                 std::string(input_sets.status().message()));
@@ -601,6 +612,12 @@ int CompileCommand(const Args& args) {
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<torch::jit::Module> module = LoadModuleFromBytes(*bytes);
   if (!module.ok()) return Fail(1, absl::StrCat("'", path, "' is ", module.status().message()));
+  if (!inputs.empty()) {
+    absl::StatusOr<std::vector<c10::IValue>> arguments =
+        ArgumentsFromInputs(std::move(inputs), ForwardSchema(*module));
+    if (!arguments.ok()) return Fail(1, std::string(arguments.status().message()));
+    inputs = *std::move(arguments);
+  }
   absl::StatusOr<StaticModule::Ptr> static_module =
       StaticModule::FromModule(*module, args.Bool("frozen"), options, inputs);
   if (!static_module.ok()) return Fail(1, std::string(static_module.status().message()));

@@ -44,9 +44,35 @@ def parse_options(flags):
     return options
 
 
-def load_inputs(path):
+def load_inputs(path, model):
+    """The positional arguments of `model`'s forward from a torch.save'd
+    file: a tuple or list is the arguments, any other value the only one,
+    unless it is a dict with string keys and forward's first argument takes
+    no dict: then it holds keyword arguments, put in the schema's order with
+    the defaults of those it leaves out (as the sr tool reads it)."""
     inputs = torch.load(path)
-    return tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if not isinstance(inputs, dict) or not inputs or \
+            not all(isinstance(key, str) for key in inputs):
+        return tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    arguments = [a for a in model.forward.schema.arguments if a.name != "self"]
+    if not arguments or arguments[0].type.kind() in ("DictType", "AnyType"):
+        return (inputs,)
+    names = [a.name for a in arguments]
+    signature = f"forward({', '.join(names)})"
+    for key in inputs:
+        if key not in names:
+            raise ValueError(f"the inputs are a dict of keyword arguments, and its key "
+                             f"'{key}' names no argument of {signature}")
+    positional = []
+    for argument in arguments:
+        if argument.name in inputs:
+            positional.append(inputs[argument.name])
+        elif argument.has_default_value():
+            positional.append(argument.default_value)
+        else:
+            raise ValueError(f"the inputs are a dict of keyword arguments without argument "
+                             f"'{argument.name}' of {signature}, which has no default")
+    return tuple(positional)
 
 
 def copied(value):
@@ -96,7 +122,7 @@ def difference(expected, actual, exact):
 
 def verify(model_path, input_paths, rounds, given):
     model = torch.jit.load(model_path).eval()
-    input_sets = [(path, load_inputs(path)) for path in input_paths]
+    input_sets = [(path, load_inputs(path, model)) for path in input_paths]
     option_sets = {"as given": given}
     option_sets.update({name: options
                         for name, options in static_runtime.standard_option_sets().items()
@@ -142,7 +168,8 @@ def main(argv=None):
     commands = parser.add_subparsers(dest="command", required=True)
     bench = commands.add_parser("bench", help="time a saved model")
     bench.add_argument("model", help="a torch.jit.save archive")
-    bench.add_argument("--inputs", required=True, help="a torch.save'd tuple or list of inputs")
+    bench.add_argument("--inputs", required=True,
+                       help="a torch.save'd tuple or list of inputs, or dict of keyword arguments")
     bench.add_argument("--iters", type=int, default=100)
     bench.add_argument("--warmup", type=int, default=10)
     bench.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
@@ -163,7 +190,8 @@ def main(argv=None):
         return 2
     try:
         model = torch.jit.load(args.model).eval()
-        inputs = load_inputs(args.inputs) if args.inputs and args.command != "verify" else ()
+        inputs = load_inputs(args.inputs, model) if args.inputs and args.command != "verify" \
+            else ()
     except Exception as error:  # a missing or unreadable file
         print(f"static_runtime: cannot load: {error}", file=sys.stderr)
         return 1
@@ -176,7 +204,7 @@ def main(argv=None):
     if args.command == "verify":
         try:
             return verify(args.model, args.inputs.split(","), args.rounds, options)
-        except (OSError, RuntimeError) as error:
+        except (OSError, RuntimeError, ValueError) as error:
             print(f"static_runtime: cannot load: {error}", file=sys.stderr)
             return 1
     static = static_runtime.StaticModule(model, sample_inputs=inputs, **options)

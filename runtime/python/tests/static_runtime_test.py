@@ -232,6 +232,38 @@ class StaticModuleTest(unittest.TestCase):
             self.assertEqual(code, 1)
             self.assertIn("cannot load", err.getvalue())
 
+    def test_command_line_reads_a_dict_of_keyword_arguments(self):
+        from static_runtime import __main__ as command_line
+
+        class TwoInputs(nn.Module):
+            def forward(self, tokens: Tensor, mask: Tensor, scale: float = 2.0) -> Tensor:
+                return tokens.masked_fill(mask, 0.0) * scale
+
+        with tempfile.TemporaryDirectory() as directory:
+            model = os.path.join(directory, "model.pt")
+            torch.jit.save(script(TwoInputs()), model)
+            kwargs = os.path.join(directory, "kwargs.pt")
+            torch.save({"mask": torch.rand(3, 4) > 0.5, "tokens": torch.randn(3, 4)}, kwargs)
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                code = command_line.main(["verify", model, "--inputs", kwargs])
+            self.assertEqual(code, 0, out.getvalue())
+            self.assertIn("PASSED", out.getvalue())
+            # A dict model's dict stays its one argument.
+            dict_model = os.path.join(directory, "dict_model.pt")
+            torch.jit.save(script(DictModel()), dict_model)
+            features = os.path.join(directory, "features.pt")
+            torch.save({"dense": torch.randn(2, 8), "extra": torch.randn(2, 8)}, features)
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                code = command_line.main(["verify", dict_model, "--inputs", features])
+            self.assertEqual(code, 0, out.getvalue())
+            unknown = os.path.join(directory, "unknown.pt")
+            torch.save({"tokens": torch.randn(3, 4), "masks": torch.rand(3, 4) > 0.5}, unknown)
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                code = command_line.main(["verify", model, "--inputs", unknown])
+            self.assertEqual(code, 1)
+            self.assertIn("'masks' names no argument of forward(tokens, mask, scale)",
+                          err.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()
