@@ -62,9 +62,10 @@ absl::StatusOr<std::vector<c10::IValue>> ArgumentsFromInputs(std::vector<c10::IV
   const std::vector<c10::Argument>& all = schema.arguments();
   const bool has_self = !all.empty() && all[0].name() == "self";
   const std::vector<c10::Argument> arguments(all.begin() + (has_self ? 1 : 0), all.end());
-  if (values.size() != 1 || !values[0].isGenericDict() || arguments.empty() ||
-      arguments[0].type()->kind() == c10::TypeKind::DictType ||
-      arguments[0].type()->kind() == c10::TypeKind::AnyType) {
+  if (values.size() != 1 || !values[0].isGenericDict() || arguments.empty()) return values;
+  c10::TypePtr first = arguments[0].type();
+  if (const auto optional = first->cast<c10::OptionalType>()) first = optional->getElementType();
+  if (first->kind() == c10::TypeKind::DictType || first->kind() == c10::TypeKind::AnyType) {
     return values;
   }
   const c10::impl::GenericDict dict = values[0].toGenericDict();

@@ -23,7 +23,7 @@ absl::StatusOr<std::vector<c10::IValue>> LoadInputsFile(const std::string& path)
 // The positional arguments of the method `schema` describes (its first
 // argument, self, left out) from an inputs file's values: the values as they
 // are, unless the file holds one dict with string keys and the method's
-// first argument does not take a dict. Then the dict holds the keyword
+// first argument does not take a dict (or an optional one, or Any). Then the dict holds the keyword
 // arguments (torch.save({"input_ids": ..., "attention_mask": ...})): their
 // values in the schema's order, the defaults of those it leaves out.
 // InvalidArgument naming a key that is no argument, or an argument without a

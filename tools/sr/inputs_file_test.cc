@@ -106,6 +106,12 @@ TEST(InputsFileTest, ADictForADictArgumentAndSeveralValuesStayAsTheyAre) {
   ASSERT_TRUE(same.ok()) << same.status();
   ASSERT_EQ(same->size(), 1u);
   EXPECT_TRUE((*same)[0].isGenericDict());
+  const c10::FunctionSchema takes_optional_dict =
+      torch::jit::parseSchema("forward(Tensor self, Dict(str, Tensor)? features=None) -> Tensor");
+  auto optional = ArgumentsFromInputs({features}, takes_optional_dict);
+  ASSERT_TRUE(optional.ok()) << optional.status();
+  ASSERT_EQ(optional->size(), 1u);
+  EXPECT_TRUE((*optional)[0].isGenericDict());
   const c10::FunctionSchema takes_two =
       torch::jit::parseSchema("forward(Tensor self, Tensor x, Tensor mask) -> Tensor");
   auto positional = ArgumentsFromInputs({features, at::zeros({1})}, takes_two);

@@ -48,14 +48,17 @@ def load_inputs(path, model):
     """The positional arguments of `model`'s forward from a torch.save'd
     file: a tuple or list is the arguments, any other value the only one,
     unless it is a dict with string keys and forward's first argument takes
-    no dict: then it holds keyword arguments, put in the schema's order with
+    no dict (nor an optional one, nor Any): then it holds keyword arguments, put in the schema's order with
     the defaults of those it leaves out (as the sr tool reads it)."""
     inputs = torch.load(path)
     if not isinstance(inputs, dict) or not inputs or \
             not all(isinstance(key, str) for key in inputs):
         return tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     arguments = [a for a in model.forward.schema.arguments if a.name != "self"]
-    if not arguments or arguments[0].type.kind() in ("DictType", "AnyType"):
+    first = arguments[0].type if arguments else None
+    if first is not None and first.kind() == "OptionalType":
+        first = first.getElementType()
+    if first is None or first.kind() in ("DictType", "AnyType"):
         return (inputs,)
     names = [a.name for a in arguments]
     signature = f"forward({', '.join(names)})"
