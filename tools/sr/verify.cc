@@ -1,6 +1,7 @@
 #include "tools/sr/verify.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -18,8 +19,18 @@ namespace static_runtime {
 namespace sr {
 namespace {
 
+constexpr char kWritesInputs[] =
+    "the model writes to its inputs in place: as with the JIT, a caller's tensors, lists and "
+    "dicts change (the runtime's changes equal the JIT's)";
 constexpr char kChangesHeldOutputs[] =
     "the model changes outputs of earlier runs a caller still holds, as the JIT's runs do";
+
+// Adds `warning` to the report unless it is there already.
+void WarnOnce(VerifyReport& report, const std::string& warning) {
+  if (std::find(report.warnings.begin(), report.warnings.end(), warning) == report.warnings.end()) {
+    report.warnings.push_back(warning);
+  }
+}
 
 // The flags as given, then every standard set but the defaults.
 std::vector<golden::OptionSet> OptionSetsFor(const Options& given) {
@@ -74,14 +85,15 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
   const std::shared_ptr<torch::jit::Graph> forward = InlinedForward(jit);
   const int batch_norms = BatchNorms(*forward);
   // A model that changes its own state: both sides start each option set
-  // from the saved state and run in step, so no extra run on one side.
+  // from the saved state and run in step; the node-by-node check, another
+  // run, runs on a runtime of its own.
   const bool changes_state = ChangesModuleState(forward);
   if (changes_state) {
     report.warnings.push_back(
         "the model changes its own attributes (prim::SetAttr, or an in-place write to an "
         "attribute): each option set starts the JIT and the runtime from the model's saved "
-        "state and compares their runs in order; the node-by-node check is left out (it runs "
-        "the model once more on one side)");
+        "state and compares their runs in order; the node-by-node check runs on a runtime of "
+        "its own, from another copy of the model");
   }
   // Input sets the JIT itself raises on: reported once, left out after.
   std::vector<bool> jit_raises(config.input_sets.size(), false);
@@ -103,6 +115,17 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
       continue;
     }
     StaticRuntime runtime(*static_module);
+    std::unique_ptr<StaticRuntime> own_node_runtime;
+    if (changes_state) {
+      absl::StatusOr<StaticModule::Ptr> copy =
+          StaticModule::FromModule(module.clone(), config.is_frozen, set.options);
+      if (!copy.ok()) {
+        fail(0, "", "the runtime prepares the model", copy.status().message());
+        continue;
+      }
+      own_node_runtime = std::make_unique<StaticRuntime>(*copy);
+    }
+    StaticRuntime& node_runtime = own_node_runtime ? *own_node_runtime : runtime;
     // Weights pre-packed: batch norms folded into convolutions, another
     // rounding than the JIT's (declared as kernels' bounds are).
     const int folded_batch_norms =
@@ -147,24 +170,18 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
                same.message());
           continue;
         }
-        if (wrote_inputs && report.warnings.empty()) {
-          report.warnings.push_back(
-              "the model writes to its inputs in place: as with the JIT, a caller's tensors, "
-              "lists and dicts change (the runtime's changes equal the JIT's)");
-        }
-        absl::StatusOr<golden::NodeCheckCounts> nodes = golden::NodeCheckCounts{};
-        if (!changes_state) {
-          nodes = golden::CheckNodesAgainstJit(runtime, *inputs);
-          if (!nodes.ok()) {
-            fail(run, input_set.name, "every kernel gives its node's JIT result",
-                 nodes.status().message());
-          }
+        if (wrote_inputs) WarnOnce(report, kWritesInputs);
+        const absl::StatusOr<golden::NodeCheckCounts> nodes =
+            golden::CheckNodesAgainstJit(node_runtime, *inputs);
+        if (!nodes.ok()) {
+          fail(run, input_set.name, "every kernel gives its node's JIT result",
+               nodes.status().message());
         }
         // Outputs beyond the whole-model tolerance, from a run whose every
         // node gave its JIT operator's result on intact inputs, and whose
         // only other arithmetic is declared rounding (kernels' bounds, folded
         // batch norms): that rounding changed a discrete choice downstream.
-        const bool explained = golden::OutputsDiffer(same) && !changes_state && nodes.ok() &&
+        const bool explained = golden::OutputsDiffer(same) && nodes.ok() &&
                                (nodes->bounded > 0 || folded_batch_norms > 0);
         if (explained && !explained_difference) {
           explained_difference = true;
@@ -188,10 +205,7 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
             // A model may change what it returned before (RAFT does): the
             // JIT's own held output changes too.
             if (!reference::ExactlyEqual(jit_held_copy, jit_held)) {
-              if (std::find(report.warnings.begin(), report.warnings.end(), kChangesHeldOutputs) ==
-                  report.warnings.end()) {
-                report.warnings.push_back(kChangesHeldOutputs);
-              }
+              WarnOnce(report, kChangesHeldOutputs);
             } else {
               fail(run, input_set.name, "an output held from the previous run is unchanged",
                    absl::StrCat("the output of run ", run - 1, " (", held_from,

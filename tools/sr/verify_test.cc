@@ -140,6 +140,24 @@ TEST(VerifyTest, AModelChangingItsOwnStatePassesWithAWarning) {
   }
 }
 
+// The node-by-node check still runs on such a model (on a runtime of its
+// own): it names the wrong kernel.
+TEST(VerifyTest, AModelChangingItsOwnStateGetsTheNodeCheck) {
+  torch::jit::Module module("__torch__.Counts");
+  module.register_attribute("count", c10::IntType::get(), int64_t{0});
+  module.define(
+      "def forward(self, x):\n"
+      "    self.count += 1\n"
+      "    return torch.flip(x, [0]) * float(self.count)\n");
+  module.eval();
+  const VerifyReport report = Verify(module, TwoInputSets());
+  const std::string text = FormatVerifyReport(report, "m");
+  EXPECT_FALSE(report.passed()) << text;
+  EXPECT_THAT(text,
+              AllOf(HasSubstr("every kernel gives its node's JIT result"), HasSubstr("aten::flip")))
+      << text;
+}
+
 // A kernel's declared rounding can change a discrete choice after it (here
 // an argmax between two equal values, as a detector's sort between equal
 // scores): every node still gives its JIT operator's result, so verify
