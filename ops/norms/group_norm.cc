@@ -13,18 +13,11 @@
 
 #include "ATen/ATen.h"
 #include "c10/util/accumulate.h"
+#include "ops/norms/affine_parameter.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
 namespace {
-
-// `param` is absent, or a contiguous C-element tensor of `dtype`.
-bool PlainParameter(const c10::optional<at::Tensor>& param, int64_t channels,
-                    at::ScalarType dtype) {
-  return !param || !param->defined() ||
-         (param->scalar_type() == dtype && param->dim() == 1 && param->size(0) == channels &&
-          param->is_contiguous() && PlainCpuTensor(*param));
-}
 
 const bool kRegistered = [] {
   RegisterOut("aten::group_norm", "", [](NodeIO& io) {
@@ -40,8 +33,8 @@ const bool kRegistered = [] {
     if ((dtype != at::kFloat && dtype != at::kDouble) || input.dim() < 2 || input.numel() == 0 ||
         !PlainCpuTensor(input) || !input.is_contiguous() ||
         input.suggest_memory_format() != at::MemoryFormat::Contiguous || groups <= 0 ||
-        channels % groups != 0 || !PlainParameter(weight, channels, dtype) ||
-        !PlainParameter(bias, channels, dtype)) {
+        channels % groups != 0 || !PlainAffineParameter(weight, channels, dtype) ||
+        !PlainAffineParameter(bias, channels, dtype)) {
       io.Output(0) = functional();
       return;
     }

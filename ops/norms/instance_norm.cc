@@ -21,18 +21,11 @@
 
 #include "ATen/ATen.h"
 #include "ATen/native/batch_norm.h"
+#include "ops/norms/affine_parameter.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {
 namespace {
-
-// `param` is absent, or a contiguous C-element tensor of `dtype`.
-bool PlainParameter(const c10::optional<at::Tensor>& param, int64_t channels,
-                    at::ScalarType dtype) {
-  return !param || !param->defined() ||
-         (param->scalar_type() == dtype && param->dim() == 1 && param->size(0) == channels &&
-          param->is_contiguous() && PlainCpuTensor(*param));
-}
 
 // The per-thread tensors of one call: the statistics of the N * C
 // channels, and the weight and bias repeated N times.
@@ -101,8 +94,8 @@ const bool kRegistered = [] {
     if ((dtype != at::kFloat && dtype != at::kDouble) || input.dim() < 3 || input.numel() == 0 ||
         !PlainCpuTensor(input) || !input.is_contiguous() ||
         input.suggest_memory_format() != at::MemoryFormat::Contiguous || !use_input_stats ||
-        running_stats || !PlainParameter(weight, channels, dtype) ||
-        !PlainParameter(bias, channels, dtype)) {
+        running_stats || !PlainAffineParameter(weight, channels, dtype) ||
+        !PlainAffineParameter(bias, channels, dtype)) {
       io.Output(0) = functional();
       return;
     }
