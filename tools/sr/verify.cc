@@ -108,8 +108,12 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
       jit = module.clone();
       jit.eval();
     }
-    absl::StatusOr<StaticModule::Ptr> static_module = StaticModule::FromModule(
-        changes_state ? module.clone() : module, config.is_frozen, set.options);
+    // Each runtime of a model that changes its own state has a copy of it.
+    auto prepare = [&] {
+      return StaticModule::FromModule(changes_state ? module.clone() : module, config.is_frozen,
+                                      set.options);
+    };
+    absl::StatusOr<StaticModule::Ptr> static_module = prepare();
     if (!static_module.ok()) {
       fail(0, "", "the runtime prepares the model", static_module.status().message());
       continue;
@@ -117,8 +121,7 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
     StaticRuntime runtime(*static_module);
     std::unique_ptr<StaticRuntime> own_node_runtime;
     if (changes_state) {
-      absl::StatusOr<StaticModule::Ptr> copy =
-          StaticModule::FromModule(module.clone(), config.is_frozen, set.options);
+      absl::StatusOr<StaticModule::Ptr> copy = prepare();
       if (!copy.ok()) {
         fail(0, "", "the runtime prepares the model", copy.status().message());
         continue;
