@@ -1,5 +1,6 @@
 #include "ops/lstm.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -179,22 +180,34 @@ std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell 
   const bool batch_first = !packed && args[6].toBool();
   if (train && dropout != 0 && num_layers > 1) return std::nullopt;
   const int64_t directions = bidirectional ? 2 : 1;
-  const size_t per_direction = has_biases ? 4 : 2;
-  if (num_layers < 1 || params.size() != num_layers * directions * per_direction) {
-    return std::nullopt;  // projections add a fifth weight
-  }
+  const size_t plain = has_biases ? 4 : 2;
+  const size_t networks = static_cast<size_t>(std::max<int64_t>(num_layers, 0) * directions);
+  // An LSTM with projections (nn.LSTM's proj_size) has a fifth weight per
+  // direction, w_hr, after the biases.
+  const bool projected = cell == Cell::kLstm && params.size() == networks * (plain + 1);
+  const size_t per_direction = plain + (projected ? 1 : 0);
+  if (num_layers < 1 || params.size() != networks * per_direction) return std::nullopt;
   std::vector<Weights> weights;
-  int64_t hidden = -1;
+  int64_t hidden = -1, state = -1;
   for (size_t first = 0; first < params.size(); first += per_direction) {
     const at::Tensor& w_ih = params[first];
     const at::Tensor& w_hh = params[first + 1];
-    if (!IsFloatCpu(w_ih) || !IsFloatCpu(w_hh) || w_ih.dim() != 2 || w_hh.dim() != 2) {
+    const at::Tensor w_hr = projected ? params[first + per_direction - 1] : at::Tensor();
+    if (!IsFloatCpu(w_ih) || !IsFloatCpu(w_hh) || w_ih.dim() != 2 || w_hh.dim() != 2 ||
+        (projected && (!IsFloatCpu(w_hr) || w_hr.dim() != 2))) {
       return std::nullopt;
     }
-    if (hidden < 0) hidden = w_hh.size(1);
+    if (hidden < 0) {
+      hidden = w_hh.size(0) / gates;
+      state = projected ? w_hr.size(0) : hidden;
+    }
     const int64_t layer = static_cast<int64_t>(weights.size()) / directions;
-    if (hidden == 0 || w_hh.size(1) != hidden || w_hh.size(0) != gates * hidden ||
-        w_ih.size(0) != gates * hidden || (layer > 0 && w_ih.size(1) != directions * hidden)) {
+    // ATen tells projections by h0's and c0's sizes differing: a projection
+    // to the hidden size would be read as none.
+    if (hidden == 0 || state == 0 ||
+        (projected && (state == hidden || w_hr.size(0) != state || w_hr.size(1) != hidden)) ||
+        w_hh.size(1) != state || w_hh.size(0) != gates * hidden || w_ih.size(0) != gates * hidden ||
+        (layer > 0 && w_ih.size(1) != directions * state)) {
       return std::nullopt;
     }
     at::Tensor b_ih, b_hh;
@@ -208,7 +221,9 @@ std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell 
       }
     }
     weights.push_back(
-        Weights{w_ih, b_ih, std::make_shared<const ReplicatedLinear>(w_hh, b_hh), hidden});
+        Weights{w_ih, b_ih, std::make_shared<const ReplicatedLinear>(w_hh, b_hh),
+                projected ? std::make_shared<const ReplicatedLinear>(w_hr, at::Tensor()) : nullptr,
+                hidden, state});
   }
   return FrozenRnn(cell, std::move(weights), num_layers, bidirectional, batch_first, steps);
 }
@@ -255,13 +270,14 @@ bool FrozenRnn::Takes(int64_t input_size, int64_t batch, const at::Tensor& h0,
                       const at::Tensor& c0) const {
   const bool lstm = cell_ == Cell::kLstm;
   const int64_t hidden = weights_[0].hidden;
-  const std::array<int64_t, 3> hidden_sizes = {num_layers_ * (bidirectional_ ? 2 : 1), batch,
-                                               hidden};
+  const int64_t networks = num_layers_ * (bidirectional_ ? 2 : 1);
+  const std::array<int64_t, 3> h_sizes = {networks, batch, weights_[0].state};
+  const std::array<int64_t, 3> c_sizes = {networks, batch, hidden};
   // ATen splits a sigmoid of this many elements across threads, which moves
   // the boundary between its vector and scalar loops.
   return IsFloatCpu(h0) && (!lstm || IsFloatCpu(c0)) && batch > 0 &&
-         input_size == weights_[0].w_ih.size(1) && h0.sizes() == at::IntArrayRef(hidden_sizes) &&
-         (!lstm || c0.sizes() == at::IntArrayRef(hidden_sizes)) &&
+         input_size == weights_[0].w_ih.size(1) && h0.sizes() == at::IntArrayRef(h_sizes) &&
+         (!lstm || c0.sizes() == at::IntArrayRef(c_sizes)) &&
          !(at::get_num_threads() > 1 && batch * hidden >= at::internal::GRAIN_SIZE);
 }
 
@@ -270,10 +286,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> FrozenRnn::RunLayers(const at::Te
                                                                     const at::Tensor& h0,
                                                                     const at::Tensor& c0) const {
   const bool lstm = cell_ == Cell::kLstm;
-  const int64_t hidden = weights_[0].hidden;
+  const int64_t state = weights_[0].state;
   const int64_t directions = bidirectional_ ? 2 : 1;
   std::vector<int64_t> output_sizes = x.sizes().vec();
-  output_sizes.back() = directions * hidden;
+  output_sizes.back() = directions * state;
   std::vector<at::Tensor> h_n, c_n;
   at::Tensor layer_input = x;
   for (int64_t layer = 0; layer < num_layers_; ++layer) {
@@ -282,7 +298,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> FrozenRnn::RunLayers(const at::Te
       const int64_t index = layer * directions + direction;
       auto [h, c] = RunDirection(weights_[index], layer_input, schedule, h0.select(0, index),
                                  lstm ? c0.select(0, index) : at::Tensor(), direction == 1, output,
-                                 direction * hidden);
+                                 direction * state);
       h_n.push_back(std::move(h));
       c_n.push_back(std::move(c));
     }
@@ -298,7 +314,7 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   const bool lstm = cell_ == Cell::kLstm;
   const bool packed = schedule.batch_sizes != nullptr;
   const int64_t steps = schedule.steps, batch = schedule.batch;
-  const int64_t hidden = weights.hidden;
+  const int64_t hidden = weights.hidden, state = weights.state;
   // ATen's projection of every step's input at once, by the same call.
   at::Tensor input_w =
       at::linear(input, weights.w_ih,
@@ -312,7 +328,10 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   const bool simple = cell_ == Cell::kRnnTanh || cell_ == Cell::kRnnRelu;
   at::Tensor gates = at::empty({batch, (lstm ? 4 : simple ? 1 : 3) * hidden}, input.options());
   // A GRU step reads h while writing h': two buffers take turns.
-  at::Tensor h = at::empty({batch, hidden}, input.options());
+  at::Tensor h = at::empty({batch, state}, input.options());
+  // With projections an LSTM step's h, before ATen's matmul_hr.
+  const at::Tensor h_full =
+      weights.hr != nullptr ? at::empty({batch, hidden}, input.options()) : at::Tensor();
   at::Tensor h_other = lstm || simple ? at::Tensor() : at::empty({batch, hidden}, input.options());
   at::Tensor c = lstm ? at::empty({batch, hidden}, input.options()) : at::Tensor();
   float* out = output.data_ptr<float>();
@@ -359,8 +378,13 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
       }
     } else if (lstm) {
       const at::Tensor& c_prev = s == 0 ? c_first : c;
+      float* const h_step = (weights.hr != nullptr ? h_full : h).data_ptr<float>();
       steps_.lstm({gates.data_ptr<float>(), input_t, row_stride, c_prev.data_ptr<float>(),
-                   c_prev.stride(0), c.data_ptr<float>(), h.data_ptr<float>(), rows, hidden});
+                   c_prev.stride(0), c.data_ptr<float>(), h_step, rows, hidden});
+      if (weights.hr != nullptr) {
+        at::Tensor h_rows = rows == batch ? h : h.narrow(0, 0, rows);
+        weights.hr->Run(rows == batch ? h_full : h_full.narrow(0, 0, rows), h_rows);
+      }
     } else {
       const at::Tensor& h_read = s == 0 ? h_first : h;
       steps_.gru({gates.data_ptr<float>(), input_t, row_stride, h_read.data_ptr<float>(),
@@ -369,8 +393,7 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
     }
     const float* h_data = h.data_ptr<float>();
     for (int64_t b = 0; b < rows; ++b) {
-      std::memcpy(out + (first + b) * out_row + column, h_data + b * hidden,
-                  hidden * sizeof(float));
+      std::memcpy(out + (first + b) * out_row + column, h_data + b * state, state * sizeof(float));
     }
   }
   return {std::move(h), std::move(c)};

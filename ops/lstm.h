@@ -11,11 +11,12 @@
 // and their allocations, and for nn.RNN in one pass instead of ATen's add and tanh (clamp_min for
 // relu). A packed sequence's state stays in its row once it ends (forwards) or is taken from h0
 // when it starts (backwards), as ATen slices and concatenates it. Multi-layer and bidirectional,
-// batch_first, with or without biases. Not taken (ATen runs instead, with its result or error):
-// projections (proj_size), dropout in training mode, inputs that are not float32 CPU tensors of the
-// shapes ATen accepts, batch sizes that are not a non-increasing run of positive counts adding up
-// to the data's rows, empty sequences or batches, CPUs on which ATen runs its scalar kernels, and
-// rows of gates large enough for ATen to split its sigmoid across threads.
+// batch_first, with or without biases, and LSTMs with projections (proj_size: each step's h
+// multiplied by W_hr^T as ATen's matmul_hr does, replicated as the step's product is). Not taken
+// (ATen runs instead, with its result or error): dropout in training mode, inputs that are not
+// float32 CPU tensors of the shapes ATen accepts, batch sizes that are not a non-increasing run of
+// positive counts adding up to the data's rows, empty sequences or batches, CPUs on which ATen runs
+// its scalar kernels, and rows of gates large enough for ATen to split its sigmoid across threads.
 #ifndef STATIC_RUNTIME_OPS_LSTM_H_
 #define STATIC_RUNTIME_OPS_LSTM_H_
 
@@ -64,7 +65,11 @@ class FrozenRnn {
     at::Tensor w_ih, b_ih;  // b_ih undefined without biases
     // h W_hh^T + b_hh, as ATen's addmm (mm without biases) gives it.
     std::shared_ptr<const ReplicatedLinear> hh;
+    // An LSTM's projection h W_hr^T, as ATen's matmul_hr (mm) gives it; null
+    // without projections.
+    std::shared_ptr<const ReplicatedLinear> hr;
     int64_t hidden;
+    int64_t state;  // h's size: the projection's, else hidden
   };
   FrozenRnn(Cell cell, std::vector<Weights> weights, int64_t num_layers, bool bidirectional,
             bool batch_first, RnnSteps steps)
@@ -91,14 +96,14 @@ class FrozenRnn {
   bool Takes(int64_t input_size, int64_t batch, const at::Tensor& h0, const at::Tensor& c0) const;
 
   // The layers over `x` (time-major, [T, B, I] or packed [N, I]) with the
-  // initial states h0, c0 ([layers * directions, B, H]).
+  // initial states h0 ([layers * directions, B, state]) and c0 ([..., H]).
   std::tuple<at::Tensor, at::Tensor, at::Tensor> RunLayers(const at::Tensor& x,
                                                            const Schedule& schedule,
                                                            const at::Tensor& h0,
                                                            const at::Tensor& c0) const;
 
   // Runs one direction of one layer over `input`, writing h of each step
-  // into its rows of `output` at columns column .. column + H; returns
+  // into its rows of `output` at columns column .. column + state; returns
   // (h_n, c_n) (c_n undefined but for an LSTM).
   std::pair<at::Tensor, at::Tensor> RunDirection(const Weights& weights, const at::Tensor& input,
                                                  const Schedule& schedule, const at::Tensor& h0,

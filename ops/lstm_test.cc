@@ -34,6 +34,7 @@ struct LstmCase {
   bool batch_first = false;
 };
 
+// `gates` 4 is an LSTM, which may have projections (proj_size < hidden).
 LstmCase DrawCase(Draw& d, int64_t gates = 4) {
   LstmCase c;
   c.num_layers = d.Int(1, 2);
@@ -44,19 +45,22 @@ LstmCase DrawCase(Draw& d, int64_t gates = 4) {
   const int64_t batch = d.Int(1, 4), steps = d.Int(1, 5), features = d.Int(1, 40);
   const int64_t hidden =
       d.Bool() ? d.OneOf<int64_t>({1, 8, 15, 16, 17, 31, 32, 33, 48, 64}) : d.Int(1, 70);
+  const bool projected = gates == 4 && hidden > 1 && d.Bool();
+  const int64_t state = projected ? d.Int(1, hidden - 1) : hidden;
   c.input = c.batch_first ? d.Tensor({batch, steps, features}, at::kFloat)
                           : d.Tensor({steps, batch, features}, at::kFloat);
-  c.h0 = d.Tensor({c.num_layers * directions, batch, hidden}, at::kFloat);
+  c.h0 = d.Tensor({c.num_layers * directions, batch, state}, at::kFloat);
   c.c0 = d.Tensor({c.num_layers * directions, batch, hidden}, at::kFloat);
   for (int64_t layer = 0; layer < c.num_layers; ++layer) {
     for (int64_t direction = 0; direction < directions; ++direction) {
-      const int64_t in = layer == 0 ? features : directions * hidden;
+      const int64_t in = layer == 0 ? features : directions * state;
       c.params.push_back(d.Tensor({gates * hidden, in}, at::kFloat));
-      c.params.push_back(d.Tensor({gates * hidden, hidden}, at::kFloat));
+      c.params.push_back(d.Tensor({gates * hidden, state}, at::kFloat));
       if (c.has_biases) {
         c.params.push_back(d.Tensor({gates * hidden}, at::kFloat));
         c.params.push_back(d.Tensor({gates * hidden}, at::kFloat));
       }
+      if (projected) c.params.push_back(d.Tensor({state, hidden}, at::kFloat));
     }
   }
   return c;
@@ -120,8 +124,8 @@ RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
   const auto expected = AtenLstm(c);
   RC_LOG() << "layers " << c.num_layers << " bidirectional " << c.bidirectional << " batch_first "
            << c.batch_first << " biases " << c.has_biases << " input " << c.input.sizes()
-           << " strides " << c.input.strides() << " h0 " << c.h0.sizes() << " inference "
-           << inference << "\n";
+           << " strides " << c.input.strides() << " h0 " << c.h0.sizes() << " c0 " << c.c0.sizes()
+           << " inference " << inference << "\n";
   RC_ASSERT(Difference(std::get<0>(expected), std::get<0>(*ours)) == "");
   RC_ASSERT(std::get<0>(expected).strides() == std::get<0>(*ours).strides());
   RC_ASSERT(Difference(std::get<1>(expected), std::get<1>(*ours)) == "");
@@ -271,7 +275,8 @@ void CheckPacked(ops::FrozenRnn::Cell cell, int64_t gates, const char* op) {
     expected = {output, h_n};
   }
   RC_LOG() << op << " layers " << c.num_layers << " bidirectional " << c.bidirectional << " biases "
-           << c.has_biases << " batch sizes " << batch_sizes << "\n";
+           << c.has_biases << " h0 " << c.h0.sizes() << " c0 " << c.c0.sizes() << " batch sizes "
+           << batch_sizes << "\n";
   testing::Slots slots(expected.size());
   RC_ASSERT(slots.Run(selected->kernel, inputs) == "");
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -308,10 +313,24 @@ TEST(FrozenLstm, DeclinesWhatItDoesNotTake) {
   // Parameters that are not constants.
   EXPECT_FALSE(
       ops::FrozenRnn::FromNode(MakeGraph(c, /*frozen=*/false).node, kLstm, false).has_value());
-  // Projections (a fifth weight per direction).
+  // A fifth weight per direction that is no projection of h (W_hr is
+  // [proj_size, hidden], proj_size < hidden), and a projection to the
+  // hidden size, which ATen would not tell from none.
+  for (const at::Tensor& w_hr : {at::randn({3, 5}), at::randn({4, 4})}) {
+    LstmCase projected = c;
+    projected.params.push_back(w_hr);
+    EXPECT_FALSE(
+        ops::FrozenRnn::FromNode(MakeGraph(projected, true).node, kLstm, false).has_value());
+  }
+  // Projected: h0 of the hidden size instead of the projection's.
   LstmCase projected = c;
+  projected.params[1] = at::randn({16, 3});
   projected.params.push_back(at::randn({3, 4}));
-  EXPECT_FALSE(ops::FrozenRnn::FromNode(MakeGraph(projected, true).node, kLstm, false).has_value());
+  const std::optional<ops::FrozenRnn> with_projection =
+      ops::FrozenRnn::FromNode(MakeGraph(projected, true).node, kLstm, false);
+  ASSERT_TRUE(with_projection.has_value());
+  EXPECT_TRUE(with_projection->Run(c.input, at::randn({1, 2, 3}), c.c0).has_value());
+  EXPECT_FALSE(with_projection->Run(c.input, c.h0, c.c0).has_value());
   // Double inputs, a wrong feature size, an empty sequence: ATen's turn.
   const std::optional<ops::FrozenRnn> lstm =
       ops::FrozenRnn::FromNode(MakeGraph(c, true).node, kLstm, false);

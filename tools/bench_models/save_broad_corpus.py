@@ -238,10 +238,14 @@ class RnnTagger(nn.Module):
         elif kind == "gru":
             self.rnn = nn.GRU(64, 128, num_layers=2, batch_first=True,
                               bidirectional=bidirectional)
+        elif kind == "lstm_proj":  # speech-style LSTMP: h projected to 64
+            self.rnn = nn.LSTM(64, 128, num_layers=2, batch_first=True,
+                               bidirectional=bidirectional, proj_size=64)
         else:
             self.rnn = nn.LSTM(64, 128, num_layers=2, batch_first=True,
                                bidirectional=bidirectional)
-        self.out = nn.Linear(256 if bidirectional else 128, 10)
+        width = 64 if kind == "lstm_proj" else 128
+        self.out = nn.Linear(2 * width if bidirectional else width, 10)
 
     def forward(self, tokens: Tensor) -> Tensor:
         states, _ = self.rnn(self.embed(tokens))
@@ -386,6 +390,7 @@ MODELS = {
     "gru": rnn_tagger("gru", False),
     "gru_bi": rnn_tagger("gru", True),
     "lstm_bi": rnn_tagger("lstm", True),
+    "lstm_proj_bi": rnn_tagger("lstm_proj", True),
     "packed_lstm": packed_lstm,
     "seq2seq": seq2seq,
     # ads and text classification
