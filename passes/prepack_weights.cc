@@ -282,6 +282,30 @@ bool IsPrepackableLinear(const Node* node) {
   return IsOverload(node, "aten::linear", "") && HasFrozenWeightAndBias(node, 2);
 }
 
+// x @ W with W a constant float matrix (aten::matmul, or aten::mm of an x
+// known to be a matrix): what linear(x, W^T) computes, but for the order of
+// the sums. Audio front ends apply their filter banks so (torchaudio's
+// MelScale and MFCC), and layers written as `x @ self.weight`.
+bool IsMatmulByConstant(const Node* node) {
+  const bool mm = IsOverload(node, "aten::mm", "");
+  if ((!mm && !IsOverload(node, "aten::matmul", "")) || !IsConstantTensor(node->input(1), 2)) {
+    return false;
+  }
+  const auto type = node->input(0)->type()->cast<c10::TensorType>();
+  return !mm || (type && type->dim() == 2);
+}
+
+// The linear with weight W^T in `matmul`'s place.
+void MatmulAsLinear(Node* matmul) {
+  torch::jit::Graph* graph = matmul->owningGraph();
+  torch::jit::WithInsertPoint insert_point(matmul);
+  const at::Tensor weight = torch::jit::toIValue(matmul->input(1))->toTensor();
+  Value* weight_t = graph->insertConstant(weight.t().contiguous());
+  Value* none = graph->insertConstant(c10::IValue());
+  ReplaceNode(matmul, c10::Symbol::fromQualString("aten::linear"),
+              {matmul->input(0), weight_t, none});
+}
+
 void FuseLinear(const std::shared_ptr<torch::jit::Graph>& graph, Node* linear) {
   std::vector<Node*> chain = {linear};
   Activation activation = AbsorbActivation(chain);
@@ -354,6 +378,7 @@ bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph) {
 
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
+  for (Node* matmul : NodesWhere(graph, IsMatmulByConstant)) MatmulAsLinear(matmul);
   const std::vector<Node*> linears = NodesWhere(graph, IsPrepackableLinear);
   for (Node* linear : linears) FuseLinear(graph, linear);
   if (!linears.empty()) torch::jit::ConstantPooling(graph);
