@@ -1,16 +1,15 @@
 #include "tools/sr/inputs_file.h"
 
-#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "caffe2/serialize/inline_container.h"
 #include "errors/status_from_exception.h"
 #include "load/archive_check.h"
 #include "load/pickle_check.h"
+#include "runtime/arguments.h"
 #include "torch/csrc/jit/serialization/unpickler.h"
 
 namespace static_runtime {
@@ -61,7 +60,7 @@ absl::StatusOr<std::vector<c10::IValue>> ArgumentsFromInputs(std::vector<c10::IV
                                                              const c10::FunctionSchema& schema) {
   const std::vector<c10::Argument>& all = schema.arguments();
   const bool has_self = !all.empty() && all[0].name() == "self";
-  const std::vector<c10::Argument> arguments(all.begin() + (has_self ? 1 : 0), all.end());
+  std::vector<c10::Argument> arguments(all.begin() + (has_self ? 1 : 0), all.end());
   if (values.size() != 1 || !values[0].isGenericDict() || arguments.empty()) return values;
   c10::TypePtr first = arguments[0].type();
   if (const auto optional = first->cast<c10::OptionalType>()) first = optional->getElementType();
@@ -70,34 +69,18 @@ absl::StatusOr<std::vector<c10::IValue>> ArgumentsFromInputs(std::vector<c10::IV
   }
   const c10::impl::GenericDict dict = values[0].toGenericDict();
   if (dict.empty()) return values;
+  KwargMap kwargs;
   for (const auto& entry : dict) {
     if (!entry.key().isString()) return values;
+    kwargs.emplace(entry.key().toStringRef(), entry.value());
   }
-  std::vector<std::string> names;
-  for (const c10::Argument& argument : arguments) names.push_back(argument.name());
-  const std::string signature = absl::StrCat(schema.name(), "(", absl::StrJoin(names, ", "), ")");
-  for (const auto& entry : dict) {
-    const std::string key = entry.key().toStringRef();
-    if (std::find(names.begin(), names.end(), key) == names.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the inputs are a dict of keyword arguments, and its key '", key,
-                       "' names no argument of ", signature));
-    }
+  absl::StatusOr<std::vector<c10::IValue>> bound =
+      BindArguments(schema.cloneWithArguments(std::move(arguments)), {}, kwargs);
+  if (!bound.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the inputs are a dict of keyword arguments: ", bound.status().message()));
   }
-  std::vector<c10::IValue> positional;
-  for (const c10::Argument& argument : arguments) {
-    const auto found = dict.find(argument.name());
-    if (found != dict.end()) {
-      positional.push_back(found->value());
-    } else if (argument.default_value()) {
-      positional.push_back(*argument.default_value());
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the inputs are a dict of keyword arguments without argument '",
-                       argument.name(), "' of ", signature, ", which has no default"));
-    }
-  }
-  return positional;
+  return bound;
 }
 
 }  // namespace sr

@@ -139,7 +139,7 @@ if ! "$SR" verify "${TESTDATA}/to_dtype_in_if.pt" --inputs="${TESTDATA}/to_dtype
   echo "FAIL: sr verify with a dict of keyword arguments"
   failures=$((failures + 1))
 fi
-expect_error 1 "its key 'masks' names no argument of forward(x, mask)" \
+expect_error 1 "unexpected keyword argument 'masks' (arguments: x, mask)" \
   bench "${TESTDATA}/to_dtype_in_if.pt" --inputs="${TESTDATA}/to_dtype_in_if_bad_kwargs.pt"
 
 expect_error 2 "export needs --model-out=FILE and --inputs-out=FILE" export --model-out=x.pt

@@ -48,8 +48,9 @@ def load_inputs(path, model):
     """The positional arguments of `model`'s forward from a torch.save'd
     file: a tuple or list is the arguments, any other value the only one,
     unless it is a dict with string keys and forward's first argument takes
-    no dict (nor an optional one, nor Any): then it holds keyword arguments, put in the schema's order with
-    the defaults of those it leaves out (as the sr tool reads it)."""
+    no dict (nor an optional one, nor Any): then it holds keyword arguments,
+    put in the schema's order with the defaults of those it leaves out (as
+    the sr tool reads it, with its errors' words)."""
     inputs = torch.load(path)
     if not isinstance(inputs, dict) or not inputs or \
             not all(isinstance(key, str) for key in inputs):
@@ -61,20 +62,20 @@ def load_inputs(path, model):
     if first is None or first.kind() in ("DictType", "AnyType"):
         return (inputs,)
     names = [a.name for a in arguments]
-    signature = f"forward({', '.join(names)})"
+    prefix = "the inputs are a dict of keyword arguments: forward()"
     for key in inputs:
         if key not in names:
-            raise ValueError(f"the inputs are a dict of keyword arguments, and its key "
-                             f"'{key}' names no argument of {signature}")
+            raise ValueError(f"{prefix} got an unexpected keyword argument '{key}' "
+                             f"(arguments: {', '.join(names)})")
     positional = []
-    for argument in arguments:
+    for index, argument in enumerate(arguments):
         if argument.name in inputs:
             positional.append(inputs[argument.name])
         elif argument.has_default_value():
             positional.append(argument.default_value)
         else:
-            raise ValueError(f"the inputs are a dict of keyword arguments without argument "
-                             f"'{argument.name}' of {signature}, which has no default")
+            raise ValueError(f"{prefix} missing argument {index} ('{argument.name}') "
+                             f"of type {argument.type.annotation_str}")
     return tuple(positional)
 
 

@@ -261,7 +261,7 @@ class StaticModuleTest(unittest.TestCase):
             with contextlib.redirect_stderr(io.StringIO()) as err:
                 code = command_line.main(["verify", model, "--inputs", unknown])
             self.assertEqual(code, 1)
-            self.assertIn("'masks' names no argument of forward(tokens, mask, scale)",
+            self.assertIn("unexpected keyword argument 'masks' (arguments: tokens, mask, scale)",
                           err.getvalue())
 
 
