@@ -1,7 +1,7 @@
 // Out-variant kernels that move data into new tensors: cat/stack (and their
 // variadic forms), index_select, index, gather, repeat, topk and sort, roll
 // and constant padding, and the factories zeros/ones/full, new_zeros/
-// new_ones/new_full and arange. (Copies of a tensor, views' copy variants and
+// new_ones/new_full, eye and arange. (Copies of a tensor, views' copy variants and
 // unpacked splits: ops/out_copies.cc.) flip stays in fallback: its out form
 // copies through a temporary.
 #include <algorithm>
@@ -337,6 +337,31 @@ void RegisterEmpty() {
   });
 }
 
+// eye(n) and eye(n, m) on the CPU, strided.
+void RegisterEye() {
+  for (const bool with_m : {false, true}) {
+    RegisterOut("aten::eye", with_m ? "m" : "", [with_m](NodeIO& io) {
+      const int64_t n = io.Input(0).toInt();
+      const int64_t m = with_m ? io.Input(1).toInt() : n;
+      const size_t first_option = with_m ? 2 : 1;
+      const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
+      const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
+      const auto device = io.Input(first_option + 2).toOptional<at::Device>();
+      const auto pin = io.Input(first_option + 3).toOptional<bool>();
+      auto functional = [&] {
+        return with_m ? at::eye(n, m, dtype, layout, device, pin)
+                      : at::eye(n, dtype, layout, device, pin);
+      };
+      if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin)) {
+        io.Output(0) = functional();
+        return;
+      }
+      WriteOutput(io, 0, dtype.value_or(DefaultFloat()), functional,
+                  [&](at::Tensor& out) { with_m ? at::eye_out(out, n, m) : at::eye_out(out, n); });
+    });
+  }
+}
+
 // arange(end), arange(start, end), arange(start, end, step) on the CPU.
 void RegisterFactories() {
   for (const bool like_self : {false, true}) {
@@ -345,6 +370,7 @@ void RegisterFactories() {
     RegisterSizedFactory(like_self ? "aten::new_full" : "aten::full", std::nullopt, like_self);
   }
   RegisterEmpty();
+  RegisterEye();
 
   const struct {
     const char* overload;

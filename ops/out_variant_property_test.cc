@@ -956,6 +956,20 @@ std::map<std::string, Spec> DataSpecs() {
   specs["aten::arange.start"] = {[=](const Call& c) { return arange(c, 2); }};
   specs["aten::arange.start_step"] = {[=](const Call& c) { return arange(c, 3); }};
 
+  // eye: square or not, empty, sometimes a negative size (an error), an
+  // explicit dtype.
+  auto eye = [](const Call& c, bool with_m) -> Inputs {
+    Inputs inputs = {c.draw.Int(-1, 6 + 6 * c.scale)};
+    if (with_m) inputs.push_back(c.draw.Int(-1, 6 + 6 * c.scale));
+    inputs.push_back(c.draw.Bool() ? c10::IValue()
+                                   : c10::IValue(c.draw.OneOf(DtypeList{at::kFloat, at::kDouble,
+                                                                        at::kLong, at::kBool})));
+    for (int i = 0; i < 3; ++i) inputs.push_back(c10::IValue());
+    return inputs;
+  };
+  specs["aten::eye."] = {[=](const Call& c) { return eye(c, false); }};
+  specs["aten::eye.m"] = {[=](const Call& c) { return eye(c, true); }};
+
   // Copy variants: (view's arguments) -> a fresh contiguous tensor.
   auto copy = [](std::function<Inputs(const Call&)> inputs,
                  std::vector<std::string> overloads = {""}) {
