@@ -282,17 +282,13 @@ bool IsPrepackableLinear(const Node* node) {
   return IsOverload(node, "aten::linear", "") && HasFrozenWeightAndBias(node, 2);
 }
 
-// x @ W with W a constant float matrix (aten::matmul, or aten::mm of an x
-// known to be a matrix): what linear(x, W^T) computes, but for the order of
-// the sums. Audio front ends apply their filter banks so (torchaudio's
-// MelScale and MFCC), and layers written as `x @ self.weight`.
+// x @ W (aten::matmul) with W a constant float matrix: what linear(x, W^T)
+// computes, but for the order of the sums. Audio front ends apply their
+// filter banks so (torchaudio's MelScale and MFCC), and layers written as
+// `x @ self.weight`. (aten::mm stays: it refuses an x that is not a matrix,
+// which a graph's types do not promise, and the linear would take it.)
 bool IsMatmulByConstant(const Node* node) {
-  const bool mm = IsOverload(node, "aten::mm", "");
-  if ((!mm && !IsOverload(node, "aten::matmul", "")) || !IsConstantTensor(node->input(1), 2)) {
-    return false;
-  }
-  const auto type = node->input(0)->type()->cast<c10::TensorType>();
-  return !mm || (type && type->dim() == 2);
+  return IsOverload(node, "aten::matmul", "") && IsConstantTensor(node->input(1), 2);
 }
 
 // The linear with weight W^T in `matmul`'s place.

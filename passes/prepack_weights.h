@@ -35,9 +35,8 @@ bool FuseConvolutions(const std::shared_ptr<torch::jit::Graph>& graph);
 // FuseLinears: every aten::linear whose weight and bias are constants becomes
 // one static_runtime::linear_fused node (pre-packed weights), absorbing one
 // following activation (conv2d_fused's list) when the linear's result has no
-// other use. So does a product x @ W by a constant float matrix W
-// (aten::matmul, or aten::mm of a matrix x), as the linear of weight W^T
-// without bias. Returns true if the graph changed.
+// other use. So does a product x @ W (aten::matmul) by a constant float
+// matrix W, as the linear of weight W^T without bias. Returns true if the graph changed.
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph);
 
 // PrepackTransformerLayers: every aten::_transformer_encoder_layer_fwd (what
