@@ -24,10 +24,11 @@ absl::StatusOr<std::vector<c10::IValue>> LoadInputsFile(const std::string& path)
 // argument, self, left out) from an inputs file's values: the values as they
 // are, unless the file holds one dict with string keys and the method's
 // first argument does not take a dict (or an optional one, or Any). Then the dict holds the keyword
-// arguments (torch.save({"input_ids": ..., "attention_mask": ...})): their
-// values in the schema's order, the defaults of those it leaves out.
-// InvalidArgument naming a key that is no argument, or an argument without a
-// default that the dict leaves out.
+// arguments (torch.save({"input_ids": ..., "attention_mask": ...})), bound
+// as a call's keyword arguments are (runtime/arguments.h' BindArguments):
+// their values in the schema's order, the defaults of those it leaves out.
+// InvalidArgument naming a key that is no argument, an argument without a
+// default that the dict leaves out, or a value of the wrong type.
 absl::StatusOr<std::vector<c10::IValue>> ArgumentsFromInputs(std::vector<c10::IValue> values,
                                                              const c10::FunctionSchema& schema);
 
