@@ -96,6 +96,14 @@ TEST(InputsFileTest, ADictOfKeywordArguments) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(missing.status().message()),
               testing::HasSubstr("missing argument 1 ('mask') of type Tensor"));
+  c10::impl::GenericDict wrong_type(c10::StringType::get(), c10::AnyType::get());
+  wrong_type.insert("x", int64_t{3});
+  wrong_type.insert("mask", mask);
+  auto typed = ArgumentsFromInputs({wrong_type}, schema);
+  EXPECT_EQ(typed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(typed.status().message()),
+              testing::AllOf(testing::HasSubstr("argument 0 ('x')"),
+                             testing::HasSubstr("expected Tensor")));
 }
 
 TEST(InputsFileTest, ADictForADictArgumentAndSeveralValuesStayAsTheyAre) {
