@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "ops/product_clock.h"
 
 namespace static_runtime {
 namespace onednn {
@@ -41,6 +42,7 @@ PackedLinear::PackedLinear(at::Tensor weight, at::Tensor bias)
 
 void PackedLinear::Run(const float* src, int64_t rows, float* out) {
   const Plan& plan = plans_.Get({rows, 0, 0, 0}, [&] { return MakePlan(rows); });
+  const ops::ProductScope product(1, rows, in_features(), out_features());
   plan.Execute({{DNNL_ARG_SRC, const_cast<float*>(src)}, {DNNL_ARG_DST, out}});
 }
 

@@ -8,6 +8,7 @@
 #include "ops/attention_steps.h"
 #include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
+#include "ops/product_clock.h"
 
 namespace static_runtime {
 namespace ops {
@@ -48,6 +49,7 @@ bool Reserve(at::Tensor& tensor, int64_t elements) {
 // (`plan`, PlanBmm's for these operands).
 void BatchedProduct(const std::optional<BmmPlan>& plan, at::Tensor& out, const at::Tensor& a,
                     const at::Tensor& b) {
+  const ProductScope product(a.size(0), a.size(1), a.size(2), b.size(2));
   if (plan) {
     BmmInto(*plan, a, b, out);
   } else {

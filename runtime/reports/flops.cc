@@ -124,14 +124,18 @@ PeakProduct MeasurePeakProduct() {
   const at::Tensor a = at::rand({kSize, kSize});
   const at::Tensor b = at::rand({kSize, kSize});
   at::Tensor c = at::empty({kSize, kSize});
-  // The best of a few calls, the first a warm-up.
+  // The best call of 0.1 s of calls (at least 10), after a warm-up call: on
+  // a shared machine a few calls can all run slow.
   const auto best_gflops = [](const auto& product) {
+    using Clock = std::chrono::steady_clock;
+    product();
     double best_seconds = 1e9;
-    for (int i = 0; i < 6; ++i) {
-      const auto start = std::chrono::steady_clock::now();
+    const auto end = Clock::now() + std::chrono::milliseconds(100);
+    for (int i = 0; i < 10 || Clock::now() < end; ++i) {
+      const auto start = Clock::now();
       product();
-      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-      if (i > 0) best_seconds = std::min(best_seconds, took.count());
+      const std::chrono::duration<double> took = Clock::now() - start;
+      best_seconds = std::min(best_seconds, took.count());
     }
     return 2.0 * kSize * kSize * kSize / best_seconds / 1e9;
   };

@@ -24,7 +24,7 @@ double NodeFlops(const torch::jit::Node& node, const NodeIO& io);
 // The fastest 512 x 512 float matrix product this machine does on the
 // current intra-op threads: ATen's (BLAS's sgemm, on the core OpenBLAS
 // picked) or oneDNN's sgemm (the best fp32 kernel for the CPU's ISA),
-// the best of a few calls of each.
+// each the best of its calls over 0.1 s.
 struct PeakProduct {
   double gflops = 0;
   std::string kernel;  // which of the two

@@ -6,8 +6,9 @@
 // every call include the measuring itself. One observed run can be written as a Chrome/Perfetto
 // trace. With a counting allocator, the allocations of a steady-state run,
 // per node with the reason the node allocates. The GFLOP/s of matrix
-// products and convolutions, per kind and over the whole run, against the
-// GFLOP/s of one large matrix product on this machine.
+// products and convolutions, per kind and over the whole run, and of the
+// products alone (inside attention kernels, each product is timed), against
+// the GFLOP/s of one large matrix product on this machine.
 #ifndef STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
 #define STATIC_RUNTIME_RUNTIME_REPORTS_PROFILE_H_
 
@@ -31,6 +32,11 @@ struct NodeKindProfile {
   double total_us = 0;      // over all profiled runs
   size_t calls = 0;
   double flops = 0;  // over all profiled runs (reports/flops.h; 0 for other kinds)
+  // The products' own share: for kernels that time their products
+  // (ops/product_clock.h), those products' operations and time; for other
+  // kinds with flops, the whole call's.
+  double product_flops = 0;
+  double product_us = 0;
 };
 
 struct NodeProfile {
@@ -80,6 +86,7 @@ struct ProfileReport {
   // and, when there are any, this machine's fastest float product
   // (reports/flops.h: GFLOP/s and whose kernel).
   double flops_per_run = 0;
+  double product_flops_per_run = 0, product_us_per_run = 0;  // NodeKindProfile's, summed
   double peak_gflops = 0;
   std::string peak_kernel;
   MachineKernels machine;  // the BLAS core and oneDNN ISA the run had

@@ -127,10 +127,63 @@ TEST(ProfileTest, MatrixProductsReportTheirGflops) {
   auto report = Profile(*module, false, Options(), {at::randn({16, 16})}, 3);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_DOUBLE_EQ(report->flops_per_run, 2.0 * 16 * 16 * 16);
+  // A product node is all product: its whole call is the products' time.
+  EXPECT_DOUBLE_EQ(report->product_flops_per_run, report->flops_per_run);
+  double product_us = 0;
+  for (const NodeKindProfile& entry : report->kinds) {
+    if (entry.flops > 0) {
+      EXPECT_DOUBLE_EQ(entry.product_us, entry.total_us) << entry.kind;
+      product_us += entry.product_us / 3;
+    }
+  }
+  EXPECT_DOUBLE_EQ(report->product_us_per_run, product_us);
   EXPECT_GT(report->peak_gflops, 0);
   const std::string text = FormatProfile(*report);
   EXPECT_THAT(text, HasSubstr("matrix products and convolutions: 0.0000 GFLOP per run"));
   EXPECT_THAT(text, ::testing::ContainsRegex("aten::mm +[0-9.]+ GFLOP/s"));
+}
+
+// An encoder layer times its products alone: they are the operations its
+// flops count, in part of its time.
+TEST(ProfileTest, EncoderLayersTimeTheirProductsAlone) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
+      R"(
+def forward(self, x, padding: Tensor):
+    h = torch._transformer_encoder_layer_fwd(
+        x, 16, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, False, False, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, None, None)
+    return torch._transformer_encoder_layer_fwd(
+        h, 16, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, False, True, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, padding, 1)
+)",
+      {{"w_qkv", at::randn({48, 16})},
+       {"b_qkv", at::randn({48})},
+       {"w_o", at::randn({16, 16})},
+       {"b_o", at::randn({16})},
+       {"ln1_w", at::randn({16})},
+       {"ln1_b", at::randn({16})},
+       {"w_ff1", at::randn({32, 16})},
+       {"b_ff1", at::randn({32})},
+       {"w_ff2", at::randn({16, 32})},
+       {"ln2_w", at::randn({16})},
+       {"ln2_b", at::randn({16})}});
+  ASSERT_TRUE(module.ok()) << module.status();
+  const at::Tensor padding = at::arange(12).unsqueeze(0).repeat({3, 1}) >= 9;
+  auto report = Profile(*module, false, Options(), {at::randn({3, 12, 16}), padding}, 4);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const NodeKindProfile* layer = nullptr;
+  for (const NodeKindProfile& entry : report->kinds) {
+    if (entry.kind == "static_runtime::transformer_encoder_layer") layer = &entry;
+  }
+  ASSERT_NE(layer, nullptr) << FormatProfile(*report);
+  EXPECT_GT(layer->flops, 0);
+  EXPECT_DOUBLE_EQ(layer->product_flops, layer->flops);
+  EXPECT_GT(layer->product_us, 0);
+  EXPECT_LT(layer->product_us, layer->total_us);
+  EXPECT_DOUBLE_EQ(report->product_flops_per_run, report->flops_per_run);
+  EXPECT_THAT(FormatProfile(*report), HasSubstr("the products alone: "));
 }
 
 TEST(ProfileTest, AllocationReasonByKernelKind) {
