@@ -119,34 +119,55 @@ double NodeFlops(const torch::jit::Node& node, const NodeIO& io) {
   return 2.0 * static_cast<double>(out->numel()) * static_cast<double>(per_output);
 }
 
-PeakProduct MeasurePeakProduct() {
-  constexpr int64_t kSize = 512;
-  const at::Tensor a = at::rand({kSize, kSize});
-  const at::Tensor b = at::rand({kSize, kSize});
-  at::Tensor c = at::empty({kSize, kSize});
-  // The best call of 0.1 s of calls (at least 10), after a warm-up call: on
-  // a shared machine a few calls can all run slow.
-  const auto best_gflops = [](const auto& product) {
-    using Clock = std::chrono::steady_clock;
-    product();
-    double best_seconds = 1e9;
-    const auto end = Clock::now() + std::chrono::milliseconds(100);
-    for (int i = 0; i < 10 || Clock::now() < end; ++i) {
-      const auto start = Clock::now();
-      product();
-      const std::chrono::duration<double> took = Clock::now() - start;
-      best_seconds = std::min(best_seconds, took.count());
-    }
-    return 2.0 * kSize * kSize * kSize / best_seconds / 1e9;
-  };
-  const double aten = best_gflops([&] { at::mm_out(c, a, b); });
-  const double onednn = best_gflops([&] {
+namespace {
+constexpr int64_t kPeakSize = 512;
+constexpr double kPeakFlops = 2.0 * kPeakSize * kPeakSize * kPeakSize;
+}  // namespace
+
+PeakProductMeter::PeakProductMeter()
+    : a_(at::rand({kPeakSize, kPeakSize})),
+      b_(at::rand({kPeakSize, kPeakSize})),
+      c_(at::empty({kPeakSize, kPeakSize})) {
+  // A warm-up call of each, not counted.
+  Call(Kernel::kAten);
+  Call(Kernel::kOneDnn);
+}
+
+double PeakProductMeter::Call(Kernel kernel) {
+  const auto start = std::chrono::steady_clock::now();
+  if (kernel == Kernel::kAten) {
+    at::mm_out(c_, a_, b_);
+  } else {
     // Row-major C = A B is column-major C^T = B^T A^T.
-    dnnl_sgemm('N', 'N', kSize, kSize, kSize, 1.0f, b.data_ptr<float>(), kSize, a.data_ptr<float>(),
-               kSize, 0.0f, c.data_ptr<float>(), kSize);
-  });
-  if (onednn > aten) return {onednn, "oneDNN's sgemm"};
-  return {aten, "ATen's mm (BLAS)"};
+    dnnl_sgemm('N', 'N', kPeakSize, kPeakSize, kPeakSize, 1.0f, b_.data_ptr<float>(), kPeakSize,
+               a_.data_ptr<float>(), kPeakSize, 0.0f, c_.data_ptr<float>(), kPeakSize);
+  }
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  return took.count();
+}
+
+void PeakProductMeter::Sample() {
+  for (Kernel kernel : {Kernel::kAten, Kernel::kOneDnn}) {
+    Timing& timing = timings_[static_cast<int>(kernel)];
+    const double seconds = Call(kernel);
+    timing.total_seconds += seconds;
+    timing.best_seconds = std::min(timing.best_seconds, seconds);
+    ++timing.calls;
+  }
+}
+
+PeakProduct PeakProductMeter::Result() const {
+  PeakProduct best;
+  for (Kernel kernel : {Kernel::kAten, Kernel::kOneDnn}) {
+    const Timing& timing = timings_[static_cast<int>(kernel)];
+    if (timing.calls == 0) continue;
+    const double gflops = kPeakFlops * timing.calls / timing.total_seconds / 1e9;
+    if (gflops <= best.gflops) continue;
+    best.gflops = gflops;
+    best.best_gflops = kPeakFlops / timing.best_seconds / 1e9;
+    best.kernel = kernel == Kernel::kAten ? "ATen's mm (BLAS)" : "oneDNN's sgemm";
+  }
+  return best;
 }
 
 }  // namespace reports

@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "ATen/ATen.h"
 #include "ops/node_io.h"
 #include "torch/csrc/jit/ir/ir.h"
 
@@ -23,13 +24,34 @@ double NodeFlops(const torch::jit::Node& node, const NodeIO& io);
 
 // The fastest 512 x 512 float matrix product this machine does on the
 // current intra-op threads: ATen's (BLAS's sgemm, on the core OpenBLAS
-// picked) or oneDNN's sgemm (the best fp32 kernel for the CPU's ISA),
-// each the best of its calls over 0.1 s.
+// picked) or oneDNN's sgemm (the best fp32 kernel for the CPU's ISA).
+// On a shared machine calls run at different speeds from one moment to the
+// next, so the meter is sampled between a model's runs (one call of each
+// kernel a sample) and a model's products, timed over all its runs, are
+// compared with the mean over all the samples of the faster kernel.
 struct PeakProduct {
-  double gflops = 0;
-  std::string kernel;  // which of the two
+  double gflops = 0;       // over all sampled calls
+  double best_gflops = 0;  // the fastest call's
+  std::string kernel;      // which of the two
 };
-PeakProduct MeasurePeakProduct();
+
+class PeakProductMeter {
+ public:
+  PeakProductMeter();
+  void Sample();
+  PeakProduct Result() const;  // zeros before the first sample
+
+ private:
+  enum class Kernel { kAten, kOneDnn };
+  struct Timing {
+    double total_seconds = 0, best_seconds = 1e9;
+    int calls = 0;
+  };
+  double Call(Kernel kernel);  // seconds
+
+  at::Tensor a_, b_, c_;
+  Timing timings_[2];
+};
 
 }  // namespace reports
 }  // namespace static_runtime

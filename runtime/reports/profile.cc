@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "ATen/Parallel.h"
 #include "absl/cleanup/cleanup.h"
@@ -188,14 +189,22 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   if (!by_node) return report;
 
   Timer timer(allocator);
+  // The machine's limit is sampled between the observed runs (flops.h), at
+  // least 10 times, once the runs show products.
+  std::optional<PeakProductMeter> peak;
   {
     ops::CountProducts(true);
     const absl::Cleanup stop_counting = [] { ops::CountProducts(false); };
     for (int i = 0; i < runs; ++i) {
       status = run(&timer);
       RETURN_IF_ERROR(status);
+      if (timer.flops_ > 0) {
+        if (!peak) peak.emplace();
+        peak->Sample();
+      }
     }
   }
+  for (int i = runs; peak && i < 10; ++i) peak->Sample();
   Timer tracer(nullptr);
   tracer.StartTrace();
   status = run(&tracer);
@@ -220,10 +229,11 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
     report.product_us_per_run += entry.product_us / runs;
   }
   report.machine = DescribeMachineKernels();
-  if (report.flops_per_run > 0) {
-    const PeakProduct peak = MeasurePeakProduct();
-    report.peak_gflops = peak.gflops;
-    report.peak_kernel = peak.kernel;
+  if (peak) {
+    const PeakProduct limit = peak->Result();
+    report.peak_gflops = limit.gflops;
+    report.peak_best_gflops = limit.best_gflops;
+    report.peak_kernel = limit.kernel;
   }
   return report;
 }
@@ -265,18 +275,26 @@ std::string FormatProfile(const ProfileReport& r) {
         &text,
         "\nmatrix products and convolutions: %.4f GFLOP per run (as the direct algorithm "
         "counts them; Winograd convolutions do fewer), %.1f GFLOP/s over the median run (%.0f%% "
-        "of %.1f GFLOP/s, the fastest 512x512 float product here: %s on %d thread(s))\n",
+        "of %.1f GFLOP/s, the limit: the fastest 512x512 float product here, sampled between the "
+        "runs, %s on %d thread(s); its best call %.1f)\n",
         r.flops_per_run / 1e9, r.flops_per_run / r.run_us / 1e3,
         100 * r.flops_per_run / r.run_us / 1e3 / r.peak_gflops, r.peak_gflops, r.peak_kernel,
-        at::get_num_threads());
+        at::get_num_threads(), r.peak_best_gflops);
     const auto of_peak = [&](double gflops) { return 100 * gflops / r.peak_gflops; };
     if (r.product_us_per_run > 0) {
       const double gflops = r.product_flops_per_run / r.product_us_per_run / 1e3;
       absl::StrAppendFormat(&text,
-                            "the products alone: %.1f GFLOP/s (%.0f%%; inside attention kernels "
-                            "each product timed, else the whole call)\n",
+                            "the products alone: %.1f GFLOP/s (%.0f%% of the limit; inside "
+                            "attention kernels each product timed, else the whole call)\n",
                             gflops, of_peak(gflops));
     }
+    // The run's floor on this machine: its products at the limit, the rest
+    // free.
+    const double floor_us = r.flops_per_run / r.peak_gflops / 1e3;
+    absl::StrAppendFormat(&text,
+                          "at the limit these products alone would take %.1f us a run (%.0f%% of "
+                          "the median run)\n",
+                          floor_us, 100 * floor_us / r.run_us);
     for (const NodeKindProfile& entry : r.kinds) {
       if (entry.flops <= 0 || entry.total_us <= 0) continue;
       const double gflops = entry.flops / entry.total_us / 1e3;

@@ -87,7 +87,7 @@ struct ProfileReport {
   // (reports/flops.h: GFLOP/s and whose kernel).
   double flops_per_run = 0;
   double product_flops_per_run = 0, product_us_per_run = 0;  // NodeKindProfile's, summed
-  double peak_gflops = 0;
+  double peak_gflops = 0, peak_best_gflops = 0;
   std::string peak_kernel;
   MachineKernels machine;  // the BLAS core and oneDNN ISA the run had
 };
