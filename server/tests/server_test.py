@@ -205,6 +205,28 @@ class ServerTest(unittest.TestCase):
         only.outputs.add(name="output.0")
         self.assertEqual([o.name for o in self.stub.ModelInfer(only).outputs], ["output.0"])
 
+    def test_loadgen_names_a_saved_models_inputs_as_the_server_does(self):
+        inputs = os.path.join(self.directory, "ads_inputs.pt")
+        torch.save((torch.randn(2, 3), {"user": torch.tensor([[1, 2, 3], [4, 5, 6]]),
+                                        "item": torch.tensor([[7], [49]])}, 3), inputs)
+
+        def loadgen(*flags):
+            return subprocess.run(
+                [SR, "loadgen", os.path.join(self.repository, "ads", "model.pt"),
+                 "--inputs=" + inputs, f"--grpc=127.0.0.1:{self.server.grpc_port}",
+                 "--max-requests=5", "--seconds=60", *flags],
+                capture_output=True, text=True, timeout=120)
+
+        answered = loadgen()
+        self.assertEqual(answered.returncode, 0, answered.stdout + answered.stderr)
+        self.assertIn("5 answered", answered.stdout)
+        self.assertNotIn("failed", answered.stdout)
+        # Sent to a model that takes other inputs: each refusal is counted,
+        # the first with the server's words.
+        refused = loadgen("--model=mlp")
+        self.assertEqual(refused.returncode, 1, refused.stdout + refused.stderr)
+        self.assertRegex(refused.stdout, r"failed: INVALID_ARGUMENT 5 \(the first: request \S+: input ")
+
     def test_http_json_and_binary_equal_the_jit(self):
         jit = load_jit(self.repository, "mlp")
         x = torch.randn(2, 16)

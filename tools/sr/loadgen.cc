@@ -53,7 +53,7 @@ const char* CodeName(grpc::StatusCode code) {
 struct Tally {
   absl::Mutex mutex;
   std::vector<double> latencies_us ABSL_GUARDED_BY(mutex);
-  std::map<std::string, int64_t> failures ABSL_GUARDED_BY(mutex);
+  std::map<std::string, LoadgenReport::Failures> failures ABSL_GUARDED_BY(mutex);
   int64_t sent ABSL_GUARDED_BY(mutex) = 0;
 };
 
@@ -115,7 +115,8 @@ absl::StatusOr<LoadgenReport> RunLoad(const LoadgenConfig& config,
     if (status.ok()) {
       tally.latencies_us.push_back(us);
     } else {
-      ++tally.failures[CodeName(status.error_code())];
+      LoadgenReport::Failures& failures = tally.failures[CodeName(status.error_code())];
+      if (failures.count++ == 0) failures.first_message = status.error_message();
     }
   };
   std::vector<std::thread> threads;
@@ -158,8 +159,9 @@ std::string FormatLoadgenReport(const LoadgenConfig& config, const LoadgenReport
       config.address, report.sent, report.wall_seconds, report.ok,
       report.ok / std::max(report.wall_seconds, 1e-9), report.latency.median_us,
       report.latency.p90_us, report.latency.p99_us, report.latency.mean_us);
-  for (const auto& [code, count] : report.failures) {
-    absl::StrAppend(&text, "failed: ", code, " ", count, "\n");
+  for (const auto& [code, failures] : report.failures) {
+    absl::StrAppend(&text, "failed: ", code, " ", failures.count,
+                    " (the first: ", failures.first_message, ")\n");
   }
   return text;
 }

@@ -36,7 +36,12 @@ struct LoadgenConfig {
 struct LoadgenReport {
   int64_t sent = 0;
   int64_t ok = 0;
-  std::map<std::string, int64_t> failures;  // by gRPC status code name
+  // By gRPC status code name: how many, and the first one's message.
+  struct Failures {
+    int64_t count = 0;
+    std::string first_message;
+  };
+  std::map<std::string, Failures> failures;
   double wall_seconds = 0;
   Latency latency;  // of the answered requests
 };

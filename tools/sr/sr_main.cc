@@ -178,11 +178,6 @@ absl::StatusOr<std::vector<c10::IValue>> LoadInputs(const Args& args) {
       args.Int("seed"));
 }
 
-// The schema of `module`'s forward method.
-const c10::FunctionSchema& ForwardSchema(const torch::jit::Module& module) {
-  return module.get_method(ForwardMethodName(module)).function().getSchema();
-}
-
 // True if the model named on the command line is a compiled package.
 bool IsPackage(const Args& args) {
   return !args.positional().empty() && absl::EndsWith(args.positional()[0], ".srpkg");
