@@ -1,11 +1,13 @@
 // Out-variant kernels that copy a tensor: clone, contiguous, type_as,
 // zeros_like/ones_like/full_like, the copy variants of views, maybe-copying
-// `to`, and split/chunk/unbind with unpacked outputs. Ops that may return
+// `to`, split/chunk/unbind with unpacked outputs, and pixel_shuffle and
+// pixel_unshuffle (permuted copies). Ops that may return
 // their input (contiguous, type_as) keep doing so where the graph writes in
 // place. aten::narrow_copy stays in fallback: LibTorch 1.13's narrow_copy
 // ignores the strides of non-contiguous inputs, and the runtime must give
 // what the JIT gives.
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -195,6 +197,57 @@ void RegisterCopies() {
   }
 }
 
+// pixel_shuffle(x, r), [*, C r^2, H, W] -> [*, C, H r, W r], and
+// pixel_unshuffle(x, r), its inverse: one permuted copy of the input into a
+// contiguous result (their out forms copy through a temporary). A channels-
+// last image runs ATen's op, whose result keeps that layout; so do the
+// arguments ATen refuses.
+void RegisterPixelShuffles() {
+  for (const bool shuffle : {true, false}) {
+    RegisterOut(
+        shuffle ? "aten::pixel_shuffle" : "aten::pixel_unshuffle", "", [shuffle](NodeIO& io) {
+          const at::Tensor& self = TensorArg(io, 0);
+          const int64_t r = io.Input(1).toInt();
+          auto functional = [&] {
+            return shuffle ? at::pixel_shuffle(self, r) : at::pixel_unshuffle(self, r);
+          };
+          const int64_t rank = self.dim();
+          if (rank < 3 || r < 1 || self.suggest_memory_format() != at::MemoryFormat::Contiguous) {
+            io.Output(0) = functional();
+            return;
+          }
+          const int64_t c = self.size(-3), h = self.size(-2), w = self.size(-1);
+          if (shuffle ? c % (r * r) != 0 : h % r != 0 || w % r != 0) {
+            io.Output(0) = functional();
+            return;
+          }
+          // The input with its channels (or sides) split by r, its dims permuted
+          // into the result's order, and the result viewed the same way; the
+          // leading dims stay as they are.
+          std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 3);
+          std::vector<int64_t> source_view = sizes, result_view = sizes, order(rank - 3);
+          std::iota(order.begin(), order.end(), 0);
+          const int64_t k = rank - 3;
+          if (shuffle) {
+            const int64_t channels = c / (r * r);
+            source_view.insert(source_view.end(), {channels, r, r, h, w});
+            order.insert(order.end(), {k, k + 3, k + 1, k + 4, k + 2});
+            result_view.insert(result_view.end(), {channels, h, r, w, r});
+            sizes.insert(sizes.end(), {channels, h * r, w * r});
+          } else {
+            source_view.insert(source_view.end(), {c, h / r, r, w / r, r});
+            order.insert(order.end(), {k, k + 2, k + 4, k + 1, k + 3});
+            result_view.insert(result_view.end(), {c, r, r, h / r, w / r});
+            sizes.insert(sizes.end(), {c * r * r, h / r, w / r});
+          }
+          WriteOutput(io, 0, self.scalar_type(), functional, [&](at::Tensor& out) {
+            out.resize_(sizes);
+            out.view(result_view).copy_(self.view(source_view).permute(order));
+          });
+        });
+  }
+}
+
 void RegisterRewriteOperators() {
   absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
@@ -252,6 +305,7 @@ void RegisterRewriteOperators() {
 
 const bool kRegistered = [] {
   RegisterCopies();
+  RegisterPixelShuffles();
   RegisterRewriteOperators();
   return true;
 }();

@@ -1,5 +1,6 @@
 // Out-variant kernels for neural-network layers: softmax, log_softmax,
-// layer_norm, embedding and adaptive average pooling (max_pool2d and
+// layer_norm, embedding, adaptive average pooling and im2col/col2im (the
+// unfold and fold of nn.functional) (max_pool2d and
 // avg_pool2d have their own files, out_max_pool.cc and out_avg_pool.cc). Statistics that the layer
 // computes and throws away (layer_norm's mean and rstd) go to per-thread scratch tensors.
 // aten::conv1d/conv2d (when not pre-packed into conv2d_fused, onednn_conv.cc) stay in fallback:
@@ -155,6 +156,36 @@ void RegisterAdaptiveAvgPool(const char* name, size_t dims, Functional functiona
   });
 }
 
+// im2col and col2im: ATen's CPU out kernels.
+void RegisterUnfoldAndFold() {
+  RegisterOut("aten::im2col", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> kernel = io.Input(1).toIntVector(),
+                               dilation = io.Input(2).toIntVector(),
+                               padding = io.Input(3).toIntVector(),
+                               stride = io.Input(4).toIntVector();
+    WriteOutput(
+        io, 0, self.scalar_type(),
+        [&] { return at::im2col(self, kernel, dilation, padding, stride); },
+        [&](at::Tensor& out) {
+          at::cpu::im2col_out(out, self, kernel, dilation, padding, stride);
+        });
+  });
+  RegisterOut("aten::col2im", "", [](NodeIO& io) {
+    const at::Tensor& self = TensorArg(io, 0);
+    const std::vector<int64_t> size = io.Input(1).toIntVector(), kernel = io.Input(2).toIntVector(),
+                               dilation = io.Input(3).toIntVector(),
+                               padding = io.Input(4).toIntVector(),
+                               stride = io.Input(5).toIntVector();
+    WriteOutput(
+        io, 0, self.scalar_type(),
+        [&] { return at::col2im(self, size, kernel, dilation, padding, stride); },
+        [&](at::Tensor& out) {
+          at::cpu::col2im_out(out, self, size, kernel, dilation, padding, stride);
+        });
+  });
+}
+
 void RegisterEmbeddingAndPooling() {
   // embedding = rows of `weight` picked by `indices`, shaped indices + [dim].
   RegisterOut("aten::embedding", "", [](NodeIO& io) {
@@ -198,6 +229,7 @@ const bool kRegistered = [] {
   RegisterSoftmax();
   RegisterNormalization();
   RegisterEmbeddingAndPooling();
+  RegisterUnfoldAndFold();
   return true;
 }();
 

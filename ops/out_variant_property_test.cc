@@ -5,6 +5,7 @@
 // changing dtypes; every result must equal the JIT's own operator on the same
 // inputs exactly, and when the result dtype does not change
 // the kernel must have written into the tensor it left in the slot.
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -676,6 +677,56 @@ std::map<std::string, Spec> NnSpecs() {
   specs["aten::adaptive_avg_pool2d."] = {[=](const Call& c) -> Inputs {
     return {image(c, 1), c10::List<int64_t>({c.draw.Int(1, 3), c.draw.Int(1, 3)})};
   }};
+  // unfold (im2col) of images [N, C, H, W] or unbatched [C, H, W]: windows
+  // of 1-3, dilation 1-2, padding 0-1, stride 1-2 (a window larger than the
+  // padded image: ATen's error). fold (col2im) of columns [N, C k k, L] into
+  // an output size, L the windows' count, or one more (ATen's error).
+  auto pair = [](const Call& c, int64_t low, int64_t high) {
+    return std::array<int64_t, 2>{c.draw.Int(low, high), c.draw.Int(low, high)};
+  };
+  auto list = [](const std::array<int64_t, 2>& values) {
+    return c10::List<int64_t>({values[0], values[1]});
+  };
+  specs["aten::im2col."] = {[=](const Call& c) -> Inputs {
+    std::vector<int64_t> sizes = {c.draw.Int(1, 3), c.draw.Int(1, 4 + 2 * c.scale),
+                                  c.draw.Int(1, 4 + 2 * c.scale)};
+    if (c.draw.Bool()) sizes.insert(sizes.begin(), c.draw.Int(1, 2));
+    return {c.draw.Tensor(sizes, c.draw.OneOf(kFloats)), list(pair(c, 1, 3)), list(pair(c, 1, 2)),
+            list(pair(c, 0, 1)), list(pair(c, 1, 2))};
+  }};
+  specs["aten::col2im."] = {[=](const Call& c) -> Inputs {
+    const auto size = pair(c, 1, 4 + 2 * c.scale), kernel = pair(c, 1, 3), dilation = pair(c, 1, 2),
+               padding = pair(c, 0, 1), stride = pair(c, 1, 2);
+    int64_t blocks = 1;
+    for (int i = 0; i < 2; ++i) {
+      blocks *= std::max<int64_t>(
+          1, (size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) / stride[i] + 1);
+    }
+    if (c.draw.Int(0, 5) == 0) ++blocks;
+    std::vector<int64_t> sizes = {c.draw.Int(1, 2) * kernel[0] * kernel[1], blocks};
+    if (c.draw.Bool()) sizes.insert(sizes.begin(), c.draw.Int(1, 2));
+    return {c.draw.Tensor(sizes, c.draw.OneOf(kFloats)),
+            list(size),
+            list(kernel),
+            list(dilation),
+            list(padding),
+            list(stride)};
+  }};
+  // pixel_shuffle and pixel_unshuffle of [*, C, H, W] (no to two leading
+  // dims) by factors of 1-3, sometimes 0 or a size that does not divide
+  // (ATen's errors).
+  auto pixels = [](const Call& c, bool shuffle) -> Inputs {
+    const int64_t r = c.draw.Int(0, 9) == 0 ? 0 : c.draw.Int(1, 3);
+    const int64_t factor = std::max<int64_t>(r, 1);
+    std::vector<int64_t> sizes = {c.draw.Int(1, 2) * (shuffle ? factor * factor : 1),
+                                  c.draw.Int(1, 3) * (shuffle ? 1 : factor),
+                                  c.draw.Int(1, 3) * (shuffle ? 1 : factor)};
+    if (c.draw.Int(0, 9) == 0) ++sizes[c.draw.Int(0, 2)];
+    for (int64_t i = c.draw.Int(0, 2); i > 0; --i) sizes.insert(sizes.begin(), c.draw.Int(1, 2));
+    return {c.draw.Tensor(sizes, c.draw.OneOf(kAll)), r};
+  };
+  specs["aten::pixel_shuffle."] = {[=](const Call& c) { return pixels(c, true); }};
+  specs["aten::pixel_unshuffle."] = {[=](const Call& c) { return pixels(c, false); }};
   // Clips [N, C, D, H, W] or unbatched [C, D, H, W]; the global 1x1x1 pool
   // (a mean) and others.
   specs["aten::adaptive_avg_pool3d."] = {[=](const Call& c) -> Inputs {
