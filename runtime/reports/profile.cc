@@ -189,22 +189,27 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   if (!by_node) return report;
 
   Timer timer(allocator);
-  // The machine's limit is sampled between the observed runs (flops.h), at
-  // least 10 times, once the runs show products.
+  // The machine's limit is sampled between the observed runs (flops.h), once
+  // they show products: after up to kLimitSamples of them, spread evenly,
+  // and at least 10 times in all.
+  constexpr int64_t kLimitSamples = 50;
   std::optional<PeakProductMeter> peak;
+  int samples = 0;
   {
     ops::CountProducts(true);
     const absl::Cleanup stop_counting = [] { ops::CountProducts(false); };
-    for (int i = 0; i < runs; ++i) {
+    for (int64_t i = 0; i < runs; ++i) {
       status = run(&timer);
       RETURN_IF_ERROR(status);
-      if (timer.flops_ > 0) {
+      if (timer.flops_ > 0 && (i + 1) * kLimitSamples / runs != i * kLimitSamples / runs) {
         if (!peak) peak.emplace();
         peak->Sample();
+        ++samples;
       }
     }
   }
-  for (int i = runs; peak && i < 10; ++i) peak->Sample();
+  if (timer.flops_ > 0 && !peak) peak.emplace();
+  for (; peak && samples < 10; ++samples) peak->Sample();
   Timer tracer(nullptr);
   tracer.StartTrace();
   status = run(&tracer);
