@@ -712,7 +712,7 @@ std::map<std::string, Spec> NnSpecs() {
             list(padding),
             list(stride)};
   }};
-  // pixel_shuffle and pixel_unshuffle of [*, C, H, W] (no to two leading
+  // pixel_shuffle and pixel_unshuffle of [*, C, H, W] (zero to two leading
   // dims) by factors of 1-3, sometimes 0 or a size that does not divide
   // (ATen's errors).
   auto pixels = [](const Call& c, bool shuffle) -> Inputs {
