@@ -7,6 +7,7 @@
 #include "passes/drop_eval_dropout.h"
 #include "passes/eliminate_noop_slice.h"
 #include "passes/fold_built_lists.h"
+#include "passes/fold_constant_splits.h"
 #include "passes/fold_conv_batch_norm.h"
 #include "passes/fold_none_checks.h"
 #include "passes/force_non_empty_outputs.h"
@@ -26,6 +27,7 @@ namespace static_runtime {
 const std::vector<RewritePass>& RewritePasses() {
   static const auto* const kPasses = new std::vector<RewritePass>{
       {"fold_none_checks", PassStage::kCleanup, nullptr, FoldNoneChecks},
+      {"fold_constant_splits", PassStage::kCleanup, nullptr, FoldConstantSplits},
       {"drop_eval_dropout", PassStage::kCleanup, nullptr, DropEvalDropout},
       {"eliminate_noop_slice", PassStage::kCleanup, nullptr, EliminateNoOpSlice},
       {"fold_built_lists", PassStage::kCleanup, nullptr, FoldBuiltLists},

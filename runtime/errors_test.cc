@@ -248,6 +248,42 @@ def forward(self, x, y, n: int):
   EXPECT_TRUE(runtime.Run({x, x.t(), int64_t{3}}).ok());
 }
 
+// A split of a constant folded for the one width it can take
+// (passes/fold_constant_splits.h) still fails on any other width with
+// ATen's error, a rejected argument, as the JIT's split does.
+TEST(RuntimeErrorsTest, FoldedConstantSplitRejectsAnotherWidthAsATenDoes) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, query, memory):
+    E = query.size(-1)
+    w_q, w_kv = self.w.split([E, E * 2])
+    return torch.linear(query, w_q), torch.linear(memory, w_kv)
+)",
+                                                               {{"w", at::randn({12, 4})}});
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<StaticModule::Ptr> static_module =
+      StaticModule::FromModule(*module, /*is_frozen=*/false);
+  ASSERT_TRUE(static_module.ok()) << static_module.status();
+  EXPECT_THAT((*static_module)->graph()->toString(), testing::Not(HasSubstr("aten::linear(")))
+      << "the split pieces are constant weights, prepacked";
+  StaticRuntime runtime(*static_module);
+  absl::StatusOr<c10::IValue> bad = runtime.Run({at::randn({2, 3}), at::randn({5, 4})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("split_with_sizes expects split_sizes to sum exactly to 12 (input "
+                        "tensor's size at dimension 0), but got split_sizes=[3, 6]"));
+  EXPECT_EQ(runtime.NumHeldValues(), 0u);
+  const std::vector<c10::IValue> good = {at::randn({2, 4}), at::randn({5, 4})};
+  absl::StatusOr<c10::IValue> ours = runtime.Run(good);
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  c10::IValue expected = module->forward(good);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(at::allclose(ours->toTupleRef().elements()[i].toTensor(),
+                             expected.toTupleRef().elements()[i].toTensor(), 1e-5, 1e-6))
+        << i;
+  }
+}
+
 TEST(RuntimeErrorsTest, FailureInsideALoopBodyNamesTheNestedNode) {
   StaticModule::Ptr static_module = Prepare(R"(
 def forward(self, xs: List[Tensor]):

@@ -504,6 +504,25 @@ def forward(self, x, mask):
          return {rng.Normal({2, seq, 4}), mask};
        }});
 
+  // Cross-attention's packed in-projection as nn.MultiheadAttention splits
+  // it when the key is the value but not the query: by sizes read from the
+  // query (passes/fold_constant_splits.h).
+  add({"cross_attention_split",
+       R"(
+def forward(self, query, memory):
+    E = query.size(-1)
+    w_q, w_kv = self.w.split([E, E * 2])
+    b_q, b_kv = self.b.split([E, E * 2])
+    q = torch.linear(query, w_q, b_q)
+    k, v = torch.linear(memory, w_kv, b_kv).chunk(2, -1)
+    attn = torch.softmax(torch.matmul(q, k.transpose(-2, -1)), -1)
+    return torch.matmul(attn, v)
+)",
+       {{"w", {12, 4}}, {"b", {12}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, size, 4}), rng.Normal({2, size + 2, 4})};
+       }});
+
   add({"lstm_cell_loop",
        R"(
 def forward(self, xs):
