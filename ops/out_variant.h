@@ -107,11 +107,12 @@ inline at::ScalarType SumResult(at::ScalarType input, const c10::IValue& dtype) 
   return at::isIntegralType(input, /*includeBool=*/true) ? at::kLong : input;
 }
 
-// A per-thread tensor of `dtype` in `slot` (0 or 1) for results a kernel
-// computes and does not hand out (a norm's mean and rstd): reused and grown
-// from call to call, so valid only within one kernel call.
+// A per-thread tensor of `dtype` in `slot` (0 to kThreadScratchSlots - 1)
+// for results a kernel computes and does not hand out (a norm's statistics):
+// reused and grown from call to call, so valid only within one kernel call.
+constexpr int kThreadScratchSlots = 5;
 inline at::Tensor& ThreadScratch(int slot, at::ScalarType dtype) {
-  thread_local at::Tensor scratch[2];
+  thread_local at::Tensor scratch[kThreadScratchSlots];
   at::Tensor& tensor = scratch[slot];
   if (!tensor.defined() || tensor.scalar_type() != dtype) {
     tensor = at::empty({0}, at::TensorOptions().dtype(dtype));

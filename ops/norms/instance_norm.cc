@@ -27,34 +27,21 @@
 namespace static_runtime {
 namespace {
 
-// The per-thread tensors of one call: the statistics of the N * C
-// channels, and the weight and bias repeated N times.
-struct Scratch {
-  at::Tensor mean, var_sum, invstd, weight, bias;
-};
-
-Scratch& ThreadInstanceNormScratch() {
-  thread_local Scratch scratch;
-  return scratch;
-}
-
-// `tensor` as a 1-D tensor of `size` elements of `dtype`.
-void Resize(at::Tensor& tensor, int64_t size, at::ScalarType dtype) {
-  if (!tensor.defined() || tensor.scalar_type() != dtype) {
-    tensor = at::empty({0}, at::TensorOptions().dtype(dtype));
-  }
+// The per-thread tensor in scratch slot `slot` as a 1-D tensor of `size`
+// elements of `dtype`.
+at::Tensor& Scratch(int slot, int64_t size, at::ScalarType dtype) {
+  at::Tensor& tensor = ThreadScratch(slot, dtype);
   tensor.resize_({size});
+  return tensor;
 }
 
-// `param` repeated `times` times into `into` (undefined when absent), as
-// ATen's instance norm repeats the weight and bias.
-void Repeat(const c10::optional<at::Tensor>& param, int64_t times, at::Tensor& into) {
-  if (!param || !param->defined()) {
-    into = at::Tensor();
-    return;
-  }
-  Resize(into, times * param->numel(), param->scalar_type());
+// `param` repeated `times` times into scratch slot `slot` (undefined when
+// absent), as ATen's instance norm repeats the weight and bias.
+at::Tensor Repeat(const c10::optional<at::Tensor>& param, int64_t times, int slot) {
+  if (!param || !param->defined()) return at::Tensor();
+  at::Tensor& into = Scratch(slot, times * param->numel(), param->scalar_type());
   into.view({times, param->numel()}).copy_(*param);
+  return into;
 }
 
 // ATen's batch norm's inverse standard deviation of each channel from its
@@ -108,18 +95,20 @@ const bool kRegistered = [] {
       out.resize_(input.sizes());
       const at::Tensor planes_in = input.view(shape);
       at::Tensor planes_out = out.view(shape);
-      Scratch& s = ThreadInstanceNormScratch();
-      Resize(s.mean, planes, dtype);
-      Resize(s.var_sum, planes, dtype);
-      Resize(s.invstd, planes, dtype);
-      Repeat(weight, batch, s.weight);
-      Repeat(bias, batch, s.bias);
-      at::native::batch_norm_cpu_collect_stats_stub(at::kCPU, s.mean, s.var_sum, planes_in);
+      // The statistics of the N * C planes, and the weight and bias
+      // repeated N times.
+      at::Tensor& mean = Scratch(0, planes, dtype);
+      at::Tensor& var_sum = Scratch(1, planes, dtype);
+      at::Tensor& invstd = Scratch(2, planes, dtype);
+      const at::Tensor repeated_weight = Repeat(weight, batch, 3);
+      const at::Tensor repeated_bias = Repeat(bias, batch, 4);
+      at::native::batch_norm_cpu_collect_stats_stub(at::kCPU, mean, var_sum, planes_in);
       const int64_t count = input.numel() / planes;
       AT_DISPATCH_FLOATING_TYPES(dtype, "instance_norm",
-                                 [&] { InverseStd<scalar_t>(s.var_sum, count, eps, s.invstd); });
-      at::native::batch_norm_cpu_stub(at::kCPU, planes_out, planes_in, s.weight, s.bias, s.mean,
-                                      s.invstd, at::Tensor(), at::Tensor(), /*train=*/true, eps);
+                                 [&] { InverseStd<scalar_t>(var_sum, count, eps, invstd); });
+      at::native::batch_norm_cpu_stub(at::kCPU, planes_out, planes_in, repeated_weight,
+                                      repeated_bias, mean, invstd, at::Tensor(), at::Tensor(),
+                                      /*train=*/true, eps);
     });
   });
   return true;
