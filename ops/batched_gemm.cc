@@ -37,8 +37,9 @@ constexpr int kMaxChainInner = 31;
 // Whether sgemm(transa, transb, m, n, k) gives the bits of ops::FmaChainMatmul
 // on sample operands (BLAS's column-major terms): random values in
 // [-1, 1), and a row of A (or, with one row, a column of B) of -0, whose
-// products cancel to +0 in the chain.
-bool SgemmIsTheChain(char transa, char transb, int m, int n, int k) {
+// products cancel to +0 in the chain. With `accumulate`, sgemm's beta is 1
+// on a C of random values and -0s, and the chain's result is added to C.
+bool SgemmIsTheChain(char transa, char transb, int m, int n, int k, bool accumulate) {
   const Gemm<float> gemm = BlasGemm<float>();
   std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n);
   uint32_t state = 12345;
@@ -59,38 +60,52 @@ bool SgemmIsTheChain(char transa, char transb, int m, int n, int k) {
     for (int p = 0; p < k; ++p) b[p * op_b.row_stride] = -0.0f;
   }
   const int lda = transa == 'n' ? m : k, ldb = transb == 'n' ? k : n;
-  const float alpha = 1, beta = 0;
+  const float alpha = 1, beta = accumulate ? 1 : 0;
   std::vector<float> blas(static_cast<size_t>(m) * n), chain(blas.size());
+  if (accumulate) {
+    for (size_t i = 0; i < blas.size(); ++i) blas[i] = i % 3 == 0 ? -0.0f : next();
+  }
+  const std::vector<float> initial = blas;
   gemm(&transa, &transb, &m, &n, &k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, blas.data(),
        &m);
   ops::FmaChainMatmul(op_a, op_b, m, k, n, chain.data());
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
-      if (std::memcmp(&blas[i + j * m], &chain[i * n + j], sizeof(float)) != 0) return false;
+      float expected = chain[i * n + j];
+      if (accumulate) expected = initial[i + j * m] + expected;
+      if (std::memcmp(&blas[i + j * m], &expected, sizeof(float)) != 0) return false;
     }
   }
   return true;
 }
 
 // SgemmIsTheChain, asked once per thread and shape.
-bool ChainStandsInForSgemm(char transa, char transb, int m, int n, int k) {
+bool ChainStandsInForSgemm(char transa, char transb, int m, int n, int k, bool accumulate) {
   if (k > kMaxChainInner || !ops::FmaChainMatmulAvailable()) return false;
-  thread_local absl::flat_hash_map<std::array<int, 5>, bool> checked;
-  const auto [entry, inserted] = checked.try_emplace({transa, transb, m, n, k}, false);
-  if (inserted) entry->second = SgemmIsTheChain(transa, transb, m, n, k);
+  thread_local absl::flat_hash_map<std::array<int, 6>, bool> checked;
+  const auto [entry, inserted] = checked.try_emplace({transa, transb, m, n, k, accumulate}, false);
+  if (inserted) entry->second = SgemmIsTheChain(transa, transb, m, n, k, accumulate);
   return entry->second;
 }
 
-// Each batch's product by ops::FmaChainMatmul (row-major, from the tensors).
-void RunChain(const at::Tensor& batch1, const at::Tensor& batch2, at::Tensor& out) {
+// Each batch's product by ops::FmaChainMatmul (row-major, from the tensors),
+// added to `out`'s values with `accumulate`.
+void RunChain(const at::Tensor& batch1, const at::Tensor& batch2, bool accumulate,
+              at::Tensor& out) {
   const float* a = batch1.data_ptr<float>();
   const float* b = batch2.data_ptr<float>();
   float* c = out.data_ptr<float>();
   const int64_t rows = out.size(1), cols = out.size(2), inner = batch1.size(2);
+  thread_local std::vector<float> product;
+  if (accumulate) product.resize(static_cast<size_t>(rows * cols));
   for (int64_t i = 0, batches = out.size(0); i < batches; ++i) {
+    float* result = c + i * out.stride(0);
     ops::FmaChainMatmul({a + i * batch1.stride(0), batch1.stride(1), batch1.stride(2)},
                         {b + i * batch2.stride(0), batch2.stride(1), batch2.stride(2)}, rows, inner,
-                        cols, c + i * out.stride(0));
+                        cols, accumulate ? product.data() : result);
+    if (accumulate) {
+      for (int64_t j = 0; j < rows * cols; ++j) result[j] += product[static_cast<size_t>(j)];
+    }
   }
 }
 
@@ -102,7 +117,7 @@ void Run(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2
   const T* b_data = b.data_ptr<T>();
   T* c_data = out.data_ptr<T>();
   const int64_t a_step = a.stride(0), b_step = b.stride(0), c_step = out.stride(0);
-  const T alpha = 1, beta = 0;
+  const T alpha = 1, beta = plan.accumulate ? 1 : 0;
   const Gemm<T> gemm = BlasGemm<T>();
   for (int64_t i = 0, batches = out.size(0); i < batches; ++i) {
     gemm(&plan.transpose_a, &plan.transpose_b, &plan.m, &plan.n, &plan.k, &alpha,
@@ -113,7 +128,8 @@ void Run(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2
 
 }  // namespace
 
-std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch2) {
+std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch2,
+                               bool accumulate) {
   if (!PlainCpuTensor(batch1) || !PlainCpuTensor(batch2) || batch1.dim() != 3 ||
       batch2.dim() != 3 || batch1.scalar_type() != batch2.scalar_type() ||
       (batch1.scalar_type() != at::kFloat && batch1.scalar_type() != at::kDouble) ||
@@ -142,6 +158,7 @@ std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch
     transpose_c = true;
   }
   plan.swap_operands = transpose_c;
+  plan.accumulate = accumulate;
   const int64_t m = result_sizes[transpose_c ? 1 : 0];
   const int64_t n = result_sizes[transpose_c ? 0 : 1];
   const int64_t k = m1_sizes[transpose_c ? 0 : 1];
@@ -193,15 +210,15 @@ std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch
   plan.lda = static_cast<int>(lda);
   plan.ldb = static_cast<int>(ldb);
   plan.ldc = static_cast<int>(ldc);
-  plan.fma_chain =
-      is_float && ChainStandsInForSgemm(plan.transpose_a, plan.transpose_b, plan.m, plan.n, plan.k);
+  plan.fma_chain = is_float && ChainStandsInForSgemm(plan.transpose_a, plan.transpose_b, plan.m,
+                                                     plan.n, plan.k, accumulate);
   return plan;
 }
 
 void BmmInto(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2,
              at::Tensor& out) {
   if (plan.fma_chain) {
-    RunChain(batch1, batch2, out);
+    RunChain(batch1, batch2, plan.accumulate, out);
   } else if (out.scalar_type() == at::kFloat) {
     Run<float>(plan, batch1, batch2, out);
   } else {

@@ -20,6 +20,10 @@
 // something else (fewer than 400 multiply-adds per matrix: its own loop;
 // an operand it would copy first; a dtype other than float and double; an
 // empty product; BLAS's gemm not in the process) or reject the arguments.
+// With `accumulate`, the products are added to what the result holds, as
+// baddbmm(self, batch1, batch2) with beta and alpha 1 does after copying
+// self into its result (ATen's gemm calls with beta 1; the chain's sum
+// added to each value, where sgemm's bits are that).
 // BmmInto: runs the plan into `out` (contiguous, of that size and dtype).
 #ifndef STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
 #define STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
@@ -35,10 +39,12 @@ struct BmmPlan {
   bool swap_operands = false;  // ATen's transpose_c: C^T = B^T A^T
   char transpose_a = 'n', transpose_b = 'n';
   int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
-  bool fma_chain = false;  // computed by ops::FmaChainMatmul
+  bool fma_chain = false;   // computed by ops::FmaChainMatmul
+  bool accumulate = false;  // gemm's beta 1: added to the result's values
 };
 
-std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch2);
+std::optional<BmmPlan> PlanBmm(const at::Tensor& batch1, const at::Tensor& batch2,
+                               bool accumulate = false);
 void BmmInto(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& batch2,
              at::Tensor& out);
 

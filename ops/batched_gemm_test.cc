@@ -1,4 +1,5 @@
-// PlanBmm/BmmInto against at::bmm, bit for bit: random batch counts and
+// PlanBmm/BmmInto against at::bmm (and, accumulating, at::baddbmm with
+// beta and alpha 1), bit for bit: random batch counts and
 // matrix sizes around ATen's 400 threshold, float and double, operands
 // contiguous, transposed, with a larger leading dimension, or broadcast
 // along the batch; products shorter and longer than the fused multiply-add
@@ -64,23 +65,58 @@ RC_GTEST_PROP(BatchedGemmProperty, SameBitsAsAtenBmm, ()) {
   }
 }
 
-// A grid of shapes across the chain's limit, every pair of layouts: where
-// the plan runs the chain, its bits are sgemm's (through at::bmm).
+// What a plan with `accumulate` adds to: random values, -0 in every third
+// place (a masked score of 0 plus a product of +0 is +0 in IEEE arithmetic).
+at::Tensor Addend(int64_t batch, int64_t rows, int64_t cols, at::ScalarType dtype) {
+  at::Tensor addend = at::randn({batch, rows, cols}, dtype);
+  addend.view(-1).slice(0, 0, addend.numel(), 3).fill_(-0.0);
+  return addend;
+}
+
+// As baddbmm(self, a, b) with beta and alpha 1: self copied, then added to.
+RC_GTEST_PROP(BatchedGemmProperty, AccumulatingSameBitsAsAtenBaddbmm, ()) {
+  const at::ScalarType dtype = *rc::gen::element(at::kFloat, at::kDouble);
+  const int64_t batch = *rc::gen::inRange<int64_t>(1, 6);
+  const int64_t rows = *rc::gen::inRange<int64_t>(1, 24);
+  const int64_t inner = *rc::gen::weightedOneOf<int64_t>(
+      {{1, rc::gen::inRange<int64_t>(1, 40)}, {1, rc::gen::inRange<int64_t>(28, 36)}});
+  const int64_t cols = *rc::gen::inRange<int64_t>(1, 24);
+  for (int layouts = 0; layouts < 16; ++layouts) {
+    const at::Tensor a = Operand(batch, rows, inner, dtype, layouts / 4);
+    const at::Tensor b = Operand(batch, inner, cols, dtype, layouts % 4);
+    const at::Tensor self = Addend(batch, rows, cols, dtype);
+    const std::optional<BmmPlan> plan = PlanBmm(a, b, /*accumulate=*/true);
+    if (layouts == 0) RC_CLASSIFY(plan.has_value() && plan->fma_chain, "chain");
+    if (!plan) continue;
+    at::Tensor out = self.clone();
+    BmmInto(*plan, a, b, out);
+    const at::ScalarType bits = dtype == at::kFloat ? at::kInt : at::kLong;
+    RC_ASSERT(at::equal(out.view(bits), at::baddbmm(self, a, b).contiguous().view(bits)));
+  }
+}
+
+// A grid of shapes across the chain's limit, every pair of layouts, plain
+// and accumulating: where the plan runs the chain, its bits are sgemm's
+// (through at::bmm and at::baddbmm).
 TEST(BatchedGemmTest, SameBitsOnEveryShapeOfAGrid) {
   at::manual_seed(7);
   const int64_t sides[] = {1, 3, 5, 8, 13, 17};
   for (int64_t inner = 1; inner <= 40; ++inner) {
     for (int64_t rows : sides) {
       for (int64_t cols : sides) {
-        for (int layouts = 0; layouts < 16; ++layouts) {
-          const at::Tensor a = Operand(2, rows, inner, at::kFloat, layouts / 4);
+        for (int layouts = 0; layouts < 32; ++layouts) {
+          const bool accumulate = layouts >= 16;
+          const at::Tensor a = Operand(2, rows, inner, at::kFloat, layouts % 16 / 4);
           const at::Tensor b = Operand(2, inner, cols, at::kFloat, layouts % 4);
-          const std::optional<BmmPlan> plan = PlanBmm(a, b);
+          const std::optional<BmmPlan> plan = PlanBmm(a, b, accumulate);
           if (!plan) continue;
-          at::Tensor out = at::empty({2, rows, cols});
+          const at::Tensor self = Addend(2, rows, cols, at::kFloat);
+          at::Tensor out = accumulate ? self.clone() : at::empty({2, rows, cols});
           BmmInto(*plan, a, b, out);
-          ASSERT_TRUE(at::equal(out.view(at::kInt), at::bmm(a, b).contiguous().view(at::kInt)))
-              << "k " << inner << ", " << rows << " x " << cols << ", layouts " << layouts
+          const at::Tensor expected = accumulate ? at::baddbmm(self, a, b) : at::bmm(a, b);
+          ASSERT_TRUE(at::equal(out.view(at::kInt), expected.contiguous().view(at::kInt)))
+              << "k " << inner << ", " << rows << " x " << cols << ", layouts " << layouts % 16
+              << (accumulate ? ", accumulating" : "")
               << (plan->fma_chain ? " (chain)" : " (sgemm)");
         }
       }

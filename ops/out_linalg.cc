@@ -29,6 +29,31 @@ at::Tensor& BmmOut(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
   return at::cpu::bmm_out(out, a, b);
 }
 
+// at::cpu::baddbmm_out, likewise where beta and alpha are 1 (the masked
+// attention scores of nn.MultiheadAttention): self copied into the result,
+// then the gemm calls with beta 1 that ATen makes.
+at::Tensor& BaddbmmOut(at::Tensor& out, const at::Tensor& self, const at::Tensor& a,
+                       const at::Tensor& b, const at::Scalar& beta, const at::Scalar& alpha) {
+  auto is_one = [](const at::Scalar& s) {
+    return !s.isComplex() && !s.isBoolean() && s.toDouble() == 1.0;
+  };
+  if (CpuKernelsServe(self, a, b) && is_one(beta) && is_one(alpha) && a.dim() == 3 &&
+      b.dim() == 3 && self.scalar_type() == a.scalar_type()) {
+    const std::vector<int64_t> sizes = {a.size(0), a.size(1), b.size(2)};
+    if (at::is_expandable_to(self.sizes(), sizes) && !out.is_same(self)) {
+      if (const std::optional<BmmPlan> plan = PlanBmm(a, b, /*accumulate=*/true)) {
+        at::native::resize_(out, sizes);
+        if (out.is_contiguous()) {
+          out.copy_(self.expand(sizes));
+          BmmInto(*plan, a, b, out);
+          return out;
+        }
+      }
+    }
+  }
+  return at::cpu::baddbmm_out(out, self, a, b, beta, alpha);
+}
+
 void Product(const char* name, TwoFn fn, TwoOutFn out_fn) {
   RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
@@ -94,7 +119,7 @@ const bool kRegistered = [] {
         });
   });
   AddProduct("aten::addmm", at::addmm, at::cpu::addmm_out);
-  AddProduct("aten::baddbmm", at::baddbmm, at::cpu::baddbmm_out);
+  AddProduct("aten::baddbmm", at::baddbmm, BaddbmmOut);
   RegisterOut("aten::linear", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const at::Tensor& weight = TensorArg(io, 1);

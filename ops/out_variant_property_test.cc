@@ -392,12 +392,19 @@ std::map<std::string, Spec> LinalgSpecs() {
     return {c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t)};
   }};
   // beta is never 0: LibTorch 1.13's baddbmm then reads uninitialized memory
-  // (the JIT's own result has NaNs that change from run to run).
+  // (the JIT's own result has NaNs that change from run to run). Half the
+  // calls add to a broadcast self with beta and alpha 1 (masked attention
+  // scores: the kernel's own gemm calls, ops/batched_gemm.h).
   specs["aten::baddbmm."] = {[=](const Call& c) -> Inputs {
     const int64_t b = dim(c), n = dim(c), k = dim(c), m = dim(c);
     const at::ScalarType t = dtype(c);
-    return {c.draw.Tensor({b, n, m}, t), c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t),
-            c.draw.Int(1, 3) * (c.draw.Bool() ? 1 : -1), c.Scalar(kNumbers)};
+    const bool ones = c.draw.Bool();
+    const std::vector<std::vector<int64_t>> selves = {{b, n, m}, {n, m}, {1, n, m}, {m}};
+    return {
+        c.draw.Tensor(selves[static_cast<size_t>(ones ? c.draw.Int(0, 3) : 0)], t),
+        c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t),
+        ones ? c10::IValue(int64_t{1}) : c10::IValue(c.draw.Int(1, 3) * (c.draw.Bool() ? 1 : -1)),
+        ones ? c10::IValue(int64_t{1}) : c.Scalar(kNumbers)};
   }};
   specs["aten::matmul."] = {[=](const Call& c) -> Inputs {
     const int64_t k = dim(c);
