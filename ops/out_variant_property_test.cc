@@ -392,19 +392,22 @@ std::map<std::string, Spec> LinalgSpecs() {
     return {c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t)};
   }};
   // beta is never 0: LibTorch 1.13's baddbmm then reads uninitialized memory
-  // (the JIT's own result has NaNs that change from run to run). Half the
-  // calls add to a broadcast self with beta and alpha 1 (masked attention
-  // scores: the kernel's own gemm calls, ops/batched_gemm.h).
+  // (the JIT's own result has NaNs that change from run to run). A third of
+  // the calls add to a broadcast self with beta and alpha 1 (masked
+  // attention scores: the kernel's own gemm calls, ops/batched_gemm.h), a
+  // third have beta 1 and another alpha, on products big enough for the
+  // kernel's gemm calls (400 multiply-adds).
   specs["aten::baddbmm."] = {[=](const Call& c) -> Inputs {
-    const int64_t b = dim(c), n = dim(c), k = dim(c), m = dim(c);
+    const int64_t mode = c.draw.Int(0, 2);
+    auto side = [&] { return mode == 2 ? dim(c) : c.draw.Int(4, 12); };
+    const int64_t b = side(), n = side(), k = side(), m = side();
     const at::ScalarType t = dtype(c);
-    const bool ones = c.draw.Bool();
     const std::vector<std::vector<int64_t>> selves = {{b, n, m}, {n, m}, {1, n, m}, {m}};
-    return {
-        c.draw.Tensor(selves[static_cast<size_t>(ones ? c.draw.Int(0, 3) : 0)], t),
-        c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t),
-        ones ? c10::IValue(int64_t{1}) : c10::IValue(c.draw.Int(1, 3) * (c.draw.Bool() ? 1 : -1)),
-        ones ? c10::IValue(int64_t{1}) : c.Scalar(kNumbers)};
+    const c10::IValue one(int64_t{1});
+    return {c.draw.Tensor(selves[static_cast<size_t>(mode == 0 ? c.draw.Int(0, 3) : 0)], t),
+            c.draw.Tensor({b, n, k}, t), c.draw.Tensor({b, k, m}, t),
+            mode < 2 ? one : c10::IValue(c.draw.Int(1, 3) * (c.draw.Bool() ? 1 : -1)),
+            mode == 0 ? one : c.Scalar(kNumbers)};
   }};
   specs["aten::matmul."] = {[=](const Call& c) -> Inputs {
     const int64_t k = dim(c);
