@@ -40,8 +40,7 @@ bool AddElement(Value* element, LinearSizes& sizes) {
   if (c10::optional<int64_t> value = ConstantInt(element)) {
     if (*value < 0) return false;
     constant = *value;
-  } else if (element->node()->kind() == c10::aten::mul &&
-             IsOverload(element->node(), "aten::mul", "int")) {
+  } else if (IsOverload(element->node(), "aten::mul", "int")) {
     Node* mul = element->node();
     c10::optional<int64_t> left = ConstantInt(mul->input(0));
     c10::optional<int64_t> right = ConstantInt(mul->input(1));
