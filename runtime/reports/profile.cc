@@ -195,6 +195,11 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   constexpr int64_t kLimitSamples = 50;
   std::optional<PeakProductMeter> peak;
   int samples = 0;
+  auto sample = [&] {
+    if (!peak) peak.emplace();
+    peak->Sample();
+    ++samples;
+  };
   {
     ops::CountProducts(true);
     const absl::Cleanup stop_counting = [] { ops::CountProducts(false); };
@@ -202,14 +207,11 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
       status = run(&timer);
       RETURN_IF_ERROR(status);
       if (timer.flops_ > 0 && (i + 1) * kLimitSamples / runs != i * kLimitSamples / runs) {
-        if (!peak) peak.emplace();
-        peak->Sample();
-        ++samples;
+        sample();
       }
     }
   }
-  if (timer.flops_ > 0 && !peak) peak.emplace();
-  for (; peak && samples < 10; ++samples) peak->Sample();
+  while (timer.flops_ > 0 && samples < 10) sample();
   Timer tracer(nullptr);
   tracer.StartTrace();
   status = run(&tracer);
