@@ -302,6 +302,61 @@ def seq2seq():
     return Seq2Seq(), (torch.randint(0, 300, (2, 24)),)
 
 
+class TranslationDecoder(nn.Module):
+    """nn.TransformerDecoder: causal self-attention, cross-attention over a
+    memory with a padding mask (the packed in-projection split by the query's
+    width), as a translation model decodes teacher-forced."""
+
+    def __init__(self, vocab=500, width=128, heads=4, layers=2):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        layer = nn.TransformerDecoderLayer(width, heads, 4 * width, dropout=0.0,
+                                           batch_first=True)
+        self.decoder = nn.TransformerDecoder(layer, layers)
+        self.out = nn.Linear(width, vocab)
+
+    def forward(self, tokens: Tensor, memory: Tensor, memory_padding: Tensor) -> Tensor:
+        n = tokens.size(1)
+        causal = torch.triu(torch.full((n, n), float("-inf")), 1)
+        x = self.decoder(self.embed(tokens), memory, tgt_mask=causal,
+                         memory_key_padding_mask=memory_padding)
+        return self.out(x)
+
+
+def transformer_decoder():
+    padding = torch.zeros(2, 30, dtype=torch.bool)
+    padding[1, 22:] = True
+    return TranslationDecoder(), (torch.randint(0, 500, (2, 16)), torch.randn(2, 30, 128),
+                                  padding)
+
+
+class CausalLm(nn.Module):
+    """A decoder-only language model generating greedily: a causal mask over a
+    growing sequence, one more token per step."""
+
+    def __init__(self, vocab=500, width=128, heads=4, layers=2, context=64):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.position = nn.Parameter(torch.randn(context, width) * 0.02)
+        layer = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0,
+                                           batch_first=True, norm_first=True,
+                                           activation="gelu")
+        self.blocks = nn.TransformerEncoder(layer, layers)
+
+    def forward(self, tokens: Tensor, steps: int) -> Tensor:
+        for _ in range(steps):
+            n = tokens.size(1)
+            causal = torch.triu(torch.full((n, n), float("-inf")), 1)
+            h = self.blocks(self.embed(tokens) + self.position[:n], mask=causal)
+            logits = h[:, -1] @ self.embed.weight.t()
+            tokens = torch.cat([tokens, logits.argmax(-1, keepdim=True)], 1)
+        return tokens
+
+
+def causal_lm():
+    return CausalLm(), (torch.randint(0, 500, (2, 8)), 6)
+
+
 class AdsRanker(nn.Module):
     """Embedding bags from a dict of id lists, dense MLP, dot interactions."""
 
@@ -393,6 +448,8 @@ MODELS = {
     "lstm_proj_bi": rnn_tagger("lstm_proj", True),
     "packed_lstm": packed_lstm,
     "seq2seq": seq2seq,
+    "transformer_decoder": transformer_decoder,
+    "causal_lm": causal_lm,
     # ads and text classification
     "ads_ranker": ads_ranker,
     "text_classifier": text_classifier,
