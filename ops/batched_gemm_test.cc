@@ -31,14 +31,26 @@ at::Tensor Operand(int64_t batch, int64_t rows, int64_t cols, at::ScalarType dty
   }
 }
 
-RC_GTEST_PROP(BatchedGemmProperty, SameBitsAsAtenBmm, ()) {
-  const at::ScalarType dtype = *rc::gen::element(at::kFloat, at::kDouble);
-  const int64_t batch = *rc::gen::inRange<int64_t>(1, 6);
-  const int64_t rows = *rc::gen::inRange<int64_t>(1, 24);
-  // Half the products near the chain's limit of 31.
-  const int64_t inner = *rc::gen::weightedOneOf<int64_t>(
+// A random product: dtype, batch count and matrix sizes, half the products
+// near the chain's limit of 31.
+struct Shape {
+  at::ScalarType dtype;
+  int64_t batch, rows, inner, cols;
+};
+
+Shape DrawShape() {
+  Shape shape;
+  shape.dtype = *rc::gen::element(at::kFloat, at::kDouble);
+  shape.batch = *rc::gen::inRange<int64_t>(1, 6);
+  shape.rows = *rc::gen::inRange<int64_t>(1, 24);
+  shape.inner = *rc::gen::weightedOneOf<int64_t>(
       {{1, rc::gen::inRange<int64_t>(1, 40)}, {1, rc::gen::inRange<int64_t>(28, 36)}});
-  const int64_t cols = *rc::gen::inRange<int64_t>(1, 24);
+  shape.cols = *rc::gen::inRange<int64_t>(1, 24);
+  return shape;
+}
+
+RC_GTEST_PROP(BatchedGemmProperty, SameBitsAsAtenBmm, ()) {
+  const auto [dtype, batch, rows, inner, cols] = DrawShape();
   const bool negative_zero_row = *rc::gen::inRange(0, 4) == 0;
   // Every pair of layouts (a gemm's arithmetic can depend on its operands').
   for (int a_layout = 0; a_layout < 4; ++a_layout) {
@@ -75,12 +87,7 @@ at::Tensor Addend(int64_t batch, int64_t rows, int64_t cols, at::ScalarType dtyp
 
 // As baddbmm(self, a, b) with beta and alpha 1: self copied, then added to.
 RC_GTEST_PROP(BatchedGemmProperty, AccumulatingSameBitsAsAtenBaddbmm, ()) {
-  const at::ScalarType dtype = *rc::gen::element(at::kFloat, at::kDouble);
-  const int64_t batch = *rc::gen::inRange<int64_t>(1, 6);
-  const int64_t rows = *rc::gen::inRange<int64_t>(1, 24);
-  const int64_t inner = *rc::gen::weightedOneOf<int64_t>(
-      {{1, rc::gen::inRange<int64_t>(1, 40)}, {1, rc::gen::inRange<int64_t>(28, 36)}});
-  const int64_t cols = *rc::gen::inRange<int64_t>(1, 24);
+  const auto [dtype, batch, rows, inner, cols] = DrawShape();
   for (int layouts = 0; layouts < 16; ++layouts) {
     const at::Tensor a = Operand(batch, rows, inner, dtype, layouts / 4);
     const at::Tensor b = Operand(batch, inner, cols, dtype, layouts % 4);
