@@ -55,10 +55,6 @@ bool ArithmeticOfSmallFloats(NodeIO& io, ops::ScalarArithmetic op) {
   return true;
 }
 
-bool AlphaIsOne(const c10::IValue& alpha) {
-  return (alpha.isInt() && alpha.toInt() == 1) || (alpha.isDouble() && alpha.toDouble() == 1.0);
-}
-
 at::ScalarType Promoted(const NodeIO& io) {
   const c10::IValue& a = io.Input(0);
   const c10::IValue& b = io.Input(1);
@@ -157,7 +153,7 @@ void RegisterArithmetic() {
   auto with_alpha = [](const char* name, AlphaFn fn, AlphaOutFn out,
                        std::optional<ops::ScalarArithmetic> arithmetic) {
     RegisterOut(name, "Tensor", [fn, out, arithmetic](NodeIO& io) {
-      if (arithmetic && AlphaIsOne(io.Input(2)) && ArithmeticOfSmallFloats(io, *arithmetic)) {
+      if (arithmetic && IsOne(io.Input(2).toScalar()) && ArithmeticOfSmallFloats(io, *arithmetic)) {
         return;
       }
       const at::Tensor& a = TensorArg(io, 0);
@@ -168,7 +164,8 @@ void RegisterArithmetic() {
           [&](at::Tensor& result) { out(result, a, b, alpha); });
     });
     RegisterOut(name, "Scalar", [fn, out, arithmetic](NodeIO& io) {
-      if (arithmetic && AlphaIsOne(io.Input(2)) && ArithmeticWithNumber(io, *arithmetic)) return;
+      if (arithmetic && IsOne(io.Input(2).toScalar()) && ArithmeticWithNumber(io, *arithmetic))
+        return;
       const at::Tensor& a = TensorArg(io, 0);
       // Scalars become 0-dim tensors, as ATen's own Scalar overloads do.
       const at::ScalarType dtype = Promoted(io);

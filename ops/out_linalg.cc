@@ -7,6 +7,7 @@
 #include "c10/util/accumulate.h"
 #include "ops/batched_gemm.h"
 #include "ops/out_variant.h"
+#include "ops/wrapped_scalar.h"
 
 namespace static_runtime {
 namespace {
@@ -34,11 +35,8 @@ at::Tensor& BmmOut(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
 // then the gemm calls with beta 1 that ATen makes.
 at::Tensor& BaddbmmOut(at::Tensor& out, const at::Tensor& self, const at::Tensor& a,
                        const at::Tensor& b, const at::Scalar& beta, const at::Scalar& alpha) {
-  auto is_one = [](const at::Scalar& s) {
-    return !s.isComplex() && !s.isBoolean() && s.toDouble() == 1.0;
-  };
-  if (CpuKernelsServe(self, a, b) && is_one(beta) && is_one(alpha) && a.dim() == 3 &&
-      b.dim() == 3 && self.scalar_type() == a.scalar_type()) {
+  if (CpuKernelsServe(self, a, b) && IsOne(beta) && IsOne(alpha) && a.dim() == 3 && b.dim() == 3 &&
+      self.scalar_type() == a.scalar_type()) {
     const std::vector<int64_t> sizes = {a.size(0), a.size(1), b.size(2)};
     if (at::is_expandable_to(self.sizes(), sizes) && !out.is_same(self)) {
       if (const std::optional<BmmPlan> plan = PlanBmm(a, b, /*accumulate=*/true)) {

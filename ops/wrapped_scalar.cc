@@ -33,4 +33,9 @@ at::Tensor WrappedScalar(const at::Scalar& scalar, at::ScalarType result_dtype) 
   return tensor;
 }
 
+bool IsOne(const at::Scalar& scalar) {
+  return (scalar.isIntegral(/*includeBool=*/false) && scalar.toLong() == 1) ||
+         (scalar.isFloatingPoint() && scalar.toDouble() == 1.0);
+}
+
 }  // namespace static_runtime

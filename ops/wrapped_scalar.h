@@ -10,6 +10,10 @@
 // static_cast, so the same bits; type promotion treats every floating
 // wrapped number alike). Half and bfloat16 results keep the double, whose
 // full value ATen's kernels read.
+//
+// IsOne: whether a Scalar argument (an alpha or beta) is the number 1, an
+// integer or floating one, never a bool or complex: kernels skip the
+// multiplication ATen skips for it.
 #ifndef STATIC_RUNTIME_OPS_WRAPPED_SCALAR_H_
 #define STATIC_RUNTIME_OPS_WRAPPED_SCALAR_H_
 
@@ -19,6 +23,8 @@ namespace static_runtime {
 
 at::Tensor WrappedScalar(const at::Scalar& scalar,
                          at::ScalarType result_dtype = at::ScalarType::Undefined);
+
+bool IsOne(const at::Scalar& scalar);
 
 }  // namespace static_runtime
 

@@ -1,5 +1,6 @@
 #include "passes/fold_constant_splits.h"
 
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -15,16 +16,18 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// The sizes of a split as `coefficient * unknown + constant` summed over its
-// elements: each element a constant, the unknown itself, or the unknown
-// times a constant.
+// The sizes of a split, each `coefficients[i] * unknown + constants[i]`:
+// each element a constant, the unknown itself, or the unknown times a
+// constant.
 struct LinearSizes {
   Value* unknown = nullptr;
-  int64_t coefficient = 0;  // of the unknown, summed
-  int64_t constant = 0;     // summed
   std::vector<int64_t> coefficients;
   std::vector<int64_t> constants;
 };
+
+int64_t Sum(const std::vector<int64_t>& values) {
+  return std::accumulate(values.begin(), values.end(), int64_t{0});
+}
 
 c10::optional<int64_t> ConstantInt(Value* value) {
   c10::optional<c10::IValue> constant = torch::jit::toIValue(value);
@@ -56,8 +59,6 @@ bool AddElement(Value* element, LinearSizes& sizes) {
     if (sizes.unknown != nullptr && sizes.unknown != unknown) return false;
     sizes.unknown = unknown;
   }
-  sizes.coefficient += coefficient;
-  sizes.constant += constant;
   sizes.coefficients.push_back(coefficient);
   sizes.constants.push_back(constant);
   return true;
@@ -88,9 +89,10 @@ bool FoldSplit(Node* split, Guards& guarded) {
   for (Value* element : list->inputs()) {
     if (!AddElement(element, sizes)) return false;
   }
-  const int64_t rest = tensor.size(split_dim) - sizes.constant;
-  if (sizes.unknown == nullptr || rest < 0 || rest % sizes.coefficient != 0) return false;
-  const int64_t solution = rest / sizes.coefficient;
+  const int64_t rest = tensor.size(split_dim) - Sum(sizes.constants);
+  const int64_t coefficient = Sum(sizes.coefficients);
+  if (sizes.unknown == nullptr || rest < 0 || rest % coefficient != 0) return false;
+  const int64_t solution = rest / coefficient;
   std::vector<int64_t> piece_sizes;
   for (size_t i = 0; i < sizes.coefficients.size(); ++i) {
     piece_sizes.push_back(sizes.coefficients[i] * solution + sizes.constants[i]);
