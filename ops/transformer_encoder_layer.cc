@@ -25,9 +25,17 @@
 // shapes) run ATen's op, which gives its result or error. Numerics: another
 // summation order in the products; the bound is
 // TransformerEncoderLayerErrorBound (ops/error_bounds.h).
+//
+// static_runtime::transformer_encoder_layer_row (passes/prune_encoder_rows.h)
+// is the same kernel asked for one token of each sequence: the q, k, v
+// projection of every token, and only that token's attention, output
+// projection, residuals, norms and feed-forward; the other tokens of the
+// result are 0, as KeepSequenceRow (ir/operators/operators.h) makes them.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
@@ -98,8 +106,10 @@ std::optional<LayerParams> ReadParams(const torch::jit::Node* node) {
 
 class EncoderLayerKernel {
  public:
-  explicit EncoderLayerKernel(LayerParams params)
+  // `row`: the token of each sequence to compute (transformer_encoder_layer_row's).
+  EncoderLayerKernel(LayerParams params, std::optional<int64_t> row)
       : p_(std::move(params)),
+        row_(row),
         attention_(p_.width, p_.heads, p_.qkv_weight, p_.qkv_bias, p_.proj_weight, p_.proj_bias),
         ffn_1_(p_.ffn_weight_1, p_.ffn_bias_1),
         ffn_2_(p_.ffn_weight_2, p_.ffn_bias_2) {}
@@ -149,6 +159,10 @@ class EncoderLayerKernel {
   struct Workspace {
     ops::PackedSequences sequences;  // the source's sequences, as rows
     at::Tensor normed, attended, hidden, ffn_out, mean, rstd;
+    // With a row: the token of each sequence (or -1), the rows of the
+    // source they are, and the source's and the result's rows gathered.
+    std::vector<int64_t> query_rows, source_rows;
+    at::Tensor gathered, computed;
   };
   static Workspace& ThreadWorkspace() {
     thread_local Workspace workspace;
@@ -159,54 +173,102 @@ class EncoderLayerKernel {
     if (!tensor.sizes().equals(sizes)) tensor.resize_(sizes);
   }
 
-  // Sizes `ws` for its sequences.
+  // Sizes `ws` for its sequences, and with a row, picks each sequence's
+  // token: row counts from the end of the longest sequence when negative
+  // (the padded result's token, which a shorter sequence may not have).
   void Shape(Workspace& ws) const {
     const int64_t rows = ws.sequences.rows, d = p_.width;
     for (at::Tensor* t : {&ws.normed, &ws.attended, &ws.ffn_out}) Size(*t, {rows, d});
     Size(ws.hidden, {rows, ffn_1_.out_features()});
     Size(ws.mean, {rows});
     Size(ws.rstd, {rows});
+    if (!row_) return;
+    const int64_t count = ws.sequences.lengths.size();
+    const int64_t token = *row_ < 0 ? *row_ + ws.sequences.longest : *row_;
+    ws.query_rows.assign(count, -1);
+    ws.source_rows.clear();
+    for (int64_t i = 0; i < count; ++i) {
+      if (token < 0 || token >= ws.sequences.lengths[i]) continue;
+      ws.query_rows[i] = token;
+      ws.source_rows.push_back(ws.sequences.starts[i] + token);
+    }
+    const int64_t asked = ws.source_rows.size();
+    Size(ws.gathered, {asked, d});
+    Size(ws.computed, {asked, d});
   }
 
-  // Layer norm of `x` [rows, D] contiguous into `out` (same shape, contiguous).
-  void Norm(Workspace& ws, const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
-            at::Tensor& out) const {
-    LayerNormInto(x, weight, bias, ws.mean.numel(), p_.width, p_.eps, out, ws.mean, ws.rstd);
+  // Layer norm of the first `rows` rows of `x` [*, D] (contiguous) into
+  // `out` (as many rows, contiguous).
+  void Norm(Workspace& ws, int64_t rows, const at::Tensor& x, const at::Tensor& weight,
+            const at::Tensor& bias, at::Tensor& out) const {
+    LayerNormInto(x, weight, bias, rows, p_.width, p_.eps, out, ws.mean, ws.rstd);
   }
 
   // The layer on `src` (the rows of `ws.sequences`, contiguous) into
-  // `result` (as many rows), as ATen 1.13 computes it.
+  // `result` (as many rows), as ATen 1.13 computes it; with a row, that
+  // token of each sequence and 0 for the others.
   void Compute(Workspace& ws, const float* src, float* result, const at::Tensor& padding) {
     // The workspace's tensors never leave this thread or this call.
     c10::InferenceMode inference;
     Shape(ws);
-    const int64_t rows = ws.sequences.rows, d = p_.width;
-    const at::Tensor source = at::from_blob(const_cast<float*>(src), {rows, d}, at::kFloat);
+    const int64_t all_rows = ws.sequences.rows, d = p_.width;
+    const at::Tensor source = at::from_blob(const_cast<float*>(src), {all_rows, d}, at::kFloat);
     const at::Tensor* x = &source;
     if (p_.norm_first) {
-      Norm(ws, source, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
+      Norm(ws, all_rows, source, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
       x = &ws.normed;
     }
 
-    attention_.Run(x->data_ptr<float>(), ws.sequences, padding, ws.attended.data_ptr<float>());
-    ops::AddInPlace(ws.attended.data_ptr<float>(), src, rows * d);
+    // From the attention on, `rows` rows: every token, or the ones asked.
+    int64_t rows = all_rows;
+    const float* residual = src;
+    float* const full_result = result;
+    if (row_) {
+      rows = ws.source_rows.size();
+      float* gathered = ws.gathered.data_ptr<float>();
+      for (int64_t i = 0; i < rows; ++i) {
+        std::copy_n(src + ws.source_rows[i] * d, d, gathered + i * d);
+      }
+      residual = gathered;
+      result = ws.computed.data_ptr<float>();
+      attention_.RunQueryRows(x->data_ptr<float>(), ws.sequences, padding, ws.query_rows,
+                              ws.attended.data_ptr<float>());
+    } else {
+      attention_.Run(x->data_ptr<float>(), ws.sequences, padding, ws.attended.data_ptr<float>());
+    }
+    if (rows > 0) FeedForward(ws, rows, residual, result);
+    if (row_) {
+      std::fill_n(full_result, all_rows * d, 0.0f);
+      for (int64_t i = 0; i < rows; ++i) {
+        std::copy_n(result + i * d, d, full_result + ws.source_rows[i] * d);
+      }
+    }
+  }
+
+  // The rest of the layer on `rows` rows: `ws.attended` (the attention's
+  // result) plus `residual` (the source), norms and feed-forward, into
+  // `result`.
+  void FeedForward(Workspace& ws, int64_t rows, const float* residual, float* result) {
+    const int64_t d = p_.width;
+    ops::AddInPlace(ws.attended.data_ptr<float>(), residual, rows * d);
     at::Tensor* attended = &ws.attended;
     if (!p_.norm_first) {
-      Norm(ws, ws.attended, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
+      Norm(ws, rows, ws.attended, p_.norm_weight_1, p_.norm_bias_1, ws.normed);
       attended = &ws.normed;
     }
 
     // Feed-forward; the last step writes `result`.
     const at::Tensor* ffn_input = attended;
     if (p_.norm_first) {
-      Norm(ws, *attended, p_.norm_weight_2, p_.norm_bias_2, ws.normed);
+      Norm(ws, rows, *attended, p_.norm_weight_2, p_.norm_bias_2, ws.normed);
       ffn_input = &ws.normed;
     }
     ffn_1_.Run(ffn_input->data_ptr<float>(), rows, ws.hidden.data_ptr<float>());
+    const int64_t hidden = rows * ffn_1_.out_features();
     if (p_.use_gelu) {
-      ops::GeluInPlace(ws.hidden.data_ptr<float>(), ws.hidden.numel());
+      ops::GeluInPlace(ws.hidden.data_ptr<float>(), hidden);
     } else {
-      ops::ReluInPlace(ws.hidden.data_ptr<float>(), ws.hidden.numel());
+      ops::ReluInPlace(ws.hidden.data_ptr<float>(), hidden);
     }
     if (p_.norm_first) {
       ffn_2_.Run(ws.hidden.data_ptr<float>(), rows, result);
@@ -215,19 +277,21 @@ class EncoderLayerKernel {
       ffn_2_.Run(ws.hidden.data_ptr<float>(), rows, ws.ffn_out.data_ptr<float>());
       ops::AddInPlace(ws.ffn_out.data_ptr<float>(), attended->data_ptr<float>(), rows * d);
       at::Tensor out = at::from_blob(result, {rows, d}, at::kFloat);
-      Norm(ws, ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, out);
+      Norm(ws, rows, ws.ffn_out, p_.norm_weight_2, p_.norm_bias_2, out);
     }
   }
 
   at::Tensor Reference(const NodeIO& io) const {
-    return at::_transformer_encoder_layer_fwd(
+    at::Tensor layer = at::_transformer_encoder_layer_fwd(
         io.Input(0).toTensor(), p_.width, p_.heads, p_.qkv_weight, p_.qkv_bias, p_.proj_weight,
         p_.proj_bias, p_.use_gelu, p_.norm_first, p_.eps, p_.norm_weight_1, p_.norm_bias_1,
         p_.norm_weight_2, p_.norm_bias_2, p_.ffn_weight_1, p_.ffn_bias_1, p_.ffn_weight_2,
         p_.ffn_bias_2, io.Input(18).toOptional<at::Tensor>(), io.Input(19).toOptional<int64_t>());
+    return row_ ? ops::KeepSequenceRow(layer, *row_) : layer;
   }
 
   const LayerParams p_;
+  const std::optional<int64_t> row_;
   ops::SelfAttention attention_;
   onednn::PackedLinear ffn_1_, ffn_2_;
 };
@@ -235,15 +299,23 @@ class EncoderLayerKernel {
 KernelOffer MakeEncoderLayerKernel(const torch::jit::Node* node) {
   std::optional<LayerParams> params = ReadParams(node);
   if (!params) return Decline();
-  auto kernel = std::make_shared<EncoderLayerKernel>(*std::move(params));
+  std::optional<int64_t> row;
+  if (node->kind() == ops::kTransformerEncoderLayerRow) {
+    c10::optional<c10::IValue> constant = torch::jit::toIValue(node->input(20));
+    if (!constant || !constant->isInt()) return Decline();
+    row = constant->toInt();
+  }
+  auto kernel = std::make_shared<EncoderLayerKernel>(*std::move(params), row);
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 
 const bool kRegistered = [] {
   ops::EnsureOperatorsRegistered();
-  KernelRegistry::Global().RegisterOverload("static_runtime::transformer_encoder_layer", "",
-                                            NodeKind::kOutVariant, MakeEncoderLayerKernel,
-                                            ops::TransformerEncoderLayerErrorBound);
+  for (const char* op : {"static_runtime::transformer_encoder_layer",
+                         "static_runtime::transformer_encoder_layer_row"}) {
+    KernelRegistry::Global().RegisterOverload(op, "", NodeKind::kOutVariant, MakeEncoderLayerKernel,
+                                              ops::TransformerEncoderLayerErrorBound);
+  }
   return true;
 }();
 

@@ -5,7 +5,9 @@
 // token counts, relu or gelu, norm first or last; with key padding masks and
 // on nested sources. A mask or a source the kernel does not take runs
 // ATen's op (its result, its error); one kernel runs on several threads at
-// once.
+// once. transformer_encoder_layer_row: one token of each sequence within the
+// same bound, every other token exactly 0.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,9 +78,11 @@ struct LayerGraph {
   std::shared_ptr<torch::jit::Graph> graph;
   std::vector<c10::IValue> constants;
   Kernel kernel;
+  std::optional<int64_t> row;  // transformer_encoder_layer_row's
 };
 
-LayerGraph MakeLayerGraph(const LayerCase& c) {
+// The layer's node; with `row`, transformer_encoder_layer_row's.
+LayerGraph MakeLayerGraph(const LayerCase& c, std::optional<int64_t> row = std::nullopt) {
   ops::EnsureOperatorsRegistered();
   auto graph = std::make_shared<torch::jit::Graph>();
   std::vector<torch::jit::Value*> inputs = {
@@ -88,14 +92,15 @@ LayerGraph MakeLayerGraph(const LayerCase& c) {
   inputs.push_back(graph->addInput("mask")->setType(c10::OptionalType::ofTensor()));
   inputs.push_back(
       graph->addInput("mask_type")->setType(c10::OptionalType::create(c10::IntType::get())));
-  torch::jit::Node* node =
-      graph->insertNode(graph->create(ops::kTransformerEncoderLayer, inputs, 1));
+  if (row) inputs.push_back(graph->insertConstant(*row));
+  torch::jit::Node* node = graph->insertNode(graph->create(
+      row ? ops::kTransformerEncoderLayerRow : ops::kTransformerEncoderLayer, inputs, 1));
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(node->output());
   auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
   EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant &&
               selected->error_bound);
-  return {graph, constants, selected ? selected->kernel : Kernel()};
+  return {graph, constants, selected ? selected->kernel : Kernel(), row};
 }
 
 std::vector<c10::IValue> Inputs(const LayerGraph& layer, const at::Tensor& src,
@@ -105,6 +110,7 @@ std::vector<c10::IValue> Inputs(const LayerGraph& layer, const at::Tensor& src,
   inputs.insert(inputs.end(), layer.constants.begin(), layer.constants.end());
   inputs.push_back(mask);
   inputs.push_back(mask_type);
+  if (layer.row) inputs.push_back(*layer.row);
   return inputs;
 }
 
@@ -272,6 +278,51 @@ TEST(TransformerEncoderLayerTest, LeavesWhatItDoesNotTakeToAten) {
     EXPECT_NE(error.find(aten_error.substr(0, 40)), std::string::npos) << error;
   }
   EXPECT_EQ(slots.Run(layer.kernel, Inputs(layer, src)), "");  // still usable
+}
+
+// transformer_encoder_layer_row on a dense source (with or without a key
+// padding mask) or a nested one: the layer's result at token `row` of each
+// sequence (negative: from the end of the longest) within the layer's
+// bound, and exactly 0 at every other token, also where a sequence is too
+// short to have that token.
+RC_GTEST_PROP(TransformerEncoderLayerProperty, RowLayerComputesOneTokenOfEachSequence, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  const LayerCase c = DrawLayer(d, 4, 8, 32, /*even_heads=*/true);
+  const int64_t batch = d.Int(1, 4), tokens = d.Int(1, 10);
+  const int64_t row = d.Int(-tokens - 1, tokens);
+  LayerGraph layer = MakeLayerGraph(c, row);
+  Slots slots(1);
+  for (int call = 0; call < 3; ++call) {  // dense, masked, nested
+    at::Tensor src = at::randn({batch, tokens, c.width});
+    c10::IValue mask, mask_type;
+    if (call == 1) {
+      at::Tensor keys = at::rand({batch, tokens}) > 0.6;
+      keys.select(1, 0).fill_(false);
+      mask = keys;
+      mask_type = 1;
+    } else if (call == 2) {
+      std::vector<int64_t> lengths;
+      for (int64_t b = 0; b < batch; ++b) lengths.push_back(d.Int(1, tokens));
+      src = Nested(src, lengths);
+    }
+    const std::vector<c10::IValue> inputs = Inputs(layer, src, mask, mask_type);
+    RC_ASSERT(slots.Run(layer.kernel, inputs) == "");
+    const at::Tensor actual = slots.Output(0).toTensor();
+    RC_ASSERT(actual.is_nested() == src.is_nested());
+    const at::Tensor exact = ops::KeepSequenceRow(AtenLayer(inputs, at::kDouble), row);
+    auto padded = [](const at::Tensor& t) { return t.is_nested() ? t.to_padded_tensor(0) : t; };
+    const at::Tensor kept =
+        padded(ops::KeepSequenceRow(src.is_nested() ? src : at::ones_like(src), row)) != 0;
+    const at::Tensor ours = padded(actual);
+    RC_ASSERT(at::equal(at::where(kept, at::zeros_like(ours), ours), at::zeros_like(ours)));
+    const std::string outside =
+        testing::OutsideBound(ops::TransformerEncoderLayerErrorBound, inputs, padded(exact), ours);
+    if (!outside.empty()) {
+      RC_FAIL(c10::str("row ", row, " of ", src.is_nested() ? "nested " : "", "source ", batch,
+                       " x ", tokens, ": ", outside));
+    }
+  }
 }
 
 TEST(TransformerEncoderLayerTest, OneKernelRunsOnSeveralThreadsAtOnce) {

@@ -17,6 +17,7 @@
 #include "passes/maybe_copy_to.h"
 #include "passes/owned_refs.h"
 #include "passes/prepack_weights.h"
+#include "passes/prune_encoder_rows.h"
 #include "passes/sink_into_branches.h"
 #include "passes/unroll_constant_loops.h"
 #include "passes/var_tuple_unpack.h"
@@ -40,6 +41,7 @@ const std::vector<RewritePass>& RewritePasses() {
       {"fuse_linear", PassStage::kRewrite, &Options::prepack_weights, FuseLinears},
       {"prepack_transformer_layers", PassStage::kRewrite, &Options::prepack_weights,
        PrepackTransformerLayers},
+      {"prune_encoder_rows", PassStage::kRewrite, &Options::prepack_weights, PruneEncoderRows},
       {"variadic_ops", PassStage::kRewrite, &Options::use_variadic_ops, UseVariadicOps},
       {"fuse_list_unpack", PassStage::kRewrite, &Options::fuse_list_unpack, FuseListUnpack},
       {"copy_variants", PassStage::kRewrite, &Options::use_copy_variants, UseCopyVariants},

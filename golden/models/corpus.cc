@@ -753,6 +753,53 @@ def forward(self, x, keep: Tensor):
          return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths};
        }});
 
+  add({"encoder_token_readout",
+       R"(
+def forward(self, x, keep: Tensor, nested: bool):
+    # Models that read one token of an encoder's result: a classifier's
+    # first token after nn.TransformerEncoder (nested or dense, as its fast
+    # path chooses, then a final norm) and a generator's last token
+    if nested:
+        n = torch._nested_tensor_from_mask(x, keep, False)
+        h = torch._transformer_encoder_layer_fwd(
+            n, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, False, False, 1e-5,
+            self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+            self.b_o, None, None)
+        g = torch._transformer_encoder_layer_fwd(
+            h, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, True, True, 1e-5,
+            self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+            self.b_o, None, None)
+        out = g.to_padded_tensor(0.0)
+    else:
+        out = torch._transformer_encoder_layer_fwd(
+            x, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, False, False, 1e-5,
+            self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+            self.b_o, torch.logical_not(keep), 1)
+    first = torch.layer_norm(out, [8], self.ln1_w, self.ln1_b, 1e-5)[:, 0]
+    last = torch._transformer_encoder_layer_fwd(
+        x, 8, 2, self.w_qkv, self.b_qkv, self.w_o, self.b_o, True, False, 1e-5,
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
+        self.b_o, None, None)[:, -1]
+    return first, last
+)",
+       {{"w_qkv", {24, 8}},
+        {"b_qkv", {24}},
+        {"w_o", {8, 8}},
+        {"b_o", {8}},
+        {"ln1_w", {8}},
+        {"ln1_b", {8}},
+        {"w_ff1", {16, 8}},
+        {"b_ff1", {16}},
+        {"w_ff2", {8, 16}},
+        {"ln2_w", {8}},
+        {"ln2_b", {8}}},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         // Sequences of seq, 1 and seq - size tokens; nested on odd sizes.
+         const int64_t seq = 2 + 3 * size;
+         const at::Tensor lengths = at::tensor({seq, int64_t{1}, seq - size}).unsqueeze(1);
+         return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths, size % 2 == 1};
+       }});
+
   add({"quantized_activations",
        R"(
 def forward(self, x):

@@ -1,5 +1,6 @@
 #include "ir/operators/operators.h"
 
+#include <algorithm>
 #include <mutex>
 #include <utility>
 
@@ -37,8 +38,31 @@ const c10::Symbol kUsedOutputs = c10::Symbol::attr("used_outputs");
 const c10::Symbol kLinearFused = c10::Symbol::fromQualString("static_runtime::linear_fused");
 const c10::Symbol kTransformerEncoderLayer =
     c10::Symbol::fromQualString("static_runtime::transformer_encoder_layer");
+const c10::Symbol kTransformerEncoderLayerRow =
+    c10::Symbol::fromQualString("static_runtime::transformer_encoder_layer_row");
 const c10::Symbol kMultiHeadAttention =
     c10::Symbol::fromQualString("static_runtime::multi_head_attention");
+
+at::Tensor KeepSequenceRow(const at::Tensor& layer, int64_t row) {
+  if (!layer.is_nested()) {
+    TORCH_CHECK(layer.dim() == 3, "static_runtime: transformer_encoder_layer_row: expected a ",
+                "[B, T, D] result, got ", layer.dim(), " dimensions");
+    at::Tensor kept = at::zeros_like(layer);
+    const int64_t tokens = layer.size(1), index = row < 0 ? row + tokens : row;
+    if (index >= 0 && index < tokens) kept.select(1, index).copy_(layer.select(1, index));
+    return kept;
+  }
+  std::vector<at::Tensor> sequences = layer.unbind(0);
+  int64_t longest = 0;
+  for (const at::Tensor& sequence : sequences) longest = std::max(longest, sequence.size(0));
+  const int64_t index = row < 0 ? row + longest : row;
+  for (at::Tensor& sequence : sequences) {
+    at::Tensor kept = at::zeros_like(sequence);
+    if (index >= 0 && index < sequence.size(0)) kept[index].copy_(sequence[index]);
+    sequence = kept;
+  }
+  return at::_nested_tensor_from_tensor_list(sequences);
+}
 
 void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
                        double max_value) {
@@ -323,6 +347,26 @@ void RegisterAll() {
     std::shared_ptr<Operator> op = FindJitOperator(atens, "");
     operators.emplace_back(ours, "", op->schema().arguments(), op->schema().returns(),
                            op->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
+  }
+
+  {
+    std::shared_ptr<Operator> layer = FindJitOperator("aten::_transformer_encoder_layer_fwd", "");
+    // The layer's arguments without their defaults: one without follows them.
+    std::vector<c10::Argument> arguments;
+    for (const c10::Argument& argument : layer->schema().arguments()) {
+      arguments.emplace_back(argument.name(), argument.type());
+    }
+    arguments.emplace_back("row", c10::IntType::get());
+    Operation run_layer = layer->getOperation();
+    // A literal, as above.
+    operators.emplace_back(
+        "static_runtime::transformer_encoder_layer_row", "", std::move(arguments),
+        layer->schema().returns(), Operation([run_layer](Stack& stack) mutable {
+          const int64_t row = torch::jit::pop(stack).toInt();
+          run_layer(stack);
+          torch::jit::push(stack, KeepSequenceRow(torch::jit::pop(stack).toTensor(), row));
+        }),
+        AliasAnalysisKind::FROM_SCHEMA);
   }
 
   operators.emplace_back(

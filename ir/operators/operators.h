@@ -77,6 +77,17 @@ at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weigh
 // runs ATen's op.
 extern const c10::Symbol kTransformerEncoderLayer;
 
+// transformer_encoder_layer_row(<transformer_encoder_layer's arguments>,
+// int row) -> Tensor: that layer's result at token `row` of each sequence
+// (a negative `row` counts from the end of the longest sequence, as
+// `x.to_padded_tensor(0.0)[:, row]` does) and 0 at every other token, in
+// the layer's own form (dense [B, T, D], or nested when the source is); see
+// PruneEncoderRows. The JIT runs ATen's layer, then KeepSequenceRow.
+extern const c10::Symbol kTransformerEncoderLayerRow;
+// `layer` (dense [B, T, D] or nested of [length, D] sequences) with every
+// token but `row` of each sequence 0: see transformer_encoder_layer_row.
+at::Tensor KeepSequenceRow(const at::Tensor& layer, int64_t row);
+
 // multi_head_attention(<aten::_native_multi_head_attention's arguments>) ->
 // (Tensor, Tensor): that op (the fast path of nn.MultiheadAttention in eval
 // mode) with frozen weights, see PrepackTransformerLayers; the JIT runs

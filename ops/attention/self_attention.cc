@@ -130,6 +130,52 @@ void SelfAttention::Run(const float* x, const PackedSequences& sequences, const 
   proj_.Run(ws.merged.data_ptr<float>(), rows, out);
 }
 
+void SelfAttention::RunQueryRows(const float* x, const PackedSequences& sequences,
+                                 const at::Tensor& padding, const std::vector<int64_t>& query_rows,
+                                 float* out) {
+  c10::InferenceMode inference;
+  Workspace& ws = ThreadWorkspace();
+  const int64_t d = width_, rows = sequences.rows, count = sequences.lengths.size();
+  const int64_t head_width = d / heads_, longest = sequences.longest;
+  bool kept = Reserve(ws.qkv, rows * 3 * d);
+  kept = Reserve(ws.q_k_v, rows * 3 * d) && kept;
+  kept = Reserve(ws.scores, heads_ * longest) && kept;
+  kept = Reserve(ws.context, d) && kept;
+  kept = Reserve(ws.merged, count * d) && kept;
+  if (!kept) ws.uniform.key = {};
+  qkv_.Run(x, rows, ws.qkv.data_ptr<float>());
+  int64_t asked = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t row = query_rows[i], n = sequences.lengths[i], first = sequences.starts[i];
+    if (row < 0) continue;
+    SplitHeads(ws.qkv.data_ptr<float>() + first * 3 * d, qkv_bias_.data_ptr<float>(), 1, n, d,
+               heads_, ws.q_k_v.data_ptr<float>() + 3 * first * d);
+    // The layout of MakeGroupViews for one sequence, q of one token.
+    const int64_t base = 3 * first * d, block = heads_ * n * head_width;
+    const at::Tensor q = ws.q_k_v.as_strided(
+        {heads_, 1, head_width}, {n * head_width, head_width, 1}, base + row * head_width);
+    const at::Tensor k_transposed =
+        ws.q_k_v.as_strided({heads_, head_width, n}, {n * head_width, 1, head_width}, base + block);
+    const at::Tensor v = ws.q_k_v.as_strided({heads_, n, head_width},
+                                             {n * head_width, head_width, 1}, base + 2 * block);
+    at::Tensor scores = ws.scores.as_strided({heads_, 1, n}, {n, n, 1}, 0);
+    at::Tensor context =
+        ws.context.as_strided({heads_, 1, head_width}, {head_width, head_width, 1}, 0);
+    BatchedProduct(PlanBmm(q, k_transposed), scores, q, k_transposed);
+    if (padding.defined()) {
+      const at::Tensor keys = padding.select(0, i).view({1, 1, 1, n});
+      scores.copy_(at::_masked_softmax(scores.unsqueeze(0), keys.expand({1, heads_, 1, n}), 3, 1)
+                       .squeeze(0));
+    } else {
+      SoftmaxLastDimInto(scores, scores);
+    }
+    BatchedProduct(PlanBmm(scores, v), context, scores, v);
+    MergeHeads(context.data_ptr<float>(), 1, 1, d, heads_, ws.merged.data_ptr<float>() + asked * d);
+    ++asked;
+  }
+  if (asked > 0) proj_.Run(ws.merged.data_ptr<float>(), asked, out);
+}
+
 void DenseSequences(int64_t batch, int64_t tokens, int64_t width, PackedSequences& sequences) {
   sequences.lengths.assign(batch, tokens);
   sequences.starts.resize(batch);

@@ -18,10 +18,14 @@
 // Intermediates live in per-thread buffers that grow with the token count,
 // so a warm call allocates nothing (a masked call: ATen's masked softmax's
 // result per sequence). One object serves several threads at once.
+// RunQueryRows: the same for a few query tokens (a model that reads one
+// token of the layer's result): the projection of q, k, v for every token,
+// the scores, softmax and context of the tokens asked.
 #ifndef STATIC_RUNTIME_OPS_ATTENTION_SELF_ATTENTION_H_
 #define STATIC_RUNTIME_OPS_ATTENTION_SELF_ATTENTION_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "ATen/ATen.h"
 #include "ops/attention/nested_sequences.h"
@@ -39,6 +43,12 @@ class SelfAttention {
                 at::Tensor proj_weight, at::Tensor proj_bias);
 
   void Run(const float* x, const PackedSequences& sequences, const at::Tensor& padding, float* out);
+
+  // Run's rows of one query token per sequence: `query_rows[i]` the token
+  // of sequence i (a row within it), or -1 for none. `out` gets one row per
+  // token asked, in sequence order; every token is still a key and a value.
+  void RunQueryRows(const float* x, const PackedSequences& sequences, const at::Tensor& padding,
+                    const std::vector<int64_t>& query_rows, float* out);
 
  private:
   const int64_t width_, heads_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,9 @@ enum class Work {
   kLinear,
   kProduct,
   kAddProduct,
-  kAttention,     // _native_multi_head_attention's arguments
-  kEncoderLayer,  // _transformer_encoder_layer_fwd's
+  kAttention,        // _native_multi_head_attention's arguments
+  kEncoderLayer,     // _transformer_encoder_layer_fwd's
+  kEncoderLayerRow,  // transformer_encoder_layer_row's: the layer's, then the row
 };
 
 Work WorkOf(const std::string& kind) {
@@ -43,6 +45,7 @@ Work WorkOf(const std::string& kind) {
       "aten::_transformer_encoder_layer_fwd", "static_runtime::transformer_encoder_layer"};
   if (kAttentions->contains(kind)) return Work::kAttention;
   if (kEncoderLayers->contains(kind)) return Work::kEncoderLayer;
+  if (kind == "static_runtime::transformer_encoder_layer_row") return Work::kEncoderLayerRow;
   if (kConvolutions->contains(kind)) return Work::kConvolution;
   if (kLinears->contains(kind)) return Work::kLinear;
   if (kProducts->contains(kind)) return Work::kProduct;
@@ -73,13 +76,23 @@ std::vector<int64_t> SequenceLengths(const at::Tensor& source) {
 // Self-attention of width `width` over sequences of `lengths` tokens: the
 // q, k, v and output projections (4 D^2 multiply-adds a token) and each
 // sequence's scores and weighted sum (2 n^2 D); with `feed_forward` > 0,
-// the encoder layer's two feed-forward linears (2 D F a token).
-double AttentionFlops(const std::vector<int64_t>& lengths, int64_t width, int64_t feed_forward) {
+// the encoder layer's two feed-forward linears (2 D F a token). With
+// `row`, one query token per sequence (transformer_encoder_layer_row's):
+// the q, k, v projection of every token, the rest for that token alone.
+double AttentionFlops(const std::vector<int64_t>& lengths, int64_t width, int64_t feed_forward,
+                      std::optional<int64_t> row = std::nullopt) {
   double multiply_adds = 0;
   const double d = static_cast<double>(width), f = static_cast<double>(feed_forward);
+  const int64_t longest = lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
   for (int64_t length : lengths) {
     const double n = static_cast<double>(length);
-    multiply_adds += n * (4 * d * d + 2 * d * f) + 2 * n * n * d;
+    if (!row) {
+      multiply_adds += n * (4 * d * d + 2 * d * f) + 2 * n * n * d;
+      continue;
+    }
+    const int64_t token = *row < 0 ? *row + longest : *row;
+    multiply_adds += 3 * n * d * d;
+    if (token >= 0 && token < length) multiply_adds += d * d + 2 * d * f + 2 * n * d;
   }
   return 2 * multiply_adds;
 }
@@ -89,19 +102,25 @@ double AttentionFlops(const std::vector<int64_t>& lengths, int64_t width, int64_
 double NodeFlops(const torch::jit::Node& node, const NodeIO& io) {
   const Work work = WorkOf(node.kind().toQualString());
   if (work == Work::kNone) return 0;
-  if (work == Work::kAttention || work == Work::kEncoderLayer) {
+  if (work == Work::kAttention || work == Work::kEncoderLayer || work == Work::kEncoderLayerRow) {
     const at::Tensor* source = TensorAt(io, /*output=*/false, 0);
     const size_t width_input = work == Work::kAttention ? 3 : 1;
     if (source == nullptr || width_input >= io.num_inputs() || !io.Input(width_input).isInt()) {
       return 0;
     }
     int64_t feed_forward = 0;
-    if (work == Work::kEncoderLayer) {
+    std::optional<int64_t> row;
+    if (work == Work::kEncoderLayerRow) {
+      if (io.num_inputs() <= 20 || !io.Input(20).isInt()) return 0;
+      row = io.Input(20).toInt();
+    }
+    if (work != Work::kAttention) {
       const at::Tensor* ffn_weight = TensorAt(io, /*output=*/false, 14);  // [F, D]
       if (ffn_weight == nullptr || ffn_weight->dim() != 2) return 0;
       feed_forward = ffn_weight->size(0);
     }
-    return AttentionFlops(SequenceLengths(*source), io.Input(width_input).toInt(), feed_forward);
+    return AttentionFlops(SequenceLengths(*source), io.Input(width_input).toInt(), feed_forward,
+                          row);
   }
   const at::Tensor* out = TensorAt(io, /*output=*/true, 0);
   const size_t reduced_input = work == Work::kAddProduct ? 1 : work == Work::kProduct ? 0 : 1;

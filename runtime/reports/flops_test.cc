@@ -98,6 +98,17 @@ TEST(FlopsTest, CountsAttentionOverEachSequencesTokens) {
   layer_inputs[0] = at::_nested_tensor_from_mask(at::ones({2, 3, 8}), keep, true);
   OneNode nested(layer_ir, layer_inputs, {layer_inputs[0]});
   EXPECT_EQ(nested.Flops(), 2 * (attention(3) + attention(1) + 4 * 2 * d * f));
+
+  // transformer_encoder_layer_row: the q, k, v projection of every token,
+  // the rest for the one token of each sequence that has it (the last of
+  // the longest: only the first sequence's).
+  layer_inputs.push_back(int64_t{-1});
+  const char* row_ir =
+      R"IR(graph(%x : Tensor, %d : int, %h : int, %w : Tensor, %b : Tensor, %wo : Tensor, %bo : Tensor, %gelu : bool, %first : bool, %eps : float, %n1 : Tensor, %n1b : Tensor, %n2 : Tensor, %n2b : Tensor, %f1 : Tensor, %f1b : Tensor, %f2 : Tensor, %f2b : Tensor, %m : Tensor?, %mt : int?, %row : int):
+  %y : Tensor = static_runtime::transformer_encoder_layer_row(%x, %d, %h, %w, %b, %wo, %bo, %gelu, %first, %eps, %n1, %n1b, %n2, %n2b, %f1, %f1b, %f2, %f2b, %m, %mt, %row)
+  return (%y))IR";
+  OneNode row(row_ir, layer_inputs, {layer_inputs[0]});
+  EXPECT_EQ(row.Flops(), 2 * (4 * 3 * d * d + d * d + 2 * d * f + 2 * 3 * d));
 }
 
 TEST(FlopsTest, OtherNodesAndMissingValuesCountNothing) {
