@@ -267,6 +267,28 @@ graph(%x : Tensor, %y : Tensor, %n : int):
   EXPECT_EQ(holders, " %t %s");
 }
 
+// A view read inside a branch keeps its base alive until the branch ends,
+// past the values the branch makes (which may otherwise take its memory).
+TEST(LifetimesTest, AViewReadInsideABranchKeepsItsBaseUntilTheBranchEnds) {
+  auto graph = Parse(R"IR(
+graph(%x : Tensor, %cond : bool):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %a : Tensor = aten::relu(%x)
+  %t : Tensor = aten::transpose(%a, %zero, %one)
+  %r : Tensor = prim::If(%cond)
+    block0():
+      %b : Tensor = aten::sigmoid(%x)
+      %c : Tensor = aten::mul(%t, %b)
+      -> (%c)
+    block1():
+      -> (%x)
+  %d : Tensor = aten::tanh(%r)
+  return (%d))IR");
+  // 0:zero 1:one 2:a 3:t 4:if 5:b 6:c 7:d
+  EXPECT_EQ(Describe(Analyze(graph)), "%a[2,6] %b[5,6] | out:%d %t %c");
+}
+
 // A view that escapes (returned) or is written keeps the value unmanaged.
 TEST(LifetimesTest, ViewsThatEscapeOrAreWrittenAreNotManaged) {
   auto graph = Parse(R"IR(

@@ -57,17 +57,32 @@ void BatchedProduct(const std::optional<BmmPlan>& plan, at::Tensor& out, const a
   }
 }
 
-// The views of `ws` for a group (see GroupViews), q, k, v laid out as
-// SplitHeads writes them: [3, count, heads, n, head width] from row `first`.
+// q, k^T and v of `count` sequences of `n` tokens whose rows start at
+// `first`, as SplitHeads lays them out in `q_k_v`: [3, count, heads, n,
+// head width] from row `first`; each [count * heads, n, head width] (k^T
+// transposed).
+struct HeadViews {
+  at::Tensor q, k_transposed, v;
+};
+HeadViews ViewHeads(const at::Tensor& q_k_v, int64_t first, int64_t count, int64_t n, int64_t width,
+                    int64_t heads) {
+  const int64_t head_width = width / heads, matrices = count * heads;
+  const int64_t base = 3 * first * width, block = matrices * n * head_width;
+  return {
+      q_k_v.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1}, base),
+      q_k_v.as_strided({matrices, head_width, n}, {n * head_width, 1, head_width}, base + block),
+      q_k_v.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1},
+                       base + 2 * block)};
+}
+
+// The views of `ws` for a group (see GroupViews).
 void MakeGroupViews(Workspace& ws, int64_t first, int64_t count, int64_t n, int64_t width,
                     int64_t heads, GroupViews& views) {
   const int64_t head_width = width / heads, matrices = count * heads;
-  const int64_t base = 3 * first * width, block = matrices * n * head_width;
-  views.q = ws.q_k_v.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1}, base);
-  views.k_transposed =
-      ws.q_k_v.as_strided({matrices, head_width, n}, {n * head_width, 1, head_width}, base + block);
-  views.v = ws.q_k_v.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1},
-                                base + 2 * block);
+  HeadViews head_views = ViewHeads(ws.q_k_v, first, count, n, width, heads);
+  views.q = std::move(head_views.q);
+  views.k_transposed = std::move(head_views.k_transposed);
+  views.v = std::move(head_views.v);
   views.scores = ws.scores.as_strided({matrices, n, n}, {n * n, n, 1}, 0);
   views.context =
       ws.context.as_strided({matrices, n, head_width}, {n * head_width, head_width, 1}, 0);
@@ -150,14 +165,10 @@ void SelfAttention::RunQueryRows(const float* x, const PackedSequences& sequence
     if (row < 0) continue;
     SplitHeads(ws.qkv.data_ptr<float>() + first * 3 * d, qkv_bias_.data_ptr<float>(), 1, n, d,
                heads_, ws.q_k_v.data_ptr<float>() + 3 * first * d);
-    // The layout of MakeGroupViews for one sequence, q of one token.
-    const int64_t base = 3 * first * d, block = heads_ * n * head_width;
-    const at::Tensor q = ws.q_k_v.as_strided(
-        {heads_, 1, head_width}, {n * head_width, head_width, 1}, base + row * head_width);
-    const at::Tensor k_transposed =
-        ws.q_k_v.as_strided({heads_, head_width, n}, {n * head_width, 1, head_width}, base + block);
-    const at::Tensor v = ws.q_k_v.as_strided({heads_, n, head_width},
-                                             {n * head_width, head_width, 1}, base + 2 * block);
+    const HeadViews views = ViewHeads(ws.q_k_v, first, 1, n, d, heads_);
+    const at::Tensor q = views.q.narrow(1, row, 1);  // the token's
+    const at::Tensor& k_transposed = views.k_transposed;
+    const at::Tensor& v = views.v;
     at::Tensor scores = ws.scores.as_strided({heads_, 1, n}, {n, n, 1}, 0);
     at::Tensor context =
         ws.context.as_strided({heads_, 1, head_width}, {head_width, head_width, 1}, 0);
