@@ -64,6 +64,13 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
   at::Generator generator = at::detail::getDefaultCPUGenerator();
   const at::Tensor random_state = GeneratorState(generator);
   try {
+    // Under the grad mode the runtime's run sees: none in inference mode.
+    // A model may branch on it: nn.TransformerEncoder leaves its fast path
+    // (whose padding positions are zeros) for the slow one (which computes
+    // them) when grad is enabled and a parameter requires grad, as those of
+    // a module that is not frozen do.
+    std::optional<at::NoGradGuard> no_grad;
+    if (runtime.module().options().inference_mode) no_grad.emplace();
     expected = module.get_method(ForwardMethodName(module))(jit_inputs);
     if (jit_output != nullptr) *jit_output = expected;
   } catch (const std::exception& error) {

@@ -6,7 +6,8 @@ the runtime give; the CPU matrix's entries are the same in
 tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table;
 every test docs/compatibility.md cites (`Suite.Name` of a C++ test, a
 Python `test_...`) exists; docs/benchmarks.md counts the broad corpus's
-models as tools/bench_models/save_broad_corpus.py lists them.
+models as tools/bench_models/save_broad_corpus.py lists them, and
+docs/verification.md the golden corpus's as golden/models/corpus.cc adds them.
 (The pass table of docs/preparing.md is checked by //passes:pass_table_test,
 the kernel list ops/README.md by //ops:coverage_test.)"""
 import ast
@@ -57,6 +58,13 @@ class DocsTest(unittest.TestCase):
                            read("docs/benchmarks.md"))
         self.assertIsNotNone(stated)
         self.assertEqual(int(stated.group(1)), len(models.keys))
+
+    def test_golden_corpus_count_is_the_models_added(self):
+        added = re.findall(r'^  add\(\{"(\w+)"', read("golden/models/corpus.cc"), re.MULTILINE)
+        stated = re.search(r"^  (\d+) models written as TorchScript source",
+                           read("docs/verification.md"), re.MULTILINE)
+        self.assertIsNotNone(stated)
+        self.assertEqual(int(stated.group(1)), len(added))
 
     def test_cpu_matrix_entries_agree(self):
         script = read("tools/cpu_matrix.sh")

@@ -800,6 +800,20 @@ def forward(self, x, keep: Tensor, nested: bool):
          return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths, size % 2 == 1};
        }});
 
+  add({"grad_mode_branch",
+       R"(
+def forward(self, x):
+    # A model that branches on the grad mode, as nn.TransformerEncoder's
+    # fast-path checks do: the runtime's run and the JIT's see the same one
+    if torch.is_grad_enabled():
+        return torch.relu(x) + 1.0
+    return torch.relu(x) - 1.0
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, 1 + size})};
+       }});
+
   add({"quantized_activations",
        R"(
 def forward(self, x):
