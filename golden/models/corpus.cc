@@ -20,6 +20,22 @@ namespace {
 
 using Inputs = std::vector<c10::IValue>;
 
+// The weights of the models of nn.TransformerEncoderLayer's eval-mode op:
+// width 8, 2 heads, feed-forward 16.
+std::vector<std::pair<std::string, std::vector<int64_t>>> EncoderLayerWeights() {
+  return {{"w_qkv", {24, 8}}, {"b_qkv", {24}}, {"w_o", {8, 8}},    {"b_o", {8}},
+          {"ln1_w", {8}},     {"ln1_b", {8}},  {"w_ff1", {16, 8}}, {"b_ff1", {16}},
+          {"w_ff2", {8, 16}}, {"ln2_w", {8}},  {"ln2_b", {8}}};
+}
+
+// Three sequences of seq, 1 and seq - size tokens (seq = 2 + 3 size) of
+// width 8, padded to [3, seq, 8], and which of their tokens are kept.
+Inputs ThreeSequences(InputRng& rng, int64_t size) {
+  const int64_t seq = 2 + 3 * size;
+  const at::Tensor lengths = at::tensor({seq, int64_t{1}, seq - size}).unsqueeze(1);
+  return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths};
+}
+
 std::vector<Model> MakeModels() {
   std::vector<Model> models;
   auto add = [&models](Model model) { models.push_back(std::move(model)); };
@@ -683,18 +699,7 @@ def forward(self, x, padding: Tensor):
         self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b, self.w_ff1, self.b_ff1, self.w_ff2,
         self.b_o, padding, 1)
 )",
-       {{"w_qkv", {24, 8}},
-        {"b_qkv", {24}},
-        {"w_o", {8, 8}},
-        {"b_o", {8}},
-        {"ln1_w", {8}},
-        {"ln1_b", {8}},
-        {"w_ff1", {16, 8}},
-        {"b_ff1", {16}},
-        {"w_ff2", {8, 16}},
-        {"ln2_w", {8}},
-        {"ln2_b", {8}}},
-       [](InputRng& rng, int64_t size) -> Inputs {
+       EncoderLayerWeights(), [](InputRng& rng, int64_t size) -> Inputs {
          const int64_t seq = 2 + 3 * size;
          at::Tensor padding = at::arange(seq).unsqueeze(0).repeat({2, 1}) >= seq - 1;
          return {rng.Normal({2, seq, 8}), padding};
@@ -735,23 +740,7 @@ def forward(self, x, keep: Tensor):
         self.b_o, None, None)
     return g.to_padded_tensor(0.0), aligned
 )",
-       {{"w_qkv", {24, 8}},
-        {"b_qkv", {24}},
-        {"w_o", {8, 8}},
-        {"b_o", {8}},
-        {"ln1_w", {8}},
-        {"ln1_b", {8}},
-        {"w_ff1", {16, 8}},
-        {"b_ff1", {16}},
-        {"w_ff2", {8, 16}},
-        {"ln2_w", {8}},
-        {"ln2_b", {8}}},
-       [](InputRng& rng, int64_t size) -> Inputs {
-         // Sequences of seq, 1 and seq - size tokens.
-         const int64_t seq = 2 + 3 * size;
-         const at::Tensor lengths = at::tensor({seq, int64_t{1}, seq - size}).unsqueeze(1);
-         return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths};
-       }});
+       EncoderLayerWeights(), ThreeSequences});
 
   add({"encoder_token_readout",
        R"(
@@ -782,22 +771,10 @@ def forward(self, x, keep: Tensor, nested: bool):
         self.b_o, None, None)[:, -1]
     return first, last
 )",
-       {{"w_qkv", {24, 8}},
-        {"b_qkv", {24}},
-        {"w_o", {8, 8}},
-        {"b_o", {8}},
-        {"ln1_w", {8}},
-        {"ln1_b", {8}},
-        {"w_ff1", {16, 8}},
-        {"b_ff1", {16}},
-        {"w_ff2", {8, 16}},
-        {"ln2_w", {8}},
-        {"ln2_b", {8}}},
-       [](InputRng& rng, int64_t size) -> Inputs {
-         // Sequences of seq, 1 and seq - size tokens; nested on odd sizes.
-         const int64_t seq = 2 + 3 * size;
-         const at::Tensor lengths = at::tensor({seq, int64_t{1}, seq - size}).unsqueeze(1);
-         return {rng.Normal({3, seq, 8}), at::arange(seq).unsqueeze(0) < lengths, size % 2 == 1};
+       EncoderLayerWeights(), [](InputRng& rng, int64_t size) -> Inputs {
+         Inputs inputs = ThreeSequences(rng, size);
+         inputs.emplace_back(size % 2 == 1);  // nested on odd sizes
+         return inputs;
        }});
 
   add({"grad_mode_branch",
