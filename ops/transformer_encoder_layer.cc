@@ -219,29 +219,25 @@ class EncoderLayerKernel {
       x = &ws.normed;
     }
 
-    // From the attention on, `rows` rows: every token, or the ones asked.
-    int64_t rows = all_rows;
-    const float* residual = src;
-    float* const full_result = result;
-    if (row_) {
-      rows = ws.source_rows.size();
-      float* gathered = ws.gathered.data_ptr<float>();
-      for (int64_t i = 0; i < rows; ++i) {
-        std::copy_n(src + ws.source_rows[i] * d, d, gathered + i * d);
-      }
-      residual = gathered;
-      result = ws.computed.data_ptr<float>();
-      attention_.RunQueryRows(x->data_ptr<float>(), ws.sequences, padding, ws.query_rows,
-                              ws.attended.data_ptr<float>());
-    } else {
+    if (!row_) {
       attention_.Run(x->data_ptr<float>(), ws.sequences, padding, ws.attended.data_ptr<float>());
+      FeedForward(ws, all_rows, src, result);
+      return;
     }
-    if (rows > 0) FeedForward(ws, rows, residual, result);
-    if (row_) {
-      std::fill_n(full_result, all_rows * d, 0.0f);
-      for (int64_t i = 0; i < rows; ++i) {
-        std::copy_n(result + i * d, d, full_result + ws.source_rows[i] * d);
-      }
+    // One token of each sequence (or none): from the attention on, those
+    // rows alone, gathered; then scattered into a result of zeros.
+    const int64_t rows = ws.source_rows.size();
+    float* gathered = ws.gathered.data_ptr<float>();
+    for (int64_t i = 0; i < rows; ++i) {
+      std::copy_n(src + ws.source_rows[i] * d, d, gathered + i * d);
+    }
+    attention_.RunQueryRows(x->data_ptr<float>(), ws.sequences, padding, ws.query_rows,
+                            ws.attended.data_ptr<float>());
+    float* computed = ws.computed.data_ptr<float>();
+    if (rows > 0) FeedForward(ws, rows, gathered, computed);
+    std::fill_n(result, all_rows * d, 0.0f);
+    for (int64_t i = 0; i < rows; ++i) {
+      std::copy_n(computed + i * d, d, result + ws.source_rows[i] * d);
     }
   }
 
