@@ -57,6 +57,21 @@ void BatchedProduct(const std::optional<BmmPlan>& plan, at::Tensor& out, const a
   }
 }
 
+// Softmax of one sequence's `scores` [heads, queries, keys] in place over
+// the keys: ATen's masked softmax with row `sequence` of the key padding
+// mask `padding` when there is one, else ATen's softmax.
+void ScoresSoftmax(const at::Tensor& padding, int64_t sequence, at::Tensor& scores) {
+  if (!padding.defined()) {
+    SoftmaxLastDimInto(scores, scores);
+    return;
+  }
+  const int64_t keys = scores.size(2);
+  const at::Tensor masked = padding.select(0, sequence).view({1, 1, 1, keys});
+  scores.copy_(at::_masked_softmax(scores.unsqueeze(0),
+                                   masked.expand({1, scores.size(0), scores.size(1), keys}), 3, 1)
+                   .squeeze(0));
+}
+
 // q, k^T and v of `count` sequences of `n` tokens whose rows start at
 // `first`, as SplitHeads lays them out in `q_k_v`: [3, count, heads, n,
 // head width] from row `first`; each [count * heads, n, head width] (k^T
@@ -130,14 +145,7 @@ void SelfAttention::Run(const float* x, const PackedSequences& sequences, const 
     SplitHeads(ws.qkv.data_ptr<float>() + first * 3 * d, qkv_bias_.data_ptr<float>(), group, n, d,
                heads_, ws.q_k_v.data_ptr<float>() + 3 * first * d);
     BatchedProduct(views.scores_plan, views.scores, views.q, views.k_transposed);
-    if (padding.defined()) {
-      const at::Tensor keys = padding.select(0, i).view({1, 1, 1, n});
-      views.scores.copy_(
-          at::_masked_softmax(views.scores.unsqueeze(0), keys.expand({1, heads_, n, n}), 3, 1)
-              .squeeze(0));
-    } else {
-      SoftmaxLastDimInto(views.scores, views.scores);
-    }
+    ScoresSoftmax(padding, i, views.scores);
     BatchedProduct(views.context_plan, views.context, views.scores, views.v);
     MergeHeads(views.context.data_ptr<float>(), group, n, d, heads_,
                ws.merged.data_ptr<float>() + first * d);
@@ -173,13 +181,7 @@ void SelfAttention::RunQueryRows(const float* x, const PackedSequences& sequence
     at::Tensor context =
         ws.context.as_strided({heads_, 1, head_width}, {head_width, head_width, 1}, 0);
     BatchedProduct(PlanBmm(q, k_transposed), scores, q, k_transposed);
-    if (padding.defined()) {
-      const at::Tensor keys = padding.select(0, i).view({1, 1, 1, n});
-      scores.copy_(at::_masked_softmax(scores.unsqueeze(0), keys.expand({1, heads_, 1, n}), 3, 1)
-                       .squeeze(0));
-    } else {
-      SoftmaxLastDimInto(scores, scores);
-    }
+    ScoresSoftmax(padding, i, scores);
     BatchedProduct(PlanBmm(scores, v), context, scores, v);
     MergeHeads(context.data_ptr<float>(), 1, 1, d, heads_, ws.merged.data_ptr<float>() + asked * d);
     ++asked;
