@@ -184,7 +184,7 @@ class EncoderLayerKernel {
     Size(ws.rstd, {rows});
     if (!row_) return;
     const int64_t count = ws.sequences.lengths.size();
-    const int64_t token = *row_ < 0 ? *row_ + ws.sequences.longest : *row_;
+    const int64_t token = ops::SequenceToken(*row_, ws.sequences.longest);
     ws.query_rows.assign(count, -1);
     ws.source_rows.clear();
     for (int64_t i = 0; i < count; ++i) {

@@ -43,19 +43,21 @@ const c10::Symbol kTransformerEncoderLayerRow =
 const c10::Symbol kMultiHeadAttention =
     c10::Symbol::fromQualString("static_runtime::multi_head_attention");
 
+int64_t SequenceToken(int64_t row, int64_t longest) { return row < 0 ? row + longest : row; }
+
 at::Tensor KeepSequenceRow(const at::Tensor& layer, int64_t row) {
   if (!layer.is_nested()) {
     TORCH_CHECK(layer.dim() == 3, "static_runtime: transformer_encoder_layer_row: expected a ",
                 "[B, T, D] result, got ", layer.dim(), " dimensions");
     at::Tensor kept = at::zeros_like(layer);
-    const int64_t tokens = layer.size(1), index = row < 0 ? row + tokens : row;
+    const int64_t tokens = layer.size(1), index = SequenceToken(row, tokens);
     if (index >= 0 && index < tokens) kept.select(1, index).copy_(layer.select(1, index));
     return kept;
   }
   std::vector<at::Tensor> sequences = layer.unbind(0);
   int64_t longest = 0;
   for (const at::Tensor& sequence : sequences) longest = std::max(longest, sequence.size(0));
-  const int64_t index = row < 0 ? row + longest : row;
+  const int64_t index = SequenceToken(row, longest);
   for (at::Tensor& sequence : sequences) {
     at::Tensor kept = at::zeros_like(sequence);
     if (index >= 0 && index < sequence.size(0)) kept[index].copy_(sequence[index]);

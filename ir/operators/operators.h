@@ -87,6 +87,10 @@ extern const c10::Symbol kTransformerEncoderLayerRow;
 // `layer` (dense [B, T, D] or nested of [length, D] sequences) with every
 // token but `row` of each sequence 0: see transformer_encoder_layer_row.
 at::Tensor KeepSequenceRow(const at::Tensor& layer, int64_t row);
+// The token transformer_encoder_layer_row keeps in each sequence: `row`, or
+// when negative `row` from the end of the longest sequence (the padded
+// result's length). It may fall outside a sequence, which then keeps none.
+int64_t SequenceToken(int64_t row, int64_t longest);
 
 // multi_head_attention(<aten::_native_multi_head_attention's arguments>) ->
 // (Tensor, Tensor): that op (the fast path of nn.MultiheadAttention in eval

@@ -9,6 +9,7 @@
 #include "ATen/ATen.h"
 #include "ATen/NestedTensorImpl.h"
 #include "absl/container/flat_hash_set.h"
+#include "ir/operators/operators.h"
 #include "oneapi/dnnl/dnnl.h"
 
 namespace static_runtime {
@@ -90,7 +91,7 @@ double AttentionFlops(const std::vector<int64_t>& lengths, int64_t width, int64_
       multiply_adds += n * (4 * d * d + 2 * d * f) + 2 * n * n * d;
       continue;
     }
-    const int64_t token = *row < 0 ? *row + longest : *row;
+    const int64_t token = ops::SequenceToken(*row, longest);
     multiply_adds += 3 * n * d * d;
     if (token >= 0 && token < length) multiply_adds += d * d + 2 * d * f + 2 * n * d;
   }
