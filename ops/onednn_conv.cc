@@ -61,6 +61,7 @@
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
 #include "ops/small_linear.h"
+#include "ops/winograd/winograd_3x3.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -73,6 +74,12 @@ constexpr int64_t kFirstLayerChannels = 16;
 // On AVX2, a dense convolution of an input (the whole batch) of at least this many
 // floats runs on channel blocks (see MakePlan).
 constexpr int64_t kMinBlockedAvx2InputFloats = int64_t{1} << 19;
+
+// A Winograd shape on AVX2 runs ops::Winograd3x3 when it has at least this
+// many input and output channels, on images of at least this many outputs
+// (see WinogradPays).
+constexpr int64_t kMinWinogradChannels = 64;
+constexpr int64_t kMinWinogradOutputs = 4 * 4;
 
 using dnnl::memory;
 
@@ -183,7 +190,14 @@ class Conv2dKernel {
   explicit Conv2dKernel(ConvParams params)
       : params_(std::move(params)),
         packed_(PlainWeightDesc(params_.weight, params_.groups), params_.weight.data_ptr()),
-        finite_weight_(params_.weight.isfinite().all().item<bool>()) {}
+        finite_weight_(params_.weight.isfinite().all().item<bool>()),
+        winograd_shape_(
+            ops::Winograd3x3::Available() && !__builtin_cpu_supports("avx512f") &&
+            ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
+                               params_.groups) &&
+            ops::Winograd3x3::TakesChannels(params_.weight.size(1), params_.weight.size(0)) &&
+            params_.weight.size(0) >= kMinWinogradChannels &&
+            params_.weight.size(1) >= kMinWinogradChannels) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -273,6 +287,22 @@ class Conv2dKernel {
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
+    if (!nchw_output && WinogradPays(batched_out)) {
+      // (An NCHW input is copied channels-last: a small part of the time
+      // Winograd saves from 64 channels on.)
+      std::call_once(winograd_once_, [&] {
+        const float* bias = params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr;
+        winograd_.emplace(params_.weight.data_ptr<float>(), bias, params_.weight.size(0),
+                          params_.weight.size(1));
+      });
+      const at::Tensor src = batched.contiguous(at::MemoryFormat::ChannelsLast);
+      out.resize_(out_sizes, at::MemoryFormat::ChannelsLast);
+      winograd_->Run({batched.size(0), batched.size(2), batched.size(3), params_.padding[0],
+                      params_.padding[1], batched_out[2], batched_out[3]},
+                     src.data_ptr<float>(), out.data_ptr<float>());
+      if (residual && residual->defined()) out.add_(*residual);
+      return;
+    }
     const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
     out.resize_(out_sizes,
                 nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
@@ -281,6 +311,16 @@ class Conv2dKernel {
         [&] { return MakePlan(batched.sizes(), batched_out, nchw, nchw_output); });
     plan.Execute(src.data_ptr(), out.data_ptr());
     if (residual && residual->defined()) out.add_(*residual);
+  }
+
+  // Whether a Winograd shape runs ops::Winograd3x3 (on CPUs with AVX2 but
+  // not AVX-512, where oneDNN has no Winograd kernel) for a result of
+  // `batched_out` sizes: where it was faster than oneDNN's direct kernel,
+  // 0.47-0.94 of its time from 64 channels on 4 x 4 to 56 x 56 images, and
+  // no faster below 64 channels (//ops/winograd:winograd_benchmark,
+  // docs/convolutions.md).
+  bool WinogradPays(const std::vector<int64_t>& batched_out) const {
+    return winograd_shape_ && batched_out[2] * batched_out[3] >= kMinWinogradOutputs;
   }
 
   // Whether the convolution of `batched` is one matrix-vector product per
@@ -654,6 +694,9 @@ class Conv2dKernel {
   onednn::PlanCache<Regions> regions_by_shape_;           // RegionsOf each input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
+  const bool winograd_shape_;              // ops::Winograd3x3 takes the weight on this CPU
+  std::once_flag winograd_once_;
+  std::optional<ops::Winograd3x3> winograd_;  // made at the first call WinogradPays
 };
 
 KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {

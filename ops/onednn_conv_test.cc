@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -142,13 +143,23 @@ at::Tensor DrawInput(Draw& d, const ConvCase& c, int64_t min_size = 1, int64_t m
   }
 }
 
-// A 3 x 3, stride 1 convolution of 16 to 64 channels, which oneDNN may run
-// with a Winograd kernel (padding 2 or channel counts that are not multiples
-// of 16 it runs directly).
+// A 3 x 3, stride 1 convolution of 16 to 96 channels, which may run a
+// Winograd kernel: oneDNN's on AVX-512 (channel counts in multiples of 16,
+// padding 0 or 1), ops::Winograd3x3 on AVX2 (64 channels or more, in
+// multiples of 8); other shapes run directly.
 ConvCase DrawWinogradCase(Draw& d) {
   ConvCase c;
   c.groups = 1;
-  const auto channels = [&d] { return d.Int(0, 5) == 0 ? d.Int(1, 40) : 16 * d.Int(1, 4); };
+  const auto channels = [&d] {
+    switch (d.Int(0, 4)) {
+      case 0:
+        return d.Int(1, 40);
+      case 1:
+        return 8 * d.Int(8, 12);
+      default:
+        return 16 * d.Int(1, 4);
+    }
+  };
   c.weight = at::randn({channels(), channels(), 3, 3});
   if (d.Bool()) c.bias = at::randn({c.weight.size(0)});
   c.stride = c.dilation = {1, 1};
@@ -433,13 +444,15 @@ TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
             "");
 }
 
-// 8 input channels: a direct kernel; 16: a Winograd one where the ISA has it
-// (it then keeps per-thread buffers for the blocked layouts).
+// 8 input channels: a direct kernel; 16: a Winograd one where the ISA has
+// it (oneDNN's on AVX-512, which then keeps per-thread buffers for the
+// blocked layouts); 64 to 64: ops::Winograd3x3 on AVX2 (per-thread buffers
+// too).
 TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
-  for (const int64_t channels : {8, 16}) {
+  for (const auto& [channels, filters] : {std::pair<int64_t, int64_t>{8, 16}, {16, 16}, {64, 64}}) {
     ConvCase c;
-    c.weight = at::randn({16, channels, 3, 3});
-    c.bias = at::randn({16});
+    c.weight = at::randn({filters, channels, 3, 3});
+    c.bias = at::randn({filters});
     c.stride = c.dilation = c.padding = {1, 1};
     c.groups = 1;
     c.activation = "relu";

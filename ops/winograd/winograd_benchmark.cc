@@ -1,0 +1,77 @@
+// ops::Winograd3x3 against oneDNN's direct convolution (what conv2d_fused
+// runs otherwise on CPUs without AVX-512) on channels-last 3 x 3 stride-1
+// convolutions padded to keep the size, batch 1, one thread: the shapes
+// that decide where conv2d_fused takes Winograd (ops/onednn_conv.cc).
+//
+//   bazel run -c opt //ops/winograd:winograd_benchmark
+//
+// Arguments: channels (in = out), image size. Counter: gflops of the direct
+// algorithm (2 * K * C * 9 per output), so Winograd's may pass the peak.
+#include <unordered_map>
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "benchmark/benchmark.h"
+#include "dnnl.hpp"
+#include "ops/winograd/winograd_3x3.h"
+
+namespace static_runtime {
+namespace {
+
+double Flops(int64_t channels, int64_t size) { return 2.0 * channels * channels * 9 * size * size; }
+
+void BM_Winograd3x3(benchmark::State& state) {
+  if (!ops::Winograd3x3::Available()) {
+    state.SkipWithError("no AVX2 and FMA");
+    return;
+  }
+  const int64_t c = state.range(0), size = state.range(1);
+  const at::Tensor w = at::randn({c, c, 3, 3}), b = at::randn({c});
+  const at::Tensor x = at::randn({1, size, size, c}), y = at::empty({1, size, size, c});
+  const ops::Winograd3x3 kernel(w.data_ptr<float>(), b.data_ptr<float>(), c, c);
+  const ops::Winograd3x3Shape shape = {1, size, size, 1, 1, size, size};
+  for (auto _ : state) kernel.Run(shape, x.data_ptr<float>(), y.data_ptr<float>());
+  state.counters["gflops"] =
+      benchmark::Counter(Flops(c, size) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+void BM_OneDnnDirect(benchmark::State& state) {
+  using dnnl::memory;
+  const int64_t c = state.range(0), size = state.range(1);
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const auto f32 = memory::data_type::f32;
+  const memory::desc src({1, c, size, size}, f32, memory::format_tag::nhwc);
+  const memory::desc any_weights({c, c, 3, 3}, f32, memory::format_tag::any);
+  const memory::desc plain_weights({c, c, 3, 3}, f32, memory::format_tag::oihw);
+  const memory::desc bias({c}, f32, memory::format_tag::x);
+  const dnnl::convolution_forward::primitive_desc pd(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct, src, any_weights, bias,
+                                      src, {1, 1}, {1, 1}, {1, 1}),
+      engine);
+  const at::Tensor w = at::randn({c, c, 3, 3}), b = at::randn({c});
+  const at::Tensor x = at::randn({1, size, size, c}), y = at::empty({1, size, size, c});
+  memory plain(plain_weights, engine, w.data_ptr()), packed(pd.weights_desc(), engine);
+  dnnl::reorder(plain, packed).execute(stream, plain, packed);
+  const std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(src, engine, x.data_ptr())},
+                                                {DNNL_ARG_WEIGHTS, packed},
+                                                {DNNL_ARG_BIAS, memory(bias, engine, b.data_ptr())},
+                                                {DNNL_ARG_DST, memory(src, engine, y.data_ptr())}};
+  const dnnl::convolution_forward conv(pd);
+  for (auto _ : state) conv.execute(stream, args);
+  state.counters["gflops"] =
+      benchmark::Counter(Flops(c, size) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+void Shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t channels : {16, 32, 64, 128, 256, 512}) {
+    for (int64_t size : {4, 7, 14, 28, 56}) b->Args({channels, size});
+  }
+}
+
+BENCHMARK(BM_Winograd3x3)->Apply(Shapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OneDnnDirect)->Apply(Shapes)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace static_runtime
