@@ -42,8 +42,10 @@ bool WinogradShape(at::IntArrayRef weight_sizes, at::IntArrayRef stride, at::Int
   const auto all_ones = [](at::IntArrayRef values) {
     return std::all_of(values.begin(), values.end(), [](int64_t v) { return v == 1; });
   };
-  return groups == 1 && weight_sizes.size() == 4 && weight_sizes[2] == 3 && weight_sizes[3] == 3 &&
-         all_ones(stride) && all_ones(dilation);
+  const size_t dims = weight_sizes.size();
+  return groups == 1 && (dims == 4 || (dims == 5 && weight_sizes[2] == 1)) &&
+         weight_sizes[dims - 2] == 3 && weight_sizes[dims - 1] == 3 && all_ones(stride) &&
+         all_ones(dilation);
 }
 
 at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
@@ -94,10 +96,27 @@ at::Tensor Conv3dErrorBound(const std::vector<c10::IValue>& inputs, const at::Te
   const c10::optional<at::Tensor> bias = Magnitude(inputs[2]);
   const std::vector<int64_t> stride = inputs[3].toIntVector(), dilation = inputs[5].toIntVector();
   const int64_t groups = inputs[6].toInt();
-  const at::Tensor magnitude =
-      inputs[4].isString()
-          ? at::conv3d(x, w, bias, stride, inputs[4].toStringRef(), dilation, groups)
-          : at::conv3d(x, w, bias, stride, inputs[4].toIntVector(), dilation, groups);
+  at::Tensor magnitude;
+  if (WinogradShape(w.sizes(), stride, dilation, groups)) {
+    // A (1, 3, 3) convolution, which may run as a 2D Winograd one on each
+    // frame: Conv2dFusedErrorBound's window maxima, frame by frame.
+    std::vector<int64_t> padding = {0, 1, 1};  // "same"
+    if (!inputs[4].isString()) {
+      padding = inputs[4].toIntVector();
+      if (padding.size() == 1) padding.assign(3, padding[0]);
+    } else if (inputs[4].toStringRef() == "valid") {
+      padding = {0, 0, 0};
+    }
+    const at::Tensor window_max =
+        at::max_pool3d(at::constant_pad_nd(x, {padding[2] + 3, padding[2] + 3, padding[1] + 3,
+                                               padding[1] + 3, padding[0], padding[0]}),
+                       {1, 9, 9}, 1);
+    magnitude = at::conv3d(window_max, w.sum({3, 4}, /*keepdim=*/true), bias);
+  } else {
+    magnitude = inputs[4].isString()
+                    ? at::conv3d(x, w, bias, stride, inputs[4].toStringRef(), dilation, groups)
+                    : at::conv3d(x, w, bias, stride, inputs[4].toIntVector(), dilation, groups);
+  }
   return SumBound(magnitude, w.size(1) * c10::multiply_integers(w.sizes().slice(2)), "none", exact);
 }
 

@@ -24,8 +24,8 @@
 namespace static_runtime {
 namespace ops {
 
-// Whether a convolution of this shape (3 x 3, stride 1, dilation 1, one
-// group) may run a Winograd kernel, which computes each tile of up to
+// Whether a convolution of this shape (3 x 3, or 3D 1 x 3 x 3, stride 1,
+// dilation 1, one group) may run a Winograd kernel, which computes each tile of up to
 // 4 x 4 outputs from transforms of the whole 6 x 6 input tile: its error
 // grows with the largest input of the tile, not only with the products of
 // each output. For such shapes M is replaced by
@@ -49,7 +49,9 @@ at::Tensor ConvTransposeErrorBound(const std::vector<c10::IValue>& inputs, const
 
 // The same for aten::conv3d (input, weight, bias, stride, padding (a list, or
 // "valid" / "same"), dilation, groups), with M the convolution of the
-// absolute values and L = C / groups * kd * kh * kw (no activation).
+// absolute values and L = C / groups * kd * kh * kw (no activation); for a
+// Winograd shape (1 x 3 x 3, run as a 2D convolution of each frame) M is
+// replaced by conv2d_fused's S, frame by frame.
 at::Tensor Conv3dErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
 
 // The same for linear_fused (input, weight, bias, activation, min_value,

@@ -75,12 +75,6 @@ constexpr int64_t kFirstLayerChannels = 16;
 // floats runs on channel blocks (see MakePlan).
 constexpr int64_t kMinBlockedAvx2InputFloats = int64_t{1} << 19;
 
-// A Winograd shape on AVX2 runs ops::Winograd3x3 when it has at least this
-// many input and output channels, on images of at least this many outputs
-// (see WinogradPays).
-constexpr int64_t kMinWinogradChannels = 64;
-constexpr int64_t kMinWinogradOutputs = 4 * 4;
-
 using dnnl::memory;
 
 // A two-element hyper-parameter (a one-element list means both).
@@ -192,12 +186,9 @@ class Conv2dKernel {
         packed_(PlainWeightDesc(params_.weight, params_.groups), params_.weight.data_ptr()),
         finite_weight_(params_.weight.isfinite().all().item<bool>()),
         winograd_shape_(
-            ops::Winograd3x3::Available() && !__builtin_cpu_supports("avx512f") &&
             ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
                                params_.groups) &&
-            ops::Winograd3x3::TakesChannels(params_.weight.size(1), params_.weight.size(0)) &&
-            params_.weight.size(0) >= kMinWinogradChannels &&
-            params_.weight.size(1) >= kMinWinogradChannels) {}
+            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -313,14 +304,12 @@ class Conv2dKernel {
     if (residual && residual->defined()) out.add_(*residual);
   }
 
-  // Whether a Winograd shape runs ops::Winograd3x3 (on CPUs with AVX2 but
-  // not AVX-512, where oneDNN has no Winograd kernel) for a result of
-  // `batched_out` sizes: where it was faster than oneDNN's direct kernel,
-  // 0.47-0.94 of its time from 64 channels on 4 x 4 to 56 x 56 images, and
-  // no faster below 64 channels (//ops/winograd:winograd_benchmark,
-  // docs/convolutions.md).
+  // Whether the convolution runs ops::Winograd3x3 for a result of
+  // `batched_out` sizes (ops::Winograd3x3::Preferred).
   bool WinogradPays(const std::vector<int64_t>& batched_out) const {
-    return winograd_shape_ && batched_out[2] * batched_out[3] >= kMinWinogradOutputs;
+    return winograd_shape_ &&
+           ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0),
+                                       batched_out[2], batched_out[3]);
   }
 
   // Whether the convolution of `batched` is one matrix-vector product per
@@ -694,7 +683,7 @@ class Conv2dKernel {
   onednn::PlanCache<Regions> regions_by_shape_;           // RegionsOf each input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
-  const bool winograd_shape_;              // ops::Winograd3x3 takes the weight on this CPU
+  const bool winograd_shape_;              // 3 x 3, stride 1, and ops::Winograd3x3 preferred
   std::once_flag winograd_once_;
   std::optional<ops::Winograd3x3> winograd_;  // made at the first call WinogradPays
 };

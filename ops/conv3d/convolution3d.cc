@@ -8,10 +8,17 @@
 // weights holding inf or NaN (whether a tap on the padding adds 0 x inf
 // depends on the implementation oneDNN picks, as for conv2d_fused).
 //
+// A (1, 3, 3) convolution of stride 1 (the spatial half of R(2+1)D's
+// factored convolutions) is a 2D convolution of every frame: where
+// ops::Winograd3x3 is preferred (AVX2 CPUs, 64 channels or more) it runs
+// on the frames as one batch, channels-last, between copies from and to
+// NCDHW in per-thread buffers.
+//
 // Numerics: oneDNN sums each output's (C / groups) * kd * kh * kw products in
-// another order than ATen may; the bound it declares is Conv3dErrorBound
-// (ops/error_bounds.h).
+// another order than ATen may (Winograd: of transformed tiles); the bound it
+// declares is Conv3dErrorBound (ops/error_bounds.h).
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -23,6 +30,7 @@
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
 #include "ops/registry.h"
+#include "ops/winograd/winograd_3x3.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -46,7 +54,13 @@ at::Tensor Reference(NodeIO& io, const Conv3dParams& params) {
 class Conv3dKernel {
  public:
   explicit Conv3dKernel(Conv3dParams params)
-      : params_(std::move(params)), packed_(PlainWeightDesc(params_), params_.weight.data_ptr()) {}
+      : params_(std::move(params)),
+        packed_(PlainWeightDesc(params_), params_.weight.data_ptr()),
+        frames_winograd_(
+            ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
+                               params_.groups) &&
+            params_.padding[0] == 0 &&
+            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -60,6 +74,11 @@ class Conv3dKernel {
     if (input.dim() == 4) {  // unbatched: a batch of one
       in5.insert(in5.begin(), 1);
       out5.insert(out5.begin(), 1);
+    }
+    if (frames_winograd_ && ops::Winograd3x3::Preferred(params_.weight.size(1),
+                                                        params_.weight.size(0), out5[3], out5[4])) {
+      RunFrames(input, in5, out5, ReusableOrNewOutput(io, 0, at::kFloat), out_sizes);
+      return;
     }
     // The channels are the weight's (checked), so the key leaves them out.
     const std::unique_ptr<onednn::ReorderedPlan>& plan =
@@ -76,6 +95,37 @@ class Conv3dKernel {
   }
 
  private:
+  // The convolution of the [N, C, D, H, W] `input` (of sizes `in5`) as a 2D
+  // one of its N * D frames by ops::Winograd3x3, into `out` (resized to
+  // `out_sizes`; `out5` its sizes as [N, K, D, OH, OW]).
+  void RunFrames(const at::Tensor& input, const std::vector<int64_t>& in5,
+                 const std::vector<int64_t>& out5, at::Tensor& out,
+                 const std::vector<int64_t>& out_sizes) {
+    std::call_once(winograd_once_, [&] {
+      // [K, C, 1, 3, 3] is laid out as the [K, C, 3, 3] the kernel takes.
+      const float* bias = params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr;
+      winograd_.emplace(params_.weight.data_ptr<float>(), bias, params_.weight.size(0),
+                        params_.weight.size(1));
+    });
+    // Per thread, kept: [N, D, H, W, C] and [N, D, OH, OW, K]. (Plain
+    // buffers, not tensors: a tensor made under inference mode could not be
+    // written outside it.)
+    thread_local std::vector<float> frames, results;
+    frames.resize(c10::multiply_integers(in5));
+    results.resize(c10::multiply_integers(out5));
+    const auto channels_last = [](const std::vector<int64_t>& sizes, std::vector<float>& buffer) {
+      return at::from_blob(buffer.data(), {sizes[0], sizes[2], sizes[3], sizes[4], sizes[1]},
+                           at::kFloat)
+          .permute({0, 4, 1, 2, 3});
+    };
+    channels_last(in5, frames).copy_(input.view(in5));
+    winograd_->Run(
+        {in5[0] * in5[2], in5[3], in5[4], params_.padding[1], params_.padding[2], out5[3], out5[4]},
+        frames.data(), results.data());
+    out.resize_(out_sizes);
+    out.view(out5).copy_(channels_last(out5, results));
+  }
+
   // oneDNN's dims of the weight: [K, C, kd, kh, kw], or grouped [groups,
   // K / groups, C / groups, kd, kh, kw].
   static memory::desc PlainWeightDesc(const Conv3dParams& params) {
@@ -152,6 +202,9 @@ class Conv3dKernel {
 
   const Conv3dParams params_;
   onednn::PackedWeights packed_;
+  const bool frames_winograd_;  // a (1, 3, 3) shape ops::Winograd3x3 is preferred for
+  std::once_flag winograd_once_;
+  std::optional<ops::Winograd3x3> winograd_;  // made at the first call that runs it
   onednn::PlanCache<std::unique_ptr<onednn::ReorderedPlan>> plans_;
 };
 

@@ -132,6 +132,40 @@ RC_GTEST_PROP(Conv3dProperty, WithinTheStatedBoundAsAtenIs, ()) {
   }
 }
 
+// The spatial half of a factored (2+1)D convolution: 1 x 3 x 3, stride 1,
+// mostly of 64 to 96 channels (which runs as a 2D Winograd convolution of
+// each frame on AVX2 CPUs), on inputs with a few very large elements (a
+// Winograd tile's error grows with its largest input).
+RC_GTEST_PROP(Conv3dProperty, FactoredSpatialShapesWithinTheStatedBound, ()) {
+  at::manual_seed(*rc::gen::inRange(0, 1 << 20));
+  Draw d;
+  Conv3dCase c;
+  const auto channels = [&d] { return d.Int(0, 3) == 0 ? d.Int(1, 40) : 8 * d.Int(8, 12); };
+  c.weight = at::randn({channels(), channels(), 1, 3, 3});
+  if (d.Bool()) c.bias = at::randn({c.weight.size(0)});
+  c.stride = c.dilation = {1, 1, 1};
+  c.padding = {d.Int(0, 4) == 0 ? 1 : 0, d.Int(0, 2), d.Int(0, 2)};
+  const int64_t mode = d.Int(0, 5);
+  if (mode == 0) c.padding_mode = "valid";
+  if (mode == 1) c.padding_mode = "same";
+  SingleNode conv = MakeConv3dGraph(c);
+  Slots slots(1);
+  for (int call = 0; call < 3; ++call) {
+    std::vector<int64_t> sizes = {c.weight.size(1), d.Int(1, 4), d.Int(1, 12), d.Int(1, 12)};
+    if (d.Int(0, 3) != 0) sizes.insert(sizes.begin(), d.Int(1, 2));  // else unbatched
+    at::Tensor x = at::randn(sizes);
+    if (d.Bool()) x = x * (1 + 1e4 * (at::rand(x.sizes()) < 0.01).to(at::kFloat));
+    const std::string failure = testing::CheckWeightedCall(
+        ops::Conv3dErrorBound, conv, slots, x, c.weight, c.bias,
+        [&c](const at::Tensor& input, const at::Tensor& weight,
+             const c10::optional<at::Tensor>& bias) { return Convolve(c, input, weight, bias); });
+    if (!failure.empty()) {
+      RC_FAIL(c10::str(failure, "; weight ", c.weight.sizes(), " padding ", c.padding, " '",
+                       c.padding_mode, "' input ", x.sizes(), " call ", call));
+    }
+  }
+}
+
 Conv3dCase VideoCase() {  // a residual block's 3 x 3 x 3 convolution, smaller
   Conv3dCase c;
   c.weight = at::randn({16, 8, 3, 3, 3});
@@ -188,17 +222,29 @@ TEST(Conv3dTest, NonFiniteWeightsGiveAtensResult) {
   ASSERT_FALSE(conv.kernel);  // declined: the fallback runs ATen's op
 }
 
+// Also a factored spatial convolution of 64 channels (on AVX2 CPUs a 2D
+// Winograd one of each frame, through per-thread buffers).
 TEST(Conv3dTest, OneKernelRunsOnSeveralThreadsAtOnce) {
-  const Conv3dCase c = VideoCase();
-  SingleNode conv = MakeConv3dGraph(c);
-  std::vector<std::vector<c10::IValue>> input_sets;
-  for (const at::Tensor& x : {at::randn({1, 8, 4, 8, 8}), at::randn({2, 8, 3, 5, 7}),
-                              at::randn({8, 4, 6, 6}), at::randn({1, 8, 8, 16, 16})}) {
-    input_sets.push_back(testing::InputsAfterConstants(conv.node, x));
+  Conv3dCase spatial = VideoCase();
+  spatial.weight = at::randn({64, 64, 1, 3, 3});
+  spatial.bias = at::randn({64});
+  spatial.stride = {1, 1, 1};
+  spatial.padding = {0, 1, 1};
+  for (const Conv3dCase& c : {VideoCase(), spatial}) {
+    SingleNode conv = MakeConv3dGraph(c);
+    const int64_t channels = c.weight.size(1);
+    std::vector<std::vector<c10::IValue>> input_sets;
+    for (const at::Tensor& x :
+         {at::randn({1, channels, 4, 8, 8}), at::randn({2, channels, 3, 5, 7}),
+          at::randn({channels, 4, 6, 6}), at::randn({1, channels, 8, 16, 16})}) {
+      input_sets.push_back(testing::InputsAfterConstants(conv.node, x));
+    }
+    const std::vector<std::string> failures =
+        testing::SameResultsOnSeveralThreads(conv.kernel, input_sets);
+    for (size_t t = 0; t < input_sets.size(); ++t) {
+      EXPECT_EQ(failures[t], "") << c.weight.sizes() << ", thread " << t;
+    }
   }
-  const std::vector<std::string> failures =
-      testing::SameResultsOnSeveralThreads(conv.kernel, input_sets);
-  for (size_t t = 0; t < input_sets.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 }  // namespace

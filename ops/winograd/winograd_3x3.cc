@@ -5,6 +5,13 @@
 
 namespace static_runtime {
 namespace ops {
+namespace {
+
+// Preferred's measured thresholds.
+constexpr int64_t kMinChannels = 64;
+constexpr int64_t kMinOutputs = 4 * 4;
+
+}  // namespace
 
 bool Winograd3x3::Available() {
   static const bool kAvailable = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -13,6 +20,17 @@ bool Winograd3x3::Available() {
 
 bool Winograd3x3::TakesChannels(int64_t in_channels, int64_t out_channels) {
   return in_channels > 0 && out_channels > 0 && in_channels % 8 == 0 && out_channels % 8 == 0;
+}
+
+bool Winograd3x3::Preferred(int64_t in_channels, int64_t out_channels) {
+  static const bool kPreferredOnThisCpu = Available() && !__builtin_cpu_supports("avx512f");
+  return kPreferredOnThisCpu && TakesChannels(in_channels, out_channels) &&
+         in_channels >= kMinChannels && out_channels >= kMinChannels;
+}
+
+bool Winograd3x3::Preferred(int64_t in_channels, int64_t out_channels, int64_t out_height,
+                            int64_t out_width) {
+  return Preferred(in_channels, out_channels) && out_height * out_width >= kMinOutputs;
 }
 
 Winograd3x3::Winograd3x3(const float* weight, const float* bias, int64_t out_channels,

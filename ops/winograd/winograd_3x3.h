@@ -38,6 +38,15 @@ class Winograd3x3 {
   static bool Available();
   // Whether it takes `in_channels` -> `out_channels`.
   static bool TakesChannels(int64_t in_channels, int64_t out_channels);
+  // Whether a convolution of these channels (images of these many outputs)
+  // should run it on this CPU: AVX2 without AVX-512 (oneDNN's own Winograd
+  // kernels, for AVX-512, are preferred there), channels it takes, at least
+  // 64 of each, and at least 4 x 4 outputs: where it took 0.47-0.94 of the
+  // time of oneDNN's direct kernel (no less below 64 channels;
+  // //ops/winograd:winograd_benchmark, docs/convolutions.md).
+  static bool Preferred(int64_t in_channels, int64_t out_channels);
+  static bool Preferred(int64_t in_channels, int64_t out_channels, int64_t out_height,
+                        int64_t out_width);
 
   // `weight`: [out_channels, in_channels, 3, 3] (OIHW) contiguous; `bias`:
   // out_channels values or nullptr. Both are transformed or copied here.
