@@ -73,8 +73,6 @@ void Plan::Execute(std::initializer_list<std::pair<int, void*>> pointers) const 
   primitive_.execute(state.stream, state.args);
 }
 
-namespace {
-
 std::unique_ptr<Plan> MakeReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -85,8 +83,6 @@ std::unique_ptr<Plan> MakeReorder(const dnnl::memory::desc& from, const dnnl::me
                                     {DNNL_ARG_TO, dnnl::memory(to, CpuEngine(), nullptr)}},
                                 pd.scratchpad_desc());
 }
-
-}  // namespace
 
 ReorderedPlan::ReorderedPlan(dnnl::primitive primitive, const dnnl::memory::desc& primitive_src,
                              const dnnl::memory::desc& primitive_dst,

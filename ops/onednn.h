@@ -75,6 +75,10 @@ class Plan {
       ABSL_GUARDED_BY(mutex_);
 };
 
+// oneDNN's copy of memory laid out as `from` into memory laid out as `to`
+// (DNNL_ARG_FROM, DNNL_ARG_TO: set per call).
+std::unique_ptr<Plan> MakeReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
+
 // A primitive from one source (DNNL_ARG_SRC) to one destination
 // (DNNL_ARG_DST) on the layouts it chose, between reorders from the caller's
 // source layout and to the caller's destination layout where they differ,

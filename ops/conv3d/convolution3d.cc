@@ -11,8 +11,8 @@
 // A (1, 3, 3) convolution of stride 1 (the spatial half of R(2+1)D's
 // factored convolutions) is a 2D convolution of every frame: where
 // ops::Winograd3x3 is preferred (AVX2 CPUs, 64 channels or more) it runs
-// on the frames as one batch, channels-last, between copies from and to
-// NCDHW in per-thread buffers.
+// on the frames as one batch, channels-last, between oneDNN's reorders from
+// and to NCDHW through per-thread buffers.
 //
 // Numerics: oneDNN sums each output's (C / groups) * kd * kh * kw products in
 // another order than ATen may (Winograd: of transformed tiles); the bound it
@@ -107,24 +107,29 @@ class Conv3dKernel {
       winograd_.emplace(params_.weight.data_ptr<float>(), bias, params_.weight.size(0),
                         params_.weight.size(1));
     });
-    // Per thread, kept: [N, D, H, W, C] and [N, D, OH, OW, K]. (Plain
-    // buffers, not tensors: a tensor made under inference mode could not be
-    // written outside it.)
-    thread_local std::vector<float> frames, results;
-    frames.resize(c10::multiply_integers(in5));
-    results.resize(c10::multiply_integers(out5));
-    const auto channels_last = [](const std::vector<int64_t>& sizes, std::vector<float>& buffer) {
-      return at::from_blob(buffer.data(), {sizes[0], sizes[2], sizes[3], sizes[4], sizes[1]},
-                           at::kFloat)
-          .permute({0, 4, 1, 2, 3});
-    };
-    channels_last(in5, frames).copy_(input.view(in5));
+    const FramesPlan& plan = frames_plans_.Get({in5[0], in5[2], in5[3], in5[4]}, [&] {
+      auto made = std::make_unique<FramesPlan>();
+      made->to_frames = onednn::MakeReorder(onednn::FloatDesc(in5, memory::format_tag::ncdhw),
+                                            onednn::FloatDesc(in5, memory::format_tag::ndhwc));
+      made->from_frames = onednn::MakeReorder(onednn::FloatDesc(out5, memory::format_tag::ndhwc),
+                                              onednn::FloatDesc(out5, memory::format_tag::ncdhw));
+      return made;
+    });
+    // This thread's buffers: the input and the result channels-last.
+    void* frames = onednn::ThreadScratchpad(c10::multiply_integers(in5) * sizeof(float), 1);
+    void* results = onednn::ThreadScratchpad(c10::multiply_integers(out5) * sizeof(float), 2);
+    plan.to_frames->Execute({{DNNL_ARG_FROM, input.data_ptr()}, {DNNL_ARG_TO, frames}});
     winograd_->Run(
         {in5[0] * in5[2], in5[3], in5[4], params_.padding[1], params_.padding[2], out5[3], out5[4]},
-        frames.data(), results.data());
+        static_cast<const float*>(frames), static_cast<float*>(results));
     out.resize_(out_sizes);
-    out.view(out5).copy_(channels_last(out5, results));
+    plan.from_frames->Execute({{DNNL_ARG_FROM, results}, {DNNL_ARG_TO, out.data_ptr()}});
   }
+
+  // Reorders from NCDHW to channels-last and back, for one input shape.
+  struct FramesPlan {
+    std::unique_ptr<onednn::Plan> to_frames, from_frames;
+  };
 
   // oneDNN's dims of the weight: [K, C, kd, kh, kw], or grouped [groups,
   // K / groups, C / groups, kd, kh, kw].
@@ -205,6 +210,7 @@ class Conv3dKernel {
   const bool frames_winograd_;  // a (1, 3, 3) shape ops::Winograd3x3 is preferred for
   std::once_flag winograd_once_;
   std::optional<ops::Winograd3x3> winograd_;  // made at the first call that runs it
+  onednn::PlanCache<FramesPlan> frames_plans_;
   onednn::PlanCache<std::unique_ptr<onednn::ReorderedPlan>> plans_;
 };
 

@@ -18,14 +18,9 @@ bool Winograd3x3::Available() {
   return kAvailable;
 }
 
-bool Winograd3x3::TakesChannels(int64_t in_channels, int64_t out_channels) {
-  return in_channels > 0 && out_channels > 0 && in_channels % 8 == 0 && out_channels % 8 == 0;
-}
-
 bool Winograd3x3::Preferred(int64_t in_channels, int64_t out_channels) {
   static const bool kPreferredOnThisCpu = Available() && !__builtin_cpu_supports("avx512f");
-  return kPreferredOnThisCpu && TakesChannels(in_channels, out_channels) &&
-         in_channels >= kMinChannels && out_channels >= kMinChannels;
+  return kPreferredOnThisCpu && in_channels >= kMinChannels && out_channels >= kMinChannels;
 }
 
 bool Winograd3x3::Preferred(int64_t in_channels, int64_t out_channels, int64_t out_height,
@@ -35,7 +30,7 @@ bool Winograd3x3::Preferred(int64_t in_channels, int64_t out_channels, int64_t o
 
 Winograd3x3::Winograd3x3(const float* weight, const float* bias, int64_t out_channels,
                          int64_t in_channels) {
-  CHECK(TakesChannels(in_channels, out_channels));
+  CHECK(in_channels > 0 && out_channels > 0);
   Weights& w = weights_;
   w.in_channels = in_channels;
   w.out_channels = out_channels;

@@ -8,8 +8,7 @@
 // multiplications than the direct convolution), and transformed back
 // (A^T m A), plus the bias.
 //
-// Contract: C (input channels) and K (output channels) multiples of 8;
-// x [batch, height, width, C] and y [batch, out_height, out_width, K] dense,
+// Contract: x [batch, height, width, C] and y [batch, out_height, out_width, K] dense,
 // not overlapping; the input is read as zero outside [0, height) x [0,
 // width), so any padding (top and left given, bottom and right implied by
 // the output size) is taken. Results differ from the direct convolution's
@@ -36,19 +35,18 @@ class Winograd3x3 {
  public:
   // Whether this CPU runs it (AVX2 and FMA).
   static bool Available();
-  // Whether it takes `in_channels` -> `out_channels`.
-  static bool TakesChannels(int64_t in_channels, int64_t out_channels);
   // Whether a convolution of these channels (images of these many outputs)
   // should run it on this CPU: AVX2 without AVX-512 (oneDNN's own Winograd
-  // kernels, for AVX-512, are preferred there), channels it takes, at least
-  // 64 of each, and at least 4 x 4 outputs: where it took 0.47-0.94 of the
+  // kernels, for AVX-512, are preferred there), at least 64 channels of
+  // each, and at least 4 x 4 outputs: where it took 0.47-0.94 of the
   // time of oneDNN's direct kernel (no less below 64 channels;
   // //ops/winograd:winograd_benchmark, docs/convolutions.md).
   static bool Preferred(int64_t in_channels, int64_t out_channels);
   static bool Preferred(int64_t in_channels, int64_t out_channels, int64_t out_height,
                         int64_t out_width);
 
-  // `weight`: [out_channels, in_channels, 3, 3] (OIHW) contiguous; `bias`:
+  // Channels: at least 1 of each. `weight`: [out_channels, in_channels, 3,
+  // 3] (OIHW) contiguous; `bias`:
   // out_channels values or nullptr. Both are transformed or copied here.
   Winograd3x3(const float* weight, const float* bias, int64_t out_channels, int64_t in_channels);
 

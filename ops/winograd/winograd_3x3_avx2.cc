@@ -55,6 +55,26 @@ void MultiplyBlock(const float* v, int64_t ldv, const float* panel, int64_t chan
   }
 }
 
+// The first `lanes` (1 to 8) lanes on, for masked loads and stores of a
+// last, partial group of channels.
+__m256i LaneMask(int64_t lanes) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// 8 values, or the first `lanes` (the others 0) where lanes < 8.
+__m256 Load(const float* p, int64_t lanes, __m256i mask) {
+  return lanes == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask);
+}
+
+void Store(float* p, __m256 values, int64_t lanes, __m256i mask) {
+  if (lanes == 8) {
+    _mm256_storeu_ps(p, values);
+  } else {
+    _mm256_maskstore_ps(p, mask, values);
+  }
+}
+
 struct Tile {
   int64_t image, row, col;  // the tile's first output
 };
@@ -65,7 +85,7 @@ Tile TileAt(const Winograd3x3Shape& s, int64_t tile_cols, int64_t tiles_per_imag
 }
 
 // V[p][i][c] for the chunk's tiles: B^T d B of each 4 x 4 input tile d
-// (zero outside the image), 8 channels at a time.
+// (zero outside the image), 8 channels at a time (the last group masked).
 void TransformInputs(const Winograd3x3Shape& s, int64_t channels, const float* x, const Tile* tiles,
                      int64_t count, float* v) {
   const int64_t ld = kChunk * channels;  // between positions
@@ -81,11 +101,13 @@ void TransformInputs(const Winograd3x3Shape& s, int64_t channels, const float* x
     }
     float* out = v + i * channels;
     for (int64_t c = 0; c < channels; c += 8) {
+      const int64_t lanes = std::min<int64_t>(8, channels - c);
+      const __m256i mask = LaneMask(lanes);
       __m256 d[4][4];
       for (int a = 0; a < 4; ++a) {
         for (int b = 0; b < 4; ++b) {
           d[a][b] = inside[a][b]
-                        ? _mm256_loadu_ps(image + ((top + a) * s.width + left + b) * channels + c)
+                        ? Load(image + ((top + a) * s.width + left + b) * channels + c, lanes, mask)
                         : _mm256_setzero_ps();
         }
       }
@@ -99,16 +121,17 @@ void TransformInputs(const Winograd3x3Shape& s, int64_t channels, const float* x
       }
       for (int a = 0; a < 4; ++a) {
         float* row = out + (a * 4) * ld + c;
-        _mm256_storeu_ps(row, _mm256_sub_ps(e[a][0], e[a][2]));
-        _mm256_storeu_ps(row + ld, _mm256_add_ps(e[a][1], e[a][2]));
-        _mm256_storeu_ps(row + 2 * ld, _mm256_sub_ps(e[a][2], e[a][1]));
-        _mm256_storeu_ps(row + 3 * ld, _mm256_sub_ps(e[a][1], e[a][3]));
+        Store(row, _mm256_sub_ps(e[a][0], e[a][2]), lanes, mask);
+        Store(row + ld, _mm256_add_ps(e[a][1], e[a][2]), lanes, mask);
+        Store(row + 2 * ld, _mm256_sub_ps(e[a][2], e[a][1]), lanes, mask);
+        Store(row + 3 * ld, _mm256_sub_ps(e[a][1], e[a][3]), lanes, mask);
       }
     }
   }
 }
 
-// y at the chunk's tiles: A^T m A + bias, 8 output channels at a time.
+// y at the chunk's tiles: A^T m A + bias, 8 output channels at a time (the
+// last group masked).
 void TransformOutputs(const Winograd3x3Shape& s, const Winograd3x3::Weights& w, const float* m,
                       const Tile* tiles, int64_t count, float* y) {
   const int64_t k_channels = w.out_channels, ld = kChunk * w.padded_out;
@@ -118,6 +141,9 @@ void TransformOutputs(const Winograd3x3Shape& s, const Winograd3x3::Weights& w, 
     float* out = y + ((tile.image * s.out_height + tile.row) * s.out_width + tile.col) * k_channels;
     const float* in = m + i * w.padded_out;
     for (int64_t k = 0; k < k_channels; k += 8) {
+      // (m and the bias are padded to whole panels: only the stores mask.)
+      const int64_t lanes = std::min<int64_t>(8, k_channels - k);
+      const __m256i mask = LaneMask(lanes);
       __m256 p[4][4];
       for (int a = 0; a < 4; ++a) {
         for (int b = 0; b < 4; ++b) p[a][b] = _mm256_loadu_ps(in + (a * 4 + b) * ld + k);
@@ -131,12 +157,12 @@ void TransformOutputs(const Winograd3x3Shape& s, const Winograd3x3::Weights& w, 
       const __m256 bias = _mm256_loadu_ps(w.bias.data() + k);
       for (int a = 0; a < (second_row ? 2 : 1); ++a) {
         float* row = out + a * s.out_width * k_channels + k;
-        _mm256_storeu_ps(
-            row, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(q[a][0], q[a][1]), q[a][2]), bias));
+        Store(row, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(q[a][0], q[a][1]), q[a][2]), bias),
+              lanes, mask);
         if (second_col) {
-          _mm256_storeu_ps(
-              row + k_channels,
-              _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(q[a][1], q[a][2]), q[a][3]), bias));
+          Store(row + k_channels,
+                _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(q[a][1], q[a][2]), q[a][3]), bias), lanes,
+                mask);
         }
       }
     }
