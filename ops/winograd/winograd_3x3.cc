@@ -1,5 +1,7 @@
 #include "ops/winograd/winograd_3x3.h"
 
+#include <algorithm>
+
 #include "glog/logging.h"
 #include "ops/winograd/winograd_3x3_avx2.h"
 

@@ -8,14 +8,13 @@
 // multiplications than the direct convolution), and transformed back
 // (A^T m A), plus the bias.
 //
-// Contract: x [batch, height, width, C] and y [batch, out_height, out_width, K] dense,
-// not overlapping; the input is read as zero outside [0, height) x [0,
-// width), so any padding (top and left given, bottom and right implied by
-// the output size) is taken. Results differ from the direct convolution's
-// in the last bits: a tile's error grows with the largest input of the
-// tile, within ops::Conv2dFusedErrorBound's bound for Winograd shapes
-// (ops/error_bounds.h). A steady-state call allocates nothing (per-thread
-// buffers); an object may be used from several threads at once.
+// Contract: x [batch, height, width, C] and y [batch, out_height,
+// out_width, K] dense, not overlapping, any channel counts; the input is
+// read as zero outside [0, height) x [0, width), so any padding (top and
+// left given, bottom and right implied by the output size) is taken. Results differ from the direct
+// convolution's in the last bits: a tile's error grows with the largest input of the tile, within
+// ops::Conv2dFusedErrorBound's bound for Winograd shapes (ops/error_bounds.h). A steady-state call
+// allocates nothing (per-thread buffers); an object may be used from several threads at once.
 #ifndef STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
 #define STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
 
@@ -45,9 +44,9 @@ class Winograd3x3 {
   static bool Preferred(int64_t in_channels, int64_t out_channels, int64_t out_height,
                         int64_t out_width);
 
-  // Channels: at least 1 of each. `weight`: [out_channels, in_channels, 3,
-  // 3] (OIHW) contiguous; `bias`:
-  // out_channels values or nullptr. Both are transformed or copied here.
+  // `weight`: [out_channels, in_channels, 3, 3] (OIHW) contiguous, at least
+  // one channel of each; `bias`: out_channels values or nullptr. Both are
+  // transformed or copied here.
   Winograd3x3(const float* weight, const float* bias, int64_t out_channels, int64_t in_channels);
 
   void Run(const Winograd3x3Shape& shape, const float* x, float* y) const;

@@ -79,7 +79,7 @@ struct Tile {
   int64_t image, row, col;  // the tile's first output
 };
 
-Tile TileAt(const Winograd3x3Shape& s, int64_t tile_cols, int64_t tiles_per_image, int64_t t) {
+Tile TileAt(int64_t tile_cols, int64_t tiles_per_image, int64_t t) {
   const int64_t within = t % tiles_per_image;
   return {t / tiles_per_image, 2 * (within / tile_cols), 2 * (within % tile_cols)};
 }
@@ -184,7 +184,7 @@ void RunWinograd3x3Avx2(const Winograd3x3::Weights& w, const Winograd3x3Shape& s
   for (int64_t first = 0; first < tiles; first += kChunk) {
     const int64_t count = std::min(kChunk, tiles - first);
     for (int64_t i = 0; i < count; ++i) {
-      chunk_tiles[i] = TileAt(s, tile_cols, tiles_per_image, first + i);
+      chunk_tiles[i] = TileAt(tile_cols, tiles_per_image, first + i);
     }
     TransformInputs(s, w.in_channels, x, chunk_tiles, count, v.data());
     for (int64_t position = 0; position < 16; ++position) {
