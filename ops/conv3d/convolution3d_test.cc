@@ -107,6 +107,21 @@ bool PadsTheInputFirst(const Conv3dCase& c) {
   return false;
 }
 
+// One call of `conv`'s kernel on `x` in `slots`, checked against ATen's
+// conv3d within the declared bound (testing::CheckWeightedCall): "" or what
+// failed, with the case.
+std::string CheckCall(const Conv3dCase& c, const SingleNode& conv, Slots& slots,
+                      const at::Tensor& x) {
+  const std::string failure = testing::CheckWeightedCall(
+      ops::Conv3dErrorBound, conv, slots, x, c.weight, c.bias,
+      [&c](const at::Tensor& input, const at::Tensor& weight,
+           const c10::optional<at::Tensor>& bias) { return Convolve(c, input, weight, bias); });
+  if (failure.empty()) return "";
+  return c10::str(failure, "; weight ", c.weight.sizes(), " stride ", c.stride, " padding ",
+                  c.padding, " '", c.padding_mode, "' dilation ", c.dilation, " groups ", c.groups,
+                  " input ", x.sizes());
+}
+
 RC_GTEST_PROP(Conv3dProperty, WithinTheStatedBoundAsAtenIs, ()) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
@@ -119,16 +134,8 @@ RC_GTEST_PROP(Conv3dProperty, WithinTheStatedBoundAsAtenIs, ()) {
   Slots slots(1);
   // Several calls on one set of slots: shapes change, output tensors are reused.
   for (int call = 0; call < 3; ++call) {
-    const at::Tensor x = DrawInput(d, c);
-    const std::string failure = testing::CheckWeightedCall(
-        ops::Conv3dErrorBound, conv, slots, x, c.weight, c.bias,
-        [&c](const at::Tensor& input, const at::Tensor& weight,
-             const c10::optional<at::Tensor>& bias) { return Convolve(c, input, weight, bias); });
-    if (!failure.empty()) {
-      RC_FAIL(c10::str(failure, "; weight ", c.weight.sizes(), " stride ", c.stride, " padding ",
-                       c.padding, " '", c.padding_mode, "' dilation ", c.dilation, " groups ",
-                       c.groups, " input ", x.sizes(), " call ", call));
-    }
+    const std::string failure = CheckCall(c, conv, slots, DrawInput(d, c));
+    if (!failure.empty()) RC_FAIL(c10::str(failure, " call ", call));
   }
 }
 
@@ -155,14 +162,8 @@ RC_GTEST_PROP(Conv3dProperty, FactoredSpatialShapesWithinTheStatedBound, ()) {
     if (d.Int(0, 3) != 0) sizes.insert(sizes.begin(), d.Int(1, 2));  // else unbatched
     at::Tensor x = at::randn(sizes);
     if (d.Bool()) x = x * (1 + 1e4 * (at::rand(x.sizes()) < 0.01).to(at::kFloat));
-    const std::string failure = testing::CheckWeightedCall(
-        ops::Conv3dErrorBound, conv, slots, x, c.weight, c.bias,
-        [&c](const at::Tensor& input, const at::Tensor& weight,
-             const c10::optional<at::Tensor>& bias) { return Convolve(c, input, weight, bias); });
-    if (!failure.empty()) {
-      RC_FAIL(c10::str(failure, "; weight ", c.weight.sizes(), " padding ", c.padding, " '",
-                       c.padding_mode, "' input ", x.sizes(), " call ", call));
-    }
+    const std::string failure = CheckCall(c, conv, slots, x);
+    if (!failure.empty()) RC_FAIL(c10::str(failure, " call ", call));
   }
 }
 
