@@ -45,7 +45,7 @@ int Winograd3x3::PreferredTile(int64_t in_channels, int64_t out_channels, int64_
 Winograd3x3::Winograd3x3(const float* weight, const float* bias, int64_t out_channels,
                          int64_t in_channels, int tile) {
   CHECK(in_channels > 0 && out_channels > 0);
-  CHECK(tile == 2 || tile == 4);
+  CHECK(tile == 2 || (tile == 4 && in_channels >= kMinTile4Channels));
   Weights& w = weights_;
   w.tile = tile;
   w.in_channels = in_channels;

@@ -52,9 +52,14 @@ class Winograd3x3 {
   static int PreferredTile(int64_t in_channels, int64_t out_channels, int64_t out_height,
                            int64_t out_width);
 
+  // F(4x4, 3x3)'s transforms amplify rounding more than the declared bound
+  // covers for a sum over very few input channels (one channel: 5e-6 past
+  // it): tile 4 takes at least this many (PreferredTile asks 64).
+  static constexpr int64_t kMinTile4Channels = 16;
+
   // `weight`: [out_channels, in_channels, 3, 3] (OIHW) contiguous, at least
-  // one channel of each; `bias`: out_channels values or nullptr. Both are
-  // transformed or copied here. `tile`: 2 or 4.
+  // one channel of each (kMinTile4Channels for tile 4); `bias`: out_channels
+  // values or nullptr. Both are transformed or copied here. `tile`: 2 or 4.
   Winograd3x3(const float* weight, const float* bias, int64_t out_channels, int64_t in_channels,
               int tile);
 
