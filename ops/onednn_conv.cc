@@ -188,7 +188,10 @@ class Conv2dKernel {
         winograd_shape_(
             ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
                                params_.groups) &&
-            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))) {}
+            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))),
+        winograd_(params_.weight.data_ptr<float>(),
+                  params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
+                  params_.weight.size(0), params_.weight.size(1)) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -278,19 +281,15 @@ class Conv2dKernel {
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
-    if (!nchw_output && WinogradPays(batched_out)) {
+    if (const int tile = WinogradTile(batched_out); tile != 0 && !nchw_output) {
       // (An NCHW input is copied channels-last: a small part of the time
       // Winograd saves from 64 channels on.)
-      std::call_once(winograd_once_, [&] {
-        const float* bias = params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr;
-        winograd_.emplace(params_.weight.data_ptr<float>(), bias, params_.weight.size(0),
-                          params_.weight.size(1));
-      });
       const at::Tensor src = batched.contiguous(at::MemoryFormat::ChannelsLast);
       out.resize_(out_sizes, at::MemoryFormat::ChannelsLast);
-      winograd_->Run({batched.size(0), batched.size(2), batched.size(3), params_.padding[0],
-                      params_.padding[1], batched_out[2], batched_out[3]},
-                     src.data_ptr<float>(), out.data_ptr<float>());
+      winograd_.ForTile(tile).Run(
+          {batched.size(0), batched.size(2), batched.size(3), params_.padding[0],
+           params_.padding[1], batched_out[2], batched_out[3]},
+          src.data_ptr<float>(), out.data_ptr<float>());
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
@@ -304,12 +303,13 @@ class Conv2dKernel {
     if (residual && residual->defined()) out.add_(*residual);
   }
 
-  // Whether the convolution runs ops::Winograd3x3 for a result of
-  // `batched_out` sizes (ops::Winograd3x3::Preferred).
-  bool WinogradPays(const std::vector<int64_t>& batched_out) const {
-    return winograd_shape_ &&
-           ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0),
-                                       batched_out[2], batched_out[3]);
+  // The tile ops::Winograd3x3 runs the convolution with for a result of
+  // `batched_out` sizes, or 0 (ops::Winograd3x3::PreferredTile).
+  int WinogradTile(const std::vector<int64_t>& batched_out) const {
+    return winograd_shape_
+               ? ops::Winograd3x3::PreferredTile(params_.weight.size(1), params_.weight.size(0),
+                                                 batched_out[2], batched_out[3])
+               : 0;
   }
 
   // Whether the convolution of `batched` is one matrix-vector product per
@@ -684,8 +684,7 @@ class Conv2dKernel {
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
   const bool winograd_shape_;              // 3 x 3, stride 1, and ops::Winograd3x3 preferred
-  std::once_flag winograd_once_;
-  std::optional<ops::Winograd3x3> winograd_;  // made at the first call WinogradPays
+  ops::Winograd3x3ByTile winograd_;        // each tile's kernel made at its first call
 };
 
 KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {

@@ -397,6 +397,35 @@ TEST(OneDnnConvTest, LargeImagesWithinTheStatedBound) {
   }
 }
 
+// 64 -> 72 channels on images large enough for the 4 x 4 tiles of the AVX2
+// Winograd kernel (40 x 40) and on smaller ones (2 x 2 tiles), with a
+// residual and a relu, from NCHW and channels-last inputs, heavy-tailed.
+TEST(OneDnnConvTest, WinogradTilesWithinTheStatedBound) {
+  at::manual_seed(5);
+  ConvCase c;
+  c.weight = at::randn({72, 64, 3, 3});
+  c.bias = at::randn({72});
+  c.stride = c.dilation = c.padding = {1, 1};
+  c.groups = 1;
+  c.activation = "relu";
+  SingleNode conv = MakeConvGraph(c, /*channels_last_output=*/true);
+  Slots slots(1);
+  for (const int64_t size : {40, 10}) {
+    for (const bool channels_last : {false, true}) {
+      at::Tensor x = at::randn({2, 64, size, size});
+      x = x * (1 + 1e4 * (at::rand(x.sizes()) < 0.01).to(at::kFloat));
+      if (channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+      const c10::optional<at::Tensor> residual = at::randn({2, 72, size, size});
+      const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
+      ASSERT_EQ(slots.Run(conv.kernel, inputs), "");
+      EXPECT_EQ(testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, Exact(c, x, residual),
+                                      slots.Output(0).toTensor()),
+                "")
+          << "size " << size << " channels-last " << channels_last;
+    }
+  }
+}
+
 // Taps that only read padding still multiply it by their weight: an
 // infinite or NaN weight there makes ATen's result NaN, and so the kernel's.
 TEST(OneDnnConvTest, NonFiniteTapsOnPaddingGiveAtensNaN) {

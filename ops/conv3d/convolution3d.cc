@@ -18,7 +18,6 @@
 // another order than ATen may (Winograd: of transformed tiles); the bound it
 // declares is Conv3dErrorBound (ops/error_bounds.h).
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -60,7 +59,11 @@ class Conv3dKernel {
             ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
                                params_.groups) &&
             params_.padding[0] == 0 &&
-            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))) {}
+            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))),
+        // [K, C, 1, 3, 3] is laid out as the [K, C, 3, 3] the kernel takes.
+        winograd_(params_.weight.data_ptr<float>(),
+                  params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
+                  params_.weight.size(0), params_.weight.size(1)) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -75,9 +78,12 @@ class Conv3dKernel {
       in5.insert(in5.begin(), 1);
       out5.insert(out5.begin(), 1);
     }
-    if (frames_winograd_ && ops::Winograd3x3::Preferred(params_.weight.size(1),
-                                                        params_.weight.size(0), out5[3], out5[4])) {
-      RunFrames(input, in5, out5, ReusableOrNewOutput(io, 0, at::kFloat), out_sizes);
+    const int tile = frames_winograd_
+                         ? ops::Winograd3x3::PreferredTile(params_.weight.size(1),
+                                                           params_.weight.size(0), out5[3], out5[4])
+                         : 0;
+    if (tile != 0) {
+      RunFrames(input, in5, out5, tile, ReusableOrNewOutput(io, 0, at::kFloat), out_sizes);
       return;
     }
     // The channels are the weight's (checked), so the key leaves them out.
@@ -96,17 +102,11 @@ class Conv3dKernel {
 
  private:
   // The convolution of the [N, C, D, H, W] `input` (of sizes `in5`) as a 2D
-  // one of its N * D frames by ops::Winograd3x3, into `out` (resized to
-  // `out_sizes`; `out5` its sizes as [N, K, D, OH, OW]).
+  // one of its N * D frames by ops::Winograd3x3 of `tile`, into `out`
+  // (resized to `out_sizes`; `out5` its sizes as [N, K, D, OH, OW]).
   void RunFrames(const at::Tensor& input, const std::vector<int64_t>& in5,
-                 const std::vector<int64_t>& out5, at::Tensor& out,
+                 const std::vector<int64_t>& out5, int tile, at::Tensor& out,
                  const std::vector<int64_t>& out_sizes) {
-    std::call_once(winograd_once_, [&] {
-      // [K, C, 1, 3, 3] is laid out as the [K, C, 3, 3] the kernel takes.
-      const float* bias = params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr;
-      winograd_.emplace(params_.weight.data_ptr<float>(), bias, params_.weight.size(0),
-                        params_.weight.size(1));
-    });
     const FramesPlan& plan = frames_plans_.Get({in5[0], in5[2], in5[3], in5[4]}, [&] {
       auto made = std::make_unique<FramesPlan>();
       made->to_frames = onednn::MakeReorder(onednn::FloatDesc(in5, memory::format_tag::ncdhw),
@@ -119,7 +119,7 @@ class Conv3dKernel {
     void* frames = onednn::ThreadScratchpad(c10::multiply_integers(in5) * sizeof(float), 1);
     void* results = onednn::ThreadScratchpad(c10::multiply_integers(out5) * sizeof(float), 2);
     plan.to_frames->Execute({{DNNL_ARG_FROM, input.data_ptr()}, {DNNL_ARG_TO, frames}});
-    winograd_->Run(
+    winograd_.ForTile(tile).Run(
         {in5[0] * in5[2], in5[3], in5[4], params_.padding[1], params_.padding[2], out5[3], out5[4]},
         static_cast<const float*>(frames), static_cast<float*>(results));
     out.resize_(out_sizes);
@@ -207,9 +207,8 @@ class Conv3dKernel {
 
   const Conv3dParams params_;
   onednn::PackedWeights packed_;
-  const bool frames_winograd_;  // a (1, 3, 3) shape ops::Winograd3x3 is preferred for
-  std::once_flag winograd_once_;
-  std::optional<ops::Winograd3x3> winograd_;  // made at the first call that runs it
+  const bool frames_winograd_;       // a (1, 3, 3) shape ops::Winograd3x3 is preferred for
+  ops::Winograd3x3ByTile winograd_;  // each tile's kernel made at its first call
   onednn::PlanCache<FramesPlan> frames_plans_;
   onednn::PlanCache<std::unique_ptr<onednn::ReorderedPlan>> plans_;
 };

@@ -1,10 +1,11 @@
 // A 3 x 3, stride-1, dilation-1, one-group convolution between dense
 // channels-last (NHWC) float32 tensors by Winograd's minimal filtering
-// F(2x2, 3x3), for CPUs with AVX2 and FMA, where oneDNN has no Winograd
-// kernel (it has them for AVX-512 only). Each 2 x 2 block of outputs comes
-// from the 4 x 4 input tile around it: the tile and the weight are
-// transformed (B^T d B, G g G^T), multiplied elementwise and summed over the
-// input channels (16 matrix products of [tiles, C] by [C, K], 2.25x fewer
+// F(2x2, 3x3) or F(4x4, 3x3), for CPUs with AVX2 and FMA, where oneDNN has
+// no Winograd kernel (it has them for AVX-512 only). Each M x M block of
+// outputs (M = 2 or 4, the tile) comes from the (M + 2) x (M + 2) input tile
+// around it: the tile and the weight are transformed (B^T d B, G g G^T),
+// multiplied elementwise and summed over the input channels ((M + 2)^2
+// matrix products of [tiles, C] by [C, K]: 2.25x or 4x fewer
 // multiplications than the direct convolution), and transformed back
 // (A^T m A), plus the bias.
 //
@@ -19,6 +20,8 @@
 #define STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 namespace static_runtime {
@@ -34,34 +37,64 @@ class Winograd3x3 {
  public:
   // Whether this CPU runs it (AVX2 and FMA).
   static bool Available();
-  // Whether a convolution of these channels (images of these many outputs)
-  // should run it on this CPU: AVX2 without AVX-512 (oneDNN's own Winograd
-  // kernels, for AVX-512, are preferred there), at least 64 channels of
-  // each, and at least 4 x 4 outputs: where it took 0.47-0.94 of the
-  // time of oneDNN's direct kernel (no less below 64 channels;
-  // //ops/winograd:winograd_benchmark, docs/convolutions.md).
+  // Whether a convolution of these channels may run it on this CPU: AVX2
+  // without AVX-512 (oneDNN's own Winograd kernels, for AVX-512, are
+  // preferred there) and at least 64 channels of each.
   static bool Preferred(int64_t in_channels, int64_t out_channels);
-  static bool Preferred(int64_t in_channels, int64_t out_channels, int64_t out_height,
-                        int64_t out_width);
+  // The tile it should run a convolution of these channels with, on images
+  // of these many outputs: 0 (not at all: fewer than 4 x 4 outputs, or not
+  // Preferred), 2, or 4 from 14 x 14 outputs on. Where it was faster than
+  // oneDNN's direct kernel (no faster below 64 channels), and F(4x4) than
+  // F(2x2): 0.6-0.9 of its time from 14 x 14 on, but 1.2 at 512 channels on
+  // 7 x 7 (//ops/winograd:winograd_benchmark, docs/convolutions.md). The
+  // transformed weight takes 16/9 (tile 2) or 36/9 (tile 4) of the
+  // weight's memory.
+  static int PreferredTile(int64_t in_channels, int64_t out_channels, int64_t out_height,
+                           int64_t out_width);
+
+  // F(4x4, 3x3)'s transforms amplify rounding more than the declared bound
+  // covers for a sum over very few input channels (one channel: 5e-6 past
+  // it): tile 4 takes at least this many (PreferredTile asks 64).
+  static constexpr int64_t kMinTile4Channels = 16;
 
   // `weight`: [out_channels, in_channels, 3, 3] (OIHW) contiguous, at least
-  // one channel of each; `bias`: out_channels values or nullptr. Both are
-  // transformed or copied here.
-  Winograd3x3(const float* weight, const float* bias, int64_t out_channels, int64_t in_channels);
+  // one channel of each (kMinTile4Channels for tile 4); `bias`: out_channels
+  // values or nullptr. Both are transformed or copied here. `tile`: 2 or 4.
+  Winograd3x3(const float* weight, const float* bias, int64_t out_channels, int64_t in_channels,
+              int tile);
 
   void Run(const Winograd3x3Shape& shape, const float* x, float* y) const;
 
   // The transformed weight and the layout the loops read (for them alone).
   struct Weights {
+    int tile;                                       // M
     int64_t in_channels, out_channels, padded_out;  // padded_out: K rounded up to 16
-    // [16][padded_out / 16][in_channels][16]: G g G^T at each of the 16
-    // tile positions, in panels of 16 output channels (zero past K).
+    // [(M + 2)^2][padded_out / 16][in_channels][16]: G g G^T at each
+    // position of the input tile, in panels of 16 output channels (zero
+    // past K).
     std::vector<float> panels;
     std::vector<float> bias;  // padded_out values (zeros without a bias)
   };
 
  private:
   Weights weights_;
+};
+
+// The kernels of one weight for each tile, each made at its first use (from
+// any thread): what a convolution kernel holds.
+class Winograd3x3ByTile {
+ public:
+  // `weight` and `bias` as Winograd3x3's; they must outlive the object.
+  Winograd3x3ByTile(const float* weight, const float* bias, int64_t out_channels,
+                    int64_t in_channels);
+  const Winograd3x3& ForTile(int tile);
+
+ private:
+  const float* weight_;
+  const float* bias_;
+  const int64_t out_channels_, in_channels_;
+  std::once_flag once_[2];
+  std::optional<Winograd3x3> kernels_[2];  // tiles 2 and 4
 };
 
 }  // namespace ops

@@ -1,8 +1,10 @@
-// Compiled with -mavx2 -mfma. Tiles are done in chunks of kChunk: the
-// chunk's 16 transformed input matrices [kChunk, C] (V), then for each
-// position the product by its [C, K] weight matrix into [kChunk, K] (M), 6
-// tiles by 16 output channels at a time in registers, then the chunk's
-// outputs. The chunk's V and M stay in the caches between the steps.
+// Compiled with -mavx2 -mfma. M, the outputs of a tile along each side, is
+// 2 or 4; the transforms are Lavin and Gray's, on the points 0, 1, -1 (and
+// 2, -2). Tiles are done in chunks of kChunk: the chunk's (M + 2)^2
+// transformed input matrices [kChunk, C] (v), then for each position the
+// product by its [C, K] weight matrix into [kChunk, K] (m), 6 tiles by 16
+// output channels at a time in registers, then the chunk's outputs. The
+// chunk's v and m stay in the caches between the steps.
 #include "ops/winograd/winograd_3x3_avx2.h"
 
 #include <immintrin.h>
@@ -75,27 +77,74 @@ void Store(float* p, __m256 values, int64_t lanes, __m256i mask) {
   }
 }
 
+// The 1D transforms of F(M, 3) on vectors: InputRows is B^T (N = M + 2
+// values in, N out), OutputRows A^T (N in, M out). Each 2D transform applies
+// them to the columns, then to the rows.
+template <int M>
+struct Transforms;
+
+template <>
+struct Transforms<2> {
+  static constexpr int N = 4;
+  static void InputRows(const __m256 (&d)[N], __m256 (&r)[N]) {
+    r[0] = _mm256_sub_ps(d[0], d[2]);
+    r[1] = _mm256_add_ps(d[1], d[2]);
+    r[2] = _mm256_sub_ps(d[2], d[1]);
+    r[3] = _mm256_sub_ps(d[1], d[3]);
+  }
+  static void OutputRows(const __m256 (&m)[N], __m256 (&o)[2]) {
+    o[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[1]), m[2]);
+    o[1] = _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]);
+  }
+};
+
+template <>
+struct Transforms<4> {
+  static constexpr int N = 6;
+  static void InputRows(const __m256 (&d)[N], __m256 (&r)[N]) {
+    const __m256 two = _mm256_set1_ps(2), four = _mm256_set1_ps(4), five = _mm256_set1_ps(5);
+    r[0] = _mm256_add_ps(_mm256_fnmadd_ps(five, d[2], _mm256_mul_ps(four, d[0])), d[4]);
+    r[1] = _mm256_add_ps(_mm256_fnmadd_ps(four, _mm256_add_ps(d[1], d[2]), d[3]), d[4]);
+    r[2] = _mm256_sub_ps(_mm256_fmadd_ps(four, _mm256_sub_ps(d[1], d[2]), d[4]), d[3]);
+    r[3] = _mm256_sub_ps(_mm256_fmadd_ps(two, _mm256_sub_ps(d[3], d[1]), d[4]), d[2]);
+    r[4] = _mm256_sub_ps(_mm256_fmadd_ps(two, _mm256_sub_ps(d[1], d[3]), d[4]), d[2]);
+    r[5] = _mm256_add_ps(_mm256_fnmadd_ps(five, d[3], _mm256_mul_ps(four, d[1])), d[5]);
+  }
+  static void OutputRows(const __m256 (&m)[N], __m256 (&o)[4]) {
+    const __m256 two = _mm256_set1_ps(2), four = _mm256_set1_ps(4), eight = _mm256_set1_ps(8);
+    const __m256 s12 = _mm256_add_ps(m[1], m[2]), d12 = _mm256_sub_ps(m[1], m[2]);
+    const __m256 s34 = _mm256_add_ps(m[3], m[4]), d34 = _mm256_sub_ps(m[3], m[4]);
+    o[0] = _mm256_add_ps(_mm256_add_ps(m[0], s12), s34);
+    o[1] = _mm256_fmadd_ps(two, d34, d12);
+    o[2] = _mm256_fmadd_ps(four, s34, s12);
+    o[3] = _mm256_add_ps(_mm256_fmadd_ps(eight, d34, d12), m[5]);
+  }
+};
+
 struct Tile {
   int64_t image, row, col;  // the tile's first output
 };
 
+template <int M>
 Tile TileAt(int64_t tile_cols, int64_t tiles_per_image, int64_t t) {
   const int64_t within = t % tiles_per_image;
-  return {t / tiles_per_image, 2 * (within / tile_cols), 2 * (within % tile_cols)};
+  return {t / tiles_per_image, M * (within / tile_cols), M * (within % tile_cols)};
 }
 
-// V[p][i][c] for the chunk's tiles: B^T d B of each 4 x 4 input tile d
+// V[p][i][c] for the chunk's tiles: B^T d B of each N x N input tile d
 // (zero outside the image), 8 channels at a time (the last group masked).
+template <int M>
 void TransformInputs(const Winograd3x3Shape& s, int64_t channels, const float* x, const Tile* tiles,
                      int64_t count, float* v) {
+  constexpr int N = Transforms<M>::N;
   const int64_t ld = kChunk * channels;  // between positions
   for (int64_t i = 0; i < count; ++i) {
     const Tile& tile = tiles[i];
     const float* image = x + tile.image * s.height * s.width * channels;
     const int64_t top = tile.row - s.pad_top, left = tile.col - s.pad_left;
-    bool inside[4][4];
-    for (int a = 0; a < 4; ++a) {
-      for (int b = 0; b < 4; ++b) {
+    bool inside[N][N];
+    for (int a = 0; a < N; ++a) {
+      for (int b = 0; b < N; ++b) {
         inside[a][b] = top + a >= 0 && top + a < s.height && left + b >= 0 && left + b < s.width;
       }
     }
@@ -103,91 +152,85 @@ void TransformInputs(const Winograd3x3Shape& s, int64_t channels, const float* x
     for (int64_t c = 0; c < channels; c += 8) {
       const int64_t lanes = std::min<int64_t>(8, channels - c);
       const __m256i mask = LaneMask(lanes);
-      __m256 d[4][4];
-      for (int a = 0; a < 4; ++a) {
-        for (int b = 0; b < 4; ++b) {
-          d[a][b] = inside[a][b]
-                        ? Load(image + ((top + a) * s.width + left + b) * channels + c, lanes, mask)
-                        : _mm256_setzero_ps();
+      __m256 columns[N][N];  // [column][row] of d
+      for (int a = 0; a < N; ++a) {
+        for (int b = 0; b < N; ++b) {
+          columns[b][a] =
+              inside[a][b]
+                  ? Load(image + ((top + a) * s.width + left + b) * channels + c, lanes, mask)
+                  : _mm256_setzero_ps();
         }
       }
-      // B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3; then the same on columns.
-      __m256 e[4][4];
-      for (int b = 0; b < 4; ++b) {
-        e[0][b] = _mm256_sub_ps(d[0][b], d[2][b]);
-        e[1][b] = _mm256_add_ps(d[1][b], d[2][b]);
-        e[2][b] = _mm256_sub_ps(d[2][b], d[1][b]);
-        e[3][b] = _mm256_sub_ps(d[1][b], d[3][b]);
+      __m256 e[N][N];  // [row][column] of B^T d
+      for (int b = 0; b < N; ++b) {
+        __m256 transformed[N];
+        Transforms<M>::InputRows(columns[b], transformed);
+        for (int a = 0; a < N; ++a) e[a][b] = transformed[a];
       }
-      for (int a = 0; a < 4; ++a) {
-        float* row = out + (a * 4) * ld + c;
-        Store(row, _mm256_sub_ps(e[a][0], e[a][2]), lanes, mask);
-        Store(row + ld, _mm256_add_ps(e[a][1], e[a][2]), lanes, mask);
-        Store(row + 2 * ld, _mm256_sub_ps(e[a][2], e[a][1]), lanes, mask);
-        Store(row + 3 * ld, _mm256_sub_ps(e[a][1], e[a][3]), lanes, mask);
+      for (int a = 0; a < N; ++a) {
+        __m256 transformed[N];
+        Transforms<M>::InputRows(e[a], transformed);
+        for (int b = 0; b < N; ++b) Store(out + (a * N + b) * ld + c, transformed[b], lanes, mask);
       }
     }
   }
 }
 
 // y at the chunk's tiles: A^T m A + bias, 8 output channels at a time (the
-// last group masked).
+// last group masked), the tile's outputs past the image's edge left out.
+template <int M>
 void TransformOutputs(const Winograd3x3Shape& s, const Winograd3x3::Weights& w, const float* m,
                       const Tile* tiles, int64_t count, float* y) {
+  constexpr int N = Transforms<M>::N;
   const int64_t k_channels = w.out_channels, ld = kChunk * w.padded_out;
   for (int64_t i = 0; i < count; ++i) {
     const Tile& tile = tiles[i];
-    const bool second_row = tile.row + 1 < s.out_height, second_col = tile.col + 1 < s.out_width;
+    const int64_t rows = std::min<int64_t>(M, s.out_height - tile.row);
+    const int64_t cols = std::min<int64_t>(M, s.out_width - tile.col);
     float* out = y + ((tile.image * s.out_height + tile.row) * s.out_width + tile.col) * k_channels;
     const float* in = m + i * w.padded_out;
     for (int64_t k = 0; k < k_channels; k += 8) {
       // (m and the bias are padded to whole panels: only the stores mask.)
       const int64_t lanes = std::min<int64_t>(8, k_channels - k);
       const __m256i mask = LaneMask(lanes);
-      __m256 p[4][4];
-      for (int a = 0; a < 4; ++a) {
-        for (int b = 0; b < 4; ++b) p[a][b] = _mm256_loadu_ps(in + (a * 4 + b) * ld + k);
-      }
-      // A^T m: rows m0 + m1 + m2 and m1 - m2 - m3; then the same on columns.
-      __m256 q[2][4];
-      for (int b = 0; b < 4; ++b) {
-        q[0][b] = _mm256_add_ps(_mm256_add_ps(p[0][b], p[1][b]), p[2][b]);
-        q[1][b] = _mm256_sub_ps(_mm256_sub_ps(p[1][b], p[2][b]), p[3][b]);
+      __m256 q[M][N];  // A^T m: [row][column]
+      for (int b = 0; b < N; ++b) {
+        __m256 column[N], transformed[M];
+        for (int a = 0; a < N; ++a) column[a] = _mm256_loadu_ps(in + (a * N + b) * ld + k);
+        Transforms<M>::OutputRows(column, transformed);
+        for (int a = 0; a < M; ++a) q[a][b] = transformed[a];
       }
       const __m256 bias = _mm256_loadu_ps(w.bias.data() + k);
-      for (int a = 0; a < (second_row ? 2 : 1); ++a) {
+      for (int a = 0; a < rows; ++a) {
+        __m256 values[M];
+        Transforms<M>::OutputRows(q[a], values);
         float* row = out + a * s.out_width * k_channels + k;
-        Store(row, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(q[a][0], q[a][1]), q[a][2]), bias),
-              lanes, mask);
-        if (second_col) {
-          Store(row + k_channels,
-                _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(q[a][1], q[a][2]), q[a][3]), bias), lanes,
-                mask);
+        for (int b = 0; b < cols; ++b) {
+          Store(row + b * k_channels, _mm256_add_ps(values[b], bias), lanes, mask);
         }
       }
     }
   }
 }
 
-}  // namespace
-
-void RunWinograd3x3Avx2(const Winograd3x3::Weights& w, const Winograd3x3Shape& s, const float* x,
-                        float* y) {
-  const int64_t tile_rows = (s.out_height + 1) / 2, tile_cols = (s.out_width + 1) / 2;
+template <int M>
+void Run(const Winograd3x3::Weights& w, const Winograd3x3Shape& s, const float* x, float* y) {
+  constexpr int64_t kPositions = Transforms<M>::N * Transforms<M>::N;
+  const int64_t tile_rows = (s.out_height + M - 1) / M, tile_cols = (s.out_width + M - 1) / M;
   const int64_t tiles_per_image = tile_rows * tile_cols, tiles = s.batch * tiles_per_image;
   const int64_t panels = w.padded_out / 16;
   // Per thread, kept: a steady-state call allocates nothing.
   thread_local std::vector<float> v, m;
-  v.resize(16 * kChunk * w.in_channels);
-  m.resize(16 * kChunk * w.padded_out);
+  v.resize(kPositions * kChunk * w.in_channels);
+  m.resize(kPositions * kChunk * w.padded_out);
   Tile chunk_tiles[kChunk];
   for (int64_t first = 0; first < tiles; first += kChunk) {
     const int64_t count = std::min(kChunk, tiles - first);
     for (int64_t i = 0; i < count; ++i) {
-      chunk_tiles[i] = TileAt(tile_cols, tiles_per_image, first + i);
+      chunk_tiles[i] = TileAt<M>(tile_cols, tiles_per_image, first + i);
     }
-    TransformInputs(s, w.in_channels, x, chunk_tiles, count, v.data());
-    for (int64_t position = 0; position < 16; ++position) {
+    TransformInputs<M>(s, w.in_channels, x, chunk_tiles, count, v.data());
+    for (int64_t position = 0; position < kPositions; ++position) {
       const float* vp = v.data() + position * kChunk * w.in_channels;
       float* mp = m.data() + position * kChunk * w.padded_out;
       for (int64_t panel = 0; panel < panels; ++panel) {
@@ -199,7 +242,18 @@ void RunWinograd3x3Avx2(const Winograd3x3::Weights& w, const Winograd3x3Shape& s
         }
       }
     }
-    TransformOutputs(s, w, m.data(), chunk_tiles, count, y);
+    TransformOutputs<M>(s, w, m.data(), chunk_tiles, count, y);
+  }
+}
+
+}  // namespace
+
+void RunWinograd3x3Avx2(const Winograd3x3::Weights& w, const Winograd3x3Shape& s, const float* x,
+                        float* y) {
+  if (w.tile == 4) {
+    Run<4>(w, s, x, y);
+  } else {
+    Run<2>(w, s, x, y);
   }
 }
 

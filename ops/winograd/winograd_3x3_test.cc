@@ -1,5 +1,6 @@
-// ops::Winograd3x3 against a float64 convolution, within the bound
-// conv2d_fused declares for Winograd shapes (ops::Conv2dFusedErrorBound):
+// ops::Winograd3x3, both tiles (F(2x2, 3x3) and F(4x4, 3x3)), against a
+// float64 convolution, within the bound conv2d_fused declares for Winograd
+// shapes (ops::Conv2dFusedErrorBound):
 // random channel counts (not multiples of the 8 lanes or the 16-channel
 // panels included), batches, image sizes down to 1 x 1 (tiles
 // cut by the edges), paddings on each side from 0 to 2, with and without a
@@ -62,9 +63,9 @@ at::Tensor RunKernel(const ops::Winograd3x3& kernel, const Case& c, const at::Te
   return y.permute({0, 3, 1, 2});
 }
 
-ops::Winograd3x3 MakeKernel(const Case& c) {
+ops::Winograd3x3 MakeKernel(const Case& c, int tile) {
   return ops::Winograd3x3(c.weight.data_ptr<float>(), c.bias ? c.bias->data_ptr<float>() : nullptr,
-                          c.weight.size(0), c.weight.size(1));
+                          c.weight.size(0), c.weight.size(1), tile);
 }
 
 // "" when `actual` is within the declared bound of the exact convolution of
@@ -93,17 +94,22 @@ RC_GTEST_PROP(Winograd3x3Property, WithinTheDeclaredBoundOfTheExactConvolution, 
   if (!ops::Winograd3x3::Available()) return;  // nothing to run on this CPU
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
   Draw d;
-  const Case c = DrawCase(d);
-  const ops::Winograd3x3 kernel = MakeKernel(c);
+  Case c = DrawCase(d);
+  const int tile = d.Bool() ? 2 : 4;
+  if (tile == 4 && c.weight.size(1) < ops::Winograd3x3::kMinTile4Channels) {
+    c.weight = at::randn({c.weight.size(0), d.Int(ops::Winograd3x3::kMinTile4Channels, 48), 3, 3});
+  }
+  const ops::Winograd3x3 kernel = MakeKernel(c, tile);
   for (int call = 0; call < 3; ++call) {  // shapes change from call to call
-    const int64_t height = d.Int(std::max<int64_t>(1, 3 - c.top - c.bottom), 20);
-    const int64_t width = d.Int(std::max<int64_t>(1, 3 - c.left - c.right), 20);
+    const int64_t height = d.Int(std::max<int64_t>(1, 3 - c.top - c.bottom), 30);
+    const int64_t width = d.Int(std::max<int64_t>(1, 3 - c.left - c.right), 30);
     const at::Tensor x = DrawInput(d, c, height, width);
     const at::Tensor actual = RunKernel(kernel, c, x);
     const std::string outside = OutsideTheBound(c, x, actual);
     if (!outside.empty()) {
-      RC_FAIL(c10::str(outside, " weight ", c.weight.sizes(), " padding top ", c.top, " bottom ",
-                       c.bottom, " left ", c.left, " right ", c.right, " input ", x.sizes()));
+      RC_FAIL(c10::str(outside, " tile ", tile, " weight ", c.weight.sizes(), " padding top ",
+                       c.top, " bottom ", c.bottom, " left ", c.left, " right ", c.right, " input ",
+                       x.sizes()));
     }
   }
 }
@@ -112,17 +118,19 @@ TEST(Winograd3x3, OneObjectFromSeveralThreadsAtOnce) {
   if (!ops::Winograd3x3::Available()) GTEST_SKIP() << "no AVX2 and FMA";
   at::manual_seed(7);
   const Case c = {at::randn({37, 21, 3, 3}), at::randn({37}), 1, 1, 1, 1};
-  const ops::Winograd3x3 kernel = MakeKernel(c);
-  // Each thread its own image size (its own chunking and buffers' sizes).
+  // Each thread its own tile and image size (its own chunking and buffers).
+  const ops::Winograd3x3 kernels[2] = {MakeKernel(c, 2), MakeKernel(c, 4)};
   std::vector<at::Tensor> inputs, alone, together(4);
   for (int64_t i = 0; i < 4; ++i) {
     inputs.push_back(at::randn({2, 21, 9 + 5 * i, 30 - 4 * i}));
-    alone.push_back(RunKernel(kernel, c, inputs.back()));
+    alone.push_back(RunKernel(kernels[i % 2], c, inputs.back()));
   }
   std::vector<std::thread> threads;
   for (int64_t i = 0; i < 4; ++i) {
     threads.emplace_back([&, i] {
-      for (int repeat = 0; repeat < 20; ++repeat) together[i] = RunKernel(kernel, c, inputs[i]);
+      for (int repeat = 0; repeat < 20; ++repeat) {
+        together[i] = RunKernel(kernels[i % 2], c, inputs[i]);
+      }
     });
   }
   for (std::thread& thread : threads) thread.join();

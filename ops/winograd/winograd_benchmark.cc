@@ -5,8 +5,9 @@
 //
 //   bazel run -c opt //ops/winograd:winograd_benchmark
 //
-// Arguments: channels (in = out), image size. Counter: gflops of the direct
-// algorithm (2 * K * C * 9 per output), so Winograd's may pass the peak.
+// Arguments: channels (in = out), image size (and for Winograd the tile,
+// 2 or 4). Counter: gflops of the direct algorithm (2 * K * C * 9 per
+// output), so Winograd's may pass the peak.
 #include <unordered_map>
 #include <vector>
 
@@ -28,7 +29,8 @@ void BM_Winograd3x3(benchmark::State& state) {
   const int64_t c = state.range(0), size = state.range(1);
   const at::Tensor w = at::randn({c, c, 3, 3}), b = at::randn({c});
   const at::Tensor x = at::randn({1, size, size, c}), y = at::empty({1, size, size, c});
-  const ops::Winograd3x3 kernel(w.data_ptr<float>(), b.data_ptr<float>(), c, c);
+  const ops::Winograd3x3 kernel(w.data_ptr<float>(), b.data_ptr<float>(), c, c,
+                                static_cast<int>(state.range(2)));
   const ops::Winograd3x3Shape shape = {1, size, size, 1, 1, size, size};
   for (auto _ : state) kernel.Run(shape, x.data_ptr<float>(), y.data_ptr<float>());
   state.counters["gflops"] =
@@ -64,14 +66,15 @@ void BM_OneDnnDirect(benchmark::State& state) {
       benchmark::Counter(Flops(c, size) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
-void Shapes(benchmark::internal::Benchmark* b) {
-  for (int64_t channels : {16, 32, 64, 128, 256, 512}) {
-    for (int64_t size : {4, 7, 14, 28, 56}) b->Args({channels, size});
-  }
-}
+const std::vector<std::vector<int64_t>> kShapes = {
+    {16, 32, 64, 128, 256, 512},  // channels
+    {4, 7, 14, 24, 28, 56},       // image size
+};
 
-BENCHMARK(BM_Winograd3x3)->Apply(Shapes)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_OneDnnDirect)->Apply(Shapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Winograd3x3)
+    ->ArgsProduct({kShapes[0], kShapes[1], {2, 4}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OneDnnDirect)->ArgsProduct(kShapes)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace static_runtime
