@@ -10,6 +10,7 @@
 #include "passes/fold_constant_splits.h"
 #include "passes/fold_conv_batch_norm.h"
 #include "passes/fold_none_checks.h"
+#include "passes/fold_string_checks.h"
 #include "passes/force_non_empty_outputs.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
@@ -27,6 +28,7 @@ namespace static_runtime {
 
 const std::vector<RewritePass>& RewritePasses() {
   static const auto* const kPasses = new std::vector<RewritePass>{
+      {"fold_string_checks", PassStage::kCleanup, nullptr, FoldStringChecks},
       {"fold_none_checks", PassStage::kCleanup, nullptr, FoldNoneChecks},
       {"fold_constant_splits", PassStage::kCleanup, nullptr, FoldConstantSplits},
       {"drop_eval_dropout", PassStage::kCleanup, nullptr, DropEvalDropout},

@@ -82,10 +82,10 @@ TEST(PassCorpusTest, HasAtLeastTwentyGraphs) { EXPECT_GE(BaseGraphs().size(), 20
 
 TEST(PassCorpusTest, EveryRewriteChangesSomeCorpusGraph) {
   for (const char* pass :
-       {"fold_none_checks", "fold_constant_splits", "eliminate_noop_slice", "fold_built_lists",
-        "unroll_constant_loops", "sink_into_branches", "drop_eval_dropout", "variadic_ops",
-        "fuse_list_unpack", "fuse_conv", "copy_variants", "maybe_copy_to", "hoist_dict_lookups",
-        "owned_refs", "force_non_empty_outputs", "pipeline"}) {
+       {"fold_none_checks", "fold_string_checks", "fold_constant_splits", "eliminate_noop_slice",
+        "fold_built_lists", "unroll_constant_loops", "sink_into_branches", "drop_eval_dropout",
+        "variadic_ops", "fuse_list_unpack", "fuse_conv", "copy_variants", "maybe_copy_to",
+        "hoist_dict_lookups", "owned_refs", "force_non_empty_outputs", "pipeline"}) {
     const int changed = GraphsChangedBy(pass);
     EXPECT_GT(changed, 0) << pass << " changed no corpus graph";
     std::cout << pass << " rewrites " << changed << " of " << BaseGraphs().size()
@@ -103,6 +103,9 @@ TEST(PassCorpusTest, EveryCorpusGraphIsStaticallyRunnable) {
 
 RC_GTEST_PROP(PassProperty, FoldNoneChecksKeepsOutputs, ()) {
   CheckPassKeepsOutputs("fold_none_checks");
+}
+RC_GTEST_PROP(PassProperty, FoldStringChecksKeepsOutputs, ()) {
+  CheckPassKeepsOutputs("fold_string_checks");
 }
 RC_GTEST_PROP(PassProperty, FoldConstantSplitsKeepsOutputs, ()) {
   CheckPassKeepsOutputs("fold_constant_splits");

@@ -1230,6 +1230,46 @@ def forward(self, x, m):
          return {rng.Normal({2, size + 2, 4}), rng.Normal({2, 3, 4})};
        }});
 
+  // The checks nn.MultiheadAttention makes before its fast path (its
+  // f-strings are aten::format): a reason formatted from constants
+  // (batch_first is False), a reason one branch leaves empty, `query is key`
+  // through a branch that makes them one tensor in one branch only, and a
+  // mask that is None in one branch (passes/fold_string_checks.h,
+  // passes/fold_none_checks.h).
+  add({"fast_path_checks",
+       R"(
+def forward(self, x):
+    batch_first = False
+    name = "self.layers[0]"
+    why_not = ""
+    if x.dim() != 3:
+        why_not = "input not batched; expected 3 dims, got {}".format(x.dim())
+    elif not batch_first:
+        why_not = "{}.self_attn.batch_first was not True".format(name)
+    y = torch.relu(x) + 1.0
+    if not why_not:
+        y = x * 2.0
+    long_reason = ""
+    if x.size(1) > 2:
+        long_reason = "longer than 2"
+    if not long_reason:
+        y = y - 1.0
+    q, k = x, x
+    mask: Optional[Tensor] = None
+    if x.size(1) > 3:
+        k = -x
+        mask = x > 0.5
+    if q is k:
+        y = y * 3.0
+    if mask is not None:
+        y = y.masked_fill(mask, 0.0)
+    return y
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({2, size + 1, 4})};
+       }});
+
   return models;
 }
 
