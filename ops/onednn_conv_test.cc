@@ -107,6 +107,18 @@ at::Tensor Exact(const ConvCase& c, const at::Tensor& x,
                              c.activation, c.min_value, c.max_value);
 }
 
+// Runs `conv` (made from `c`) on `x` and `residual` in `slots`; returns the
+// kernel's error, or where its result leaves conv2d_fused's bound ("" if
+// nowhere).
+std::string RunOutsideBound(const ConvCase& c, const SingleNode& conv, Slots& slots,
+                            const at::Tensor& x, const c10::optional<at::Tensor>& residual) {
+  const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
+  const std::string error = slots.Run(conv.kernel, inputs);
+  if (!error.empty()) return error;
+  return testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, Exact(c, x, residual),
+                               slots.Output(0).toTensor());
+}
+
 ConvCase DrawCase(Draw& d) {
   ConvCase c;
   const bool depthwise = d.Int(0, 3) == 0;
@@ -387,11 +399,7 @@ TEST(OneDnnConvTest, LargeImagesWithinTheStatedBound) {
           strided ? c10::optional<at::Tensor>(at::randn(aten_result.sizes())) : c10::nullopt;
       SingleNode conv = MakeConvGraph(c, channels_last);
       Slots slots(1);
-      const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
-      ASSERT_EQ(slots.Run(conv.kernel, inputs), "");
-      EXPECT_EQ(testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, Exact(c, x, residual),
-                                      slots.Output(0).toTensor()),
-                "")
+      EXPECT_EQ(RunOutsideBound(c, conv, slots, x, residual), "")
           << "strided " << strided << " channels-last " << channels_last;
     }
   }
@@ -416,11 +424,7 @@ TEST(OneDnnConvTest, WinogradTilesWithinTheStatedBound) {
       x = x * (1 + 1e4 * (at::rand(x.sizes()) < 0.01).to(at::kFloat));
       if (channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
       const c10::optional<at::Tensor> residual = at::randn({2, 72, size, size});
-      const std::vector<c10::IValue> inputs = NodeInputs(conv.node, x, residual);
-      ASSERT_EQ(slots.Run(conv.kernel, inputs), "");
-      EXPECT_EQ(testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, Exact(c, x, residual),
-                                      slots.Output(0).toTensor()),
-                "")
+      EXPECT_EQ(RunOutsideBound(c, conv, slots, x, residual), "")
           << "size " << size << " channels-last " << channels_last;
     }
   }
