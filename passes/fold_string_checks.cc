@@ -29,6 +29,8 @@ bool FoldConstantFormats(const std::shared_ptr<torch::jit::Graph>& graph) {
         !std::all_of(node->inputs().begin(), node->inputs().end(), IsConstantScalar)) {
       continue;
     }
+    // Empty when the operator raises ("Too few arguments for format
+    // string"): the node stays, to raise where the JIT would.
     c10::optional<torch::jit::Stack> result = torch::jit::runNodeIfInputsAreConstant(node);
     if (!result.has_value() || result->size() != 1) continue;
     torch::jit::WithInsertPoint insert_point(node);
