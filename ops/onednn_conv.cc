@@ -185,10 +185,8 @@ class Conv2dKernel {
       : params_(std::move(params)),
         packed_(PlainWeightDesc(params_.weight, params_.groups), params_.weight.data_ptr()),
         finite_weight_(params_.weight.isfinite().all().item<bool>()),
-        winograd_shape_(
-            ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
-                               params_.groups) &&
-            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))),
+        winograd_shape_(ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
+                                           params_.groups)),
         winograd_(params_.weight.data_ptr<float>(),
                   params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
                   params_.weight.size(0), params_.weight.size(1)) {}
@@ -683,7 +681,7 @@ class Conv2dKernel {
   onednn::PlanCache<Regions> regions_by_shape_;           // RegionsOf each input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
-  const bool winograd_shape_;              // 3 x 3, stride 1, and ops::Winograd3x3 preferred
+  const bool winograd_shape_;              // 3 x 3, stride 1, dilation 1, one group
   ops::Winograd3x3ByTile winograd_;        // each tile's kernel made at its first call
 };
 

@@ -55,11 +55,9 @@ class Conv3dKernel {
   explicit Conv3dKernel(Conv3dParams params)
       : params_(std::move(params)),
         packed_(PlainWeightDesc(params_), params_.weight.data_ptr()),
-        frames_winograd_(
-            ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
-                               params_.groups) &&
-            params_.padding[0] == 0 &&
-            ops::Winograd3x3::Preferred(params_.weight.size(1), params_.weight.size(0))),
+        frames_winograd_(ops::WinogradShape(params_.weight.sizes(), params_.stride,
+                                            params_.dilation, params_.groups) &&
+                         params_.padding[0] == 0),
         // [K, C, 1, 3, 3] is laid out as the [K, C, 3, 3] the kernel takes.
         winograd_(params_.weight.data_ptr<float>(),
                   params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
@@ -207,7 +205,7 @@ class Conv3dKernel {
 
   const Conv3dParams params_;
   onednn::PackedWeights packed_;
-  const bool frames_winograd_;       // a (1, 3, 3) shape ops::Winograd3x3 is preferred for
+  const bool frames_winograd_;       // (1, 3, 3), stride 1, no temporal padding: 2D frames
   ops::Winograd3x3ByTile winograd_;  // each tile's kernel made at its first call
   onednn::PlanCache<FramesPlan> frames_plans_;
   onednn::PlanCache<std::unique_ptr<onednn::ReorderedPlan>> plans_;
