@@ -7,11 +7,13 @@ tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table;
 every test docs/compatibility.md cites (`Suite.Name` of a C++ test, a
 Python `test_...`) exists; docs/benchmarks.md counts the broad corpus's
 models as tools/bench_models/save_broad_corpus.py lists them, and
-docs/verification.md the golden corpus's as golden/models/corpus.cc adds them.
+docs/verification.md the golden corpus's as golden/models/corpus.cc adds them
+and the mutants (its latest "N in all") as tools/mutants.json lists them.
 (The pass table of docs/preparing.md is checked by //passes:pass_table_test,
 the kernel list ops/README.md by //ops:coverage_test.)"""
 import ast
 import glob
+import json
 import os
 import re
 import unittest
@@ -65,6 +67,11 @@ class DocsTest(unittest.TestCase):
                            read("docs/verification.md"), re.MULTILINE)
         self.assertIsNotNone(stated)
         self.assertEqual(int(stated.group(1)), len(added))
+
+    def test_mutant_count_is_the_lists(self):
+        stated = re.findall(r"(\d+) in all", read("docs/verification.md"))
+        self.assertTrue(stated)
+        self.assertEqual(int(stated[-1]), len(json.loads(read("tools/mutants.json"))))
 
     def test_cpu_matrix_entries_agree(self):
         script = read("tools/cpu_matrix.sh")
