@@ -1,5 +1,7 @@
 #include "tools/sr/args.h"
 
+#include <stdexcept>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -9,8 +11,9 @@
 namespace static_runtime {
 namespace sr {
 
-absl::StatusOr<Args> Args::Parse(const std::vector<std::string>& argv,
-                                 const std::vector<FlagSpec>& specs) {
+absl::StatusOr<Args> Args::Parse(
+    const std::vector<std::string>& argv, const std::vector<FlagSpec>& specs,
+    const absl::flat_hash_map<std::string, std::string>& other_commands) {
   Args args;
   absl::flat_hash_map<std::string, const FlagSpec*> by_name;
   for (const FlagSpec& spec : specs) {
@@ -31,7 +34,15 @@ absl::StatusOr<Args> Args::Parse(const std::vector<std::string>& argv,
     std::string name = absl::StrReplaceAll(arg.substr(2, equals - 2), {{"-", "_"}});
     auto spec = by_name.find(name);
     if (spec == by_name.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " (see --help)"));
+      const std::string help =
+          args.command_.empty() ? "--help" : absl::StrCat("sr ", args.command_, " --help");
+      auto elsewhere = other_commands.find(name);
+      if (elsewhere != other_commands.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " is a flag of ", elsewhere->second, ", not of ",
+                         args.command_.empty() ? "sr itself" : args.command_, " (see ", help, ")"));
+      }
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " (see ", help, ")"));
     }
     const bool has_value = equals != std::string::npos;
     std::string value = has_value ? arg.substr(equals + 1) : "";
@@ -73,6 +84,15 @@ absl::StatusOr<Args> Args::Parse(const std::vector<std::string>& argv,
     args.given_[name] = true;
   }
   return args;
+}
+
+const std::string& Args::Value(const std::string& name) const {
+  auto value = values_.find(name);
+  if (value == values_.end()) {
+    throw std::logic_error(
+        absl::StrCat("sr ", command_, " reads --", name, ", a flag it does not declare"));
+  }
+  return value->second;
 }
 
 std::string FlagHelp(const std::vector<FlagSpec>& specs) {

@@ -1,7 +1,9 @@
 // Command-line parsing for `sr`: `sr <command> [positional...] [--flag=value
 // | --flag]...`. Flag names accept '-' or '_' alike (--input-spec ==
-// --input_spec). Every flag must be declared with its kind; an unknown flag,
-// a missing or malformed value is an InvalidArgument naming the flag.
+// --input_spec). Each command declares its own flags, with their kinds; a
+// flag the command does not declare (naming the commands that do, when
+// another does), a missing or malformed value is an InvalidArgument naming
+// the flag.
 #ifndef STATIC_RUNTIME_TOOLS_SR_ARGS_H_
 #define STATIC_RUNTIME_TOOLS_SR_ARGS_H_
 
@@ -25,19 +27,28 @@ struct FlagSpec {
 
 class Args {
  public:
-  // argv[0] is the program; argv[1] the command.
-  static absl::StatusOr<Args> Parse(const std::vector<std::string>& argv,
-                                    const std::vector<FlagSpec>& specs);
+  // argv[0] is the program; the first argument that is not a flag is the
+  // command. `specs` are the command's flags; `other_commands` maps a flag
+  // some other command declares to their names ("bench, profile"), for the
+  // error.
+  static absl::StatusOr<Args> Parse(
+      const std::vector<std::string>& argv, const std::vector<FlagSpec>& specs,
+      const absl::flat_hash_map<std::string, std::string>& other_commands = {});
 
   const std::string& command() const { return command_; }
   const std::vector<std::string>& positional() const { return positional_; }
-  const std::string& String(const std::string& name) const { return values_.at(name); }
-  int Int(const std::string& name) const { return std::stoi(values_.at(name)); }
-  double Double(const std::string& name) const { return std::stod(values_.at(name)); }
-  bool Bool(const std::string& name) const { return values_.at(name) == "true"; }
+  // A flag's value (its default unless given). Asking for a flag the
+  // command did not declare is a mistake in sr itself: std::logic_error.
+  const std::string& String(const std::string& name) const { return Value(name); }
+  int Int(const std::string& name) const { return std::stoi(Value(name)); }
+  double Double(const std::string& name) const { return std::stod(Value(name)); }
+  bool Bool(const std::string& name) const { return Value(name) == "true"; }
   bool Given(const std::string& name) const { return given_.contains(name); }
+  bool Declares(const std::string& name) const { return values_.contains(name); }
 
  private:
+  const std::string& Value(const std::string& name) const;
+
   std::string command_;
   std::vector<std::string> positional_;
   absl::flat_hash_map<std::string, std::string> values_;

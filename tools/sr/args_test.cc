@@ -1,5 +1,7 @@
 #include "tools/sr/args.h"
 
+#include <stdexcept>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -40,13 +42,28 @@ TEST(ArgsTest, Errors) {
     EXPECT_FALSE(args.ok());
     return std::string(args.status().message());
   };
-  EXPECT_EQ(message({"sr", "bench", "--itres=3"}), "unknown flag --itres (see --help)");
+  EXPECT_EQ(message({"sr", "bench", "--itres=3"}), "unknown flag --itres (see sr bench --help)");
   EXPECT_EQ(message({"sr", "bench", "--iters=many"}), "--iters needs an integer value (--iters=N)");
   EXPECT_EQ(message({"sr", "bench", "--iters"}), "--iters needs an integer value (--iters=N)");
   EXPECT_EQ(message({"sr", "bench", "--input-spec"}),
             "--input_spec needs a value (--input_spec=...)");
   EXPECT_EQ(message({"sr", "bench", "--optimize-memory=maybe"}),
             "--optimize_memory takes true or false, not 'maybe'");
+}
+
+TEST(ArgsTest, AnotherCommandsFlagIsNamed) {
+  auto args = Args::Parse({"sr", "gate", "--iters=5"}, {}, {{"iters", "bench, profile"}});
+  ASSERT_FALSE(args.ok());
+  EXPECT_EQ(args.status().message(),
+            "--iters is a flag of bench, profile, not of gate (see sr gate --help)");
+}
+
+TEST(ArgsTest, ReadingAnUndeclaredFlagIsAnErrorOfSr) {
+  auto args = Args::Parse({"sr", "gate"}, kSpecs);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_TRUE(args->Declares("iters"));
+  EXPECT_FALSE(args->Declares("seeds"));
+  EXPECT_THROW(args->Int("seeds"), std::logic_error);
 }
 
 TEST(ArgsTest, HelpListsEveryFlag) {

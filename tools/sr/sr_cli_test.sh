@@ -152,8 +152,23 @@ if ! "$SR" export --model-out="${TEST_TMPDIR}/ads.pt" --inputs-out="${TEST_TMPDI
   failures=$((failures + 1))
 fi
 
-if ! "$SR" --help | grep -q -- "--input-spec=VALUE"; then
-  echo "FAIL: --help does not list --input-spec"
+# Each command takes only its own flags: another command's flag is an error
+# naming it, and a command's --help lists its flags only.
+expect_error 2 "--iters is a flag of bench, profile, not of gate (see sr gate --help)" gate --iters=5
+expect_error 2 "--repository is a flag of serve, not of bench" bench --repository=models
+expect_error 2 "unknown flag --nonesuch (see sr plan --help)" plan --nonesuch
+if ! "$SR" bench --help | grep -q -- "--input-spec=VALUE" ||
+    "$SR" bench --help | grep -q -- "--repository"; then
+  echo "FAIL: sr bench --help does not list --input-spec, or lists serve's --repository"
+  failures=$((failures + 1))
+fi
+if "$SR" gate --help | grep -q -- "--iters\|--input-spec\|--blas-core" ||
+    ! "$SR" gate --help | grep -q -- "--max-regression=X"; then
+  echo "FAIL: sr gate --help lists other commands' flags, or not its own"
+  failures=$((failures + 1))
+fi
+if ! "$SR" --help | grep -q "sr COMMAND --help"; then
+  echo "FAIL: sr --help does not point to the commands' own help"
   failures=$((failures + 1))
 fi
 if ! "$SR" bench --iters=3 --warmup=1 --json="${TEST_TMPDIR}/report.json" > "${TEST_TMPDIR}/out.txt"; then

@@ -1,4 +1,4 @@
-#include "tools/sr/serve.h"
+#include "tools/sr/throughput.h"
 
 #include <sys/resource.h>
 
@@ -46,12 +46,13 @@ absl::Duration ThreadsCpuTime(absl::string_view name) {
 
 }  // namespace
 
-absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
-                                  const std::vector<c10::IValue>& args, const ServeConfig& config) {
+absl::StatusOr<ThroughputReport> RunThroughput(const StaticModule::Ptr& module,
+                                               const std::vector<c10::IValue>& args,
+                                               const ThroughputConfig& config) {
   if (config.threads < 1 || !(config.seconds > 0) || config.warmup < 0 ||
       !(config.calls_per_second >= 0)) {
     return absl::InvalidArgumentError(
-        "serve needs --threads >= 1, --seconds > 0, --warmup >= 0 and --rate >= 0");
+        "throughput needs --threads >= 1, --seconds > 0, --warmup >= 0 and --rate >= 0");
   }
   RuntimePool pool(module, config.threads);
   absl::Mutex mutex;
@@ -125,7 +126,7 @@ absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
   const absl::Duration workers_cpu = ThreadsCpuTime(kTaskWorkerName) - workers_start;
   if (failed) return failure;
 
-  ServeReport report;
+  ThroughputReport report;
   report.threads = config.threads;
   report.target_calls_per_second = config.calls_per_second;
   report.calls = static_cast<int64_t>(latencies_us.size());
@@ -137,7 +138,7 @@ absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
   return report;
 }
 
-std::string FormatServeReport(const ServeReport& r) {
+std::string FormatThroughputReport(const ThroughputReport& r) {
   std::string text =
       absl::StrFormat("%d caller thread(s), %s, %.1f s\n", r.threads,
                       r.target_calls_per_second > 0

@@ -1,4 +1,4 @@
-// `sr serve`: a model served as a server serves it. `threads` callers share
+// `sr throughput`: a model called in process as a server would call it. `threads` callers share
 // one RuntimePool and call it for `seconds`, back to back or at a fixed
 // total rate (calls per second, spread evenly over the callers), with
 // untimed warm-up calls first. Reports the calls per second reached, call
@@ -6,8 +6,8 @@
 // kept busy), next to the share of the wall time that calls were running:
 // the difference is what the process burns outside calls (the task
 // workers' polling, ops/task_workers.h), the cost of an idle server.
-#ifndef STATIC_RUNTIME_TOOLS_SR_SERVE_H_
-#define STATIC_RUNTIME_TOOLS_SR_SERVE_H_
+#ifndef STATIC_RUNTIME_TOOLS_SR_THROUGHPUT_H_
+#define STATIC_RUNTIME_TOOLS_SR_THROUGHPUT_H_
 
 #include <cstdint>
 #include <string>
@@ -21,14 +21,14 @@
 namespace static_runtime {
 namespace sr {
 
-struct ServeConfig {
+struct ThroughputConfig {
   int threads = 1;              // concurrent callers (>= 1)
   double calls_per_second = 0;  // all callers together; 0: back to back
   double seconds = 3;           // timed (> 0)
   int warmup = 20;              // untimed calls per caller first (>= 0)
 };
 
-struct ServeReport {
+struct ThroughputReport {
   int threads = 0;
   double target_calls_per_second = 0;  // 0: back to back
   int64_t calls = 0;                   // timed calls, all callers
@@ -47,12 +47,13 @@ struct ServeReport {
   double in_calls() const { return wall_seconds > 0 ? call_seconds / wall_seconds : 0; }
 };
 
-absl::StatusOr<ServeReport> Serve(const StaticModule::Ptr& module,
-                                  const std::vector<c10::IValue>& args, const ServeConfig& config);
+absl::StatusOr<ThroughputReport> RunThroughput(const StaticModule::Ptr& module,
+                                               const std::vector<c10::IValue>& args,
+                                               const ThroughputConfig& config);
 
-std::string FormatServeReport(const ServeReport& report);
+std::string FormatThroughputReport(const ThroughputReport& report);
 
 }  // namespace sr
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_TOOLS_SR_SERVE_H_
+#endif  // STATIC_RUNTIME_TOOLS_SR_THROUGHPUT_H_

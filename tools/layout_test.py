@@ -1,0 +1,41 @@
+"""The house's layout holds: every source file of the sr tool (tools/sr) has
+at most 400 lines (one file per command: tools/sr/<command>_command.cc),
+and ops/ keeps no more source files at its root than it holds now (kernels
+move into their op family's package under ops/, never back: lower the
+bound as families move out, down to 20)."""
+import os
+import unittest
+
+ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", ""))
+if not os.path.exists(os.path.join(ROOT, "tools", "layout_test.py")):  # run by hand
+    ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+SR_MAX_LINES = 400
+OPS_ROOT_MAX_SOURCES = 121
+
+
+def sources(package):
+    directory = os.path.join(ROOT, package)
+    return sorted(name for name in os.listdir(directory)
+                  if name.endswith((".cc", ".h")) and os.path.isfile(os.path.join(directory, name)))
+
+
+class LayoutTest(unittest.TestCase):
+    def test_sr_files_are_short(self):
+        names = sources("tools/sr")
+        self.assertIn("sr_main.cc", names)
+        for name in names:
+            with open(os.path.join(ROOT, "tools/sr", name)) as f:
+                lines = sum(1 for _ in f)
+            self.assertLessEqual(lines, SR_MAX_LINES, f"tools/sr/{name} has {lines} lines")
+
+    def test_ops_root_does_not_grow(self):
+        names = sources("ops")
+        self.assertIn("registry.cc", names)
+        self.assertLessEqual(len(names), OPS_ROOT_MAX_SOURCES,
+                             f"ops/ holds {len(names)} source files at its root: a kernel goes "
+                             "into its op family's package")
+
+
+if __name__ == "__main__":
+    unittest.main()
