@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
-#include "ops/run_scope.h"
+#include "execution/run_scope.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
 #include "torch/csrc/jit/runtime/operator.h"
 

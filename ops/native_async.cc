@@ -16,8 +16,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "errors/exception_message.h"
+#include "execution/task_workers.h"
 #include "ops/registry.h"
-#include "ops/task_workers.h"
 
 namespace static_runtime {
 namespace ops {

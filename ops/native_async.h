@@ -3,7 +3,7 @@
 //
 // A forked call runs as a task on a TaskLauncher: the one a
 // ScopedTaskLauncher installed on the launching thread, else the process's
-// TaskWorkers (ops/task_workers.h: as many threads as LibTorch's inter-op
+// TaskWorkers (execution/task_workers.h: as many threads as LibTorch's inter-op
 // pool, one of them polling for tasks while idle). The task runs under the launching
 // thread's thread-local state (grad and inference mode, ...) and the same
 // launcher (so the call's own forks use it too), and completes the call's

@@ -16,8 +16,8 @@
 #include "ATen/ATen.h"
 #include "ATen/autocast_mode.h"
 #include "absl/strings/str_cat.h"
+#include "execution/run_scope.h"
 #include "ops/registry.h"
-#include "ops/run_scope.h"
 #include "torch/csrc/jit/frontend/source_range.h"
 
 namespace static_runtime {

@@ -17,8 +17,8 @@
 
 #include "ATen/core/ivalue.h"
 #include "ATen/core/jit_type.h"
+#include "execution/run_scope.h"
 #include "ops/registry.h"
-#include "ops/run_scope.h"
 
 namespace static_runtime {
 namespace {

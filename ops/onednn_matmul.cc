@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "ops/product_clock.h"
+#include "execution/product_clock.h"
 
 namespace static_runtime {
 namespace onednn {

@@ -10,8 +10,8 @@
 #include "absl/strings/str_join.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
+#include "execution/run_scope.h"
 #include "ir/graph_util.h"
-#include "ops/run_scope.h"
 #include "runtime/arguments.h"
 
 namespace static_runtime {

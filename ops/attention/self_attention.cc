@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "c10/core/InferenceMode.h"
+#include "execution/product_clock.h"
 #include "ops/attention_steps.h"
 #include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
-#include "ops/product_clock.h"
 
 namespace static_runtime {
 namespace ops {

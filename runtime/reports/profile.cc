@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "errors/status_macros.h"
-#include "ops/product_clock.h"
+#include "execution/product_clock.h"
 #include "runtime/reports/flops.h"
 
 namespace static_runtime {

@@ -33,7 +33,7 @@ struct NodeKindProfile {
   size_t calls = 0;
   double flops = 0;  // over all profiled runs (reports/flops.h; 0 for other kinds)
   // The products' own share: for kernels that time their products
-  // (ops/product_clock.h), those products' operations and time; for other
+  // (execution/product_clock.h), those products' operations and time; for other
   // kinds with flops, the whole call's.
   double product_flops = 0;
   double product_us = 0;

@@ -5,7 +5,7 @@
 // latency, and the process's CPU time over the wall time (the cores it
 // kept busy), next to the share of the wall time that calls were running:
 // the difference is what the process burns outside calls (the task
-// workers' polling, ops/task_workers.h), the cost of an idle server.
+// workers' polling, execution/task_workers.h), the cost of an idle server.
 #ifndef STATIC_RUNTIME_TOOLS_SR_THROUGHPUT_H_
 #define STATIC_RUNTIME_TOOLS_SR_THROUGHPUT_H_
 
@@ -34,7 +34,7 @@ struct ThroughputReport {
   int64_t calls = 0;                   // timed calls, all callers
   double wall_seconds = 0;
   double cpu_seconds = 0;  // the process's user + system time while timed
-  // Of which the threads that run forked calls (ops/task_workers.h), polling
+  // Of which the threads that run forked calls (execution/task_workers.h), polling
   // included (Linux; at the kernel's tick granularity).
   double task_worker_cpu_seconds = 0;
   double call_seconds = 0;  // the timed calls' latencies, summed

@@ -8,8 +8,8 @@
 // ProductScope on that thread adds its product's operations (2 per
 // multiply-add) and the wall time from its construction to its
 // destruction; products that other threads run are not counted.
-#ifndef STATIC_RUNTIME_OPS_PRODUCT_CLOCK_H_
-#define STATIC_RUNTIME_OPS_PRODUCT_CLOCK_H_
+#ifndef STATIC_RUNTIME_EXECUTION_PRODUCT_CLOCK_H_
+#define STATIC_RUNTIME_EXECUTION_PRODUCT_CLOCK_H_
 
 #include <chrono>
 #include <cstdint>
@@ -46,4 +46,4 @@ class ProductScope {
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_PRODUCT_CLOCK_H_
+#endif  // STATIC_RUNTIME_EXECUTION_PRODUCT_CLOCK_H_

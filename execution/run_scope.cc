@@ -1,4 +1,4 @@
-#include "ops/run_scope.h"
+#include "execution/run_scope.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "ops/poll_budget.h"
+#include "execution/poll_budget.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "ops/task_workers.h"
+#include "execution/task_workers.h"
 
 #include <atomic>
 #include <thread>

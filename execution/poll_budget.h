@@ -1,4 +1,4 @@
-// PollBudget: how long an idle task worker (ops/task_workers.h) polls for
+// PollBudget: how long an idle task worker (execution/task_workers.h) polls for
 // its next task before it sleeps, learnt from the gaps between one task's
 // end and the next one's arrival.
 //
@@ -11,8 +11,8 @@
 // longest of them plus a margin, never more than `max_spin`; otherwise it
 // sleeps at once. One long gap stops the polling; kRecentGaps short ones
 // start it. Not thread-safe: the caller serializes Record and Budget.
-#ifndef STATIC_RUNTIME_OPS_POLL_BUDGET_H_
-#define STATIC_RUNTIME_OPS_POLL_BUDGET_H_
+#ifndef STATIC_RUNTIME_EXECUTION_POLL_BUDGET_H_
+#define STATIC_RUNTIME_EXECUTION_POLL_BUDGET_H_
 
 #include <array>
 
@@ -48,4 +48,4 @@ class PollBudget {
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_POLL_BUDGET_H_
+#endif  // STATIC_RUNTIME_EXECUTION_POLL_BUDGET_H_

@@ -9,8 +9,8 @@
 // A scope that closes with objects still entered (a node threw inside a
 // `with` block) calls their __exit__(None, None, None), innermost first, and
 // ignores what those calls throw, as the interpreter does on an error.
-#ifndef STATIC_RUNTIME_OPS_RUN_SCOPE_H_
-#define STATIC_RUNTIME_OPS_RUN_SCOPE_H_
+#ifndef STATIC_RUNTIME_EXECUTION_RUN_SCOPE_H_
+#define STATIC_RUNTIME_EXECUTION_RUN_SCOPE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -51,4 +51,4 @@ class RunScope {
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_RUN_SCOPE_H_
+#endif  // STATIC_RUNTIME_EXECUTION_RUN_SCOPE_H_

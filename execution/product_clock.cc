@@ -1,4 +1,4 @@
-#include "ops/product_clock.h"
+#include "execution/product_clock.h"
 
 namespace static_runtime {
 namespace ops {

@@ -11,10 +11,10 @@
 // or so. Only one worker polls at a time, and it yields the core to any
 // other runnable thread while it does, so idle workers do not take cores
 // from the threads that run models. How long it polls is learnt from the
-// gaps between tasks (ops/poll_budget.h): not at all when tasks come
+// gaps between tasks (execution/poll_budget.h): not at all when tasks come
 // seldom (an idle or lightly loaded server), at most `max_spin`.
-#ifndef STATIC_RUNTIME_OPS_TASK_WORKERS_H_
-#define STATIC_RUNTIME_OPS_TASK_WORKERS_H_
+#ifndef STATIC_RUNTIME_EXECUTION_TASK_WORKERS_H_
+#define STATIC_RUNTIME_EXECUTION_TASK_WORKERS_H_
 
 #include <atomic>
 #include <deque>
@@ -25,7 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "ops/poll_budget.h"
+#include "execution/poll_budget.h"
 
 namespace static_runtime {
 namespace ops {
@@ -78,4 +78,4 @@ class TaskWorkers {
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_TASK_WORKERS_H_
+#endif  // STATIC_RUNTIME_EXECUTION_TASK_WORKERS_H_

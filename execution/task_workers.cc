@@ -1,4 +1,4 @@
-#include "ops/task_workers.h"
+#include "execution/task_workers.h"
 
 #include <algorithm>
 #include <cstdlib>
