@@ -12,6 +12,20 @@
 #   tools/bench_models/compare.sh [--cnn | --broad[=NAME,...] | --quantized[=NAME,...]]
 #                                 [--sr PATH] [--iters N]
 #                                 [-- extra sr flags]
+#   tools/bench_models/compare.sh --against=onnxruntime [--broad=NAME,...]
+#                                 [--rounds N] [--threads N] [--sr PATH] [--iters N]
+#
+# --against=onnxruntime: the broad corpus (or its models NAME,...) also
+# exported to ONNX (export_onnx.py: the same modules, weights and inputs) and
+# timed on ONNX Runtime's CPU provider (ort_bench.js, node with
+# onnxruntime-node on NODE_PATH; a benchmark aid, see its header). ORT runs
+# in a process of its own, so the two alternate: per model, --rounds rounds
+# (default 3) of one `sr bench --against=pytorch-sr` process (ours, the JIT
+# and PyTorch SR interleaved call by call) then one ORT process, A B A B;
+# each side's time is the median of its rounds' medians. --threads N gives
+# both N intra-op threads (default 1). Prints model, ours, ORT, PyTorch SR,
+# the JIT (us), ours/ORT and ORT's max |ort - eager|, the geometric mean of
+# ours/ORT, and the models ORT could not be given (not exported) with why.
 #
 # The JIT's and PyTorch SR's products run on the best OpenBLAS core this CPU
 # runs (sr bench's default; printed last); `-- --blas-core=NAME` or
@@ -26,6 +40,9 @@ iters=500
 cnn=false
 broad=
 quantized=
+ort=false
+rounds=3
+threads=1
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,7 +54,11 @@ while [ $# -gt 0 ]; do
     --quantized) quantized=all; shift ;;
     --quantized=*) quantized=${1#--quantized=}; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --against=onnxruntime) ort=true; shift ;;
+    --against=*) echo "compare.sh: --against takes onnxruntime" >&2; exit 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -71,6 +92,36 @@ run() {  # name, sr arguments...
   cat "$dir/$name.err" >&2
   exit 1
 }
+# --against=onnxruntime: ours (with the JIT and PyTorch SR) and ORT
+# alternate, round by round.
+if $ort; then
+  command -v node >/dev/null || { echo "compare.sh: node is missing (ONNX Runtime runs in node)" >&2; exit 1; }
+  node -e "require('onnxruntime-node')" 2>/dev/null || {
+    echo "compare.sh: onnxruntime-node not on NODE_PATH (see tools/bench_models/ort_bench.js)" >&2
+    exit 1
+  }
+  only=()
+  [ -z "$broad" ] || [ "$broad" = all ] || only=(--only "$broad")
+  /usr/bin/python3 tools/bench_models/save_broad_corpus.py "$dir/models" "${only[@]}" >"$dir/names"
+  /usr/bin/python3 tools/bench_models/export_onnx.py "$dir/models" "${only[@]}" \
+    >"$dir/exported" 2>"$dir/export.err" || { cat "$dir/export.err" >&2; exit 1; }
+  grep "not exported" "$dir/export.err" >"$dir/notes" || true
+  mapfile -t models <"$dir/names"
+  for model in "${models[@]}"; do
+    for round in $(seq "$rounds"); do
+      run "$model.r$round" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt" \
+        --intra-op-threads="$threads"
+      if [ -f "$dir/models/$model.onnx" ]; then
+        node tools/bench_models/ort_bench.js "$dir/models/$model.onnx" --iters="$iters" \
+          --threads="$threads" >"$dir/$model.r$round.ort" 2>"$dir/$model.ort.err" || {
+          echo "compare.sh: ONNX Runtime failed on $model:" >&2; cat "$dir/$model.ort.err" >&2; exit 1; }
+      fi
+    done
+  done
+  /usr/bin/python3 tools/bench_models/ort_table.py "$dir"
+  exit 0
+fi
+
 if [ -n "$quantized" ]; then
   only=()
   [ "$quantized" = all ] || only=(--only "$quantized")

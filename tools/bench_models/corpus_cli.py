@@ -19,7 +19,8 @@ import torch
 
 def main(doc, script, names, save):
     """Parses the command line of `script` (its docstring `doc`, its models
-    `names`) and calls save(name, out_dir) for the one model a process saves."""
+    `names`) and calls save(name, out_dir) for the one model a process saves;
+    the name is printed unless save returns False (it skipped the model)."""
     parser = argparse.ArgumentParser(description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir", nargs="?")
@@ -40,8 +41,8 @@ def main(doc, script, names, save):
         for name in chosen:
             subprocess.run([sys.executable, script, args.out_dir, "--only", name], check=True)
         return
-    save(chosen[0], args.out_dir)
-    print(chosen[0])
+    if save(chosen[0], args.out_dir) is not False:  # False: skipped, saying why
+        print(chosen[0])
 
 
 def save_scripted(make, name, out_dir):
