@@ -87,6 +87,17 @@ TEST(ReplicatedLinear, TakesAtensCallForWeightsLaidOutOtherwise) {
   EXPECT_EQ(ReplicatedLinear(weight, strided_bias).OrderFor(6), Order::kAten);
 }
 
+// One output column (an LSTM projected to one value) is ATen's call on
+// every CPU: OpenBLAS may sum it by another kernel than its GEMM blocks.
+TEST(ReplicatedLinear, TakesAtensCallForOneOutputColumn) {
+  const at::Tensor x = at::randn({1, 52}), weight = at::randn({1, 52});
+  const ReplicatedLinear linear(weight, at::Tensor());
+  EXPECT_EQ(linear.OrderFor(1), Order::kAten);
+  at::Tensor y = at::empty({1, 1});
+  linear.Run(x, y);
+  EXPECT_TRUE(SameBits(Aten(x, weight, at::Tensor()), y));
+}
+
 TEST(ReplicatedLinear, RejectsMismatchedWeights) {
   EXPECT_THROW(ReplicatedLinear(at::randn({8, 4}), at::randn({5})), c10::Error);
   EXPECT_THROW(ReplicatedLinear(at::randn({8}), at::Tensor()), c10::Error);
