@@ -541,7 +541,10 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop, bool warning = false) 
   }
   b.Line(absl::StrCat(name, " = ", b[x].name, "  # ", Builder::TypeText(result)));
   const std::string prev = absl::StrCat(name, "_prev");
-  const int carried = static_cast<int>(g.c / 4 % 3);  // 0: one value; 1, 2: two
+  // 0: one value; 1-4: two, 2 swapping them, 3 and 4 making one a view of
+  // the other's value of the iteration before (so that the carried values
+  // change alias class from one iteration to the next).
+  const int carried = static_cast<int>(g.c / 4 % 5);
   if (carried > 0) b.Line(absl::StrCat(prev, " = ", b[x].name, " * 0.5"));
   if (while_loop) {
     const std::string counter = absl::StrCat("i", b.size());
@@ -559,8 +562,13 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop, bool warning = false) 
     b.Line(absl::StrCat(name, " = ", body));
   } else if (carried == 1) {
     b.Line(absl::StrCat(name, ", ", prev, " = ", body, " + ", prev, " * 0.25, ", name));
-  } else {
+  } else if (carried == 2) {
     b.Line(absl::StrCat(name, ", ", prev, " = ", prev, ", ", body));
+  } else if (carried == 3) {
+    b.Line(absl::StrCat(name, ", ", prev, " = ", prev, ".detach(), ", body));
+  } else {
+    b.Line(
+        absl::StrCat(name, ", ", prev, " = ", body, " + ", prev, " * 0.25, ", name, ".detach()"));
   }
   b.Dedent();
   b.Declare(result);
@@ -570,6 +578,40 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop, bool warning = false) 
 // A forked call (prim::fork, then aten::wait) of a method of the module that
 // warns and loops, then computes from two values. With an even g.c the
 // callee raises an assert (never failing) so its graph has prim::Uninitialized.
+// A value of a pointwise chain used inside the chain and after it, whose
+// use inside comes last in its use list: `c.add_(a)` on a fresh c becomes a
+// functional add when mutation is removed, a node made after a's use by
+// the op after the chain (a rewrite's node joins the end of the use lists
+// of its inputs; the fusion pass must not take use-list order for graph
+// order).
+bool UsedInAndAfterChainRule(Builder& b, const Gene& g) {
+  const int x = b.Pick(g.a, [](const Value& v) { return IsFloat(v) && !v.shape.empty(); });
+  if (x < 0) return false;
+  static const char* const kHeads[] = {"torch.tanh", "torch.relu", "torch.sigmoid"};
+  const Shape& shape = b[x].shape;
+  const int a =
+      b.Assign(absl::StrCat(kHeads[g.b % 3], "(", b[x].name, " * 0.5)"), Fresh(at::kFloat, shape));
+  const int c = b.Assign(absl::StrCat("torch.sigmoid(", b[x].name, ")"), Fresh(at::kFloat, shape));
+  b.Line(absl::StrCat(b[c].name, ".add_(", b[a].name, ")"));
+  const std::string a_name = b[a].name;
+  b.Pick(0, [&](const Value& v) { return v.name == a_name; });  // used: not returned
+  b.Assign(absl::StrCat("torch.softmax(", b[a].name, ", -1)"), Fresh(at::kFloat, shape));
+  return true;
+}
+
+// A read of a tensor's strides, `int(x.is_contiguous())` or `x.stride(d)`:
+// which of view and copy an op returned becomes observable (copy variants
+// must then leave views alone).
+bool StridesReadRule(Builder& b, const Gene& g, bool contiguity) {
+  const int x = b.Pick(g.a, [](const Value& v) { return IsTensor(v) && !v.shape.empty(); });
+  if (x < 0) return false;
+  const int64_t rank = static_cast<int64_t>(b[x].shape.size());
+  b.Assign(contiguity ? absl::StrCat("int(", b[x].name, ".is_contiguous())")
+                      : absl::StrCat(b[x].name, ".stride(", DimArg(g.b % rank, rank, g.c), ")"),
+           IntValue(std::nullopt));
+  return true;
+}
+
 bool ForkRule(Builder& b, const Gene& g) {
   const int x = b.Pick(g.a, IsFloat);
   if (x < 0) return false;
@@ -805,6 +847,9 @@ const std::vector<OpRule>& Rules() {
       {"if_warn", [](Builder& b, const Gene& g) { return IfRule(b, g, Branches::kWarning); }},
       {"for_loop_warn", [](Builder& b, const Gene& g) { return LoopRule(b, g, false, true); }},
       {"fork", ForkRule},
+      {"used_in_and_after_chain", UsedInAndAfterChainRule},
+      {"is_contiguous", [](Builder& b, const Gene& g) { return StridesReadRule(b, g, true); }},
+      {"stride", [](Builder& b, const Gene& g) { return StridesReadRule(b, g, false); }},
   };
   return *kRules;
 }

@@ -13,6 +13,7 @@
 // programs it makes compile and (almost always) run on the JIT.
 #include <map>
 #include <random>
+#include <regex>
 
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
@@ -99,6 +100,18 @@ RC_GTEST_PROP(RandomGraphTest, StaticRuntimeMatchesTheJit, ()) {
       option_sets[*rc::gen::inRange<size_t>(0, option_sets.size())];
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   RC_CLASSIFY(program.ops.size() >= 12, "12 or more statements");
+  // The shapes that bugs in alias, lifetime and rewrite rules need (fuzz/op_rules.cc).
+  RC_CLASSIFY(absl::c_linear_search(program.ops, "used_in_and_after_chain"),
+              "a value used inside and after a pointwise chain");
+  static const std::regex kSwapOrView(
+      R"((v\d+), \1_prev = \1_prev(\.detach\(\))?, |\.detach\(\)\n)");
+  RC_CLASSIFY(std::regex_search(program.source, kSwapOrView),
+              "a loop swapping or re-aliasing its carried values");
+  RC_CLASSIFY(absl::c_linear_search(program.ops, "is_contiguous") ||
+                  absl::c_linear_search(program.ops, "stride"),
+              "strides or contiguity read");
+  RC_CLASSIFY(option_set.name == "managed_output_tensors",
+              "outputs held across runs under managed_output_tensors");
 
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(program.source, program.parameters);
   if (!module.ok()) {

@@ -6,7 +6,11 @@
 // (elementwise and broadcasting, comparisons and where, dtype conversions,
 // reductions, views and slices, lists from chunk/split/literals with cat,
 // stack and indexing, in-place ops on values the program owns, matmul and
-// linear with parameters, If blocks, loops, scalars from sizes and items).
+// linear with parameters, If blocks, loops, scalars from sizes and items,
+// reads of strides and contiguity). Some rules emit the shapes that bugs in
+// alias, lifetime and rewrite rules need: loops that swap their carried
+// values or make one a view of the other, a value of a pointwise chain used
+// inside it and after it with its inside use last in its use list.
 // Each gene names an op and the numbers that pick its operands and arguments
 // among the values of the right kind; a gene whose op finds no such operand is
 // skipped, so every spec, and every spec RapidCheck shrinks it to, is a valid

@@ -174,5 +174,48 @@ def forward(self, x, c: bool, n: int):
   EXPECT_EQ(aliases_->Aliases(returned->input(3)), InputSet({1}));
 }
 
+// The loop of the graph's top block (the first, when several).
+const Node* FirstLoop(const std::shared_ptr<Graph>& graph) {
+  for (const Node* node : graph->nodes()) {
+    if (node->kind() == c10::prim::Loop) return node;
+  }
+  ADD_FAILURE() << "no loop in\n" << graph->toString();
+  return nullptr;
+}
+
+TEST_F(InputAliasesTest, ALoopBodySeesWhatTheIterationBeforeYielded) {
+  // a is fresh when the loop starts; from the second iteration on it is x,
+  // which a.add_ then writes.
+  Analyze(R"(
+def forward(self, x, n: int):
+    a = torch.relu(x)
+    b = x
+    for i in range(n):
+        a.add_(1.0)
+        a, b = b, a
+    return (a, b)
+)");
+  const Node* loop = FirstLoop(graph_);
+  ASSERT_NE(loop, nullptr);
+  const Block* body = loop->blocks()[0];
+  EXPECT_EQ(aliases_->Aliases(body->inputs()[1]), InputSet({1}));  // a
+  EXPECT_EQ(aliases_->Aliases(body->inputs()[2]), InputSet({1}));  // b
+}
+
+TEST_F(InputAliasesTest, ALoopBodySeesACarriedValueBecomeAViewOfAnInput) {
+  Analyze(R"(
+def forward(self, x, y, n: int):
+    c = torch.relu(x)
+    for i in range(n):
+        c.mul_(2.0)
+        c = y.t()
+    return c
+)");
+  const Node* loop = FirstLoop(graph_);
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(aliases_->Aliases(loop->blocks()[0]->inputs()[1]), InputSet({2}));
+  EXPECT_EQ(aliases_->Aliases(loop->output(0)), InputSet({2}));
+}
+
 }  // namespace
 }  // namespace static_runtime

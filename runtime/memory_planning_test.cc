@@ -291,6 +291,53 @@ TEST(ManagedOutputTensors, OutputsLiveInTheOutputBufferUntilReleased) {
   EXPECT_GT(RuntimeState::Of(runtime).output_planner()->stats().arena_bytes, 0u);
 }
 
+// A caller may keep the tensors of a run's outputs that ReleaseOutputs
+// emptied: the next run hands out tensors of its own, in the output buffer
+// once it is planned, and leaves the kept ones empty.
+TEST(ManagedOutputTensors, TheNextRunLeavesTheOutputsACallerKeepsAlone) {
+  for (const char* name : {"mlp", "cnn_two_stage", "transformer_encoder", "tuple_io"}) {
+    const corpus::Model& model = corpus::ModelNamed(name);
+    Options options;
+    options.manage_output_tensors = true;
+    absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model, options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    StaticRuntime runtime(prepared->static_module);
+    std::vector<at::Tensor> kept;  // released outputs of the runs so far
+    for (int run = 0; run < 4; ++run) {
+      corpus::InputRng rng(run);
+      const std::vector<c10::IValue> inputs = model.inputs(rng, 1 + run % 2);
+      absl::StatusOr<c10::IValue> result = runtime.Run(inputs);
+      ASSERT_TRUE(result.ok()) << name << ": " << result.status();
+      EXPECT_TRUE(reference::Compare(prepared->module.forward(inputs), *result).ok()) << name;
+      std::vector<at::Tensor> outputs;
+      result->visit([&](const c10::IValue& value) {
+        if (value.isTensor() && value.toTensor().numel() > 0) outputs.push_back(value.toTensor());
+        return false;
+      });
+      std::vector<const void*> data;  // before ReleaseOutputs empties them
+      for (const at::Tensor& output : outputs) {
+        data.push_back(output.data_ptr());
+        for (const at::Tensor& earlier : kept) {
+          EXPECT_FALSE(output.is_same(earlier))
+              << name << ", run " << run << ": an output is a released tensor the caller kept";
+        }
+      }
+      runtime.ReleaseOutputs();
+      for (const at::Tensor& kept_before : kept) {
+        EXPECT_EQ(kept_before.numel(), 0)
+            << name << ", run " << run << ": a kept output was written";
+      }
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        if (outputs[i].numel() != 0) continue;  // not the buffer's (an input, a parameter)
+        kept.push_back(outputs[i]);
+        EXPECT_TRUE(run < 2 || RuntimeState::Of(runtime).output_planner()->InArena(data[i]))
+            << name << ", run " << run << ": an output is not in the output buffer";
+      }
+    }
+    EXPECT_FALSE(kept.empty()) << name << ": no output was released";
+  }
+}
+
 TEST(LoopPlanning, ALoopAllocatesTheSameWhateverItsTripCount) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
 def forward(self, x, n: int):

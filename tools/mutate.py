@@ -14,7 +14,9 @@ there (`bazel test --keep_going TARGETS`, default //...). A mutant is
 killed when a test fails, survives when every test passes, and is
 stillborn when it does not build (a mutant must compile to count); the
 tests must pass on the scratch copy before any mutant is applied. `find`
-must occur exactly once in its file. The report lists every mutant's fate
+must occur exactly once in its file. A mutant of two guards at once has
+"edits", a list of {"find", "replace"} applied in order, in place of its
+own find and replace. The report lists every mutant's fate
 and the kill rate over the mutants that built; the exit status is 0 only
 if every mutant was killed. The scratch copy is restored after each one.
 
@@ -46,14 +48,24 @@ def load_mutants(path, only):
     return mutants
 
 
+def edits_of(mutant):
+    """The mutant's (find, replace) pairs: its own, or those of "edits"."""
+    if "edits" in mutant:
+        return [(edit["find"], edit["replace"]) for edit in mutant["edits"]]
+    return [(mutant["find"], mutant["replace"])]
+
+
 def mutated(root, mutant):
     """The mutated text of the mutant's file under `root`, or an error."""
     with open(os.path.join(root, mutant["file"])) as f:
         text = f.read()
-    count = text.count(mutant["find"])
-    if count != 1:
-        raise ValueError(f"{mutant['name']}: its text occurs {count} times in {mutant['file']}")
-    return text, text.replace(mutant["find"], mutant["replace"])
+    changed = text
+    for find, replace in edits_of(mutant):
+        count = changed.count(find)
+        if count != 1:
+            raise ValueError(f"{mutant['name']}: its text occurs {count} times in {mutant['file']}")
+        changed = changed.replace(find, replace)
+    return text, changed
 
 
 def sync_scratch(scratch):

@@ -1187,6 +1187,39 @@ def forward(self, x):
          return {rng.Normal({size + 1, 4})};
        }});
 
+  // Each op that copy variants rewrite (permute, flatten, reshape,
+  // reshape_as) returns a strided view here, read only through
+  // is_contiguous() (and a sum, which keeps the base a view): copies would
+  // be contiguous. The next model reads stride() instead.
+  add({"contiguity_read_next_to_each_copy_variant",
+       R"(
+def forward(self, x):
+    q = (x * 2.0).view(-1, 2, 2).permute(2, 0, 1)
+    p = (x + 1.0).permute(1, 0)
+    f = q.flatten(1, 2)
+    r = q.reshape(2, -1)
+    s = q.reshape_as(f)
+    return q.sum(), p.is_contiguous(), f.is_contiguous(), r.is_contiguous(), s.is_contiguous()
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 4})};
+       }});
+  add({"strides_read_next_to_each_copy_variant",
+       R"(
+def forward(self, x):
+    q = (x * 2.0).view(-1, 2, 2).permute(2, 0, 1)
+    p = (x + 1.0).permute(1, 0)
+    f = q.flatten(1, 2)
+    r = q.reshape(2, -1)
+    s = q.reshape_as(f)
+    return q.sum(), p.stride(0), f.stride(1), r.stride(1), s.stride(1)
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 4})};
+       }});
+
   // dropout when not training and type_as to the same type return their
   // input itself, though their schemas promise fresh results: the softmax
   // must not be recycled while the product reads it through the dropout
