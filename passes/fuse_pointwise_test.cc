@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
+#include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/ir/irparser.h"
 
 namespace static_runtime {
@@ -98,6 +99,49 @@ graph(%x : Tensor):
   EXPECT_EQ(fused->i(ops::kUsedOutputs), 1);
   EXPECT_EQ(fused->outputs().size(), 3u);
   ExpectUsedOutputsFirst(graph, fused);
+}
+
+// A conversion (`to`) returns its input when the dtype already matches, so
+// it is fused only if nothing writes its input's or its result's memory.
+// Alias analysis counts a write to the result as a writer of the input too
+// (the result may be the input), so either check alone refuses it.
+TEST(FusePointwiseTest, AConversionWhoseResultIsWrittenIsNotFused) {
+  std::shared_ptr<Graph> graph = Parse(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %float : int = prim::Constant[value=6]()
+  %zero : float = prim::Constant[value=0.]()
+  %two : float = prim::Constant[value=2.]()
+  %b : Tensor = aten::gt(%x, %zero)
+  %t : Tensor = aten::to(%b, %float, %false, %false, %none)
+  %w : Tensor = aten::mul_(%t, %two)
+  return (%w))IR");
+  Node* to = nullptr;
+  for (Node* node : graph->nodes()) {
+    if (node->kind() == c10::aten::to) to = node;
+  }
+  ASSERT_NE(to, nullptr);
+  {
+    const torch::jit::AliasDb alias_db(graph);
+    EXPECT_TRUE(alias_db.hasWriters(to->output()));
+    EXPECT_TRUE(alias_db.hasWriters(to->input(0)));
+    EXPECT_NE(WhyNotFusible(to, alias_db), "");
+  }
+  EXPECT_FALSE(FusePointwise(graph)) << graph->toString();
+}
+
+TEST(FusePointwiseTest, AConversionOfAComparisonIsFused) {
+  std::shared_ptr<Graph> graph = Parse(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %float : int = prim::Constant[value=6]()
+  %zero : float = prim::Constant[value=0.]()
+  %b : Tensor = aten::gt(%x, %zero)
+  %t : Tensor = aten::to(%b, %float, %false, %false, %none)
+  return (%t))IR");
+  EXPECT_TRUE(FusePointwise(graph)) << graph->toString();
 }
 
 }  // namespace

@@ -329,6 +329,30 @@ def forward(self, x, n: int):
          return {rng.Normal({size, 4}), c10::IValue(static_cast<int64_t>(size + 2))};
        }});
 
+  // A branch inside a loop body: its values are written again by the next
+  // iteration while the views and lists of this one still hold them (the
+  // lifetime analysis treats every block inside a loop, not only the
+  // body, as a loop body).
+  add({"views_in_branch_in_loop",
+       R"(
+def forward(self, x, n: int):
+    acc = x * 0.0
+    for i in range(n):
+        if bool(x.sum() > -1000000.0):
+            a = torch.relu(x + float(i))
+            v = a.view(-1)
+            c = torch.cat([a, x], 0)
+            s = v.sum() + c.sum()
+        else:
+            s = x.sum()
+        acc = acc + s
+    return acc
+)",
+       {},
+       [](InputRng& rng, int64_t size) -> Inputs {
+         return {rng.Normal({size + 1, 4}), c10::IValue(static_cast<int64_t>(size + 2))};
+       }});
+
   add({"while_loop",
        R"(
 def forward(self, x):
