@@ -672,12 +672,18 @@ void ExpectClonePlanGrows(const char* source) {
         ASSERT_TRUE(runtime.Run({first, format_value}).ok());
         runtime.ReleaseOutputs();
         const size_t before = runtime.memory_stats().intermediates.greedy_by_size_bytes;
+        const size_t planned_before = runtime.DescribeMemoryPlan().planned_bytes;
         ASSERT_TRUE(runtime.Run({second, format_value}).ok());
         runtime.ReleaseOutputs();
         const size_t after = runtime.memory_stats().intermediates.greedy_by_size_bytes;
         EXPECT_GE(after, static_cast<size_t>(second.numel()) * sizeof(float))
             << "format " << format << ", " << before << " B before";
         EXPECT_GT(after, before) << "format " << format;
+        // What the runtime reports is the plan it uses next.
+        const size_t planned_after = runtime.DescribeMemoryPlan().planned_bytes;
+        EXPECT_GE(planned_after, static_cast<size_t>(second.numel()) * sizeof(float))
+            << "format " << format << ", " << planned_before << " B planned before";
+        EXPECT_GT(planned_after, planned_before) << "format " << format;
       }
     }
   }
@@ -696,6 +702,57 @@ def forward(self, input, memory_format: int):
 )"}) {
     SCOPED_TRACE(source);
     ExpectClonePlanGrows(source);
+  }
+}
+
+// PyTorch's StaticRuntime.Clone exactly: a dense 2x3 input, then a
+// strided 30x20 one (without a memory format); a strided 3x2 input cloned
+// contiguous, then the 30x20 one preserved. Under every option set that
+// plans memory (managed output tensors too), the plan the runtime reports
+// after the larger run holds the larger clone.
+TEST(CompatibilityTest, PyTorchsCloneCasesReportTheGrownPlan) {
+  const at::Tensor a = at::randn({2, 3});
+  const at::Tensor b = at::randn({3, 2}).as_strided({3, 2}, {1, 3});
+  const at::Tensor b_larger = at::randn({30, 20}).as_strided({30, 20}, {1, 3});
+  const int64_t contiguous = static_cast<int64_t>(c10::MemoryFormat::Contiguous);
+  const int64_t preserve = static_cast<int64_t>(c10::MemoryFormat::Preserve);
+  struct Case {
+    const char* source;
+    std::vector<c10::IValue> first, second;
+  };
+  const std::vector<Case> cases = {
+      {"def forward(self, input):\n    a = torch.clone(input)\n    return (a * a)\n",
+       {a},
+       {b_larger}},
+      {"def forward(self, input, memory_format: int):\n"
+       "    a = torch.clone(input, memory_format=memory_format)\n    return (a * a)\n",
+       {b, contiguous},
+       {b_larger, preserve}},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<torch::jit::Module> module = ModuleFromSource(c.source);
+    ASSERT_TRUE(module.ok()) << module.status();
+    ExpectMatchesTheJit(*module, false, {c.first, c.second});
+    for (const golden::OptionSet& option_set : golden::OptionSets()) {
+      if (!option_set.options.optimize_memory) continue;
+      SCOPED_TRACE(absl::StrCat(option_set.name, ": ", c.source));
+      absl::StatusOr<StaticModule::Ptr> prepared =
+          StaticModule::FromModule(*module, false, option_set.options);
+      ASSERT_TRUE(prepared.ok()) << prepared.status();
+      StaticRuntime runtime(*prepared);
+      ASSERT_TRUE(runtime.Run(c.first).ok());
+      runtime.ReleaseOutputs();
+      const size_t before = runtime.DescribeMemoryPlan().planned_bytes;
+      ASSERT_TRUE(runtime.Run(c.second).ok());
+      // Before and after the outputs are released.
+      for (int released = 0; released < 2; ++released) {
+        const size_t after = runtime.DescribeMemoryPlan().planned_bytes;
+        EXPECT_GE(after, 30u * 20u * sizeof(float))
+            << before << " B planned before; outputs released: " << released;
+        EXPECT_GT(after, before) << "outputs released: " << released;
+        runtime.ReleaseOutputs();
+      }
+    }
   }
 }
 

@@ -35,6 +35,7 @@ Command LoadgenCommand();
 Command PlanCommand();
 Command ProfileCommand();
 Command ServeCommand();
+Command SweepCommand();
 Command ThroughputCommand();
 Command VerifyCommand();
 

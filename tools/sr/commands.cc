@@ -6,9 +6,9 @@ namespace sr {
 
 const std::vector<Command>& Commands() {
   static const auto* const kCommands = new std::vector<Command>{
-      BenchCommand(),   ProfileCommand(), ExplainCommand(), PlanCommand(),
-      CompileCommand(), ServeCommand(),   LoadgenCommand(), ThroughputCommand(),
-      LoadCommand(),    ExportCommand(),  VerifyCommand(),  GateCommand(),
+      BenchCommand(),  ProfileCommand(), ExplainCommand(),    PlanCommand(), CompileCommand(),
+      ServeCommand(),  LoadgenCommand(), ThroughputCommand(), LoadCommand(), ExportCommand(),
+      VerifyCommand(), GateCommand(),    SweepCommand(),
   };
   return *kCommands;
 }
