@@ -67,7 +67,7 @@ ReplicatedLinear::Replica Prove(int64_t rows, int64_t n, int64_t k, bool has_bia
   // h W_hr^T with W_hr [1, hidden]) is one dot product per row, which
   // OpenBLAS may sum by another kernel than its GEMM blocks: on an AMD Zen 5
   // (OpenBLAS's own core choice) it differed from the order the probe
-  // proved (RC_PARAMS="seed=15144602292830740714" //ops:lstm_test). ATen's
+  // proved (RC_PARAMS="seed=15144602292830740714" //ops/rnn:lstm_test). ATen's
   // call computes it.
   if (n == 1) return {};
   if (!blas_replica::ChainAvailable()) return {};

@@ -12,7 +12,7 @@
 // does, which is fixed when it loads unless openblas_set_num_threads is
 // called.)
 //
-// For the step products of recurrent networks (ops/lstm.h), where a few
+// For the step products of recurrent networks (ops/rnn/lstm.h), where a few
 // rows meet the same weights many times.
 #ifndef STATIC_RUNTIME_OPS_BLAS_REPLICA_REPLICATED_LINEAR_H_
 #define STATIC_RUNTIME_OPS_BLAS_REPLICA_REPLICATED_LINEAR_H_

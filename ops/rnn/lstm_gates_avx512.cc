@@ -1,4 +1,4 @@
-#include "ops/lstm_gates_impl.h"
+#include "ops/rnn/lstm_gates_impl.h"
 
 namespace static_runtime {
 namespace ops {

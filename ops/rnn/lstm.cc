@@ -1,4 +1,4 @@
-#include "ops/lstm.h"
+#include "ops/rnn/lstm.h"
 
 #include <algorithm>
 #include <array>

@@ -1,14 +1,14 @@
-// The body of the LSTM step kernels (ops/lstm_gates.h), included once per
+// The body of the LSTM step kernels (ops/rnn/lstm_gates.h), included once per
 // ISA by a translation unit compiled with that ISA's flags and ATen's
 // CPU_CAPABILITY macros, so at::vec::Vectorized<float> is that ISA's.
-#ifndef STATIC_RUNTIME_OPS_LSTM_GATES_IMPL_H_
-#define STATIC_RUNTIME_OPS_LSTM_GATES_IMPL_H_
+#ifndef STATIC_RUNTIME_OPS_RNN_LSTM_GATES_IMPL_H_
+#define STATIC_RUNTIME_OPS_RNN_LSTM_GATES_IMPL_H_
 
 #include <cmath>
 #include <cstdint>
 
 #include "ATen/cpu/vec/vec.h"
-#include "ops/lstm_gates.h"
+#include "ops/rnn/lstm_gates.h"
 
 namespace static_runtime {
 namespace ops {
@@ -146,4 +146,4 @@ inline LstmIsaKernels Kernels() {
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_LSTM_GATES_IMPL_H_
+#endif  // STATIC_RUNTIME_OPS_RNN_LSTM_GATES_IMPL_H_

@@ -1,4 +1,4 @@
-// ops/rnn_cells: the aten::lstm_cell and aten::gru_cell kernels give ATen's
+// ops/rnn/rnn_cells: the aten::lstm_cell and aten::gru_cell kernels give ATen's
 // results bit for bit for random sizes (hidden sizes on both sides of the
 // vector widths and of OpenBLAS's small-matrix limit), layouts, biases and
 // weights given as inputs or as constants (a frozen model's, whose products

@@ -1,9 +1,9 @@
-#include "ops/lstm_gates.h"
+#include "ops/rnn/lstm_gates.h"
 
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ops/lstm_gates_impl.h"
+#include "ops/rnn/lstm_gates_impl.h"
 
 namespace static_runtime {
 namespace ops {

@@ -20,8 +20,8 @@
 // matches bit for bit is used; with none, ATen's own LSTM runs.
 // Compiled without floating-point contraction (no fused multiply-add where
 // ATen rounds twice).
-#ifndef STATIC_RUNTIME_OPS_LSTM_GATES_H_
-#define STATIC_RUNTIME_OPS_LSTM_GATES_H_
+#ifndef STATIC_RUNTIME_OPS_RNN_LSTM_GATES_H_
+#define STATIC_RUNTIME_OPS_RNN_LSTM_GATES_H_
 
 #include <cstdint>
 
@@ -71,4 +71,4 @@ inline RnnStepFn LstmStepForThisCpu() { return RnnStepsForThisCpu().lstm; }
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_LSTM_GATES_H_
+#endif  // STATIC_RUNTIME_OPS_RNN_LSTM_GATES_H_

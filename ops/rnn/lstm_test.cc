@@ -1,8 +1,8 @@
-// ops/lstm: the frozen-weight LSTM, GRU and RNN give ATen's results bit for
+// ops/rnn/lstm: the frozen-weight LSTM, GRU and RNN give ATen's results bit for
 // bit, for random layer counts, directions, layouts, biases and sizes (hidden
 // sizes on both sides of the vector widths), on padded batches and on packed
 // sequences, and decline what they do not take.
-#include "ops/lstm.h"
+#include "ops/rnn/lstm.h"
 
 #include <algorithm>
 #include <string>

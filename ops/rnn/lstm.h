@@ -7,9 +7,9 @@
 // h W_hh^T + b_hh per step into one reused buffer, on a packed step's first
 // batch_sizes[t] rows as ATen slices them; that product replicated in
 // BLAS's order where ops/blas_replica/replicated_linear.h proves it) and the elementwise part of
-// each step in one pass for the LSTM and GRU (ops/lstm_gates.h) instead of ATen's eleven (nine) ops
-// and their allocations, and for nn.RNN in one pass instead of ATen's add and tanh (clamp_min for
-// relu). A packed sequence's state stays in its row once it ends (forwards) or is taken from h0
+// each step in one pass for the LSTM and GRU (ops/rnn/lstm_gates.h) instead of ATen's eleven (nine)
+// ops and their allocations, and for nn.RNN in one pass instead of ATen's add and tanh (clamp_min
+// for relu). A packed sequence's state stays in its row once it ends (forwards) or is taken from h0
 // when it starts (backwards), as ATen slices and concatenates it. Multi-layer and bidirectional,
 // batch_first, with or without biases, and LSTMs with projections (proj_size: each step's h
 // multiplied by W_hr^T as ATen's matmul_hr does, replicated as the step's product is). Not taken
@@ -17,8 +17,8 @@
 // float32 CPU tensors of the shapes ATen accepts, batch sizes that are not a non-increasing run of
 // positive counts adding up to the data's rows, empty sequences or batches, CPUs on which ATen runs
 // its scalar kernels, and rows of gates large enough for ATen to split its sigmoid across threads.
-#ifndef STATIC_RUNTIME_OPS_LSTM_H_
-#define STATIC_RUNTIME_OPS_LSTM_H_
+#ifndef STATIC_RUNTIME_OPS_RNN_LSTM_H_
+#define STATIC_RUNTIME_OPS_RNN_LSTM_H_
 
 #include <memory>
 #include <optional>
@@ -27,13 +27,13 @@
 
 #include "ATen/ATen.h"
 #include "ops/blas_replica/replicated_linear.h"
-#include "ops/lstm_gates.h"
+#include "ops/rnn/lstm_gates.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
 namespace ops {
 
-// A tensor the RNN kernels compute on (here and in ops/rnn_cells.cc): a
+// A tensor the RNN kernels compute on (here and in ops/rnn/rnn_cells.cc): a
 // float32 strided CPU tensor, not a lazily negated or conjugated view.
 bool IsFloatCpu(const at::Tensor& tensor);
 
@@ -121,4 +121,4 @@ class FrozenRnn {
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_LSTM_H_
+#endif  // STATIC_RUNTIME_OPS_RNN_LSTM_H_

@@ -1,7 +1,7 @@
 // aten::lstm_cell and aten::gru_cell (nn.LSTMCell, nn.GRUCell): ATen's two
 // projections by the same GEMM calls ATen makes (with constant weights, in
 // BLAS's order on weights packed once where ops/blas_replica proves it),
-// then the elementwise part of the step in one pass (ops/lstm_gates.h)
+// then the elementwise part of the step in one pass (ops/rnn/lstm_gates.h)
 // instead of ATen's nine (seven) ops and their allocations; bit for bit
 // ATen's results. ATen runs instead (with
 // its result or error) for anything else: inputs that are not 2-D float32
@@ -15,9 +15,9 @@
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
 #include "ops/blas_replica/replicated_linear.h"
-#include "ops/lstm.h"
-#include "ops/lstm_gates.h"
 #include "ops/registry.h"
+#include "ops/rnn/lstm.h"
+#include "ops/rnn/lstm_gates.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
