@@ -53,8 +53,13 @@ for name in $names; do
     sides=(ours pytorch-sr)
     [ $((round % 2)) -eq 0 ] && sides=(pytorch-sr ours)
     for side in "${sides[@]}"; do
-      "$sr" sweep "$models/$name.pt" --shapes="$shapes" --side="$side" \
-        --random-calls="$random_calls" --json="$out/$name.$side.$round.json" "${extra[@]}" >/dev/null
+      if ! "$sr" sweep "$models/$name.pt" --shapes="$shapes" --side="$side" \
+        --random-calls="$random_calls" --json="$out/$name.$side.$round.json" "${extra[@]}" \
+        >/dev/null 2>"$out/stderr"; then
+        echo "shape_sweep.sh: sr sweep $name --side=$side failed:" >&2
+        cat "$out/stderr" >&2
+        exit 1
+      fi
     done
   done
 done
