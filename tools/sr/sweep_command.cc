@@ -2,6 +2,7 @@
 // shapes, for one side (ours or PyTorch's Static Runtime) per process.
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
