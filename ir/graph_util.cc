@@ -31,6 +31,11 @@ bool ReturnsViewOrCopyByStrides(c10::Symbol kind) {
          kind == c10::aten::flatten || kind == c10::aten::contiguous;
 }
 
+bool ReadsStrides(const torch::jit::Node* node) {
+  static const c10::Symbol kIsContiguous = c10::Symbol::fromQualString("aten::is_contiguous");
+  return node->kind() == c10::aten::stride || node->kind() == kIsContiguous;
+}
+
 bool IsOverload(const torch::jit::Node* node, const char* name, const char* overload) {
   if (node->kind() != c10::Symbol::fromQualString(name)) return false;
   const c10::FunctionSchema* schema = node->maybeSchema();

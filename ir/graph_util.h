@@ -35,6 +35,12 @@ torch::jit::Node* ReplaceNode(torch::jit::Node* node, c10::Symbol kind,
 // input when its strides allow it and a copy otherwise.
 bool ReturnsViewOrCopyByStrides(c10::Symbol kind);
 
+// Whether `node` reads strides (aten::stride, aten::is_contiguous): where a
+// graph does, whether an op returned a view or a copy is observable, so
+// rewrites that make copies of views (copy variants, unpacked splits) must
+// leave it alone.
+bool ReadsStrides(const torch::jit::Node* node);
+
 // Whether a value of `type` may hold a tensor (a tensor, a container or an
 // object that may contain one); false for numbers, strings, None, devices,
 // and optionals and tuples of those. The one predicate for "may this alias

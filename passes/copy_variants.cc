@@ -33,8 +33,7 @@ bool StrideDependentAliasingIsObserved(const std::shared_ptr<torch::jit::Graph>&
                                        const torch::jit::AliasDb& alias_db) {
   for (torch::jit::Node* node : AllNodes(graph->block())) {
     // Strides read by the model: a copy's differ from a view's.
-    static const c10::Symbol kIsContiguous = c10::Symbol::fromQualString("aten::is_contiguous");
-    if (node->kind() == c10::aten::stride || node->kind() == kIsContiguous) return true;
+    if (ReadsStrides(node)) return true;
     if (!ReturnsViewOrCopyByStrides(node->kind())) continue;
     if (alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(node->output())) return true;
   }

@@ -1,5 +1,8 @@
 #include "passes/fuse_list_unpack.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
@@ -23,9 +26,13 @@ bool FuseListUnpack(const std::shared_ptr<torch::jit::Graph>& graph) {
   ops::EnsureOperatorsRegistered();
   // Collected first: fusing destroys ListUnpack nodes that come later.
   std::vector<torch::jit::Node*> candidates;
+  const std::vector<torch::jit::Node*> nodes = AllNodes(graph->block());
+  // Strides read by the model: the fused node's copies are contiguous where
+  // the views were not (found by //fuzz:random_graph_test).
+  if (std::any_of(nodes.begin(), nodes.end(), ReadsStrides)) return false;
   {
     torch::jit::AliasDb alias_db(graph);
-    for (torch::jit::Node* node : AllNodes(graph->block())) {
+    for (torch::jit::Node* node : nodes) {
       if (UnpackedVariant(node) == c10::Symbol() || alias_db.hasWriters(node->input(0)) ||
           node->output()->uses().size() != 1) {
         continue;

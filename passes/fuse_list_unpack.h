@@ -3,7 +3,8 @@
 // `a, b = x.split(2)` -> `a, b = static_runtime::split_unpacked(x, 2, 0)`.
 // Covers aten::split.Tensor, split_with_sizes, chunk and unbind.int. The fused
 // node returns copies rather than views, so it is only used when alias
-// analysis shows that nothing writes to the input or to any part.
+// analysis shows that nothing writes to the input or to any part, and in a
+// graph that reads no strides (aten::stride, aten::is_contiguous).
 #ifndef STATIC_RUNTIME_PASSES_FUSE_LIST_UNPACK_H_
 #define STATIC_RUNTIME_PASSES_FUSE_LIST_UNPACK_H_
 
