@@ -69,7 +69,7 @@ at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const a
 // for the second):
 //   |result - exact| <= 4 (D + F) eps32 (1 + A1) (1 + A2) (1 + max|exact| of the row)
 // with D the model width and F the feed-forward width. It is not proven;
-// ops/transformer_encoder_layer_test checks it with ATen's and our results.
+// ops/attention/transformer_encoder_layer_test checks it with ATen's and our results.
 at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inputs,
                                              const at::Tensor& exact);
 

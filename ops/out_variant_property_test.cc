@@ -1275,7 +1275,7 @@ bool TestedElsewhere(const std::string& kernel) {
   return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0 ||  // //ops:onednn_conv_test
          kernel.rfind("static_runtime::linear_fused(", 0) == 0 ||  // //ops:onednn_linear_test
          kernel == "static_runtime::fused_pointwise" ||            // //runtime:fusion_test
-         // //ops:transformer_encoder_layer_test, both
+         // //ops/attention:transformer_encoder_layer_test, both
          kernel.rfind("static_runtime::transformer_encoder_layer(", 0) == 0 ||
          kernel.rfind("static_runtime::transformer_encoder_layer_row(", 0) == 0 ||
          // //ops/attention:multi_head_attention_test

@@ -6,7 +6,7 @@
 
 #include "c10/core/InferenceMode.h"
 #include "execution/product_clock.h"
-#include "ops/attention_steps.h"
+#include "ops/attention/attention_steps.h"
 #include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
 

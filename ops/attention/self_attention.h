@@ -6,7 +6,7 @@
 // merged, the output projection. The two projections run on oneDNN with the
 // weights pre-packed (ops/onednn_matmul.h), so they sum in another order
 // than ATen's; every other step has ATen's arithmetic and bits: the bias,
-// scaling and merge as ATen's loops (ops/attention_steps.h), the per-head
+// scaling and merge as ATen's loops (ops/attention/attention_steps.h), the per-head
 // products as ATen's gemm calls (ops/batched_gemm.h), softmax as ATen's
 // kernel (ops/cpu_kernels.h) and the masked softmax as ATen's op.
 //

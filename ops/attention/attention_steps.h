@@ -1,10 +1,10 @@
 // The elementwise and data-movement steps of a transformer encoder layer
-// (ops/transformer_encoder_layer.cc) that ATen runs as ops of their own,
+// (ops/attention/transformer_encoder_layer.cc) that ATen runs as ops of their own,
 // each with a dispatch, checks and often an allocation: here plain loops
 // over float32 buffers, with ATen 1.13's arithmetic, so the same bits.
 // Buffers are contiguous and do not overlap unless said otherwise.
-#ifndef STATIC_RUNTIME_OPS_ATTENTION_STEPS_H_
-#define STATIC_RUNTIME_OPS_ATTENTION_STEPS_H_
+#ifndef STATIC_RUNTIME_OPS_ATTENTION_ATTENTION_STEPS_H_
+#define STATIC_RUNTIME_OPS_ATTENTION_ATTENTION_STEPS_H_
 
 #include <cstdint>
 
@@ -31,4 +31,4 @@ void ReluInPlace(float* x, int64_t count);
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_ATTENTION_STEPS_H_
+#endif  // STATIC_RUNTIME_OPS_ATTENTION_ATTENTION_STEPS_H_

@@ -1,8 +1,8 @@
-// ops/attention_steps and SoftmaxLastDimInto (ops/cpu_kernels.h) against the
+// ops/attention/attention_steps and SoftmaxLastDimInto (ops/cpu_kernels.h) against the
 // ATen ops they stand for, bit for bit (NaN, infinities and -0.0 included),
 // on random shapes: head widths that are and are not multiples of the
 // vector width, one token, one head.
-#include "ops/attention_steps.h"
+#include "ops/attention/attention_steps.h"
 
 #include <cstdint>
 #include <limits>

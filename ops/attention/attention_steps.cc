@@ -1,4 +1,4 @@
-#include "ops/attention_steps.h"
+#include "ops/attention/attention_steps.h"
 
 #include <cmath>
 #include <cstring>

@@ -6,7 +6,7 @@
 // oneDNN with the frozen weights pre-packed (ops/onednn_matmul.h); the
 // rest with ATen's arithmetic and bits: the bias and scaling of q, k, v,
 // the merge of the heads, the residual adds and relu as loops of our own
-// (ops/attention_steps.h); q k^T and times v as ATen's per-batch gemm calls
+// (ops/attention/attention_steps.h); q k^T and times v as ATen's per-batch gemm calls
 // (ops/batched_gemm.h); softmax and the layer norms as ATen's kernels called
 // directly (ops/cpu_kernels.h); gelu as ops/activations/epilogue_activations.h's
 // (within the declared bound, 1.5x faster than ATen's).
@@ -41,9 +41,9 @@
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
 #include "ops/activations/epilogue_activations.h"
+#include "ops/attention/attention_steps.h"
 #include "ops/attention/nested_sequences.h"
 #include "ops/attention/self_attention.h"
-#include "ops/attention_steps.h"
 #include "ops/cpu_kernels.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn_matmul.h"
