@@ -575,9 +575,6 @@ bool LoopRule(Builder& b, const Gene& g, bool while_loop, bool warning = false) 
   return true;
 }
 
-// A forked call (prim::fork, then aten::wait) of a method of the module that
-// warns and loops, then computes from two values. With an even g.c the
-// callee raises an assert (never failing) so its graph has prim::Uninitialized.
 // A value of a pointwise chain used inside the chain and after it, whose
 // use inside comes last in its use list: `c.add_(a)` on a fresh c becomes a
 // functional add when mutation is removed, a node made after a's use by
@@ -601,7 +598,7 @@ bool UsedInAndAfterChainRule(Builder& b, const Gene& g) {
 
 // A read of a tensor's strides, `int(x.is_contiguous())` or `x.stride(d)`:
 // which of view and copy an op returned becomes observable (copy variants
-// must then leave views alone).
+// and unpacked splits must then leave views alone).
 bool StridesReadRule(Builder& b, const Gene& g, bool contiguity) {
   const int x = b.Pick(g.a, [](const Value& v) { return IsTensor(v) && !v.shape.empty(); });
   if (x < 0) return false;
@@ -612,6 +609,9 @@ bool StridesReadRule(Builder& b, const Gene& g, bool contiguity) {
   return true;
 }
 
+// A forked call (prim::fork, then aten::wait) of a method of the module that
+// warns and loops, then computes from two values. With an even g.c the
+// callee raises an assert (never failing) so its graph has prim::Uninitialized.
 bool ForkRule(Builder& b, const Gene& g) {
   const int x = b.Pick(g.a, IsFloat);
   if (x < 0) return false;
