@@ -585,7 +585,7 @@ bool UsedInAndAfterChainRule(Builder& b, const Gene& g) {
   const int x = b.Pick(g.a, [](const Value& v) { return IsFloat(v) && !v.shape.empty(); });
   if (x < 0) return false;
   static const char* const kHeads[] = {"torch.tanh", "torch.relu", "torch.sigmoid"};
-  const Shape& shape = b[x].shape;
+  const Shape shape = b[x].shape;  // a copy: Assign may move the values
   const int a =
       b.Assign(absl::StrCat(kHeads[g.b % 3], "(", b[x].name, " * 0.5)"), Fresh(at::kFloat, shape));
   const int c = b.Assign(absl::StrCat("torch.sigmoid(", b[x].name, ")"), Fresh(at::kFloat, shape));
