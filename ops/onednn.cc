@@ -247,9 +247,22 @@ std::vector<PackedCopy> PacksOf(const void* weight_data) {
 }
 
 dnnl::memory PackedWeights::Get(const dnnl::memory::desc& format) {
+  return *Find(format, std::nullopt);
+}
+
+std::optional<dnnl::memory> PackedWeights::GetWithinKindLimit(const dnnl::memory::desc& format,
+                                                              size_t max_copies) {
+  return Find(format, max_copies);
+}
+
+std::optional<dnnl::memory> PackedWeights::Find(const dnnl::memory::desc& format,
+                                                std::optional<size_t> max_copies) {
   absl::MutexLock lock(&mutex_);
+  size_t of_kind = 0;
   for (const dnnl::memory& packed : packed_) {
-    if (packed.get_desc() == format) return packed;
+    const dnnl::memory::desc held = packed.get_desc();
+    if (held == format) return packed;
+    of_kind += held.data.format_kind == format.data.format_kind;
   }
   // A preloaded copy is used only where its format is exactly the one asked
   // for, with that format's size: its own descriptor is never interpreted.
@@ -261,6 +274,7 @@ dnnl::memory PackedWeights::Get(const dnnl::memory::desc& format) {
       return packed;
     }
   }
+  if (max_copies && of_kind >= *max_copies) return std::nullopt;
   dnnl::memory source(plain_, CpuEngine(), data_);
   dnnl::memory packed(format, CpuEngine());
   dnnl::stream stream(CpuEngine());

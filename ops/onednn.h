@@ -201,7 +201,19 @@ class PackedWeights {
 
   dnnl::memory Get(const dnnl::memory::desc& format);
 
+  // The copy in `format` as Get gives it, but nullopt instead of a new copy
+  // where this cache already holds `max_copies` copies in layouts of
+  // `format`'s kind (blocked, or Winograd: whose layout depends on the
+  // input's shape, so a copy per shape would grow without bound).
+  std::optional<dnnl::memory> GetWithinKindLimit(const dnnl::memory::desc& format,
+                                                 size_t max_copies);
+
  private:
+  // Get's copy, or nullopt where `max_copies` (unbounded when nullopt)
+  // copies of `format`'s kind are held and it would make another.
+  std::optional<dnnl::memory> Find(const dnnl::memory::desc& format,
+                                   std::optional<size_t> max_copies);
+
   friend std::vector<PackedCopy> PacksOf(const void* weight_data);
 
   const dnnl::memory::desc plain_;

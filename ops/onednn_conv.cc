@@ -6,7 +6,8 @@
 // kernel where oneDNN has one for the shape (AVX-512, channels in multiples
 // of 16, padding 0 or 1): 1.4-3x faster than the direct one, on the blocked
 // layout that kernel wants, reordered from and to channels-last in per-thread
-// buffers. An NCHW input (a model's image, a concatenation's result) is
+// buffers. Its weight format depends on the shape; the weight takes one of
+// them at most (MakePlan). An NCHW input (a model's image, a concatenation's result) is
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
 // takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
 // excitation blocks) runs as a matrix-vector product (ops/small_linear.h).
@@ -70,6 +71,9 @@ namespace {
 // An NCHW input with fewer channels than this (a model's image) is read as
 // NCHW by oneDNN's first-layer kernels where it has one.
 constexpr int64_t kFirstLayerChannels = 16;
+
+// The Winograd layouts a weight is packed in at most (see MakePlan).
+constexpr size_t kMaxWinogradLayouts = 1;
 
 // On AVX2, a dense convolution of an input (the whole batch) of at least this many
 // floats runs on channel blocks (see MakePlan).
@@ -294,10 +298,19 @@ class Conv2dKernel {
     const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
     out.resize_(out_sizes,
                 nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
-    const onednn::ReorderedPlan& plan = plans_[nchw][nchw_output].Get(
+    const ShapePlan& plan = plans_[nchw][nchw_output].Get(
         {batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
         [&] { return MakePlan(batched.sizes(), batched_out, nchw, nchw_output); });
-    plan.Execute(src.data_ptr(), out.data_ptr());
+    if (plan.per_image) {
+      const int64_t images = batched.size(0);
+      const int64_t in_floats = src.numel() / images, out_floats = out.numel() / images;
+      for (int64_t image = 0; image < images; ++image) {
+        plan.plan->Execute(src.data_ptr<float>() + image * in_floats,
+                           out.data_ptr<float>() + image * out_floats);
+      }
+    } else {
+      plan.plan->Execute(src.data_ptr(), out.data_ptr());
+    }
     if (residual && residual->defined()) out.add_(*residual);
   }
 
@@ -369,14 +382,27 @@ class Conv2dKernel {
     return false;
   }
 
+  // One input shape's convolution: a oneDNN primitive between reorders,
+  // run on the whole batch at once or image by image.
+  struct ShapePlan {
+    std::unique_ptr<onednn::ReorderedPlan> plan;
+    bool per_image = false;
+  };
+
   // A convolution on the layouts its kernel wants, with reorders from the
   // input's layout (NHWC or NCHW) and to the result's (NHWC or NCHW) where
   // they differ:
   // NHWC for the direct kernel; the blocked layout for Winograd's, and for
   // the direct kernel of a few-channel NCHW image (a model's first layer).
-  std::unique_ptr<onednn::ReorderedPlan> MakePlan(at::IntArrayRef in,
-                                                  const std::vector<int64_t>& out, bool nchw_input,
-                                                  bool nchw_output) {
+  //
+  // oneDNN's Winograd kernels take the weight in a layout whose blocking
+  // depends on the input's shape (batch and image size): packing it again
+  // for each one took 0.5-1.5 s and 150 MB per batch size on resnet18. So
+  // the weight has at most kMaxWinogradLayouts of them: a shape whose
+  // Winograd layout is not among them runs image by image where one
+  // image's layout is, else the direct kernel.
+  std::unique_ptr<ShapePlan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out,
+                                      bool nchw_input, bool nchw_output) {
     // Taps that only ever read padding are left out (the weight is finite,
     // so they add only zeros), the padding cut to the first live tap.
     TapRange live[2];
@@ -412,28 +438,50 @@ class Conv2dKernel {
                               const memory::desc& dst_layout) {
       return Describe(w, padding_l, algorithm, src_layout, dst_layout);
     };
-    // The convolution `pd` describes on the layouts it chose, between
-    // reorders from the input and to the result where they differ.
-    const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_WEIGHTS, packed.Get(pd.weights_desc())},
-      };
+    // The convolution `pd` describes with the weight packed as `weights`
+    // (on the layouts it chose), between reorders from the caller's `input`
+    // layout and to its `result` layout where they differ.
+    const auto reordered_with = [&](const dnnl::convolution_forward::primitive_desc& pd,
+                                    memory weights, const memory::desc& input,
+                                    const memory::desc& result) {
+      std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, std::move(weights)}};
       if (params_.bias.defined()) {
         args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
       }
-      return std::make_unique<onednn::ReorderedPlan>(dnnl::convolution_forward(pd), pd.src_desc(),
-                                                     pd.dst_desc(), std::move(args),
-                                                     pd.scratchpad_desc(), input, result);
+      return std::make_unique<ShapePlan>(ShapePlan{std::make_unique<onednn::ReorderedPlan>(
+          dnnl::convolution_forward(pd), pd.src_desc(), pd.dst_desc(), std::move(args),
+          pd.scratchpad_desc(), input, result)});
+    };
+    const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
+      return reordered_with(pd, packed.Get(pd.weights_desc()), input, result);
     };
     // oneDNN has Winograd kernels only for some ISAs, channel counts and
     // paddings, and first-layer kernels that read NCHW only for some; it
     // refuses the others (which run the direct kernel on NHWC).
-    const memory::desc any_src = onednn::FloatDesc(src.dims(), memory::format_tag::any);
     const memory::desc any_dst = onednn::FloatDesc(dst.dims(), memory::format_tag::any);
     if (ops::WinogradShape(w.sizes(), params_.stride, params_.dilation, params_.groups)) {
-      try {
-        return reordered(describe(dnnl::algorithm::convolution_winograd, any_src, any_dst));
-      } catch (const dnnl::error&) {
+      // The whole batch, then (for a batch) one image at a time.
+      for (const int64_t images :
+           in[0] == 1 ? std::vector<int64_t>{1} : std::vector<int64_t>{in[0], 1}) {
+        const auto layout = [&](const std::vector<int64_t>& sizes, bool nchw) {
+          return onednn::FloatDesc({images, sizes[1], sizes[2], sizes[3]},
+                                   nchw ? memory::format_tag::nchw : memory::format_tag::nhwc);
+        };
+        const std::vector<int64_t> in_sizes = in.vec();
+        try {
+          const auto pd = describe(
+              dnnl::algorithm::convolution_winograd,
+              onednn::FloatDesc({images, in[1], in[2], in[3]}, memory::format_tag::any),
+              onednn::FloatDesc({images, out[1], out[2], out[3]}, memory::format_tag::any));
+          std::optional<memory> weights =
+              packed.GetWithinKindLimit(pd.weights_desc(), kMaxWinogradLayouts);
+          if (!weights) continue;
+          std::unique_ptr<ShapePlan> plan = reordered_with(
+              pd, *std::move(weights), layout(in_sizes, nchw_input), layout(out, nchw_output));
+          plan->per_image = images != in[0];
+          return plan;
+        } catch (const dnnl::error&) {
+        }
       }
     }
     // A pointwise 1D convolution (height 1, width 1) between NCW
@@ -476,7 +524,7 @@ class Conv2dKernel {
     //     smaller inputs neither wins clearly (measured at 14x14 to 56x56).
     // The direct kernel on `tag` blocks, if oneDNN's choice there is `impl`.
     const auto blocked = [&](memory::format_tag tag,
-                             const char* impl) -> std::unique_ptr<onednn::ReorderedPlan> {
+                             const char* impl) -> std::unique_ptr<ShapePlan> {
       try {
         const auto pd =
             describe(dnnl::algorithm::convolution_direct, onednn::FloatDesc(src.dims(), tag),
@@ -677,8 +725,8 @@ class Conv2dKernel {
       ABSL_GUARDED_BY(windows_mutex_);
   absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<Conv2dKernel>> regions_
       ABSL_GUARDED_BY(windows_mutex_);
-  onednn::PlanCache<onednn::ReorderedPlan> plans_[2][2];  // [NCHW input][NCHW result]
-  onednn::PlanCache<Regions> regions_by_shape_;           // RegionsOf each input shape
+  onednn::PlanCache<ShapePlan> plans_[2][2];     // [NCHW input][NCHW result]
+  onednn::PlanCache<Regions> regions_by_shape_;  // RegionsOf each input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
   const bool winograd_shape_;              // 3 x 3, stride 1, dilation 1, one group

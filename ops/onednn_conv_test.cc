@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
+#include "ops/onednn.h"
 #include "ops/out_variant_test_support.h"
 #include "ops/registry.h"
 #include "rapidcheck.h"
@@ -428,6 +429,38 @@ TEST(OneDnnConvTest, WinogradTilesWithinTheStatedBound) {
           << "size " << size << " channels-last " << channels_last;
     }
   }
+}
+
+// oneDNN's Winograd kernels want the weight in a layout that depends on the
+// input's shape (AVX-512: 256 channels on 8 x 8 images take F(2x2, 3x3)
+// one image at a time, F(4x4, 3x3) four at a time and from 16 x 16 on).
+// The weight is packed in one Winograd layout at most, whatever shapes
+// come: a batch runs image by image in that layout, or the direct kernel
+// runs it; every result within the bound.
+TEST(OneDnnConvTest, AWeightTakesOneWinogradLayoutWhateverTheShapes) {
+  at::manual_seed(9);
+  ConvCase c;
+  c.weight = at::randn({256, 256, 3, 3});
+  c.bias = at::randn({256});
+  c.stride = c.dilation = c.padding = {1, 1};
+  c.groups = 1;
+  c.activation = "relu";
+  SingleNode conv = MakeConvGraph(c, /*channels_last_output=*/true);
+  Slots slots(1);
+  const auto winograd_copies = [&] {
+    int copies = 0;
+    for (const onednn::PackedCopy& copy : onednn::PacksOf(c.weight.data_ptr())) {
+      copies += copy.format.format_kind == dnnl_format_kind_wino;
+    }
+    return copies;
+  };
+  for (const std::vector<int64_t>& sizes : std::vector<std::vector<int64_t>>{
+           {1, 256, 8, 8}, {4, 256, 8, 8}, {1, 256, 16, 16}, {2, 256, 14, 14}, {3, 256, 8, 8}}) {
+    const at::Tensor x = at::randn(sizes).contiguous(at::MemoryFormat::ChannelsLast);
+    EXPECT_EQ(RunOutsideBound(c, conv, slots, x, c10::nullopt), "") << "input " << sizes;
+    EXPECT_LE(winograd_copies(), 1) << "after input " << sizes;
+  }
+  if (winograd_copies() == 0) GTEST_SKIP() << "oneDNN has no Winograd kernel on this CPU";
 }
 
 // Taps that only read padding still multiply it by their weight: an

@@ -1,5 +1,6 @@
 // ops::Winograd3x3 against oneDNN's direct convolution (what conv2d_fused
-// runs otherwise on CPUs without AVX-512) on channels-last 3 x 3 stride-1
+// runs otherwise on CPUs without AVX-512) and oneDNN's Winograd one (on
+// AVX-512, its blocked layouts, reorders left out) on channels-last 3 x 3 stride-1
 // convolutions padded to keep the size, batch 1, one thread: the shapes
 // that decide where conv2d_fused takes Winograd (ops/onednn_conv.cc).
 //
@@ -37,33 +38,48 @@ void BM_Winograd3x3(benchmark::State& state) {
       benchmark::Counter(Flops(c, size) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
-void BM_OneDnnDirect(benchmark::State& state) {
+// oneDNN's convolution by `algorithm` between activations in `layout`
+// (`any`: the blocked layout it picks; the time leaves out reorders).
+void OneDnn(benchmark::State& state, dnnl::algorithm algorithm, dnnl::memory::format_tag layout) {
   using dnnl::memory;
   const int64_t c = state.range(0), size = state.range(1);
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   const auto f32 = memory::data_type::f32;
-  const memory::desc src({1, c, size, size}, f32, memory::format_tag::nhwc);
+  const memory::desc io({1, c, size, size}, f32, layout);
   const memory::desc any_weights({c, c, 3, 3}, f32, memory::format_tag::any);
   const memory::desc plain_weights({c, c, 3, 3}, f32, memory::format_tag::oihw);
   const memory::desc bias({c}, f32, memory::format_tag::x);
   const dnnl::convolution_forward::primitive_desc pd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct, src, any_weights, bias,
-                                      src, {1, 1}, {1, 1}, {1, 1}),
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, io,
+                                      any_weights, bias, io, {1, 1}, {1, 1}, {1, 1}),
       engine);
   const at::Tensor w = at::randn({c, c, 3, 3}), b = at::randn({c});
   const at::Tensor x = at::randn({1, size, size, c}), y = at::empty({1, size, size, c});
   memory plain(plain_weights, engine, w.data_ptr()), packed(pd.weights_desc(), engine);
   dnnl::reorder(plain, packed).execute(stream, plain, packed);
-  const std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(src, engine, x.data_ptr())},
-                                                {DNNL_ARG_WEIGHTS, packed},
-                                                {DNNL_ARG_BIAS, memory(bias, engine, b.data_ptr())},
-                                                {DNNL_ARG_DST, memory(src, engine, y.data_ptr())}};
+  const std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, memory(pd.src_desc(), engine, x.data_ptr())},
+      {DNNL_ARG_WEIGHTS, packed},
+      {DNNL_ARG_BIAS, memory(bias, engine, b.data_ptr())},
+      {DNNL_ARG_DST, memory(pd.dst_desc(), engine, y.data_ptr())}};
   const dnnl::convolution_forward conv(pd);
   for (auto _ : state) conv.execute(stream, args);
   state.counters["gflops"] =
       benchmark::Counter(Flops(c, size) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+void BM_OneDnnDirect(benchmark::State& state) {
+  OneDnn(state, dnnl::algorithm::convolution_direct, dnnl::memory::format_tag::nhwc);
+}
+
+// oneDNN's Winograd kernel (AVX-512 only), whose weight layout depends on the shape.
+void BM_OneDnnWinograd(benchmark::State& state) {
+  try {
+    OneDnn(state, dnnl::algorithm::convolution_winograd, dnnl::memory::format_tag::any);
+  } catch (const dnnl::error&) {
+    state.SkipWithError("no oneDNN Winograd kernel for this shape on this CPU");
+  }
 }
 
 const std::vector<std::vector<int64_t>> kShapes = {
@@ -75,6 +91,7 @@ BENCHMARK(BM_Winograd3x3)
     ->ArgsProduct({kShapes[0], kShapes[1], {2, 4}})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OneDnnDirect)->ArgsProduct(kShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OneDnnWinograd)->ArgsProduct(kShapes)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace static_runtime
