@@ -194,6 +194,13 @@ bool SameFormat(const dnnl_memory_desc_t& a, const dnnl_memory_desc_t& b) {
 
 }  // namespace
 
+namespace {
+std::atomic<uint64_t> plans_made{0};
+}  // namespace
+
+uint64_t PlansMade() { return plans_made.load(std::memory_order_relaxed); }
+void CountPlanMade() { plans_made.fetch_add(1, std::memory_order_relaxed); }
+
 PreloadedPacks::PreloadedPacks(Map packs) : packs_(std::move(packs)), previous_(preloaded) {
   preloaded = &packs_;
 }

@@ -101,6 +101,11 @@ class ReorderedPlan {
   size_t src_bytes_ = 0, dst_bytes_ = 0;
 };
 
+// How many plans kernels' PlanCaches made in this process (each for a shape
+// a kernel met the first time): none are made at a shape that was warmed up.
+uint64_t PlansMade();
+void CountPlanMade();  // (by PlanCache)
+
 // Plans (a Plan, or a kernel's own group of them) by input shape (N, C, H,
 // W), created on first use and kept for the lifetime of the kernel; safe to
 // use from several threads. The plan of the last shape asked for is found
@@ -121,6 +126,7 @@ class PlanCache {
       if (found != plans_.end()) return Remember(found->second);
     }
     std::unique_ptr<Value> plan = make_plan();
+    CountPlanMade();
     absl::MutexLock lock(&mutex_);
     auto inserted = plans_.try_emplace(key, Entry{key, std::move(plan)});
     return Remember(inserted.first->second);

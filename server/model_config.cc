@@ -26,8 +26,10 @@ absl::StatusOr<int64_t> IntIn(const json& value, absl::string_view key, int64_t 
   return number;
 }
 
-absl::StatusOr<DeclaredTensor> ParseTensor(const json& entry, size_t index) {
-  const std::string where = absl::StrCat("inputs[", index, "]");
+// One tensor of `inputs` or of a warm-up sample (`where`), whose sizes may
+// be -1 (any) only where `any_size`.
+absl::StatusOr<DeclaredTensor> ParseTensor(const json& entry, const std::string& where,
+                                           bool any_size) {
   if (!entry.is_object()) return WrongType(where, "an object");
   DeclaredTensor tensor;
   for (const auto& [key, value] : entry.items()) {
@@ -37,8 +39,9 @@ absl::StatusOr<DeclaredTensor> ParseTensor(const json& entry, size_t index) {
       tensor.datatype = value.get<std::string>();
     } else if (key == "shape" && value.is_array()) {
       for (const json& size : value) {
-        if (!size.is_number_integer() || size.get<int64_t>() < -1) {
-          return WrongType(absl::StrCat(where, ".shape"), "a list of sizes (-1: any)");
+        if (!size.is_number_integer() || size.get<int64_t>() < (any_size ? -1 : 0)) {
+          return WrongType(absl::StrCat(where, ".shape"),
+                           any_size ? "a list of sizes (-1: any)" : "a list of sizes");
         }
         tensor.shape.push_back(size.get<int64_t>());
       }
@@ -48,6 +51,9 @@ absl::StatusOr<DeclaredTensor> ParseTensor(const json& entry, size_t index) {
     }
   }
   if (tensor.name.empty()) return WrongType(absl::StrCat(where, ".name"), "a non-empty string");
+  if (!any_size && tensor.datatype.empty()) {
+    return WrongType(absl::StrCat(where, ".datatype"), "a datatype (FP32, INT64, ...)");
+  }
   if (!tensor.datatype.empty()) {
     absl::StatusOr<c10::ScalarType> type = ScalarTypeOfInput(tensor.name, tensor.datatype);
     if (!type.ok()) return type.status();
@@ -97,9 +103,26 @@ absl::StatusOr<ModelConfig> ParseModelConfig(absl::string_view text) {
     } else if (key == "inputs") {
       if (!value.is_array()) return WrongType(key, "a list of {name, datatype, shape}");
       for (size_t i = 0; i < value.size(); ++i) {
-        absl::StatusOr<DeclaredTensor> tensor = ParseTensor(value[i], i);
+        absl::StatusOr<DeclaredTensor> tensor =
+            ParseTensor(value[i], absl::StrCat("inputs[", i, "]"), /*any_size=*/true);
         if (!tensor.ok()) return tensor.status();
         result.inputs.push_back(*std::move(tensor));
+      }
+    } else if (key == "warmup") {
+      if (!value.is_array()) return WrongType(key, "a list of samples");
+      for (size_t i = 0; i < value.size(); ++i) {
+        const std::string sample = absl::StrCat("warmup[", i, "]");
+        if (!value[i].is_array() || value[i].empty()) {
+          return WrongType(sample, "a non-empty list of {name, datatype, shape}");
+        }
+        std::vector<DeclaredTensor> tensors;
+        for (size_t j = 0; j < value[i].size(); ++j) {
+          absl::StatusOr<DeclaredTensor> tensor =
+              ParseTensor(value[i][j], absl::StrCat(sample, "[", j, "]"), /*any_size=*/false);
+          if (!tensor.ok()) return tensor.status();
+          tensors.push_back(*std::move(tensor));
+        }
+        result.warmup.push_back(std::move(tensors));
       }
     } else {
       return absl::InvalidArgumentError(absl::StrCat("config.json: unknown key '", key, "'"));

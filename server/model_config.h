@@ -37,6 +37,12 @@ struct ModelConfig {
   int queue_size = 64;
   Options options;
   std::vector<DeclaredTensor> inputs;
+  // Requests run before the model is ready, so that the first requests of
+  // these shapes do not pay for preparing them (kernel plans, weight
+  // layouts): each sample names every input with its datatype and shape
+  // (zeros are sent). With max_batch_size > 0, each sample runs at every
+  // batch size from 1 to max_batch_size (its shapes' dimension 0 replaced).
+  std::vector<std::vector<DeclaredTensor>> warmup;
 };
 
 // The config in `json` (the text of a config.json).

@@ -13,7 +13,9 @@ TEST(ModelConfig, ReadsEveryKey) {
   absl::StatusOr<ModelConfig> config = ParseModelConfig(R"({
     "max_batch_size": 8, "max_queue_delay_us": 500, "instances": 2, "queue_size": 3,
     "options": {"enable_fusion": false},
-    "inputs": [{"name": "x", "datatype": "FP32", "shape": [-1, 4]}]})");
+    "inputs": [{"name": "x", "datatype": "FP32", "shape": [-1, 4]}],
+    "warmup": [[{"name": "x", "datatype": "FP32", "shape": [1, 4]}],
+               [{"name": "x", "datatype": "FP32", "shape": [2, 4]}]]})");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->max_batch_size, 8);
   EXPECT_EQ(config->max_queue_delay_us, 500);
@@ -22,6 +24,11 @@ TEST(ModelConfig, ReadsEveryKey) {
   EXPECT_FALSE(config->options.enable_fusion);
   ASSERT_EQ(config->inputs.size(), 1u);
   EXPECT_EQ(config->inputs[0].shape, (std::vector<int64_t>{-1, 4}));
+  ASSERT_EQ(config->warmup.size(), 2u);
+  ASSERT_EQ(config->warmup[1].size(), 1u);
+  EXPECT_EQ(config->warmup[1][0].name, "x");
+  EXPECT_EQ(config->warmup[1][0].datatype, "FP32");
+  EXPECT_EQ(config->warmup[1][0].shape, (std::vector<int64_t>{2, 4}));
 }
 
 TEST(ModelConfig, DefaultsWhenEmpty) {
@@ -44,6 +51,11 @@ TEST(ModelConfig, ErrorsNameTheKey) {
       {R"({"inputs": [{"name": "x", "datatype": "FP8"}]})", "datatype 'FP8'"},
       {R"({"inputs": [{"name": "x", "shape": [-2]}]})", "inputs[0].shape"},
       {R"({"inputs": [{"datatype": "FP32"}]})", "inputs[0].name"},
+      {R"({"warmup": {"x": [1]}})", "'warmup' must be a list of samples"},
+      {R"({"warmup": [[]]})", "'warmup[0]' must be a non-empty list"},
+      {R"({"warmup": [[{"name": "x", "shape": [1]}]]})", "warmup[0][0].datatype"},
+      {R"({"warmup": [[{"name": "x", "datatype": "FP32", "shape": [-1]}]]})",
+       "warmup[0][0].shape' must be a list of sizes"},
   };
   for (const auto& [text, message] : cases) {
     absl::StatusOr<ModelConfig> config = ParseModelConfig(text);

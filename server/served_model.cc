@@ -4,10 +4,12 @@
 #include <utility>
 
 #include "ATen/ops/cat.h"
+#include "ATen/ops/zeros.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "errors/status_macros.h"
+#include "server/tensor_codec.h"
 
 namespace static_runtime {
 namespace server {
@@ -67,8 +69,46 @@ absl::StatusOr<std::unique_ptr<ServedModel>> ServedModel::Make(std::string name,
                                                                std::unique_ptr<Engine> engine,
                                                                ModelConfig config) {
   ASSIGN_OR_RETURN(ModelSignature signature, ModelSignature::Make(engine->schema(), config.inputs));
-  return std::unique_ptr<ServedModel>(
+  std::unique_ptr<ServedModel> model(
       new ServedModel(std::move(name), std::move(engine), std::move(config), std::move(signature)));
+  RETURN_IF_ERROR(model->WarmUp());
+  return model;
+}
+
+absl::Status ServedModel::WarmUp() {
+  for (size_t i = 0; i < config_.warmup.size(); ++i) {
+    // 0: the sample's own shapes.
+    std::vector<int64_t> batch_sizes = {0};
+    if (config_.max_batch_size > 0) {
+      batch_sizes.clear();
+      for (int64_t rows = 1; rows <= config_.max_batch_size; ++rows) batch_sizes.push_back(rows);
+    }
+    for (const int64_t rows : batch_sizes) {
+      const std::string where =
+          absl::StrCat("warmup[", i, "]", rows > 0 ? absl::StrCat(" at batch size ", rows) : "");
+      std::vector<NamedTensor> inputs;
+      for (const DeclaredTensor& declared : config_.warmup[i]) {
+        std::vector<int64_t> shape = declared.shape;
+        if (rows > 0) {
+          if (shape.empty()) {
+            return absl::InvalidArgumentError(absl::StrCat(where, ": input '", declared.name,
+                                                           "' has no dimension 0 to batch along"));
+          }
+          shape[0] = rows;
+        }
+        ASSIGN_OR_RETURN(c10::ScalarType type, ScalarTypeOfInput(declared.name, declared.datatype));
+        inputs.push_back({declared.name, at::zeros(shape, at::TensorOptions(type))});
+      }
+      absl::StatusOr<std::vector<c10::IValue>> arguments = signature_.Arguments(std::move(inputs));
+      absl::StatusOr<c10::IValue> result =
+          arguments.ok() ? engine_->Run(*arguments) : arguments.status();
+      if (!result.ok()) {
+        return absl::Status(result.status().code(),
+                            absl::StrCat(where, " failed: ", result.status().message()));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 ServedModel::ServedModel(std::string name, std::unique_ptr<Engine> engine, ModelConfig config,

@@ -70,6 +70,9 @@ class ServedModel {
 
   ServedModel(std::string name, std::unique_ptr<Engine> engine, ModelConfig config,
               ModelSignature signature);
+  // Runs config_.warmup's samples (see ModelConfig::warmup) on the engine,
+  // uncounted in the metrics; the first failure names its sample.
+  absl::Status WarmUp();
   absl::Status CheckBatchable(const std::vector<NamedTensor>& inputs, int64_t* rows,
                               std::string* shape_key) const;
   // Unbatched: waits for a free instance in the caller's thread, runs.

@@ -112,6 +112,39 @@ TEST(ServedModel, RunsARequest) {
   EXPECT_EQ(served.model->metrics().failure(), 1);
 }
 
+// The warm-up samples run on the engine before Make returns (so before the
+// repository calls the model ready), uncounted in the metrics: as given
+// without batching, at every batch size up to max_batch_size with it.
+TEST(ServedModel, WarmsUpEverySampleBeforeItIsMade) {
+  ModelConfig config;
+  config.warmup = {{{"x", "FP32", {3, 2}}}, {{"x", "FP32", {5, 4}}}};
+  Served served = Serve(config);
+  EXPECT_THAT(served.engine->rows(), ElementsAre(3, 5));
+  EXPECT_EQ(served.model->metrics().runs(), 0);
+  EXPECT_EQ(served.model->metrics().success(), 0);
+
+  config.max_batch_size = 3;
+  config.warmup = {{{"x", "FP32", {1, 2}}}};
+  Served batched = Serve(config);
+  EXPECT_THAT(batched.engine->rows(), ElementsAre(1, 2, 3));
+}
+
+TEST(ServedModel, AFailingWarmUpNamesItsSample) {
+  ModelConfig config;
+  config.max_batch_size = 2;
+  config.warmup = {{{"x", "FP32", {1, 2}}}, {{"y", "FP32", {1, 2}}}};
+  absl::StatusOr<std::unique_ptr<ServedModel>> made =
+      ServedModel::Make("fake", std::make_unique<FakeEngine>(), config);
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().message(), HasSubstr("warmup[1] at batch size 1 failed: "));
+  EXPECT_THAT(made.status().message(), HasSubstr("'y'"));
+
+  config.warmup = {{{"x", "FP32", {}}}};
+  made = ServedModel::Make("fake", std::make_unique<FakeEngine>(), config);
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().message(), HasSubstr("input 'x' has no dimension 0"));
+}
+
 TEST(ServedModel, AFullQueueRefusesAtOnce) {
   ModelConfig config;
   config.queue_size = 1;
