@@ -112,6 +112,27 @@ c10::intrusive_ptr<c10::ivalue::Future> RuntimePool::RunAsync(std::vector<c10::I
       std::move(launcher));
 }
 
+std::vector<MemoryStats> RuntimePool::IdleRuntimesMemoryStats() {
+  absl::MutexLock lock(&mutex_);
+  std::vector<MemoryStats> stats;
+  for (const IdleRuntime& idle : idle_) stats.push_back(idle.runtime->memory_stats());
+  for (ThreadSlot& slot : slots_) {
+    // Taken out while it is read, so that its thread cannot run it meanwhile.
+    std::unique_ptr<StaticRuntime> runtime(slot.runtime.exchange(nullptr));
+    if (runtime == nullptr) continue;
+    stats.push_back(runtime->memory_stats());
+    // Back in its slot, unless a caller waits (as Release hands it over) or
+    // the slot's thread filled it meanwhile.
+    StaticRuntime* empty = nullptr;
+    if (waiting_.load() == 0 && slot.runtime.compare_exchange_strong(empty, runtime.get())) {
+      static_cast<void>(runtime.release());
+    } else {
+      idle_.push_back({std::thread::id(), std::move(runtime)});
+    }
+  }
+  return stats;
+}
+
 size_t RuntimePool::runtimes_created() const {
   absl::MutexLock lock(&mutex_);
   return created_;

@@ -51,6 +51,10 @@ class RuntimePool {
   const StaticModule& module() const { return *module_; }
   size_t max_runtimes() const { return max_runtimes_; }
   size_t runtimes_created() const;
+  // The memory each runtime that is not running a call now holds (its
+  // arena, output buffers; StaticRuntime::memory_stats): what serving keeps
+  // between calls. Runtimes running a call are left out.
+  std::vector<MemoryStats> IdleRuntimesMemoryStats();
 
  private:
   struct IdleRuntime {

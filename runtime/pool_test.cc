@@ -119,6 +119,48 @@ TEST(RuntimePoolTest, ReusesIdleRuntimesAcrossThreads) {
   EXPECT_EQ(pool.runtimes_created(), 1u);
 }
 
+// The memory of the runtimes that serve: none before a call; the arena the
+// calls grew (the largest shape's), not a fresh runtime's; read while other
+// threads call (each runtime read is out of their reach meanwhile).
+TEST(RuntimePoolTest, DescribesTheMemoryItsServingRuntimesHold) {
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("mlp"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const std::vector<Case> cases = JitCases("mlp", prepared->module);
+  RuntimePool pool(prepared->static_module, /*max_runtimes=*/2);
+  EXPECT_TRUE(pool.IdleRuntimesMemoryStats().empty());
+  // The first run measures, the second runs in the arena.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(pool.Run(cases[0].inputs).ok());  // size 1
+  const std::vector<MemoryStats> small = pool.IdleRuntimesMemoryStats();
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_GT(small[0].intermediates.arena_bytes, 0u);
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(pool.Run(cases[2].inputs).ok());  // size 3
+  ASSERT_TRUE(pool.Run(cases[0].inputs).ok());
+  const std::vector<MemoryStats> grown = pool.IdleRuntimesMemoryStats();
+  ASSERT_EQ(grown.size(), 1u);
+  EXPECT_GT(grown[0].intermediates.arena_bytes, small[0].intermediates.arena_bytes);
+
+  std::atomic<int> mismatches{0};
+  std::atomic<bool> done{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const Case& c = cases[(t + i) % cases.size()];
+        absl::StatusOr<c10::IValue> result = pool.Run(c.inputs);
+        if (!result.ok() || !reference::Compare(c.expected, *result).ok()) ++mismatches;
+      }
+    });
+  }
+  std::thread reader([&] {
+    while (!done.load()) pool.IdleRuntimesMemoryStats();
+  });
+  for (std::thread& thread : threads) thread.join();
+  done = true;
+  reader.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(pool.IdleRuntimesMemoryStats().size(), pool.runtimes_created());
+}
+
 TEST(StaticMethodTest, StandsInForAnIMethod) {
   absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("kwargs_defaults"));
   ASSERT_TRUE(prepared.ok()) << prepared.status();

@@ -94,6 +94,20 @@ class DocsTest(unittest.TestCase):
         self.assertGreaterEqual(len(parsed), 6)
         self.assertEqual(sorted(table), sorted(parsed))
 
+    def test_memory_stats_table_lists_the_keys_python_returns(self):
+        document = read("docs/memory.md")
+        section = document[document.index("### Python: `memory_stats()`"):]
+        section = section.split("\n#", 1)[0]
+        table = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
+        source = read("runtime/python/bindings.cc")
+        returned = []
+        for function in ("py::dict MemoryStats(", "static py::dict MemoryDict("):
+            body = source[source.index(function):]
+            body = body[:body.index("\n  }\n")]
+            returned += re.findall(r'out\["(\w+)"\] =', body)
+        self.assertGreaterEqual(len(returned), 10)
+        self.assertEqual(sorted(table), sorted(returned))
+
     def test_compatibility_cites_tests_that_exist(self):
         document = read("docs/compatibility.md")
         sources = "".join(read(path) for path in CITED_TEST_SOURCES)

@@ -205,16 +205,26 @@ class PyModule {
     return out;
   }
 
+  // The memory of the runtimes that serve this module's calls, after one
+  // more call on these arguments when given: the largest arena's runtime's
+  // stats, how many runtimes were read and their arenas' total.
   py::dict MemoryStats(const py::args& args, const py::kwargs& kwargs) {
-    const std::vector<c10::IValue> stack = Bind(args, kwargs);
-    StaticRuntime runtime(module_);
+    if (!args.empty() || !kwargs.empty()) Call(args, kwargs);
+    std::vector<static_runtime::MemoryStats> runtimes;
     {
       py::gil_scoped_release no_gil;
-      absl::StatusOr<c10::IValue> result = runtime.Run(stack);
-      if (!result.ok()) throw std::runtime_error(std::string(result.status().message()));
-      runtime.ReleaseOutputs();
+      runtimes = pool_->IdleRuntimesMemoryStats();
     }
-    return MemoryDict(runtime.memory_stats());
+    static_runtime::MemoryStats largest;
+    size_t total_arena_bytes = 0;
+    for (const static_runtime::MemoryStats& stats : runtimes) {
+      total_arena_bytes += stats.intermediates.arena_bytes;
+      if (stats.intermediates.arena_bytes >= largest.intermediates.arena_bytes) largest = stats;
+    }
+    py::dict out = MemoryDict(largest);
+    out["runtimes"] = runtimes.size();
+    out["total_arena_bytes"] = total_arena_bytes;
+    return out;
   }
 
   py::dict KernelCountsDict() const {
@@ -281,11 +291,19 @@ class PyModule {
     py::dict out;
     out["managed_tensors"] = stats.intermediates.managed_tensors;
     out["reused_tensors"] = stats.intermediates.reused_tensors;
-    out["arena_bytes"] = stats.intermediates.greedy_by_size_bytes;
+    out["arena_bytes"] = stats.intermediates.arena_bytes;
+    const std::string algorithm = stats.intermediates.algorithm;
+    out["planning_algorithm"] = algorithm;
+    out["planned_arena_bytes"] = algorithm == "storage_groups"
+                                     ? stats.intermediates.storage_groups_bytes
+                                     : stats.intermediates.greedy_by_size_bytes;
     out["lower_bound_bytes"] = stats.intermediates.lower_bound_bytes;
+    out["replans"] = stats.intermediates.replans;
     out["unmanaged_values"] = stats.unmanaged_values;
     out["output_tensors"] = stats.output_tensors;
     out["output_buffer_bytes"] = stats.output_buffer_bytes;
+    out["output_slab_tensors"] = stats.output_slab_tensors;
+    out["output_slab_bytes"] = stats.output_slab_bytes;
     return out;
   }
 

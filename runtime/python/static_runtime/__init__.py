@@ -171,18 +171,21 @@ def _print_benchmark(metrics, num_inputs):
 class StaticModule:
     """A TorchScript module, function or graph prepared once for the static
     runtime: StaticModule(module_or_graph_or_function, *, frozen=False,
-    sample_inputs=None, max_runtimes=8, **options).
+    sample_inputs=None, warmup=None, max_runtimes=8, **options).
 
     module_or_graph_or_function: a torch.jit.ScriptModule (torch.jit.script
     or torch.jit.load; frozen first unless frozen=True) or its ._c, a
     torch.jit.ScriptFunction, or a torch._C.Graph. sample_inputs: example
-    arguments that size the memory plan before the first call. max_runtimes:
-    how many calls may run at once. Options (keyword arguments, True or
-    False; option_defaults() gives the defaults):
+    arguments that size the memory plan before the first call. warmup: a
+    list of argument tuples, each called once before the constructor
+    returns, so that the first calls at those shapes do not pay for
+    preparing them (kernel plans, weight layouts). max_runtimes: how many
+    calls may run at once. Options (keyword arguments, True or False;
+    option_defaults() gives the defaults):
 """
 
-    def __init__(self, module_or_graph, *, frozen=False, sample_inputs=None, max_runtimes=8,
-                 **options):
+    def __init__(self, module_or_graph, *, frozen=False, sample_inputs=None, warmup=None,
+                 max_runtimes=8, **options):
         options = _options(options)
         samples = list(sample_inputs) if sample_inputs is not None else []
         if isinstance(module_or_graph, torch.jit.ScriptModule):
@@ -199,6 +202,15 @@ class StaticModule:
             raise TypeError("StaticModule takes a torch.jit.ScriptModule (torch.jit.script or "
                             "torch.jit.load), a torch.jit.ScriptFunction or a torch._C.Graph, "
                             f"not {type(module_or_graph)}")
+        for index, arguments in enumerate(warmup or []):
+            if not isinstance(arguments, (tuple, list)):
+                raise TypeError(f"warmup[{index}] must be a tuple of arguments, "
+                                f"not {type(arguments).__name__}")
+            try:
+                self._module(*arguments)
+            except Exception as error:  # its kind kept, the sample named
+                error.add_note(f"(in the call of warmup[{index}])")
+                raise
 
     def __call__(self, *args, **kwargs):
         return self._module(*args, **kwargs)
@@ -229,7 +241,10 @@ class StaticModule:
         return self._module.explain()
 
     def memory_stats(self, *args, **kwargs):
-        """The memory plan after one run on these arguments."""
+        """The memory the runtimes serving this module's calls hold between
+        calls (after one more call on these arguments, when given): the
+        keys of docs/memory.md's table, for the runtime with the largest
+        arena, with how many runtimes there are and their arenas' total."""
         return self._module.memory_stats(*args, **kwargs)
 
     def kernel_counts(self):

@@ -30,11 +30,12 @@ class IndividualMetrics(types.SimpleNamespace):
     out_nodes_count: int
     total_nodes_count: int
     fallback_nodes_count: int
-    memory: Dict[str, int]
+    memory: Dict[str, Union[int, str]]
 
 class StaticModule:
     def __init__(self, module_or_graph: ModelLike, *, frozen: bool = ...,
-                 sample_inputs: Optional[Sequence[Any]] = ..., max_runtimes: int = ...,
+                 sample_inputs: Optional[Sequence[Any]] = ...,
+                 warmup: Optional[Sequence[Sequence[Any]]] = ..., max_runtimes: int = ...,
                  enable_fusion: bool = ..., enable_out_variant: bool = ...,
                  fuse_list_unpack: bool = ..., group_output_allocations: bool = ...,
                  hoist_dict_lookups: bool = ...,
@@ -51,7 +52,7 @@ class StaticModule:
     def benchmark_individual_ops(self, args: Sequence[Any], kwargs: Optional[Dict[str, Any]] = ...,
                                  warmup_runs: int = ..., main_runs: int = ...) -> IndividualMetrics: ...
     def explain(self) -> str: ...
-    def memory_stats(self, *args: Any, **kwargs: Any) -> Dict[str, int]: ...
+    def memory_stats(self, *args: Any, **kwargs: Any) -> Dict[str, Union[int, str]]: ...
     def kernel_counts(self) -> Dict[str, int]: ...
     def save_package(self, path: str, source: str = ...) -> None: ...
 

@@ -206,6 +206,33 @@ class StaticModuleTest(unittest.TestCase):
         self.assertIn("linear_fused", sm.explain())
         self.assertIn("managed_tensors", sm.memory_stats(features))
 
+    def test_warmup_calls_each_sample_before_the_module_is_returned(self):
+        mlp = script(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)))
+        # Two calls at one shape: the first measures, the second runs in the arena.
+        warmed = static_runtime.StaticModule(
+            mlp, warmup=[(torch.randn(64, 8),), (torch.randn(64, 8),)])
+        stats = warmed.memory_stats()
+        self.assertEqual(stats["runtimes"], 1)
+        self.assertGreater(stats["arena_bytes"], 0)
+        self.assertEqual(static_runtime.StaticModule(mlp).memory_stats()["runtimes"], 0)
+        with self.assertRaises(RuntimeError) as raised:
+            static_runtime.StaticModule(mlp, warmup=[(torch.randn(2, 8),), (torch.randn(2, 9),)])
+        self.assertIn("(in the call of warmup[1])", raised.exception.__notes__)
+        with self.assertRaisesRegex(TypeError, r"warmup\[0\] must be a tuple"):
+            static_runtime.StaticModule(mlp, warmup=[torch.randn(2, 8)])
+
+    def test_memory_stats_describe_the_serving_runtimes(self):
+        mlp = static_runtime.StaticModule(
+            script(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))))
+        for rows in (2, 2, 256, 256, 2):
+            mlp(torch.randn(rows, 8))
+        stats = mlp.memory_stats()
+        # The arena the largest call grew, kept: not a fresh runtime's for 2 rows.
+        self.assertEqual(stats["runtimes"], 1)
+        self.assertGreaterEqual(stats["arena_bytes"], 256 * 16 * 4)
+        self.assertEqual(stats["total_arena_bytes"], stats["arena_bytes"])
+        self.assertGreater(mlp.memory_stats(torch.randn(2, 8))["output_slab_bytes"], 0)
+
     def test_compare_prints_the_three_runtimes(self):
         out = io.StringIO()
         result = static_runtime.compare(script(DictModel()),
