@@ -257,6 +257,10 @@ dnnl::memory PackedWeights::Get(const dnnl::memory::desc& format) {
   return *Find(format, std::nullopt);
 }
 
+std::optional<dnnl::memory> PackedWeights::GetIfPacked(const dnnl::memory::desc& format) {
+  return Find(format, 0);
+}
+
 std::optional<dnnl::memory> PackedWeights::GetWithinKindLimit(const dnnl::memory::desc& format,
                                                               size_t max_copies) {
   return Find(format, max_copies);
@@ -264,12 +268,35 @@ std::optional<dnnl::memory> PackedWeights::GetWithinKindLimit(const dnnl::memory
 
 std::optional<dnnl::memory> PackedWeights::Find(const dnnl::memory::desc& format,
                                                 std::optional<size_t> max_copies) {
+  if (std::optional<dnnl::memory> held = Held(format)) return held;
+  if (max_copies && *max_copies == 0) return std::nullopt;
+  {
+    absl::MutexLock lock(&mutex_);
+    if (max_copies && CopiesOfKind(format) >= *max_copies) return std::nullopt;
+  }
+  // Packed outside the lock: a slow reorder (oneDNN's Winograd layouts take
+  // up to 0.2 s per weight) must not hold up the calls that want the
+  // weight's other copies.
+  dnnl::memory source(plain_, CpuEngine(), data_);
+  dnnl::memory packed(format, CpuEngine());
+  dnnl::stream stream(CpuEngine());
+  dnnl::reorder(source, packed).execute(stream, source, packed);
+  stream.wait();
   absl::MutexLock lock(&mutex_);
-  size_t of_kind = 0;
+  // Another thread may have packed it meanwhile (its copy is kept), or
+  // another copy of the kind (then this one is dropped, as the limit says).
+  for (const dnnl::memory& other : packed_) {
+    if (other.get_desc() == format) return other;
+  }
+  if (max_copies && CopiesOfKind(format) >= *max_copies) return std::nullopt;
+  packed_.push_back(packed);
+  return packed;
+}
+
+std::optional<dnnl::memory> PackedWeights::Held(const dnnl::memory::desc& format) {
+  absl::MutexLock lock(&mutex_);
   for (const dnnl::memory& packed : packed_) {
-    const dnnl::memory::desc held = packed.get_desc();
-    if (held == format) return packed;
-    of_kind += held.data.format_kind == format.data.format_kind;
+    if (packed.get_desc() == format) return packed;
   }
   // A preloaded copy is used only where its format is exactly the one asked
   // for, with that format's size: its own descriptor is never interpreted.
@@ -281,14 +308,15 @@ std::optional<dnnl::memory> PackedWeights::Find(const dnnl::memory::desc& format
       return packed;
     }
   }
-  if (max_copies && of_kind >= *max_copies) return std::nullopt;
-  dnnl::memory source(plain_, CpuEngine(), data_);
-  dnnl::memory packed(format, CpuEngine());
-  dnnl::stream stream(CpuEngine());
-  dnnl::reorder(source, packed).execute(stream, source, packed);
-  stream.wait();
-  packed_.push_back(packed);
-  return packed;
+  return std::nullopt;
+}
+
+size_t PackedWeights::CopiesOfKind(const dnnl::memory::desc& format) const {
+  size_t copies = 0;
+  for (const dnnl::memory& packed : packed_) {
+    copies += packed.get_desc().data.format_kind == format.data.format_kind;
+  }
+  return copies;
 }
 
 }  // namespace onednn

@@ -207,6 +207,9 @@ class PackedWeights {
 
   dnnl::memory Get(const dnnl::memory::desc& format);
 
+  // The copy in `format` if there is one (made, or preloaded), else nullopt.
+  std::optional<dnnl::memory> GetIfPacked(const dnnl::memory::desc& format);
+
   // The copy in `format` as Get gives it, but nullopt instead of a new copy
   // where this cache already holds `max_copies` copies in layouts of
   // `format`'s kind (blocked, or Winograd: whose layout depends on the
@@ -216,9 +219,14 @@ class PackedWeights {
 
  private:
   // Get's copy, or nullopt where `max_copies` (unbounded when nullopt)
-  // copies of `format`'s kind are held and it would make another.
+  // copies of `format`'s kind are held (0: none may be made) and it would
+  // make another.
   std::optional<dnnl::memory> Find(const dnnl::memory::desc& format,
                                    std::optional<size_t> max_copies);
+  // The copy in `format` if one is made or preloaded.
+  std::optional<dnnl::memory> Held(const dnnl::memory::desc& format);
+  size_t CopiesOfKind(const dnnl::memory::desc& format) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   friend std::vector<PackedCopy> PacksOf(const void* weight_data);
 

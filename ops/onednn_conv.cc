@@ -44,6 +44,7 @@
 // is in ops/error_bounds.h, the tolerance table in docs/convolutions.md.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -54,6 +55,8 @@
 #include "ATen/ATen.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "execution/background_work.h"
+#include "glog/logging.h"
 #include "ir/operators/operators.h"
 #include "ops/channels_last.h"
 #include "ops/conv1d/depthwise.h"
@@ -74,6 +77,10 @@ constexpr int64_t kFirstLayerChannels = 16;
 
 // The Winograd layouts a weight is packed in at most (see MakePlan).
 constexpr size_t kMaxWinogradLayouts = 1;
+// A Winograd copy of at least this many bytes is packed by the background
+// work; a smaller one at once (oneDNN's reorder: 7-15 ms for 64 x 64
+// channels, 0.6 MB, up to 0.2 s for 512 x 512, 38 MB).
+constexpr size_t kMinBackgroundPackBytes = size_t{64} << 10;
 
 // On AVX2, a dense convolution of an input (the whole batch) of at least this many
 // floats runs on channel blocks (see MakePlan).
@@ -183,7 +190,7 @@ constexpr double kMinDeadShareToSplit = 0.25;
 // call).
 constexpr double kMinDeadMultiplyAddsToSplit = 4e6;
 
-class Conv2dKernel {
+class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
  public:
   explicit Conv2dKernel(ConvParams params)
       : params_(std::move(params)),
@@ -298,10 +305,17 @@ class Conv2dKernel {
     const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
     out.resize_(out_sizes,
                 nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
-    const ShapePlan& plan = plans_[nchw][nchw_output].Get(
+    const ShapePlan& cached = plans_[nchw][nchw_output].Get(
         {batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
         [&] { return MakePlan(batched.sizes(), batched_out, nchw, nchw_output); });
-    if (plan.per_image) {
+    const ShapePlan& plan = cached.OrItsUpgrade();
+    if (plan.plan == nullptr) {
+      // Waiting for its Winograd plan: ATen's convolution meanwhile (no
+      // packed copy of the weight for these few calls).
+      at::Tensor result = at::conv2d(batched, params_.weight, params_.bias, params_.stride,
+                                     params_.padding, params_.dilation, params_.groups);
+      out.copy_(unbatched ? result.squeeze(0) : result);
+    } else if (plan.per_image) {
       const int64_t images = batched.size(0);
       const int64_t in_floats = src.numel() / images, out_floats = out.numel() / images;
       for (int64_t image = 0; image < images; ++image) {
@@ -383,26 +397,186 @@ class Conv2dKernel {
   }
 
   // One input shape's convolution: a oneDNN primitive between reorders,
-  // run on the whole batch at once or image by image.
+  // run on the whole batch at once or image by image; or, until the
+  // background work gives it its Winograd plan (AwaitWinograd), none:
+  // ATen's convolution.
+  struct WinogradUpgrade;
   struct ShapePlan {
-    std::unique_ptr<onednn::ReorderedPlan> plan;
+    std::unique_ptr<onednn::ReorderedPlan> plan;  // null: ATen's, until upgraded
     bool per_image = false;
+    std::shared_ptr<WinogradUpgrade> upgrade;  // null: never upgraded
+    const ShapePlan& OrItsUpgrade() const;
+  };
+  struct WinogradUpgrade {
+    std::unique_ptr<ShapePlan> plan;  // written before `ready` is published
+    std::atomic<const ShapePlan*> ready{nullptr};
+  };
+  // A shape whose direct plan waits for its Winograd one.
+  struct AwaitingShape {
+    std::vector<int64_t> in, out;
+    bool nchw_input, nchw_output;
+    std::shared_ptr<WinogradUpgrade> upgrade;
   };
 
-  // A convolution on the layouts its kernel wants, with reorders from the
-  // input's layout (NHWC or NCHW) and to the result's (NHWC or NCHW) where
-  // they differ:
-  // NHWC for the direct kernel; the blocked layout for Winograd's, and for
-  // the direct kernel of a few-channel NCHW image (a model's first layer).
+  // The plan of a new input shape (see DirectPlan and WinogradPlan).
   //
   // oneDNN's Winograd kernels take the weight in a layout whose blocking
-  // depends on the input's shape (batch and image size): packing it again
-  // for each one took 0.5-1.5 s and 150 MB per batch size on resnet18. So
-  // the weight has at most kMaxWinogradLayouts of them: a shape whose
-  // Winograd layout is not among them runs image by image where one
-  // image's layout is, else the direct kernel.
+  // depends on the input's shape (batch and image size), made by oneDNN's
+  // slow reorder: packing it for each shape took 0.5-1.5 s and 150 MB per
+  // batch size on resnet18. So the weight has at most kMaxWinogradLayouts
+  // of them, and no call waits long for one to be packed: a shape whose
+  // layout is packed runs Winograd at once (on the whole batch, or image by
+  // image where one image's layout is the packed one), one whose layout is
+  // not runs the direct kernel; before the weight has a layout, a shape
+  // packs it at once if it is small (kMinBackgroundPackBytes), else runs
+  // ATen's convolution (as PyTorch's Static Runtime does, at its speed:
+  // packing the direct kernel's copy too would keep another copy of the
+  // weight for a few calls) while the background work packs the layout
+  // and swaps the shape's plan for Winograd's.
   std::unique_ptr<ShapePlan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out,
                                       bool nchw_input, bool nchw_output) {
+    if (winograd_shape_ && AllTapsLive(in, out)) {
+      size_t copy_bytes = 0;
+      if (auto plan =
+              WinogradPlan(in, out, nchw_input, nchw_output, /*may_pack=*/false, &copy_bytes)) {
+        return plan;
+      }
+      if (copy_bytes > 0 && copy_bytes < kMinBackgroundPackBytes) {
+        // Packed at once: a few milliseconds at most.
+        if (auto plan = WinogradPlan(in, out, nchw_input, nchw_output, /*may_pack=*/true)) {
+          return plan;
+        }
+      } else if (copy_bytes > 0) {
+        auto awaiting = std::make_unique<ShapePlan>();
+        if (AwaitWinograd(in, out, nchw_input, nchw_output, *awaiting)) return awaiting;
+      }
+    }
+    return DirectPlan(in, out, nchw_input, nchw_output);
+  }
+
+  // Whether every tap of the kernel reads the input for some output at
+  // these sizes (else DirectPlan leaves taps out).
+  bool AllTapsLive(at::IntArrayRef in, const std::vector<int64_t>& out) const {
+    for (int i = 0; i < 2; ++i) {
+      const TapRange live = LiveTaps(in[2 + i], out[2 + i], params_.weight.size(2 + i),
+                                     params_.stride[i], params_.dilation[i], params_.padding[i]);
+      if (live.first != 0 || live.last != params_.weight.size(2 + i) - 1) return false;
+    }
+    return true;
+  }
+
+  // oneDNN's Winograd convolution of this shape in a layout of the weight
+  // that is packed (or, where `may_pack`, that may be packed now: fewer
+  // than kMaxWinogradLayouts are), on the whole batch or image by image;
+  // null when there is none. `copy_bytes`, if given, is set to the size of
+  // the weight's copy in the layout the whole batch wants (0 where oneDNN
+  // has no Winograd kernel for the shape on this CPU).
+  std::unique_ptr<ShapePlan> WinogradPlan(at::IntArrayRef in, const std::vector<int64_t>& out,
+                                          bool nchw_input, bool nchw_output, bool may_pack,
+                                          size_t* copy_bytes = nullptr) {
+    const memory::dims padding_l = {params_.padding[0], params_.padding[1]};
+    for (const int64_t images :
+         in[0] == 1 ? std::vector<int64_t>{1} : std::vector<int64_t>{in[0], 1}) {
+      const auto layout = [&](int64_t channels, int64_t height, int64_t width, bool nchw) {
+        return onednn::FloatDesc({images, channels, height, width},
+                                 nchw ? memory::format_tag::nchw : memory::format_tag::nhwc);
+      };
+      try {
+        const auto pd =
+            Describe(params_.weight, padding_l, dnnl::algorithm::convolution_winograd,
+                     onednn::FloatDesc({images, in[1], in[2], in[3]}, memory::format_tag::any),
+                     onednn::FloatDesc({images, out[1], out[2], out[3]}, memory::format_tag::any));
+        if (copy_bytes != nullptr && images == in[0]) *copy_bytes = pd.weights_desc().get_size();
+        std::optional<memory> weights =
+            may_pack ? packed_.GetWithinKindLimit(pd.weights_desc(), kMaxWinogradLayouts)
+                     : packed_.GetIfPacked(pd.weights_desc());
+        if (!weights) continue;
+        std::unique_ptr<ShapePlan> plan =
+            PlanOf(pd, *std::move(weights), layout(in[1], in[2], in[3], nchw_input),
+                   layout(out[1], out[2], out[3], nchw_output));
+        plan->per_image = images != in[0];
+        return plan;
+      } catch (const dnnl::error&) {
+        // oneDNN has no Winograd kernel for this shape on this CPU.
+      }
+    }
+    return nullptr;
+  }
+
+  // Registers `plan` (of this shape, running ATen's convolution) for an
+  // upgrade to Winograd, and starts the background work that packs the
+  // weight's layout; false when that work is done (the shape's layout is
+  // not the packed one: it runs the direct kernel).
+  bool AwaitWinograd(at::IntArrayRef in, const std::vector<int64_t>& out, bool nchw_input,
+                     bool nchw_output, ShapePlan& plan) {
+    absl::MutexLock lock(&winograd_mutex_);
+    if (winograd_done_) return false;
+    plan.upgrade = std::make_shared<WinogradUpgrade>();
+    awaiting_.push_back({in.vec(), out, nchw_input, nchw_output, plan.upgrade});
+    if (!winograd_started_) {
+      winograd_started_ = true;
+      PostBackgroundWork([kernel = shared_from_this()] { kernel->UpgradeAwaitingShapes(); });
+    }
+    return true;
+  }
+
+  // The background work: packs the layout the first awaiting shape wants,
+  // and gives every awaiting shape its Winograd plan in it, or where none
+  // runs in it, its direct plan.
+  void UpgradeAwaitingShapes() {
+    size_t done = 0;
+    while (true) {
+      AwaitingShape shape;
+      {
+        absl::MutexLock lock(&winograd_mutex_);
+        if (done == awaiting_.size()) {
+          winograd_done_ = true;
+          awaiting_.clear();
+          return;
+        }
+        shape = awaiting_[done++];
+      }
+      try {
+        std::unique_ptr<ShapePlan> plan = WinogradPlan(shape.in, shape.out, shape.nchw_input,
+                                                       shape.nchw_output, /*may_pack=*/true);
+        if (plan == nullptr) {
+          plan = DirectPlan(shape.in, shape.out, shape.nchw_input, shape.nchw_output);
+        }
+        shape.upgrade->plan = std::move(plan);
+        shape.upgrade->ready.store(shape.upgrade->plan.get(), std::memory_order_release);
+      } catch (const std::exception& e) {
+        // (Out of memory for the layout, say: the shape stays on ATen's.)
+        LOG(WARNING) << "conv2d_fused: no oneDNN plan: " << e.what();
+      }
+    }
+  }
+
+  // The convolution `pd` describes with the weight packed as `weights`
+  // (on the layouts it chose), between reorders from the caller's `input`
+  // layout and to its `result` layout where they differ.
+  std::unique_ptr<ShapePlan> PlanOf(const dnnl::convolution_forward::primitive_desc& pd,
+                                    memory weights, const memory::desc& input,
+                                    const memory::desc& result) const {
+    std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, std::move(weights)}};
+    if (params_.bias.defined()) {
+      args.emplace(DNNL_ARG_BIAS,
+                   memory(onednn::FloatDesc({params_.bias.size(0)}, memory::format_tag::x),
+                          onednn::CpuEngine(), params_.bias.data_ptr()));
+    }
+    auto plan = std::make_unique<ShapePlan>();
+    plan->plan = std::make_unique<onednn::ReorderedPlan>(
+        dnnl::convolution_forward(pd), pd.src_desc(), pd.dst_desc(), std::move(args),
+        pd.scratchpad_desc(), input, result);
+    return plan;
+  }
+
+  // A convolution without Winograd on the layouts its kernel wants, with
+  // reorders from the input's layout (NHWC or NCHW) and to the result's
+  // (NHWC or NCHW) where they differ: NHWC for the direct kernel; the
+  // blocked layout for the direct kernel of a few-channel NCHW image (a
+  // model's first layer) and some others (below).
+  std::unique_ptr<ShapePlan> DirectPlan(at::IntArrayRef in, const std::vector<int64_t>& out,
+                                        bool nchw_input, bool nchw_output) {
     // Taps that only ever read padding are left out (the weight is finite,
     // so they add only zeros), the padding cut to the first live tap.
     TapRange live[2];
@@ -431,59 +605,18 @@ class Conv2dKernel {
     const memory::desc result =
         nchw_output ? onednn::FloatDesc({out[0], out[1], out[2], out[3]}, memory::format_tag::nchw)
                     : dst;
-    const memory::desc bias = params_.bias.defined()
-                                  ? onednn::FloatDesc({w.size(0)}, memory::format_tag::x)
-                                  : memory::desc();
     const auto describe = [&](dnnl::algorithm algorithm, const memory::desc& src_layout,
                               const memory::desc& dst_layout) {
       return Describe(w, padding_l, algorithm, src_layout, dst_layout);
     };
-    // The convolution `pd` describes with the weight packed as `weights`
-    // (on the layouts it chose), between reorders from the caller's `input`
-    // layout and to its `result` layout where they differ.
-    const auto reordered_with = [&](const dnnl::convolution_forward::primitive_desc& pd,
-                                    memory weights, const memory::desc& input,
-                                    const memory::desc& result) {
-      std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, std::move(weights)}};
-      if (params_.bias.defined()) {
-        args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
-      }
-      return std::make_unique<ShapePlan>(ShapePlan{std::make_unique<onednn::ReorderedPlan>(
-          dnnl::convolution_forward(pd), pd.src_desc(), pd.dst_desc(), std::move(args),
-          pd.scratchpad_desc(), input, result)});
-    };
+    // The convolution `pd` describes, between reorders from the input and
+    // to the result where they differ.
     const auto reordered = [&](const dnnl::convolution_forward::primitive_desc& pd) {
-      return reordered_with(pd, packed.Get(pd.weights_desc()), input, result);
+      return PlanOf(pd, packed.Get(pd.weights_desc()), input, result);
     };
-    // oneDNN has Winograd kernels only for some ISAs, channel counts and
-    // paddings, and first-layer kernels that read NCHW only for some; it
-    // refuses the others (which run the direct kernel on NHWC).
+    // First-layer kernels read NCHW only for some shapes; oneDNN refuses
+    // the others (which run the direct kernel on NHWC).
     const memory::desc any_dst = onednn::FloatDesc(dst.dims(), memory::format_tag::any);
-    if (ops::WinogradShape(w.sizes(), params_.stride, params_.dilation, params_.groups)) {
-      // The whole batch, then (for a batch) one image at a time.
-      for (const int64_t images :
-           in[0] == 1 ? std::vector<int64_t>{1} : std::vector<int64_t>{in[0], 1}) {
-        const auto layout = [&](const std::vector<int64_t>& sizes, bool nchw) {
-          return onednn::FloatDesc({images, sizes[1], sizes[2], sizes[3]},
-                                   nchw ? memory::format_tag::nchw : memory::format_tag::nhwc);
-        };
-        const std::vector<int64_t> in_sizes = in.vec();
-        try {
-          const auto pd = describe(
-              dnnl::algorithm::convolution_winograd,
-              onednn::FloatDesc({images, in[1], in[2], in[3]}, memory::format_tag::any),
-              onednn::FloatDesc({images, out[1], out[2], out[3]}, memory::format_tag::any));
-          std::optional<memory> weights =
-              packed.GetWithinKindLimit(pd.weights_desc(), kMaxWinogradLayouts);
-          if (!weights) continue;
-          std::unique_ptr<ShapePlan> plan = reordered_with(
-              pd, *std::move(weights), layout(in_sizes, nchw_input), layout(out, nchw_output));
-          plan->per_image = images != in[0];
-          return plan;
-        } catch (const dnnl::error&) {
-        }
-      }
-    }
     // A pointwise 1D convolution (height 1, width 1) between NCW
     // activations: one matrix product per image on those layouts (oneDNN's
     // GEMM-based kernel), as reordering both sides of a long 1D signal costs
@@ -672,14 +805,14 @@ class Conv2dKernel {
   // lifetime.
   Conv2dKernel* RegionKernel(const std::array<int64_t, 4>& window) {
     absl::MutexLock lock(&windows_mutex_);
-    std::unique_ptr<Conv2dKernel>& slot = regions_[window];
+    std::shared_ptr<Conv2dKernel>& slot = regions_[window];
     if (slot == nullptr) {
       ConvParams params = params_;
       params.weight = WeightTaps(window);
       params.padding = {0, 0};
       params.activation = "none";
       params.channels_last_output = true;
-      slot = std::make_unique<Conv2dKernel>(std::move(params));
+      slot = std::make_shared<Conv2dKernel>(std::move(params));
     }
     return slot.get();
   }
@@ -723,15 +856,30 @@ class Conv2dKernel {
   absl::Mutex windows_mutex_;  // guards the kernels and weights of tap windows
   absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<TrimmedWeight>> trimmed_
       ABSL_GUARDED_BY(windows_mutex_);
-  absl::flat_hash_map<std::array<int64_t, 4>, std::unique_ptr<Conv2dKernel>> regions_
+  absl::flat_hash_map<std::array<int64_t, 4>, std::shared_ptr<Conv2dKernel>> regions_
       ABSL_GUARDED_BY(windows_mutex_);
   onednn::PlanCache<ShapePlan> plans_[2][2];     // [NCHW input][NCHW result]
   onednn::PlanCache<Regions> regions_by_shape_;  // RegionsOf each input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
   const bool winograd_shape_;              // 3 x 3, stride 1, dilation 1, one group
-  ops::Winograd3x3ByTile winograd_;        // each tile's kernel made at its first call
+  // The shapes waiting for the background work's Winograd plans (see
+  // MakePlan): whether it started, and whether it is done.
+  absl::Mutex winograd_mutex_;
+  std::vector<AwaitingShape> awaiting_ ABSL_GUARDED_BY(winograd_mutex_);
+  bool winograd_started_ ABSL_GUARDED_BY(winograd_mutex_) = false;
+  bool winograd_done_ ABSL_GUARDED_BY(winograd_mutex_) = false;
+  ops::Winograd3x3ByTile winograd_;  // each tile's kernel made at its first call
 };
+
+const Conv2dKernel::ShapePlan& Conv2dKernel::ShapePlan::OrItsUpgrade() const {
+  if (upgrade != nullptr) {
+    if (const ShapePlan* winograd = upgrade->ready.load(std::memory_order_acquire)) {
+      return *winograd;
+    }
+  }
+  return *this;
+}
 
 KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {
   std::optional<onednn::FrozenParams> frozen = onednn::ReadFrozenParams(node, 4);

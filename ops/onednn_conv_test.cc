@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "absl/synchronization/notification.h"
+#include "execution/background_work.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
@@ -435,8 +437,9 @@ TEST(OneDnnConvTest, WinogradTilesWithinTheStatedBound) {
 // input's shape (AVX-512: 256 channels on 8 x 8 images take F(2x2, 3x3)
 // one image at a time, F(4x4, 3x3) four at a time and from 16 x 16 on).
 // The weight is packed in one Winograd layout at most, whatever shapes
-// come: a batch runs image by image in that layout, or the direct kernel
-// runs it; every result within the bound.
+// come, by the background work after the first call (which runs the direct
+// kernel): later, a batch runs image by image in that layout, or the
+// direct kernel runs it; every result, before and after, within the bound.
 TEST(OneDnnConvTest, AWeightTakesOneWinogradLayoutWhateverTheShapes) {
   at::manual_seed(9);
   ConvCase c;
@@ -454,10 +457,26 @@ TEST(OneDnnConvTest, AWeightTakesOneWinogradLayoutWhateverTheShapes) {
     }
     return copies;
   };
-  for (const std::vector<int64_t>& sizes : std::vector<std::vector<int64_t>>{
-           {1, 256, 8, 8}, {4, 256, 8, 8}, {1, 256, 16, 16}, {2, 256, 14, 14}, {3, 256, 8, 8}}) {
+  const auto run = [&](const std::vector<int64_t>& sizes, const char* when) {
     const at::Tensor x = at::randn(sizes).contiguous(at::MemoryFormat::ChannelsLast);
-    EXPECT_EQ(RunOutsideBound(c, conv, slots, x, c10::nullopt), "") << "input " << sizes;
+    EXPECT_EQ(RunOutsideBound(c, conv, slots, x, c10::nullopt), "") << when << " " << sizes;
+  };
+  // Three shapes of three layouts meet before any is packed (the background
+  // thread held): one is packed.
+  const std::vector<std::vector<int64_t>> first = {{1, 256, 8, 8}, {4, 256, 8, 8}, {3, 256, 8, 8}};
+  absl::Notification release;
+  PostBackgroundWork([&] { release.WaitForNotification(); });
+  for (const std::vector<int64_t>& sizes : first) run(sizes, "before packing");
+  release.Notify();
+  WaitForBackgroundWork();
+  EXPECT_LE(winograd_copies(), 1);
+  for (const std::vector<int64_t>& sizes : first) run(sizes, "after packing");
+  // Later shapes of other layouts.
+  for (const std::vector<int64_t>& sizes :
+       std::vector<std::vector<int64_t>>{{1, 256, 16, 16}, {2, 256, 14, 14}}) {
+    run(sizes, "later");
+    WaitForBackgroundWork();
+    run(sizes, "later, again");
     EXPECT_LE(winograd_copies(), 1) << "after input " << sizes;
   }
   if (winograd_copies() == 0) GTEST_SKIP() << "oneDNN has no Winograd kernel on this CPU";
@@ -530,6 +549,12 @@ TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
     for (const at::Tensor& x : inputs) {
       input_sets.push_back(NodeInputs(conv.node, x, c10::nullopt));
     }
+    // Each shape's plan made, and upgraded to Winograd where it will be
+    // (MakePlan), before the results are compared bit for bit.
+    Slots slots(1);
+    for (const std::vector<c10::IValue>& set : input_sets)
+      ASSERT_EQ(slots.Run(conv.kernel, set), "");
+    WaitForBackgroundWork();
     const std::vector<std::string> failures =
         testing::SameResultsOnSeveralThreads(conv.kernel, input_sets);
     for (size_t t = 0; t < inputs.size(); ++t) {

@@ -9,6 +9,7 @@
 #include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
+#include "execution/background_work.h"
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "memory/lifetimes.h"
@@ -193,6 +194,8 @@ absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
     if (sampled.planner) state.initial_records = sampled.planner->records();
     if (sampled.output_slab) state.initial_slab_records = sampled.output_slab->records();
     runtime.ReleaseOutputs();
+    // What the run left to the background (weight layouts) is done first.
+    WaitForBackgroundWork();
   }
   return StaticModule::Ptr(std::move(bound));
 }

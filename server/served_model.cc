@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "errors/status_macros.h"
+#include "execution/background_work.h"
 #include "server/tensor_codec.h"
 
 namespace static_runtime {
@@ -108,6 +109,9 @@ absl::Status ServedModel::WarmUp() {
       }
     }
   }
+  // What the samples' calls left to the background (weight layouts) is
+  // done before the model is ready.
+  WaitForBackgroundWork();
   return absl::OkStatus();
 }
 

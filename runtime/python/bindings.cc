@@ -18,6 +18,7 @@
 
 #include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
+#include "execution/background_work.h"
 #include "golden/option_sets.h"
 #include "load/load.h"
 #include "oneapi/dnnl/dnnl.h"
@@ -453,4 +454,9 @@ PYBIND11_MODULE(_static_runtime, m) {
     return sets;
   });
   m.def("option_defaults", [] { return static_runtime::python::OptionValues({}); });
+  // Returns when what calls left to the background (weight layouts) is done.
+  m.def("_wait_for_background_work", [] {
+    py::gil_scoped_release no_gil;
+    static_runtime::WaitForBackgroundWork();
+  });
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints shape_sweep.sh's table from the `sr sweep --json` reports in DIR
 (<model>.<side>.<round>.json): per shape, the median over rounds of each
-side's first and steady call; per model, the resident memory the shapes
+side's first and steady call and of the background work our first call
+left (`ours bg`: waited for before the steady calls); per model, the resident memory the shapes
 added (after every shape's calls, and after the random calls, less the
 resident memory after preparation).
 
@@ -31,13 +32,14 @@ def main(directory, models):
             print(f"{model}: no reports")
             continue
         print(f"\n{model} ({len(ours)} rounds each; ms, MiB)")
-        print(f"  {'shape':<42} {'ours 1st':>9} {'PSR 1st':>9} {'ours st':>9} {'PSR st':>9}"
-              f" {'ours/PSR':>8} {'1st/st':>7} {'ours +MiB':>9} {'PSR +MiB':>9}")
+        print(f"  {'shape':<42} {'ours 1st':>9} {'PSR 1st':>9} {'ours bg':>9} {'ours st':>9}"
+              f" {'PSR st':>9} {'ours/PSR':>8} {'1st/st':>7} {'ours +MiB':>9} {'PSR +MiB':>9}")
         for i, shape in enumerate(ours[0]["shapes"]):
             row = [median_of(ours, "first_ms", i), median_of(theirs, "first_ms", i),
                    median_of(ours, "steady_ms", i), median_of(theirs, "steady_ms", i)]
-            print(f"  {shape['shape']:<42} {row[0]:9.2f} {row[1]:9.2f} {row[2]:9.3f} {row[3]:9.3f}"
-                  f" {row[2] / row[3]:8.2f} {row[0] / row[2]:7.1f}"
+            settle = median_of(ours, "settle_ms", i)
+            print(f"  {shape['shape']:<42} {row[0]:9.2f} {row[1]:9.2f} {settle:9.1f} {row[2]:9.3f}"
+                  f" {row[3]:9.3f} {row[2] / row[3]:8.2f} {row[0] / row[2]:7.1f}"
                   f" {median_of(ours, 'first_added_mib', i):9.1f}"
                   f" {median_of(theirs, 'first_added_mib', i):9.1f}")
         for label, key in [("after every shape", "after_shapes_mib"),

@@ -39,6 +39,7 @@ double ResidentMiB() {
 }
 
 ShapeSweepReport SweepShapes(const std::string& side, const ModelCall& call,
+                             const SettleCall& settle,
                              const std::vector<std::vector<c10::IValue>>& inputs,
                              const std::vector<std::string>& names,
                              const ShapeSweepConfig& config) {
@@ -50,6 +51,13 @@ ShapeSweepReport SweepShapes(const std::string& side, const ModelCall& call,
     shape.name = names[i];
     const double before = ResidentMiB();
     shape.first_ms = TimedCallMs(call, inputs[i]);
+    if (settle) {
+      const auto start = std::chrono::steady_clock::now();
+      settle();
+      shape.settle_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+    }
     shape.first_added_mib = ResidentMiB() - before;
     std::vector<double> steady;
     for (int k = 0; k < config.steady_calls; ++k) steady.push_back(TimedCallMs(call, inputs[i]));
@@ -69,12 +77,13 @@ ShapeSweepReport SweepShapes(const std::string& side, const ModelCall& call,
 std::string FormatShapeSweep(const ShapeSweepReport& report) {
   std::string text = absl::StrFormat("%s: resident after preparation %.1f MiB\n", report.side,
                                      report.prepared_mib);
-  absl::StrAppendFormat(&text, "  %-40s %10s %10s %8s %12s\n", "shape", "first ms", "steady ms",
-                        "first/st", "added MiB");
+  absl::StrAppendFormat(&text, "  %-40s %10s %10s %10s %8s %12s\n", "shape", "first ms",
+                        "settle ms", "steady ms", "first/st", "added MiB");
   for (const SweptShape& shape : report.shapes) {
-    absl::StrAppendFormat(
-        &text, "  %-40s %10.2f %10.3f %8.1f %12.1f\n", shape.name, shape.first_ms, shape.steady_ms,
-        shape.steady_ms > 0 ? shape.first_ms / shape.steady_ms : 0.0, shape.first_added_mib);
+    absl::StrAppendFormat(&text, "  %-40s %10.2f %10.2f %10.3f %8.1f %12.1f\n", shape.name,
+                          shape.first_ms, shape.settle_ms, shape.steady_ms,
+                          shape.steady_ms > 0 ? shape.first_ms / shape.steady_ms : 0.0,
+                          shape.first_added_mib);
   }
   absl::StrAppendFormat(&text,
                         "  resident after every shape %.1f MiB, after %d calls at random shapes "
@@ -87,8 +96,9 @@ std::string ShapeSweepJson(const ShapeSweepReport& report) {
   std::vector<std::string> shapes;
   for (const SweptShape& shape : report.shapes) {
     shapes.push_back(absl::StrFormat(
-        R"({"shape": "%s", "first_ms": %.4f, "steady_ms": %.4f, "first_added_mib": %.2f})",
-        shape.name, shape.first_ms, shape.steady_ms, shape.first_added_mib));
+        R"({"shape": "%s", "first_ms": %.4f, "settle_ms": %.4f, "steady_ms": %.4f, )"
+        R"("first_added_mib": %.2f})",
+        shape.name, shape.first_ms, shape.settle_ms, shape.steady_ms, shape.first_added_mib));
   }
   return absl::StrFormat(
       R"({"side": "%s", "prepared_mib": %.2f, "shapes": [%s], "after_shapes_mib": %.2f, )"

@@ -1,6 +1,8 @@
 // A shape sweep: how a runtime meets input shapes it has not seen. For each
-// shape in turn, its first call (the time and the resident memory it adds)
-// and its steady call (the median of later calls at that shape); then calls
+// shape in turn, its first call (the time and the resident memory it and
+// the background work it started add), how long that background work
+// took after it, and its steady call (the median of later calls at that
+// shape); then calls
 // at shapes drawn at random from the set, and the resident memory after
 // them. One side (ours or PyTorch's Static Runtime) per process, so that
 // resident memory is that side's (`sr sweep`, tools/bench_models/shape_sweep.sh).
@@ -26,6 +28,7 @@ struct ShapeSweepConfig {
 struct SweptShape {
   std::string name;  // the input spec
   double first_ms = 0;
+  double settle_ms = 0;        // the background work the first call left, after it
   double steady_ms = 0;        // median
   double first_added_mib = 0;  // resident memory the first call added
 };
@@ -42,8 +45,13 @@ struct ShapeSweepReport {
 // One call of the model on `inputs` (the side's own; it may throw).
 using ModelCall = std::function<void(const std::vector<c10::IValue>& inputs)>;
 
+// Waits for the background work calls left (ours: weight layouts); empty
+// for a side that leaves none.
+using SettleCall = std::function<void()>;
+
 // Sweeps `inputs[i]` (named `names[i]`) in order, then at random.
 ShapeSweepReport SweepShapes(const std::string& side, const ModelCall& call,
+                             const SettleCall& settle,
                              const std::vector<std::vector<c10::IValue>>& inputs,
                              const std::vector<std::string>& names, const ShapeSweepConfig& config);
 

@@ -14,7 +14,7 @@ namespace {
 TEST(ShapeSweepTest, EachShapeIsCalledOnceFirstThenSteadilyThenAtRandom) {
   const std::vector<std::vector<c10::IValue>> inputs = {{at::zeros({1, 2})}, {at::zeros({3, 2})}};
   const std::vector<std::string> names = {"f32[1,2]", "f32[3,2]"};
-  std::vector<int64_t> calls;  // the batch of every call, in order
+  std::vector<int64_t> calls;  // the batch of every call, in order (-1: settled)
   ShapeSweepConfig config;
   config.steady_calls = 3;
   config.random_calls = 40;
@@ -23,12 +23,12 @@ TEST(ShapeSweepTest, EachShapeIsCalledOnceFirstThenSteadilyThenAtRandom) {
       [&](const std::vector<c10::IValue>& arguments) {
         calls.push_back(arguments[0].toTensor().size(0));
       },
-      inputs, names, config);
-  ASSERT_EQ(calls.size(), 2u * 4 + 40);
-  EXPECT_EQ(std::vector<int64_t>(calls.begin(), calls.begin() + 8),
-            std::vector<int64_t>({1, 1, 1, 1, 3, 3, 3, 3}));
+      [&] { calls.push_back(-1); }, inputs, names, config);
+  ASSERT_EQ(calls.size(), 2u * 5 + 40);
+  EXPECT_EQ(std::vector<int64_t>(calls.begin(), calls.begin() + 10),
+            std::vector<int64_t>({1, -1, 1, 1, 1, 3, -1, 3, 3, 3}));
   std::map<int64_t, int> random;
-  for (size_t i = 8; i < calls.size(); ++i) ++random[calls[i]];
+  for (size_t i = 10; i < calls.size(); ++i) ++random[calls[i]];
   EXPECT_GT(random[1], 0);
   EXPECT_GT(random[3], 0);
   ASSERT_EQ(report.shapes.size(), 2u);

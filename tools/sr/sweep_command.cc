@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "execution/background_work.h"
 #include "load/load.h"
 #include "runtime/static_runtime.h"
 #include "tools/intra_op_threads.h"
@@ -71,7 +72,8 @@ int SweepMain(const Args& args) {
   }
   ShapeSweepReport report;
   try {
-    report = SweepShapes(side, call, inputs, names, config);
+    report = SweepShapes(side, call, side == "ours" ? SettleCall(WaitForBackgroundWork) : nullptr,
+                         inputs, names, config);
   } catch (const std::exception& error) {
     return Fail(1, absl::StrCat(side, " failed: ", error.what()));
   }

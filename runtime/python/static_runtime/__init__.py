@@ -211,6 +211,8 @@ class StaticModule:
             except Exception as error:  # its kind kept, the sample named
                 error.add_note(f"(in the call of warmup[{index}])")
                 raise
+        if warmup:
+            _static_runtime._wait_for_background_work()
 
     def __call__(self, *args, **kwargs):
         return self._module(*args, **kwargs)

@@ -1,0 +1,107 @@
+#include "execution/background_work.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <thread>
+#include <utility>
+
+#include "ATen/Parallel.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+namespace static_runtime {
+namespace {
+
+class BackgroundThread {
+ public:
+  // The process's one, started at the first task (and never destroyed: the
+  // exit handler stops it).
+  static BackgroundThread& Get() {
+    static BackgroundThread* const thread = [] {
+      auto* made = new BackgroundThread();
+      std::atexit([] { Get().Stop(); });
+      return made;
+    }();
+    return *thread;
+  }
+
+  // Whether it was ever started (WaitForBackgroundWork need not start it).
+  static bool Started() { return started_.load(std::memory_order_acquire); }
+
+  void Post(std::function<void()> task) {
+    absl::MutexLock lock(&mutex_);
+    if (stopping_) return;
+    queue_.push_back(std::move(task));
+  }
+
+  void WaitUntilIdle() {
+    absl::MutexLock lock(&mutex_);
+    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      return (queue_.empty() && !running_) || stopping_;
+    };
+    mutex_.Await(absl::Condition(&idle));
+  }
+
+ private:
+  BackgroundThread() {
+    std::thread([this] { Work(); }).detach();
+    started_.store(true, std::memory_order_release);
+  }
+
+  void Work() {
+    // This thread's OpenMP thread count set as ATen sets every thread's (the
+    // process's intra-op count): oneDNN shapes a primitive's work for the
+    // count of the thread that makes it, so a primitive made here with the
+    // default (every core) ran 1.5x slower on a one-thread caller.
+    at::internal::lazy_init_num_threads();
+    while (true) {
+      std::function<void()> task;
+      {
+        absl::MutexLock lock(&mutex_);
+        auto has_work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+          return !queue_.empty() || stopping_;
+        };
+        mutex_.Await(absl::Condition(&has_work));
+        if (stopping_) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+        running_ = true;
+      }
+      task();
+      task = nullptr;  // what it kept is let go outside the lock
+      absl::MutexLock lock(&mutex_);
+      running_ = false;
+    }
+  }
+
+  // Drops the tasks not started and waits for the running one.
+  void Stop() {
+    std::deque<std::function<void()>> dropped;
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+    dropped.swap(queue_);
+    auto finished = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return !running_; };
+    mutex_.Await(absl::Condition(&finished));
+  }
+
+  static std::atomic<bool> started_;
+  absl::Mutex mutex_;
+  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mutex_);
+  bool running_ ABSL_GUARDED_BY(mutex_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+};
+
+std::atomic<bool> BackgroundThread::started_{false};
+
+}  // namespace
+
+void PostBackgroundWork(std::function<void()> task) {
+  BackgroundThread::Get().Post(std::move(task));
+}
+
+void WaitForBackgroundWork() {
+  if (BackgroundThread::Started()) BackgroundThread::Get().WaitUntilIdle();
+}
+
+}  // namespace static_runtime
