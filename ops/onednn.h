@@ -225,8 +225,7 @@ class PackedWeights {
                                    std::optional<size_t> max_copies);
   // The copy in `format` if one is made or preloaded.
   std::optional<dnnl::memory> Held(const dnnl::memory::desc& format);
-  size_t CopiesOfKind(const dnnl::memory::desc& format) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  size_t CopiesOfKind(const dnnl::memory::desc& format) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   friend std::vector<PackedCopy> PacksOf(const void* weight_data);
 
