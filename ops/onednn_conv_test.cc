@@ -122,6 +122,18 @@ std::string RunOutsideBound(const ConvCase& c, const SingleNode& conv, Slots& sl
                                slots.Output(0).toTensor());
 }
 
+// A 3 x 3, stride-1 convolution padded to keep the image's size (the shape
+// Winograd kernels take), with a random weight and bias and a relu.
+ConvCase SameSize3x3Case(int64_t out_channels, int64_t in_channels) {
+  ConvCase c;
+  c.weight = at::randn({out_channels, in_channels, 3, 3});
+  c.bias = at::randn({out_channels});
+  c.stride = c.dilation = c.padding = {1, 1};
+  c.groups = 1;
+  c.activation = "relu";
+  return c;
+}
+
 ConvCase DrawCase(Draw& d) {
   ConvCase c;
   const bool depthwise = d.Int(0, 3) == 0;
@@ -413,12 +425,7 @@ TEST(OneDnnConvTest, LargeImagesWithinTheStatedBound) {
 // residual and a relu, from NCHW and channels-last inputs, heavy-tailed.
 TEST(OneDnnConvTest, WinogradTilesWithinTheStatedBound) {
   at::manual_seed(5);
-  ConvCase c;
-  c.weight = at::randn({72, 64, 3, 3});
-  c.bias = at::randn({72});
-  c.stride = c.dilation = c.padding = {1, 1};
-  c.groups = 1;
-  c.activation = "relu";
+  const ConvCase c = SameSize3x3Case(72, 64);
   SingleNode conv = MakeConvGraph(c, /*channels_last_output=*/true);
   Slots slots(1);
   for (const int64_t size : {40, 10}) {
@@ -437,17 +444,13 @@ TEST(OneDnnConvTest, WinogradTilesWithinTheStatedBound) {
 // input's shape (AVX-512: 256 channels on 8 x 8 images take F(2x2, 3x3)
 // one image at a time, F(4x4, 3x3) four at a time and from 16 x 16 on).
 // The weight is packed in one Winograd layout at most, whatever shapes
-// come, by the background work after the first call (which runs the direct
-// kernel): later, a batch runs image by image in that layout, or the
-// direct kernel runs it; every result, before and after, within the bound.
+// come, by the background work after the first call (which runs ATen's
+// convolution meanwhile): later, a batch runs image by image in that
+// layout, or the direct kernel runs it; every result, before and after,
+// within the bound.
 TEST(OneDnnConvTest, AWeightTakesOneWinogradLayoutWhateverTheShapes) {
   at::manual_seed(9);
-  ConvCase c;
-  c.weight = at::randn({256, 256, 3, 3});
-  c.bias = at::randn({256});
-  c.stride = c.dilation = c.padding = {1, 1};
-  c.groups = 1;
-  c.activation = "relu";
+  const ConvCase c = SameSize3x3Case(256, 256);
   SingleNode conv = MakeConvGraph(c, /*channels_last_output=*/true);
   Slots slots(1);
   const auto winograd_copies = [&] {
@@ -535,12 +538,7 @@ TEST(OneDnnConvTest, RejectsWhatAtenRejectsWithAtensMessage) {
 // too).
 TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   for (const auto& [channels, filters] : {std::pair<int64_t, int64_t>{8, 16}, {16, 16}, {64, 64}}) {
-    ConvCase c;
-    c.weight = at::randn({filters, channels, 3, 3});
-    c.bias = at::randn({filters});
-    c.stride = c.dilation = c.padding = {1, 1};
-    c.groups = 1;
-    c.activation = "relu";
+    const ConvCase c = SameSize3x3Case(filters, channels);
     SingleNode conv = MakeConvGraph(c, true);
     const std::vector<at::Tensor> inputs = {
         at::randn({1, channels, 9, 9}), at::randn({2, channels, 5, 7}),

@@ -38,6 +38,26 @@ std::vector<Case> JitCases(const std::string& name, torch::jit::Module& module) 
   return cases;
 }
 
+// `threads` threads each calling `pool` `calls` times, each thread going
+// through `cases` from its own place; joined. The calls that failed or
+// differed from the JIT's output.
+int MismatchesOfCallsFromThreads(RuntimePool& pool, const std::vector<Case>& cases, int threads,
+                                 int calls) {
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&, t] {
+      for (int i = 0; i < calls; ++i) {
+        const Case& c = cases[(t + i) % cases.size()];
+        absl::StatusOr<c10::IValue> result = pool.Run(c.inputs);
+        if (!result.ok() || !reference::Compare(c.expected, *result).ok()) ++mismatches;
+      }
+    });
+  }
+  for (std::thread& thread : running) thread.join();
+  return mismatches.load();
+}
+
 // A model, and whether its recycled memory is poisoned (Options::
 // poison_recycled_memory: a run that read memory another thread's run or
 // its own recycled would see NaN).
@@ -87,19 +107,7 @@ TEST(RuntimePoolTest, OneRuntimeServesManyThreads) {
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   const std::vector<Case> cases = JitCases("mlp", prepared->module);
   RuntimePool pool(prepared->static_module, /*max_runtimes=*/1);
-  std::atomic<int> mismatches{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 300; ++i) {
-        const Case& c = cases[(t + i) % cases.size()];
-        absl::StatusOr<c10::IValue> result = pool.Run(c.inputs);
-        if (!result.ok() || !reference::Compare(c.expected, *result).ok()) ++mismatches;
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(MismatchesOfCallsFromThreads(pool, cases, /*threads=*/4, /*calls=*/300), 0);
   EXPECT_EQ(pool.runtimes_created(), 1u);
 }
 
@@ -139,25 +147,13 @@ TEST(RuntimePoolTest, DescribesTheMemoryItsServingRuntimesHold) {
   ASSERT_EQ(grown.size(), 1u);
   EXPECT_GT(grown[0].intermediates.arena_bytes, small[0].intermediates.arena_bytes);
 
-  std::atomic<int> mismatches{0};
   std::atomic<bool> done{false};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 3; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 200; ++i) {
-        const Case& c = cases[(t + i) % cases.size()];
-        absl::StatusOr<c10::IValue> result = pool.Run(c.inputs);
-        if (!result.ok() || !reference::Compare(c.expected, *result).ok()) ++mismatches;
-      }
-    });
-  }
   std::thread reader([&] {
     while (!done.load()) pool.IdleRuntimesMemoryStats();
   });
-  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(MismatchesOfCallsFromThreads(pool, cases, /*threads=*/3, /*calls=*/200), 0);
   done = true;
   reader.join();
-  EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(pool.IdleRuntimesMemoryStats().size(), pool.runtimes_created());
 }
 
