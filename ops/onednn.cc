@@ -208,7 +208,7 @@ PreloadedPacks::PreloadedPacks(Map packs) : packs_(std::move(packs)), previous_(
 PreloadedPacks::~PreloadedPacks() { preloaded = previous_; }
 
 PackedWeights::PackedWeights(dnnl::memory::desc plain, void* data)
-    : plain_(std::move(plain)), data_(data) {
+    : plain_(std::move(plain)), data_(data), account_(KernelCacheScope::Current()) {
   if (preloaded != nullptr) {
     const auto found = preloaded->find(data_);
     if (found != preloaded->end()) {
@@ -222,6 +222,11 @@ PackedWeights::PackedWeights(dnnl::memory::desc plain, void* data)
 }
 
 PackedWeights::~PackedWeights() {
+  {
+    absl::MutexLock lock(&mutex_);
+    for (const dnnl::memory& packed : packed_)
+      account_->WeightDropped(packed.get_desc().get_size());
+  }
   Caches& caches = LiveCaches();
   absl::MutexLock lock(&caches.mutex);
   std::vector<PackedWeights*>& same_weight = caches.by_weight[data_];
@@ -289,7 +294,7 @@ std::optional<dnnl::memory> PackedWeights::Find(const dnnl::memory::desc& format
     if (other.get_desc() == format) return other;
   }
   if (max_copies && CopiesOfKind(format) >= *max_copies) return std::nullopt;
-  packed_.push_back(packed);
+  Keep(packed);
   return packed;
 }
 
@@ -304,11 +309,16 @@ std::optional<dnnl::memory> PackedWeights::Held(const dnnl::memory::desc& format
     if (SameFormat(copy->format, format.data) && copy->bytes == format.get_size()) {
       dnnl::memory packed(format, CpuEngine(), const_cast<void*>(copy->data));
       preloaded_.erase(copy);
-      packed_.push_back(packed);
+      Keep(packed);
       return packed;
     }
   }
   return std::nullopt;
+}
+
+void PackedWeights::Keep(const dnnl::memory& packed) {
+  packed_.push_back(packed);
+  account_->WeightPrepared(packed.get_desc().get_size());
 }
 
 size_t PackedWeights::CopiesOfKind(const dnnl::memory::desc& format) const {

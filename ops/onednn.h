@@ -3,7 +3,8 @@
 // per-thread execution state, so that a steady-state call allocates nothing.
 //
 // oneDNN primitives are specialized for shapes; a kernel keeps one plan per
-// input shape it has seen (PlanCache) and runs it from any thread. Kernels
+// input shape it has seen, up to a bound (PlanCache), and runs it from any
+// thread. Kernels
 // take and give dense NHWC (channels-last) activations: on this oneDNN every
 // convolution with NCHW or mixed layouts falls back to slow reference or gemm
 // implementations (measured, see docs/convolutions.md); a kernel that wants a
@@ -11,6 +12,7 @@
 #ifndef STATIC_RUNTIME_OPS_ONEDNN_H_
 #define STATIC_RUNTIME_OPS_ONEDNN_H_
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -25,9 +27,9 @@
 #include "ATen/ATen.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "dnnl.hpp"
+#include "execution/kernel_caches.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -107,45 +109,81 @@ uint64_t PlansMade();
 void CountPlanMade();  // (by PlanCache)
 
 // Plans (a Plan, or a kernel's own group of them) by input shape (N, C, H,
-// W), created on first use and kept for the lifetime of the kernel; safe to
-// use from several threads. The plan of the last shape asked for is found
-// with one atomic load (no lock, so threads running the same shapes do not
-// contend).
+// W), created on first use; safe to use from several threads. A cache keeps
+// the plans of at most its account's shape_plans_per_cache() shapes
+// (execution/kernel_caches.h: the account of the scope it was made in), and
+// drops the least recently used one to make another: a plan in use by
+// another call stays alive until that call is done (Get hands out a
+// shared_ptr).
 template <typename Value = Plan>
 class PlanCache {
  public:
   using Key = std::array<int64_t, 4>;
 
+  PlanCache() : account_(KernelCacheScope::Current()) {}
+  ~PlanCache() {
+    absl::MutexLock lock(&mutex_);
+    account_->PlansDropped(plans_.size());
+  }
+  PlanCache(const PlanCache&) = delete;
+  PlanCache& operator=(const PlanCache&) = delete;
+
   template <typename MakePlan>
-  const Value& Get(const Key& key, MakePlan&& make_plan) {
-    const Entry* last = last_.load(std::memory_order_acquire);
-    if (last != nullptr && last->key == key) return *last->plan;
+  std::shared_ptr<const Value> Get(const Key& key, MakePlan&& make_plan) {
     {
       absl::ReaderMutexLock lock(&mutex_);
       auto found = plans_.find(key);
-      if (found != plans_.end()) return Remember(found->second);
+      if (found != plans_.end()) return Use(found->second);
     }
-    std::unique_ptr<Value> plan = make_plan();
+    std::shared_ptr<const Value> plan = make_plan();
     CountPlanMade();
     absl::MutexLock lock(&mutex_);
-    auto inserted = plans_.try_emplace(key, Entry{key, std::move(plan)});
-    return Remember(inserted.first->second);
+    auto [entry, inserted] = plans_.try_emplace(key, Entry{std::move(plan)});
+    std::shared_ptr<const Value> used = Use(entry->second);  // now the most recent
+    if (inserted) {
+      account_->PlanMade();
+      EvictBeyondCapacity();
+    }
+    return used;
   }
 
  private:
   struct Entry {
-    Key key;
-    std::unique_ptr<Value> plan;
+    std::shared_ptr<const Value> plan;
+    std::atomic<uint64_t> last_use{0};
+    explicit Entry(std::shared_ptr<const Value> made) : plan(std::move(made)) {}
+    // (A rehash moves entries, under the writer's lock.)
+    Entry(Entry&& other) noexcept
+        : plan(std::move(other.plan)), last_use(other.last_use.load(std::memory_order_relaxed)) {}
   };
-  const Value& Remember(const Entry& entry) {
-    last_.store(&entry, std::memory_order_release);
-    return *entry.plan;
+  std::shared_ptr<const Value> Use(Entry& entry) {
+    entry.last_use.store(clock_.fetch_add(1, std::memory_order_relaxed) + 1,
+                         std::memory_order_relaxed);
+    return entry.plan;
+  }
+  // Drops least recently used plans while more than the account allows are
+  // held.
+  void EvictBeyondCapacity() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    const size_t capacity = std::max<size_t>(1, account_->shape_plans_per_cache());
+    size_t evicted = 0;
+    while (plans_.size() > capacity) {
+      auto oldest = plans_.begin();
+      for (auto it = plans_.begin(); it != plans_.end(); ++it) {
+        if (it->second.last_use.load(std::memory_order_relaxed) <
+            oldest->second.last_use.load(std::memory_order_relaxed)) {
+          oldest = it;
+        }
+      }
+      plans_.erase(oldest);
+      ++evicted;
+    }
+    if (evicted > 0) account_->PlansEvicted(evicted);
   }
 
+  const std::shared_ptr<KernelCacheAccount> account_;
+  std::atomic<uint64_t> clock_{0};
   absl::Mutex mutex_;
-  // node_hash_map: an entry stays where it is, so last_ may point at it.
-  absl::node_hash_map<Key, Entry> plans_ ABSL_GUARDED_BY(mutex_);
-  std::atomic<const Entry*> last_{nullptr};
+  absl::flat_hash_map<Key, Entry> plans_ ABSL_GUARDED_BY(mutex_);
 };
 
 // What a weighted node (a convolution, a linear layer) holds constant: its
@@ -190,7 +228,8 @@ struct PackedCopy {
 
 // A frozen weight re-laid out into the formats primitives ask for: one copy
 // per format, made on first request and shared by every plan, thread and
-// runtime of the kernel that owns the cache.
+// runtime of the kernel that owns the cache; counted in the prepared
+// weights of the KernelCacheAccount it was made under.
 //
 // Compiled packages (runtime/package.h) carry the copies from process to
 // process: PacksOf gives every format the live caches of a weight hold, and
@@ -226,11 +265,14 @@ class PackedWeights {
   // The copy in `format` if one is made or preloaded.
   std::optional<dnnl::memory> Held(const dnnl::memory::desc& format);
   size_t CopiesOfKind(const dnnl::memory::desc& format) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Adds `packed` to the copies (and to the account's prepared weights).
+  void Keep(const dnnl::memory& packed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   friend std::vector<PackedCopy> PacksOf(const void* weight_data);
 
   const dnnl::memory::desc plain_;
   void* const data_;
+  const std::shared_ptr<KernelCacheAccount> account_;  // (execution/kernel_caches.h)
   absl::Mutex mutex_;
   std::vector<dnnl::memory> packed_ ABSL_GUARDED_BY(mutex_);
   // Copies from a package not asked for yet (see PreloadedPacks).

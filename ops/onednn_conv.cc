@@ -56,6 +56,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "execution/background_work.h"
+#include "execution/kernel_caches.h"
 #include "glog/logging.h"
 #include "ir/operators/operators.h"
 #include "ops/channels_last.h"
@@ -193,7 +194,8 @@ constexpr double kMinDeadMultiplyAddsToSplit = 4e6;
 class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
  public:
   explicit Conv2dKernel(ConvParams params)
-      : params_(std::move(params)),
+      : account_(KernelCacheScope::Current()),
+        params_(std::move(params)),
         packed_(PlainWeightDesc(params_.weight, params_.groups), params_.weight.data_ptr()),
         finite_weight_(params_.weight.isfinite().all().item<bool>()),
         winograd_shape_(ops::WinogradShape(params_.weight.sizes(), params_.stride, params_.dilation,
@@ -305,10 +307,11 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
     const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
     out.resize_(out_sizes,
                 nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
-    const ShapePlan& cached = plans_[nchw][nchw_output].Get(
+    // (`cached` is held while it runs: the cache may drop it meanwhile.)
+    const std::shared_ptr<const ShapePlan> cached = plans_[nchw][nchw_output].Get(
         {batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
         [&] { return MakePlan(batched.sizes(), batched_out, nchw, nchw_output); });
-    const ShapePlan& plan = cached.OrItsUpgrade();
+    const ShapePlan& plan = cached->OrItsUpgrade();
     if (plan.plan == nullptr) {
       // Waiting for its Winograd plan: ATen's convolution meanwhile (no
       // packed copy of the weight for these few calls).
@@ -715,10 +718,11 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
         multiply_adds < kMinDeadMultiplyAddsToSplit) {
       return false;
     }
-    const Regions& regions = regions_by_shape_.Get(
+    const std::shared_ptr<const Regions> held = regions_by_shape_.Get(
         {batched.size(0), batched.size(1), batched.size(2), batched.size(3)}, [&] {
           return std::make_unique<Regions>(RegionsOf(batched.sizes(), batched_out, multiply_adds));
         });
+    const Regions& regions = *held;
     if (regions.rows.empty()) return false;
     if (unbatched) {
       out.resize_({batched_out[1], batched_out[2], batched_out[3]});
@@ -807,6 +811,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
     absl::MutexLock lock(&windows_mutex_);
     std::shared_ptr<Conv2dKernel>& slot = regions_[window];
     if (slot == nullptr) {
+      const KernelCacheScope scope(account_);  // its caches are this node's
       ConvParams params = params_;
       params.weight = WeightTaps(window);
       params.padding = {0, 0};
@@ -836,6 +841,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
     std::unique_ptr<TrimmedWeight>& slot =
         trimmed_[{live[0].first, live[0].last, live[1].first, live[1].last}];
     if (slot == nullptr) {
+      const KernelCacheScope scope(account_);
       slot = std::make_unique<TrimmedWeight>();
       slot->weight = WeightTaps({live[0].first, live[0].last, live[1].first, live[1].last});
       slot->packed = std::make_unique<onednn::PackedWeights>(
@@ -850,6 +856,9 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
                                      params_.activation, params_.min_value, params_.max_value);
   }
 
+  // What this node's caches report to (execution/kernel_caches.h), also for
+  // those made after the kernel (of its tap windows).
+  const std::shared_ptr<KernelCacheAccount> account_;
   const ConvParams params_;
   onednn::PackedWeights packed_;
   const bool finite_weight_;   // else every call runs ATen's convolution

@@ -4,21 +4,26 @@
 // included), input layouts, residuals and activations, with output slots
 // reused across calls; the same failures as ATen's ops for inputs a
 // convolution rejects; and one kernel (one set of pre-packed weights) run
-// from several threads at once.
+// from several threads at once; and the caches it keeps (ops/onednn.h).
 //
 // The tolerance is the summation error bound the kernel declares
 // (ops/error_bounds.h). ATen's own float convolution must meet the same
 // bound (checked, so the bound is not looser than it needs to be by
 // construction).
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "absl/synchronization/notification.h"
 #include "execution/background_work.h"
+#include "execution/kernel_caches.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
@@ -559,6 +564,113 @@ TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
       EXPECT_EQ(failures[t], "") << channels << " channels, thread " << t;
     }
   }
+}
+
+// The caches the kernel keeps (ops/onednn.h): PlanCache's plans per input
+// shape, at most the account's number of them, the least recently used
+// dropped first, a plan in use kept alive; PackedWeights' copies counted in
+// the prepared weights.
+using onednn::FloatDesc;
+using onednn::PackedWeights;
+using onednn::PlanCache;
+using Key = PlanCache<int64_t>::Key;
+
+Key ShapeKey(int64_t n) { return {n, 3, 8, 8}; }
+
+// Gets the plan of shape `n` (its value: n), counting the plans made.
+std::shared_ptr<const int64_t> GetPlan(PlanCache<int64_t>& cache, int64_t n, int& made) {
+  return cache.Get(ShapeKey(n), [&] {
+    ++made;
+    return std::make_unique<int64_t>(n);
+  });
+}
+
+TEST(PlanCacheTest, KeepsTheMostRecentlyUsedShapesWithinItsBound) {
+  auto account = std::make_shared<KernelCacheAccount>(2);
+  int made = 0;
+  {
+    const KernelCacheScope scope(account);
+    PlanCache<int64_t> cache;
+    EXPECT_EQ(*GetPlan(cache, 1, made), 1);
+    EXPECT_EQ(*GetPlan(cache, 2, made), 2);
+    EXPECT_EQ(*GetPlan(cache, 1, made), 1);  // 1 is now the more recent
+    EXPECT_EQ(made, 2);
+    EXPECT_EQ(*GetPlan(cache, 3, made), 3);  // drops 2, the least recently used
+    EXPECT_EQ(made, 3);
+    EXPECT_EQ(*GetPlan(cache, 1, made), 1);
+    EXPECT_EQ(made, 3);
+    EXPECT_EQ(*GetPlan(cache, 2, made), 2);  // made again; drops 3
+    EXPECT_EQ(made, 4);
+    EXPECT_EQ(*GetPlan(cache, 1, made), 1);
+    EXPECT_EQ(made, 4);
+    const KernelCacheStats stats = account->Stats();
+    EXPECT_EQ(stats.shape_plans, 2u);
+    EXPECT_EQ(stats.shape_plans_made, 4u);
+    EXPECT_EQ(stats.shape_plans_evicted, 2u);
+  }
+  // The cache is gone, and its plans with it.
+  EXPECT_EQ(account->Stats().shape_plans, 0u);
+}
+
+TEST(PlanCacheTest, APlanInUseOutlivesItsEviction) {
+  auto account = std::make_shared<KernelCacheAccount>(1);
+  const KernelCacheScope scope(account);
+  PlanCache<std::vector<int64_t>> cache;
+  const std::shared_ptr<const std::vector<int64_t>> held =
+      cache.Get(ShapeKey(7), [] { return std::make_unique<std::vector<int64_t>>(1000, 7); });
+  cache.Get(ShapeKey(8), [] { return std::make_unique<std::vector<int64_t>>(1000, 8); });
+  EXPECT_EQ(account->Stats().shape_plans_evicted, 1u);
+  ASSERT_EQ(held->size(), 1000u);
+  EXPECT_EQ((*held)[999], 7);
+}
+
+TEST(PlanCacheTest, ThreadsGetTheirShapesPlansWhileOthersAreDropped) {
+  auto account = std::make_shared<KernelCacheAccount>(3);
+  const KernelCacheScope scope(account);
+  PlanCache<int64_t> cache;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        const int64_t n = 1 + (i * 7 + t) % 6;  // 6 shapes through a cache of 3
+        const std::shared_ptr<const int64_t> plan =
+            cache.Get(ShapeKey(n), [n] { return std::make_unique<int64_t>(n); });
+        if (*plan != n) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  const KernelCacheStats stats = account->Stats();
+  EXPECT_LE(stats.shape_plans, 3u);
+  EXPECT_EQ(stats.shape_plans, stats.shape_plans_made - stats.shape_plans_evicted);
+  EXPECT_GT(stats.shape_plans_evicted, 0u);
+}
+
+TEST(PackedWeightsTest, CopiesCountAsPreparedWeightsWhileTheCacheLives) {
+  auto account = std::make_shared<KernelCacheAccount>();
+  at::Tensor weight = at::randn({32, 16, 3, 3});
+  const dnnl::memory::desc plain = FloatDesc({32, 16, 3, 3}, dnnl::memory::format_tag::oihw);
+  const dnnl::memory::desc blocked = FloatDesc({32, 16, 3, 3}, dnnl::memory::format_tag::OIhw8i8o);
+  {
+    std::unique_ptr<PackedWeights> packed;
+    {
+      const KernelCacheScope scope(account);
+      packed = std::make_unique<PackedWeights>(plain, weight.data_ptr());
+    }
+    EXPECT_EQ(account->Stats().prepared_weights, 0u);
+    const dnnl::memory copy = packed->Get(blocked);
+    packed->Get(blocked);  // the same copy
+    EXPECT_EQ(account->Stats().prepared_weights, 1u);
+    EXPECT_EQ(account->Stats().prepared_weight_bytes, blocked.get_size());
+    // The copy holds the weight, re-laid out.
+    const float* data = static_cast<const float*>(copy.get_data_handle());
+    EXPECT_EQ(data[0], weight[0][0][0][0].item<float>());
+    EXPECT_EQ(data[1], weight[1][0][0][0].item<float>());
+  }
+  EXPECT_EQ(account->Stats().prepared_weights, 0u);
+  EXPECT_EQ(account->Stats().prepared_weight_bytes, 0u);
 }
 
 }  // namespace

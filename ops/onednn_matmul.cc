@@ -41,9 +41,10 @@ PackedLinear::PackedLinear(at::Tensor weight, at::Tensor bias)
               weight_.data_ptr()) {}
 
 void PackedLinear::Run(const float* src, int64_t rows, float* out) {
-  const Plan& plan = plans_.Get({rows, 0, 0, 0}, [&] { return MakePlan(rows); });
+  const std::shared_ptr<const Plan> plan =
+      plans_.Get({rows, 0, 0, 0}, [&] { return MakePlan(rows); });
   const ops::ProductScope product(1, rows, in_features(), out_features());
-  plan.Execute({{DNNL_ARG_SRC, const_cast<float*>(src)}, {DNNL_ARG_DST, out}});
+  plan->Execute({{DNNL_ARG_SRC, const_cast<float*>(src)}, {DNNL_ARG_DST, out}});
 }
 
 std::unique_ptr<Plan> PackedLinear::MakePlan(int64_t rows) {

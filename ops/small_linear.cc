@@ -86,7 +86,8 @@ SmallLinear::SmallLinear(const float* weight, const float* bias, int64_t n, int6
       k_(k),
       padded_n_((n + kLanes - 1) / kLanes * kLanes),
       packed_(k * padded_n_, 0.f),
-      padded_bias_(padded_n_, 0.f) {
+      padded_bias_(padded_n_, 0.f),
+      charge_((packed_.size() + padded_bias_.size()) * sizeof(float)) {
   for (int64_t j = 0; j < n; ++j) {
     for (int64_t i = 0; i < k; ++i) packed_[i * padded_n_ + j] = weight[j * k + i];
     if (bias != nullptr) padded_bias_[j] = bias[j];

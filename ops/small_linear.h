@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "execution/kernel_caches.h"
+
 namespace static_runtime {
 namespace ops {
 
@@ -31,6 +33,7 @@ class SmallLinear {
   int64_t n_, k_, padded_n_;        // padded_n_: n rounded up to 8
   std::vector<float> packed_;       // W^T: [k, padded_n_], zero padded
   std::vector<float> padded_bias_;  // padded_n_ values (zeros without a bias)
+  PreparedWeightCharge charge_;     // both, in the prepared weights (execution/kernel_caches.h)
 };
 
 }  // namespace ops

@@ -60,6 +60,11 @@ absl::Status ValidateOptions(const Options& options) {
         "LibTorch build has no LLVM backend, so TensorExpr fusion cannot "
         "compile CPU kernels");
   }
+  if (options.shape_plans_per_kernel < 1) {
+    return absl::InvalidArgumentError(
+        "option shape_plans_per_kernel must be at least 1 (a kernel needs the plan of the "
+        "shape it runs)");
+  }
   return absl::OkStatus();
 }
 
@@ -69,6 +74,7 @@ std::string DescribeOptions(const Options& options) {
   for (const BoolOption& option : BoolOptions()) {
     absl::StrAppend(&description, " ", option.name, "=", options.*option.member);
   }
+  absl::StrAppend(&description, " shape_plans_per_kernel=", options.shape_plans_per_kernel);
   return description;
 }
 

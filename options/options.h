@@ -92,6 +92,15 @@ struct Options {
   // after recycling gives a wrong answer or an ASan report, never the right
   // values by luck. Costs a pass over the arena per run and per node.
   bool poison_recycled_memory = false;
+
+  // The input shapes whose plans each cache of a kernel keeps (oneDNN
+  // primitives and the like, made for each input shape a kernel meets):
+  // when a new shape needs another, the least recently used is dropped, to
+  // be made again if its shape comes back. Bounds a model's memory when it
+  // meets many shapes (sentence lengths, batch sizes); the weights
+  // re-laid out for kernels do not depend on the shape and are kept.
+  // At least 1.
+  size_t shape_plans_per_kernel = 64;
 };
 
 // Every boolean option by its C++ name, with a one-line description: what

@@ -36,6 +36,9 @@ TEST(OptionsTest, DescriptionChangesWithEveryOption) {
   Options tensorexpr;
   tensorexpr.enable_tensorexpr_fusion = true;
   EXPECT_NE(DescribeOptions(tensorexpr), default_description);
+  Options fewer_plans;
+  fewer_plans.shape_plans_per_kernel = 3;
+  EXPECT_THAT(DescribeOptions(fewer_plans), HasSubstr("shape_plans_per_kernel=3"));
 }
 
 TEST(OptionsTest, DefaultsAreValid) { EXPECT_TRUE(ValidateOptions(Options()).ok()); }
@@ -63,6 +66,11 @@ TEST(OptionsTest, InvalidCombinationsNameTheOption) {
   fusion_without_hook.enable_tensorexpr_fusion = true;
   EXPECT_THAT(std::string(ValidateOptions(fusion_without_hook).message()),
               HasSubstr("enable_tensorexpr_fusion=true needs a fusion_hook"));
+
+  Options no_plans;
+  no_plans.shape_plans_per_kernel = 0;
+  EXPECT_THAT(std::string(ValidateOptions(no_plans).message()),
+              HasSubstr("shape_plans_per_kernel must be at least 1"));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "runtime/plan.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "errors/status_macros.h"
@@ -26,6 +28,7 @@ struct Planning {
   const ValueLayout& layout;
   bool allow_out_variants;
   const KernelFactory& fork_kernels;
+  size_t shape_plans_per_kernel;
   size_t* next_number;  // the next node's NodeInfo::number
 };
 
@@ -77,7 +80,14 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
       return plan;
     }
   }
-  if (auto selected = KernelRegistry::Global().Find(node, planning.allow_out_variants)) {
+  auto caches = std::make_shared<KernelCacheAccount>(planning.shape_plans_per_kernel);
+  std::optional<KernelRegistry::Selected> selected;
+  {
+    const KernelCacheScope scope(caches);
+    selected = KernelRegistry::Global().Find(node, planning.allow_out_variants);
+  }
+  if (selected) {
+    info.caches = std::move(caches);
     plan.kernel = std::move(selected->kernel);
     info.kind = selected->kind;
     info.error_bound = std::move(selected->error_bound);
@@ -146,10 +156,12 @@ void Count(const BlockPlan& block, KernelCounts& counts) {
 }  // namespace
 
 absl::StatusOr<BlockPlan> BuildPlan(const torch::jit::Graph& graph, const ValueLayout& layout,
-                                    bool allow_out_variants, const KernelFactory& fork_kernels) {
+                                    bool allow_out_variants, const KernelFactory& fork_kernels,
+                                    size_t shape_plans_per_kernel) {
   size_t next_number = 0;
-  return PlanBlock(graph.block(), "",
-                   Planning{layout, allow_out_variants, fork_kernels, &next_number});
+  return PlanBlock(
+      graph.block(), "",
+      Planning{layout, allow_out_variants, fork_kernels, shape_plans_per_kernel, &next_number});
 }
 
 KernelCounts CountKernels(const BlockPlan& plan) {

@@ -15,12 +15,14 @@
 #define STATIC_RUNTIME_RUNTIME_PLAN_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "execution/kernel_caches.h"
 #include "ops/registry.h"
 #include "runtime/types.h"
 #include "runtime/value_layout.h"
@@ -38,6 +40,9 @@ struct NodeInfo : NodeDescription {
   // The node's number in the graph's execution order through all blocks,
   // constants included: the numbers of memory/lifetimes.h.
   size_t number = 0;
+  // What the caches of its kernel report to (null for nodes without one of
+  // ours: control flow, fallbacks, forks).
+  std::shared_ptr<KernelCacheAccount> caches;
 };
 
 // What a run reads about a node.
@@ -78,10 +83,12 @@ struct BlockPlan {
 // variants only if `allow_out_variants`), falling back to the JIT. A
 // prim::fork gets the kernel `fork_kernels` makes for it, if it makes one
 // (a native kernel). An error names a node no kernel and no fallback can
-// run.
+// run. Each kernel's caches keep the plans of at most
+// `shape_plans_per_kernel` input shapes (execution/kernel_caches.h).
 absl::StatusOr<BlockPlan> BuildPlan(const torch::jit::Graph& graph, const ValueLayout& layout,
                                     bool allow_out_variants,
-                                    const KernelFactory& fork_kernels = nullptr);
+                                    const KernelFactory& fork_kernels = nullptr,
+                                    size_t shape_plans_per_kernel = kDefaultShapePlansPerCache);
 
 KernelCounts CountKernels(const BlockPlan& plan);
 

@@ -127,6 +127,7 @@ namespace {
 void AppendDescriptions(const BlockPlan& block, std::vector<NodeDescription>& descriptions) {
   for (const NodePlan& node : block.nodes) {
     descriptions.push_back(*node.info);
+    if (node.info->caches != nullptr) descriptions.back().caches = node.info->caches->Stats();
     for (const BlockPlan& sub_block : node.blocks) AppendDescriptions(sub_block, descriptions);
   }
 }
@@ -157,6 +158,23 @@ std::vector<NodeDescription> StaticModule::DescribeNodes() const {
   return descriptions;
 }
 
+namespace {
+
+void AddKernelCaches(const BlockPlan& block, KernelCacheStats& stats) {
+  for (const NodePlan& node : block.nodes) {
+    if (node.info->caches != nullptr) stats += node.info->caches->Stats();
+    for (const BlockPlan& sub_block : node.blocks) AddKernelCaches(sub_block, stats);
+  }
+}
+
+}  // namespace
+
+KernelCacheStats StaticModule::KernelCaches() const {
+  KernelCacheStats stats;
+  AddKernelCaches(state_->plan, stats);
+  return stats;
+}
+
 absl::StatusOr<std::vector<c10::IValue>> StaticModule::Bind(absl::Span<const c10::IValue> args,
                                                             const KwargMap& kwargs) const {
   return BindArguments(schema(), args, kwargs);
@@ -167,7 +185,8 @@ absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared
   ASSIGN_OR_RETURN(ValueLayout layout, ValueLayout::Build(*prepared.graph));
   absl::StatusOr<BlockPlan> plan = BuildPlan(
       *prepared.graph, layout, options.enable_out_variant,
-      [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); });
+      [&options](const torch::jit::Node* fork) { return MakeForkedCallKernel(fork, options); },
+      options.shape_plans_per_kernel);
   RETURN_IF_ERROR(plan.status());
   std::unique_ptr<ModuleState> state(
       new ModuleState(std::move(prepared), options, std::move(layout), *std::move(plan)));

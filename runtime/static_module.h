@@ -52,6 +52,11 @@ class StaticModule {
   // Every node of graph() (sub-blocks' after their If or Loop), with what it
   // runs as and, for nodes around fused groups, why they fused or did not.
   std::vector<NodeDescription> DescribeNodes() const;
+  // What the caches of its kernels hold now, all nodes together: plans per
+  // input shape (at most options().shape_plans_per_kernel per cache, the
+  // least recently used dropped first) and weights re-laid out for kernels.
+  // Shared by every runtime of the module.
+  KernelCacheStats KernelCaches() const;
 
   // Memory planning (zero unless options().optimize_memory): how many
   // intermediate tensors a run places in its arena, and with

@@ -16,6 +16,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/types/span.h"
+#include "execution/kernel_caches.h"
 #include "memory/arena_stats.h"
 #include "ops/node_io.h"
 #include "ops/node_kind.h"
@@ -58,6 +59,9 @@ struct NodeDescription {
   // StaticModule::DescribeNodes only: for a node next to a fused group that
   // did not join it, why not.
   std::string not_fused_reason;
+  // StaticModule::DescribeNodes only: what its kernel's caches hold now
+  // (plans per input shape, weights re-laid out for the kernel).
+  KernelCacheStats caches;
 };
 
 // Told about every kernel call of StaticRuntime::RunObserved (If and Loop

@@ -22,6 +22,16 @@ class PoolEngine : public Engine {
   absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& arguments) override {
     return pool_.Run(arguments);
   }
+  std::optional<ModelMemory> Memory() override {
+    ModelMemory memory;
+    for (const MemoryStats& stats : pool_.IdleRuntimesMemoryStats()) {
+      memory.arena_bytes += stats.intermediates.arena_bytes;
+    }
+    const KernelCacheStats caches = pool_.module().KernelCaches();
+    memory.prepared_weight_bytes = caches.prepared_weight_bytes;
+    memory.shape_plans = caches.shape_plans;
+    return memory;
+  }
 
  private:
   RuntimePool pool_;

@@ -7,6 +7,7 @@
 #define STATIC_RUNTIME_SERVER_ENGINE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
 #include "runtime/static_module.h"
+#include "server/model_metrics.h"
 
 namespace static_runtime {
 namespace server {
@@ -24,6 +26,8 @@ class Engine {
   // forward's schema, without self.
   virtual const c10::FunctionSchema& schema() const = 0;
   virtual absl::StatusOr<c10::IValue> Run(const std::vector<c10::IValue>& arguments) = 0;
+  // What it holds in memory now, if it can tell (the static runtime can).
+  virtual std::optional<ModelMemory> Memory() { return std::nullopt; }
 };
 
 // The static runtime with up to `instances` runtimes.

@@ -439,9 +439,11 @@ void HttpFrontend::Route() {
                 SendJson(response, json::object());
               });
   server.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
-    std::vector<std::pair<std::string, const ModelMetrics*>> metrics;
+    std::vector<ModelSamples> metrics;
     const auto models = handler_.repository().ReadyModels();
-    for (const auto& [name, model] : models) metrics.emplace_back(name, &model->metrics());
+    for (const auto& [name, model] : models) {
+      metrics.push_back({name, &model->metrics(), model->memory()});
+    }
     response.set_content(PrometheusText(metrics), "text/plain; version=0.0.4");
   });
 }

@@ -24,7 +24,14 @@ constexpr Family kFamilies[] = {
     {"sr_queue_duration_us_total", "counter", "Microseconds requests waited in the queue."},
     {"sr_compute_duration_us_total", "counter", "Microseconds of model runs."},
     {"sr_batch_size", "histogram", "Requests per model run."},
+    {"sr_arena_bytes", "gauge", "Bytes of the arenas of the model's runtimes not running a call."},
+    {"sr_prepared_weight_bytes", "gauge", "Bytes of weights re-laid out for the model's kernels."},
+    {"sr_shape_plans", "gauge",
+     "Plans the model's kernels hold for input shapes (at most shape_plans_per_kernel per "
+     "kernel cache)."},
 };
+// The families of ModelMemory's fields, after ModelMetrics' own.
+constexpr size_t kMemoryFamilies = 3;
 
 std::string Label(const std::string& model) {
   return absl::StrCat("model=\"",
@@ -70,9 +77,20 @@ void ModelMetrics::AppendSamples(const std::string& model,
                   label, "} ", runs(), "\n");
 }
 
-std::string PrometheusText(const std::vector<std::pair<std::string, const ModelMetrics*>>& models) {
+std::string PrometheusText(const std::vector<ModelSamples>& models) {
   std::vector<std::string> families(std::size(kFamilies));
-  for (const auto& [name, metrics] : models) metrics->AppendSamples(name, families);
+  const size_t first_memory_family = std::size(kFamilies) - kMemoryFamilies;
+  for (const ModelSamples& model : models) {
+    model.metrics->AppendSamples(model.name, families);
+    if (!model.memory) continue;
+    const size_t values[kMemoryFamilies] = {
+        model.memory->arena_bytes, model.memory->prepared_weight_bytes, model.memory->shape_plans};
+    for (size_t i = 0; i < kMemoryFamilies; ++i) {
+      const Family& family = kFamilies[first_memory_family + i];
+      absl::StrAppend(&families[first_memory_family + i], family.name, "{", Label(model.name), "} ",
+                      values[i], "\n");
+    }
+  }
   std::string text;
   for (size_t i = 0; i < std::size(kFamilies); ++i) {
     absl::StrAppend(&text, "# HELP ", kFamilies[i].name, " ", kFamilies[i].help, "\n", "# TYPE ",

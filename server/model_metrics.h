@@ -1,6 +1,7 @@
 // ModelMetrics: one served model's counters (requests, failures, refusals,
 // queue and compute time, batch sizes), updated by many threads without a
-// lock, and the Prometheus text exposition of a set of them (served at
+// lock, and the Prometheus text exposition of a set of them with each
+// model's memory (arena, prepared weights, shape plans; served at
 // /metrics; Debian packages no Prometheus client library for C++, and the
 // format is a few lines of text).
 #ifndef STATIC_RUNTIME_SERVER_MODEL_METRICS_H_
@@ -8,7 +9,9 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,8 +57,23 @@ class ModelMetrics {
   std::array<std::atomic<int64_t>, kBatchBuckets.size() + 1> batch_buckets_{};
 };
 
+// What a served model holds in memory, read when /metrics is asked for.
+struct ModelMemory {
+  size_t arena_bytes = 0;            // the arenas of its runtimes not running a call
+  size_t prepared_weight_bytes = 0;  // weights re-laid out for its kernels
+  size_t shape_plans = 0;            // plans its kernels hold for input shapes
+};
+
+// One model's samples: its counters, and its memory where its engine
+// reports it (the static runtime's; the JIT's does not).
+struct ModelSamples {
+  std::string name;
+  const ModelMetrics* metrics;
+  std::optional<ModelMemory> memory;
+};
+
 // The Prometheus text format (version 0.0.4) of every model's metrics.
-std::string PrometheusText(const std::vector<std::pair<std::string, const ModelMetrics*>>& models);
+std::string PrometheusText(const std::vector<ModelSamples>& models);
 
 }  // namespace server
 }  // namespace static_runtime

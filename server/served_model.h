@@ -23,6 +23,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,6 +65,8 @@ class ServedModel {
   const ModelSignature& signature() const { return signature_; }
   const ModelConfig& config() const { return config_; }
   const ModelMetrics& metrics() const { return metrics_; }
+  // What its engine holds in memory now, if it can tell.
+  std::optional<ModelMemory> memory() const { return engine_->Memory(); }
 
  private:
   struct Request;

@@ -122,6 +122,7 @@ ReplicatedLinear::ReplicatedLinear(at::Tensor weight, at::Tensor bias)
   if (blas_replica::ChainAvailable() && weight_.is_contiguous() &&
       (!bias_.defined() || bias_.is_contiguous())) {
     panels_ = blas_replica::PackPanels(weight_.data_ptr<float>(), n_, k_);
+    charge_.emplace(panels_.size() * sizeof(float));
   }
 }
 

@@ -18,9 +18,11 @@
 #define STATIC_RUNTIME_OPS_BLAS_REPLICA_REPLICATED_LINEAR_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "execution/kernel_caches.h"
 
 namespace static_runtime {
 namespace ops {
@@ -67,6 +69,7 @@ class ReplicatedLinear {
   at::Tensor weight_, weight_t_, bias_;
   int64_t n_, k_;
   std::vector<float> panels_;  // sgemm_orders.h's PackPanels(W); empty: never replicated
+  std::optional<PreparedWeightCharge> charge_;  // of panels_ (execution/kernel_caches.h)
 };
 
 }  // namespace ops

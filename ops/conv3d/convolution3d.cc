@@ -85,10 +85,10 @@ class Conv3dKernel {
       return;
     }
     // The channels are the weight's (checked), so the key leaves them out.
-    const std::unique_ptr<onednn::ReorderedPlan>& plan =
-        plans_.Get({in5[0], in5[2], in5[3], in5[4]}, [&] {
-          return std::make_unique<std::unique_ptr<onednn::ReorderedPlan>>(MakePlan(in5, out5));
-        });
+    const auto held = plans_.Get({in5[0], in5[2], in5[3], in5[4]}, [&] {
+      return std::make_unique<std::unique_ptr<onednn::ReorderedPlan>>(MakePlan(in5, out5));
+    });
+    const std::unique_ptr<onednn::ReorderedPlan>& plan = *held;  // (held while it runs)
     if (plan == nullptr) {
       io.Output(0) = Reference(io, params_);
       return;
@@ -105,23 +105,25 @@ class Conv3dKernel {
   void RunFrames(const at::Tensor& input, const std::vector<int64_t>& in5,
                  const std::vector<int64_t>& out5, int tile, at::Tensor& out,
                  const std::vector<int64_t>& out_sizes) {
-    const FramesPlan& plan = frames_plans_.Get({in5[0], in5[2], in5[3], in5[4]}, [&] {
-      auto made = std::make_unique<FramesPlan>();
-      made->to_frames = onednn::MakeReorder(onednn::FloatDesc(in5, memory::format_tag::ncdhw),
-                                            onednn::FloatDesc(in5, memory::format_tag::ndhwc));
-      made->from_frames = onednn::MakeReorder(onednn::FloatDesc(out5, memory::format_tag::ndhwc),
-                                              onednn::FloatDesc(out5, memory::format_tag::ncdhw));
-      return made;
-    });
+    const std::shared_ptr<const FramesPlan> plan =
+        frames_plans_.Get({in5[0], in5[2], in5[3], in5[4]}, [&] {
+          auto made = std::make_unique<FramesPlan>();
+          made->to_frames = onednn::MakeReorder(onednn::FloatDesc(in5, memory::format_tag::ncdhw),
+                                                onednn::FloatDesc(in5, memory::format_tag::ndhwc));
+          made->from_frames =
+              onednn::MakeReorder(onednn::FloatDesc(out5, memory::format_tag::ndhwc),
+                                  onednn::FloatDesc(out5, memory::format_tag::ncdhw));
+          return made;
+        });
     // This thread's buffers: the input and the result channels-last.
     void* frames = onednn::ThreadScratchpad(c10::multiply_integers(in5) * sizeof(float), 1);
     void* results = onednn::ThreadScratchpad(c10::multiply_integers(out5) * sizeof(float), 2);
-    plan.to_frames->Execute({{DNNL_ARG_FROM, input.data_ptr()}, {DNNL_ARG_TO, frames}});
+    plan->to_frames->Execute({{DNNL_ARG_FROM, input.data_ptr()}, {DNNL_ARG_TO, frames}});
     winograd_.ForTile(tile).Run(
         {in5[0] * in5[2], in5[3], in5[4], params_.padding[1], params_.padding[2], out5[3], out5[4]},
         static_cast<const float*>(frames), static_cast<float*>(results));
     out.resize_(out_sizes);
-    plan.from_frames->Execute({{DNNL_ARG_FROM, results}, {DNNL_ARG_TO, out.data_ptr()}});
+    plan->from_frames->Execute({{DNNL_ARG_FROM, results}, {DNNL_ARG_TO, out.data_ptr()}});
   }
 
   // Reorders from NCDHW to channels-last and back, for one input shape.

@@ -78,10 +78,10 @@ class DeconvolutionKernel {
       in4.insert(in4.begin() + 2, 1);
       out4.insert(out4.begin() + 2, 1);
     }
-    const std::unique_ptr<onednn::ReorderedPlan>& plan =
-        plans_.Get({in4[0], in4[1], in4[2], in4[3]}, [&] {
-          return std::make_unique<std::unique_ptr<onednn::ReorderedPlan>>(MakePlan(in4, out4));
-        });
+    const auto held = plans_.Get({in4[0], in4[1], in4[2], in4[3]}, [&] {
+      return std::make_unique<std::unique_ptr<onednn::ReorderedPlan>>(MakePlan(in4, out4));
+    });
+    const std::unique_ptr<onednn::ReorderedPlan>& plan = *held;  // (held while it runs)
     if (plan == nullptr) {
       io.Output(0) = Reference(io, params_.spatial_dims);
       return;

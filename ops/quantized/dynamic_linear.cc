@@ -174,8 +174,9 @@ bool DynamicLinear::Compute(const float* x, int64_t rows, bool reduce_range, flo
   auto* quantized = static_cast<uint8_t*>(onednn::ThreadScratchpad(count, 1));
   Quantize(x, count, inverse_scale, zero_point, quantized);
   auto* products = static_cast<int32_t*>(onednn::ThreadScratchpad(rows * n * sizeof(int32_t), 2));
-  const onednn::Plan& plan = plans_.Get({rows, 0, 0, 0}, [&] { return MakePlan(rows); });
-  plan.Execute({{DNNL_ARG_SRC, quantized}, {DNNL_ARG_DST, products}});
+  const std::shared_ptr<const onednn::Plan> plan =
+      plans_.Get({rows, 0, 0, 0}, [&] { return MakePlan(rows); });
+  plan->Execute({{DNNL_ARG_SRC, quantized}, {DNNL_ARG_DST, products}});
   thread_local std::vector<float> scaled_bias, output_scale;
   scaled_bias.resize(n);
   output_scale.resize(n);

@@ -83,14 +83,29 @@ void Winograd3x3::Run(const Winograd3x3Shape& shape, const float* x, float* y) c
   RunWinograd3x3Avx2(weights_, shape, x, y);
 }
 
+size_t Winograd3x3::PreparedBytes() const {
+  return (weights_.panels.size() + weights_.bias.size()) * sizeof(float);
+}
+
 Winograd3x3ByTile::Winograd3x3ByTile(const float* weight, const float* bias, int64_t out_channels,
                                      int64_t in_channels)
-    : weight_(weight), bias_(bias), out_channels_(out_channels), in_channels_(in_channels) {}
+    : account_(KernelCacheScope::Current()),
+      weight_(weight),
+      bias_(bias),
+      out_channels_(out_channels),
+      in_channels_(in_channels) {}
+
+Winograd3x3ByTile::~Winograd3x3ByTile() {
+  for (const std::optional<Winograd3x3>& kernel : kernels_) {
+    if (kernel) account_->WeightDropped(kernel->PreparedBytes());
+  }
+}
 
 const Winograd3x3& Winograd3x3ByTile::ForTile(int tile) {
   const int slot = tile == 4 ? 1 : 0;
   std::call_once(once_[slot], [&] {
     kernels_[slot].emplace(weight_, bias_, out_channels_, in_channels_, tile);
+    account_->WeightPrepared(kernels_[slot]->PreparedBytes());
   });
   return *kernels_[slot];
 }

@@ -19,10 +19,14 @@
 #ifndef STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
 #define STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
+
+#include "execution/kernel_caches.h"
 
 namespace static_runtime {
 namespace ops {
@@ -65,6 +69,9 @@ class Winograd3x3 {
 
   void Run(const Winograd3x3Shape& shape, const float* x, float* y) const;
 
+  // The bytes of the transformed weight and bias.
+  size_t PreparedBytes() const;
+
   // The transformed weight and the layout the loops read (for them alone).
   struct Weights {
     int tile;                                       // M
@@ -81,15 +88,21 @@ class Winograd3x3 {
 };
 
 // The kernels of one weight for each tile, each made at its first use (from
-// any thread): what a convolution kernel holds.
+// any thread): what a convolution kernel holds. Their transformed weights
+// are counted in the prepared weights of the KernelCacheAccount it was made
+// under (execution/kernel_caches.h).
 class Winograd3x3ByTile {
  public:
   // `weight` and `bias` as Winograd3x3's; they must outlive the object.
   Winograd3x3ByTile(const float* weight, const float* bias, int64_t out_channels,
                     int64_t in_channels);
+  ~Winograd3x3ByTile();
+  Winograd3x3ByTile(const Winograd3x3ByTile&) = delete;
+  Winograd3x3ByTile& operator=(const Winograd3x3ByTile&) = delete;
   const Winograd3x3& ForTile(int tile);
 
  private:
+  const std::shared_ptr<KernelCacheAccount> account_;
   const float* weight_;
   const float* bias_;
   const int64_t out_channels_, in_channels_;

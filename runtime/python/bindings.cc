@@ -208,7 +208,8 @@ class PyModule {
 
   // The memory of the runtimes that serve this module's calls, after one
   // more call on these arguments when given: the largest arena's runtime's
-  // stats, how many runtimes were read and their arenas' total.
+  // stats, how many runtimes were read and their arenas' total; and what
+  // the module's kernel caches hold.
   py::dict MemoryStats(const py::args& args, const py::kwargs& kwargs) {
     if (!args.empty() || !kwargs.empty()) Call(args, kwargs);
     std::vector<static_runtime::MemoryStats> runtimes;
@@ -225,6 +226,13 @@ class PyModule {
     py::dict out = MemoryDict(largest);
     out["runtimes"] = runtimes.size();
     out["total_arena_bytes"] = total_arena_bytes;
+    // What the kernels, shared by every runtime, hold.
+    const KernelCacheStats caches = module_->KernelCaches();
+    out["prepared_weight_bytes"] = caches.prepared_weight_bytes;
+    out["prepared_weights"] = caches.prepared_weights;
+    out["shape_plans"] = caches.shape_plans;
+    out["shape_plans_made"] = caches.shape_plans_made;
+    out["shape_plans_evicted"] = caches.shape_plans_evicted;
     return out;
   }
 

@@ -23,6 +23,12 @@ std::string Explain(const StaticModule& module) {
     } else if (!node.not_fused_reason.empty()) {
       absl::StrAppend(&text, "           not fused: ", node.not_fused_reason, "\n");
     }
+    if (node.caches.shape_plans > 0 || node.caches.prepared_weights > 0) {
+      absl::StrAppendFormat(
+          &text, "           caches: %d shape plans, %d prepared weights (%s)\n",
+          node.caches.shape_plans, node.caches.prepared_weights,
+          absl::StrFormat("%.2f MiB", node.caches.prepared_weight_bytes / (1024.0 * 1024.0)));
+    }
   }
   const KernelCounts& counts = module.kernel_counts();
   absl::StrAppendFormat(&text,
@@ -30,7 +36,19 @@ std::string Explain(const StaticModule& module) {
                         "into the arena, %d outputs in the output buffer\n",
                         counts.total(), counts.out_variant, counts.native, counts.fallback,
                         module.planned_tensors(), module.output_buffer_tensors());
+  absl::StrAppend(
+      &text, FormatKernelCaches(module.KernelCaches(), module.options().shape_plans_per_kernel),
+      "\n");
   return text;
+}
+
+std::string FormatKernelCaches(const KernelCacheStats& caches, size_t shape_plans_per_kernel) {
+  return absl::StrFormat(
+      "kernel caches: %d shape plans held (%d made, %d dropped; at most %d per kernel cache, "
+      "option shape_plans_per_kernel), %d prepared weights in %.2f MiB",
+      caches.shape_plans, caches.shape_plans_made, caches.shape_plans_evicted,
+      shape_plans_per_kernel, caches.prepared_weights,
+      caches.prepared_weight_bytes / (1024.0 * 1024.0));
 }
 
 std::string ToDot(const StaticModule& module) {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "errors/status_macros.h"
 #include "execution/product_clock.h"
+#include "runtime/reports/explain.h"
 #include "runtime/reports/flops.h"
 
 namespace static_runtime {
@@ -186,6 +187,8 @@ absl::StatusOr<ProfileReport> ProfileRuns(const StaticModule::Ptr& module,
   std::sort(plain.begin(), plain.end());
   report.run_us = plain[plain.size() / 2];
   report.memory = runtime.memory_stats();
+  report.kernel_caches = module->KernelCaches();
+  report.shape_plans_per_kernel = module->options().shape_plans_per_kernel;
   if (!by_node) return report;
 
   Timer timer(allocator);
@@ -330,7 +333,7 @@ std::string FormatProfile(const ProfileReport& r) {
     absl::StrAppendFormat(&text, ", %d allocations (%d B)", r.first_run_allocations,
                           r.first_run_allocated_bytes);
   }
-  text += "\n";
+  absl::StrAppend(&text, "\n", FormatKernelCaches(r.kernel_caches, r.shape_plans_per_kernel), "\n");
   if (r.steady_run_allocations >= 0) {
     absl::StrAppendFormat(&text,
                           "\nallocations per steady-state run: %.1f (kernels %.1f, the runtime "

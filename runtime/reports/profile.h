@@ -81,6 +81,9 @@ struct ProfileReport {
   double bind_us = 0, allocate_us = 0, nodes_us = 0, release_us = 0;  // means
   std::string trace_json;  // one run as Chrome trace events
   MemoryStats memory;      // of the runtime that ran
+  // What the module's kernel caches held after the runs, and their bound.
+  KernelCacheStats kernel_caches;
+  size_t shape_plans_per_kernel = 0;
   int runs = 0;
   // Matrix products' and convolutions' operations per run (reports/flops.h),
   // and, when there are any, this machine's fastest float product

@@ -1,5 +1,6 @@
 #include "tools/sr/run_setup.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -25,6 +26,10 @@ std::vector<FlagSpec> OptionFlags() {
     flags.push_back(
         {flag.name, FlagKind::kBool, defaults.*flag.member ? "true" : "false", flag.help});
   }
+  flags.push_back({"shape_plans_per_kernel", FlagKind::kInt,
+                   absl::StrCat(defaults.shape_plans_per_kernel),
+                   "input shapes whose plans each kernel cache keeps (least recently used "
+                   "dropped first)"});
   return flags;
 }
 
@@ -106,6 +111,9 @@ absl::StatusOr<torch::jit::Module> LoadModel(const Args& args, std::string& name
 Options OptionsFrom(const Args& args) {
   Options options;
   for (const BoolOption& flag : BoolOptions()) options.*flag.member = args.Bool(flag.name);
+  // (0 and below: ValidateOptions says why.)
+  options.shape_plans_per_kernel =
+      static_cast<size_t>(std::max(0, args.Int("shape_plans_per_kernel")));
   return options;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "execution/background_work.h"
 #include "load/load.h"
+#include "runtime/reports/explain.h"
 #include "runtime/static_runtime.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/command.h"
@@ -78,6 +79,11 @@ int SweepMain(const Args& args) {
     return Fail(1, absl::StrCat(side, " failed: ", error.what()));
   }
   std::cout << "model: " << path << "\n" << FormatShapeSweep(report);
+  if (ours != nullptr) {
+    std::cout << reports::FormatKernelCaches(ours->module().KernelCaches(),
+                                             options.shape_plans_per_kernel)
+              << "\n";
+  }
   return WriteIfGiven(args, "json", ShapeSweepJson(report) + "\n");
 }
 

@@ -231,6 +231,11 @@ class StaticModuleTest(unittest.TestCase):
         self.assertEqual(stats["runtimes"], 1)
         self.assertGreaterEqual(stats["arena_bytes"], 256 * 16 * 4)
         self.assertEqual(stats["total_arena_bytes"], stats["arena_bytes"])
+        # The kernels' caches: the linears' weights re-laid out, plans for the shapes met.
+        self.assertGreater(stats["prepared_weight_bytes"], 0)
+        self.assertGreater(stats["prepared_weights"], 0)
+        self.assertEqual(stats["shape_plans"],
+                         stats["shape_plans_made"] - stats["shape_plans_evicted"])
         self.assertGreater(mlp.memory_stats(torch.randn(2, 8))["output_slab_bytes"], 0)
 
     def test_compare_prints_the_three_runtimes(self):
