@@ -11,6 +11,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -43,10 +44,16 @@ using Clock = std::chrono::steady_clock;
 
 double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
-// Options from {name: bool}; ValueError names an unknown option or a bad
-// combination.
-Options OptionsFrom(const std::map<std::string, bool>& given) {
+// Options from {name: bool} and the plans each kernel cache keeps;
+// ValueError names an unknown option or a bad combination or value.
+Options OptionsFrom(const std::map<std::string, bool>& given,
+                    std::optional<int64_t> shape_plans_per_kernel) {
   Options options;
+  if (shape_plans_per_kernel) {
+    // (Below 1: ValidateOptions says why.)
+    options.shape_plans_per_kernel =
+        static_cast<size_t>(std::max<int64_t>(0, *shape_plans_per_kernel));
+  }
   for (const auto& [name, value] : given) {
     const BoolOption* option = FindBoolOption(name);
     if (option == nullptr) {
@@ -80,8 +87,9 @@ class PyModule {
 
   static PyModule FromScriptModule(const torch::jit::Module& module, bool frozen,
                                    const std::map<std::string, bool>& options,
+                                   std::optional<int64_t> shape_plans_per_kernel,
                                    const py::list& sample_inputs, size_t max_runtimes) {
-    const Options parsed = OptionsFrom(options);
+    const Options parsed = OptionsFrom(options, shape_plans_per_kernel);
     std::vector<c10::TypePtr> types;
     const std::string method = ForwardMethodName(module);
     if (module.find_method(method)) {
@@ -97,8 +105,9 @@ class PyModule {
 
   static PyModule FromGraph(const std::shared_ptr<torch::jit::Graph>& graph,
                             const std::map<std::string, bool>& options,
+                            std::optional<int64_t> shape_plans_per_kernel,
                             const py::list& sample_inputs, size_t max_runtimes) {
-    const Options parsed = OptionsFrom(options);
+    const Options parsed = OptionsFrom(options, shape_plans_per_kernel);
     std::vector<c10::TypePtr> types;
     for (const torch::jit::Value* input : graph->inputs()) types.push_back(input->type());
     const std::vector<c10::IValue> samples = Samples(sample_inputs, types);

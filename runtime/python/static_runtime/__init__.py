@@ -171,7 +171,8 @@ def _print_benchmark(metrics, num_inputs):
 class StaticModule:
     """A TorchScript module, function or graph prepared once for the static
     runtime: StaticModule(module_or_graph_or_function, *, frozen=False,
-    sample_inputs=None, warmup=None, max_runtimes=8, **options).
+    sample_inputs=None, warmup=None, max_runtimes=8, shape_plans_per_kernel=None,
+    **options).
 
     module_or_graph_or_function: a torch.jit.ScriptModule (torch.jit.script
     or torch.jit.load; frozen first unless frozen=True) or its ._c, a
@@ -180,13 +181,19 @@ class StaticModule:
     list of argument tuples, each called once before the constructor
     returns, so that the first calls at those shapes do not pay for
     preparing them (kernel plans, weight layouts). max_runtimes: how many
-    calls may run at once. Options (keyword arguments, True or False;
+    calls may run at once. shape_plans_per_kernel: the input shapes whose
+    plans each cache of a kernel keeps (the least recently used dropped
+    first; memory_stats() reports them; None: the C++ default, 64). Options (keyword arguments, True or False;
     option_defaults() gives the defaults):
 """
 
     def __init__(self, module_or_graph, *, frozen=False, sample_inputs=None, warmup=None,
-                 max_runtimes=8, **options):
+                 max_runtimes=8, shape_plans_per_kernel=None, **options):
         options = _options(options)
+        if shape_plans_per_kernel is not None and (isinstance(shape_plans_per_kernel, bool) or
+                                                   not isinstance(shape_plans_per_kernel, int)):
+            raise ValueError("shape_plans_per_kernel takes a number of input shapes, not "
+                             f"{shape_plans_per_kernel!r}")
         samples = list(sample_inputs) if sample_inputs is not None else []
         if isinstance(module_or_graph, torch.jit.ScriptModule):
             module_or_graph = module_or_graph._c
@@ -194,10 +201,11 @@ class StaticModule:
             module_or_graph = module_or_graph.graph
         if isinstance(module_or_graph, torch._C.ScriptModule):
             self._module = _static_runtime._Module.from_script_module(
-                module_or_graph, frozen, options, samples, max_runtimes)
+                module_or_graph, frozen, options, shape_plans_per_kernel, samples, max_runtimes)
         elif isinstance(module_or_graph, torch._C.Graph):
             self._module = _static_runtime._Module.from_graph(
-                _without_unused_self(module_or_graph), options, samples, max_runtimes)
+                _without_unused_self(module_or_graph), options, shape_plans_per_kernel, samples,
+                max_runtimes)
         else:
             raise TypeError("StaticModule takes a torch.jit.ScriptModule (torch.jit.script or "
                             "torch.jit.load), a torch.jit.ScriptFunction or a torch._C.Graph, "

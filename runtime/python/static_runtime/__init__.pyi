@@ -36,6 +36,7 @@ class StaticModule:
     def __init__(self, module_or_graph: ModelLike, *, frozen: bool = ...,
                  sample_inputs: Optional[Sequence[Any]] = ...,
                  warmup: Optional[Sequence[Sequence[Any]]] = ..., max_runtimes: int = ...,
+                 shape_plans_per_kernel: Optional[int] = ...,
                  enable_fusion: bool = ..., enable_out_variant: bool = ...,
                  fuse_list_unpack: bool = ..., group_output_allocations: bool = ...,
                  hoist_dict_lookups: bool = ...,

@@ -238,6 +238,22 @@ class StaticModuleTest(unittest.TestCase):
                          stats["shape_plans_made"] - stats["shape_plans_evicted"])
         self.assertGreater(mlp.memory_stats(torch.randn(2, 8))["output_slab_bytes"], 0)
 
+    def test_shape_plans_per_kernel_bounds_the_plans_kept(self):
+        model = script(nn.Sequential(nn.Linear(8, 64), nn.ReLU(), nn.Linear(64, 4)))
+        bounded = static_runtime.StaticModule(model, shape_plans_per_kernel=2)
+        for rows in (300, 301, 302, 303, 300):
+            x = torch.randn(rows, 8)
+            torch.testing.assert_close(bounded(x), model(x))
+        stats = bounded.memory_stats()
+        self.assertGreater(stats["shape_plans_evicted"], 0)
+        self.assertEqual(stats["shape_plans"],
+                         stats["shape_plans_made"] - stats["shape_plans_evicted"])
+        for wrong in (0, -1):
+            with self.assertRaisesRegex(ValueError, "shape_plans_per_kernel must be at least 1"):
+                static_runtime.StaticModule(model, shape_plans_per_kernel=wrong)
+        with self.assertRaisesRegex(ValueError, "takes a number of input shapes"):
+            static_runtime.StaticModule(model, shape_plans_per_kernel=True)
+
     def test_compare_prints_the_three_runtimes(self):
         out = io.StringIO()
         result = static_runtime.compare(script(DictModel()),
