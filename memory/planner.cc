@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ATen/ATen.h"
+#include "memory/heap_release.h"
 #include "memory/unallocated_tensor.h"
 #include "sanitizer/asan_interface.h"
 
@@ -123,8 +124,10 @@ void MemoryPlanner::Replan() {
 void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
   if (!planned_) return;                                    // first run: sizes are learned
   if (poison_) Unpoison(arena_.data(), arena_.capacity());  // growing frees it
+  const size_t capacity = arena_.capacity();
   arena_.Reserve(plan_.arena_bytes);
   stats_.arena_bytes = arena_.capacity();
+  if (release_when_growing_ && arena_.capacity() != capacity) ReleaseFreedHeap();
   if (poison_) {
     Poison(arena_.data(), arena_.capacity());
     live_.assign(lifetimes_.size(), false);

@@ -66,6 +66,10 @@ class MemoryPlanner {
 
   // Turns poisoning on (before the first run).
   void EnablePoisoning() { poison_ = true; }
+  // After the arena grows, gives the heap pages freed meanwhile back to the
+  // system (memory/heap_release.h): the old arena's, and the tensors that
+  // outgrew it in the run before (Options::release_freed_memory).
+  void ReleaseFreedHeapWhenGrowing() { release_when_growing_ = true; }
   bool poisoning() const { return poison_; }
   // With poisoning: before the node numbered `number` (lifetimes' numbers,
   // memory/lifetimes.h) runs, poisons the tensors whose last use is before
@@ -96,6 +100,7 @@ class MemoryPlanner {
   Arena arena_;
   ArenaStats stats_;
   bool poison_ = false;
+  bool release_when_growing_ = false;
   std::vector<bool> live_;  // with poisoning: by lifetime, its bytes unpoisoned
 };
 

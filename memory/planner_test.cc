@@ -2,7 +2,8 @@
 // from the first node after a tensor's last use until the tensor that takes
 // its bytes is made (under ASan: poisoned for it), and a tensor's bytes are
 // untouched while it lives. And a slot holding a tensor whose storage
-// something else holds is let go, not recycled.
+// something else holds is let go, not recycled; and the freed heap is given
+// back when the arena grows.
 #include "memory/planner.h"
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "ATen/ATen.h"
 #include "absl/types/span.h"
 #include "gtest/gtest.h"
+#include "memory/heap_release.h"
 #include "sanitizer/asan_interface.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -119,6 +121,34 @@ TEST(PlannerTest, ATensorWhoseStorageSomethingElseHoldsIsDroppedNotRecycled) {
   EXPECT_TRUE(planner.InArena(values[0].toTensor().storage().data()));
   EXPECT_TRUE(held.equal(at::full({4}, 7.0f)));
   planner.Release(absl::MakeSpan(values));
+}
+
+// With ReleaseFreedHeapWhenGrowing, the freed heap goes back to the system
+// each time the arena grows (after a run whose tensor outgrew it), and only
+// then; without, never.
+TEST(PlannerTest, FreedHeapIsReleasedWhenTheArenaGrows) {
+  for (const bool release : {false, true}) {
+    SCOPED_TRACE(release);
+    MemoryPlanner planner({0}, {{0, 1, 0}}, {{4 * sizeof(float), at::kFloat}});
+    if (release) planner.ReleaseFreedHeapWhenGrowing();
+    std::vector<c10::IValue> values(1);
+    const auto run = [&](int64_t floats) {
+      planner.Allocate(absl::MakeSpan(values));
+      values[0].toTensor().resize_({floats}).fill_(1.0f);
+      planner.Release(absl::MakeSpan(values));
+    };
+    const uint64_t before = FreedHeapReleases();
+    run(4);
+    run(4);
+    EXPECT_EQ(FreedHeapReleases(), before + (release ? 1 : 0)) << "the first arena";
+    run(1 << 16);  // outgrows it: ordinary memory, freed after the run
+    EXPECT_EQ(FreedHeapReleases(), before + (release ? 1 : 0));
+    run(1 << 16);  // the larger arena
+    EXPECT_EQ(FreedHeapReleases(), before + (release ? 2 : 0));
+    run(4);
+    run(1 << 16);
+    EXPECT_EQ(FreedHeapReleases(), before + (release ? 2 : 0)) << "no growth, no release";
+  }
 }
 
 }  // namespace

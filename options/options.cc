@@ -29,6 +29,8 @@ const std::vector<BoolOption>& BoolOptions() {
        "exact kernels)"},
       {"poison_recycled_memory", &Options::poison_recycled_memory,
        "for tests: recycled memory holds a NaN pattern (ASan: poisoned) until reused"},
+      {"release_freed_memory", &Options::release_freed_memory,
+       "when the arena grows, return freed heap memory to the system"},
   };
   return *kBoolOptions;
 }

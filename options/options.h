@@ -92,6 +92,11 @@ struct Options {
   // after recycling gives a wrong answer or an ASan report, never the right
   // values by luck. Costs a pass over the arena per run and per node.
   bool poison_recycled_memory = false;
+  // When a runtime's arena grows (a larger input shape), give the heap
+  // memory freed meanwhile back to the system (glibc's malloc_trim: the
+  // old arena, the tensors that outgrew it): otherwise malloc keeps it
+  // resident. About a millisecond per growth, none per run.
+  bool release_freed_memory = true;
 
   // The input shapes whose plans each cache of a kernel keeps (oneDNN
   // primitives and the like, made for each input shape a kernel meets):

@@ -33,6 +33,7 @@ RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
         std::vector<uint32_t>(module_state.managed_slots.begin(), module_state.managed_slots.end()),
         module_state.managed_lifetimes, module_state.initial_records);
     if (module_state.options.poison_recycled_memory) planner->EnablePoisoning();
+    if (module_state.options.release_freed_memory) planner->ReleaseFreedHeapWhenGrowing();
   }
   if (!module_state.output_slots.empty()) {
     output_buffer.emplace(

@@ -44,7 +44,8 @@ class StaticModule:
                  inference_mode: bool = ..., manage_output_tensors: bool = ...,
                  optimize_memory: bool = ..., parallel_forks: bool = ...,
                  poison_recycled_memory: bool = ...,
-                 prepack_weights: bool = ..., use_copy_variants: bool = ...,
+                 prepack_weights: bool = ..., release_freed_memory: bool = ...,
+                 use_copy_variants: bool = ...,
                  use_maybe_copy_variants: bool = ..., use_variadic_ops: bool = ...) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def runAsync(self, args: Sequence[Any], kwargs: Optional[Dict[str, Any]] = ...) -> torch.futures.Future: ...
