@@ -39,7 +39,7 @@ struct Prepared {
   StaticModule::Ptr unplanned;
 };
 
-Prepared Prepare(const corpus::Model& model, const std::vector<c10::IValue>& samples = {}) {
+Prepared Prepare(const corpus::Model& model, const SampleInputs& samples = {}) {
   absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
   EXPECT_TRUE(module.ok()) << module.status();
   Options unplanned_options;
@@ -180,6 +180,34 @@ TEST_P(MemoryPlanningTest, SampleInputsPlanTheFirstRun) {
   // The first run only adds the arena (if anything is managed) and the output
   // slab (if any tensor is handed out), which later runs reuse.
   EXPECT_LE(first, second + 2);
+}
+
+// With several sample sets, each runs once: the memory plan a runtime
+// starts from holds the largest size each tensor took, so a run at the
+// largest set does not grow it; a failing set is named.
+TEST(SampleInputSets, ThePlanHoldsTheLargestSet) {
+  const corpus::Model& model = corpus::ModelNamed("conv_bn_residual");
+  corpus::InputRng rng(3);
+  const std::vector<c10::IValue> small = model.inputs(rng, 1), large = model.inputs(rng, 3);
+  const auto replans_of_a_large_run = [&](const StaticModule::Ptr& module) {
+    StaticRuntime runtime(module);
+    const size_t before = runtime.memory_stats().intermediates.replans;
+    EXPECT_TRUE(runtime.Run(large).ok());
+    EXPECT_TRUE(runtime.Run(large).ok());
+    return runtime.memory_stats().intermediates.replans - before;
+  };
+  Prepared both = Prepare(model, SampleInputs::Sets({small, large}));
+  EXPECT_EQ(both.planned->planned_inputs().size(), 2u) << "one input in each set";
+  EXPECT_EQ(replans_of_a_large_run(both.planned), 0u);
+  Prepared small_only = Prepare(model, small);
+  EXPECT_EQ(replans_of_a_large_run(small_only.planned), 1u) << "the large run grows its plan";
+
+  absl::StatusOr<StaticModule::Ptr> failing = StaticModule::FromModule(
+      both.module, /*is_frozen=*/false, Options(), SampleInputs::Sets({small, {at::randn({2})}}));
+  ASSERT_FALSE(failing.ok());
+  EXPECT_NE(failing.status().message().find("sample inputs (set 1 of 2) failed"),
+            absl::string_view::npos)
+      << failing.status();
 }
 
 // The allocations of a steady-state run (the third, on inputs of size 2)

@@ -73,10 +73,10 @@ absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared
                                                           const Options& options);
 
 // A module from a graph already prepared by one of passes/prepare.h's
-// functions; with sample inputs, one run on them sizes the memory plan.
+// functions; with sample inputs, one run on each set sizes the memory plan
+// (and prepares the kernels for their shapes).
 absl::StatusOr<std::shared_ptr<const StaticModule>> ModuleFromPrepared(
-    PreparedGraph prepared, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs = {});
+    PreparedGraph prepared, const Options& options, const SampleInputs& sample_inputs = {});
 
 }  // namespace static_runtime
 

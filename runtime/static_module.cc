@@ -193,27 +193,33 @@ absl::StatusOr<std::shared_ptr<StaticModule>> BindKernels(PreparedGraph prepared
   return ModuleState::NewModule(std::move(state));
 }
 
-absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
-    PreparedGraph prepared, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(PreparedGraph prepared, const Options& options,
+                                                     const SampleInputs& sample_inputs) {
   ASSIGN_OR_RETURN(std::shared_ptr<StaticModule> bound, BindKernels(std::move(prepared), options));
   ModuleState& state = ModuleState::MutableOf(*bound);
-  for (const c10::IValue& input : sample_inputs) {
-    state.planned_inputs.push_back(DescribeValue(input));
+  for (const std::vector<c10::IValue>& set : sample_inputs.sets()) {
+    for (const c10::IValue& input : set) state.planned_inputs.push_back(DescribeValue(input));
   }
-  if (!sample_inputs.empty() && (!state.managed_slots.empty() || !state.slab_slots.empty())) {
-    // One run on the samples gives every managed tensor's size and dtype
-    // (and the output slab's), so even the first real run is planned.
+  if (!sample_inputs.empty()) {
+    // A run on each set gives every managed tensor's largest size and its
+    // dtype (and the output slab's), so even the first real run is
+    // planned; and the kernels meet each set's shapes.
     StaticRuntime runtime(bound);
-    absl::StatusOr<c10::IValue> result = runtime.Run(sample_inputs);
-    if (!result.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("running the sample inputs failed: ", result.status().message()));
+    const std::vector<std::vector<c10::IValue>>& sets = sample_inputs.sets();
+    for (size_t i = 0; i < sets.size(); ++i) {
+      absl::StatusOr<c10::IValue> result = runtime.Run(sets[i]);
+      if (!result.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("running the sample inputs",
+                         sets.size() > 1 ? absl::StrCat(" (set ", i, " of ", sets.size(), ")") : "",
+                         " failed: ", result.status().message()));
+      }
+      runtime.ReleaseOutputs();
     }
     const RuntimeState& sampled = RuntimeState::Of(runtime);
     if (sampled.planner) state.initial_records = sampled.planner->records();
     if (sampled.output_slab) state.initial_slab_records = sampled.output_slab->records();
-    runtime.ReleaseOutputs();
-    // What the run left to the background (weight layouts) is done first.
+    // What the runs left to the background (weight layouts) is done first.
     WaitForBackgroundWork();
   }
   return StaticModule::Ptr(std::move(bound));
@@ -221,9 +227,9 @@ absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(
 
 namespace {
 
-absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(
-    absl::StatusOr<PreparedGraph> prepared, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
+absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(absl::StatusOr<PreparedGraph> prepared,
+                                                      const Options& options,
+                                                      const SampleInputs& sample_inputs) {
   RETURN_IF_ERROR(prepared.status());
   try {
     return ModuleFromPrepared(*std::move(prepared), options, sample_inputs);
@@ -236,28 +242,30 @@ absl::StatusOr<StaticModule::Ptr> FromPreparedOrError(
 
 }  // namespace
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromModule(
-    const torch::jit::Module& module, bool is_frozen, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareModule(module, is_frozen, options, sample_inputs), options,
-                             sample_inputs);
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromModule(const torch::jit::Module& module,
+                                                           bool is_frozen, const Options& options,
+                                                           const SampleInputs& sample_inputs) {
+  return FromPreparedOrError(PrepareModule(module, is_frozen, options, sample_inputs.first()),
+                             options, sample_inputs);
 }
 
 absl::StatusOr<StaticModule::Ptr> StaticModule::FromGraph(
     const std::shared_ptr<torch::jit::Graph>& graph, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareGraph(graph, options, sample_inputs), options, sample_inputs);
+    const SampleInputs& sample_inputs) {
+  return FromPreparedOrError(PrepareGraph(graph, options, sample_inputs.first()), options,
+                             sample_inputs);
 }
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromIR(
-    absl::string_view ir, const Options& options, const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareIR(ir, options, sample_inputs), options, sample_inputs);
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromIR(absl::string_view ir, const Options& options,
+                                                       const SampleInputs& sample_inputs) {
+  return FromPreparedOrError(PrepareIR(ir, options, sample_inputs.first()), options, sample_inputs);
 }
 
-absl::StatusOr<StaticModule::Ptr> StaticModule::FromFile(
-    const std::string& path, const Options& options,
-    const std::vector<c10::IValue>& sample_inputs) {
-  return FromPreparedOrError(PrepareFile(path, options, sample_inputs), options, sample_inputs);
+absl::StatusOr<StaticModule::Ptr> StaticModule::FromFile(const std::string& path,
+                                                         const Options& options,
+                                                         const SampleInputs& sample_inputs) {
+  return FromPreparedOrError(PrepareFile(path, options, sample_inputs.first()), options,
+                             sample_inputs);
 }
 
 }  // namespace static_runtime

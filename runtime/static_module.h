@@ -29,19 +29,21 @@ class StaticModule {
   using Ptr = std::shared_ptr<const StaticModule>;
 
   // `module.forward`; frozen first unless `is_frozen`. `sample_inputs` are
-  // optional example inputs for shape-dependent preparation.
+  // optional example inputs (one set of forward's arguments, or several:
+  // runtime/types.h) for shape-dependent preparation, the memory plan and
+  // the kernels' preparation of their shapes.
   static absl::StatusOr<Ptr> FromModule(const torch::jit::Module& module, bool is_frozen,
                                         const Options& options = Options(),
-                                        const std::vector<c10::IValue>& sample_inputs = {});
+                                        const SampleInputs& sample_inputs = {});
   static absl::StatusOr<Ptr> FromGraph(const std::shared_ptr<torch::jit::Graph>& graph,
                                        const Options& options = Options(),
-                                       const std::vector<c10::IValue>& sample_inputs = {});
+                                       const SampleInputs& sample_inputs = {});
   static absl::StatusOr<Ptr> FromIR(absl::string_view ir, const Options& options = Options(),
-                                    const std::vector<c10::IValue>& sample_inputs = {});
+                                    const SampleInputs& sample_inputs = {});
   // A TorchScript archive saved by torch.jit.save (frozen or not). Compiled
   // packages and the model cache: runtime/package.h, runtime/model_cache.h.
   static absl::StatusOr<Ptr> FromFile(const std::string& path, const Options& options = Options(),
-                                      const std::vector<c10::IValue>& sample_inputs = {});
+                                      const SampleInputs& sample_inputs = {});
   ~StaticModule();
 
   // The prepared graph the runtime runs, and forward's schema without self.
@@ -64,7 +66,8 @@ class StaticModule {
   size_t planned_tensors() const;
   size_t output_buffer_tensors() const;
   // What the sample inputs the memory plan was made from were, one line per
-  // input ("Float[1, 3, 224, 224]", "int", ...); empty without samples.
+  // input ("Float[1, 3, 224, 224]", "int", ...), of each set in turn; empty
+  // without samples.
   const std::vector<std::string>& planned_inputs() const;
 
   // The arguments of one call, bound to the schema and type-checked.

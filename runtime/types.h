@@ -10,8 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
@@ -23,6 +25,39 @@
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
+
+// Example arguments of forward given when a module is prepared: one set of
+// them (a vector of forward's arguments, as PyTorch's Static Runtime
+// takes), or several (Sets). The graph's shape-dependent preparation sees
+// the first set; every set runs once before the module is returned, so that
+// the memory plan holds the largest size each tensor took and the kernels
+// have prepared each set's shapes (plans, weight layouts).
+class SampleInputs {
+ public:
+  SampleInputs() = default;
+  SampleInputs(std::vector<c10::IValue> arguments)  // NOLINT: implicit, one set
+      : sets_{std::move(arguments)} {
+    if (sets_[0].empty()) sets_.clear();
+  }
+  SampleInputs(std::initializer_list<c10::IValue> arguments)  // NOLINT: implicit, one set
+      : SampleInputs(std::vector<c10::IValue>(arguments)) {}
+  static SampleInputs Sets(std::vector<std::vector<c10::IValue>> sets) {
+    SampleInputs inputs;
+    inputs.sets_ = std::move(sets);
+    return inputs;
+  }
+
+  bool empty() const { return sets_.empty(); }
+  const std::vector<std::vector<c10::IValue>>& sets() const { return sets_; }
+  // The first set (empty when there is none).
+  const std::vector<c10::IValue>& first() const {
+    static const std::vector<c10::IValue> kNone;
+    return sets_.empty() ? kNone : sets_[0];
+  }
+
+ private:
+  std::vector<std::vector<c10::IValue>> sets_;
+};
 
 // A call's keyword arguments, by the schema's argument names.
 using KwargMap = std::unordered_map<std::string, c10::IValue>;

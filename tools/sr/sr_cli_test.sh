@@ -223,6 +223,12 @@ expect_error 2 "compile needs -o" compile "$MODEL"
 expect_error 2 "compile takes one model file" compile
 "$SR" compile "$MODEL" --inputs="$MODEL_INPUTS" -o "$PACKAGE" | grep -q "wrote" || {
   echo "FAIL: sr compile"; failures=$((failures + 1)); }
+# Warm-up sets: each runs before the package is written; a bad one is named.
+"$SR" compile "$MODEL" --input-spec='f32[3];bool[3]' \
+  --warmup-shapes='f32[40];bool[40]|f32[7];bool[7]' \
+  -o "${TEST_TMPDIR}/warmed.srpkg" | grep -q "for 3 input set(s)" || {
+  echo "FAIL: sr compile --warmup-shapes"; failures=$((failures + 1)); }
+expect_error 2 "--warmup-shapes 'q32[2]': " compile "$MODEL" --warmup-shapes='q32[2]' -o "${TEST_TMPDIR}/w.srpkg"
 "$SR" explain "$PACKAGE" | grep -q "model: $PACKAGE" || {
   echo "FAIL: sr explain on a package"; failures=$((failures + 1)); }
 "$SR" profile "$PACKAGE" --inputs="$MODEL_INPUTS" --iters=2 | grep -q "first run" || {
