@@ -150,15 +150,19 @@ class PlanCache {
  private:
   struct Entry {
     std::shared_ptr<const Value> plan;
-    std::atomic<uint64_t> last_use{0};
+    std::atomic<uint64_t> last_use{~uint64_t{0}};  // (never: unlike any clock value)
     explicit Entry(std::shared_ptr<const Value> made) : plan(std::move(made)) {}
     // (A rehash moves entries, under the writer's lock.)
     Entry(Entry&& other) noexcept
         : plan(std::move(other.plan)), last_use(other.last_use.load(std::memory_order_relaxed)) {}
   };
+  // Stamps `entry` the most recently used (no write to the shared clock
+  // while one shape's calls follow each other) and hands out its plan.
   std::shared_ptr<const Value> Use(Entry& entry) {
-    entry.last_use.store(clock_.fetch_add(1, std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
+    if (entry.last_use.load(std::memory_order_relaxed) != clock_.load(std::memory_order_relaxed)) {
+      entry.last_use.store(clock_.fetch_add(1, std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
+    }
     return entry.plan;
   }
   // Drops least recently used plans while more than the account allows are
