@@ -15,9 +15,11 @@
 namespace static_runtime {
 namespace ops {
 
-// Whether `a` is the tensor these loops take: float32, contiguous, on the
-// CPU, plain (no names, negative or conjugate view), of at most 32768
-// elements (larger ones ATen splits across intra-op threads).
+// Whether `a` is the tensor these loops take: float32, contiguous with the
+// strides of a new contiguous tensor (those of size-1 dimensions included,
+// so that a contiguous result has the strides ATen's has), on the CPU,
+// plain (no names, negative or conjugate view), of at most 32768 elements
+// (larger ones ATen splits across intra-op threads).
 bool SmallPlainFloat(const at::Tensor& a);
 
 // A real Python number (int or float) as ATen applies it to a float32

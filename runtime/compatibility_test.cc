@@ -618,6 +618,23 @@ def forward(self, x, n: int):
   EXPECT_EQ(runtime.memory_stats().output_slab_bytes, slab_bytes);
 }
 
+// Elementwise ops on a tensor that is contiguous but whose size-1 dimension
+// has another stride (a transposed [2, 1]) give ATen's result strides, which
+// a model can read (found by //fuzz:random_graph_test).
+TEST(CompatibilityTest, ResultStridesOfSize1DimensionsAreATensAfterElementwiseOps) {
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x, y):
+    v = x.transpose(0, 1)
+    return ((v * 2.0).stride(0), (v + 1.0).stride(0), (v - v).stride(0), (v * v).stride(0),
+            v.clamp(-1.0, 1.0).stride(0), (v < 0.5).stride(0), (v * y).stride(0))
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ExpectMatchesTheJit(*module, false,
+                      {{at::randn({2, 1}), at::randn({1, 2})},
+                       {at::randn({3, 1}), at::randn({1, 3})},
+                       {at::randn({2, 1}), at::randn({1})}});
+}
+
 // clone(memory_format=preserve) of a strided input keeps its strides, as
 // ATen's does, and a larger input grows the planned tensor.
 TEST(CompatibilityTest, CloneOfAStridedInputFollowsItsSizeAndLayout) {
