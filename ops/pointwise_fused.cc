@@ -16,7 +16,9 @@
 // computes it over fewer elements, the fused loop at each element of the
 // group), being one whose vector/scalar split cannot show
 // (ops/pointwise_program.h), and the latter's result no output of the
-// group. Outputs are contiguous tensors of that shape (bool for
+// group; no size-1 dimension with another stride than a new tensor's (ATen's
+// results keep those: ops::DefaultSizeOneStrides). Outputs are contiguous
+// tensors of that shape (bool for
 // comparisons and to(bool), int32/int64 for those conversions, else
 // float32), bit for bit ATen's: each op's formula per element is the one
 // ATen's kernel uses for that element (ops/pointwise_program.h), and the
@@ -41,6 +43,7 @@
 #include "ops/pointwise_compile.h"
 #include "ops/pointwise_eval.h"
 #include "ops/registry.h"
+#include "ops/scalar_operand_loops.h"
 
 namespace static_runtime {
 namespace {
@@ -327,6 +330,8 @@ class FusedPointwise {
           return false;
         }
         type[i] = TypeOf(element);
+        // (Outputs are contiguous: ATen's keep odd strides of size-1 dimensions.)
+        if (!ops::DefaultSizeOneStrides(tensor)) return false;
         if (tensor.dim() == 0) {
           if (!lay_out(i)) return false;
           inputs[i] = ops::Number(AsFloat(tensor.data_ptr(), element));

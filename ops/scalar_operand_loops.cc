@@ -7,26 +7,18 @@
 namespace static_runtime {
 namespace ops {
 
-namespace {
-
-// Whether `a`'s strides are exactly those of a new contiguous tensor of its
-// sizes, those of its size-1 dimensions included: is_contiguous() does not
-// look at them, but a result's strides show them (ATen's result of
-// x.transpose(0, 1) * 2.0 for an x of [2, 1] keeps x's strides (1, 1)).
-bool HasContiguousStrides(const at::Tensor& a) {
-  int64_t expected = 1;
+bool DefaultSizeOneStrides(const at::Tensor& a) {
+  int64_t later = 1;  // the product of the later dimensions' sizes
   for (int64_t d = a.dim() - 1; d >= 0; --d) {
-    if (a.stride(d) != expected) return false;
-    expected *= std::max<int64_t>(a.size(d), 1);
+    if (a.size(d) == 1 && a.stride(d) != later) return false;
+    later *= std::max<int64_t>(a.size(d), 1);
   }
   return true;
 }
 
-}  // namespace
-
 bool SmallPlainFloat(const at::Tensor& a) {
   return a.scalar_type() == at::kFloat && a.numel() <= 32768 && a.layout() == at::kStrided &&
-         a.is_cpu() && a.is_contiguous() && HasContiguousStrides(a) && !a.is_neg() &&
+         a.is_cpu() && a.is_contiguous() && DefaultSizeOneStrides(a) && !a.is_neg() &&
          !a.is_conj() && !a.has_names();
 }
 

@@ -15,11 +15,18 @@
 namespace static_runtime {
 namespace ops {
 
-// Whether `a` is the tensor these loops take: float32, contiguous with the
-// strides of a new contiguous tensor (those of size-1 dimensions included,
-// so that a contiguous result has the strides ATen's has), on the CPU,
-// plain (no names, negative or conjugate view), of at most 32768 elements
-// (larger ones ATen splits across intra-op threads).
+// Whether each size-1 dimension of `a` has the stride a new contiguous
+// tensor of its sizes has there (the product of the later sizes):
+// is_contiguous() and broadcasting ignore those strides, but ATen's result
+// keeps them (x.transpose(0, 1) * 2.0 of an x of [2, 1] has x's strides
+// (1, 1)), and a model can read them; so kernels whose results are
+// contiguous take only such inputs.
+bool DefaultSizeOneStrides(const at::Tensor& a);
+
+// Whether `a` is the tensor these loops take: float32, contiguous (with
+// DefaultSizeOneStrides), on the CPU, plain (no names, negative or
+// conjugate view), of at most 32768 elements (larger ones ATen splits
+// across intra-op threads).
 bool SmallPlainFloat(const at::Tensor& a);
 
 // A real Python number (int or float) as ATen applies it to a float32

@@ -626,7 +626,8 @@ TEST(CompatibilityTest, ResultStridesOfSize1DimensionsAreATensAfterElementwiseOp
 def forward(self, x, y):
     v = x.transpose(0, 1)
     return ((v * 2.0).stride(0), (v + 1.0).stride(0), (v - v).stride(0), (v * v).stride(0),
-            v.clamp(-1.0, 1.0).stride(0), (v < 0.5).stride(0), (v * y).stride(0))
+            v.clamp(-1.0, 1.0).stride(0), (v < 0.5).stride(0), (v * y).stride(0),
+            (v * 0.5 + y).stride(0))
 )");
   ASSERT_TRUE(module.ok()) << module.status();
   ExpectMatchesTheJit(*module, false,
