@@ -95,7 +95,8 @@ struct Options {
   // When a runtime's arena grows (a larger input shape), give the heap
   // memory freed meanwhile back to the system (glibc's malloc_trim: the
   // old arena, the tensors that outgrew it): otherwise malloc keeps it
-  // resident. About a millisecond per growth, none per run.
+  // resident. Costs one malloc_trim per growth (not measured alone), none
+  // per run.
   bool release_freed_memory = true;
 
   // The input shapes whose plans each cache of a kernel keeps (oneDNN
