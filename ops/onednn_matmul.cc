@@ -33,12 +33,21 @@ bool PrefersWeightsAsStored(const std::string& implementation, int64_t rows, int
 
 }  // namespace
 
+// The row count whose weight layout the constructor packs. oneDNN's brgemm
+// matmul (AVX-512) chooses the weight's blocking from N and K, so that every
+// row count wants the same layout; its gemm matmul (AVX2) wants [K, N] for
+// fewer than 64 rows (PrefersWeightsAsStored).
+constexpr int64_t kPackedAtLoadRows = 16;
+
 PackedLinear::PackedLinear(at::Tensor weight, at::Tensor bias)
     : weight_(std::move(weight)),
       bias_(std::move(bias)),
       // The matmul multiplies by the [K, N] matrix: the weight transposed.
       packed_(FloatDesc({weight_.size(1), weight_.size(0)}, memory::format_tag::ba),
-              weight_.data_ptr()) {}
+              weight_.data_ptr()) {
+  // Packed now, at load time, rather than by a shape's first call.
+  packed_.Get(Describe(kPackedAtLoadRows).weights_desc());
+}
 
 void PackedLinear::Run(const float* src, int64_t rows, float* out) {
   const std::shared_ptr<const Plan> plan =
@@ -47,7 +56,7 @@ void PackedLinear::Run(const float* src, int64_t rows, float* out) {
   plan->Execute({{DNNL_ARG_SRC, const_cast<float*>(src)}, {DNNL_ARG_DST, out}});
 }
 
-std::unique_ptr<Plan> PackedLinear::MakePlan(int64_t rows) {
+dnnl::matmul::primitive_desc PackedLinear::Describe(int64_t rows) const {
   const int64_t n = out_features(), k = in_features();
   const memory::desc src = FloatDesc({rows, k}, memory::format_tag::ab);
   const memory::desc dst = FloatDesc({rows, n}, memory::format_tag::ab);
@@ -63,12 +72,19 @@ std::unique_ptr<Plan> PackedLinear::MakePlan(int64_t rows) {
         dnnl::matmul::desc(src, FloatDesc({k, n}, memory::format_tag::ba), bias, dst), attr,
         CpuEngine());
   }
+  return pd;
+}
+
+std::unique_ptr<Plan> PackedLinear::MakePlan(int64_t rows) {
+  const dnnl::matmul::primitive_desc pd = Describe(rows);
   std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, memory(src, CpuEngine(), nullptr)},
-      {DNNL_ARG_DST, memory(dst, CpuEngine(), nullptr)},
+      {DNNL_ARG_SRC, memory(pd.src_desc(), CpuEngine(), nullptr)},
+      {DNNL_ARG_DST, memory(pd.dst_desc(), CpuEngine(), nullptr)},
       {DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())},
   };
-  if (bias_.defined()) args.emplace(DNNL_ARG_BIAS, memory(bias, CpuEngine(), bias_.data_ptr()));
+  if (bias_.defined()) {
+    args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), CpuEngine(), bias_.data_ptr()));
+  }
   return std::make_unique<Plan>(dnnl::matmul(pd), std::move(args), pd.scratchpad_desc());
 }
 

@@ -1,8 +1,11 @@
 // A linear with a frozen weight on oneDNN's matmul (brgemm): out[rows, N] =
 // src[rows, K] W^T (+ b), with W [N, K] re-laid out once, in the blocked
 // format oneDNN's kernel for the number of rows wants, and shared by every
-// thread and every row count that wants the same format. One plan per row
-// count (onednn::PlanCache); a steady-state call allocates nothing.
+// thread and every row count that wants the same format: packed at
+// construction (load time) in the format of a few rows, which is every row
+// count's where oneDNN runs its brgemm kernels (AVX-512), so that a new
+// shape's first call only makes its plan. One plan per row count
+// (onednn::PlanCache); a steady-state call allocates nothing.
 //
 // Numerics: oneDNN sums the K products in another order than BLAS (ATen's
 // linear); see LinearFusedErrorBound in ops/error_bounds.h.
@@ -31,6 +34,8 @@ class PackedLinear {
   void Run(const float* src, int64_t rows, float* out);
 
  private:
+  // The matmul of `rows` rows, on the weight's layout of oneDNN's choice.
+  dnnl::matmul::primitive_desc Describe(int64_t rows) const;
   std::unique_ptr<Plan> MakePlan(int64_t rows);
 
   const at::Tensor weight_;

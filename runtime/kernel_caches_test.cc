@@ -1,6 +1,7 @@
 // What a module's kernel caches hold (StaticModule::KernelCaches): each
 // kernel keeps the plans of at most Options::shape_plans_per_kernel input
-// shapes, and a plan dropped and made again computes the same bits.
+// shapes, a plan dropped and made again computes the same bits, and
+// weights are laid out once.
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -52,6 +53,29 @@ TEST(KernelCachesTest, PlansStayWithinTheBoundAndComputeTheSameWhenMadeAgain) {
   EXPECT_GT(kept.prepared_weight_bytes, 0u);
   EXPECT_EQ(dropped.prepared_weight_bytes, kept.prepared_weight_bytes);
   EXPECT_EQ(dropped.prepared_weights, kept.prepared_weights);
+}
+
+// A linear's weight is laid out for oneDNN when the module is made, so that
+// a new shape's first call only makes its plan (the layout is the same for
+// every row count here: ops/onednn_matmul.h).
+TEST(KernelCachesTest, LinearWeightsArePackedAtLoadTime) {
+  const corpus::Model& model = corpus::ModelNamed("mlp");
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const KernelCacheStats loaded = prepared->static_module->KernelCaches();
+  EXPECT_EQ(loaded.shape_plans_made, 0u);
+  EXPECT_GT(loaded.prepared_weight_bytes, 0u);
+  StaticRuntime runtime(prepared->static_module);
+  corpus::InputRng rng(5);
+  // 400 and 800 rows: more than ops::SmallLinear takes, so oneDNN's plans.
+  for (const int64_t size : {100, 200}) {
+    absl::StatusOr<c10::IValue> result = runtime.Run(model.inputs(rng, size));
+    ASSERT_TRUE(result.ok()) << result.status();
+  }
+  const KernelCacheStats called = prepared->static_module->KernelCaches();
+  EXPECT_GE(called.shape_plans_made, 4u);
+  EXPECT_EQ(called.prepared_weight_bytes, loaded.prepared_weight_bytes);
+  EXPECT_EQ(called.prepared_weights, loaded.prepared_weights);
 }
 
 TEST(KernelCachesTest, AModuleWithoutWeightedKernelsHoldsNothing) {
