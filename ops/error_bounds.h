@@ -11,7 +11,7 @@
 // third: that input is at most M) and the last the roundings below
 // float32's smallest normal number min32 (each a subnormal step, or the
 // whole of it where a kernel flushes subnormals to zero). The README's tolerance table states
-// them; ops/onednn_conv_test and ops/onednn_linear_test check both oneDNN's
+// them; ops/onednn_conv_test and ops/linalg/onednn_linear_test check both oneDNN's
 // and ATen's results against them.
 #ifndef STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
 #define STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_

@@ -10,7 +10,7 @@
 // them at most (MakePlan). An NCHW input (a model's image, a concatenation's result) is
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
 // takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
-// excitation blocks) runs as a matrix-vector product (ops/small_linear.h).
+// excitation blocks) runs as a matrix-vector product (ops/linalg/small_linear.h).
 // Taps that read only padding for every output (a dilation larger than the
 // image: DeepLab's atrous pyramid) are left out, on a weight cut to the
 // live taps, packed once per input shape that needs it. Where outputs near
@@ -63,9 +63,9 @@
 #include "ops/conv1d/depthwise.h"
 #include "ops/conv1d/few_channel.h"
 #include "ops/error_bounds.h"
+#include "ops/linalg/small_linear.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
-#include "ops/small_linear.h"
 #include "ops/winograd/winograd_3x3.h"
 #include "torch/csrc/jit/ir/constants.h"
 

@@ -394,7 +394,7 @@ std::map<std::string, Spec> LinalgSpecs() {
   // beta is never 0: LibTorch 1.13's baddbmm then reads uninitialized memory
   // (the JIT's own result has NaNs that change from run to run). A third of
   // the calls add to a broadcast self with beta and alpha 1 (masked
-  // attention scores: the kernel's own gemm calls, ops/batched_gemm.h), a
+  // attention scores: the kernel's own gemm calls, ops/linalg/batched_gemm.h), a
   // third have beta 1 and another alpha, on products big enough for the
   // kernel's gemm calls (400 multiply-adds).
   specs["aten::baddbmm."] = {[=](const Call& c) -> Inputs {
@@ -1273,8 +1273,9 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
 // bound.
 bool TestedElsewhere(const std::string& kernel) {
   return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0 ||  // //ops:onednn_conv_test
-         kernel.rfind("static_runtime::linear_fused(", 0) == 0 ||  // //ops:onednn_linear_test
-         kernel == "static_runtime::fused_pointwise" ||            // //runtime:fusion_test
+         kernel.rfind("static_runtime::linear_fused(", 0) ==
+             0 ||                                        // //ops/linalg:onednn_linear_test
+         kernel == "static_runtime::fused_pointwise" ||  // //runtime:fusion_test
          // //ops/attention:transformer_encoder_layer_test, both
          kernel.rfind("static_runtime::transformer_encoder_layer(", 0) == 0 ||
          kernel.rfind("static_runtime::transformer_encoder_layer_row(", 0) == 0 ||

@@ -57,7 +57,7 @@ TEST(KernelCachesTest, PlansStayWithinTheBoundAndComputeTheSameWhenMadeAgain) {
 
 // A linear's weight is laid out for oneDNN when the module is made, so that
 // a new shape's first call only makes its plan (the layout is the same for
-// every row count here: ops/onednn_matmul.h).
+// every row count here: ops/linalg/onednn_matmul.h).
 TEST(KernelCachesTest, LinearWeightsArePackedAtLoadTime) {
   const corpus::Model& model = corpus::ModelNamed("mlp");
   absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(model);

@@ -7,8 +7,8 @@
 #include "c10/core/InferenceMode.h"
 #include "execution/product_clock.h"
 #include "ops/attention/attention_steps.h"
-#include "ops/batched_gemm.h"
 #include "ops/cpu_kernels.h"
+#include "ops/linalg/batched_gemm.h"
 
 namespace static_runtime {
 namespace ops {

@@ -4,10 +4,10 @@
 // projection, the bias and the scaling of q, each sequence's heads' scores,
 // softmax (masked softmax with a key padding mask) and times v, the heads
 // merged, the output projection. The two projections run on oneDNN with the
-// weights pre-packed (ops/onednn_matmul.h), so they sum in another order
+// weights pre-packed (ops/linalg/onednn_matmul.h), so they sum in another order
 // than ATen's; every other step has ATen's arithmetic and bits: the bias,
 // scaling and merge as ATen's loops (ops/attention/attention_steps.h), the per-head
-// products as ATen's gemm calls (ops/batched_gemm.h), softmax as ATen's
+// products as ATen's gemm calls (ops/linalg/batched_gemm.h), softmax as ATen's
 // kernel (ops/cpu_kernels.h) and the masked softmax as ATen's op.
 //
 // Run: the attention of the rows of `x` (the tokens of `sequences`, each
@@ -29,7 +29,7 @@
 
 #include "ATen/ATen.h"
 #include "ops/attention/nested_sequences.h"
-#include "ops/onednn_matmul.h"
+#include "ops/linalg/onednn_matmul.h"
 
 namespace static_runtime {
 namespace ops {

@@ -3,11 +3,11 @@
 // _transformer_encoder_layer_fwd, the fast path of nn.TransformerEncoderLayer
 // in eval mode) step by step, as ATen 1.13 computes it, with its four matrix
 // products (the qkv and output projections, the two feed-forward linears) on
-// oneDNN with the frozen weights pre-packed (ops/onednn_matmul.h); the
+// oneDNN with the frozen weights pre-packed (ops/linalg/onednn_matmul.h); the
 // rest with ATen's arithmetic and bits: the bias and scaling of q, k, v,
 // the merge of the heads, the residual adds and relu as loops of our own
 // (ops/attention/attention_steps.h); q k^T and times v as ATen's per-batch gemm calls
-// (ops/batched_gemm.h); softmax and the layer norms as ATen's kernels called
+// (ops/linalg/batched_gemm.h); softmax and the layer norms as ATen's kernels called
 // directly (ops/cpu_kernels.h); gelu as ops/activations/epilogue_activations.h's
 // (within the declared bound, 1.5x faster than ATen's).
 //
@@ -46,7 +46,7 @@
 #include "ops/attention/self_attention.h"
 #include "ops/cpu_kernels.h"
 #include "ops/error_bounds.h"
-#include "ops/onednn_matmul.h"
+#include "ops/linalg/onednn_matmul.h"
 #include "ops/out_variant.h"
 #include "ops/registry.h"
 #include "torch/csrc/jit/ir/constants.h"

@@ -8,7 +8,7 @@
 // 5 x 16 by 16 x 5) that is most of the op's time.
 //
 // Where the product is short (k < 32, float), the gemm's arithmetic is one
-// chain of fused multiply-adds per result (ops/fma_chain_matmul.h), and a
+// chain of fused multiply-adds per result (ops/linalg/fma_chain_matmul.h), and a
 // thread's first plan of each gemm shape checks that sgemm gives exactly
 // that chain's bits (on sample operands with -0, products that cancel and
 // random values), the plan runs the chain itself: no call into BLAS, whose
@@ -25,8 +25,8 @@
 // self into its result (ATen's gemm calls with beta 1; the chain's sum
 // added to each value, where sgemm's bits are that).
 // BmmInto: runs the plan into `out` (contiguous, of that size and dtype).
-#ifndef STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
-#define STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
+#ifndef STATIC_RUNTIME_OPS_LINALG_BATCHED_GEMM_H_
+#define STATIC_RUNTIME_OPS_LINALG_BATCHED_GEMM_H_
 
 #include <cstdint>
 #include <optional>
@@ -50,4 +50,4 @@ void BmmInto(const BmmPlan& plan, const at::Tensor& batch1, const at::Tensor& ba
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_BATCHED_GEMM_H_
+#endif  // STATIC_RUNTIME_OPS_LINALG_BATCHED_GEMM_H_

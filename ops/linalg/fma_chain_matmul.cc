@@ -1,4 +1,4 @@
-#include "ops/fma_chain_matmul.h"
+#include "ops/linalg/fma_chain_matmul.h"
 
 #include <immintrin.h>
 

@@ -4,13 +4,13 @@
 // contiguous, transposed, with a larger leading dimension, or broadcast
 // along the batch; products shorter and longer than the fused multiply-add
 // chain's limit (k < 32), rows of -0.
-#include "ops/batched_gemm.h"
+#include "ops/linalg/batched_gemm.h"
 
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/fma_chain_matmul.h"
+#include "ops/linalg/fma_chain_matmul.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 

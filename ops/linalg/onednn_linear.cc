@@ -1,5 +1,5 @@
 // The out-variant kernel of static_runtime::linear_fused (passes/prepack_weights.h):
-// a oneDNN matmul with the frozen weight pre-packed (ops/onednn_matmul.h);
+// a oneDNN matmul with the frozen weight pre-packed (ops/linalg/onednn_matmul.h);
 // the activation runs in place on the result (onednn::ApplyActivation). Products of at
 // most 128K multiply-adds run ops::SmallLinear instead (a relu fused in).
 //
@@ -33,10 +33,10 @@
 #include "c10/util/SmallVector.h"
 #include "ir/operators/operators.h"
 #include "ops/error_bounds.h"
+#include "ops/linalg/onednn_matmul.h"
+#include "ops/linalg/small_linear.h"
 #include "ops/onednn.h"
-#include "ops/onednn_matmul.h"
 #include "ops/out_variant.h"
-#include "ops/small_linear.h"
 
 namespace static_runtime {
 namespace {

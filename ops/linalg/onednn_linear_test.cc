@@ -1,4 +1,4 @@
-// The oneDNN kernel of static_runtime::linear_fused (ops/onednn_linear.cc)
+// The oneDNN kernel of static_runtime::linear_fused (ops/linalg/onednn_linear.cc)
 // against a float64 reference within the bound it declares
 // (ops/error_bounds.h), which ATen's own linear must meet too, over random
 // row counts, leading dimensions, non-contiguous inputs, bias or none and

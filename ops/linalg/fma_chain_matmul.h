@@ -2,12 +2,12 @@
 // (((+0 + a_0 b_0) + a_1 b_1) + ...) + a_{k-1} b_{k-1}: one fused multiply-add
 // per product, in the order of k, from +0 (so a zero result is +0). That
 // is the arithmetic of OpenBLAS's sgemm on this CPU for the shapes
-// ops/batched_gemm.cc gives it (checked bit for bit against at::bmm by
-// //ops:batched_gemm_test), without sgemm's per-call cost: OpenBLAS takes a
+// ops/linalg/batched_gemm.cc gives it (checked bit for bit against at::bmm by
+// //ops/linalg:batched_gemm_test), without sgemm's per-call cost: OpenBLAS takes a
 // process-wide lock for its packing buffers on every call, which two threads
 // multiplying small matrices contend for.
-#ifndef STATIC_RUNTIME_OPS_FMA_CHAIN_MATMUL_H_
-#define STATIC_RUNTIME_OPS_FMA_CHAIN_MATMUL_H_
+#ifndef STATIC_RUNTIME_OPS_LINALG_FMA_CHAIN_MATMUL_H_
+#define STATIC_RUNTIME_OPS_LINALG_FMA_CHAIN_MATMUL_H_
 
 #include <cstdint>
 
@@ -32,4 +32,4 @@ void FmaChainMatmul(StridedMatrix a, StridedMatrix b, int64_t rows, int64_t inne
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_FMA_CHAIN_MATMUL_H_
+#endif  // STATIC_RUNTIME_OPS_LINALG_FMA_CHAIN_MATMUL_H_

@@ -6,8 +6,8 @@
 // GEMM micro-kernel's accumulator over one block of k (BLAS's and oneDNN's
 // for the small k this is for, so results usually equal ATen's bit for bit;
 // in any case inside the bound linear_fused declares: ops/error_bounds.h).
-#ifndef STATIC_RUNTIME_OPS_SMALL_LINEAR_H_
-#define STATIC_RUNTIME_OPS_SMALL_LINEAR_H_
+#ifndef STATIC_RUNTIME_OPS_LINALG_SMALL_LINEAR_H_
+#define STATIC_RUNTIME_OPS_LINALG_SMALL_LINEAR_H_
 
 #include <cstdint>
 #include <vector>
@@ -39,4 +39,4 @@ class SmallLinear {
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_SMALL_LINEAR_H_
+#endif  // STATIC_RUNTIME_OPS_LINALG_SMALL_LINEAR_H_

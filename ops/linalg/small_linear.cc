@@ -1,4 +1,4 @@
-#include "ops/small_linear.h"
+#include "ops/linalg/small_linear.h"
 
 #include <immintrin.h>
 

@@ -5,7 +5,7 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
 #include "c10/util/accumulate.h"
-#include "ops/batched_gemm.h"
+#include "ops/linalg/batched_gemm.h"
 #include "ops/out_variant.h"
 #include "ops/wrapped_scalar.h"
 
@@ -16,7 +16,7 @@ using TwoFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
 using TwoOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&);
 
 // at::cpu::bmm_out, with the batch-by-batch gemm calls made directly where
-// ATen would make them (ops/batched_gemm.h).
+// ATen would make them (ops/linalg/batched_gemm.h).
 at::Tensor& BmmOut(at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
   if (CpuKernelsServe(a, b)) {
     if (const std::optional<BmmPlan> plan = PlanBmm(a, b)) {

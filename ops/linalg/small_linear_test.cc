@@ -2,7 +2,7 @@
 // result, fused multiply-adds over k in order starting from zero, then the
 // bias, then relu (NaN kept: row 0 is NaN), over shapes whose rows and columns
 // leave every tail of the 4-row, 16- and 8-column blocks.
-#include "ops/small_linear.h"
+#include "ops/linalg/small_linear.h"
 
 #include <cmath>
 #include <cstring>

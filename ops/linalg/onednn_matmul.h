@@ -9,8 +9,8 @@
 //
 // Numerics: oneDNN sums the K products in another order than BLAS (ATen's
 // linear); see LinearFusedErrorBound in ops/error_bounds.h.
-#ifndef STATIC_RUNTIME_OPS_ONEDNN_MATMUL_H_
-#define STATIC_RUNTIME_OPS_ONEDNN_MATMUL_H_
+#ifndef STATIC_RUNTIME_OPS_LINALG_ONEDNN_MATMUL_H_
+#define STATIC_RUNTIME_OPS_LINALG_ONEDNN_MATMUL_H_
 
 #include <memory>
 
@@ -47,4 +47,4 @@ class PackedLinear {
 }  // namespace onednn
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_ONEDNN_MATMUL_H_
+#endif  // STATIC_RUNTIME_OPS_LINALG_ONEDNN_MATMUL_H_

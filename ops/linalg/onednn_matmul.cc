@@ -1,4 +1,4 @@
-#include "ops/onednn_matmul.h"
+#include "ops/linalg/onednn_matmul.h"
 
 #include <string>
 #include <unordered_map>

@@ -1,4 +1,4 @@
-#include "ops/batched_gemm.h"
+#include "ops/linalg/batched_gemm.h"
 
 #include <dlfcn.h>
 
@@ -10,7 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "ops/direct_call.h"
-#include "ops/fma_chain_matmul.h"
+#include "ops/linalg/fma_chain_matmul.h"
 
 namespace static_runtime {
 namespace {
