@@ -1,4 +1,4 @@
-// The threads that run forked tasks by default (ops/native_async.h): a
+// The threads that run forked tasks by default (ops/prim/native_async.h): a
 // fixed set of workers (LibTorch's inter-op thread count) of which one,
 // when idle and while tasks come back to back, polls for the next task for
 // a short while before it sleeps.

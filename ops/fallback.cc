@@ -64,7 +64,7 @@ std::shared_ptr<torch::jit::Graph> SingleNodeGraph(const torch::jit::Node* node)
 // ("warn is implemented directly in the interpreter"). They run on the
 // interpreter, as a one-node graph, like the instructions with no operator
 // at all (prim::isinstance, prim::TupleSlice, ...). (aten::warn of a node
-// scripted from a source file has a native kernel, ops/native_misc.cc.)
+// scripted from a source file has a native kernel, ops/prim/native_misc.cc.)
 bool IsInterpreterInstruction(c10::Symbol kind) {
   return kind == c10::aten::warn || kind == c10::aten::wait;
 }

@@ -6,7 +6,7 @@
 //
 // Only when every fork's future is used by aten::wait alone: a future that
 // is returned, stored in a container or passed on leaves the graph as it is
-// (the fork kernel of ops/native_async.cc then runs each fork at once).
+// (the fork kernel of ops/prim/native_async.cc then runs each fork at once).
 #ifndef STATIC_RUNTIME_PASSES_INLINE_FORKS_H_
 #define STATIC_RUNTIME_PASSES_INLINE_FORKS_H_
 

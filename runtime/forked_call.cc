@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "errors/status_macros.h"
 #include "glog/logging.h"
-#include "ops/native_async.h"
+#include "ops/prim/native_async.h"
 #include "passes/prepared_forks.h"
 #include "runtime/module_state.h"
 #include "runtime/pool.h"

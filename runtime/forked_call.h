@@ -5,7 +5,7 @@
 // (forks of one node in a loop, runs of the parent on several threads)
 // never share an arena. A subgraph it cannot prepare runs on the JIT
 // interpreter. With Options::parallel_forks a call runs as a forked task
-// (ops/native_async.h: on the inter-op pool or the launcher of the run);
+// (ops/prim/native_async.h: on the inter-op pool or the launcher of the run);
 // without, at once, on the calling thread. A failing call's error (naming
 // the node and source line inside the fork when the runtime ran it) comes
 // out of the aten::wait on its future.

@@ -44,7 +44,7 @@ struct ModuleState {
   std::vector<memory::Lifetime> managed_lifetimes;
   std::vector<memory::TensorRecord> initial_records;
   // The slots of the lists and dicts nodes build, emptied in place at the
-  // end of a run when nothing else holds them (ops/recycled_containers.h).
+  // end of a run when nothing else holds them (ops/prim/recycled_containers.h).
   std::vector<ValueIndex> recycled_slots;
   // The slots of views and lists that hold managed tensors (LifetimeAnalysis::
   // holders), emptied before the planner recycles them: the others, then

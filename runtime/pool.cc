@@ -4,7 +4,7 @@
 #include <functional>
 #include <utility>
 
-#include "ops/native_async.h"
+#include "ops/prim/native_async.h"
 #include "runtime/runtime_state.h"
 
 namespace static_runtime {

@@ -13,7 +13,7 @@
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "memory/lifetimes.h"
-#include "ops/recycled_containers.h"
+#include "ops/prim/recycled_containers.h"
 #include "passes/fuse_pointwise.h"
 #include "runtime/arguments.h"
 #include "runtime/forked_call.h"

@@ -1,5 +1,5 @@
 // Native kernels for lists, tuples and dicts: construction (lists and dicts
-// refilled from run to run: ops/recycled_containers.h), unpacking, indexing,
+// refilled from run to run: ops/prim/recycled_containers.h), unpacking, indexing,
 // len, append, item assignment, and a dict's keys, values and items. Each
 // reads and writes the value slots directly.
 #include <algorithm>
@@ -7,7 +7,7 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/strings/str_cat.h"
-#include "ops/recycled_containers.h"
+#include "ops/prim/recycled_containers.h"
 #include "ops/registry.h"
 #include "torch/csrc/jit/runtime/slice_indices_adjust.h"
 

@@ -1,4 +1,4 @@
-#include "ops/recycled_containers.h"
+#include "ops/prim/recycled_containers.h"
 
 #include <utility>
 

@@ -8,8 +8,8 @@
 // written again, so a caller never sees a container change after a run.
 // Tuples are not reused: an unnamed tuple caches the type of the elements it
 // was made with, which a refill could make stale.
-#ifndef STATIC_RUNTIME_OPS_RECYCLED_CONTAINERS_H_
-#define STATIC_RUNTIME_OPS_RECYCLED_CONTAINERS_H_
+#ifndef STATIC_RUNTIME_OPS_PRIM_RECYCLED_CONTAINERS_H_
+#define STATIC_RUNTIME_OPS_PRIM_RECYCLED_CONTAINERS_H_
 
 #include "ATen/core/ivalue.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -35,4 +35,4 @@ c10::impl::GenericDict ReusedDict(c10::IValue& slot, const c10::TypePtr& key_typ
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_RECYCLED_CONTAINERS_H_
+#endif  // STATIC_RUNTIME_OPS_PRIM_RECYCLED_CONTAINERS_H_

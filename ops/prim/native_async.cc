@@ -1,5 +1,5 @@
-// Forked tasks (ops/native_async.h) and the native kernel of aten::wait.
-#include "ops/native_async.h"
+// Forked tasks (ops/prim/native_async.h) and the native kernel of aten::wait.
+#include "ops/prim/native_async.h"
 
 #include <atomic>
 #include <list>

@@ -18,8 +18,8 @@
 // The runtime's prim::fork kernels (runtime/forked_call.h) launch through
 // LaunchForked, or, when forks run serially, call CompleteNow; aten::wait's
 // kernel is registered here.
-#ifndef STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
-#define STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
+#ifndef STATIC_RUNTIME_OPS_PRIM_NATIVE_ASYNC_H_
+#define STATIC_RUNTIME_OPS_PRIM_NATIVE_ASYNC_H_
 
 #include <functional>
 
@@ -70,4 +70,4 @@ c10::IValue WaitForked(const c10::intrusive_ptr<c10::ivalue::Future>& future);
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_NATIVE_ASYNC_H_
+#endif  // STATIC_RUNTIME_OPS_PRIM_NATIVE_ASYNC_H_
