@@ -6,7 +6,7 @@
 // must be only read in turn. An element of a list the run builds for itself
 // (ElementsOnlyRead) is only read too. Such a value can never be observed
 // outside the run, so a kernel may make it in a form the caller could tell
-// apart (ops/strided_view: a view of a caller's tensor without autograd's
+// apart (ops/tensor/strided_view: a view of a caller's tensor without autograd's
 // view tracking). The result of a branch of an if is only read when the
 // if's result is. Conservative: any other node without a schema (loops,
 // containers, fusion groups) counts as holding the value. The predicates on

@@ -1,6 +1,6 @@
 // Native kernels for view ops (slice, select, transpose, view, reshape,
 // chunk, split, ...) that preparation leaves as views. The common ones make
-// their view themselves (ops/strided_view) when that cannot be told apart
+// their view themselves (ops/tensor/strided_view) when that cannot be told apart
 // from ATen's: for an inference tensor, or when the run only reads the view
 // (ir/read_only_uses). Otherwise each produces the view by ATen's own CPU
 // implementation for an inference tensor inside inference mode
@@ -16,7 +16,7 @@
 #include "ir/read_only_uses.h"
 #include "ops/direct_call.h"
 #include "ops/registry.h"
-#include "ops/strided_view.h"
+#include "ops/tensor/strided_view.h"
 
 namespace static_runtime {
 namespace {
@@ -27,7 +27,7 @@ c10::optional<int64_t> OptionalInt(const NodeIO& io, size_t i) {
   return io.Input(i).toOptional<int64_t>();
 }
 
-// The view of `self` ops/strided_view makes for the node's arguments, or
+// The view of `self` ops/tensor/strided_view makes for the node's arguments, or
 // nullopt (then ATen's).
 using FastView = std::optional<at::Tensor> (*)(const at::Tensor& self, const NodeIO& io);
 // ATen's view of `self` for the node's arguments.

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/operators/operators.h"
 #include "ops/registry.h"
-#include "ops/views.h"
+#include "ops/tensor/views.h"
 
 namespace static_runtime {
 namespace {

@@ -1,9 +1,9 @@
-// Each view of ops/strided_view against ATen's op on random tensors (some
+// Each view of ops/tensor/strided_view against ATen's op on random tensors (some
 // non-contiguous, some with a storage offset) and random arguments, some out
 // of range: where ours gives a view, ATen's succeeds with the same sizes,
 // strides, storage offset and storage; where ATen fails, ours gives nullopt
 // or ATen's error.
-#include "ops/strided_view.h"
+#include "ops/tensor/strided_view.h"
 
 #include <functional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "ops/strided_view.h"
+#include "ops/tensor/strided_view.h"
 
 #include <vector>
 

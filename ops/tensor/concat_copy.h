@@ -14,8 +14,8 @@
 // rank >= 1 inputs).
 // ConcatInto: copies `inputs` into `out`, which has those sizes and is
 // contiguous, of their dtype, and shares memory with none of them.
-#ifndef STATIC_RUNTIME_OPS_CONCAT_COPY_H_
-#define STATIC_RUNTIME_OPS_CONCAT_COPY_H_
+#ifndef STATIC_RUNTIME_OPS_TENSOR_CONCAT_COPY_H_
+#define STATIC_RUNTIME_OPS_TENSOR_CONCAT_COPY_H_
 
 #include <cstdint>
 #include <optional>
@@ -33,4 +33,4 @@ void ConcatInto(absl::Span<const at::Tensor> inputs, int64_t dim, bool stack, at
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_CONCAT_COPY_H_
+#endif  // STATIC_RUNTIME_OPS_TENSOR_CONCAT_COPY_H_

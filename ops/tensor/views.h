@@ -3,8 +3,8 @@
 // parts behind the unpacked splits of passes/fuse_list_unpack, computed from a
 // node's inputs. Shared by the native kernels (then clone) and the out-variant
 // kernels (then copy into a reused tensor).
-#ifndef STATIC_RUNTIME_OPS_VIEWS_H_
-#define STATIC_RUNTIME_OPS_VIEWS_H_
+#ifndef STATIC_RUNTIME_OPS_TENSOR_VIEWS_H_
+#define STATIC_RUNTIME_OPS_TENSOR_VIEWS_H_
 
 #include <string>
 #include <vector>
@@ -32,4 +32,4 @@ std::string OverloadOf(const torch::jit::Node* node);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_VIEWS_H_
+#endif  // STATIC_RUNTIME_OPS_TENSOR_VIEWS_H_

@@ -1,4 +1,4 @@
-#include "ops/views.h"
+#include "ops/tensor/views.h"
 
 #include "absl/strings/string_view.h"
 

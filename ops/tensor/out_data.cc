@@ -2,7 +2,7 @@
 // variadic forms), index_select, index, gather, repeat, topk and sort, roll
 // and constant padding, and the factories zeros/ones/full, new_zeros/
 // new_ones/new_full, eye and arange. (Copies of a tensor, views' copy variants and
-// unpacked splits: ops/out_copies.cc.) flip stays in fallback: its out form
+// unpacked splits: ops/tensor/out_copies.cc.) flip stays in fallback: its out form
 // copies through a temporary.
 #include <algorithm>
 #include <optional>
@@ -13,8 +13,8 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
 #include "ATen/TensorUtils.h"
-#include "ops/concat_copy.h"
 #include "ops/out_variant.h"
+#include "ops/tensor/concat_copy.h"
 
 namespace static_runtime {
 namespace {
@@ -29,7 +29,7 @@ at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
 }
 
 // Tensors followed by dim, as a list input or as separate inputs. Small
-// tensors are copied directly (ops/concat_copy.h) when nothing needs
+// tensors are copied directly (ops/tensor/concat_copy.h) when nothing needs
 // autograd.
 void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim, bool stack) {
   if (CpuKernelsServe()) {  // ConcatSizes checks each input

@@ -11,8 +11,8 @@
 // Each op gives nullopt for arguments ATen rejects and for the cases left
 // to ATen (then the kernel calls ATen, which gives its result or its
 // error), so the errors stay ATen's.
-#ifndef STATIC_RUNTIME_OPS_STRIDED_VIEW_H_
-#define STATIC_RUNTIME_OPS_STRIDED_VIEW_H_
+#ifndef STATIC_RUNTIME_OPS_TENSOR_STRIDED_VIEW_H_
+#define STATIC_RUNTIME_OPS_TENSOR_STRIDED_VIEW_H_
 
 #include <cstdint>
 #include <optional>
@@ -44,4 +44,4 @@ std::optional<at::Tensor> FlattenView(const at::Tensor& self, int64_t start, int
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_STRIDED_VIEW_H_
+#endif  // STATIC_RUNTIME_OPS_TENSOR_STRIDED_VIEW_H_

@@ -1,4 +1,4 @@
-#include "ops/concat_copy.h"
+#include "ops/tensor/concat_copy.h"
 
 #include <array>
 #include <cstring>

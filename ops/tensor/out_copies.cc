@@ -16,9 +16,9 @@
 #include "ATen/NativeFunctions.h"
 #include "absl/container/flat_hash_set.h"
 #include "ir/operators/operators.h"
-#include "ops/concat_copy.h"
 #include "ops/out_variant.h"
-#include "ops/views.h"
+#include "ops/tensor/concat_copy.h"
+#include "ops/tensor/views.h"
 
 namespace static_runtime {
 namespace {
@@ -26,7 +26,7 @@ namespace {
 using torch::jit::Node;
 // Copies `source` into output `i` (contiguous), reusing the slot's tensor
 // when it can. Where nothing needs autograd, a contiguous source is one
-// memcpy and a small strided one a direct copy (ops/concat_copy.h), without
+// memcpy and a small strided one a direct copy (ops/tensor/concat_copy.h), without
 // ATen's resize_ and copy_ dispatches and TensorIterator.
 void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
   if (CpuKernelsServe(source) && !source.has_names()) {

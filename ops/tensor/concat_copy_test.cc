@@ -1,7 +1,7 @@
 // ConcatSizes/ConcatInto against at::cat and at::stack: random ranks,
 // sizes, dims (negative too), dtypes and input layouts (transposed, sliced,
 // expanded), bit for bit; and the cases it leaves to ATen.
-#include "ops/concat_copy.h"
+#include "ops/tensor/concat_copy.h"
 
 #include <vector>
 
