@@ -8,7 +8,7 @@
 //   beta = bias - mean * alpha, y = x * alpha + beta
 // and its AVX2/AVX512 kernels (as Debian builds them) contract the last two
 // into fused multiply-adds. This kernel computes the same with explicit FMAs
-// (ops/scale_shift.h), into the planned output, where ATen runs those loops:
+// (ops/nn/scale_shift.h), into the planned output, where ATen runs those loops:
 // inputs dense in the layout their strides suggest, contiguous or
 // channels-last 4-D, with contiguous per-channel tensors. Whether they
 // contract is a fact of how LibTorch was compiled, so at first use a probe
@@ -22,8 +22,8 @@
 
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
+#include "ops/nn/scale_shift.h"
 #include "ops/out_variant.h"
-#include "ops/scale_shift.h"
 
 namespace static_runtime {
 namespace {

@@ -1,7 +1,7 @@
 // The int[2] arguments of ATen's 2-d pools (kernel_size, stride, padding,
 // dilation) as the pools read them: one value for both dimensions, or two.
-#ifndef STATIC_RUNTIME_OPS_POOL_ARGUMENTS_H_
-#define STATIC_RUNTIME_OPS_POOL_ARGUMENTS_H_
+#ifndef STATIC_RUNTIME_OPS_NN_POOL_ARGUMENTS_H_
+#define STATIC_RUNTIME_OPS_NN_POOL_ARGUMENTS_H_
 
 #include <array>
 #include <cstdint>
@@ -24,4 +24,4 @@ inline std::optional<std::array<int64_t, 2>> PoolPair(
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_POOL_ARGUMENTS_H_
+#endif  // STATIC_RUNTIME_OPS_NN_POOL_ARGUMENTS_H_

@@ -16,9 +16,9 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ATen/native/Pool.h"
+#include "ops/nn/pool_arguments.h"
 #include "ops/out_variant.h"
 #include "ops/per_isa.h"
-#include "ops/pool_arguments.h"
 #include "ops/vec32.h"
 
 namespace static_runtime {

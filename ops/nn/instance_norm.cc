@@ -21,7 +21,7 @@
 
 #include "ATen/ATen.h"
 #include "ATen/native/batch_norm.h"
-#include "ops/norms/affine_parameter.h"
+#include "ops/nn/affine_parameter.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {

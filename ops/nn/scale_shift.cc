@@ -1,4 +1,4 @@
-#include "ops/scale_shift.h"
+#include "ops/nn/scale_shift.h"
 
 #include <immintrin.h>
 

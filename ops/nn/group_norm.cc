@@ -13,7 +13,7 @@
 
 #include "ATen/ATen.h"
 #include "c10/util/accumulate.h"
-#include "ops/norms/affine_parameter.h"
+#include "ops/nn/affine_parameter.h"
 #include "ops/out_variant.h"
 
 namespace static_runtime {

@@ -2,8 +2,8 @@
 // ATen's vectorized batch-norm loops compute it on CPUs with FMA) over
 // float32 tensors in the two dense layouts. Compiled for AVX2 + FMA: call
 // only when ScaleShiftAvailable().
-#ifndef STATIC_RUNTIME_OPS_SCALE_SHIFT_H_
-#define STATIC_RUNTIME_OPS_SCALE_SHIFT_H_
+#ifndef STATIC_RUNTIME_OPS_NN_SCALE_SHIFT_H_
+#define STATIC_RUNTIME_OPS_NN_SCALE_SHIFT_H_
 
 #include <cstdint>
 
@@ -26,4 +26,4 @@ void ScaleShiftChannelsLast(const float* x, float* y, const float* alpha, const 
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_SCALE_SHIFT_H_
+#endif  // STATIC_RUNTIME_OPS_NN_SCALE_SHIFT_H_

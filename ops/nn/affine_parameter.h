@@ -1,8 +1,8 @@
 // What the norms' kernels (group_norm, instance_norm) ask of a weight or a
 // bias before they hand it to ATen's CPU kernels, which read it as C
 // contiguous elements of the input's dtype.
-#ifndef STATIC_RUNTIME_OPS_NORMS_AFFINE_PARAMETER_H_
-#define STATIC_RUNTIME_OPS_NORMS_AFFINE_PARAMETER_H_
+#ifndef STATIC_RUNTIME_OPS_NN_AFFINE_PARAMETER_H_
+#define STATIC_RUNTIME_OPS_NN_AFFINE_PARAMETER_H_
 
 #include <cstdint>
 
@@ -22,4 +22,4 @@ inline bool PlainAffineParameter(const c10::optional<at::Tensor>& param, int64_t
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_NORMS_AFFINE_PARAMETER_H_
+#endif  // STATIC_RUNTIME_OPS_NN_AFFINE_PARAMETER_H_
