@@ -1,5 +1,5 @@
 // One RapidCheck property per native view, in-place and misc kernel
-// (ops/tensor/native_views.cc, native_inplace.cc, prim/native_misc.cc): random shapes,
+// (ops/tensor/native_views.cc, elementwise/native_inplace.cc, prim/native_misc.cc): random shapes,
 // dtypes and arguments, run inside and outside c10::InferenceMode (so both the
 // direct ATen call and the dispatched one are exercised). The kernel must give
 // what the JIT's own operator gives on a copy of the same inputs: equal

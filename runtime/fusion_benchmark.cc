@@ -15,8 +15,8 @@
 #include "glog/logging.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
-#include "ops/pointwise_compile.h"
-#include "ops/pointwise_eval.h"
+#include "ops/elementwise/pointwise_compile.h"
+#include "ops/elementwise/pointwise_eval.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/constants.h"
 

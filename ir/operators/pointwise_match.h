@@ -1,7 +1,7 @@
 // Which fusible elementwise op (ir/operators/pointwise_op.h) a JIT node is:
 // the schemas FusePointwise (passes/fuse_pointwise.h) fuses, and the
 // constant arguments each needs. Shared by the fusion pass, which decides
-// what joins a group, and by the fused kernel (ops/pointwise_fused.cc),
+// what joins a group, and by the fused kernel (ops/elementwise/pointwise_fused.cc),
 // which reads a fused node's subgraph back into a program.
 #ifndef STATIC_RUNTIME_IR_OPERATORS_POINTWISE_MATCH_H_
 #define STATIC_RUNTIME_IR_OPERATORS_POINTWISE_MATCH_H_

@@ -1,6 +1,6 @@
 // The elementwise ops FusePointwise puts into a fused group
 // (ir/operators/pointwise_match.h says which node is which op) and that the fused
-// kernel's programs are made of (ops/pointwise_program.h). Only the enum and
+// kernel's programs are made of (ops/elementwise/pointwise_program.h). Only the enum and
 // constexpr helpers: the per-ISA evaluators include this header.
 #ifndef STATIC_RUNTIME_IR_OPERATORS_POINTWISE_OP_H_
 #define STATIC_RUNTIME_IR_OPERATORS_POINTWISE_OP_H_

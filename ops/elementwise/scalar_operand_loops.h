@@ -4,8 +4,8 @@
 // arithmetic for a float tensor and a wrapped Python number (the number
 // rounded to float once, then one float operation per element), so the
 // same bits. Buffers are contiguous and `n` elements long; `out` may be `a`.
-#ifndef STATIC_RUNTIME_OPS_SCALAR_OPERAND_LOOPS_H_
-#define STATIC_RUNTIME_OPS_SCALAR_OPERAND_LOOPS_H_
+#ifndef STATIC_RUNTIME_OPS_ELEMENTWISE_SCALAR_OPERAND_LOOPS_H_
+#define STATIC_RUNTIME_OPS_ELEMENTWISE_SCALAR_OPERAND_LOOPS_H_
 
 #include <cstdint>
 #include <optional>
@@ -51,4 +51,4 @@ void ClampWithScalars(const float* a, std::optional<float> low, std::optional<fl
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_SCALAR_OPERAND_LOOPS_H_
+#endif  // STATIC_RUNTIME_OPS_ELEMENTWISE_SCALAR_OPERAND_LOOPS_H_

@@ -1,8 +1,8 @@
-// The body of the pointwise evaluators (ops/pointwise_program.h), included
+// The body of the pointwise evaluators (ops/elementwise/pointwise_program.h), included
 // once per ISA by a translation unit compiled with that ISA's flags and
 // ATen's CPU_CAPABILITY macros, so at::vec::Vectorized<float> is that ISA's.
-#ifndef STATIC_RUNTIME_OPS_POINTWISE_EVAL_IMPL_H_
-#define STATIC_RUNTIME_OPS_POINTWISE_EVAL_IMPL_H_
+#ifndef STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_EVAL_IMPL_H_
+#define STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_EVAL_IMPL_H_
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "ATen/cpu/vec/functional.h"
 #include "ATen/cpu/vec/vec.h"
-#include "ops/pointwise_program.h"
+#include "ops/elementwise/pointwise_program.h"
 
 namespace static_runtime {
 namespace ops {
@@ -296,4 +296,4 @@ inline void EvaluateRange(const PointwiseProgram& program, const PointwiseInput*
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_POINTWISE_EVAL_IMPL_H_
+#endif  // STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_EVAL_IMPL_H_

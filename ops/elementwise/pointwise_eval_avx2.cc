@@ -1,4 +1,4 @@
-#include "ops/pointwise_eval_impl.h"
+#include "ops/elementwise/pointwise_eval_impl.h"
 
 namespace static_runtime {
 namespace ops {

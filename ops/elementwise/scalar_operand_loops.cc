@@ -1,4 +1,4 @@
-#include "ops/scalar_operand_loops.h"
+#include "ops/elementwise/scalar_operand_loops.h"
 
 #include <algorithm>
 

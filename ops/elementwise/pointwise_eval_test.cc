@@ -2,7 +2,7 @@
 // machine, and the chosen evaluator matches ATen on long ranges too (tiles,
 // tails), on programs of several ops and on inputs read as rows (views,
 // broadcasts).
-#include "ops/pointwise_eval.h"
+#include "ops/elementwise/pointwise_eval.h"
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "ops/pointwise_eval.h"
+#include "ops/elementwise/pointwise_eval.h"
 
 #include <algorithm>
 #include <limits>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ops/pointwise_eval_impl.h"
+#include "ops/elementwise/pointwise_eval_impl.h"
 
 namespace static_runtime {
 namespace ops {

@@ -15,13 +15,13 @@
 // operand of the group's shape (a row, a 0-dim tensor, numbers: ATen
 // computes it over fewer elements, the fused loop at each element of the
 // group), being one whose vector/scalar split cannot show
-// (ops/pointwise_program.h), and the latter's result no output of the
+// (ops/elementwise/pointwise_program.h), and the latter's result no output of the
 // group; no size-1 dimension with another stride than a new tensor's (ATen's
 // results keep those: ops::DefaultSizeOneStrides). Outputs are contiguous
 // tensors of that shape (bool for
 // comparisons and to(bool), int32/int64 for those conversions, else
 // float32), bit for bit ATen's: each op's formula per element is the one
-// ATen's kernel uses for that element (ops/pointwise_program.h), and the
+// ATen's kernel uses for that element (ops/elementwise/pointwise_program.h), and the
 // range is split across threads as TensorIterator splits it.
 #include <algorithm>
 #include <array>
@@ -38,12 +38,12 @@
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
 #include "ops/direct_call.h"
+#include "ops/elementwise/pointwise_compile.h"
+#include "ops/elementwise/pointwise_eval.h"
+#include "ops/elementwise/scalar_operand_loops.h"
 #include "ops/fallback.h"
 #include "ops/out_variant.h"
-#include "ops/pointwise_compile.h"
-#include "ops/pointwise_eval.h"
 #include "ops/registry.h"
-#include "ops/scalar_operand_loops.h"
 
 namespace static_runtime {
 namespace {

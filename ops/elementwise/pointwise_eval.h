@@ -1,4 +1,4 @@
-// The pointwise evaluator (ops/pointwise_program.h) that matches ATen's own
+// The pointwise evaluator (ops/elementwise/pointwise_program.h) that matches ATen's own
 // kernels on this CPU, chosen once per process by a probe: for each ISA
 // ATen may dispatch to (AVX512, AVX2) and each op, the evaluator's result is
 // compared bit for bit (NaNs by position) with ATen's op on ranges whose
@@ -8,12 +8,12 @@
 // (its split then cannot matter, see PointwiseInstruction); the ISA with
 // the most such ops is used. Other ops are never fused. Comparisons and
 // selections are exact (no rounding), so they are not probed.
-#ifndef STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
-#define STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
+#ifndef STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_EVAL_H_
+#define STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_EVAL_H_
 
 #include <array>
 
-#include "ops/pointwise_program.h"
+#include "ops/elementwise/pointwise_program.h"
 
 namespace static_runtime {
 namespace ops {
@@ -31,4 +31,4 @@ const PointwiseEvaluator& PointwiseEvaluatorForThisCpu();
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_POINTWISE_EVAL_H_
+#endif  // STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_EVAL_H_

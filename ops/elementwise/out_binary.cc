@@ -6,8 +6,8 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ops/direct_call.h"
+#include "ops/elementwise/scalar_operand_loops.h"
 #include "ops/out_variant.h"
-#include "ops/scalar_operand_loops.h"
 #include "ops/wrapped_scalar.h"
 
 namespace static_runtime {
@@ -15,7 +15,7 @@ namespace {
 
 // The number `b` as ATen applies it to `a`, when `a` is a small plain float32
 // tensor and `b` a real Python number (the result is then float32, or bool
-// for a comparison): the case ops/scalar_operand_loops.h computes.
+// for a comparison): the case ops/elementwise/scalar_operand_loops.h computes.
 std::optional<float> SmallFloatTensorAndNumber(const at::Tensor& a, const c10::IValue& b) {
   if (!ops::SmallPlainFloat(a)) return std::nullopt;
   return ops::FloatNumber(b);

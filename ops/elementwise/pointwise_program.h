@@ -10,8 +10,8 @@
 // vectors from the start of the range and the scalar formula on the rest; its VML ops (tanh, exp,
 // ...) run every element through the vector function. `vector_tail` says which of the two an op's
 // ATen kernel does; the probe in pointwise_eval.cc finds out at first use.
-#ifndef STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
-#define STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
+#ifndef STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_PROGRAM_H_
+#define STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_PROGRAM_H_
 
 #include <cstdint>
 #include <vector>
@@ -111,4 +111,4 @@ inline constexpr int kMaxPointwiseRegisters = kMaxPointwiseInputs + kMaxPointwis
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_POINTWISE_PROGRAM_H_
+#endif  // STATIC_RUNTIME_OPS_ELEMENTWISE_POINTWISE_PROGRAM_H_

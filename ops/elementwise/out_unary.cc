@@ -6,8 +6,8 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ops/direct_call.h"
+#include "ops/elementwise/scalar_operand_loops.h"
 #include "ops/out_variant.h"
-#include "ops/scalar_operand_loops.h"
 
 namespace static_runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "ops/pointwise_compile.h"
+#include "ops/elementwise/pointwise_compile.h"
 
 #include <cmath>
 #include <limits>
