@@ -11,7 +11,7 @@
 // third: that input is at most M) and the last the roundings below
 // float32's smallest normal number min32 (each a subnormal step, or the
 // whole of it where a kernel flushes subnormals to zero). The README's tolerance table states
-// them; ops/onednn_conv_test and ops/linalg/onednn_linear_test check both oneDNN's
+// them; ops/conv/conv2d_test and ops/linalg/onednn_linear_test check both oneDNN's
 // and ATen's results against them.
 #ifndef STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
 #define STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
@@ -32,7 +32,7 @@ namespace ops {
 //   S = sum over input channels c of (max |x_c| over the 9 x 9 window that
 //       holds every tile the output can belong to) x sum |w_kc| + |bias| + |residual|
 // (>= M), in the same formula. This is not proven for oneDNN's transforms;
-// ops/onednn_conv_test checks it on random and heavy-tailed inputs.
+// ops/conv/conv2d_test checks it on random and heavy-tailed inputs.
 bool WinogradShape(at::IntArrayRef weight_sizes, at::IntArrayRef stride, at::IntArrayRef dilation,
                    int64_t groups);
 

@@ -1272,7 +1272,7 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
 // nodes with constant arguments and match the JIT within a declared error
 // bound.
 bool TestedElsewhere(const std::string& kernel) {
-  return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0 ||  // //ops:onednn_conv_test
+  return kernel.rfind("static_runtime::conv2d_fused(", 0) == 0 ||  // //ops/conv:conv2d_test
          kernel.rfind("static_runtime::linear_fused(", 0) ==
              0 ||                                        // //ops/linalg:onednn_linear_test
          kernel == "static_runtime::fused_pointwise" ||  // //runtime:fusion_test
@@ -1281,9 +1281,9 @@ bool TestedElsewhere(const std::string& kernel) {
          kernel.rfind("static_runtime::transformer_encoder_layer_row(", 0) == 0 ||
          // //ops/attention:multi_head_attention_test
          kernel.rfind("static_runtime::multi_head_attention(", 0) == 0 ||
-         // //ops/conv_transpose:deconvolution_test
+         // //ops/conv:deconvolution_test
          kernel.rfind("aten::conv_transpose", 0) == 0 ||
-         // //ops/conv3d:convolution3d_test
+         // //ops/conv:convolution3d_test
          kernel.rfind("aten::conv3d", 0) == 0 ||
          // //ops/quantized:embedding_bag_kernels_test and :dynamic_linear_test
          kernel.rfind("quantized::", 0) == 0;

@@ -3,7 +3,7 @@
 // unfold and fold of nn.functional) (max_pool2d and
 // avg_pool2d have their own files, out_max_pool.cc and out_avg_pool.cc). Statistics that the layer
 // computes and throws away (layer_norm's mean and rstd) go to per-thread scratch tensors.
-// aten::conv1d/conv2d (when not pre-packed into conv2d_fused, onednn_conv.cc) stay in fallback:
+// aten::conv1d/conv2d (when not pre-packed into conv2d_fused, ops/conv/conv2d.cc) stay in fallback:
 // LibTorch 1.13 has no CPU out form for them. batch_norm has its own file, out_batch_norm.cc.
 #include <algorithm>
 #include <cstring>

@@ -5,7 +5,7 @@
 // product by its [C, K] weight matrix into [kChunk, K] (m), 6 tiles by 16
 // output channels at a time in registers, then the chunk's outputs. The
 // chunk's v and m stay in the caches between the steps.
-#include "ops/winograd/winograd_3x3_avx2.h"
+#include "ops/conv/winograd_3x3_avx2.h"
 
 #include <immintrin.h>
 

@@ -1,10 +1,10 @@
-#include "ops/conv1d/few_channel.h"
+#include "ops/conv/few_channel.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "glog/logging.h"
-#include "ops/conv1d/few_channel_panel.h"
+#include "ops/conv/few_channel_panel.h"
 
 namespace static_runtime {
 namespace ops {

@@ -1,4 +1,4 @@
-#include "ops/channels_last.h"
+#include "ops/conv/channels_last.h"
 
 #include <memory>
 #include <string>

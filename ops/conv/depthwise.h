@@ -7,8 +7,8 @@
 // (another order than ATen's convolution: callers declare the error bound
 // of a reordered sum). x and y are contiguous; w is [channels, kernel]
 // contiguous; bias may be null (zero).
-#ifndef STATIC_RUNTIME_OPS_CONV1D_DEPTHWISE_H_
-#define STATIC_RUNTIME_OPS_CONV1D_DEPTHWISE_H_
+#ifndef STATIC_RUNTIME_OPS_CONV_DEPTHWISE_H_
+#define STATIC_RUNTIME_OPS_CONV_DEPTHWISE_H_
 
 #include <cstdint>
 
@@ -27,4 +27,4 @@ void DepthwiseConv1d(const DepthwiseConv1dShape& shape, const float* x, const fl
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_CONV1D_DEPTHWISE_H_
+#endif  // STATIC_RUNTIME_OPS_CONV_DEPTHWISE_H_

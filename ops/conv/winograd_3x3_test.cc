@@ -6,7 +6,7 @@
 // cut by the edges), paddings on each side from 0 to 2, with and without a
 // bias, on inputs with a few very large elements (a tile's error grows with
 // its largest input); one object run from several threads at once.
-#include "ops/winograd/winograd_3x3.h"
+#include "ops/conv/winograd_3x3.h"
 
 #include <thread>
 #include <vector>

@@ -1,5 +1,5 @@
 // The oneDNN kernels of aten::conv_transpose1d and conv_transpose2d
-// (ops/conv_transpose/deconvolution.cc) against a float64 reference, over
+// (ops/conv/deconvolution.cc) against a float64 reference, over
 // random shapes (unbatched included), strides, padding, output padding,
 // dilation, groups and biases, with output slots reused across calls and
 // shapes; ATen's own float result must meet the same declared bound

@@ -1,4 +1,4 @@
-// The oneDNN kernel of aten::conv3d (ops/conv3d/convolution3d.cc) against a
+// The oneDNN kernel of aten::conv3d (ops/conv/convolution3d.cc) against a
 // float64 reference, over random shapes (unbatched included), strides,
 // padding (lists, "valid" and "same"), dilation, groups and biases, with
 // output slots reused across calls and shapes; ATen's own float result must

@@ -25,11 +25,11 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ops/conv/winograd_3x3.h"
 #include "ops/error_bounds.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
 #include "ops/registry.h"
-#include "ops/winograd/winograd_3x3.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -10,8 +10,8 @@
 // shapes produce only channels-last (a transposing reorder that costs more
 // than the convolution). x and y are contiguous; w is [out_channels,
 // in_channels, kernel] contiguous; bias may be null (zero).
-#ifndef STATIC_RUNTIME_OPS_CONV1D_FEW_CHANNEL_H_
-#define STATIC_RUNTIME_OPS_CONV1D_FEW_CHANNEL_H_
+#ifndef STATIC_RUNTIME_OPS_CONV_FEW_CHANNEL_H_
+#define STATIC_RUNTIME_OPS_CONV_FEW_CHANNEL_H_
 
 #include <cstdint>
 
@@ -34,4 +34,4 @@ void FewChannelConv1d(const FewChannelConv1dShape& shape, const float* x, const 
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_CONV1D_FEW_CHANNEL_H_
+#endif  // STATIC_RUNTIME_OPS_CONV_FEW_CHANNEL_H_

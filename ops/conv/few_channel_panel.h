@@ -9,8 +9,8 @@
 // for i in [0, count), count <= kFewChannelTile, the taps j = 0 .. taps-1
 // added in order, each product rounded before its addition (the files are
 // built with -ffp-contract=off): the same bits on every ISA.
-#ifndef STATIC_RUNTIME_OPS_CONV1D_FEW_CHANNEL_PANEL_H_
-#define STATIC_RUNTIME_OPS_CONV1D_FEW_CHANNEL_PANEL_H_
+#ifndef STATIC_RUNTIME_OPS_CONV_FEW_CHANNEL_PANEL_H_
+#define STATIC_RUNTIME_OPS_CONV_FEW_CHANNEL_PANEL_H_
 
 #include <cstdint>
 
@@ -71,4 +71,4 @@ __attribute__((always_inline)) inline void PanelRowOf(const float* panel, const 
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_CONV1D_FEW_CHANNEL_PANEL_H_
+#endif  // STATIC_RUNTIME_OPS_CONV_FEW_CHANNEL_PANEL_H_

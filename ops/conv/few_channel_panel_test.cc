@@ -2,7 +2,7 @@
 // bit for bit, few_channel_panel.h's sum written out one scalar operation at
 // a time: random taps, counts (whole blocks of four vectors and tails),
 // biases and values of mixed magnitudes and signs.
-#include "ops/conv1d/few_channel_panel.h"
+#include "ops/conv/few_channel_panel.h"
 
 #include <cmath>
 #include <cstring>

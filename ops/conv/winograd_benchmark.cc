@@ -2,9 +2,9 @@
 // runs otherwise on CPUs without AVX-512) and oneDNN's Winograd one (on
 // AVX-512, its blocked layouts, reorders left out) on channels-last 3 x 3 stride-1
 // convolutions padded to keep the size, batch 1, one thread: the shapes
-// that decide where conv2d_fused takes Winograd (ops/onednn_conv.cc).
+// that decide where conv2d_fused takes Winograd (ops/conv/conv2d.cc).
 //
-//   bazel run -c opt //ops/winograd:winograd_benchmark
+//   bazel run -c opt //ops/conv:winograd_benchmark
 //
 // Arguments: channels (in = out), image size (and for Winograd the tile,
 // 2 or 4). Counter: gflops of the direct algorithm (2 * K * C * 9 per
@@ -15,7 +15,7 @@
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "dnnl.hpp"
-#include "ops/winograd/winograd_3x3.h"
+#include "ops/conv/winograd_3x3.h"
 
 namespace static_runtime {
 namespace {

@@ -1,9 +1,9 @@
-#include "ops/winograd/winograd_3x3.h"
+#include "ops/conv/winograd_3x3.h"
 
 #include <algorithm>
 
 #include "glog/logging.h"
-#include "ops/winograd/winograd_3x3_avx2.h"
+#include "ops/conv/winograd_3x3_avx2.h"
 
 namespace static_runtime {
 namespace ops {

@@ -16,8 +16,8 @@
 // convolution's in the last bits: a tile's error grows with the largest input of the tile, within
 // ops::Conv2dFusedErrorBound's bound for Winograd shapes (ops/error_bounds.h). A steady-state call
 // allocates nothing (per-thread buffers); an object may be used from several threads at once.
-#ifndef STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
-#define STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
+#ifndef STATIC_RUNTIME_OPS_CONV_WINOGRAD_3X3_H_
+#define STATIC_RUNTIME_OPS_CONV_WINOGRAD_3X3_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -50,7 +50,7 @@ class Winograd3x3 {
   // Preferred), 2, or 4 from 14 x 14 outputs on. Where it was faster than
   // oneDNN's direct kernel (no faster below 64 channels), and F(4x4) than
   // F(2x2): 0.6-0.9 of its time from 14 x 14 on, but 1.2 at 512 channels on
-  // 7 x 7 (//ops/winograd:winograd_benchmark, docs/convolutions.md). The
+  // 7 x 7 (//ops/conv:winograd_benchmark, docs/convolutions.md). The
   // transformed weight takes 16/9 (tile 2) or 36/9 (tile 4) of the
   // weight's memory.
   static int PreferredTile(int64_t in_channels, int64_t out_channels, int64_t out_height,
@@ -113,4 +113,4 @@ class Winograd3x3ByTile {
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_WINOGRAD_WINOGRAD_3X3_H_
+#endif  // STATIC_RUNTIME_OPS_CONV_WINOGRAD_3X3_H_

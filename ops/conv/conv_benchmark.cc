@@ -7,7 +7,7 @@
 // with a loop of independent FMAs (AVX-512 where the CPU has it, else AVX2:
 // 16 or 8 lanes x 2 flops per FMA; 12 accumulators hide the FMA latency).
 //
-//   bazel run //ops:conv_benchmark
+//   bazel run //ops/conv:conv_benchmark
 //
 // Counter: gflops (2 * N * K * OH * OW * C/groups * kh * kw per call, every
 // tap counted, as the direct algorithm computes them).

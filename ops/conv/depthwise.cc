@@ -1,4 +1,4 @@
-#include "ops/conv1d/depthwise.h"
+#include "ops/conv/depthwise.h"
 
 #include <algorithm>
 

@@ -20,18 +20,18 @@
 // through its own taps.
 // A 1D convolution (height 1) between NCW signals runs without reorders:
 // a pointwise one as oneDNN's matrix product on NCW, a depthwise one by
-// ops/conv1d/depthwise.h, one from a few input channels (a waveform) by
-// ops/conv1d/few_channel.h.
+// ops/conv/depthwise.h, one from a few input channels (a waveform) by
+// ops/conv/few_channel.h.
 // The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
 // what aten::add and the activation give on the convolution's result; silu
 // and gelu run as ops/activations/epilogue_activations.h's (within the
 // declared bound).
 // (oneDNN's "sum" post-op is not used: on this oneDNN it skips the sum on
-// output rows that see only padding, found by //ops:onednn_conv_test.)
+// output rows that see only padding, found by //ops/conv:conv2d_test.)
 //
 // The result is channels-last when no one can observe its strides
-// (ops/channels_last.h), else contiguous as ATen's is for contiguous inputs.
+// (ops/conv/channels_last.h), else contiguous as ATen's is for contiguous inputs.
 // Inputs the kernel does not take (other dtypes, empty sizes, mismatched
 // channels, a residual that broadcasts) run ATen's ops instead, which give
 // ATen's result or error. So does a weight holding inf or NaN: whether a
@@ -59,14 +59,14 @@
 #include "execution/kernel_caches.h"
 #include "glog/logging.h"
 #include "ir/operators/operators.h"
-#include "ops/channels_last.h"
-#include "ops/conv1d/depthwise.h"
-#include "ops/conv1d/few_channel.h"
+#include "ops/conv/channels_last.h"
+#include "ops/conv/depthwise.h"
+#include "ops/conv/few_channel.h"
+#include "ops/conv/winograd_3x3.h"
 #include "ops/error_bounds.h"
 #include "ops/linalg/small_linear.h"
 #include "ops/onednn.h"
 #include "ops/out_variant.h"
-#include "ops/winograd/winograd_3x3.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -351,7 +351,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   }
 
   // Whether the convolution of `batched` is a depthwise 1D one (height 1,
-  // one filter per channel) that ops/conv1d/depthwise.h computes.
+  // one filter per channel) that ops/conv/depthwise.h computes.
   bool DepthwiseOneDimensional(const at::Tensor& batched) const {
     const at::Tensor& w = params_.weight;
     return params_.groups == batched.size(1) && w.size(0) == params_.groups && w.size(1) == 1 &&
@@ -362,7 +362,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
 
   // Whether the convolution of `batched` is a dense 1D one (height 1) from
   // fewer than kFirstLayerChannels input channels with few enough taps for
-  // ops/conv1d/few_channel.h (a model's first layer on a waveform).
+  // ops/conv/few_channel.h (a model's first layer on a waveform).
   bool FewChannelOneDimensional(const at::Tensor& batched) const {
     const at::Tensor& w = params_.weight;
     return params_.groups == 1 && batched.size(1) < kFirstLayerChannels && w.size(2) == 1 &&
@@ -372,7 +372,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   }
 
   // Writes the convolution of the NCW signals `batched` into `out` (NCW,
-  // resized to `out_sizes`) by a loop of ops/conv1d if one takes the shape;
+  // resized to `out_sizes`) by a 1D loop (depthwise.h, few_channel.h) if one takes the shape;
   // false if none does.
   bool OneDimensionalLoop(const at::Tensor& batched, const std::vector<int64_t>& out_sizes,
                           int64_t out_width, at::Tensor& out) const {

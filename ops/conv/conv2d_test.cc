@@ -1,4 +1,4 @@
-// The oneDNN kernel of static_runtime::conv2d_fused (ops/onednn_conv.cc)
+// The oneDNN kernel of static_runtime::conv2d_fused (ops/conv/conv2d.cc)
 // against a float64 reference, over random shapes (unbatched included),
 // strides, padding, dilation (past the image included), groups (depthwise
 // included), input layouts, residuals and activations, with output slots
@@ -244,7 +244,7 @@ at::Tensor DrawOnePixelInput(Draw& d, const ConvCase& c) {
 
 // A 1D convolution as conv1d lowers it (height 1): pointwise, depthwise
 // (dilated) or dense with a longer kernel, a stride and a dilation (from
-// fewer than 16 channels: ops/conv1d/few_channel.h), on a long signal,
+// fewer than 16 channels: ops/conv/few_channel.h), on a long signal,
 // which runs on NCW layouts without reorders when its result is NCW.
 ConvCase DrawOneDimensionalCase(Draw& d) {
   ConvCase c;
@@ -397,7 +397,7 @@ RC_GTEST_PROP(OneDnnConvProperty, DilatedRegionsWithinTheStatedBound, ()) {
 }
 
 // Dense convolutions of inputs large enough for the channel-block kernel
-// on AVX2 (kMinBlockedAvx2InputFloats; //ops:onednn_conv_test runs under
+// on AVX2 (kMinBlockedAvx2InputFloats; //ops/conv:conv2d_test runs under
 // the AVX2 entry of the CPU matrix too), NCHW and channels-last, with a
 // residual and an activation, against the stated bound.
 TEST(OneDnnConvTest, LargeImagesWithinTheStatedBound) {

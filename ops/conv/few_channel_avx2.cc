@@ -1,4 +1,4 @@
-#include "ops/conv1d/few_channel_panel.h"
+#include "ops/conv/few_channel_panel.h"
 
 namespace static_runtime {
 namespace ops {
