@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "ATen/ATen.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 namespace static_runtime {
 namespace {

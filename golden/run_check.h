@@ -59,7 +59,7 @@ absl::Status CheckRunAgainstJit(
 // JIT's operators), runs the node's JIT operator on a copy of the inputs the
 // kernel saw. Its outputs that have uses must equal the operator's bit for
 // bit (an unused output, such as embedding_bag's offset2bag, may be left
-// empty), unless the kernel declares an error bound (ops/registry.h): then
+// empty), unless the kernel declares an error bound (ops/core/registry.h): then
 // they must lie within that bound of the operator's float64 result. So a
 // kernel's tolerance applies to its own nodes only. And every node (its
 // kernel or a fallback) must read each tensor as the node that made it left

@@ -2,7 +2,7 @@
 // only (link it into a test; nothing includes it): aten::flip (which
 // otherwise runs as a fallback) gives the flipped tensor plus one.
 #include "ATen/ATen.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 namespace static_runtime {
 namespace {

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 namespace static_runtime {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 namespace static_runtime {
 namespace {
@@ -30,7 +30,7 @@ TEST(KernelsLinkedTest, EveryFileThatRegistersKernelsIsLinked) {
   int files_that_register = 0;
   int family_files_that_register = 0;  // in ops/<family>/
   for (std::string path; std::getline(list, path);) {
-    if (path == "ops/registry.cc" || path.find("_test") != std::string::npos) continue;
+    if (path == "ops/core/registry.cc" || path.find("_test") != std::string::npos) continue;
     std::ifstream file(path);
     ASSERT_TRUE(file) << path;
     std::stringstream text;

@@ -14,9 +14,9 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "gtest/gtest.h"
-#include "ops/fallback.h"
-#include "ops/out_variant_test_support.h"
-#include "ops/registry.h"
+#include "ops/core/fallback.h"
+#include "ops/core/out_variant_test_support.h"
+#include "ops/core/registry.h"
 #include "rapidcheck.h"
 
 namespace static_runtime {

@@ -15,8 +15,8 @@
 #include "c10/core/InferenceMode.h"
 #include "glog/logging.h"
 #include "load/load.h"
-#include "ops/fallback.h"
-#include "ops/registry.h"
+#include "ops/core/fallback.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -18,9 +18,9 @@
 #include "c10/core/InferenceMode.h"
 #include "gtest/gtest.h"
 #include "memory/counting_allocator.h"
-#include "ops/fallback.h"
-#include "ops/out_variant_test_support.h"
-#include "ops/registry.h"
+#include "ops/core/fallback.h"
+#include "ops/core/out_variant_test_support.h"
+#include "ops/core/registry.h"
 #include "rapidcheck.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 

@@ -3,7 +3,7 @@
 // scalar kernel computes exactly what the JIT's own operator computes (or
 // fails when it fails), over random arguments; the fallback refuses the
 // instructions the interpreter runs only inside their whole graph.
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 #include <algorithm>
 #include <limits>
@@ -18,8 +18,8 @@
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
-#include "ops/fallback.h"
-#include "ops/out_variant_test_support.h"
+#include "ops/core/fallback.h"
+#include "ops/core/out_variant_test_support.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 
 namespace static_runtime {

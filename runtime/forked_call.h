@@ -12,7 +12,7 @@
 #ifndef STATIC_RUNTIME_RUNTIME_FORKED_CALL_H_
 #define STATIC_RUNTIME_RUNTIME_FORKED_CALL_H_
 
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "options/options.h"
 #include "torch/csrc/jit/ir/ir.h"
 

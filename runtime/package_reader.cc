@@ -16,7 +16,7 @@
 #include "load/pickle_check.h"
 #include "memory/planner.h"
 #include "nlohmann/json.hpp"
-#include "ops/onednn.h"
+#include "ops/onednn/onednn.h"
 #include "passes/check_static_runnable.h"
 #include "passes/prepare.h"
 #include "runtime/module_state.h"

@@ -28,7 +28,7 @@
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "nlohmann/json.hpp"
-#include "ops/onednn.h"
+#include "ops/onednn/onednn.h"
 #include "passes/pass_table.h"
 #include "runtime/corpus_module.h"
 #include "runtime/model_cache.h"

@@ -16,7 +16,7 @@
 #include "load/graph_serialization.h"
 #include "memory/planner.h"
 #include "nlohmann/json.hpp"
-#include "ops/onednn.h"
+#include "ops/onednn/onednn.h"
 #include "passes/prepared_forks.h"
 #include "runtime/forked_call.h"
 #include "runtime/module_state.h"

@@ -8,7 +8,7 @@
 #include "errors/status_macros.h"
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
-#include "ops/fallback.h"
+#include "ops/core/fallback.h"
 #include "passes/fuse_pointwise.h"
 
 namespace static_runtime {

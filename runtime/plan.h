@@ -23,7 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "execution/kernel_caches.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "runtime/types.h"
 #include "runtime/value_layout.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -36,7 +36,7 @@ struct BlockPlan;
 // (the JIT node, its position, what it runs as, why it fell back), and the
 // kernel's error bound.
 struct NodeInfo : NodeDescription {
-  ErrorBound error_bound;  // empty: bit-exact (see ops/registry.h)
+  ErrorBound error_bound;  // empty: bit-exact (see ops/core/registry.h)
   // The node's number in the graph's execution order through all blocks,
   // constants included: the numbers of memory/lifetimes.h.
   size_t number = 0;

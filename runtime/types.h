@@ -20,8 +20,8 @@
 #include "absl/types/span.h"
 #include "execution/kernel_caches.h"
 #include "memory/arena_stats.h"
-#include "ops/node_io.h"
-#include "ops/node_kind.h"
+#include "ops/core/node_io.h"
+#include "ops/core/node_kind.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

@@ -13,7 +13,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

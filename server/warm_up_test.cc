@@ -8,7 +8,7 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/onednn.h"
+#include "ops/onednn/onednn.h"
 #include "runtime/corpus_module.h"
 #include "server/engine.h"
 #include "server/served_model.h"

@@ -9,7 +9,7 @@
 // gelu(+inf) = +inf, gelu(-inf) = NaN, as ATen gives them. ATen's own
 // results are within the same distance (gelu's erf approximation is
 // oneDNN's, with an absolute error of 1.5e-7), so the kernels' declared
-// bounds (ops/error_bounds.h) hold for either; epilogue_activations_test
+// bounds (ops/core/error_bounds.h) hold for either; epilogue_activations_test
 // checks both against float64.
 #ifndef STATIC_RUNTIME_OPS_ACTIVATIONS_EPILOGUE_ACTIVATIONS_H_
 #define STATIC_RUNTIME_OPS_ACTIVATIONS_EPILOGUE_ACTIVATIONS_H_

@@ -10,7 +10,7 @@
 // differ from the JIT's in the last bit, after a convolution whose own
 // rounding differs more.) Any other input gets ATen's op as it is.
 //
-// The kernel declares an error bound (ErrorBound in ops/registry.h), since
+// The kernel declares an error bound (ErrorBound in ops/core/registry.h), since
 // the differential harness compares it with the JIT's operator on the same,
 // channels-last, tensor: both roundings of gelu (approximate 'none') are
 // within 4 eps32 (|exact| + |x|) of the exact value (an erf error of a few
@@ -23,7 +23,7 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ops/conv/channels_last.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 namespace {

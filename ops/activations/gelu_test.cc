@@ -8,8 +8,8 @@
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
-#include "ops/out_variant_test_support.h"
-#include "ops/registry.h"
+#include "ops/core/out_variant_test_support.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/irparser.h"
 
 namespace static_runtime {

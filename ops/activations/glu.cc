@@ -3,7 +3,7 @@
 // the op, without the op's fresh output. ATen checks the arguments.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "ATen/ATen.h"
-#include "ops/out_variant.h"
-#include "ops/per_isa.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/per_isa.h"
 
 namespace static_runtime {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "ops/per_isa.h"
+#include "ops/core/per_isa.h"
 
 namespace static_runtime {
 namespace ops {

@@ -1,4 +1,4 @@
-// ops/attention/attention_steps and SoftmaxLastDimInto (ops/cpu_kernels.h) against the
+// ops/attention/attention_steps and SoftmaxLastDimInto (ops/core/cpu_kernels.h) against the
 // ATen ops they stand for, bit for bit (NaN, infinities and -0.0 included),
 // on random shapes: head widths that are and are not multiples of the
 // vector width, one token, one head.
@@ -10,7 +10,7 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/cpu_kernels.h"
+#include "ops/core/cpu_kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 

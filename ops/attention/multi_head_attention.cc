@@ -9,7 +9,7 @@
 // else (another query, key and value; an attention mask; asked for the
 // weights; a source that is not float or not of width D) runs ATen's op,
 // with its result or its error. Numerics: the projections sum in another
-// order; the bound is MultiHeadAttentionErrorBound (ops/error_bounds.h).
+// order; the bound is MultiHeadAttentionErrorBound (ops/core/error_bounds.h).
 #include <memory>
 #include <optional>
 #include <utility>
@@ -18,9 +18,9 @@
 #include "ir/operators/operators.h"
 #include "ops/attention/nested_sequences.h"
 #include "ops/attention/self_attention.h"
-#include "ops/error_bounds.h"
-#include "ops/out_variant.h"
-#include "ops/registry.h"
+#include "ops/core/error_bounds.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -18,7 +18,7 @@
 
 #include "ATen/ATen.h"
 #include "ops/attention/nested_sequences.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 namespace {

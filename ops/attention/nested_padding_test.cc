@@ -9,8 +9,8 @@
 #include "ATen/ATen.h"
 #include "ATen/NestedTensorImpl.h"
 #include "gtest/gtest.h"
-#include "ops/out_variant_test_support.h"
-#include "ops/registry.h"
+#include "ops/core/out_variant_test_support.h"
+#include "ops/core/registry.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 

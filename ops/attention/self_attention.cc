@@ -7,7 +7,7 @@
 #include "c10/core/InferenceMode.h"
 #include "execution/product_clock.h"
 #include "ops/attention/attention_steps.h"
-#include "ops/cpu_kernels.h"
+#include "ops/core/cpu_kernels.h"
 #include "ops/linalg/batched_gemm.h"
 
 namespace static_runtime {

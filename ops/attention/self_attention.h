@@ -8,7 +8,7 @@
 // than ATen's; every other step has ATen's arithmetic and bits: the bias,
 // scaling and merge as ATen's loops (ops/attention/attention_steps.h), the per-head
 // products as ATen's gemm calls (ops/linalg/batched_gemm.h), softmax as ATen's
-// kernel (ops/cpu_kernels.h) and the masked softmax as ATen's op.
+// kernel (ops/core/cpu_kernels.h) and the masked softmax as ATen's op.
 //
 // Run: the attention of the rows of `x` (the tokens of `sequences`, each
 // sequence on its own; [rows, width] float32, contiguous) into `out` (as

@@ -8,7 +8,7 @@
 // the merge of the heads, the residual adds and relu as loops of our own
 // (ops/attention/attention_steps.h); q k^T and times v as ATen's per-batch gemm calls
 // (ops/linalg/batched_gemm.h); softmax and the layer norms as ATen's kernels called
-// directly (ops/cpu_kernels.h); gelu as ops/activations/epilogue_activations.h's
+// directly (ops/core/cpu_kernels.h); gelu as ops/activations/epilogue_activations.h's
 // (within the declared bound, 1.5x faster than ATen's).
 //
 // Measured on a 2-layer nn.TransformerEncoder (width 64, 4 heads,
@@ -24,7 +24,7 @@
 // source that is not float or not of width D, weights of unexpected
 // shapes) run ATen's op, which gives its result or error. Numerics: another
 // summation order in the products; the bound is
-// TransformerEncoderLayerErrorBound (ops/error_bounds.h).
+// TransformerEncoderLayerErrorBound (ops/core/error_bounds.h).
 //
 // static_runtime::transformer_encoder_layer_row (passes/prune_encoder_rows.h)
 // is the same kernel asked for one token of each sequence: the q, k, v
@@ -44,11 +44,11 @@
 #include "ops/attention/attention_steps.h"
 #include "ops/attention/nested_sequences.h"
 #include "ops/attention/self_attention.h"
-#include "ops/cpu_kernels.h"
-#include "ops/error_bounds.h"
+#include "ops/core/cpu_kernels.h"
+#include "ops/core/error_bounds.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/registry.h"
 #include "ops/linalg/onednn_matmul.h"
-#include "ops/out_variant.h"
-#include "ops/registry.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -41,7 +41,7 @@
 //
 // Numerics: oneDNN sums the C/groups * kh * kw products in another order than
 // ATen's convolution (Winograd: of transformed tiles); the bound it declares
-// is in ops/error_bounds.h, the tolerance table in docs/convolutions.md.
+// is in ops/core/error_bounds.h, the tolerance table in docs/convolutions.md.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -63,10 +63,10 @@
 #include "ops/conv/depthwise.h"
 #include "ops/conv/few_channel.h"
 #include "ops/conv/winograd_3x3.h"
-#include "ops/error_bounds.h"
+#include "ops/core/error_bounds.h"
+#include "ops/core/out_variant.h"
 #include "ops/linalg/small_linear.h"
-#include "ops/onednn.h"
-#include "ops/out_variant.h"
+#include "ops/onednn/onednn.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -4,10 +4,10 @@
 // included), input layouts, residuals and activations, with output slots
 // reused across calls; the same failures as ATen's ops for inputs a
 // convolution rejects; and one kernel (one set of pre-packed weights) run
-// from several threads at once; and the caches it keeps (ops/onednn.h).
+// from several threads at once; and the caches it keeps (ops/onednn/onednn.h).
 //
 // The tolerance is the summation error bound the kernel declares
-// (ops/error_bounds.h). ATen's own float convolution must meet the same
+// (ops/core/error_bounds.h). ATen's own float convolution must meet the same
 // bound (checked, so the bound is not looser than it needs to be by
 // construction).
 #include <array>
@@ -26,10 +26,10 @@
 #include "execution/kernel_caches.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
-#include "ops/error_bounds.h"
-#include "ops/onednn.h"
-#include "ops/out_variant_test_support.h"
-#include "ops/registry.h"
+#include "ops/core/error_bounds.h"
+#include "ops/core/out_variant_test_support.h"
+#include "ops/core/registry.h"
+#include "ops/onednn/onednn.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -566,7 +566,7 @@ TEST(OneDnnConvTest, OneKernelRunsOnSeveralThreadsAtOnce) {
   }
 }
 
-// The caches the kernel keeps (ops/onednn.h): PlanCache's plans per input
+// The caches the kernel keeps (ops/onednn/onednn.h): PlanCache's plans per input
 // shape, at most the account's number of them, the least recently used
 // dropped first, a plan in use kept alive; PackedWeights' copies counted in
 // the prepared weights.

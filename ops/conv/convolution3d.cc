@@ -16,7 +16,7 @@
 //
 // Numerics: oneDNN sums each output's (C / groups) * kd * kh * kw products in
 // another order than ATen may (Winograd: of transformed tiles); the bound it
-// declares is Conv3dErrorBound (ops/error_bounds.h).
+// declares is Conv3dErrorBound (ops/core/error_bounds.h).
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,10 +26,10 @@
 
 #include "ATen/ATen.h"
 #include "ops/conv/winograd_3x3.h"
-#include "ops/error_bounds.h"
-#include "ops/onednn.h"
-#include "ops/out_variant.h"
-#include "ops/registry.h"
+#include "ops/core/error_bounds.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/registry.h"
+#include "ops/onednn/onednn.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -9,7 +9,7 @@
 //
 // Numerics: oneDNN sums each output's (C / groups) * kh * kw products in
 // another order than ATen; the bound it declares is ConvTransposeErrorBound
-// (ops/error_bounds.h).
+// (ops/core/error_bounds.h).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ops/error_bounds.h"
-#include "ops/onednn.h"
-#include "ops/out_variant.h"
-#include "ops/registry.h"
+#include "ops/core/error_bounds.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/registry.h"
+#include "ops/onednn/onednn.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

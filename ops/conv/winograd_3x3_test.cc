@@ -13,8 +13,8 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/error_bounds.h"
-#include "ops/out_variant_test_support.h"
+#include "ops/core/error_bounds.h"
+#include "ops/core/out_variant_test_support.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 

@@ -1,16 +1,16 @@
 // Native kernels for in-place ops (add_, mul_, relu_, clamp_, masked_fill_,
 // fill_, copy_, index_put_, ...): each writes into its first argument and
 // returns it, calling ATen's CPU kernel directly for an inference tensor
-// inside inference mode (ops/direct_call.h) and the dispatcher otherwise
+// inside inference mode (ops/core/direct_call.h) and the dispatcher otherwise
 // (which also bumps version counters and checks autograd's rules). Scalar
 // overloads wrap the scalar as ATen's own Scalar overloads do.
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
-#include "ops/direct_call.h"
-#include "ops/out_variant.h"
-#include "ops/registry.h"
-#include "ops/wrapped_scalar.h"
+#include "ops/core/direct_call.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/registry.h"
+#include "ops/core/wrapped_scalar.h"
 
 namespace static_runtime {
 namespace {

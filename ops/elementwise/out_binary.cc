@@ -5,10 +5,10 @@
 
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
-#include "ops/direct_call.h"
+#include "ops/core/direct_call.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/wrapped_scalar.h"
 #include "ops/elementwise/scalar_operand_loops.h"
-#include "ops/out_variant.h"
-#include "ops/wrapped_scalar.h"
 
 namespace static_runtime {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
-#include "ops/direct_call.h"
+#include "ops/core/direct_call.h"
+#include "ops/core/out_variant.h"
 #include "ops/elementwise/scalar_operand_loops.h"
-#include "ops/out_variant.h"
 
 namespace static_runtime {
 namespace {

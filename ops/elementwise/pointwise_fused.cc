@@ -37,13 +37,13 @@
 #include "absl/types/span.h"
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
-#include "ops/direct_call.h"
+#include "ops/core/direct_call.h"
+#include "ops/core/fallback.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/registry.h"
 #include "ops/elementwise/pointwise_compile.h"
 #include "ops/elementwise/pointwise_eval.h"
 #include "ops/elementwise/scalar_operand_loops.h"
-#include "ops/fallback.h"
-#include "ops/out_variant.h"
-#include "ops/registry.h"
 
 namespace static_runtime {
 namespace {

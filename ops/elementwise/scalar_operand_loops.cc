@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/per_isa.h"
+#include "ops/core/per_isa.h"
 
 namespace static_runtime {
 namespace ops {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "ops/direct_call.h"
+#include "ops/core/direct_call.h"
 #include "ops/linalg/fma_chain_matmul.h"
 
 namespace static_runtime {

@@ -8,14 +8,14 @@
 // (onednn::PlanCache); a steady-state call allocates nothing.
 //
 // Numerics: oneDNN sums the K products in another order than BLAS (ATen's
-// linear); see LinearFusedErrorBound in ops/error_bounds.h.
+// linear); see LinearFusedErrorBound in ops/core/error_bounds.h.
 #ifndef STATIC_RUNTIME_OPS_LINALG_ONEDNN_MATMUL_H_
 #define STATIC_RUNTIME_OPS_LINALG_ONEDNN_MATMUL_H_
 
 #include <memory>
 
 #include "ATen/ATen.h"
-#include "ops/onednn.h"
+#include "ops/onednn/onednn.h"
 
 namespace static_runtime {
 namespace onednn {

@@ -5,9 +5,9 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
 #include "c10/util/accumulate.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/wrapped_scalar.h"
 #include "ops/linalg/batched_gemm.h"
-#include "ops/out_variant.h"
-#include "ops/wrapped_scalar.h"
 
 namespace static_runtime {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "ATen/ATen.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 

@@ -13,8 +13,8 @@
 
 #include "ATen/ATen.h"
 #include "c10/util/accumulate.h"
+#include "ops/core/out_variant.h"
 #include "ops/nn/affine_parameter.h"
-#include "ops/out_variant.h"
 
 namespace static_runtime {
 namespace {

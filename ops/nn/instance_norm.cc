@@ -21,8 +21,8 @@
 
 #include "ATen/ATen.h"
 #include "ATen/native/batch_norm.h"
+#include "ops/core/out_variant.h"
 #include "ops/nn/affine_parameter.h"
-#include "ops/out_variant.h"
 
 namespace static_runtime {
 namespace {

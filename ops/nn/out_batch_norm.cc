@@ -22,8 +22,8 @@
 
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
+#include "ops/core/out_variant.h"
 #include "ops/nn/scale_shift.h"
-#include "ops/out_variant.h"
 
 namespace static_runtime {
 namespace {

@@ -19,10 +19,10 @@
 
 #include "ATen/ATen.h"
 #include "ATen/native/Pool.h"
+#include "ops/core/out_variant.h"
+#include "ops/core/per_isa.h"
+#include "ops/core/vec32.h"
 #include "ops/nn/pool_arguments.h"
-#include "ops/out_variant.h"
-#include "ops/per_isa.h"
-#include "ops/vec32.h"
 
 namespace static_runtime {
 namespace {

@@ -12,8 +12,8 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "c10/util/accumulate.h"
-#include "ops/cpu_kernels.h"
-#include "ops/out_variant.h"
+#include "ops/core/cpu_kernels.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 namespace {

@@ -17,7 +17,7 @@
 #include "absl/time/clock.h"
 #include "errors/exception_message.h"
 #include "execution/task_workers.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 namespace static_runtime {
 namespace ops {

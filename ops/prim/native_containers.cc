@@ -7,8 +7,8 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/strings/str_cat.h"
+#include "ops/core/registry.h"
 #include "ops/prim/recycled_containers.h"
-#include "ops/registry.h"
 #include "torch/csrc/jit/runtime/slice_indices_adjust.h"
 
 namespace static_runtime {

@@ -17,7 +17,7 @@
 #include "ATen/autocast_mode.h"
 #include "absl/strings/str_cat.h"
 #include "execution/run_scope.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/frontend/source_range.h"
 
 namespace static_runtime {
@@ -102,7 +102,7 @@ void ScalarTensor(NodeIO& io, const at::Scalar& value, at::ScalarType natural) {
 // instruction of its own: it sends the message to LibTorch's warning handler,
 // verbatim, with the file and line of the model's source it was scripted
 // from, once per run at a numbered call site. Nodes without a source file
-// (graphs not scripted from a file) run on the interpreter (ops/fallback.h).
+// (graphs not scripted from a file) run on the interpreter (ops/core/fallback.h).
 KernelOffer Warn(const torch::jit::Node* node) {
   const std::shared_ptr<torch::jit::Source> source = node->sourceRange().source();
   if (source == nullptr || !source->filename().has_value()) return Decline();

@@ -18,7 +18,7 @@
 #include "ATen/core/ivalue.h"
 #include "ATen/core/jit_type.h"
 #include "execution/run_scope.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 namespace static_runtime {
 namespace {

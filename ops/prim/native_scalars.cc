@@ -10,7 +10,7 @@
 #include "ATen/ATen.h"
 #include "ATen/ScalarOps.h"
 #include "absl/strings/str_cat.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/runtime/jit_exception.h"
 
 namespace static_runtime {

@@ -30,7 +30,7 @@
 
 #include "ATen/ATen.h"
 #include "ATen/native/quantized/PackedParams.h"
-#include "ops/onednn.h"
+#include "ops/onednn/onednn.h"
 
 namespace static_runtime {
 namespace quantized {

@@ -10,7 +10,7 @@
 #include "ATen/ATen.h"
 #include "ATen/native/quantized/PackedParams.h"
 #include "c10/util/SmallVector.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 #include "ops/quantized/dynamic_linear.h"
 #include "torch/csrc/jit/ir/constants.h"
 

@@ -16,7 +16,7 @@
 #include "ATen/ATen.h"
 #include "ATen/core/dispatch/Dispatcher.h"
 #include "ATen/native/quantized/cpu/fbgemm_utils.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 #include "ops/quantized/rowwise_embedding_bag.h"
 #include "torch/csrc/jit/ir/constants.h"
 

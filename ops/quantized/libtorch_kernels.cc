@@ -19,7 +19,7 @@
 #include "ATen/ATen.h"
 #include "ATen/core/dispatch/Dispatcher.h"
 #include "ATen/native/quantized/PackedParams.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -4,7 +4,7 @@
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
 #include "ATen/Dispatch.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 namespace {

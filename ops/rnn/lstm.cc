@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "ATen/Parallel.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 namespace {

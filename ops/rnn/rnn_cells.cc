@@ -15,7 +15,7 @@
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
 #include "ops/blas_replica/replicated_linear.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "ops/rnn/lstm.h"
 #include "ops/rnn/lstm_gates.h"
 #include "torch/csrc/jit/ir/constants.h"

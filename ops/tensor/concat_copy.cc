@@ -3,7 +3,7 @@
 #include <array>
 #include <cstring>
 
-#include "ops/direct_call.h"
+#include "ops/core/direct_call.h"
 
 namespace static_runtime {
 namespace {

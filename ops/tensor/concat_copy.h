@@ -7,7 +7,7 @@
 //
 // ConcatSizes: the result's sizes when the copy applies, else nullopt (the
 // caller runs ATen's op, which gives its result or its error): at least one
-// input, all plain CPU tensors (ops/direct_call.h) without names, of one
+// input, all plain CPU tensors (ops/core/direct_call.h) without names, of one
 // dtype whose elements are 1, 2, 4 or 8 bytes, of one rank; a result of rank
 // 1 to 3 (ATen may give 4-D and 5-D results a channels-last layout) with at
 // most kMaxElements elements; sizes equal off `dim`, `dim` in range (cat: of

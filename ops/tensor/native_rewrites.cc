@@ -11,7 +11,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/operators/operators.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "ops/tensor/views.h"
 
 namespace static_runtime {

@@ -4,7 +4,7 @@
 // from ATen's: for an inference tensor, or when the run only reads the view
 // (ir/read_only_uses). Otherwise each produces the view by ATen's own CPU
 // implementation for an inference tensor inside inference mode
-// (ops/direct_call.h), through the dispatcher otherwise; chunk and split
+// (ops/core/direct_call.h), through the dispatcher otherwise; chunk and split
 // build their parts with ATen's as_strided kernel directly, one call per part
 // instead of three dispatches. Same results, aliasing and errors as the JIT's
 // operators, without a stack.
@@ -14,8 +14,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ir/read_only_uses.h"
-#include "ops/direct_call.h"
-#include "ops/registry.h"
+#include "ops/core/direct_call.h"
+#include "ops/core/registry.h"
 #include "ops/tensor/strided_view.h"
 
 namespace static_runtime {

@@ -16,7 +16,7 @@
 #include "ATen/NativeFunctions.h"
 #include "absl/container/flat_hash_set.h"
 #include "ir/operators/operators.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 #include "ops/tensor/concat_copy.h"
 #include "ops/tensor/views.h"
 

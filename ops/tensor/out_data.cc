@@ -13,7 +13,7 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/NativeFunctions.h"
 #include "ATen/TensorUtils.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 #include "ops/tensor/concat_copy.h"
 
 namespace static_runtime {

@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "ATen/ATen.h"
-#include "ops/out_variant.h"
+#include "ops/core/out_variant.h"
 
 namespace static_runtime {
 namespace {

@@ -12,7 +12,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "gtest/gtest.h"
-#include "ops/out_variant_test_support.h"
+#include "ops/core/out_variant_test_support.h"
 #include "rapidcheck.h"
 
 namespace static_runtime {

@@ -11,7 +11,7 @@
 
 #include "ATen/ATen.h"
 #include "ir/operators/operators.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "ATen/ATen.h"
-#include "ops/node_io.h"
+#include "ops/core/node_io.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {

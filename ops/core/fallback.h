@@ -7,11 +7,11 @@
 // JIT can run on its own, but boxed: every input and output goes through a
 // stack. The instructions the interpreter runs only inside their whole graph
 // (prim::Enter/Exit, prim::fork, bail-outs, profiling) get no fallback.
-#ifndef STATIC_RUNTIME_OPS_FALLBACK_H_
-#define STATIC_RUNTIME_OPS_FALLBACK_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_FALLBACK_H_
+#define STATIC_RUNTIME_OPS_CORE_FALLBACK_H_
 
 #include "absl/status/statusor.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -22,4 +22,4 @@ absl::StatusOr<Kernel> MakeFallbackKernel(const torch::jit::Node* node);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_FALLBACK_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_FALLBACK_H_

@@ -9,8 +9,8 @@
 // convolution with NCHW or mixed layouts falls back to slow reference or gemm
 // implementations (measured, see docs/convolutions.md); a kernel that wants a
 // blocked layout reorders into per-thread buffers (ThreadScratchpad).
-#ifndef STATIC_RUNTIME_OPS_ONEDNN_H_
-#define STATIC_RUNTIME_OPS_ONEDNN_H_
+#ifndef STATIC_RUNTIME_OPS_ONEDNN_ONEDNN_H_
+#define STATIC_RUNTIME_OPS_ONEDNN_ONEDNN_H_
 
 #include <algorithm>
 #include <array>
@@ -220,7 +220,7 @@ std::optional<std::vector<int64_t>> ConstantIntList(const torch::jit::Value* val
 // Applies `params`' activation to `out` in place as ATen does
 // (ops::ActivationInPlace), but silu and gelu of a dense float tensor with
 // ops/activations/epilogue_activations.h: within the bound the fused
-// kernels declare (ops/error_bounds.h), 1.5x faster than ATen's.
+// kernels declare (ops/core/error_bounds.h), 1.5x faster than ATen's.
 void ApplyActivation(const FrozenParams& params, at::Tensor& out);
 
 // One format a weight was packed into, and the packed bytes.
@@ -307,4 +307,4 @@ class PreloadedPacks {
 }  // namespace onednn
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_ONEDNN_H_
+#endif  // STATIC_RUNTIME_OPS_ONEDNN_ONEDNN_H_

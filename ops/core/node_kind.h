@@ -1,10 +1,10 @@
 // NodeKind: what a node of a prepared graph runs as. A kernel declares one of
-// the first three when it registers (ops/registry.h: out variant or native;
+// the first three when it registers (ops/core/registry.h: out variant or native;
 // fallbacks are the JIT's own operators, never registered); If and Loop are
 // the control flow the runtime runs itself. The one enum the registry, the
 // plan, the run loop and the public API (NodeDescription) share.
-#ifndef STATIC_RUNTIME_OPS_NODE_KIND_H_
-#define STATIC_RUNTIME_OPS_NODE_KIND_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_NODE_KIND_H_
+#define STATIC_RUNTIME_OPS_CORE_NODE_KIND_H_
 
 #include <cstdint>
 
@@ -28,4 +28,4 @@ const char* NodeKindName(NodeKind kind);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_NODE_KIND_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_NODE_KIND_H_

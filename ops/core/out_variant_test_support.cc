@@ -1,4 +1,4 @@
-#include "ops/out_variant_test_support.h"
+#include "ops/core/out_variant_test_support.h"
 
 #include <sstream>
 #include <thread>

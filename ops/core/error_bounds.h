@@ -1,5 +1,5 @@
 // The error bounds that kernels summing in another order than ATen declare
-// (ErrorBound in ops/registry.h). For a float32 result of a sum of L products
+// (ErrorBound in ops/core/registry.h). For a float32 result of a sum of L products
 // computed in any order, followed by an activation:
 //   |result - exact| <= 2 (L + 2) eps32 slope M + 4 eps32 |exact|
 //                       [+ 4 eps32 M for gelu and silu] + (L + 2) slope min32
@@ -13,8 +13,8 @@
 // whole of it where a kernel flushes subnormals to zero). The README's tolerance table states
 // them; ops/conv/conv2d_test and ops/linalg/onednn_linear_test check both oneDNN's
 // and ATen's results against them.
-#ifndef STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
-#define STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_ERROR_BOUNDS_H_
+#define STATIC_RUNTIME_OPS_CORE_ERROR_BOUNDS_H_
 
 #include <vector>
 
@@ -92,4 +92,4 @@ at::Tensor MultiHeadAttentionErrorBound(const std::vector<c10::IValue>& inputs,
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_ERROR_BOUNDS_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_ERROR_BOUNDS_H_

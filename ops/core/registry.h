@@ -19,8 +19,8 @@
 // registry's own CHECKs fire only for mistakes in this repository's kernel
 // registrations (a second kernel for one operator, an empty kernel offered),
 // at static initialization, in every test binary: nobody could handle them.
-#ifndef STATIC_RUNTIME_OPS_REGISTRY_H_
-#define STATIC_RUNTIME_OPS_REGISTRY_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_REGISTRY_H_
+#define STATIC_RUNTIME_OPS_CORE_REGISTRY_H_
 
 #include <cstdint>
 #include <functional>
@@ -34,8 +34,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "ops/node_io.h"
-#include "ops/node_kind.h"
+#include "ops/core/node_io.h"
+#include "ops/core/node_kind.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -153,4 +153,4 @@ void RegisterNativeOverload(absl::string_view name, absl::string_view overload, 
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_REGISTRY_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_REGISTRY_H_

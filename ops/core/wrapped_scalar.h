@@ -14,8 +14,8 @@
 // IsOne: whether a Scalar argument (an alpha or beta) is the number 1, an
 // integer or floating one, never a bool or complex: kernels skip the
 // multiplication ATen skips for it.
-#ifndef STATIC_RUNTIME_OPS_WRAPPED_SCALAR_H_
-#define STATIC_RUNTIME_OPS_WRAPPED_SCALAR_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_WRAPPED_SCALAR_H_
+#define STATIC_RUNTIME_OPS_CORE_WRAPPED_SCALAR_H_
 
 #include "ATen/ATen.h"
 
@@ -28,4 +28,4 @@ bool IsOne(const at::Scalar& scalar);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_WRAPPED_SCALAR_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_WRAPPED_SCALAR_H_

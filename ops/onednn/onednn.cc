@@ -1,4 +1,4 @@
-#include "ops/onednn.h"
+#include "ops/onednn/onednn.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,7 +1,7 @@
-// SoftmaxLastDimInto (ops/cpu_kernels.h), apart from cpu_kernels.cc: ATen's
+// SoftmaxLastDimInto (ops/core/cpu_kernels.h), apart from cpu_kernels.cc: ATen's
 // softmax and layer-norm headers declare conflicting `backward_fn` types.
 #include "ATen/native/cpu/SoftmaxKernel.h"
-#include "ops/cpu_kernels.h"
+#include "ops/core/cpu_kernels.h"
 
 namespace static_runtime {
 

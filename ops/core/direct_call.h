@@ -10,13 +10,13 @@
 // (a caller's input, a weight, a quantized or sparse tensor, or any tensor
 // when inference mode is off) goes through the dispatcher, which keeps
 // autograd, view tracking and version counters intact.
-#ifndef STATIC_RUNTIME_OPS_DIRECT_CALL_H_
-#define STATIC_RUNTIME_OPS_DIRECT_CALL_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_DIRECT_CALL_H_
+#define STATIC_RUNTIME_OPS_CORE_DIRECT_CALL_H_
 
 #include "ATen/ATen.h"
 #include "ATen/autocast_mode.h"
 #include "c10/core/InferenceMode.h"
-#include "ops/node_io.h"
+#include "ops/core/node_io.h"
 
 namespace static_runtime {
 
@@ -70,4 +70,4 @@ inline bool CpuKernelsServe(const Arguments&... arguments) {
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_DIRECT_CALL_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_DIRECT_CALL_H_

@@ -7,8 +7,8 @@
 // and fuzzing builds) it does too: clang 14's clones of these loops ran
 // AVX-512 instructions on an AVX2-only CPU (AMD Zen: SIGILL in
 // //ops:out_variant_property_test under --config=checked).
-#ifndef STATIC_RUNTIME_OPS_PER_ISA_H_
-#define STATIC_RUNTIME_OPS_PER_ISA_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_PER_ISA_H_
+#define STATIC_RUNTIME_OPS_CORE_PER_ISA_H_
 
 #if defined(__SANITIZE_THREAD__) || defined(__clang__)
 #define STATIC_RUNTIME_PER_ISA
@@ -16,4 +16,4 @@
 #define STATIC_RUNTIME_PER_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 
-#endif  // STATIC_RUNTIME_OPS_PER_ISA_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_PER_ISA_H_

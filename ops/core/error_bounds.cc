@@ -1,4 +1,4 @@
-#include "ops/error_bounds.h"
+#include "ops/core/error_bounds.h"
 
 #include <algorithm>
 #include <limits>

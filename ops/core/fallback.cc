@@ -1,4 +1,4 @@
-#include "ops/fallback.h"
+#include "ops/core/fallback.h"
 
 #include <cstdint>
 #include <memory>

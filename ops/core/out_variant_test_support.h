@@ -2,8 +2,8 @@
 // stands for, running a kernel on value slots that persist across calls, and
 // drawing random tensors (shapes with 0 and 1, non-contiguous layouts) inside
 // a RapidCheck property.
-#ifndef STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
-#define STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_OUT_VARIANT_TEST_SUPPORT_H_
+#define STATIC_RUNTIME_OPS_CORE_OUT_VARIANT_TEST_SUPPORT_H_
 
 #include <functional>
 #include <memory>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -107,4 +107,4 @@ std::string Difference(const c10::IValue& expected, const c10::IValue& actual);
 }  // namespace testing
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_OUT_VARIANT_TEST_SUPPORT_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_OUT_VARIANT_TEST_SUPPORT_H_

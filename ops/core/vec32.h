@@ -2,8 +2,8 @@
 // that are compiled once per ISA (target_clones): each clone compiles them
 // to its own instructions (AVX2/AVX-512: one register; default: two SSE
 // registers). Loads and stores are unaligned.
-#ifndef STATIC_RUNTIME_OPS_VEC32_H_
-#define STATIC_RUNTIME_OPS_VEC32_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_VEC32_H_
+#define STATIC_RUNTIME_OPS_CORE_VEC32_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -87,4 +87,4 @@ __attribute__((always_inline)) inline void ForRowInGroups(int64_t width, int64_t
 }  // namespace ops
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_VEC32_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_VEC32_H_

@@ -1,4 +1,4 @@
-#include "ops/wrapped_scalar.h"
+#include "ops/core/wrapped_scalar.h"
 
 namespace static_runtime {
 

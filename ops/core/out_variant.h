@@ -5,16 +5,16 @@
 // slot whose tensor is reused (across loop iterations, or memory the runtime
 // plans) never sees its values change under someone else's feet, and a dtype
 // change between calls can never silently cast a result.
-#ifndef STATIC_RUNTIME_OPS_OUT_VARIANT_H_
-#define STATIC_RUNTIME_OPS_OUT_VARIANT_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_OUT_VARIANT_H_
+#define STATIC_RUNTIME_OPS_CORE_OUT_VARIANT_H_
 
 #include <utility>
 
 #include "ATen/ATen.h"
 #include "ATen/EmptyTensor.h"
 #include "ATen/NativeFunctions.h"
-#include "ops/direct_call.h"
-#include "ops/registry.h"
+#include "ops/core/direct_call.h"
+#include "ops/core/registry.h"
 
 namespace static_runtime {
 
@@ -147,4 +147,4 @@ inline void RegisterOut(const char* name, const char* overload, Kernel kernel,
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_OUT_VARIANT_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_OUT_VARIANT_H_

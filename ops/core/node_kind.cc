@@ -1,4 +1,4 @@
-#include "ops/node_kind.h"
+#include "ops/core/node_kind.h"
 
 namespace static_runtime {
 

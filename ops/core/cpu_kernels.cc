@@ -1,4 +1,4 @@
-#include "ops/cpu_kernels.h"
+#include "ops/core/cpu_kernels.h"
 
 #include "ATen/native/layer_norm.h"
 

@@ -3,8 +3,8 @@
 // checks cost more than the kernel on small tensors. Compiled alone with the
 // CPU-capability definitions LibTorch itself was built with, so ATen's
 // dispatch stubs have the same layout here as inside libtorch_cpu.so.
-#ifndef STATIC_RUNTIME_OPS_CPU_KERNELS_H_
-#define STATIC_RUNTIME_OPS_CPU_KERNELS_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_CPU_KERNELS_H_
+#define STATIC_RUNTIME_OPS_CORE_CPU_KERNELS_H_
 
 #include <cstdint>
 
@@ -26,4 +26,4 @@ void SoftmaxLastDimInto(const at::Tensor& x, const at::Tensor& out, bool log = f
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_CPU_KERNELS_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_CPU_KERNELS_H_

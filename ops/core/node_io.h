@@ -2,8 +2,8 @@
 // its input and output slots by position. What a kernel reads and writes,
 // and what a NodeObserver (runtime/types.h) is shown, read-only, before and
 // after each call.
-#ifndef STATIC_RUNTIME_OPS_NODE_IO_H_
-#define STATIC_RUNTIME_OPS_NODE_IO_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_NODE_IO_H_
+#define STATIC_RUNTIME_OPS_CORE_NODE_IO_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -40,4 +40,4 @@ class NodeIO {
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_NODE_IO_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_NODE_IO_H_

@@ -1,4 +1,4 @@
-#include "ops/registry.h"
+#include "ops/core/registry.h"
 
 #include <algorithm>
 
