@@ -13,14 +13,10 @@
 #ifndef STATIC_RUNTIME_RUNTIME_POOL_H_
 #define STATIC_RUNTIME_RUNTIME_POOL_H_
 
-#include <atomic>
 #include <memory>
-#include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 
@@ -57,30 +53,13 @@ class RuntimePool {
   std::vector<MemoryStats> IdleRuntimesMemoryStats();
 
  private:
-  struct IdleRuntime {
-    std::thread::id last_thread;
-    std::unique_ptr<StaticRuntime> runtime;
-  };
-  // The idle runtime a thread returned last, if it is still there.
-  struct alignas(64) ThreadSlot {
-    std::atomic<StaticRuntime*> runtime{nullptr};
-  };
-  std::unique_ptr<StaticRuntime> Acquire();
-  void Release(std::unique_ptr<StaticRuntime> runtime);
-  ThreadSlot& SlotOfThisThread();
-  // Under mutex_: an idle runtime from idle_ (the caller's last first) or
-  // from any thread's slot; nullptr when there is none.
-  std::unique_ptr<StaticRuntime> TakeIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The runtimes not running a call: in the slot of the thread that ran one
+  // last, or in a list under a lock, with the count made (pool.cc).
+  class Runtimes;
 
   const StaticModule::Ptr module_;
   const size_t max_runtimes_;
-  std::vector<ThreadSlot> slots_;
-  // Callers in the slow path: a runtime returned while one waits goes to
-  // idle_, under the mutex, which wakes it.
-  std::atomic<int> waiting_{0};
-  mutable absl::Mutex mutex_;
-  std::vector<IdleRuntime> idle_ ABSL_GUARDED_BY(mutex_);
-  size_t created_ ABSL_GUARDED_BY(mutex_) = 0;
+  const std::unique_ptr<Runtimes> runtimes_;
 };
 
 }  // namespace static_runtime

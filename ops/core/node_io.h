@@ -27,8 +27,10 @@ class NodeIO {
   const c10::IValue& Input(size_t i) const { return values_[inputs_[i]]; }
   c10::IValue& Output(size_t i) { return values_[outputs_[i]]; }
   const c10::IValue& Output(size_t i) const { return values_[outputs_[i]]; }
-  // Where the slots are: for a kernel that runs other kernels on them.
-  c10::IValue* values() const { return values_; }
+  // Where the slots are: for a kernel that runs other kernels on them. Not
+  // on a const NodeIO (what an observer is shown), which reads its slots
+  // only.
+  c10::IValue* values() { return values_; }
   ValueIndex InputIndex(size_t i) const { return inputs_[i]; }
   ValueIndex OutputIndex(size_t i) const { return outputs_[i]; }
 
