@@ -560,16 +560,9 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   std::unique_ptr<ShapePlan> PlanOf(const dnnl::convolution_forward::primitive_desc& pd,
                                     memory weights, const memory::desc& input,
                                     const memory::desc& result) const {
-    std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, std::move(weights)}};
-    if (params_.bias.defined()) {
-      args.emplace(DNNL_ARG_BIAS,
-                   memory(onednn::FloatDesc({params_.bias.size(0)}, memory::format_tag::x),
-                          onednn::CpuEngine(), params_.bias.data_ptr()));
-    }
     auto plan = std::make_unique<ShapePlan>();
-    plan->plan = std::make_unique<onednn::ReorderedPlan>(
-        dnnl::convolution_forward(pd), pd.src_desc(), pd.dst_desc(), std::move(args),
-        pd.scratchpad_desc(), input, result);
+    plan->plan = onednn::MakeWeightedPlan<dnnl::convolution_forward>(pd, std::move(weights),
+                                                                     params_.bias, input, result);
     return plan;
   }
 

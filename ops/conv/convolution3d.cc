@@ -193,13 +193,8 @@ class Conv3dKernel {
               onednn::FloatDesc(dst.dims(), memory::format_tag::any), params_.stride, dilation,
               params_.padding, padding_r),
           attr, onednn::CpuEngine());
-      std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())}};
-      if (params_.bias.defined()) {
-        args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
-      }
-      return std::make_unique<onednn::ReorderedPlan>(dnnl::convolution_forward(pd), pd.src_desc(),
-                                                     pd.dst_desc(), std::move(args),
-                                                     pd.scratchpad_desc(), src, dst);
+      return onednn::MakeWeightedPlan<dnnl::convolution_forward>(pd, packed_.Get(pd.weights_desc()),
+                                                                 params_.bias, src, dst);
     } catch (const dnnl::error&) {
       return nullptr;
     }

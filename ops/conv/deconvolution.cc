@@ -160,13 +160,8 @@ class DeconvolutionKernel {
               {params_.stride[0], params_.stride[1]}, dilation,
               {params_.padding[0], params_.padding[1]}, padding_r),
           attr, onednn::CpuEngine());
-      std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, packed_.Get(pd.weights_desc())}};
-      if (params_.bias.defined()) {
-        args.emplace(DNNL_ARG_BIAS, memory(bias, onednn::CpuEngine(), params_.bias.data_ptr()));
-      }
-      return std::make_unique<onednn::ReorderedPlan>(dnnl::deconvolution_forward(pd), pd.src_desc(),
-                                                     pd.dst_desc(), std::move(args),
-                                                     pd.scratchpad_desc(), src, dst);
+      return onednn::MakeWeightedPlan<dnnl::deconvolution_forward>(
+          pd, packed_.Get(pd.weights_desc()), params_.bias, src, dst);
     } catch (const dnnl::error&) {
       return nullptr;
     }

@@ -7,6 +7,7 @@
 #include "ATen/CPUGeneratorImpl.h"
 #include "absl/strings/str_cat.h"
 #include "errors/exception_message.h"
+#include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "rapidcheck.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
@@ -117,6 +118,45 @@ std::vector<int64_t> Draw::BroadcastableTo(at::IntArrayRef shape) {
   const size_t drop = shape.empty() ? 0 : Int(0, static_cast<int64_t>(shape.size()));
   for (size_t i = drop; i < shape.size(); ++i) result.push_back(Bool() ? shape[i] : 1);
   return result;
+}
+
+SingleNode BindOutVariant(std::shared_ptr<torch::jit::Graph> graph, torch::jit::Node* node,
+                          bool expect_out_variant) {
+  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  if (expect_out_variant) {
+    EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant)
+        << "no out variant for " << *node;
+  }
+  return {std::move(graph), node, selected ? selected->kernel : Kernel()};
+}
+
+SingleNode MakeNodeOnConstants(c10::Symbol kind, const std::vector<c10::IValue>& constants,
+                               bool expect_out_variant) {
+  ops::EnsureOperatorsRegistered();
+  auto graph = std::make_shared<torch::jit::Graph>();
+  std::vector<torch::jit::Value*> inputs = {graph->addInput("x")->setType(c10::TensorType::get())};
+  for (const c10::IValue& constant : constants) inputs.push_back(graph->insertConstant(constant));
+  torch::jit::Node* node = graph->insertNode(graph->create(kind, inputs, 1));
+  node->output()->setType(c10::TensorType::get());
+  graph->registerOutput(node->output());
+  return BindOutVariant(std::move(graph), node, expect_out_variant);
+}
+
+std::string RejectsAsAten(const std::function<void()>& aten_call, Slots& slots,
+                          const Kernel& kernel, const std::vector<c10::IValue>& inputs) {
+  std::string aten_error;
+  try {
+    aten_call();
+  } catch (const c10::Error& e) {
+    aten_error = e.what_without_backtrace();
+  }
+  if (aten_error.empty()) return "ATen does not reject the input";
+  const std::string error = slots.Run(kernel, inputs);
+  if (error.empty()) return "ATen rejects the input, the kernel does not";
+  if (error.find(aten_error.substr(0, 40)) == std::string::npos) {
+    return absl::StrCat("the kernel's message \"", error, "\" lacks ATen's \"", aten_error, "\"");
+  }
+  return "";
 }
 
 std::vector<c10::IValue> InputsAfterConstants(const torch::jit::Node* node, const at::Tensor& x) {

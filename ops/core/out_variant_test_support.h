@@ -28,6 +28,17 @@ struct SingleNode {
 SingleNode MakeNode(const std::string& op, const std::string& overload,
                     const std::vector<c10::IValue>& inputs, size_t num_outputs);
 
+// `node` of `graph` with the kernel the registry binds it to, if any. With
+// `expect_out_variant` that kernel must be an out variant (a test failure
+// otherwise).
+SingleNode BindOutVariant(std::shared_ptr<torch::jit::Graph> graph, torch::jit::Node* node,
+                          bool expect_out_variant = true);
+
+// A graph holding one `kind` node with one output, on the graph input "x"
+// and then the constants `constants`, bound as BindOutVariant does.
+SingleNode MakeNodeOnConstants(c10::Symbol kind, const std::vector<c10::IValue>& constants,
+                               bool expect_out_variant = true);
+
 // The values of `node`'s inputs: `x` for the first, each other input's
 // constant after it (for kernels that take nodes with constant arguments).
 std::vector<c10::IValue> InputsAfterConstants(const torch::jit::Node* node, const at::Tensor& x);
@@ -66,6 +77,12 @@ using WeightedOp = std::function<at::Tensor(const at::Tensor& x, const at::Tenso
 std::string CheckWeightedCall(const ErrorBound& bound, const SingleNode& node, Slots& slots,
                               const at::Tensor& x, const at::Tensor& weight,
                               const c10::optional<at::Tensor>& bias, const WeightedOp& op);
+
+// "" when `kernel` fails on `inputs` (in `slots`) with a message that holds
+// the start of ATen's, which `aten_call` throws; else what happened. For a
+// kernel that must reject what ATen rejects, as ATen does.
+std::string RejectsAsAten(const std::function<void()>& aten_call, Slots& slots,
+                          const Kernel& kernel, const std::vector<c10::IValue>& inputs);
 
 // Runs `kernel` on each input set alone, then on all of them at once from one
 // thread each (50 calls per thread, own output slots): every call must

@@ -103,6 +103,24 @@ class ReorderedPlan {
   size_t src_bytes_ = 0, dst_bytes_ = 0;
 };
 
+// The ReorderedPlan of the weighted primitive `pd` describes (a
+// convolution or deconvolution: Primitive is its class), on `weights` in the
+// layout it chose and `bias` (float, 1D; undefined: none), between the
+// caller's `src` and `dst` layouts.
+template <typename Primitive>
+std::unique_ptr<ReorderedPlan> MakeWeightedPlan(const typename Primitive::primitive_desc& pd,
+                                                dnnl::memory weights, const at::Tensor& bias,
+                                                const dnnl::memory::desc& src,
+                                                const dnnl::memory::desc& dst) {
+  std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_WEIGHTS, std::move(weights)}};
+  if (bias.defined()) {
+    args.emplace(DNNL_ARG_BIAS, dnnl::memory(FloatDesc({bias.size(0)}, dnnl::memory::format_tag::x),
+                                             CpuEngine(), bias.data_ptr()));
+  }
+  return std::make_unique<ReorderedPlan>(Primitive(pd), pd.src_desc(), pd.dst_desc(),
+                                         std::move(args), pd.scratchpad_desc(), src, dst);
+}
+
 // How many plans kernels' PlanCaches made in this process (each for a shape
 // a kernel met the first time): none are made at a shape that was warmed up.
 uint64_t PlansMade();
