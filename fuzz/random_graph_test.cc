@@ -19,15 +19,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "fuzz/random_program.h"
-#include "golden/option_sets.h"
-#include "golden/recorded_warnings.h"
-#include "golden/reference.h"
-#include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "rapidcheck/gtest.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/passes/inliner.h"
+#include "verify/option_sets.h"
+#include "verify/recorded_warnings.h"
+#include "verify/reference.h"
+#include "verify/run_check.h"
 
 namespace rc {
 

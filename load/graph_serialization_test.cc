@@ -11,10 +11,10 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "golden/models/corpus.h"
-#include "golden/option_sets.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "passes/prepare.h"
+#include "verify/option_sets.h"
 
 namespace static_runtime {
 namespace {

@@ -2,7 +2,7 @@
 // directory of its golden cases, golden/passes/<name>/), when preparation runs
 // it, the option that turns it on and the function. Preparation
 // (passes/prepare.cc) runs the passes from this table, the golden IR tests
-// (golden/pass_table.cc) and the property tests find them here, and
+// (verify/pass_table.cc) and the property tests find them here, and
 // pass_table_test checks the README's pass table against it: adding a pass is
 // adding a row.
 #ifndef STATIC_RUNTIME_PASSES_PASS_TABLE_H_

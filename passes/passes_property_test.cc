@@ -7,12 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "golden/models/corpus.h"
-#include "golden/pass_table.h"
-#include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "passes/prepare.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/passes/inliner.h"
+#include "verify/pass_table.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace {

@@ -11,11 +11,11 @@
 
 #include "ATen/ATen.h"
 #include "golden/models/corpus.h"
-#include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "memory/counting_allocator.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_runtime.h"
+#include "verify/run_check.h"
 
 namespace static_runtime {
 namespace {

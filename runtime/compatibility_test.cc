@@ -14,9 +14,6 @@
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "golden/option_sets.h"
-#include "golden/recorded_warnings.h"
-#include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "runtime/package.h"
@@ -28,6 +25,9 @@
 #include "torch/csrc/jit/runtime/interpreter.h"
 #include "torch/csrc/jit/runtime/jit_exception.h"
 #include "torch/script.h"
+#include "verify/option_sets.h"
+#include "verify/recorded_warnings.h"
+#include "verify/run_check.h"
 
 namespace static_runtime {
 namespace {

@@ -17,14 +17,14 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
-#include "golden/option_sets.h"
-#include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "runtime/pool.h"
 #include "runtime/static_method.h"
 #include "runtime/static_runtime.h"
 #include "torch/script.h"
+#include "verify/option_sets.h"
+#include "verify/run_check.h"
 
 namespace static_runtime {
 namespace {

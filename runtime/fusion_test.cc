@@ -16,13 +16,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "runtime/static_runtime.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace {

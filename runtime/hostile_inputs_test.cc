@@ -12,10 +12,10 @@
 
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
-#include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "runtime/static_runtime.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace {

@@ -6,11 +6,11 @@
 
 #include "ATen/ATen.h"
 #include "golden/models/corpus.h"
-#include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace {

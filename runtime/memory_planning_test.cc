@@ -18,7 +18,6 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "golden/models/corpus.h"
-#include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
@@ -27,6 +26,7 @@
 #include "runtime/corpus_module.h"
 #include "runtime/runtime_state.h"
 #include "runtime/static_runtime.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace {

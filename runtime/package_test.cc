@@ -24,7 +24,6 @@
 #include "caffe2/serialize/inline_container.h"
 #include "gmock/gmock.h"
 #include "golden/models/corpus.h"
-#include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "nlohmann/json.hpp"
@@ -36,6 +35,7 @@
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/constants.h"
+#include "verify/reference.h"
 
 extern char** environ;
 

@@ -11,12 +11,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "gmock/gmock.h"
 #include "golden/models/corpus.h"
-#include "golden/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
 #include "runtime/module_state.h"
 #include "runtime/runtime_state.h"
 #include "torch/script.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace {

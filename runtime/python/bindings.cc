@@ -20,7 +20,6 @@
 #include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
 #include "execution/background_work.h"
-#include "golden/option_sets.h"
 #include "load/load.h"
 #include "oneapi/dnnl/dnnl.h"
 #include "options/options.h"
@@ -35,6 +34,7 @@
 #include "torch/csrc/jit/runtime/jit_exception.h"
 #include "torch/csrc/utils/pybind.h"
 #include "torch/version.h"
+#include "verify/option_sets.h"
 
 namespace static_runtime {
 namespace python {
@@ -462,7 +462,7 @@ PYBIND11_MODULE(_static_runtime, m) {
     return info;
   });
   // The standard option sets every differential check runs under
-  // (golden/option_sets.h): [(name, {option: value})].
+  // (verify/option_sets.h): [(name, {option: value})].
   m.def("standard_option_sets", [] {
     std::vector<std::pair<std::string, std::map<std::string, bool>>> sets;
     for (const static_runtime::golden::OptionSet& set : static_runtime::golden::OptionSets()) {

@@ -13,12 +13,12 @@
 #include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
-#include "golden/reference.h"
 #include "memory/counting_allocator.h"
 #include "passes/freeze.h"
 #include "runtime/pool.h"
 #include "tools/intra_op_threads.h"
 #include "tools/sr/pytorch_sr.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace sr {

@@ -5,15 +5,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "golden/option_sets.h"
-#include "golden/reference.h"
-#include "golden/run_check.h"
 #include "ir/graph_util.h"
 #include "load/load.h"
 #include "nlohmann/json.hpp"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/alias_analysis.h"
 #include "torch/csrc/jit/passes/inliner.h"
+#include "verify/option_sets.h"
+#include "verify/reference.h"
+#include "verify/run_check.h"
 
 namespace static_runtime {
 namespace sr {

@@ -1,9 +1,9 @@
 // `sr verify`: does the static runtime give the JIT's answers for this model?
 // For every option set (the flags as given, then each of the harness's
-// standard sets: golden/option_sets.h) one runtime runs the input sets in
-// turn, twice over, and each run is checked (golden/run_check.h):
+// standard sets: verify/option_sets.h) one runtime runs the input sets in
+// turn, twice over, and each run is checked (verify/run_check.h):
 //   - outputs equal the JIT interpreter's (whole structure; float tolerance
-//     only as the harness allows, see golden/reference.h; with
+//     only as the harness allows, see verify/reference.h; with
 //     prepack_weights, whose kernels have declared bounds and whose freezing
 //     folds batch norms, Tolerance::kWholeModel),
 //   - every kernel of ours gives its node's JIT operator's result, bit for bit

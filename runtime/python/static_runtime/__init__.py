@@ -81,7 +81,7 @@ def option_descriptions():
 
 def standard_option_sets():
     """{name: options} of the standard option sets `sr verify` and the
-    differential tests run under (golden/option_sets.h), without the one a
+    differential tests run under (verify/option_sets.h), without the one a
     Python StaticModule cannot take (manage_output_tensors needs one runtime
     per caller, which a pool is not); options given as they differ from the
     defaults."""

@@ -15,11 +15,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "golden/models/corpus.h"
-#include "golden/option_sets.h"
-#include "golden/reference.h"
-#include "golden/run_check.h"
 #include "gtest/gtest.h"
 #include "runtime/static_runtime.h"
+#include "verify/option_sets.h"
+#include "verify/reference.h"
+#include "verify/run_check.h"
 
 namespace static_runtime {
 namespace {

@@ -1,12 +1,12 @@
 // Golden IR tests: every golden/passes/<pass>/<case>.ir, run through <pass>,
 // must print exactly as <case>.expected. Regenerate the expected files with
-// `bazel run //golden:update_golden` and review the diff.
+// `bazel run //verify:update_golden` and review the diff.
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "golden/golden_files.h"
-#include "golden/pass_table.h"
 #include "gtest/gtest.h"
+#include "verify/golden_files.h"
+#include "verify/pass_table.h"
 
 namespace static_runtime {
 namespace golden {
@@ -23,12 +23,12 @@ TEST(PassesGoldenTest, EveryCaseMatchesItsExpectedGraph) {
     absl::StatusOr<std::string> input = ReadFile(golden_case.input_path);
     ASSERT_TRUE(input.ok()) << input.status();
     absl::StatusOr<std::string> expected = ReadFile(golden_case.expected_path);
-    ASSERT_TRUE(expected.ok()) << expected.status() << " (run `bazel run //golden:update_golden`)";
+    ASSERT_TRUE(expected.ok()) << expected.status() << " (run `bazel run //verify:update_golden`)";
     const std::string actual = RunPassOnIR(*pass, *input);
     const std::string diff = LineDiff(*expected, actual);
     EXPECT_TRUE(diff.empty()) << golden_case.input_path
                               << " changed (- expected, + actual); if intended, "
-                              << "run `bazel run //golden:update_golden` and review the diff:\n"
+                              << "run `bazel run //verify:update_golden` and review the diff:\n"
                               << diff;
     covered.insert(golden_case.pass);
   }

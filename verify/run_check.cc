@@ -1,4 +1,4 @@
-#include "golden/run_check.h"
+#include "verify/run_check.h"
 
 #include <memory>
 #include <mutex>
@@ -18,10 +18,10 @@
 #include "errors/exception_message.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
-#include "golden/reference.h"
 #include "load/load.h"
 #include "runtime/plan.h"
 #include "torch/csrc/jit/runtime/interpreter.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace golden {

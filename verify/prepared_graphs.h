@@ -1,9 +1,9 @@
 // Golden prepared graphs: golden/prepared/<model>.ir holds the graph each
 // corpus model (golden/models) becomes after preparation with default options,
 // so every change to the pipeline shows up as a reviewable diff. The test
-// (prepared_graphs_test) compares; golden/update_golden rewrites the files.
-#ifndef STATIC_RUNTIME_GOLDEN_PREPARED_GRAPHS_H_
-#define STATIC_RUNTIME_GOLDEN_PREPARED_GRAPHS_H_
+// (prepared_graphs_test) compares; verify/update_golden rewrites the files.
+#ifndef STATIC_RUNTIME_VERIFY_PREPARED_GRAPHS_H_
+#define STATIC_RUNTIME_VERIFY_PREPARED_GRAPHS_H_
 
 #include <string>
 #include <vector>
@@ -27,4 +27,4 @@ absl::StatusOr<std::vector<std::string>> ListPreparedGraphs(const std::string& r
 }  // namespace golden
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_PREPARED_GRAPHS_H_
+#endif  // STATIC_RUNTIME_VERIFY_PREPARED_GRAPHS_H_

@@ -1,9 +1,9 @@
 // Every preparation pass by name, as run by the golden IR tests
-// (golden/passes/<name>/), the pass property tests and golden/update_golden:
+// (golden/passes/<name>/), the pass property tests and verify/update_golden:
 // the rows of passes/pass_table.h, then "check_static_runnable" (the final
 // check) and "pipeline" (the whole preparation of a graph with default options).
-#ifndef STATIC_RUNTIME_GOLDEN_PASS_TABLE_H_
-#define STATIC_RUNTIME_GOLDEN_PASS_TABLE_H_
+#ifndef STATIC_RUNTIME_VERIFY_PASS_TABLE_H_
+#define STATIC_RUNTIME_VERIFY_PASS_TABLE_H_
 
 #include <functional>
 #include <memory>
@@ -37,4 +37,4 @@ std::string RunPassOnIR(const NamedPass& pass, const std::string& ir);
 }  // namespace golden
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_PASS_TABLE_H_
+#endif  // STATIC_RUNTIME_VERIFY_PASS_TABLE_H_

@@ -1,15 +1,15 @@
 // Every corpus model's prepared graph must print exactly as
 // golden/prepared/<model>.ir, and every file there must belong to a model.
 // After an intended change to preparation, run
-// `bazel run //golden:update_golden` and review the diff.
-#include "golden/prepared_graphs.h"
+// `bazel run //verify:update_golden` and review the diff.
+#include "verify/prepared_graphs.h"
 
 #include <set>
 #include <string>
 
-#include "golden/golden_files.h"
 #include "golden/models/corpus.h"
 #include "gtest/gtest.h"
+#include "verify/golden_files.h"
 
 namespace static_runtime {
 namespace golden {
@@ -24,10 +24,10 @@ TEST(PreparedGraphsTest, EveryModelMatchesItsGoldenGraph) {
     ASSERT_TRUE(actual.ok()) << actual.status();
     const std::string path = PreparedGraphPath(kRoot, model.name);
     absl::StatusOr<std::string> expected = ReadFile(path);
-    ASSERT_TRUE(expected.ok()) << expected.status() << " (run `bazel run //golden:update_golden`)";
+    ASSERT_TRUE(expected.ok()) << expected.status() << " (run `bazel run //verify:update_golden`)";
     const std::string diff = LineDiff(*expected, *actual);
     EXPECT_TRUE(diff.empty()) << path << " changed (- golden, + prepared now); if intended, run "
-                              << "`bazel run //golden:update_golden` and review the diff:\n"
+                              << "`bazel run //verify:update_golden` and review the diff:\n"
                               << diff;
   }
 }
@@ -40,7 +40,7 @@ TEST(PreparedGraphsTest, EveryGoldenGraphBelongsToAModel) {
   for (const std::string& name : *names) {
     EXPECT_TRUE(models.count(name))
         << PreparedGraphPath(kRoot, name)
-        << " names no corpus model (`bazel run //golden:update_golden` removes it)";
+        << " names no corpus model (`bazel run //verify:update_golden` removes it)";
   }
   EXPECT_EQ(names->size(), models.size());
 }

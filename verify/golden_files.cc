@@ -1,4 +1,4 @@
-#include "golden/golden_files.h"
+#include "verify/golden_files.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -2,8 +2,8 @@
 // its list of messages (and of where each was sent from) instead of the
 // installed handler (which it restores).
 // For tests that compare what the runtime warns with what the JIT warns.
-#ifndef STATIC_RUNTIME_GOLDEN_RECORDED_WARNINGS_H_
-#define STATIC_RUNTIME_GOLDEN_RECORDED_WARNINGS_H_
+#ifndef STATIC_RUNTIME_VERIFY_RECORDED_WARNINGS_H_
+#define STATIC_RUNTIME_VERIFY_RECORDED_WARNINGS_H_
 
 #include <string>
 #include <vector>
@@ -41,4 +41,4 @@ class RecordedWarnings : public c10::WarningHandler {
 }  // namespace golden
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_RECORDED_WARNINGS_H_
+#endif  // STATIC_RUNTIME_VERIFY_RECORDED_WARNINGS_H_

@@ -1,9 +1,9 @@
 // Golden IR files: golden/passes/<pass>/<case>.ir holds an input graph and
 // <case>.expected beside it the text the pass must produce. This lists the
 // cases under a root directory and renders readable line diffs; the golden
-// test compares and golden/update_golden rewrites the expected files.
-#ifndef STATIC_RUNTIME_GOLDEN_GOLDEN_FILES_H_
-#define STATIC_RUNTIME_GOLDEN_GOLDEN_FILES_H_
+// test compares and verify/update_golden rewrites the expected files.
+#ifndef STATIC_RUNTIME_VERIFY_GOLDEN_FILES_H_
+#define STATIC_RUNTIME_VERIFY_GOLDEN_FILES_H_
 
 #include <string>
 #include <vector>
@@ -32,4 +32,4 @@ std::string LineDiff(const std::string& expected, const std::string& actual);
 }  // namespace golden
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_GOLDEN_FILES_H_
+#endif  // STATIC_RUNTIME_VERIFY_GOLDEN_FILES_H_

@@ -1,12 +1,12 @@
-#include "golden/prepared_graphs.h"
+#include "verify/prepared_graphs.h"
 
 #include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "errors/status_macros.h"
-#include "golden/pass_table.h"
 #include "passes/prepare.h"
+#include "verify/pass_table.h"
 
 namespace static_runtime {
 namespace golden {

@@ -1,4 +1,4 @@
-#include "golden/reference.h"
+#include "verify/reference.h"
 
 #include <cmath>
 #include <limits>

@@ -4,10 +4,10 @@
 // parallel forks), list-unpack copies on, inference mode off, weight
 // pre-packing off, and the defaults with recycled memory poisoned (a use
 // after recycling reads a NaN pattern; under ASan, a report). Shared by
-// golden/differential_test, the random graph property in fuzz/, the
+// verify/differential_test, the random graph property in fuzz/, the
 // runtime's comparisons with the JIT and `sr verify`.
-#ifndef STATIC_RUNTIME_GOLDEN_OPTION_SETS_H_
-#define STATIC_RUNTIME_GOLDEN_OPTION_SETS_H_
+#ifndef STATIC_RUNTIME_VERIFY_OPTION_SETS_H_
+#define STATIC_RUNTIME_VERIFY_OPTION_SETS_H_
 
 #include <string>
 #include <vector>
@@ -27,4 +27,4 @@ const std::vector<OptionSet>& OptionSets();
 }  // namespace golden
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_OPTION_SETS_H_
+#endif  // STATIC_RUNTIME_VERIFY_OPTION_SETS_H_

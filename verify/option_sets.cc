@@ -1,4 +1,4 @@
-#include "golden/option_sets.h"
+#include "verify/option_sets.h"
 
 #include <initializer_list>
 #include <utility>

@@ -4,7 +4,7 @@
 //   golden/prepared/<model>.ir            (each corpus model, prepared with
 //                                          default options; files of models no
 //                                          longer in the corpus are removed)
-// Run it with `bazel run //golden:update_golden`, which sets
+// Run it with `bazel run //verify:update_golden`, which sets
 // BUILD_WORKSPACE_DIRECTORY to the source tree.
 #include <cstdio>
 #include <cstdlib>
@@ -15,10 +15,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "errors/status_macros.h"
-#include "golden/golden_files.h"
 #include "golden/models/corpus.h"
-#include "golden/pass_table.h"
-#include "golden/prepared_graphs.h"
+#include "verify/golden_files.h"
+#include "verify/pass_table.h"
+#include "verify/prepared_graphs.h"
 
 namespace static_runtime {
 namespace golden {
@@ -83,7 +83,7 @@ absl::Status UpdatePreparedGraphs(const std::string& workspace, int& models, int
 int main(int argc, char** argv) {
   using namespace static_runtime::golden;
   if (argc > 1) {
-    std::cout << "usage: bazel run //golden:update_golden\n"
+    std::cout << "usage: bazel run //verify:update_golden\n"
                  "Rewrites golden/passes/<pass>/<case>.expected from the current "
                  "passes and\ngolden/prepared/<model>.ir from the current "
                  "preparation of each corpus model.\n";
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   }
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   if (workspace == nullptr) {
-    std::cerr << "update_golden: run me with `bazel run //golden:update_golden`\n";
+    std::cerr << "update_golden: run me with `bazel run //verify:update_golden`\n";
     return 2;
   }
   int cases = 0, models = 0, changed = 0;

@@ -1,4 +1,4 @@
-#include "golden/pass_table.h"
+#include "verify/pass_table.h"
 
 #include <string>
 

@@ -2,8 +2,8 @@
 // TorchScript JIT interpreter, and comparing two output structures (container
 // kinds, lengths, dict keys, dtypes, shapes, values with dtype-aware
 // tolerances) with a message that names the first difference.
-#ifndef STATIC_RUNTIME_GOLDEN_REFERENCE_H_
-#define STATIC_RUNTIME_GOLDEN_REFERENCE_H_
+#ifndef STATIC_RUNTIME_VERIFY_REFERENCE_H_
+#define STATIC_RUNTIME_VERIFY_REFERENCE_H_
 
 #include <memory>
 #include <string>
@@ -73,4 +73,4 @@ at::Tensor ToDouble(const at::Tensor& t);
 }  // namespace reference
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_REFERENCE_H_
+#endif  // STATIC_RUNTIME_VERIFY_REFERENCE_H_

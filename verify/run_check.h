@@ -1,4 +1,4 @@
-// One differential run, as the differential harness (golden/differential_test)
+// One differential run, as the differential harness (verify/differential_test)
 // and the random graph property (fuzz/random_graph_test) do it: the JIT
 // interpreter and the static runtime each run on a deep copy of the inputs
 // (a model may write to its inputs), and the run is OK only if the whole
@@ -9,17 +9,17 @@
 // value. The error names the first problem; a difference of the outputs is
 // reported only when nothing else is wrong, and carries
 // kOutputsDifferPayload. CheckNodesAgainstJit is the bit-exact complement.
-#ifndef STATIC_RUNTIME_GOLDEN_RUN_CHECK_H_
-#define STATIC_RUNTIME_GOLDEN_RUN_CHECK_H_
+#ifndef STATIC_RUNTIME_VERIFY_RUN_CHECK_H_
+#define STATIC_RUNTIME_VERIFY_RUN_CHECK_H_
 
 #include <vector>
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "golden/reference.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/api/module.h"
+#include "verify/reference.h"
 
 namespace static_runtime {
 namespace golden {
@@ -32,7 +32,7 @@ enum class WhenTheJitRaises {
 // With `output`, the runtime's output is left there (the caller may hold it
 // across later runs; with managed output tensors it is released, so empty).
 // With `wrote_inputs`, whether the (successful) run changed its inputs.
-// Outputs are compared within `tolerance` (golden/reference.h). With
+// Outputs are compared within `tolerance` (verify/reference.h). With
 // `jit_output`, the JIT's output is left there. The JIT runs the module's
 // forward (an overloaded forward, as nn.LSTM's: its first overload, as the
 // runtime does). The runtime's run starts from the default random
@@ -81,4 +81,4 @@ absl::StatusOr<NodeCheckCounts> CheckNodesAgainstJit(StaticRuntime& runtime,
 }  // namespace golden
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_GOLDEN_RUN_CHECK_H_
+#endif  // STATIC_RUNTIME_VERIFY_RUN_CHECK_H_
