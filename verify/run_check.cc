@@ -97,7 +97,7 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
         absl::StrCat("the static runtime failed: ", actual.status().message()));
   } else {
     // Reported after the other checks: a caller may accept a difference
-    // it can explain (tools/sr/verify.cc), not a run that broke anything else.
+    // it can explain (verify/verify_model.cc), not a run that broke anything else.
     outputs_same = reference::Compare(expected, *actual, tolerance);
     if (!outputs_same.ok()) outputs_same.SetPayload(kOutputsDifferPayload, absl::Cord());
   }

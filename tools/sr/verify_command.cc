@@ -15,11 +15,16 @@
 #include "tools/sr/input_spec.h"
 #include "tools/sr/inputs_file.h"
 #include "tools/sr/run_setup.h"
-#include "tools/sr/verify.h"
+#include "verify/verify_model.h"
 
 namespace static_runtime {
 namespace sr {
 namespace {
+
+using verify::InputSet;
+using verify::VerifyConfig;
+using verify::VerifyReport;
+
 // verify's input sets: each file of --inputs (comma separated), and each
 // alternative of --input-spec ('|' separated) with --seeds seeds.
 absl::StatusOr<std::vector<InputSet>> VerifyInputSets(const Args& args,
@@ -68,9 +73,11 @@ int VerifyMain(const Args& args) {
   }
   config.input_sets = *std::move(input_sets);
   SetIntraOpThreads(args.Int("intra_op_threads"));
-  const VerifyReport report = Verify(*module, config);
-  std::cout << FormatVerifyReport(report, model_name);
-  if (int code = WriteIfGiven(args, "json", VerifyReportJson(report, model_name))) return code;
+  const VerifyReport report = verify::Verify(*module, config);
+  std::cout << verify::FormatVerifyReport(report, model_name);
+  if (int code = WriteIfGiven(args, "json", verify::VerifyReportJson(report, model_name))) {
+    return code;
+  }
   return report.passed() ? 0 : 1;
 }
 

@@ -12,8 +12,8 @@
 //   - an output held from the previous run is unchanged by this one (not
 //     with managed output tensors, which a run may reuse by contract).
 // A model the runtime cannot prepare is one failed check with the reason.
-#ifndef STATIC_RUNTIME_TOOLS_SR_VERIFY_H_
-#define STATIC_RUNTIME_TOOLS_SR_VERIFY_H_
+#ifndef STATIC_RUNTIME_VERIFY_VERIFY_MODEL_H_
+#define STATIC_RUNTIME_VERIFY_VERIFY_MODEL_H_
 
 #include <string>
 #include <vector>
@@ -23,7 +23,7 @@
 #include "torch/csrc/jit/api/module.h"
 
 namespace static_runtime {
-namespace sr {
+namespace verify {
 
 struct InputSet {
   std::string name;  // e.g. "inputs.pt" or "spec 'f32[8,4]' seed 1"
@@ -63,7 +63,7 @@ VerifyReport Verify(const torch::jit::Module& module, const VerifyConfig& config
 std::string FormatVerifyReport(const VerifyReport& report, const std::string& model);
 std::string VerifyReportJson(const VerifyReport& report, const std::string& model);
 
-}  // namespace sr
+}  // namespace verify
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_TOOLS_SR_VERIFY_H_
+#endif  // STATIC_RUNTIME_VERIFY_VERIFY_MODEL_H_

@@ -1,4 +1,4 @@
-#include "tools/sr/verify.h"
+#include "verify/verify_model.h"
 
 #include <string>
 
@@ -10,14 +10,14 @@
 #include "load/load.h"
 
 namespace static_runtime {
-namespace sr {
+namespace verify {
 namespace {
 
 using testing::AllOf;
 using testing::HasSubstr;
 
-// //golden:wrong_flip_kernel, linked in, makes aten::flip wrong on purpose;
-// //golden:bounded_test_kernels gives aten::logit a kernel whose rounding
+// //verify:wrong_flip_kernel, linked in, makes aten::flip wrong on purpose;
+// //verify:bounded_test_kernels gives aten::logit a kernel whose rounding
 // is within its declared bound, and aten::rad2deg one that clobbers its
 // input.
 
@@ -224,5 +224,5 @@ TEST(VerifyTest, PassesOnEveryCorpusModel) {
 }
 
 }  // namespace
-}  // namespace sr
+}  // namespace verify
 }  // namespace static_runtime

@@ -1,4 +1,4 @@
-#include "tools/sr/verify.h"
+#include "verify/verify_model.h"
 
 #include <algorithm>
 #include <memory>
@@ -16,7 +16,7 @@
 #include "verify/run_check.h"
 
 namespace static_runtime {
-namespace sr {
+namespace verify {
 namespace {
 
 constexpr char kWritesInputs[] =
@@ -271,5 +271,5 @@ std::string VerifyReportJson(const VerifyReport& report, const std::string& mode
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-}  // namespace sr
+}  // namespace verify
 }  // namespace static_runtime
