@@ -99,7 +99,7 @@ class DocsTest(unittest.TestCase):
         section = document[document.index("### Python: `memory_stats()`"):]
         section = section.split("\n#", 1)[0]
         table = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
-        source = read("runtime/python/bindings.cc")
+        source = read("python/bindings.cc")
         returned = []
         for function in ("py::dict MemoryStats(", "static py::dict MemoryDict("):
             body = source[source.index(function):]
@@ -126,7 +126,7 @@ CITED_TEST_SOURCES = [
     "ops/registry_test.cc",
     "passes/prepare_test.cc",
     "runtime/compatibility_test.cc",
-    "runtime/python/tests/compatibility_test.py",
+    "python/tests/compatibility_test.py",
 ]
 
 

@@ -1,4 +1,4 @@
-// The C++ half of the Python package (runtime/python/static_runtime): a
+// The C++ half of the Python package (python/static_runtime): a
 // prepared model with a pool of runtimes, called with Python arguments bound
 // to the model's schema as the JIT binds them, the GIL released while it
 // runs. The Python half adds option checking, result objects, compare()

@@ -30,8 +30,8 @@ import types
 
 import torch
 
-# From a checkout (PYTHONPATH=runtime/python after `bazel build
-# //runtime/python:static_runtime`), the extension and the generated modules
+# From a checkout (PYTHONPATH=python after `bazel build
+# //python:static_runtime`), the extension and the generated modules
 # are in bazel-bin.
 _BUILT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bazel-bin",
                       "runtime", "python", "static_runtime")

@@ -4,7 +4,7 @@
 # tests/wheel_check.py with it from a temporary directory, with no PYTHONPATH.
 set -euo pipefail
 
-runfiles="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}/runtime/python"
+runfiles="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}/python"
 wheels=("$runfiles"/dist/static_runtime-*.whl)
 [ "${#wheels[@]}" -eq 1 ] || { echo "wheel_test: expected one wheel, found: ${wheels[*]}" >&2; exit 1; }
 

@@ -1,4 +1,4 @@
-# Type stub of the static_runtime package. //runtime/python:drop_in_test
+# Type stub of the static_runtime package. //python:drop_in_test
 # checks that StaticModule's keyword options here are exactly the runtime's
 # (option_descriptions()).
 import types
