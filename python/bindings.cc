@@ -35,6 +35,7 @@
 #include "torch/csrc/utils/pybind.h"
 #include "torch/version.h"
 #include "verify/option_sets.h"
+#include "verify/verify_model.h"
 
 namespace static_runtime {
 namespace python {
@@ -69,6 +70,67 @@ Options OptionsFrom(const std::map<std::string, bool>& given,
   return options;
 }
 
+// Positional arguments, each converted to its argument's type as the JIT
+// converts a call's (dicts and lists need the type); TypeError names `what`.
+std::vector<c10::IValue> Arguments(const py::sequence& values,
+                                   const std::vector<c10::TypePtr>& types,
+                                   const std::string& what) {
+  if (values.size() > types.size()) {
+    throw py::type_error(
+        absl::StrCat(what, " has ", values.size(), " values for ", types.size(), " arguments"));
+  }
+  std::vector<c10::IValue> converted;
+  for (size_t i = 0; i < values.size(); ++i) {
+    try {
+      converted.push_back(torch::jit::toIValue(values[i], types[i]));
+    } catch (const std::exception& e) {
+      throw py::type_error(absl::StrCat(what, "[", i, "]: ", e.what()));
+    }
+  }
+  return converted;
+}
+
+// The types of the arguments of `module`'s forward (none without one).
+std::vector<c10::TypePtr> ForwardArgumentTypes(const torch::jit::Module& module) {
+  std::vector<c10::TypePtr> types;
+  const std::string method = ForwardMethodName(module);
+  if (module.find_method(method)) {
+    const auto& arguments = module.get_method(method).function().getSchema().arguments();
+    for (size_t i = 1; i < arguments.size(); ++i) types.push_back(arguments[i].type());
+  }
+  return types;
+}
+
+// The whole-model verdict of `sr verify` (verify/verify_model.h) on
+// [(name, positional arguments)]: {"passed", "report" (sr verify's text),
+// "json" (its --json)}.
+py::dict Verify(const torch::jit::Module& module,
+                const std::vector<std::pair<std::string, py::sequence>>& input_sets,
+                const std::map<std::string, bool>& options, int rounds, bool frozen,
+                const std::string& model_name) {
+  if (input_sets.empty()) throw py::value_error("verify needs at least one input set");
+  if (rounds < 1) throw py::value_error("rounds must be >= 1");
+  verify::VerifyConfig config;
+  config.options = OptionsFrom(options, std::nullopt);
+  config.is_frozen = frozen;
+  config.rounds = rounds;
+  const std::vector<c10::TypePtr> types = ForwardArgumentTypes(module);
+  for (const auto& [name, values] : input_sets) {
+    config.input_sets.push_back(
+        {name, Arguments(values, types, absl::StrCat("input set '", name, "'"))});
+  }
+  verify::VerifyReport report;
+  {
+    py::gil_scoped_release no_gil;
+    report = verify::Verify(module, config);
+  }
+  py::dict verdict;
+  verdict["passed"] = report.passed();
+  verdict["report"] = verify::FormatVerifyReport(report, model_name);
+  verdict["json"] = verify::VerifyReportJson(report, model_name);
+  return verdict;
+}
+
 [[noreturn]] void RaiseRunError(const absl::Status& status, std::exception_ptr node_exception);
 
 // {name: value} of every option of `options`.
@@ -90,13 +152,8 @@ class PyModule {
                                    std::optional<int64_t> shape_plans_per_kernel,
                                    const py::list& sample_inputs, size_t max_runtimes) {
     const Options parsed = OptionsFrom(options, shape_plans_per_kernel);
-    std::vector<c10::TypePtr> types;
-    const std::string method = ForwardMethodName(module);
-    if (module.find_method(method)) {
-      const auto& arguments = module.get_method(method).function().getSchema().arguments();
-      for (size_t i = 1; i < arguments.size(); ++i) types.push_back(arguments[i].type());
-    }
-    const std::vector<c10::IValue> samples = Samples(sample_inputs, types);
+    const std::vector<c10::IValue> samples =
+        Arguments(sample_inputs, ForwardArgumentTypes(module), "sample_inputs");
     const auto start = Clock::now();
     absl::StatusOr<StaticModule::Ptr> prepared =
         StaticModule::FromModule(module, frozen, parsed, samples);
@@ -110,7 +167,7 @@ class PyModule {
     const Options parsed = OptionsFrom(options, shape_plans_per_kernel);
     std::vector<c10::TypePtr> types;
     for (const torch::jit::Value* input : graph->inputs()) types.push_back(input->type());
-    const std::vector<c10::IValue> samples = Samples(sample_inputs, types);
+    const std::vector<c10::IValue> samples = Arguments(sample_inputs, types, "sample_inputs");
     const auto start = Clock::now();
     absl::StatusOr<StaticModule::Ptr> prepared = StaticModule::FromGraph(graph, parsed, samples);
     return Created(std::move(prepared), max_runtimes, start);
@@ -273,25 +330,6 @@ class PyModule {
     }
     if (max_runtimes < 1) throw py::value_error("max_runtimes must be >= 1");
     return PyModule(*std::move(prepared), max_runtimes, Micros(Clock::now() - start) / 1000);
-  }
-
-  // Sample inputs (positional), each converted to its argument's type as
-  // the JIT converts a call's (dicts and lists need the type).
-  static std::vector<c10::IValue> Samples(const py::list& samples,
-                                          const std::vector<c10::TypePtr>& types) {
-    if (samples.size() > types.size()) {
-      throw py::type_error(absl::StrCat("sample_inputs has ", samples.size(), " values for ",
-                                        types.size(), " arguments"));
-    }
-    std::vector<c10::IValue> values;
-    for (size_t i = 0; i < samples.size(); ++i) {
-      try {
-        values.push_back(torch::jit::toIValue(samples[i], types[i]));
-      } catch (const std::exception& e) {
-        throw py::type_error(absl::StrCat("sample_inputs[", i, "]: ", e.what()));
-      }
-    }
-    return values;
   }
 
   // The arguments bound to the model's schema, as the JIT binds a call;
@@ -470,6 +508,7 @@ PYBIND11_MODULE(_static_runtime, m) {
     }
     return sets;
   });
+  m.def("_verify", &static_runtime::python::Verify);
   m.def("option_defaults", [] { return static_runtime::python::OptionValues({}); });
   // Returns when what calls left to the background (weight layouts) is done.
   m.def("_wait_for_background_work", [] {

@@ -33,8 +33,8 @@ import torch
 # From a checkout (PYTHONPATH=python after `bazel build
 # //python:static_runtime`), the extension and the generated modules
 # are in bazel-bin.
-_BUILT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bazel-bin",
-                      "runtime", "python", "static_runtime")
+_BUILT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bazel-bin",
+                      "python", "static_runtime")
 if os.path.isdir(_BUILT):
     __path__.append(_BUILT)
 

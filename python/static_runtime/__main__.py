@@ -4,11 +4,11 @@ on the installed package.
   bench MODEL.pt --inputs=FILE [--iters=N] [--warmup=N] [--OPTION=true|false ...]
       times the JIT, PyTorch's Static Runtime and static_runtime on the
       model, interleaved in this process (like `sr bench --against=pytorch-sr`).
-  verify MODEL.pt --inputs=FILE[,FILE...] [--rounds=N] [--OPTION=true|false ...]
-      checks static_runtime against the JIT under the given options and every
-      standard option set, on every input file, each run twice; exits 0 only if
-      every output (and every input the model writes to) equals the JIT's
-      (within 1e-4 where pre-packed oneDNN kernels run), like `sr verify`.
+  verify MODEL.pt --inputs=FILE[,FILE...] [--rounds=N] [--json=FILE] [--OPTION=true|false ...]
+      sr verify's check, by the same code: static_runtime against the JIT
+      under the given options and every standard option set, on every input
+      file, each run twice, the outputs, the inputs after the run and every
+      kernel's node checked (docs/verification.md); exits 0 only if all pass.
   compile MODEL.pt -o MODEL.srpkg [--inputs=FILE] [--OPTION=true|false ...]
       prepares the model once (its memory plan sized on the inputs, if given)
       and writes it as a compiled package, like `sr compile`.
@@ -79,91 +79,18 @@ def load_inputs(path, model):
     return tuple(positional)
 
 
-def copied(value):
-    """A deep copy of a call's arguments: a model may write to them."""
-    if isinstance(value, torch.Tensor):
-        return value.clone()
-    if isinstance(value, tuple):
-        return tuple(copied(v) for v in value)
-    if isinstance(value, list):
-        return [copied(v) for v in value]
-    if isinstance(value, dict):
-        return {k: copied(v) for k, v in value.items()}
-    return value
-
-
-def difference(expected, actual, exact):
-    """'' if `actual` equals `expected` (within 1e-4 unless `exact`), else
-    where they first differ."""
-    if isinstance(expected, torch.Tensor):
-        if not isinstance(actual, torch.Tensor) or expected.shape != actual.shape:
-            return f"{type(actual).__name__} {getattr(actual, 'shape', '')} where the JIT " \
-                   f"gives a tensor of shape {tuple(expected.shape)}"
-        if exact and torch.equal(expected, actual):
-            return ""
-        if not exact and torch.allclose(expected, actual, rtol=1e-4, atol=1e-4, equal_nan=True):
-            return ""
-        diff = (expected.double() - actual.double()).abs().max().item() if expected.numel() else 0
-        return f"tensor values differ (max |difference| {diff:.3g})"
-    if isinstance(expected, (tuple, list)):
-        if not isinstance(actual, (tuple, list)) or len(expected) != len(actual):
-            return f"{actual!r:.80} where the JIT gives {expected!r:.80}"
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            why = difference(e, a, exact)
-            if why:
-                return f"[{i}]: {why}"
-        return ""
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict) or expected.keys() != actual.keys():
-            return "dict keys differ from the JIT's"
-        for key in expected:
-            why = difference(expected[key], actual[key], exact)
-            if why:
-                return f"[{key!r}]: {why}"
-        return ""
-    return "" if expected == actual else f"{actual!r:.80} where the JIT gives {expected!r:.80}"
-
-
-def verify(model_path, input_paths, rounds, given):
+def verify(model_path, input_paths, rounds, given, json_path):
+    """sr verify's verdict (the C++ verify/verify_model.h, one comparison for
+    both), printed as sr verify prints it; the JSON report to `json_path`."""
     model = torch.jit.load(model_path).eval()
     input_sets = [(path, load_inputs(path, model)) for path in input_paths]
-    option_sets = {"as given": given}
-    option_sets.update({name: options
-                        for name, options in static_runtime.standard_option_sets().items()
-                        if name != "defaults"})
-    failures, runs, checks = 0, 0, 0
-    for set_name, options in option_sets.items():
-        exact = not {**static_runtime.option_defaults(), **options}["prepack_weights"]
-        try:
-            static = static_runtime.StaticModule(model, **options)
-        except Exception as error:  # the model cannot be prepared with these options
-            print(f"FAILED [{set_name}]: the runtime prepares the model\n    {error}")
-            failures += 1
-            continue
-        jit = torch.jit.load(model_path).eval()  # its own state, advancing with ours
-        for _ in range(rounds):
-            for input_name, inputs in input_sets:
-                runs += 1
-                checks += 2
-                jit_inputs, our_inputs = copied(inputs), copied(inputs)
-                with torch.no_grad():
-                    expected = jit(*jit_inputs)
-                try:
-                    actual = static(*our_inputs)
-                except Exception as error:
-                    print(f"FAILED [{set_name}] ({input_name}): the model runs\n    {error}")
-                    failures += 1
-                    continue
-                why = difference(expected, actual, exact) or \
-                    difference(jit_inputs, our_inputs, exact=True)
-                if why:
-                    print(f"FAILED [{set_name}] ({input_name}): outputs and inputs after the "
-                          f"run equal the JIT's\n    {why}")
-                    failures += 1
-    passed = failures == 0 and runs > 0
-    print(f"verify: {len(option_sets)} option sets, {runs} runs, {checks} checks, {failures} "
-          f"failed: {'PASSED' if passed else 'FAILED'}")
-    return 0 if passed else 1
+    verdict = static_runtime._static_runtime._verify(model._c, input_sets, given, rounds, False,
+                                                     model_path)
+    print(verdict["report"], end="")
+    if json_path:
+        with open(json_path, "w") as f:
+            f.write(verdict["json"])
+    return 0 if verdict["passed"] else 1
 
 
 def main(argv=None):
@@ -181,6 +108,7 @@ def main(argv=None):
     check.add_argument("model", help="a torch.jit.save archive")
     check.add_argument("--inputs", required=True, help="input files, comma separated")
     check.add_argument("--rounds", type=int, default=2)
+    check.add_argument("--json", help="also write the report as JSON to this file")
     compile_ = commands.add_parser("compile", help="write a compiled package")
     compile_.add_argument("model", help="a torch.jit.save archive")
     compile_.add_argument("-o", "--out", required=True, help="the package to write")
@@ -207,7 +135,7 @@ def main(argv=None):
         return 0
     if args.command == "verify":
         try:
-            return verify(args.model, args.inputs.split(","), args.rounds, options)
+            return verify(args.model, args.inputs.split(","), args.rounds, options, args.json)
         except (OSError, RuntimeError, ValueError) as error:
             print(f"static_runtime: cannot load: {error}", file=sys.stderr)
             return 1

@@ -175,9 +175,10 @@ class DropInTest(unittest.TestCase):
             with contextlib.redirect_stdout(out):
                 code = command_line.main(["verify", model, "--inputs", ",".join(inputs)])
             self.assertEqual(code, 0, out.getvalue())
-            # The options as given, and every standard set but the defaults:
-            # each on two input files, twice.
-            sets = len(static_runtime.standard_option_sets())
+            # The options as given, and every standard set but the defaults
+            # (sr verify's sets, managed output tensors' too): each on two
+            # input files, twice.
+            sets = len(static_runtime._static_runtime.standard_option_sets())
             self.assertRegex(out.getvalue(),
                              rf"verify: {sets} option sets, {sets * 4} runs, .* 0 failed: PASSED")
             package = os.path.join(directory, "model.srpkg")
