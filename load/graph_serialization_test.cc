@@ -10,10 +10,10 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "passes/prepare.h"
+#include "verify/corpus.h"
 #include "verify/option_sets.h"
 
 namespace static_runtime {

@@ -6,11 +6,11 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "passes/prepare.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/passes/inliner.h"
+#include "verify/corpus.h"
 #include "verify/pass_table.h"
 #include "verify/reference.h"
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "memory/counting_allocator.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_runtime.h"
+#include "verify/corpus.h"
 #include "verify/run_check.h"
 
 namespace static_runtime {

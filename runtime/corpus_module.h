@@ -1,4 +1,4 @@
-// Test and benchmark helper (testonly): a corpus model (golden/models/corpus.h)
+// Test and benchmark helper (testonly): a corpus model (verify/corpus.h)
 // built as a TorchScript module and prepared as a StaticModule, the pair most
 // runtime tests start from. The module is the unfrozen one, the JIT baseline.
 #ifndef STATIC_RUNTIME_RUNTIME_CORPUS_MODULE_H_
@@ -8,10 +8,10 @@
 
 #include "ATen/core/ivalue.h"
 #include "absl/status/statusor.h"
-#include "golden/models/corpus.h"
 #include "options/options.h"
 #include "runtime/static_module.h"
 #include "torch/csrc/jit/api/module.h"
+#include "verify/corpus.h"
 
 namespace static_runtime {
 

@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
+#include "verify/corpus.h"
 #include "verify/reference.h"
 
 namespace static_runtime {

@@ -17,7 +17,6 @@
 #include "ATen/ATen.h"
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "load/load.h"
@@ -26,6 +25,7 @@
 #include "runtime/corpus_module.h"
 #include "runtime/runtime_state.h"
 #include "runtime/static_runtime.h"
+#include "verify/corpus.h"
 #include "verify/reference.h"
 
 namespace static_runtime {

@@ -23,7 +23,6 @@
 #include "absl/strings/str_cat.h"
 #include "caffe2/serialize/inline_container.h"
 #include "gmock/gmock.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
 #include "nlohmann/json.hpp"
@@ -35,6 +34,7 @@
 #include "runtime/static_module.h"
 #include "runtime/static_runtime.h"
 #include "torch/csrc/jit/ir/constants.h"
+#include "verify/corpus.h"
 #include "verify/reference.h"
 
 extern char** environ;

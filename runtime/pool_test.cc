@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_method.h"
+#include "verify/corpus.h"
 #include "verify/reference.h"
 
 namespace static_runtime {

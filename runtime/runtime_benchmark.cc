@@ -11,10 +11,10 @@
 
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
-#include "golden/models/corpus.h"
 #include "passes/freeze.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_runtime.h"
+#include "verify/corpus.h"
 
 namespace static_runtime {
 namespace {

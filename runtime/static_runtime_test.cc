@@ -10,12 +10,12 @@
 #include "ATen/ATen.h"
 #include "absl/container/flat_hash_set.h"
 #include "gmock/gmock.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
 #include "runtime/module_state.h"
 #include "runtime/runtime_state.h"
 #include "torch/script.h"
+#include "verify/corpus.h"
 #include "verify/reference.h"
 
 namespace static_runtime {

@@ -17,10 +17,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/barrier.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "runtime/corpus_module.h"
 #include "runtime/static_runtime.h"
+#include "verify/corpus.h"
 #include "verify/reference.h"
 
 namespace static_runtime {

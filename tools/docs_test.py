@@ -7,7 +7,7 @@ tools/cpu_matrix.sh, .bazelrc's cpu_ configs and docs/bazel.md's table;
 every test docs/compatibility.md cites (`Suite.Name` of a C++ test, a
 Python `test_...`) exists; docs/benchmarks.md counts the broad corpus's
 models as tools/bench_models/save_broad_corpus.py lists them, and
-docs/verification.md the golden corpus's as golden/models/corpus.cc adds them
+docs/verification.md the golden corpus's as golden/models/manifest.json lists them
 and the mutants (its latest "N in all") as tools/mutants.json lists them.
 (The pass table of docs/preparing.md is checked by //passes:pass_table_test,
 the kernel list ops/README.md by //ops:coverage_test.)"""
@@ -62,7 +62,7 @@ class DocsTest(unittest.TestCase):
         self.assertEqual(int(stated.group(1)), len(models.keys))
 
     def test_golden_corpus_count_is_the_models_added(self):
-        added = re.findall(r'^  add\(\{"(\w+)"', read("golden/models/corpus.cc"), re.MULTILINE)
+        added = json.loads(read("golden/models/manifest.json"))
         stated = re.search(r"^  (\d+) models written as TorchScript source",
                            read("docs/verification.md"), re.MULTILINE)
         self.assertIsNotNone(stated)

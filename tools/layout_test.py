@@ -2,7 +2,9 @@
 at most 400 lines (one file per command: tools/sr/<command>_command.cc),
 and ops/ keeps no more source files at its root than it holds now: the
 tests over every family and the kernel list (kernels live in their op
-family's package under ops/, their common ground in ops/core)."""
+family's package under ops/, their common ground in ops/core). golden/ holds
+test data only (no source file), and nothing in runtime/ includes from it:
+the verification code is verify/, which runtime's tests call."""
 import os
 import unittest
 
@@ -35,6 +37,25 @@ class LayoutTest(unittest.TestCase):
         self.assertLessEqual(len(names), OPS_ROOT_MAX_SOURCES,
                              f"ops/ holds {len(names)} source files at its root: a kernel goes "
                              "into its op family's package")
+
+
+    def test_golden_is_data_only(self):
+        for directory, _, names in os.walk(os.path.join(ROOT, "golden")):
+            code = [n for n in names if n.endswith((".cc", ".h", ".py"))]
+            self.assertEqual(code, [], f"{directory} holds code: it belongs in verify/")
+        self.assertTrue(os.path.exists(os.path.join(ROOT, "golden", "models", "manifest.json")))
+
+    def test_runtime_includes_nothing_from_golden(self):
+        checked = 0
+        for directory, _, names in os.walk(os.path.join(ROOT, "runtime")):
+            for name in names:
+                if not name.endswith((".cc", ".h")):
+                    continue
+                with open(os.path.join(directory, name)) as f:
+                    text = f.read()
+                checked += 1
+                self.assertNotIn('#include "golden/', text, os.path.join(directory, name))
+        self.assertGreater(checked, 20)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "runtime/static_runtime.h"
+#include "verify/corpus.h"
 #include "verify/option_sets.h"
 #include "verify/reference.h"
 #include "verify/run_check.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "golden/models/corpus.h"
+#include "verify/corpus.h"
 
 namespace static_runtime {
 namespace golden {

@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
+#include "verify/corpus.h"
 #include "verify/golden_files.h"
 
 namespace static_runtime {

@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "errors/status_macros.h"
-#include "golden/models/corpus.h"
+#include "verify/corpus.h"
 #include "verify/golden_files.h"
 #include "verify/pass_table.h"
 #include "verify/prepared_graphs.h"

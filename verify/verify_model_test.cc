@@ -5,9 +5,9 @@
 #include "ATen/ATen.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
+#include "verify/corpus.h"
 
 namespace static_runtime {
 namespace verify {

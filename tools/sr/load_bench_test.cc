@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "gmock/gmock.h"
-#include "golden/models/corpus.h"
 #include "gtest/gtest.h"
+#include "verify/corpus.h"
 
 namespace static_runtime {
 namespace sr {
