@@ -1,8 +1,12 @@
 #include "ops/coverage.h"
 
+#include <fstream>
+#include <map>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ops/core/registry.h"
 
 namespace static_runtime {
@@ -12,9 +16,67 @@ void AppendList(const std::vector<std::string>& ops, std::string& text) {
   for (const std::string& op : ops) absl::StrAppend(&text, "- `", op, "`\n");
 }
 
+// "aten::add.Tensor" of "aten::add.Tensor(Tensor self, ...) -> Tensor".
+std::string OperatorName(const std::string& op) { return op.substr(0, op.find('(')); }
+
+// The tests beside `file` (<dir>/<stem>.cc or .h): <stem>_test.cc and
+// <stem>_*_test.cc in its directory.
+std::vector<std::string> TestsBeside(const std::string& file,
+                                     const std::vector<std::string>& source_files) {
+  const std::string stem = file.substr(0, file.rfind('.'));
+  std::vector<std::string> tests;
+  for (const std::string& source : source_files) {
+    if (source == stem + "_test.cc" ||
+        (absl::StartsWith(source, stem + "_") && absl::EndsWith(source, "_test.cc") &&
+         source.find('/', stem.size()) == std::string::npos)) {
+      tests.push_back(source);
+    }
+  }
+  return tests;
+}
+
+// "## Where the kernels are": each file that registers kernels, the tests
+// beside it and its kernels by kind.
+void AppendMap(const std::vector<std::string>& source_files, std::string& text) {
+  std::map<std::string, std::map<NodeKind, std::vector<std::string>>> by_file;
+  for (const KernelRegistry::RegisteredKernel& kernel : KernelRegistry::Global().Kernels()) {
+    by_file[kernel.file][kernel.kind].push_back(
+        absl::StrCat("`", OperatorName(kernel.op), "`", kernel.bounded ? " (bounded)" : ""));
+  }
+  int without_test = 0;
+  for (const auto& [file, kernels] : by_file) {
+    if (TestsBeside(file, source_files).empty()) ++without_test;
+  }
+  absl::StrAppend(&text, "\n## Where the kernels are\n\n", by_file.size(),
+                  " files register kernels; ", without_test,
+                  " have no test of their own beside them (their kernels are covered by\n"
+                  "the tests over every family: `//ops:out_variant_property_test` for out\n"
+                  "variants, `//ops:registry_test` and the differential tests). (bounded): the\n"
+                  "kernel declares an error bound (see docs/verification.md).\n");
+  for (const auto& [file, kernels] : by_file) {
+    const std::vector<std::string> tests = TestsBeside(file, source_files);
+    absl::StrAppend(
+        &text, "\n### `", file, "`\n\n- test: ",
+        tests.empty() ? "none beside it" : absl::StrCat("`", absl::StrJoin(tests, "`, `"), "`"),
+        "\n");
+    for (const auto& [kind, ops] : kernels) {
+      absl::StrAppend(&text, "- ", NodeKindName(kind), ": ", absl::StrJoin(ops, ", "), "\n");
+    }
+  }
+}
+
 }  // namespace
 
-std::string CoverageMarkdown() {
+std::vector<std::string> ReadKernelSources() {
+  std::vector<std::string> files;
+  std::ifstream list("ops/kernel_sources.txt");
+  for (std::string line; std::getline(list, line);) {
+    if (!line.empty()) files.push_back(line);
+  }
+  return files;
+}
+
+std::string CoverageMarkdown(const std::vector<std::string>& source_files) {
   const KernelRegistry& registry = KernelRegistry::Global();
   const std::vector<std::string> out = registry.Registered(NodeKind::kOutVariant);
   const std::vector<std::string> native = registry.Registered(NodeKind::kNative);
@@ -55,6 +117,7 @@ std::string CoverageMarkdown() {
                   "  nested lists; its scalar overloads are native.\n"
                   "\nView ops are native kernels (their outputs alias their inputs, so they are\n"
                   "never given runtime-owned memory), as are in-place ops.\n");
+  AppendMap(source_files, text);
   return text;
 }
 

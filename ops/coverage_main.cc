@@ -7,7 +7,7 @@
 #include "ops/coverage.h"
 
 int main(int argc, char** argv) {
-  const std::string text = static_runtime::CoverageMarkdown();
+  const std::string text = static_runtime::CoverageMarkdown(static_runtime::ReadKernelSources());
   const bool write = argc > 1 && std::string(argv[1]) == "--write";
   if (argc > 1 && !write) {
     std::cerr << "usage: coverage [--write]\n"

@@ -1,6 +1,7 @@
 #include "ops/core/registry.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -114,6 +115,18 @@ std::vector<std::string> KernelRegistry::SourceFiles() const {
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   return files;
+}
+
+std::vector<KernelRegistry::RegisteredKernel> KernelRegistry::Kernels() const {
+  std::vector<RegisteredKernel> kernels;
+  for (const Entry& entry : entries_) {
+    kernels.push_back({entry.op, entry.kind, entry.file, entry.error_bound != nullptr});
+  }
+  std::sort(kernels.begin(), kernels.end(),
+            [](const RegisteredKernel& a, const RegisteredKernel& b) {
+              return std::tie(a.file, a.op) < std::tie(b.file, b.op);
+            });
+  return kernels;
 }
 
 std::vector<std::string> KernelRegistry::SchemasUnknownToJit() const {

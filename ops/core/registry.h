@@ -120,6 +120,17 @@ class KernelRegistry {
   // The source files that registered kernels, sorted.
   std::vector<std::string> SourceFiles() const;
 
+  // Every registered kernel: its operator schema or node kind, kind, the
+  // file that registered it and whether it declares an error bound; sorted
+  // by file, then operator.
+  struct RegisteredKernel {
+    std::string op;
+    NodeKind kind;
+    std::string file;
+    bool bounded = false;
+  };
+  std::vector<RegisteredKernel> Kernels() const;
+
  private:
   struct Entry {
     std::string op;
