@@ -7,7 +7,7 @@
 // such aten::dim uses read the convolution's input instead, and PyTorch's
 // folding runs again. The convolution still runs first, so a bad input
 // still fails there with ATen's error. Folding changes the result's
-// rounding as freezing's own folding does (ops/core/error_bounds.h: the
+// rounding as freezing's own folding does (ops/conv/conv_error_bounds.h: the
 // convolution's bound holds for the folded weights); it runs only with
 // pre-packed weights (Options::prepack_weights).
 #ifndef STATIC_RUNTIME_PASSES_FOLD_CONV_BATCH_NORM_H_

@@ -9,16 +9,16 @@
 // else (another query, key and value; an attention mask; asked for the
 // weights; a source that is not float or not of width D) runs ATen's op,
 // with its result or its error. Numerics: the projections sum in another
-// order; the bound is MultiHeadAttentionErrorBound (ops/core/error_bounds.h).
+// order; the bound is MultiHeadAttentionErrorBound (ops/attention/attention_error_bounds.h).
 #include <memory>
 #include <optional>
 #include <utility>
 
 #include "ATen/ATen.h"
 #include "ir/operators/operators.h"
+#include "ops/attention/attention_error_bounds.h"
 #include "ops/attention/nested_sequences.h"
 #include "ops/attention/self_attention.h"
-#include "ops/core/error_bounds.h"
 #include "ops/core/out_variant.h"
 #include "ops/core/registry.h"
 #include "torch/csrc/jit/ir/constants.h"

@@ -1,6 +1,6 @@
 // The kernel of static_runtime::multi_head_attention (ops/attention/
 // multi_head_attention.cc) against ATen's op computed in float64, within the
-// bound it declares (ops/core/error_bounds.h), which ATen's own float32 result
+// bound it declares (ops/attention/attention_error_bounds.h), which ATen's own float32 result
 // must meet too: random widths, heads, batch and token counts, dense
 // sources with and without key padding masks, nested sources. What it does
 // not take runs ATen's op: the very same results, or ATen's error.
@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "memory/counting_allocator.h"
-#include "ops/core/error_bounds.h"
+#include "ops/attention/attention_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
 #include "rapidcheck.h"

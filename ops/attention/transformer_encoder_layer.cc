@@ -24,7 +24,7 @@
 // source that is not float or not of width D, weights of unexpected
 // shapes) run ATen's op, which gives its result or error. Numerics: another
 // summation order in the products; the bound is
-// TransformerEncoderLayerErrorBound (ops/core/error_bounds.h).
+// TransformerEncoderLayerErrorBound (ops/attention/attention_error_bounds.h).
 //
 // static_runtime::transformer_encoder_layer_row (passes/prune_encoder_rows.h)
 // is the same kernel asked for one token of each sequence: the q, k, v
@@ -41,11 +41,11 @@
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
 #include "ops/activations/epilogue_activations.h"
+#include "ops/attention/attention_error_bounds.h"
 #include "ops/attention/attention_steps.h"
 #include "ops/attention/nested_sequences.h"
 #include "ops/attention/self_attention.h"
 #include "ops/core/cpu_kernels.h"
-#include "ops/core/error_bounds.h"
 #include "ops/core/out_variant.h"
 #include "ops/core/registry.h"
 #include "ops/linalg/onednn_matmul.h"

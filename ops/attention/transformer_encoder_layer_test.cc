@@ -1,6 +1,6 @@
 // The kernel of static_runtime::transformer_encoder_layer (ops/
 // transformer_encoder_layer.cc) against ATen's op computed in float64,
-// within the bound it declares (ops/core/error_bounds.h), which ATen's own float32
+// within the bound it declares (ops/attention/attention_error_bounds.h), which ATen's own float32
 // result must meet too: random widths, heads, feed-forward widths, batch and
 // token counts, relu or gelu, norm first or last; with key padding masks and
 // on nested sources. A mask or a source the kernel does not take runs
@@ -16,7 +16,7 @@
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
 #include "memory/counting_allocator.h"
-#include "ops/core/error_bounds.h"
+#include "ops/attention/attention_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
 #include "rapidcheck.h"

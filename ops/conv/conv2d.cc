@@ -41,7 +41,7 @@
 //
 // Numerics: oneDNN sums the C/groups * kh * kw products in another order than
 // ATen's convolution (Winograd: of transformed tiles); the bound it declares
-// is in ops/core/error_bounds.h, the tolerance table in docs/convolutions.md.
+// is in ops/conv/conv_error_bounds.h, the tolerance table in docs/convolutions.md.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -60,10 +60,10 @@
 #include "glog/logging.h"
 #include "ir/operators/operators.h"
 #include "ops/conv/channels_last.h"
+#include "ops/conv/conv_error_bounds.h"
 #include "ops/conv/depthwise.h"
 #include "ops/conv/few_channel.h"
 #include "ops/conv/winograd_3x3.h"
-#include "ops/core/error_bounds.h"
 #include "ops/core/out_variant.h"
 #include "ops/linalg/small_linear.h"
 #include "ops/onednn/onednn.h"

@@ -7,7 +7,7 @@
 // from several threads at once; and the caches it keeps (ops/onednn/onednn.h).
 //
 // The tolerance is the summation error bound the kernel declares
-// (ops/core/error_bounds.h). ATen's own float convolution must meet the same
+// (ops/conv/conv_error_bounds.h). ATen's own float convolution must meet the same
 // bound (checked, so the bound is not looser than it needs to be by
 // construction).
 #include <array>
@@ -26,7 +26,7 @@
 #include "execution/kernel_caches.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
-#include "ops/core/error_bounds.h"
+#include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
 #include "ops/onednn/onednn.h"

@@ -16,7 +16,7 @@
 //
 // Numerics: oneDNN sums each output's (C / groups) * kd * kh * kw products in
 // another order than ATen may (Winograd: of transformed tiles); the bound it
-// declares is Conv3dErrorBound (ops/core/error_bounds.h).
+// declares is Conv3dErrorBound (ops/conv/conv_error_bounds.h).
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ops/conv/conv_error_bounds.h"
 #include "ops/conv/winograd_3x3.h"
-#include "ops/core/error_bounds.h"
 #include "ops/core/out_variant.h"
 #include "ops/core/registry.h"
 #include "ops/onednn/onednn.h"

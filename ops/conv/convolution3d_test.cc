@@ -2,7 +2,7 @@
 // float64 reference, over random shapes (unbatched included), strides,
 // padding (lists, "valid" and "same"), dilation, groups and biases, with
 // output slots reused across calls and shapes; ATen's own float result must
-// meet the same declared bound (ops/core/error_bounds.h), so the bound is not
+// meet the same declared bound (ops/conv/conv_error_bounds.h), so the bound is not
 // looser than it needs to be by construction. Also: what ATen rejects is
 // rejected with ATen's message, other layouts and non-finite weights run
 // ATen's op, and one kernel (one set of pre-packed weights) runs from
@@ -13,7 +13,7 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/core/error_bounds.h"
+#include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"

@@ -9,7 +9,7 @@
 //
 // Numerics: oneDNN sums each output's (C / groups) * kh * kw products in
 // another order than ATen; the bound it declares is ConvTransposeErrorBound
-// (ops/core/error_bounds.h).
+// (ops/conv/conv_error_bounds.h).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
-#include "ops/core/error_bounds.h"
+#include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant.h"
 #include "ops/core/registry.h"
 #include "ops/onednn/onednn.h"

@@ -3,7 +3,7 @@
 // random shapes (unbatched included), strides, padding, output padding,
 // dilation, groups and biases, with output slots reused across calls and
 // shapes; ATen's own float result must meet the same declared bound
-// (ops/core/error_bounds.h), so the bound is not looser than it needs to be by
+// (ops/conv/conv_error_bounds.h), so the bound is not looser than it needs to be by
 // construction. Also: what ATen rejects is rejected with ATen's message,
 // other layouts run ATen's op, and one kernel (one set of pre-packed
 // weights) runs from several threads at once.
@@ -12,7 +12,7 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/core/error_bounds.h"
+#include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"

@@ -14,8 +14,9 @@
 // read as zero outside [0, height) x [0, width), so any padding (top and
 // left given, bottom and right implied by the output size) is taken. Results differ from the direct
 // convolution's in the last bits: a tile's error grows with the largest input of the tile, within
-// ops::Conv2dFusedErrorBound's bound for Winograd shapes (ops/core/error_bounds.h). A steady-state
-// call allocates nothing (per-thread buffers); an object may be used from several threads at once.
+// ops::Conv2dFusedErrorBound's bound for Winograd shapes (ops/conv/conv_error_bounds.h). A
+// steady-state call allocates nothing (per-thread buffers); an object may be used from several
+// threads at once.
 #ifndef STATIC_RUNTIME_OPS_CONV_WINOGRAD_3X3_H_
 #define STATIC_RUNTIME_OPS_CONV_WINOGRAD_3X3_H_
 

@@ -13,7 +13,7 @@
 
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
-#include "ops/core/error_bounds.h"
+#include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"

@@ -1,25 +1,22 @@
 #include "ops/core/error_bounds.h"
 
-#include <algorithm>
 #include <limits>
-#include <string>
-
-#include "ATen/NestedTensorImpl.h"
-#include "c10/util/accumulate.h"
 
 namespace static_runtime {
 namespace ops {
 namespace {
 
-c10::optional<at::Tensor> Magnitude(const c10::IValue& value) {
-  if (!value.isTensor()) return c10::nullopt;
-  return value.toTensor().to(at::kDouble).abs();
-}
-
 // Whether `activation` is computed from exp or erf, whose roundings grow
 // with the activation's input, not only with its result.
 bool Transcendental(const std::string& activation) {
   return activation == "gelu" || activation == "silu";
+}
+
+}  // namespace
+
+c10::optional<at::Tensor> Magnitude(const c10::IValue& value) {
+  if (!value.isTensor()) return c10::nullopt;
+  return value.toTensor().to(at::kDouble).abs();
 }
 
 at::Tensor SumBound(const at::Tensor& magnitude, int64_t length, const std::string& activation,
@@ -33,205 +30,6 @@ at::Tensor SumBound(const at::Tensor& magnitude, int64_t length, const std::stri
                      exact.to(at::kDouble).abs() * (4 * eps) + underflow;
   if (Transcendental(activation)) bound = bound + magnitude * (4 * eps);
   return bound;
-}
-
-}  // namespace
-
-bool WinogradShape(at::IntArrayRef weight_sizes, at::IntArrayRef stride, at::IntArrayRef dilation,
-                   int64_t groups) {
-  const auto all_ones = [](at::IntArrayRef values) {
-    return std::all_of(values.begin(), values.end(), [](int64_t v) { return v == 1; });
-  };
-  const size_t dims = weight_sizes.size();
-  return groups == 1 && (dims == 4 || (dims == 5 && weight_sizes[2] == 1)) &&
-         weight_sizes[dims - 2] == 3 && weight_sizes[dims - 1] == 3 && all_ones(stride) &&
-         all_ones(dilation);
-}
-
-at::Tensor Conv2dFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
-  const at::Tensor weight = inputs[1].toTensor();
-  const std::vector<int64_t> stride = inputs[3].toIntVector(), padding = inputs[4].toIntVector(),
-                             dilation = inputs[5].toIntVector();
-  const int64_t groups = inputs[6].toInt();
-  at::Tensor magnitude;
-  if (WinogradShape(weight.sizes(), stride, dilation, groups)) {
-    // Every input element of a tile of up to 4 x 4 outputs (6 x 6 inputs)
-    // enters each output of the tile: the largest |x| of a channel over the
-    // 9 x 9 window that holds every tile an output can be in, times the sum
-    // of that channel's |w|.
-    const int64_t py = padding[0], px = padding.size() > 1 ? padding[1] : py;
-    const at::Tensor window_max = at::max_pool2d(
-        at::constant_pad_nd(*Magnitude(inputs[0]), {px + 3, px + 3, py + 3, py + 3}), {9, 9}, 1);
-    magnitude = at::conv2d(window_max, Magnitude(inputs[1])->sum({2, 3}, /*keepdim=*/true),
-                           Magnitude(inputs[2]));
-  } else {
-    magnitude = at::conv2d(*Magnitude(inputs[0]), *Magnitude(inputs[1]), Magnitude(inputs[2]),
-                           stride, padding, dilation, groups);
-  }
-  if (c10::optional<at::Tensor> residual = Magnitude(inputs[7])) {
-    magnitude = magnitude + *residual;
-  }
-  return SumBound(magnitude, weight.size(1) * weight.size(2) * weight.size(3),
-                  inputs[8].toStringRef(), exact);
-}
-
-at::Tensor ConvTransposeErrorBound(const std::vector<c10::IValue>& inputs,
-                                   const at::Tensor& exact) {
-  const at::Tensor x = *Magnitude(inputs[0]), w = *Magnitude(inputs[1]);
-  const c10::optional<at::Tensor> bias = Magnitude(inputs[2]);
-  const std::vector<int64_t> stride = inputs[3].toIntVector(), padding = inputs[4].toIntVector(),
-                             output_padding = inputs[5].toIntVector(),
-                             dilation = inputs[7].toIntVector();
-  const int64_t groups = inputs[6].toInt();
-  const at::Tensor magnitude =
-      w.dim() == 3
-          ? at::conv_transpose1d(x, w, bias, stride, padding, output_padding, groups, dilation)
-          : at::conv_transpose2d(x, w, bias, stride, padding, output_padding, groups, dilation);
-  const int64_t length = w.size(0) / groups * c10::multiply_integers(w.sizes().slice(2));
-  return SumBound(magnitude, length, "none", exact);
-}
-
-at::Tensor Conv3dErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
-  const at::Tensor x = *Magnitude(inputs[0]), w = *Magnitude(inputs[1]);
-  const c10::optional<at::Tensor> bias = Magnitude(inputs[2]);
-  const std::vector<int64_t> stride = inputs[3].toIntVector(), dilation = inputs[5].toIntVector();
-  const int64_t groups = inputs[6].toInt();
-  at::Tensor magnitude;
-  if (WinogradShape(w.sizes(), stride, dilation, groups)) {
-    // A (1, 3, 3) convolution, which may run as a 2D Winograd one on each
-    // frame: Conv2dFusedErrorBound's window maxima, frame by frame.
-    std::vector<int64_t> padding = {0, 1, 1};  // "same"
-    if (!inputs[4].isString()) {
-      padding = inputs[4].toIntVector();
-      if (padding.size() == 1) padding.assign(3, padding[0]);
-    } else if (inputs[4].toStringRef() == "valid") {
-      padding = {0, 0, 0};
-    }
-    const at::Tensor window_max =
-        at::max_pool3d(at::constant_pad_nd(x, {padding[2] + 3, padding[2] + 3, padding[1] + 3,
-                                               padding[1] + 3, padding[0], padding[0]}),
-                       {1, 9, 9}, 1);
-    magnitude = at::conv3d(window_max, w.sum({3, 4}, /*keepdim=*/true), bias);
-  } else {
-    magnitude = inputs[4].isString()
-                    ? at::conv3d(x, w, bias, stride, inputs[4].toStringRef(), dilation, groups)
-                    : at::conv3d(x, w, bias, stride, inputs[4].toIntVector(), dilation, groups);
-  }
-  return SumBound(magnitude, w.size(1) * c10::multiply_integers(w.sizes().slice(2)), "none", exact);
-}
-
-at::Tensor LinearFusedErrorBound(const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
-  const at::Tensor magnitude =
-      at::linear(*Magnitude(inputs[0]), *Magnitude(inputs[1]), Magnitude(inputs[2]));
-  return SumBound(magnitude, inputs[1].toTensor().size(1), inputs[3].toStringRef(), exact);
-}
-
-namespace {
-
-// max|z| / sigma(z) of each row (last dimension) of `z`, keeping that
-// dimension, for a layer norm with `eps`.
-at::Tensor NormAmplification(const at::Tensor& z, double eps) {
-  const at::Tensor sigma = (z.var(-1, /*unbiased=*/false, /*keepdim=*/true) + eps).sqrt();
-  return std::get<0>(z.abs().max(-1, /*keepdim=*/true)) / sigma;
-}
-
-}  // namespace
-
-at::Tensor TransformerEncoderLayerErrorBound(const std::vector<c10::IValue>& inputs,
-                                             const at::Tensor& exact) {
-  auto dbl = [&](size_t i) { return inputs[i].toTensor().to(at::kDouble); };
-  const int64_t width = inputs[1].toInt(), heads = inputs[2].toInt();
-  const bool use_gelu = inputs[7].toBool(), norm_first = inputs[8].toBool();
-  const double norm_eps = inputs[9].toDouble();
-  c10::optional<at::Tensor> mask = inputs[18].toOptional<at::Tensor>();
-  c10::optional<int64_t> mask_type = inputs[19].toOptional<int64_t>();
-  at::Tensor src = inputs[0].toTensor();
-  if (src.is_nested()) {
-    // A nested source: its sequences padded, the padding masked as keys
-    // (`exact` is padded too).
-    const at::Tensor lengths = at::native::get_nested_size_tensor(src).select(1, 0);
-    src = src.to_padded_tensor(0);
-    mask = at::arange(src.size(1), at::kLong).unsqueeze(0) >= lengths.unsqueeze(1);
-    mask_type = 1;
-  }
-  // The inputs of the two layer norms, in float64.
-  auto attention = [&](const at::Tensor& x) {
-    return std::get<0>(at::_native_multi_head_attention(
-        x, x, x, width, heads, dbl(3), dbl(4), dbl(5), dbl(6), mask, /*need_weights=*/false,
-        /*average_attn_weights=*/true, mask_type));
-  };
-  auto norm = [&](const at::Tensor& z, size_t weight) {
-    return at::layer_norm(z, {width}, dbl(weight), dbl(weight + 1), norm_eps);
-  };
-  auto feed_forward = [&](const at::Tensor& x) {
-    at::Tensor hidden = at::linear(x, dbl(14), dbl(15));
-    hidden = use_gelu ? at::gelu(hidden) : at::relu(hidden);
-    return at::linear(hidden, dbl(16), dbl(17));
-  };
-  src = src.to(at::kDouble);
-  at::Tensor first, second;
-  if (norm_first) {
-    first = src;
-    second = src + attention(norm(src, 10));
-  } else {
-    first = src + attention(src);
-    const at::Tensor normed = norm(first, 10);
-    second = normed + feed_forward(normed);
-  }
-  const at::Tensor a1 = NormAmplification(first, norm_eps).max();
-  const at::Tensor a2 = NormAmplification(second, norm_eps);
-  const int64_t feed_forward_width = inputs[14].toTensor().size(0);
-  const double eps = std::numeric_limits<float>::epsilon();
-  const at::Tensor row_scale = std::get<0>(exact.to(at::kDouble).abs().max(-1, /*keepdim=*/true));
-  return (row_scale + 1) * (a1 + 1) * (a2 + 1) *
-             (4 * static_cast<double>(width + feed_forward_width) * eps) +
-         at::zeros_like(exact, at::kDouble);
-}
-
-at::Tensor MultiHeadAttentionErrorBound(const std::vector<c10::IValue>& inputs,
-                                        const at::Tensor& exact) {
-  const int64_t width = inputs[3].toInt(), heads = inputs[4].toInt();
-  const int64_t head_width = width / heads;
-  at::Tensor x = inputs[0].toTensor();
-  c10::optional<at::Tensor> mask = inputs[9].toOptional<at::Tensor>();
-  if (x.is_nested()) {
-    const at::Tensor lengths = at::native::get_nested_size_tensor(x).select(1, 0);
-    x = x.to_padded_tensor(0);
-    mask = at::arange(x.size(1), at::kLong).unsqueeze(0) >= lengths.unsqueeze(1);
-  }
-  x = x.to(at::kDouble);
-  const int64_t batch = x.size(0), tokens = x.size(1);
-  auto dbl = [&](size_t i) { return inputs[i].toTensor().to(at::kDouble); };
-  const at::Tensor w = dbl(5), b = dbl(6), w_out = dbl(7), b_out = dbl(8);
-  // [B, T, 3D] -> q, k, v as [B, heads, T, d], q scaled.
-  auto split = [&](const at::Tensor& t, int64_t part) {
-    const at::Tensor heads_first = t.narrow(-1, part * width, width)
-                                       .reshape({batch, tokens, heads, head_width})
-                                       .transpose(1, 2);
-    return part == 0 ? heads_first / std::sqrt(static_cast<double>(head_width)) : heads_first;
-  };
-  const at::Tensor qkv = at::linear(x, w, b), qkv_abs = at::linear(x.abs(), w.abs(), b.abs());
-  at::Tensor scores = at::matmul(split(qkv, 0), split(qkv, 1).transpose(-2, -1));
-  if (mask) {
-    scores = scores.masked_fill(mask->to(at::kBool).view({batch, 1, 1, tokens}),
-                                -std::numeric_limits<double>::infinity());
-  }
-  const at::Tensor probabilities = at::softmax(scores, -1);
-  const double eps = std::numeric_limits<float>::epsilon();
-  const double d = static_cast<double>(width);
-  const at::Tensor score_error =
-      at::matmul(split(qkv_abs, 0), split(qkv_abs, 1).transpose(-2, -1)) *
-      (2 * (d + static_cast<double>(head_width) + 4) * eps);
-  const at::Tensor context_abs = at::matmul(probabilities, split(qkv_abs, 2));
-  const at::Tensor context_error =
-      context_abs * (2 * (d + static_cast<double>(tokens) + 4) * eps +
-                     4 * std::get<0>(score_error.max(-1, /*keepdim=*/true)));
-  auto merge = [&](const at::Tensor& t) {
-    return t.transpose(1, 2).reshape({batch, tokens, width});
-  };
-  return at::linear(merge(context_error), w_out.abs()) +
-         at::linear(merge(context_abs), w_out.abs(), b_out.abs()) * (2 * (d + 2) * eps) +
-         exact.to(at::kDouble).abs() * (4 * eps);
 }
 
 }  // namespace ops

@@ -21,7 +21,7 @@
 // the others, gathered, and gives the zero rows the bias.
 //
 // Numerics: oneDNN sums the K products in another order than BLAS; the
-// kernel declares the bound in ops/core/error_bounds.h.
+// kernel declares the bound in ops/linalg/linear_error_bound.h.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -32,8 +32,8 @@
 #include "ATen/ATen.h"
 #include "c10/util/SmallVector.h"
 #include "ir/operators/operators.h"
-#include "ops/core/error_bounds.h"
 #include "ops/core/out_variant.h"
+#include "ops/linalg/linear_error_bound.h"
 #include "ops/linalg/onednn_matmul.h"
 #include "ops/linalg/small_linear.h"
 #include "ops/onednn/onednn.h"

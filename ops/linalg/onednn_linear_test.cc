@@ -1,6 +1,6 @@
 // The oneDNN kernel of static_runtime::linear_fused (ops/linalg/onednn_linear.cc)
 // against a float64 reference within the bound it declares
-// (ops/core/error_bounds.h), which ATen's own linear must meet too, over random
+// (ops/linalg/linear_error_bound.h), which ATen's own linear must meet too, over random
 // row counts, leading dimensions, non-contiguous inputs, bias or none and
 // activations, with output slots reused across calls; inputs with rows of
 // zeros (which the kernel leaves out of the product); ATen's errors for
@@ -14,9 +14,9 @@
 #include "ATen/ATen.h"
 #include "gtest/gtest.h"
 #include "ir/operators/operators.h"
-#include "ops/core/error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/linalg/linear_error_bound.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"

@@ -8,7 +8,7 @@
 // (onednn::PlanCache); a steady-state call allocates nothing.
 //
 // Numerics: oneDNN sums the K products in another order than BLAS (ATen's
-// linear); see LinearFusedErrorBound in ops/core/error_bounds.h.
+// linear); see LinearFusedErrorBound in ops/linalg/linear_error_bound.h.
 #ifndef STATIC_RUNTIME_OPS_LINALG_ONEDNN_MATMUL_H_
 #define STATIC_RUNTIME_OPS_LINALG_ONEDNN_MATMUL_H_
 

@@ -5,7 +5,7 @@
 // multiply-add per product in the order of k, then the bias: the order of a
 // GEMM micro-kernel's accumulator over one block of k (BLAS's and oneDNN's
 // for the small k this is for, so results usually equal ATen's bit for bit;
-// in any case inside the bound linear_fused declares: ops/core/error_bounds.h).
+// in any case inside the bound linear_fused declares: ops/linalg/linear_error_bound.h).
 #ifndef STATIC_RUNTIME_OPS_LINALG_SMALL_LINEAR_H_
 #define STATIC_RUNTIME_OPS_LINALG_SMALL_LINEAR_H_
 
