@@ -3,7 +3,7 @@
 // contiguous float tensor through oneDNN and of any other layout through its
 // own kernel: other roundings, and several times slower. A tensor that is
 // channels-last only because a convolution chose that layout
-// (ChannelsLastByChoice in ops/conv/channels_last.h) is contiguous in the JIT, so
+// (ChannelsLastByChoice in ops/core/channels_last.h) is contiguous in the JIT, so
 // its gelu runs over the dense buffer as one contiguous row: the JIT's values
 // at the contiguous speed, in the input's layout. (A model fed channels-last
 // images holds such a tensor channels-last in the JIT too; the values then
@@ -22,7 +22,7 @@
 
 #include "ATen/ATen.h"
 #include "ATen/CPUFunctions.h"
-#include "ops/conv/channels_last.h"
+#include "ops/core/channels_last.h"
 #include "ops/core/out_variant.h"
 
 namespace static_runtime {

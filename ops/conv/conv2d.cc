@@ -31,7 +31,7 @@
 // output rows that see only padding, found by //ops/conv:conv2d_test.)
 //
 // The result is channels-last when no one can observe its strides
-// (ops/conv/channels_last.h), else contiguous as ATen's is for contiguous inputs.
+// (ops/core/channels_last.h), else contiguous as ATen's is for contiguous inputs.
 // Inputs the kernel does not take (other dtypes, empty sizes, mismatched
 // channels, a residual that broadcasts) run ATen's ops instead, which give
 // ATen's result or error. So does a weight holding inf or NaN: whether a
@@ -59,11 +59,11 @@
 #include "execution/kernel_caches.h"
 #include "glog/logging.h"
 #include "ir/operators/operators.h"
-#include "ops/conv/channels_last.h"
 #include "ops/conv/conv_error_bounds.h"
 #include "ops/conv/depthwise.h"
 #include "ops/conv/few_channel.h"
 #include "ops/conv/winograd_3x3.h"
+#include "ops/core/channels_last.h"
 #include "ops/core/out_variant.h"
 #include "ops/linalg/small_linear.h"
 #include "ops/onednn/onednn.h"

@@ -2,7 +2,7 @@
 // the argmax indices too (max_pool2d calls max_pool2d_with_indices), and its
 // NCHW kernel is scalar: 5.9 ms for 1x64x112x112 (3x3/2) where its NHWC
 // kernel takes 0.55 ms. Our convolutions hand channels-last images to the
-// pools that follow them (ops/conv/channels_last.h); this kernel takes those
+// pools that follow them (ops/core/channels_last.h); this kernel takes those
 // eight channels at a time, and NCHW ones eight output columns at a time
 // (strides 1 and 2), in vectors compiled for the machine it runs on; no
 // indices. It visits each window in ATen's order (rows, then columns) and

@@ -12,8 +12,8 @@
 //     channels-last.
 // Graph outputs, views and any other op (in this block or a sub-block) keep
 // the contiguous layout.
-#ifndef STATIC_RUNTIME_OPS_CONV_CHANNELS_LAST_H_
-#define STATIC_RUNTIME_OPS_CONV_CHANNELS_LAST_H_
+#ifndef STATIC_RUNTIME_OPS_CORE_CHANNELS_LAST_H_
+#define STATIC_RUNTIME_OPS_CORE_CHANNELS_LAST_H_
 
 #include "torch/csrc/jit/ir/ir.h"
 
@@ -30,4 +30,4 @@ bool ChannelsLastByChoice(const torch::jit::Value* value);
 
 }  // namespace static_runtime
 
-#endif  // STATIC_RUNTIME_OPS_CONV_CHANNELS_LAST_H_
+#endif  // STATIC_RUNTIME_OPS_CORE_CHANNELS_LAST_H_

@@ -1,4 +1,4 @@
-#include "ops/conv/channels_last.h"
+#include "ops/core/channels_last.h"
 
 #include <string>
 
