@@ -134,8 +134,15 @@ def main(argv=None):
                                options=options)
         return 0
     if args.command == "verify":
+        if args.rounds < 1:
+            parser.print_usage(sys.stderr)
+            print("static_runtime: --rounds must be >= 1", file=sys.stderr)
+            return 2
         try:
             return verify(args.model, args.inputs.split(","), args.rounds, options, args.json)
+        except TypeError as error:  # an input file's values do not fit forward's arguments
+            print(f"static_runtime: {error}", file=sys.stderr)
+            return 1
         except (OSError, RuntimeError, ValueError) as error:
             print(f"static_runtime: cannot load: {error}", file=sys.stderr)
             return 1

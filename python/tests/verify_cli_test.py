@@ -1,7 +1,8 @@
 """`python3 -m static_runtime verify` and `sr verify` give one verdict: the
 same model and input files give the same JSON report from both (the Python
 CLI calls the C++ comparison sr verify runs), on a model that passes and on
-one whose inputs the JIT itself rejects."""
+one whose inputs the JIT itself rejects; inputs that do not fit forward fail
+in both."""
 import contextlib
 import io
 import json
@@ -63,6 +64,24 @@ class VerifyCliTest(unittest.TestCase):
                     self.assertGreater(python_report["runs"], 0)
                     if not passed:
                         self.assertIn("at most 3 rows", python_out)
+
+    def test_inputs_that_do_not_fit_fail_in_both(self):
+        with tempfile.TemporaryDirectory() as directory:
+            model = os.path.join(directory, "model.pt")
+            torch.jit.save(torch.jit.script(Residual().eval()), model)
+            words = os.path.join(directory, "words.pt")
+            torch.save(("not a tensor",), words)
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                code = command_line.main(["verify", model, "--inputs", words])
+            self.assertEqual(code, 1)
+            self.assertIn(f"input set '{words}'[0]", err.getvalue())
+            sr = subprocess.run([SR, "verify", model, "--inputs=" + words], capture_output=True,
+                                text=True)
+            self.assertEqual(sr.returncode, 1, sr.stdout + sr.stderr)
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                code = command_line.main(["verify", model, "--inputs", words, "--rounds", "0"])
+            self.assertEqual(code, 2)
+            self.assertIn("--rounds must be >= 1", err.getvalue())
 
 
 if __name__ == "__main__":
