@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 
 namespace static_runtime {
 namespace {
@@ -39,7 +40,7 @@ std::vector<std::string> TestsBeside(const std::string& file,
 // beside it and its kernels by kind.
 void AppendMap(const std::vector<std::string>& source_files, std::string& text) {
   std::map<std::string, std::map<NodeKind, std::vector<std::string>>> by_file;
-  for (const KernelRegistry::RegisteredKernel& kernel : KernelRegistry::Global().Kernels()) {
+  for (const KernelRegistry::RegisteredKernel& kernel : GlobalKernels().Kernels()) {
     by_file[kernel.file][kernel.kind].push_back(
         absl::StrCat("`", OperatorName(kernel.op), "`", kernel.bounded ? " (bounded)" : ""));
   }
@@ -77,7 +78,7 @@ std::vector<std::string> ReadKernelSources() {
 }
 
 std::string CoverageMarkdown(const std::vector<std::string>& source_files) {
-  const KernelRegistry& registry = KernelRegistry::Global();
+  const KernelRegistry& registry = GlobalKernels();
   const std::vector<std::string> out = registry.Registered(NodeKind::kOutVariant);
   const std::vector<std::string> native = registry.Registered(NodeKind::kNative);
   std::string text = absl::StrCat(

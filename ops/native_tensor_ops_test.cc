@@ -17,6 +17,7 @@
 #include "ops/core/fallback.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 
 namespace static_runtime {
@@ -561,7 +562,7 @@ TEST_P(NativeTensorOp, MatchesTheJitInAndOutOfInferenceMode) {
     const Inputs inputs = op.inputs(draw);
     const bool inference = draw.Bool();
     testing::SingleNode single = testing::MakeNode(op.name, op.overload, inputs, 1);
-    auto selected = KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/false);
+    auto selected = GlobalKernels().Find(single.node, /*allow_out_variants=*/false);
     RC_ASSERT(selected.has_value());
     RC_ASSERT(selected->kind == NodeKind::kNative);
     absl::StatusOr<Kernel> jit = MakeFallbackKernel(single.node);

@@ -17,6 +17,7 @@
 #include "load/load.h"
 #include "ops/core/fallback.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -215,7 +216,7 @@ void BM_OutVsFallback(benchmark::State& state, const Case& c) {
   // As the runtime runs nodes (the kernels' direct paths need it).
   c10::InferenceMode inference_mode;
   Bench bench = MakeBench(c);
-  auto out_variant = KernelRegistry::Global().Find(bench.node, /*allow_out_variants=*/true);
+  auto out_variant = GlobalKernels().Find(bench.node, /*allow_out_variants=*/true);
   CHECK(out_variant.has_value() && out_variant->kind == NodeKind::kOutVariant) << c.name;
   absl::StatusOr<Kernel> fallback = MakeFallbackKernel(bench.node);
   CHECK(fallback.ok()) << fallback.status();

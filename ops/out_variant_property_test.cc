@@ -24,6 +24,7 @@
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
 #include "ops/elementwise/out_variant_specs.h"
+#include "ops/kernels.h"
 #include "ops/linalg/out_variant_specs.h"
 #include "ops/nn/out_variant_specs.h"
 #include "ops/reduction/out_variant_specs.h"
@@ -93,7 +94,7 @@ TEST_P(OutVariantProperty, MatchesTheJitAndReusesItsOutput) {
            single.graph->outputs().size() > static_cast<size_t>(spec.compared_outputs)) {
       single.graph->eraseOutput(single.graph->outputs().size() - 1);
     }
-    auto selected = KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/true);
+    auto selected = GlobalKernels().Find(single.node, /*allow_out_variants=*/true);
     RC_ASSERT(selected.has_value());
     RC_ASSERT(selected->kind == NodeKind::kOutVariant);
     absl::StatusOr<Kernel> jit = MakeFallbackKernel(single.node);
@@ -213,7 +214,7 @@ bool TestedElsewhere(const std::string& kernel) {
 
 std::vector<std::string> OutVariantKernels() {
   std::vector<std::string> kernels;
-  for (const std::string& kernel : KernelRegistry::Global().Registered(NodeKind::kOutVariant)) {
+  for (const std::string& kernel : GlobalKernels().Registered(NodeKind::kOutVariant)) {
     if (!TestedElsewhere(kernel)) kernels.push_back(kernel);
   }
   return kernels;

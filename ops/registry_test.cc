@@ -20,6 +20,7 @@
 #include "load/load.h"
 #include "ops/core/fallback.h"
 #include "ops/core/out_variant_test_support.h"
+#include "ops/kernels.h"
 #include "torch/csrc/jit/frontend/function_schema_parser.h"
 
 namespace static_runtime {
@@ -29,24 +30,61 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 TEST(RegistryTest, EverySchemaNamesAJitOperator) {
-  EXPECT_EQ(absl::StrJoin(KernelRegistry::Global().SchemasUnknownToJit(), "\n"), "");
+  EXPECT_EQ(absl::StrJoin(GlobalKernels().SchemasUnknownToJit(), "\n"), "");
 }
 
-// Two kernels of one kind for one schema would leave the choice to the link
-// order (the first registered that accepts a node wins): registering the
-// second aborts, naming both.
+// Two kernels of one kind for one schema would leave the choice to the
+// order of registration (the first registered that accepts a node wins):
+// registering the second aborts, naming both.
 TEST(RegistryDeathTest, ASecondKernelOfOneKindForOneSchemaAborts) {
-  KernelRegistry& registry = KernelRegistry::Global();
-  EXPECT_DEATH(registry.RegisterOverload("aten::relu", "", NodeKind::kOutVariant,
-                                         [](const torch::jit::Node*) { return Decline(); }),
+  KernelRegistry& registry = GlobalKernels();
+  EXPECT_DEATH(registry.Add({KernelOp::Overload("aten::relu", ""), NodeKind::kOutVariant,
+                             [](const torch::jit::Node*) { return Decline(); }}),
                "two kernels of one kind registered for one operator: "
                "'aten::relu\\(Tensor self\\) -> Tensor'");
+}
+
+// A registry of its own, as a test or a user builds one: records by
+// overload and by node kind are found for their nodes only; a factory may
+// look up other nodes in the registry it is in (a fused group's members do);
+// a kernel added after lookups is found by the next one.
+TEST(RegistryTest, ARegistryOfItsOwnFindsWhatWasAdded) {
+  auto graph = ParseGraphIR(R"IR(
+graph(%x : Tensor):
+  %y : Tensor = aten::relu(%x)
+  %z : Tensor = aten::sigmoid(%y)
+  %l : Tensor[] = prim::ListConstruct(%y, %z)
+  return (%l))IR");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::vector<torch::jit::Node*> nodes((*graph)->nodes().begin(), (*graph)->nodes().end());
+  KernelRegistry registry;
+  int relu_runs = 0;
+  registry.Add(Native("aten::relu", "", [&relu_runs](NodeIO&) { ++relu_runs; }));
+  registry.Add(NativeNodeKind("prim::ListConstruct", [&registry, &nodes](const torch::jit::Node*) {
+    // Takes the list only while its first element's producer has a kernel.
+    return registry.Find(nodes[0], true).has_value() ? KernelOffer([](NodeIO&) {}) : Decline();
+  }));
+  std::optional<KernelRegistry::Selected> relu = registry.Find(nodes[0], true);
+  ASSERT_TRUE(relu.has_value());
+  EXPECT_EQ(relu->kind, NodeKind::kNative);
+  EXPECT_FALSE(relu->error_bound);
+  EXPECT_FALSE(registry.Find(nodes[1], true).has_value());
+  EXPECT_TRUE(registry.Find(nodes[2], true).has_value());
+  registry.Add(OutVariant(
+      "aten::sigmoid", "", [](NodeIO&) {},
+      [](const std::vector<c10::IValue>&, const at::Tensor& exact) { return exact.abs(); }));
+  std::optional<KernelRegistry::Selected> sigmoid = registry.Find(nodes[1], true);
+  ASSERT_TRUE(sigmoid.has_value());
+  EXPECT_EQ(sigmoid->kind, NodeKind::kOutVariant);
+  EXPECT_TRUE(sigmoid->error_bound);
+  EXPECT_FALSE(registry.Find(nodes[1], /*allow_out_variants=*/false).has_value());
+  EXPECT_EQ(absl::StrJoin(registry.SourceFiles(), ","), "ops/registry_test.cc");
 }
 
 TEST(RegistryTest, NoSchemaHasTwoKernelsOfOneKind) {
   for (NodeKind kind : {NodeKind::kOutVariant, NodeKind::kNative}) {
     std::vector<std::string> ops;
-    for (const std::string& op : KernelRegistry::Global().Registered(kind)) {
+    for (const std::string& op : GlobalKernels().Registered(kind)) {
       // One spelling per schema (a literal or a JIT operator's printed form).
       ops.push_back(op.find('(') == std::string::npos ? op
                                                       : c10::toString(torch::jit::parseSchema(op)));
@@ -62,7 +100,7 @@ TEST(RegistryTest, NoSchemaHasTwoKernelsOfOneKind) {
 
 TEST(RegistryTest, EveryRewriteOperatorHasANativeKernel) {
   ops::EnsureOperatorsRegistered();
-  std::vector<std::string> native = KernelRegistry::Global().Registered(NodeKind::kNative);
+  std::vector<std::string> native = GlobalKernels().Registered(NodeKind::kNative);
   std::vector<std::string> expected = {
       ops::kVariadicCat.toQualString(),   ops::kVariadicStack.toQualString(),
       ops::kSplitUnpacked.toQualString(), ops::kSplitWithSizesUnpacked.toQualString(),
@@ -87,8 +125,8 @@ graph(%a : int, %b : int, %x : Tensor):
   return (%c, %y))IR");
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::vector<torch::jit::Node*> nodes((*graph)->nodes().begin(), (*graph)->nodes().end());
-  EXPECT_TRUE(KernelRegistry::Global().Find(nodes[1], true).has_value());
-  EXPECT_FALSE(KernelRegistry::Global().Find(nodes[2], false).has_value());
+  EXPECT_TRUE(GlobalKernels().Find(nodes[1], true).has_value());
+  EXPECT_FALSE(GlobalKernels().Find(nodes[2], false).has_value());
 }
 
 TEST(RegistryTest, EmbeddingBagOutVariantOnlyWhenItsAuxiliaryOutputsAreUnused) {
@@ -103,10 +141,10 @@ graph(%w : Tensor, %i : Tensor, %o : Tensor):
   return (%a, %b, %b2))IR");
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::vector<torch::jit::Node*> nodes((*graph)->nodes().begin(), (*graph)->nodes().end());
-  auto pooled_only = KernelRegistry::Global().Find(nodes[3], true);
+  auto pooled_only = GlobalKernels().Find(nodes[3], true);
   ASSERT_TRUE(pooled_only.has_value());
   EXPECT_EQ(pooled_only->kind, NodeKind::kOutVariant);
-  auto bag_size_used = KernelRegistry::Global().Find(nodes[4], true);
+  auto bag_size_used = GlobalKernels().Find(nodes[4], true);
   EXPECT_FALSE(bag_size_used.has_value() && bag_size_used->kind == NodeKind::kOutVariant);
 }
 
@@ -180,7 +218,7 @@ TEST(RegistryTest, FallbackRefusesInstructionsThatRunOnlyInTheirGraph) {
 TEST(RegistryTest, ScalarKernelsMatchTheJitOnRandomArguments) {
   std::mt19937_64 rng(42);
   size_t checked_schemas = 0;
-  for (const std::string& op : KernelRegistry::Global().Registered(NodeKind::kNative)) {
+  for (const std::string& op : GlobalKernels().Registered(NodeKind::kNative)) {
     if (op.find('(') == std::string::npos) continue;
     const c10::FunctionSchema schema = torch::jit::parseSchema(op);
     if (schema.returns().size() != 1 || !IsScalarType(schema.returns()[0].type())) continue;
@@ -203,7 +241,7 @@ TEST(RegistryTest, ScalarKernelsMatchTheJitOnRandomArguments) {
     const torch::jit::Node* node = *(*graph)->nodes().begin();
     ASSERT_NE(node->maybeSchema(), nullptr) << ir;
     if (node->schema().overload_name() != schema.overload_name()) continue;  // ambiguous IR
-    auto native = KernelRegistry::Global().Find(node, true);
+    auto native = GlobalKernels().Find(node, true);
     ASSERT_TRUE(native.has_value()) << op;
     absl::StatusOr<Kernel> jit = MakeFallbackKernel(node);
     ASSERT_TRUE(jit.ok()) << jit.status();
@@ -312,7 +350,7 @@ TEST(RegistryTest, ContainerKernelsMatchTheJit) {
     std::ostringstream where;
     where << *c.graph;
     ASSERT_NE(node->maybeSchema(), nullptr) << where.str();
-    auto native = KernelRegistry::Global().Find(node, true);
+    auto native = GlobalKernels().Find(node, true);
     ASSERT_TRUE(native.has_value() && native->kind == NodeKind::kNative) << where.str();
     absl::StatusOr<Kernel> jit = MakeFallbackKernel(node);
     ASSERT_TRUE(jit.ok()) << jit.status();

@@ -9,6 +9,7 @@
 #include "ir/graph_util.h"
 #include "ir/operators/operators.h"
 #include "ops/core/fallback.h"
+#include "ops/kernels.h"
 #include "passes/fuse_pointwise.h"
 
 namespace static_runtime {
@@ -84,7 +85,7 @@ absl::StatusOr<NodePlan> PlanNode(const Node* node, NodeInfo& info, std::vector<
   std::optional<KernelRegistry::Selected> selected;
   {
     const KernelCacheScope scope(caches);
-    selected = KernelRegistry::Global().Find(node, planning.allow_out_variants);
+    selected = GlobalKernels().Find(node, planning.allow_out_variants);
   }
   if (selected) {
     info.caches = std::move(caches);

@@ -13,7 +13,9 @@ if not os.path.exists(os.path.join(ROOT, "tools", "layout_test.py")):  # run by 
     ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 SR_MAX_LINES = 400
-OPS_ROOT_MAX_SOURCES = 9
+# ops/ root: the table of families (kernels.{h,cc}), the coverage tool and
+# the tests over every family.
+OPS_ROOT_MAX_SOURCES = 11
 
 
 def sources(package):
@@ -33,7 +35,7 @@ class LayoutTest(unittest.TestCase):
 
     def test_ops_root_does_not_grow(self):
         names = sources("ops")
-        self.assertIn("kernels_linked_test.cc", names)
+        self.assertIn("kernel_table_test.cc", names)
         self.assertLessEqual(len(names), OPS_ROOT_MAX_SOURCES,
                              f"ops/ holds {len(names)} source files at its root: a kernel goes "
                              "into its op family's package")

@@ -1,5 +1,6 @@
 #include "verify/verify_model.h"
 
+#include <mutex>
 #include <string>
 
 #include "ATen/ATen.h"
@@ -7,7 +8,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "load/load.h"
+#include "ops/kernels.h"
+#include "verify/bounded_test_kernels.h"
 #include "verify/corpus.h"
+#include "verify/wrong_flip_kernel.h"
 
 namespace static_runtime {
 namespace verify {
@@ -16,10 +20,20 @@ namespace {
 using testing::AllOf;
 using testing::HasSubstr;
 
-// //verify:wrong_flip_kernel, linked in, makes aten::flip wrong on purpose;
-// //verify:bounded_test_kernels gives aten::logit a kernel whose rounding
-// is within its declared bound, and aten::rad2deg one that clobbers its
-// input.
+// The runtime's registry gets kernels wrong on purpose: aten::flip's
+// (//verify:wrong_flip_kernel); aten::logit's, whose rounding is within its
+// declared bound, and aten::rad2deg's, which clobbers its input
+// (//verify:bounded_test_kernels).
+class VerifyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      RegisterWrongFlipKernel(GlobalKernels());
+      RegisterBoundedTestKernels(GlobalKernels());
+    });
+  }
+};
 
 VerifyConfig TwoInputSets() {
   VerifyConfig config;
@@ -27,7 +41,7 @@ VerifyConfig TwoInputSets() {
   return config;
 }
 
-TEST(VerifyTest, PassesOnACorrectModelUnderEveryOptionSet) {
+TEST_F(VerifyTest, PassesOnACorrectModelUnderEveryOptionSet) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
       "def forward(self, x):\n"
       "    y = torch.relu(x * 2.0 + 1.0)\n"
@@ -41,7 +55,7 @@ TEST(VerifyTest, PassesOnACorrectModelUnderEveryOptionSet) {
   EXPECT_THAT(VerifyReportJson(report, "m"), HasSubstr("\"passed\": true"));
 }
 
-TEST(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
+TEST_F(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
   absl::StatusOr<torch::jit::Module> module =
       ModuleFromSource("def forward(self, x):\n    return torch.flip(x, [0]) * 2.0\n");
   ASSERT_TRUE(module.ok()) << module.status();
@@ -58,7 +72,7 @@ TEST(VerifyTest, NamesTheKernelAndElementOfAWrongResult) {
 }
 
 // Inputs the JIT itself raises on fail once, not once per option set and run.
-TEST(VerifyTest, InputsTheJitRaisesOnFailOnce) {
+TEST_F(VerifyTest, InputsTheJitRaisesOnFailOnce) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
       "def forward(self, x):\n"
       "    assert x.dim() == 2, 'expected a matrix'\n"
@@ -80,7 +94,7 @@ TEST(VerifyTest, InputsTheJitRaisesOnFailOnce) {
 // Dropout in training mode (Tacotron2's prenet keeps it in eval) and other
 // random draws: each side starts from the same generator state, so the
 // same draws in the same order give the JIT's result.
-TEST(VerifyTest, AModelDrawingRandomNumbersGetsTheJitsDraws) {
+TEST_F(VerifyTest, AModelDrawingRandomNumbersGetsTheJitsDraws) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
       "def forward(self, x):\n"
       "    h = torch.dropout(torch.relu(x * 2.0), 0.5, True)\n"
@@ -92,7 +106,7 @@ TEST(VerifyTest, AModelDrawingRandomNumbersGetsTheJitsDraws) {
 
 // As the JIT does, the runtime writes to the caller's input; verify compares
 // what both runs left of the inputs and warns.
-TEST(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
+TEST_F(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
       "def forward(self, x, y):\n    x.add_(1.0)\n    y.mul_(2.0)\n    return x + y\n");
   ASSERT_TRUE(module.ok()) << module.status();
@@ -108,7 +122,7 @@ TEST(VerifyTest, AModelWritingToItsInputsPassesWithAWarning) {
 // A model that changes its own state (a call counter, a buffer it
 // accumulates into), frozen or not: every run depends on the runs before
 // it, on both sides alike. The caller's module keeps its state.
-TEST(VerifyTest, AModelChangingItsOwnStatePassesWithAWarning) {
+TEST_F(VerifyTest, AModelChangingItsOwnStatePassesWithAWarning) {
   const char* counter =
       "def forward(self, x):\n"
       "    self.count += 1\n"
@@ -142,7 +156,7 @@ TEST(VerifyTest, AModelChangingItsOwnStatePassesWithAWarning) {
 
 // The node-by-node check still runs on such a model (on a runtime of its
 // own): it names the wrong kernel.
-TEST(VerifyTest, AModelChangingItsOwnStateGetsTheNodeCheck) {
+TEST_F(VerifyTest, AModelChangingItsOwnStateGetsTheNodeCheck) {
   torch::jit::Module module("__torch__.Counts");
   module.register_attribute("count", c10::IntType::get(), int64_t{0});
   module.define(
@@ -164,7 +178,7 @@ TEST(VerifyTest, AModelChangingItsOwnStateGetsTheNodeCheck) {
 // passes and says why the outputs differ.
 // So too in a model that sets a flag of its own, as torchvision's detection
 // models do the first time they warn.
-TEST(VerifyTest, OutputsChangedByABoundedKernelsRoundingPassWithAWarning) {
+TEST_F(VerifyTest, OutputsChangedByABoundedKernelsRoundingPassWithAWarning) {
   for (bool sets_a_flag : {false, true}) {
     torch::jit::Module module("__torch__.Ties");
     module.register_attribute("warned", c10::BoolType::get(), false);
@@ -191,7 +205,7 @@ TEST(VerifyTest, OutputsChangedByABoundedKernelsRoundingPassWithAWarning) {
 // A value changed between the node that made it and a node reading it (what
 // memory recycled while in use does) fails, though every kernel computes
 // right from what it reads and the changing kernel has a declared bound.
-TEST(VerifyTest, AValueChangedWhileInUseFails) {
+TEST_F(VerifyTest, AValueChangedWhileInUseFails) {
   absl::StatusOr<torch::jit::Module> module = ModuleFromSource(
       "def forward(self, x):\n"
       "    y = x * 2.0\n"
@@ -208,7 +222,7 @@ TEST(VerifyTest, AValueChangedWhileInUseFails) {
 }
 
 // Every corpus model passes, on two input sets of different shapes.
-TEST(VerifyTest, PassesOnEveryCorpusModel) {
+TEST_F(VerifyTest, PassesOnEveryCorpusModel) {
   for (const corpus::Model& model : corpus::Models()) {
     absl::StatusOr<torch::jit::Module> module = corpus::Build(model);
     ASSERT_TRUE(module.ok()) << model.name << ": " << module.status();

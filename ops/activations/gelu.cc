@@ -68,11 +68,11 @@ KernelOffer MakeGeluKernel(const torch::jit::Node* node) {
   };
 }
 
-const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload("aten::gelu", "", NodeKind::kOutVariant, MakeGeluKernel,
-                                            GeluErrorBound);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterGeluKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("aten::gelu", ""), NodeKind::kOutVariant, MakeGeluKernel,
+                GeluErrorBound});
+}
+
 }  // namespace static_runtime

@@ -10,6 +10,7 @@
 #include "ir/operators/operators.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "torch/csrc/jit/ir/irparser.h"
 
 namespace static_runtime {
@@ -27,7 +28,7 @@ GeluGraph Bind(const std::string& ir) {
   GeluGraph result;
   std::unordered_map<std::string, torch::jit::Value*> values;
   torch::jit::parseIR(ir, result.graph.get(), values);
-  auto selected = KernelRegistry::Global().Find(values.at("g")->node(), true);
+  auto selected = GlobalKernels().Find(values.at("g")->node(), true);
   EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant);
   if (selected) {
     result.kernel = selected->kernel;

@@ -6,18 +6,15 @@
 #include "ops/core/out_variant.h"
 
 namespace static_runtime {
-namespace {
 
-const bool kRegistered = [] {
-  RegisterOut("aten::glu", "", [](NodeIO& io) {
+void RegisterGluKernels(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::glu", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();
     WriteOutput(
         io, 0, input.scalar_type(), [&] { return at::glu(input, dim); },
         [&](at::Tensor& out) { at::cpu::glu_out(out, input, dim); });
-  });
-  return true;
-}();
+  }));
+}
 
-}  // namespace
 }  // namespace static_runtime

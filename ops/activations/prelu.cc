@@ -61,8 +61,10 @@ void Prelu(const T* x, const T* weight, bool per_channel, int64_t batch, int64_t
   }
 }
 
-const bool kRegistered = [] {
-  RegisterOut("aten::prelu", "", [](NodeIO& io) {
+}  // namespace
+
+void RegisterPreluKernels(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::prelu", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const at::Tensor& weight = TensorArg(io, 1);
     auto functional = [&] { return at::prelu(input, weight); };
@@ -87,9 +89,7 @@ const bool kRegistered = [] {
               inner, out.data_ptr<scalar_t>());
       });
     });
-  });
-  return true;
-}();
+  }));
+}
 
-}  // namespace
 }  // namespace static_runtime

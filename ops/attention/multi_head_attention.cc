@@ -106,14 +106,13 @@ KernelOffer MakeMultiHeadAttentionKernel(const torch::jit::Node* node) {
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 
-const bool kRegistered = [] {
-  ops::EnsureOperatorsRegistered();
-  RegisterNativeOverload("aten::_native_multi_head_attention", "", Reference);
-  KernelRegistry::Global().RegisterOverload("static_runtime::multi_head_attention", "",
-                                            NodeKind::kOutVariant, MakeMultiHeadAttentionKernel,
-                                            ops::MultiHeadAttentionErrorBound);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterMultiHeadAttentionKernels(KernelRegistry& registry) {
+  registry.Add(Native("aten::_native_multi_head_attention", "", Reference));
+  registry.Add({KernelOp::Overload("static_runtime::multi_head_attention", ""),
+                NodeKind::kOutVariant, MakeMultiHeadAttentionKernel,
+                ops::MultiHeadAttentionErrorBound});
+}
+
 }  // namespace static_runtime

@@ -15,6 +15,7 @@
 #include "ops/attention/attention_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -54,7 +55,7 @@ AttentionGraph MakeAttentionGraph(int64_t width, int64_t heads) {
     output->setType(c10::TensorType::get());
     graph->registerOutput(output);
   }
-  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  auto selected = GlobalKernels().Find(node, /*allow_out_variants=*/true);
   EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant &&
               selected->error_bound);
   return {graph, constants, selected ? selected->kernel : Kernel()};

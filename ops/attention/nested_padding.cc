@@ -125,12 +125,12 @@ void ToPadded(NodeIO& io) {
   seqs.buffer.reset();  // the thread keeps no reference to the caller's tensor
 }
 
-const bool kRegistered = [] {
-  RegisterNativeOverload("aten::_nested_tensor_from_mask", "", NestedFromMask);
-  RegisterNativeOverload("aten::_nested_tensor_from_mask_left_aligned", "", LeftAligned);
-  RegisterOut("aten::to_padded_tensor", "", ToPadded);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterNestedPaddingKernels(KernelRegistry& registry) {
+  registry.Add(Native("aten::_nested_tensor_from_mask", "", NestedFromMask));
+  registry.Add(Native("aten::_nested_tensor_from_mask_left_aligned", "", LeftAligned));
+  registry.Add(OutVariant("aten::to_padded_tensor", "", ToPadded));
+}
+
 }  // namespace static_runtime

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
@@ -26,7 +27,7 @@ std::string RunKernel(const std::string& op, NodeKind kind, const std::vector<c1
                       Slots& slots) {
   testing::SingleNode single = testing::MakeNode(op, "", inputs, 1);
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(single.node, /*allow_out_variants=*/true);
   if (!selected || selected->kind != kind) return "no kernel of the expected kind for " + op;
   return slots.Run(selected->kernel, inputs);
 }

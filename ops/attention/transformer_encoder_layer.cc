@@ -305,15 +305,14 @@ KernelOffer MakeEncoderLayerKernel(const torch::jit::Node* node) {
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 
-const bool kRegistered = [] {
-  ops::EnsureOperatorsRegistered();
+}  // namespace
+
+void RegisterTransformerEncoderLayerKernels(KernelRegistry& registry) {
   for (const char* op : {"static_runtime::transformer_encoder_layer",
                          "static_runtime::transformer_encoder_layer_row"}) {
-    KernelRegistry::Global().RegisterOverload(op, "", NodeKind::kOutVariant, MakeEncoderLayerKernel,
-                                              ops::TransformerEncoderLayerErrorBound);
+    registry.Add({KernelOp::Overload(op, ""), NodeKind::kOutVariant, MakeEncoderLayerKernel,
+                  ops::TransformerEncoderLayerErrorBound});
   }
-  return true;
-}();
+}
 
-}  // namespace
 }  // namespace static_runtime

@@ -19,6 +19,7 @@
 #include "ops/attention/attention_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -97,7 +98,7 @@ LayerGraph MakeLayerGraph(const LayerCase& c, std::optional<int64_t> row = std::
       row ? ops::kTransformerEncoderLayerRow : ops::kTransformerEncoderLayer, inputs, 1));
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(node->output());
-  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  auto selected = GlobalKernels().Find(node, /*allow_out_variants=*/true);
   EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant &&
               selected->error_bound);
   return {graph, constants, selected ? selected->kernel : Kernel(), row};

@@ -912,13 +912,11 @@ KernelOffer MakeConv2dKernel(const torch::jit::Node* node) {
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 
-const bool kRegistered = [] {
-  ops::EnsureOperatorsRegistered();
-  KernelRegistry::Global().RegisterOverload("static_runtime::conv2d_fused", "",
-                                            NodeKind::kOutVariant, MakeConv2dKernel,
-                                            ops::Conv2dFusedErrorBound);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterConv2dKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("static_runtime::conv2d_fused", ""), NodeKind::kOutVariant,
+                MakeConv2dKernel, ops::Conv2dFusedErrorBound});
+}
+
 }  // namespace static_runtime

@@ -29,6 +29,7 @@
 #include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "ops/onednn/onednn.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
@@ -78,7 +79,7 @@ SingleNode MakeConvGraph(const ConvCase& c, bool channels_last_output) {
     result = graph->insert(c10::aten::flatten, {result, int64_t{0}});
   }
   graph->registerOutput(result);
-  return testing::BindOutVariant(std::move(graph), node);
+  return testing::BindOutVariant(GlobalKernels(), std::move(graph), node);
 }
 
 std::vector<c10::IValue> NodeInputs(const torch::jit::Node* node, const at::Tensor& x,

@@ -20,6 +20,7 @@
 #include "benchmark/benchmark.h"
 #include "ir/operators/operators.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -146,7 +147,7 @@ void BM_OneDnnConv2d(benchmark::State& state) {
   torch::jit::Node* node = graph->insertNode(graph->create(ops::kConv2dFused, inputs, 1));
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(graph->insert(c10::aten::flatten, {node->output(), int64_t{0}}));
-  const Kernel kernel = KernelRegistry::Global().Find(node, true)->kernel;
+  const Kernel kernel = GlobalKernels().Find(node, true)->kernel;
 
   std::vector<c10::IValue> values = {
       at::randn({1, s.channels, s.size, s.size}).contiguous(at::MemoryFormat::ChannelsLast)};

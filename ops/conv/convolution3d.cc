@@ -258,17 +258,15 @@ KernelOffer MakeConv3dKernel(const torch::jit::Node* node, bool string_padding) 
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 
-const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload(
-      "aten::conv3d", "", NodeKind::kOutVariant,
-      [](const torch::jit::Node* node) { return MakeConv3dKernel(node, false); },
-      ops::Conv3dErrorBound);
-  KernelRegistry::Global().RegisterOverload(
-      "aten::conv3d", "padding", NodeKind::kOutVariant,
-      [](const torch::jit::Node* node) { return MakeConv3dKernel(node, true); },
-      ops::Conv3dErrorBound);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterConvolution3dKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("aten::conv3d", ""), NodeKind::kOutVariant,
+                [](const torch::jit::Node* node) { return MakeConv3dKernel(node, false); },
+                ops::Conv3dErrorBound});
+  registry.Add({KernelOp::Overload("aten::conv3d", "padding"), NodeKind::kOutVariant,
+                [](const torch::jit::Node* node) { return MakeConv3dKernel(node, true); },
+                ops::Conv3dErrorBound});
+}
+
 }  // namespace static_runtime

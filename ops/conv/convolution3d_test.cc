@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
@@ -40,7 +41,7 @@ c10::IValue PaddingArgument(const Conv3dCase& c) {
 // A graph holding one aten::conv3d node with `c`'s constants; `bound`
 // says whether a kernel must have taken it.
 SingleNode MakeConv3dGraph(const Conv3dCase& c, bool bound = true) {
-  return testing::MakeNodeOnConstants(c10::aten::conv3d,
+  return testing::MakeNodeOnConstants(GlobalKernels(), c10::aten::conv3d,
                                       {c.weight, c.bias ? c10::IValue(*c.bias) : c10::IValue(),
                                        c.stride, PaddingArgument(c), c.dilation, c.groups},
                                       bound);

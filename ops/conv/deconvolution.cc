@@ -216,17 +216,15 @@ KernelOffer MakeDeconvolutionKernel(const torch::jit::Node* node, int64_t spatia
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 
-const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload(
-      "aten::conv_transpose1d", "", NodeKind::kOutVariant,
-      [](const torch::jit::Node* node) { return MakeDeconvolutionKernel(node, 1); },
-      ops::ConvTransposeErrorBound);
-  KernelRegistry::Global().RegisterOverload(
-      "aten::conv_transpose2d", "input", NodeKind::kOutVariant,
-      [](const torch::jit::Node* node) { return MakeDeconvolutionKernel(node, 2); },
-      ops::ConvTransposeErrorBound);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterDeconvolutionKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("aten::conv_transpose1d", ""), NodeKind::kOutVariant,
+                [](const torch::jit::Node* node) { return MakeDeconvolutionKernel(node, 1); },
+                ops::ConvTransposeErrorBound});
+  registry.Add({KernelOp::Overload("aten::conv_transpose2d", "input"), NodeKind::kOutVariant,
+                [](const torch::jit::Node* node) { return MakeDeconvolutionKernel(node, 2); },
+                ops::ConvTransposeErrorBound});
+}
+
 }  // namespace static_runtime

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "ops/conv/conv_error_bounds.h"
 #include "ops/core/out_variant_test_support.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
@@ -35,7 +36,7 @@ struct DeconvCase {
 // A graph holding one conv_transpose node with `c`'s constants.
 SingleNode MakeDeconvGraph(const DeconvCase& c) {
   return testing::MakeNodeOnConstants(
-      c.dims == 1 ? c10::aten::conv_transpose1d : c10::aten::conv_transpose2d,
+      GlobalKernels(), c.dims == 1 ? c10::aten::conv_transpose1d : c10::aten::conv_transpose2d,
       {c.weight, c.bias ? c10::IValue(*c.bias) : c10::IValue(), c.stride, c.padding,
        c.output_padding, c.groups, c.dilation});
 }

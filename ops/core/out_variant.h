@@ -138,13 +138,6 @@ inline c10::List<c10::optional<at::Tensor>> OptionalTensorListArg(const NodeIO& 
   return result;
 }
 
-// Registers an out-variant kernel for the JIT operator `name`.`overload`.
-inline void RegisterOut(const char* name, const char* overload, Kernel kernel,
-                        const char* file = __builtin_FILE()) {
-  KernelRegistry::Global().RegisterOverload(name, overload, NodeKind::kOutVariant,
-                                            ForAnyNode(std::move(kernel)), nullptr, file);
-}
-
 }  // namespace static_runtime
 
 #endif  // STATIC_RUNTIME_OPS_CORE_OUT_VARIANT_H_

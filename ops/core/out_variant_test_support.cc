@@ -120,9 +120,9 @@ std::vector<int64_t> Draw::BroadcastableTo(at::IntArrayRef shape) {
   return result;
 }
 
-SingleNode BindOutVariant(std::shared_ptr<torch::jit::Graph> graph, torch::jit::Node* node,
-                          bool expect_out_variant) {
-  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+SingleNode BindOutVariant(const KernelRegistry& registry, std::shared_ptr<torch::jit::Graph> graph,
+                          torch::jit::Node* node, bool expect_out_variant) {
+  auto selected = registry.Find(node, /*allow_out_variants=*/true);
   if (expect_out_variant) {
     EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant)
         << "no out variant for " << *node;
@@ -130,8 +130,8 @@ SingleNode BindOutVariant(std::shared_ptr<torch::jit::Graph> graph, torch::jit::
   return {std::move(graph), node, selected ? selected->kernel : Kernel()};
 }
 
-SingleNode MakeNodeOnConstants(c10::Symbol kind, const std::vector<c10::IValue>& constants,
-                               bool expect_out_variant) {
+SingleNode MakeNodeOnConstants(const KernelRegistry& registry, c10::Symbol kind,
+                               const std::vector<c10::IValue>& constants, bool expect_out_variant) {
   ops::EnsureOperatorsRegistered();
   auto graph = std::make_shared<torch::jit::Graph>();
   std::vector<torch::jit::Value*> inputs = {graph->addInput("x")->setType(c10::TensorType::get())};
@@ -139,7 +139,7 @@ SingleNode MakeNodeOnConstants(c10::Symbol kind, const std::vector<c10::IValue>&
   torch::jit::Node* node = graph->insertNode(graph->create(kind, inputs, 1));
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(node->output());
-  return BindOutVariant(std::move(graph), node, expect_out_variant);
+  return BindOutVariant(registry, std::move(graph), node, expect_out_variant);
 }
 
 std::string RejectsAsAten(const std::function<void()>& aten_call, Slots& slots,

@@ -28,15 +28,16 @@ struct SingleNode {
 SingleNode MakeNode(const std::string& op, const std::string& overload,
                     const std::vector<c10::IValue>& inputs, size_t num_outputs);
 
-// `node` of `graph` with the kernel the registry binds it to, if any. With
+// `node` of `graph` with the kernel `registry` binds it to, if any. With
 // `expect_out_variant` that kernel must be an out variant (a test failure
 // otherwise).
-SingleNode BindOutVariant(std::shared_ptr<torch::jit::Graph> graph, torch::jit::Node* node,
-                          bool expect_out_variant = true);
+SingleNode BindOutVariant(const KernelRegistry& registry, std::shared_ptr<torch::jit::Graph> graph,
+                          torch::jit::Node* node, bool expect_out_variant = true);
 
 // A graph holding one `kind` node with one output, on the graph input "x"
 // and then the constants `constants`, bound as BindOutVariant does.
-SingleNode MakeNodeOnConstants(c10::Symbol kind, const std::vector<c10::IValue>& constants,
+SingleNode MakeNodeOnConstants(const KernelRegistry& registry, c10::Symbol kind,
+                               const std::vector<c10::IValue>& constants,
                                bool expect_out_variant = true);
 
 // The values of `node`'s inputs: `x` for the first, each other input's

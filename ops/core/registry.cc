@@ -19,33 +19,55 @@ KernelFactory ForAnyNode(Kernel kernel) {
   return [kernel = std::move(kernel)](const torch::jit::Node*) { return KernelOffer(kernel); };
 }
 
-void RegisterNativeNodeKind(absl::string_view node_kind, KernelFactory factory, const char* file) {
-  KernelRegistry::Global().RegisterNodeKind(node_kind, NodeKind::kNative, std::move(factory), file);
+KernelOp KernelOp::Overload(absl::string_view name, absl::string_view overload) {
+  return KernelOp{std::string(name), std::string(overload)};
 }
 
-void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel,
-                            const char* file) {
-  KernelRegistry::Global().RegisterOverload(name, overload, NodeKind::kNative,
-                                            ForAnyNode(std::move(kernel)), nullptr, file);
-}
-
-KernelRegistry& KernelRegistry::Global() {
-  static auto* const registry = new KernelRegistry();
-  return *registry;
-}
-
-void KernelRegistry::RegisterNodeKind(absl::string_view node_kind, NodeKind kind,
-                                      KernelFactory factory, const char* file) {
-  CHECK(kind != NodeKind::kFallback) << "fallback kernels are not registered: " << node_kind;
+KernelOp KernelOp::AnyNodeOf(absl::string_view node_kind) {
   CHECK(!absl::StrContains(node_kind, "(")) << "a node kind, not a schema: " << node_kind;
-  Add(Entry{std::string(node_kind), std::nullopt, false,
-            c10::Symbol::fromQualString(std::string(node_kind)), kind, std::move(factory),
-            ErrorBound(), file});
+  return KernelOp{std::string(node_kind), std::nullopt};
 }
 
-void KernelRegistry::Add(Entry entry) {
+KernelRecord OutVariant(absl::string_view name, absl::string_view overload, Kernel kernel,
+                        ErrorBound bound) {
+  return {KernelOp::Overload(name, overload), NodeKind::kOutVariant, ForAnyNode(std::move(kernel)),
+          std::move(bound)};
+}
+
+KernelRecord Native(absl::string_view name, absl::string_view overload, Kernel kernel) {
+  return {KernelOp::Overload(name, overload), NodeKind::kNative, ForAnyNode(std::move(kernel)),
+          nullptr};
+}
+
+KernelRecord NativeNodeKind(absl::string_view node_kind, KernelFactory factory) {
+  return {KernelOp::AnyNodeOf(node_kind), NodeKind::kNative, std::move(factory), nullptr};
+}
+
+void KernelRegistry::Add(KernelRecord record, const char* file) {
+  CHECK(record.kind != NodeKind::kFallback)
+      << "fallback kernels are not registered: " << record.op.name;
+  CHECK(record.factory) << "an empty kernel factory registered for " << record.op.name;
+  const c10::Symbol symbol = c10::Symbol::fromQualString(record.op.name);
+  absl::MutexLock lock(&mutex_);
+  if (!record.op.overload) {
+    AddEntry(Entry{record.op.name, std::nullopt, false, symbol, record.kind,
+                   std::move(record.factory), std::move(record.bound), file});
+    return;
+  }
+  for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
+    if (op->schema().overload_name() == *record.op.overload) {
+      AddEntry(Entry{c10::toString(op->schema()), op->schema(), false, symbol, record.kind,
+                     std::move(record.factory), std::move(record.bound), file});
+      return;
+    }
+  }
+  AddEntry(Entry{absl::StrCat(record.op.name, ".", *record.op.overload), std::nullopt, true, symbol,
+                 record.kind, std::move(record.factory), ErrorBound(), file});
+}
+
+void KernelRegistry::AddEntry(Entry entry) {
   // Two kernels of one kind for one schema would leave the choice to the
-  // link order: an error at startup, naming both.
+  // order of registration: an error, naming both.
   std::vector<size_t>& same_kind = by_kind_[entry.kind_symbol];
   for (size_t index : same_kind) {
     const Entry& other = entries_[index];
@@ -59,23 +81,7 @@ void KernelRegistry::Add(Entry entry) {
   entries_.push_back(std::move(entry));
 }
 
-void KernelRegistry::RegisterOverload(absl::string_view name, absl::string_view overload,
-                                      NodeKind kind, KernelFactory factory, ErrorBound error_bound,
-                                      const char* file) {
-  CHECK(kind != NodeKind::kFallback) << "fallback kernels are not registered: " << name;
-  const c10::Symbol symbol = c10::Symbol::fromQualString(std::string(name));
-  for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
-    if (op->schema().overload_name() == overload) {
-      Add(Entry{c10::toString(op->schema()), op->schema(), false, symbol, kind, std::move(factory),
-                std::move(error_bound), file});
-      return;
-    }
-  }
-  Add(Entry{absl::StrCat(name, ".", overload), std::nullopt, true, symbol, kind, std::move(factory),
-            ErrorBound(), file});
-}
-
-bool KernelRegistry::Matches(const Entry& entry, const torch::jit::Node* node) const {
+bool KernelRegistry::Matches(const Entry& entry, const torch::jit::Node* node) {
   if (node->kind() != entry.kind_symbol || entry.unknown_to_jit) return false;
   if (!entry.schema) return true;
   const c10::FunctionSchema* schema = node->maybeSchema();
@@ -84,23 +90,41 @@ bool KernelRegistry::Matches(const Entry& entry, const torch::jit::Node* node) c
 
 std::optional<KernelRegistry::Selected> KernelRegistry::Find(const torch::jit::Node* node,
                                                              bool allow_out_variants) const {
-  auto candidates = by_kind_.find(node->kind());
-  if (candidates == by_kind_.end()) return std::nullopt;
-  for (NodeKind kind : {NodeKind::kOutVariant, NodeKind::kNative}) {
-    if (kind == NodeKind::kOutVariant && !allow_out_variants) continue;
-    for (size_t index : candidates->second) {
-      const Entry& entry = entries_[index];
-      if (entry.kind != kind || !Matches(entry, node)) continue;
-      KernelOffer offer = entry.factory(node);
-      if (!offer.declined()) {
-        return Selected{std::move(offer).TakeKernel(), kind, entry.error_bound};
+  // The matching entries, in the order they are tried, copied out so that
+  // factories run unlocked: a factory may look up other nodes (a fused
+  // group's members) in this registry.
+  struct Candidate {
+    NodeKind kind;
+    KernelFactory factory;
+    ErrorBound error_bound;
+  };
+  std::vector<Candidate> candidates;
+  {
+    absl::ReaderMutexLock lock(&mutex_);
+    auto of_kind = by_kind_.find(node->kind());
+    if (of_kind == by_kind_.end()) return std::nullopt;
+    for (NodeKind kind : {NodeKind::kOutVariant, NodeKind::kNative}) {
+      if (kind == NodeKind::kOutVariant && !allow_out_variants) continue;
+      for (size_t index : of_kind->second) {
+        const Entry& entry = entries_[index];
+        if (entry.kind == kind && Matches(entry, node)) {
+          candidates.push_back({kind, entry.factory, entry.error_bound});
+        }
       }
+    }
+  }
+  for (Candidate& candidate : candidates) {
+    KernelOffer offer = candidate.factory(node);
+    if (!offer.declined()) {
+      return Selected{std::move(offer).TakeKernel(), candidate.kind,
+                      std::move(candidate.error_bound)};
     }
   }
   return std::nullopt;
 }
 
 std::vector<std::string> KernelRegistry::Registered(NodeKind kind) const {
+  absl::ReaderMutexLock lock(&mutex_);
   std::vector<std::string> result;
   for (const Entry& entry : entries_) {
     if (entry.kind == kind) result.push_back(entry.op);
@@ -110,6 +134,7 @@ std::vector<std::string> KernelRegistry::Registered(NodeKind kind) const {
 }
 
 std::vector<std::string> KernelRegistry::SourceFiles() const {
+  absl::ReaderMutexLock lock(&mutex_);
   std::vector<std::string> files;
   for (const Entry& entry : entries_) files.push_back(entry.file);
   std::sort(files.begin(), files.end());
@@ -118,6 +143,7 @@ std::vector<std::string> KernelRegistry::SourceFiles() const {
 }
 
 std::vector<KernelRegistry::RegisteredKernel> KernelRegistry::Kernels() const {
+  absl::ReaderMutexLock lock(&mutex_);
   std::vector<RegisteredKernel> kernels;
   for (const Entry& entry : entries_) {
     kernels.push_back({entry.op, entry.kind, entry.file, entry.error_bound != nullptr});
@@ -130,6 +156,7 @@ std::vector<KernelRegistry::RegisteredKernel> KernelRegistry::Kernels() const {
 }
 
 std::vector<std::string> KernelRegistry::SchemasUnknownToJit() const {
+  absl::ReaderMutexLock lock(&mutex_);
   std::vector<std::string> unknown;
   for (const Entry& entry : entries_) {
     if (entry.unknown_to_jit) {

@@ -1,24 +1,21 @@
 // The kernel registry: how ops/ tells the runtime which kernel runs a node.
 //
 // A kernel reads a node's inputs from, and writes its outputs to, value slots
-// the runtime owns (NodeIO); it never sees the runtime itself. Kernels are
-// registered for an operator by name and overload ("aten::add", "int": only
-// nodes whose schema is exactly the JIT's aten::add.int) or for a node kind
-// ("prim::ListConstruct": every node of that kind, for the special nodes that
-// have no operator, and our own variadic operators). Kernel files register at
-// static initialization (`const bool kRegistered = [] { ... }();`), in
-// libraries with `alwayslink = True` listed in //ops:kernels;
-// //ops:kernels_linked_test fails for a kernel file left out. A factory sees
-// the node once, when a model is loaded, and returns Decline() when it does
-// not support that node (its static types or constant arguments), so the
-// node falls back instead of computing something different. Kernels are
-// shared by every thread running the model: they must not keep mutable state
-// between calls.
+// the runtime owns (NodeIO); it never sees the runtime itself. A kernel is
+// one record (KernelRecord): the operator overload or node kind it is for,
+// its kind, its factory and its error bound. Each kernel file adds its
+// records from one function, each op family's package calls its files' from
+// one function, and ops/kernels.cc lists the families: there is no
+// registration at static initialization. A factory sees the node once, when
+// a model is loaded, and returns Decline() when it does not support that
+// node (its static types or constant arguments), so the node falls back
+// instead of computing something different. Kernels are shared by every
+// thread running the model: they must not keep mutable state between calls.
 //
 // Errors: a model's problems are absl::Status (from the runtime); the
-// registry's own CHECKs fire only for mistakes in this repository's kernel
-// registrations (a second kernel for one operator, an empty kernel offered),
-// at static initialization, in every test binary: nobody could handle them.
+// registry's own CHECKs fire only for mistakes in kernel registrations (a
+// second kernel for one operator, an empty kernel offered), when the table
+// is first read, in every test binary: nobody could handle them.
 #ifndef STATIC_RUNTIME_OPS_CORE_REGISTRY_H_
 #define STATIC_RUNTIME_OPS_CORE_REGISTRY_H_
 
@@ -33,6 +30,7 @@
 #include "ATen/core/ivalue.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "ops/core/node_io.h"
 #include "ops/core/node_kind.h"
@@ -79,26 +77,48 @@ using KernelFactory = std::function<KernelOffer(const torch::jit::Node*)>;
 using ErrorBound =
     std::function<at::Tensor(const std::vector<c10::IValue>& inputs, const at::Tensor& exact)>;
 
+// Which nodes a kernel is for: those of one JIT operator overload, matched
+// by its exact schema ("aten::add", "Tensor"; "" is the default overload),
+// or every node of one kind ("prim::ListConstruct": nodes with no operator,
+// and our variadic static_runtime:: operators, whose factory looks at the
+// node).
+struct KernelOp {
+  static KernelOp Overload(absl::string_view name, absl::string_view overload);
+  static KernelOp AnyNodeOf(absl::string_view node_kind);
+
+  std::string name;
+  std::optional<std::string> overload;  // nullopt: every node of kind `name`
+};
+
+// One kernel: the nodes it is for, what it runs as (an out variant or a
+// native kernel), the factory that binds it to a node when a model is
+// loaded, and its error bound (empty: bit for bit the JIT's result).
+struct KernelRecord {
+  KernelOp op;
+  NodeKind kind;
+  KernelFactory factory;
+  ErrorBound bound;
+};
+
+// Records for the common cases: `kernel` for every node of the JIT operator
+// `name`.`overload`, as an out variant or a native kernel; `factory` for every
+// node of kind `node_kind`, as a native kernel.
+KernelRecord OutVariant(absl::string_view name, absl::string_view overload, Kernel kernel,
+                        ErrorBound bound = nullptr);
+KernelRecord Native(absl::string_view name, absl::string_view overload, Kernel kernel);
+KernelRecord NativeNodeKind(absl::string_view node_kind, KernelFactory factory);
+
+// Kernels by the nodes they are for. The runtime's registry is filled from
+// the table of op families (ops/kernels.h); tests build their own. Adding
+// and looking up may happen from several threads.
 class KernelRegistry {
  public:
-  static KernelRegistry& Global();
-
-  // The one way to register a kernel: for the operator `name`.`overload`
-  // ("" = the default overload) registered with the JIT, by its exact
-  // schema; an operator the JIT does not have is reported by
-  // SchemasUnknownToJit() and never matches. A second kernel of one kind for
-  // one operator (the link order would choose) is a programming error and
-  // aborts at startup, naming both. `file` is where the registration is
-  // (Bazel's path of the caller), for the test that every kernel file is
-  // linked.
-  void RegisterOverload(absl::string_view name, absl::string_view overload, NodeKind kind,
-                        KernelFactory factory, ErrorBound error_bound = nullptr,
-                        const char* file = __builtin_FILE());
-  // For every node of kind `node_kind` ("prim::ListConstruct"): nodes with
-  // no operator, or with a variadic schema (our own static_runtime::
-  // operators), whose factory looks at the node.
-  void RegisterNodeKind(absl::string_view node_kind, NodeKind kind, KernelFactory factory,
-                        const char* file = __builtin_FILE());
+  // The one way to register a kernel. An operator overload the JIT does not
+  // have is reported by SchemasUnknownToJit() and never matches. A second
+  // kernel of one kind for one operator (the order of registration would
+  // choose) is a programming error and aborts, naming both. `file` is where
+  // the registration is (Bazel's path of the caller), for the kernel map.
+  void Add(KernelRecord record, const char* file = __builtin_FILE());
 
   struct Selected {
     Kernel kernel;
@@ -142,25 +162,18 @@ class KernelRegistry {
     ErrorBound error_bound;
     std::string file;
   };
-  bool Matches(const Entry& entry, const torch::jit::Node* node) const;
+  static bool Matches(const Entry& entry, const torch::jit::Node* node);
   // Appends `entry`; a second kernel of its kind for its operator is fatal.
-  void Add(Entry entry);
+  void AddEntry(Entry entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  std::vector<Entry> entries_;
+  mutable absl::Mutex mutex_;
+  std::vector<Entry> entries_ ABSL_GUARDED_BY(mutex_);
   // Node kind -> the indices of its entries in entries_, in registration order.
-  absl::flat_hash_map<c10::Symbol, std::vector<size_t>> by_kind_;
+  absl::flat_hash_map<c10::Symbol, std::vector<size_t>> by_kind_ ABSL_GUARDED_BY(mutex_);
 };
 
 // A factory that gives `kernel` for every node it is asked about.
 KernelFactory ForAnyNode(Kernel kernel);
-
-// Native kernels in the global registry: `factory` for every node of
-// `node_kind`, or `kernel` for every node of the JIT operator
-// `name`.`overload` (see RegisterOverload).
-void RegisterNativeNodeKind(absl::string_view node_kind, KernelFactory factory,
-                            const char* file = __builtin_FILE());
-void RegisterNativeOverload(absl::string_view name, absl::string_view overload, Kernel kernel,
-                            const char* file = __builtin_FILE());
 
 }  // namespace static_runtime
 

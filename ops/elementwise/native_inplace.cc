@@ -26,57 +26,57 @@ namespace {
 // Registers `name`.`overload`, whose kernel `body` updates `self` in place;
 // the output is `self`.
 template <typename Body>
-void RegisterInPlace(const char* name, const char* overload, Body body) {
-  RegisterNativeOverload(name, overload, [body](NodeIO& io) {
+void RegisterInPlace(KernelRegistry& registry, const char* name, const char* overload, Body body) {
+  registry.Add(Native(name, overload, [body](NodeIO& io) {
     at::Tensor self = io.Input(0).toTensor();
     body(self, io);
     io.Output(0) = std::move(self);
-  });
+  }));
 }
 
 at::Scalar ScalarArg(const NodeIO& io, size_t i) { return io.Input(i).toScalar(); }
 
-void RegisterArithmetic() {
-  RegisterInPlace("aten::add_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+void RegisterArithmetic(KernelRegistry& registry) {
+  RegisterInPlace(registry, "aten::add_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, add_, TensorArg(io, 1), ScalarArg(io, 2));
   });
-  RegisterInPlace("aten::add_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::add_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, add_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()),
                      ScalarArg(io, 2));
   });
-  RegisterInPlace("aten::sub_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::sub_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, sub_, TensorArg(io, 1), ScalarArg(io, 2));
   });
-  RegisterInPlace("aten::sub_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::sub_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, sub_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()),
                      ScalarArg(io, 2));
   });
-  RegisterInPlace("aten::mul_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::mul_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, mul_, TensorArg(io, 1));
   });
-  RegisterInPlace("aten::mul_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::mul_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, mul_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()));
   });
-  RegisterInPlace("aten::div_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::div_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, div_, TensorArg(io, 1));
   });
-  RegisterInPlace("aten::div_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::div_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, div_, WrappedScalar(ScalarArg(io, 1), self.scalar_type()));
   });
-  RegisterInPlace("aten::div_", "Tensor_mode", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::div_", "Tensor_mode", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, div_, TensorArg(io, 1), io.Input(2).toOptional<c10::string_view>());
   });
-  RegisterInPlace("aten::pow_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::pow_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, pow_, ScalarArg(io, 1));
   });
-  RegisterInPlace("aten::pow_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::pow_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, pow_, TensorArg(io, 1));
   });
 }
 
-void RegisterUnary() {
-#define SR_UNARY_IN_PLACE(fn)       \
-  RegisterInPlace("aten::" #fn, "", \
+void RegisterUnary(KernelRegistry& registry) {
+#define SR_UNARY_IN_PLACE(fn)                 \
+  RegisterInPlace(registry, "aten::" #fn, "", \
                   [](at::Tensor& self, const NodeIO&) { SR_CPU_OR_METHOD(self, fn); })
   SR_UNARY_IN_PLACE(relu_);
   SR_UNARY_IN_PLACE(sigmoid_);
@@ -91,63 +91,63 @@ void RegisterUnary() {
   SR_UNARY_IN_PLACE(reciprocal_);
   SR_UNARY_IN_PLACE(zero_);
 #undef SR_UNARY_IN_PLACE
-#define SR_NN_IN_PLACE(fn)          \
-  RegisterInPlace("aten::" #fn, "", \
+#define SR_NN_IN_PLACE(fn)                    \
+  RegisterInPlace(registry, "aten::" #fn, "", \
                   [](at::Tensor& self, const NodeIO&) { SR_CPU_OR_FUNCTION(self, fn); })
   SR_NN_IN_PLACE(silu_);
   SR_NN_IN_PLACE(hardswish_);
   SR_NN_IN_PLACE(hardsigmoid_);
 #undef SR_NN_IN_PLACE
-  RegisterInPlace("aten::round_", "",
+  RegisterInPlace(registry, "aten::round_", "",
                   [](at::Tensor& self, const NodeIO&) { SR_CPU_OR_METHOD(self, round_); });
-  RegisterInPlace("aten::abs_", "", [](at::Tensor& self, const NodeIO&) {
+  RegisterInPlace(registry, "aten::abs_", "", [](at::Tensor& self, const NodeIO&) {
     DirectCallOk(self) ? at::native::abs_(self) : self.abs_();
   });
-  RegisterInPlace("aten::gelu_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::gelu_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_FUNCTION(self, gelu_, io.Input(1).toStringView());
   });
-  RegisterInPlace("aten::clamp_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::clamp_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, clamp_, io.Input(1).toOptional<at::Scalar>(),
                      io.Input(2).toOptional<at::Scalar>());
   });
-  RegisterInPlace("aten::clamp_min_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::clamp_min_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, clamp_min_, ScalarArg(io, 1));
   });
-  RegisterInPlace("aten::clamp_max_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::clamp_max_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, clamp_max_, ScalarArg(io, 1));
   });
-  RegisterInPlace("aten::hardtanh_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::hardtanh_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_FUNCTION(self, hardtanh_, ScalarArg(io, 1), ScalarArg(io, 2));
   });
-  RegisterInPlace("aten::leaky_relu_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::leaky_relu_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_FUNCTION(self, leaky_relu_, ScalarArg(io, 1));
   });
-  RegisterInPlace("aten::elu_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::elu_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_FUNCTION(self, elu_, ScalarArg(io, 1), ScalarArg(io, 2), ScalarArg(io, 3));
   });
-  RegisterInPlace("aten::threshold_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::threshold_", "", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_FUNCTION(self, threshold_, ScalarArg(io, 1), ScalarArg(io, 2));
   });
 }
 
-void RegisterWrites() {
-  RegisterInPlace("aten::fill_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+void RegisterWrites(KernelRegistry& registry) {
+  RegisterInPlace(registry, "aten::fill_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, fill_, ScalarArg(io, 1));
   });
-  RegisterInPlace("aten::fill_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::fill_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, fill_, TensorArg(io, 1));
   });
-  RegisterInPlace("aten::masked_fill_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::masked_fill_", "Scalar", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, masked_fill_, TensorArg(io, 1), ScalarArg(io, 2));
   });
-  RegisterInPlace("aten::masked_fill_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::masked_fill_", "Tensor", [](at::Tensor& self, const NodeIO& io) {
     SR_CPU_OR_METHOD(self, masked_fill_, TensorArg(io, 1), TensorArg(io, 2));
   });
-  RegisterInPlace("aten::copy_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::copy_", "", [](at::Tensor& self, const NodeIO& io) {
     DirectCallOk(self) ? at::native::copy_(self, TensorArg(io, 1), io.Input(2).toBool())
                        : self.copy_(TensorArg(io, 1), io.Input(2).toBool());
   });
-  RegisterInPlace("aten::index_put_", "", [](at::Tensor& self, const NodeIO& io) {
+  RegisterInPlace(registry, "aten::index_put_", "", [](at::Tensor& self, const NodeIO& io) {
     const c10::List<c10::optional<at::Tensor>> indices = OptionalTensorListArg(io, 1);
     DirectCallOk(self)
         ? at::native::index_put_(self, indices, TensorArg(io, 2), io.Input(3).toBool())
@@ -155,12 +155,12 @@ void RegisterWrites() {
   });
 }
 
-const bool kRegistered = [] {
-  RegisterArithmetic();
-  RegisterUnary();
-  RegisterWrites();
-  return true;
-}();
-
 }  // namespace
+
+void RegisterNativeInplaceKernels(KernelRegistry& registry) {
+  RegisterArithmetic(registry);
+  RegisterUnary(registry);
+  RegisterWrites(registry);
+}
+
 }  // namespace static_runtime

@@ -70,26 +70,26 @@ at::ScalarType Bool(const NodeIO&) { return at::kBool; }
 // (Tensor self, Tensor other) -> Tensor
 using TensorTensorFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
 using TensorTensorOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&);
-void TensorTensor(const char* name, const char* overload, Rule rule, TensorTensorFn fn,
-                  TensorTensorOutFn out,
+void TensorTensor(KernelRegistry& registry, const char* name, const char* overload, Rule rule,
+                  TensorTensorFn fn, TensorTensorOutFn out,
                   std::optional<ops::ScalarArithmetic> arithmetic = std::nullopt) {
-  RegisterOut(name, overload, [rule, fn, out, arithmetic](NodeIO& io) {
+  registry.Add(OutVariant(name, overload, [rule, fn, out, arithmetic](NodeIO& io) {
     if (arithmetic && ArithmeticOfSmallFloats(io, *arithmetic)) return;
     const at::Tensor& a = TensorArg(io, 0);
     const at::Tensor& b = TensorArg(io, 1);
     WriteOutputOrCpuFunctional(
         io, 0, rule(io), [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
-  });
+  }));
 }
 
 // (Tensor self, Scalar other) -> Tensor; comparisons with `comparison`'s
 // loop in SmallFloatTensorAndNumber's case.
 using TensorScalarFn = at::Tensor (*)(const at::Tensor&, const at::Scalar&);
 using TensorScalarOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Scalar&);
-void TensorScalar(const char* name, const char* overload, Rule rule, TensorScalarFn fn,
-                  TensorScalarOutFn out,
+void TensorScalar(KernelRegistry& registry, const char* name, const char* overload, Rule rule,
+                  TensorScalarFn fn, TensorScalarOutFn out,
                   std::optional<ops::ScalarComparison> comparison = std::nullopt) {
-  RegisterOut(name, overload, [rule, fn, out, comparison](NodeIO& io) {
+  registry.Add(OutVariant(name, overload, [rule, fn, out, comparison](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
     if (comparison) {
       if (const std::optional<float> b = SmallFloatTensorAndNumber(a, io.Input(1))) {
@@ -102,23 +102,23 @@ void TensorScalar(const char* name, const char* overload, Rule rule, TensorScala
     const at::Scalar b = io.Input(1).toScalar();
     WriteOutputOrCpuFunctional(
         io, 0, rule(io), [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
-  });
+  }));
 }
 
 // (Tensor self, Scalar other) -> Tensor computed by the Tensor-Tensor out
 // form with the scalar as a wrapped 0-dim tensor, which is what ATen's
 // functional form does (its Scalar out form copies through a temporary).
-void TensorWrappedScalar(const char* name, const char* overload, Rule rule, TensorTensorFn fn,
-                         TensorTensorOutFn out,
+void TensorWrappedScalar(KernelRegistry& registry, const char* name, const char* overload,
+                         Rule rule, TensorTensorFn fn, TensorTensorOutFn out,
                          std::optional<ops::ScalarArithmetic> arithmetic = std::nullopt) {
-  RegisterOut(name, overload, [rule, fn, out, arithmetic](NodeIO& io) {
+  registry.Add(OutVariant(name, overload, [rule, fn, out, arithmetic](NodeIO& io) {
     if (arithmetic && ArithmeticWithNumber(io, *arithmetic)) return;
     const at::Tensor& a = TensorArg(io, 0);
     const at::ScalarType dtype = rule(io);
     const at::Tensor b = WrappedScalar(io.Input(1).toScalar(), dtype);
     WriteOutputOrCpuFunctional(
         io, 0, dtype, [&] { return fn(a, b); }, [&](at::Tensor& result) { out(result, a, b); });
-  });
+  }));
 }
 
 // Wraps an overloaded ATen function as plain function pointers: the
@@ -145,14 +145,14 @@ void TensorWrappedScalar(const char* name, const char* overload, Rule rule, Tens
         return at::cpu::fn##_out(o, a, b);                                         \
       }
 
-void RegisterArithmetic() {
+void RegisterArithmetic(KernelRegistry& registry) {
   // add/sub/rsub take alpha.
   using AlphaFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at::Scalar&);
   using AlphaOutFn =
       at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Scalar&);
-  auto with_alpha = [](const char* name, AlphaFn fn, AlphaOutFn out,
-                       std::optional<ops::ScalarArithmetic> arithmetic) {
-    RegisterOut(name, "Tensor", [fn, out, arithmetic](NodeIO& io) {
+  auto with_alpha = [&registry](const char* name, AlphaFn fn, AlphaOutFn out,
+                                std::optional<ops::ScalarArithmetic> arithmetic) {
+    registry.Add(OutVariant(name, "Tensor", [fn, out, arithmetic](NodeIO& io) {
       if (arithmetic && IsOne(io.Input(2).toScalar()) && ArithmeticOfSmallFloats(io, *arithmetic)) {
         return;
       }
@@ -162,8 +162,8 @@ void RegisterArithmetic() {
       WriteOutputOrCpuFunctional(
           io, 0, Promoted(io), [&] { return fn(a, b, alpha); },
           [&](at::Tensor& result) { out(result, a, b, alpha); });
-    });
-    RegisterOut(name, "Scalar", [fn, out, arithmetic](NodeIO& io) {
+    }));
+    registry.Add(OutVariant(name, "Scalar", [fn, out, arithmetic](NodeIO& io) {
       if (arithmetic && IsOne(io.Input(2).toScalar()) && ArithmeticWithNumber(io, *arithmetic))
         return;
       const at::Tensor& a = TensorArg(io, 0);
@@ -174,7 +174,7 @@ void RegisterArithmetic() {
       WriteOutputOrCpuFunctional(
           io, 0, dtype, [&] { return fn(a, b, alpha); },
           [&](at::Tensor& result) { out(result, a, b, alpha); });
-    });
+    }));
   };
   with_alpha(
       "aten::add",
@@ -202,36 +202,37 @@ void RegisterArithmetic() {
          const at::Scalar& alpha) -> at::Tensor& { return at::cpu::sub_out(o, b, a, alpha); },
       std::nullopt);
 
-  TensorTensor("aten::mul", "Tensor", Promoted, SR_TT(mul), ops::ScalarArithmetic::kMul);
-  TensorWrappedScalar("aten::mul", "Scalar", Promoted, SR_TT(mul), ops::ScalarArithmetic::kMul);
-  TensorTensor("aten::div", "Tensor", PromotedFloat, SR_TT(div));
-  TensorWrappedScalar("aten::div", "Scalar", PromotedFloat, SR_TT(div));
-  TensorTensor("aten::pow", "Tensor_Tensor", Promoted, SR_TT(pow));
-  TensorScalar("aten::pow", "Tensor_Scalar", Promoted, SR_TS(pow));
-  TensorTensor("aten::maximum", "", Promoted, SR_TT(maximum));
-  TensorTensor("aten::minimum", "", Promoted, SR_TT(minimum));
-  TensorTensor("aten::max", "other", Promoted, SR_TT(maximum));
-  TensorTensor("aten::min", "other", Promoted, SR_TT(minimum));
-  TensorTensor("aten::atan2", "", PromotedFloat, SR_TT(atan2));
-  TensorTensor("aten::remainder", "Tensor", Promoted, SR_TT(remainder));
-  TensorWrappedScalar("aten::remainder", "Scalar", Promoted, SR_TT(remainder));
-  TensorTensor("aten::fmod", "Tensor", Promoted, SR_TT(fmod));
-  TensorWrappedScalar("aten::fmod", "Scalar", Promoted, SR_TT(fmod));
-  TensorTensor("aten::floor_divide", "", Promoted, SR_TT(floor_divide));
+  TensorTensor(registry, "aten::mul", "Tensor", Promoted, SR_TT(mul), ops::ScalarArithmetic::kMul);
+  TensorWrappedScalar(registry, "aten::mul", "Scalar", Promoted, SR_TT(mul),
+                      ops::ScalarArithmetic::kMul);
+  TensorTensor(registry, "aten::div", "Tensor", PromotedFloat, SR_TT(div));
+  TensorWrappedScalar(registry, "aten::div", "Scalar", PromotedFloat, SR_TT(div));
+  TensorTensor(registry, "aten::pow", "Tensor_Tensor", Promoted, SR_TT(pow));
+  TensorScalar(registry, "aten::pow", "Tensor_Scalar", Promoted, SR_TS(pow));
+  TensorTensor(registry, "aten::maximum", "", Promoted, SR_TT(maximum));
+  TensorTensor(registry, "aten::minimum", "", Promoted, SR_TT(minimum));
+  TensorTensor(registry, "aten::max", "other", Promoted, SR_TT(maximum));
+  TensorTensor(registry, "aten::min", "other", Promoted, SR_TT(minimum));
+  TensorTensor(registry, "aten::atan2", "", PromotedFloat, SR_TT(atan2));
+  TensorTensor(registry, "aten::remainder", "Tensor", Promoted, SR_TT(remainder));
+  TensorWrappedScalar(registry, "aten::remainder", "Scalar", Promoted, SR_TT(remainder));
+  TensorTensor(registry, "aten::fmod", "Tensor", Promoted, SR_TT(fmod));
+  TensorWrappedScalar(registry, "aten::fmod", "Scalar", Promoted, SR_TT(fmod));
+  TensorTensor(registry, "aten::floor_divide", "", Promoted, SR_TT(floor_divide));
 
-  RegisterOut("aten::pow", "Scalar", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::pow", "Scalar", [](NodeIO& io) {
     const at::Scalar base = io.Input(0).toScalar();
     const at::Tensor& exponent = TensorArg(io, 1);
     WriteOutput(
         io, 0, Promoted(io), [&] { return at::pow(base, exponent); },
         [&](at::Tensor& out) { at::cpu::pow_out(out, base, exponent); });
-  });
+  }));
   const struct {
     const char* overload;
     bool scalar_other;
   } kDivModes[] = {{"Tensor_mode", false}, {"Scalar_mode", true}};
   for (const auto& [overload, scalar] : kDivModes) {
-    RegisterOut("aten::div", overload, [scalar = scalar](NodeIO& io) {
+    registry.Add(OutVariant("aten::div", overload, [scalar = scalar](NodeIO& io) {
       const at::Tensor& a = TensorArg(io, 0);
       const at::Tensor b = scalar ? WrappedScalar(io.Input(1).toScalar()) : TensorArg(io, 1);
       const auto mode = io.Input(2).toOptional<c10::string_view>();
@@ -239,31 +240,31 @@ void RegisterArithmetic() {
       WriteOutput(
           io, 0, dtype, [&] { return at::div(a, b, mode); },
           [&](at::Tensor& out) { at::cpu::div_out(out, a, b, mode); });
-    });
+    }));
   }
 }
 
-void RegisterComparisonsAndLogic() {
-  TensorTensor("aten::eq", "Tensor", Bool, SR_TT(eq));
-  TensorScalar("aten::eq", "Scalar", Bool, SR_TS(eq), ops::ScalarComparison::kEq);
-  TensorTensor("aten::ne", "Tensor", Bool, SR_TT(ne));
-  TensorScalar("aten::ne", "Scalar", Bool, SR_TS(ne), ops::ScalarComparison::kNe);
-  TensorTensor("aten::lt", "Tensor", Bool, SR_TT(lt));
-  TensorScalar("aten::lt", "Scalar", Bool, SR_TS(lt), ops::ScalarComparison::kLt);
-  TensorTensor("aten::le", "Tensor", Bool, SR_TT(le));
-  TensorScalar("aten::le", "Scalar", Bool, SR_TS(le), ops::ScalarComparison::kLe);
-  TensorTensor("aten::gt", "Tensor", Bool, SR_TT(gt));
-  TensorScalar("aten::gt", "Scalar", Bool, SR_TS(gt), ops::ScalarComparison::kGt);
-  TensorTensor("aten::ge", "Tensor", Bool, SR_TT(ge));
-  TensorScalar("aten::ge", "Scalar", Bool, SR_TS(ge), ops::ScalarComparison::kGe);
-  TensorTensor("aten::logical_and", "", Bool, SR_TT_DISPATCHED(logical_and));
-  TensorTensor("aten::logical_or", "", Bool, SR_TT_DISPATCHED(logical_or));
-  TensorTensor("aten::logical_xor", "", Bool, SR_TT_DISPATCHED(logical_xor));
+void RegisterComparisonsAndLogic(KernelRegistry& registry) {
+  TensorTensor(registry, "aten::eq", "Tensor", Bool, SR_TT(eq));
+  TensorScalar(registry, "aten::eq", "Scalar", Bool, SR_TS(eq), ops::ScalarComparison::kEq);
+  TensorTensor(registry, "aten::ne", "Tensor", Bool, SR_TT(ne));
+  TensorScalar(registry, "aten::ne", "Scalar", Bool, SR_TS(ne), ops::ScalarComparison::kNe);
+  TensorTensor(registry, "aten::lt", "Tensor", Bool, SR_TT(lt));
+  TensorScalar(registry, "aten::lt", "Scalar", Bool, SR_TS(lt), ops::ScalarComparison::kLt);
+  TensorTensor(registry, "aten::le", "Tensor", Bool, SR_TT(le));
+  TensorScalar(registry, "aten::le", "Scalar", Bool, SR_TS(le), ops::ScalarComparison::kLe);
+  TensorTensor(registry, "aten::gt", "Tensor", Bool, SR_TT(gt));
+  TensorScalar(registry, "aten::gt", "Scalar", Bool, SR_TS(gt), ops::ScalarComparison::kGt);
+  TensorTensor(registry, "aten::ge", "Tensor", Bool, SR_TT(ge));
+  TensorScalar(registry, "aten::ge", "Scalar", Bool, SR_TS(ge), ops::ScalarComparison::kGe);
+  TensorTensor(registry, "aten::logical_and", "", Bool, SR_TT_DISPATCHED(logical_and));
+  TensorTensor(registry, "aten::logical_or", "", Bool, SR_TT_DISPATCHED(logical_or));
+  TensorTensor(registry, "aten::logical_xor", "", Bool, SR_TT_DISPATCHED(logical_xor));
   // a & b, a | b, a ^ b of masks (padding masks, box filters): ATen's
   // bitwise ops, which the operators are.
-  TensorTensor("aten::__and__", "Tensor", Promoted, SR_TT(bitwise_and));
-  TensorTensor("aten::__or__", "Tensor", Promoted, SR_TT(bitwise_or));
-  TensorTensor("aten::__xor__", "Tensor", Promoted, SR_TT(bitwise_xor));
+  TensorTensor(registry, "aten::__and__", "Tensor", Promoted, SR_TT(bitwise_and));
+  TensorTensor(registry, "aten::__or__", "Tensor", Promoted, SR_TT(bitwise_or));
+  TensorTensor(registry, "aten::__xor__", "Tensor", Promoted, SR_TT(bitwise_xor));
 }
 
 // masked_fill as ATen computes it (self broadcast with the mask and copied,
@@ -275,8 +276,8 @@ at::Tensor& CopyThenFill(at::Tensor& out, const at::Tensor& self, const at::Tens
   return out;
 }
 
-void RegisterSelection() {
-  RegisterOut("aten::where", "self", [](NodeIO& io) {
+void RegisterSelection(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::where", "self", [](NodeIO& io) {
     const at::Tensor& condition = TensorArg(io, 0);
     const at::Tensor& a = TensorArg(io, 1);
     const at::Tensor& b = TensorArg(io, 2);
@@ -287,24 +288,24 @@ void RegisterSelection() {
                                                   : at::where(condition, a, b);
         },
         [&](at::Tensor& out) { at::cpu::where_out(out, condition, a, b); });
-  });
-  RegisterOut("aten::masked_fill", "Scalar", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::masked_fill", "Scalar", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& mask = TensorArg(io, 1);
     const at::Scalar value = io.Input(2).toScalar();
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
         [&](at::Tensor& out) { CopyThenFill(out, self, mask).masked_fill_(mask, value); });
-  });
-  RegisterOut("aten::masked_fill", "Tensor", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::masked_fill", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& mask = TensorArg(io, 1);
     const at::Tensor& value = TensorArg(io, 2);
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::masked_fill(self, mask, value); },
         [&](at::Tensor& out) { CopyThenFill(out, self, mask).masked_fill_(mask, value); });
-  });
-  RegisterOut("aten::addcmul", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::addcmul", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& t1 = TensorArg(io, 1);
     const at::Tensor& t2 = TensorArg(io, 2);
@@ -318,8 +319,8 @@ void RegisterSelection() {
                                                : at::addcmul(self, t1, t2, value);
         },
         [&](at::Tensor& out) { at::cpu::addcmul_out(out, self, t1, t2, value); });
-  });
-  RegisterOut("aten::lerp", "Scalar", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::lerp", "Scalar", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Scalar weight = io.Input(2).toScalar();
@@ -330,8 +331,8 @@ void RegisterSelection() {
                                             : at::lerp(self, end, weight);
         },
         [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
-  });
-  RegisterOut("aten::lerp", "Tensor", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::lerp", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& end = TensorArg(io, 1);
     const at::Tensor& weight = TensorArg(io, 2);
@@ -342,15 +343,15 @@ void RegisterSelection() {
                                                     : at::lerp(self, end, weight);
         },
         [&](at::Tensor& out) { at::cpu::lerp_out(out, self, end, weight); });
-  });
+  }));
 }
 
-const bool kRegistered = [] {
-  RegisterArithmetic();
-  RegisterComparisonsAndLogic();
-  RegisterSelection();
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutBinaryKernels(KernelRegistry& registry) {
+  RegisterArithmetic(registry);
+  RegisterComparisonsAndLogic(registry);
+  RegisterSelection(registry);
+}
+
 }  // namespace static_runtime

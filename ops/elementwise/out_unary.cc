@@ -39,17 +39,17 @@ at::ScalarType Bool(at::ScalarType) { return at::kBool; }
 
 // `name`(Tensor self) -> Tensor; `cpu_fn` is ATen's CPU kernel allocating
 // its result (at::cpu::), if the op has one.
-void Unary(const char* name, Rule rule, Fn fn, Fn cpu_fn, OutFn out) {
-  RegisterOut(name, "", [rule, fn, cpu_fn, out](NodeIO& io) {
+void Unary(KernelRegistry& registry, const char* name, Rule rule, Fn fn, Fn cpu_fn, OutFn out) {
+  registry.Add(OutVariant(name, "", [rule, fn, cpu_fn, out](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     WriteOutputOrCpuFunctional(
         io, 0, rule(self.scalar_type()),
         [&] { return cpu_fn != nullptr && CpuKernelsServe(self) ? cpu_fn(self) : fn(self); },
         [&](at::Tensor& result) { out(result, self); });
-  });
+  }));
 }
 
-void RegisterSimple() {
+void RegisterSimple(KernelRegistry& registry) {
   const struct {
     const char* name;
     Rule rule;
@@ -94,15 +94,15 @@ void RegisterSimple() {
       {"aten::bitwise_not", Same, at::bitwise_not, at::cpu::bitwise_not, at::cpu::bitwise_not_out},
       {"aten::logical_not", Bool, at::logical_not, nullptr, at::cpu::logical_not_out},
   };
-  for (const auto& op : kOps) Unary(op.name, op.rule, op.fn, op.cpu_fn, op.out);
+  for (const auto& op : kOps) Unary(registry, op.name, op.rule, op.fn, op.cpu_fn, op.out);
   Unary(
-      "aten::round", Same, [](const at::Tensor& self) { return at::round(self); },
+      registry, "aten::round", Same, [](const at::Tensor& self) { return at::round(self); },
       [](const at::Tensor& self) { return at::cpu::round(self); },
       [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
         return at::cpu::round_out(out, self);
       });
   // relu has no out form; clamp_min(0) is the same function.
-  Unary("aten::relu", Same, at::relu, at::cpu::relu,
+  Unary(registry, "aten::relu", Same, at::relu, at::cpu::relu,
         [](at::Tensor& out, const at::Tensor& self) -> at::Tensor& {
           return at::cpu::clamp_min_out(out, self, 0);
         });
@@ -121,15 +121,15 @@ at::ScalarType PromoteWithScalars(const at::Tensor& self, const c10::IValue& a,
   return result;
 }
 
-void RegisterParameterized() {
-  RegisterOut("aten::logit", "", [](NodeIO& io) {
+void RegisterParameterized(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::logit", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto eps = io.Input(1).toOptional<double>();
     WriteOutput(
         io, 0, FloatResult(self.scalar_type()), [&] { return at::logit(self, eps); },
         [&](at::Tensor& out) { at::cpu::logit_out(out, self, eps); });
-  });
-  RegisterOut("aten::nan_to_num", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::nan_to_num", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto nan = io.Input(1).toOptional<double>();
     const auto posinf = io.Input(2).toOptional<double>();
@@ -137,8 +137,8 @@ void RegisterParameterized() {
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::nan_to_num(self, nan, posinf, neginf); },
         [&](at::Tensor& out) { at::cpu::nan_to_num_out(out, self, nan, posinf, neginf); });
-  });
-  RegisterOut("aten::elu", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::elu", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar alpha = io.Input(1).toScalar();
     const at::Scalar scale = io.Input(2).toScalar();
@@ -146,39 +146,39 @@ void RegisterParameterized() {
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::elu(self, alpha, scale, input_scale); },
         [&](at::Tensor& out) { at::cpu::elu_out(out, self, alpha, scale, input_scale); });
-  });
-  RegisterOut("aten::leaky_relu", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::leaky_relu", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar slope = io.Input(1).toScalar();
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::leaky_relu(self, slope); },
         [&](at::Tensor& out) { at::cpu::leaky_relu_out(out, self, slope); });
-  });
-  RegisterOut("aten::hardtanh", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::hardtanh", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar low = io.Input(1).toScalar();
     const at::Scalar high = io.Input(2).toScalar();
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::hardtanh(self, low, high); },
         [&](at::Tensor& out) { at::cpu::hardtanh_out(out, self, low, high); });
-  });
-  RegisterOut("aten::softplus", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::softplus", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar beta = io.Input(1).toScalar();
     const at::Scalar threshold = io.Input(2).toScalar();
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::softplus(self, beta, threshold); },
         [&](at::Tensor& out) { at::cpu::softplus_out(out, self, beta, threshold); });
-  });
-  RegisterOut("aten::threshold", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::threshold", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar threshold = io.Input(1).toScalar();
     const at::Scalar value = io.Input(2).toScalar();
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::threshold(self, threshold, value); },
         [&](at::Tensor& out) { at::cpu::threshold_out(out, self, threshold, value); });
-  });
-  RegisterOut("aten::clamp", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::clamp", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     if (ClampSmallFloat(io)) return;
     const auto low = io.Input(1).toOptional<at::Scalar>();
@@ -187,43 +187,43 @@ void RegisterParameterized() {
         io, 0, PromoteWithScalars(self, io.Input(1), io.Input(2)),
         [&] { return at::clamp(self, low, high); },
         [&](at::Tensor& out) { at::cpu::clamp_out(out, self, low, high); });
-  });
-  RegisterOut("aten::clamp_min", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::clamp_min", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar low = io.Input(1).toScalar();
     WriteOutput(
         io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
         [&] { return at::clamp_min(self, low); },
         [&](at::Tensor& out) { at::cpu::clamp_min_out(out, self, low); });
-  });
-  RegisterOut("aten::clamp_max", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::clamp_max", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Scalar high = io.Input(1).toScalar();
     WriteOutput(
         io, 0, PromoteWithScalars(self, io.Input(1), c10::IValue()),
         [&] { return at::clamp_max(self, high); },
         [&](at::Tensor& out) { at::cpu::clamp_max_out(out, self, high); });
-  });
+  }));
   using DiagonalFn = at::Tensor (*)(const at::Tensor&, int64_t);
   using DiagonalOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, int64_t);
-  auto diagonal_op = [](const char* name, DiagonalFn fn, DiagonalOutFn out_fn) {
-    RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
+  auto diagonal_op = [&registry](const char* name, DiagonalFn fn, DiagonalOutFn out_fn) {
+    registry.Add(OutVariant(name, "", [fn, out_fn](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t diagonal = io.Input(1).toInt();
       WriteOutput(
           io, 0, self.scalar_type(), [&] { return fn(self, diagonal); },
           [&](at::Tensor& out) { out_fn(out, self, diagonal); });
-    });
+    }));
   };
   diagonal_op("aten::tril", at::tril, at::cpu::tril_out);
   diagonal_op("aten::triu", at::triu, at::cpu::triu_out);
 }
 
-const bool kRegistered = [] {
-  RegisterSimple();
-  RegisterParameterized();
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutUnaryKernels(KernelRegistry& registry) {
+  RegisterSimple(registry);
+  RegisterParameterized(registry);
+}
+
 }  // namespace static_runtime

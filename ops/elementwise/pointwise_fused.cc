@@ -60,7 +60,8 @@ using torch::jit::Value;
 // fused-node output (the pass gives the node one output per value).
 class Unfused {
  public:
-  static std::shared_ptr<const Unfused> Make(const torch::jit::Graph& subgraph) {
+  static std::shared_ptr<const Unfused> Make(const torch::jit::Graph& subgraph,
+                                             const KernelRegistry& registry) {
     auto unfused = std::make_shared<Unfused>();
     // Where each subgraph value lives: a fused-node input or output.
     absl::flat_hash_map<const Value*, Place> place;
@@ -72,7 +73,7 @@ class Unfused {
     }
     for (const Node* node : subgraph.nodes()) {
       Step step;
-      auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+      auto selected = registry.Find(node, /*allow_out_variants=*/true);
       if (selected.has_value()) {
         step.kernel = std::move(selected->kernel);
       } else {
@@ -260,10 +261,12 @@ bool Typed(PointwiseOp op, Type a, Type b, Type c) {
 
 class FusedPointwise {
  public:
-  static KernelOffer Make(const Node* node) {
+  // The group's members run with the kernels of `registry` when it is not
+  // computed in one pass.
+  static KernelOffer Make(const Node* node, const KernelRegistry& registry) {
     const std::shared_ptr<torch::jit::Graph> subgraph = node->g(c10::attr::Subgraph);
     auto fused = std::make_shared<FusedPointwise>();
-    fused->unfused_ = Unfused::Make(*subgraph);
+    fused->unfused_ = Unfused::Make(*subgraph, registry);
     if (fused->unfused_ == nullptr) return Decline();
     const ops::PointwiseEvaluator& evaluator = ops::PointwiseEvaluatorForThisCpu();
     if (evaluator.range != nullptr) {
@@ -454,11 +457,11 @@ class FusedPointwise {
   mutable std::atomic<uint64_t> last_fit_{0};     // shared by the runtimes of all threads
 };
 
-const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterNodeKind("static_runtime::fused_pointwise",
-                                            NodeKind::kOutVariant, FusedPointwise::Make);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterPointwiseFusedKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::AnyNodeOf("static_runtime::fused_pointwise"), NodeKind::kOutVariant,
+                [&registry](const Node* node) { return FusedPointwise::Make(node, registry); }});
+}
+
 }  // namespace static_runtime

@@ -167,13 +167,11 @@ KernelOffer MakeLinearKernel(const torch::jit::Node* node) {
   return [kernel](NodeIO& io) { (*kernel)(io); };
 }
 
-const bool kRegistered = [] {
-  ops::EnsureOperatorsRegistered();
-  KernelRegistry::Global().RegisterOverload("static_runtime::linear_fused", "",
-                                            NodeKind::kOutVariant, MakeLinearKernel,
-                                            ops::LinearFusedErrorBound);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOnednnLinearKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("static_runtime::linear_fused", ""), NodeKind::kOutVariant,
+                MakeLinearKernel, ops::LinearFusedErrorBound});
+}
+
 }  // namespace static_runtime

@@ -16,6 +16,7 @@
 #include "ir/operators/operators.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "ops/linalg/linear_error_bound.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
@@ -49,7 +50,7 @@ SingleNode MakeLinearGraph(const LinearCase& c) {
   torch::jit::Node* node = graph->insertNode(graph->create(ops::kLinearFused, inputs, 1));
   node->output()->setType(c10::TensorType::get());
   graph->registerOutput(node->output());
-  auto selected = KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+  auto selected = GlobalKernels().Find(node, /*allow_out_variants=*/true);
   EXPECT_TRUE(selected.has_value() && selected->kind == NodeKind::kOutVariant &&
               selected->error_bound);
   return {graph, node, selected ? selected->kernel : Kernel()};

@@ -52,14 +52,14 @@ at::Tensor& BaddbmmOut(at::Tensor& out, const at::Tensor& self, const at::Tensor
   return at::cpu::baddbmm_out(out, self, a, b, beta, alpha);
 }
 
-void Product(const char* name, TwoFn fn, TwoOutFn out_fn) {
-  RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
+void Product(KernelRegistry& registry, const char* name, TwoFn fn, TwoOutFn out_fn) {
+  registry.Add(OutVariant(name, "", [fn, out_fn](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
     const at::Tensor& b = TensorArg(io, 1);
     WriteOutput(
         io, 0, a.scalar_type(), [&] { return fn(a, b); },
         [&](at::Tensor& out) { out_fn(out, a, b); });
-  });
+  }));
 }
 
 // (self, m1, m2, *, beta, alpha): addmm, baddbmm.
@@ -67,8 +67,8 @@ using AddFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&, const at::Ten
                              const at::Scalar&, const at::Scalar&);
 using AddOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, const at::Tensor&,
                                  const at::Tensor&, const at::Scalar&, const at::Scalar&);
-void AddProduct(const char* name, AddFn fn, AddOutFn out_fn) {
-  RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
+void AddProduct(KernelRegistry& registry, const char* name, AddFn fn, AddOutFn out_fn) {
+  registry.Add(OutVariant(name, "", [fn, out_fn](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::Tensor& m1 = TensorArg(io, 1);
     const at::Tensor& m2 = TensorArg(io, 2);
@@ -77,16 +77,18 @@ void AddProduct(const char* name, AddFn fn, AddOutFn out_fn) {
     WriteOutput(
         io, 0, m1.scalar_type(), [&] { return fn(self, m1, m2, beta, alpha); },
         [&](at::Tensor& out) { out_fn(out, self, m1, m2, beta, alpha); });
-  });
+  }));
 }
 
-const bool kRegistered = [] {
-  Product("aten::mm", at::mm, at::cpu::mm_out);
-  Product("aten::bmm", at::bmm, BmmOut);
+}  // namespace
+
+void RegisterOutLinalgKernels(KernelRegistry& registry) {
+  Product(registry, "aten::mm", at::mm, at::cpu::mm_out);
+  Product(registry, "aten::bmm", at::bmm, BmmOut);
   // matmul writes directly only where it is one mm or bmm; other shapes
   // take the functional form (LibTorch's matmul_out would compute into a
   // temporary and copy).
-  RegisterOut("aten::matmul", "", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::matmul", "", [](NodeIO& io) {
     const at::Tensor& a = TensorArg(io, 0);
     const at::Tensor& b = TensorArg(io, 1);
     const bool mm = a.dim() == 2 && b.dim() == 2;
@@ -115,10 +117,10 @@ const bool kRegistered = [] {
           at::Tensor out3 = out.view({batch, n, m});
           BmmOut(out3, a.reshape({batch, n, k}), b.reshape({batch, k, m}));
         });
-  });
-  AddProduct("aten::addmm", at::addmm, at::cpu::addmm_out);
-  AddProduct("aten::baddbmm", at::baddbmm, BaddbmmOut);
-  RegisterOut("aten::linear", "", [](NodeIO& io) {
+  }));
+  AddProduct(registry, "aten::addmm", at::addmm, at::cpu::addmm_out);
+  AddProduct(registry, "aten::baddbmm", at::baddbmm, BaddbmmOut);
+  registry.Add(OutVariant("aten::linear", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const at::Tensor& weight = TensorArg(io, 1);
     const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 2);
@@ -144,9 +146,7 @@ const bool kRegistered = [] {
           has_bias ? at::cpu::addmm_out(out2, *bias, input2, weight.t())
                    : at::cpu::mm_out(out2, input2, weight.t());
         });
-  });
-  return true;
-}();
+  }));
+}
 
-}  // namespace
 }  // namespace static_runtime

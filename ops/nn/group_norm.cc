@@ -17,10 +17,9 @@
 #include "ops/nn/affine_parameter.h"
 
 namespace static_runtime {
-namespace {
 
-const bool kRegistered = [] {
-  RegisterOut("aten::group_norm", "", [](NodeIO& io) {
+void RegisterGroupNormKernels(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::group_norm", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const int64_t groups = io.Input(1).toInt();
     const c10::optional<at::Tensor> weight = OptionalTensorArg(io, 2);
@@ -51,9 +50,7 @@ const bool kRegistered = [] {
       at::native::GroupNormKernel(at::kCPU, input, gamma, beta, batch, channels, spatial, groups,
                                   eps, out, mean, rstd);
     });
-  });
-  return true;
-}();
+  }));
+}
 
-}  // namespace
 }  // namespace static_runtime

@@ -59,8 +59,10 @@ void InverseStd(const at::Tensor& var_sum, int64_t count, double eps, at::Tensor
   }
 }
 
-const bool kRegistered = [] {
-  RegisterOut("aten::instance_norm", "", [](NodeIO& io) {
+}  // namespace
+
+void RegisterInstanceNormKernels(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::instance_norm", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const c10::optional<at::Tensor> weight = OptionalTensorArg(io, 1);
     const c10::optional<at::Tensor> bias = OptionalTensorArg(io, 2);
@@ -110,9 +112,7 @@ const bool kRegistered = [] {
                                       repeated_bias, mean, invstd, at::Tensor(), at::Tensor(),
                                       /*train=*/true, eps);
     });
-  });
-  return true;
-}();
+  }));
+}
 
-}  // namespace
 }  // namespace static_runtime

@@ -183,10 +183,10 @@ void AvgPool2d(NodeIO& io) {
       });
 }
 
-const bool kRegistered = [] {
-  RegisterOut("aten::avg_pool2d", "", AvgPool2d);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutAvgPoolKernels(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::avg_pool2d", "", AvgPool2d));
+}
+
 }  // namespace static_runtime

@@ -154,10 +154,10 @@ void BatchNorm(NodeIO& io) {
   Compute(a, ReusableOrNewOutput(io, 0, at::kFloat));
 }
 
-const bool kRegistered = [] {
-  RegisterOut("aten::batch_norm", "", BatchNorm);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutBatchNormKernels(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::batch_norm", "", BatchNorm));
+}
+
 }  // namespace static_runtime

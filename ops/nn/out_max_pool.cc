@@ -239,10 +239,10 @@ void MaxPool2d(NodeIO& io) {
   });
 }
 
-const bool kRegistered = [] {
-  RegisterOut("aten::max_pool2d", "", MaxPool2d);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutMaxPoolKernels(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::max_pool2d", "", MaxPool2d));
+}
+
 }  // namespace static_runtime

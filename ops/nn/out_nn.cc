@@ -18,9 +18,9 @@
 namespace static_runtime {
 namespace {
 
-void RegisterSoftmax() {
+void RegisterSoftmax(KernelRegistry& registry) {
   for (const bool log : {false, true}) {
-    RegisterOut(log ? "aten::log_softmax" : "aten::softmax", "int", [log](NodeIO& io) {
+    registry.Add(OutVariant(log ? "aten::log_softmax" : "aten::softmax", "int", [log](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t dim = io.Input(1).toInt();
       const auto dtype = io.Input(2).toOptional<at::ScalarType>();
@@ -44,14 +44,14 @@ void RegisterSoftmax() {
             log ? at::log_softmax_out(out, self, dim, dtype)
                 : at::softmax_out(out, self, dim, dtype);
           });
-    });
+    }));
   }
 }
 
-void RegisterNormalization() {
+void RegisterNormalization(KernelRegistry& registry) {
   // layer_norm runs ATen's CPU layer-norm kernel directly on the output
   // (native_layer_norm.out would compute into temporaries and copy).
-  RegisterOut("aten::layer_norm", "", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::layer_norm", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const std::vector<int64_t> shape = io.Input(1).toIntVector();
     const c10::optional<at::Tensor> weight = OptionalTensorArg(io, 2);
@@ -84,7 +84,7 @@ void RegisterNormalization() {
         LayerNormInto(x, gamma, beta, m, n, eps, out, mean, rstd);
       }
     });
-  });
+  }));
 }
 
 // Lookups of at most this many rows (a decoder's tokens, one step at a
@@ -135,11 +135,11 @@ bool CopyPickedRows(const at::Tensor& weight, const at::Tensor& indices, at::Ten
 // over the pooled dims, another summation order than the pooling kernel's:
 // so does the out form.
 template <typename Functional, typename PoolOut>
-void RegisterAdaptiveAvgPool(const char* name, size_t dims, Functional functional,
-                             PoolOut pool_out) {
+void RegisterAdaptiveAvgPool(KernelRegistry& registry, const char* name, size_t dims,
+                             Functional functional, PoolOut pool_out) {
   std::vector<int64_t> pooled_dims;
   for (int64_t d = 1; d <= static_cast<int64_t>(dims); ++d) pooled_dims.push_back(-d);
-  RegisterOut(name, "", [=](NodeIO& io) {
+  registry.Add(OutVariant(name, "", [=](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> size = io.Input(1).toIntVector();
     const bool global = size.size() == dims && !self.is_quantized() &&
@@ -153,12 +153,12 @@ void RegisterAdaptiveAvgPool(const char* name, size_t dims, Functional functiona
             pool_out(out, self, size);
           }
         });
-  });
+  }));
 }
 
 // im2col and col2im: ATen's CPU out kernels.
-void RegisterUnfoldAndFold() {
-  RegisterOut("aten::im2col", "", [](NodeIO& io) {
+void RegisterUnfoldAndFold(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::im2col", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> kernel = io.Input(1).toIntVector(),
                                dilation = io.Input(2).toIntVector(),
@@ -170,8 +170,8 @@ void RegisterUnfoldAndFold() {
         [&](at::Tensor& out) {
           at::cpu::im2col_out(out, self, kernel, dilation, padding, stride);
         });
-  });
-  RegisterOut("aten::col2im", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::col2im", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> size = io.Input(1).toIntVector(), kernel = io.Input(2).toIntVector(),
                                dilation = io.Input(3).toIntVector(),
@@ -183,12 +183,12 @@ void RegisterUnfoldAndFold() {
         [&](at::Tensor& out) {
           at::cpu::col2im_out(out, self, size, kernel, dilation, padding, stride);
         });
-  });
+  }));
 }
 
-void RegisterEmbeddingAndPooling() {
+void RegisterEmbeddingAndPooling(KernelRegistry& registry) {
   // embedding = rows of `weight` picked by `indices`, shaped indices + [dim].
-  RegisterOut("aten::embedding", "", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::embedding", "", [](NodeIO& io) {
     const at::Tensor& weight = TensorArg(io, 0);
     const at::Tensor& indices = TensorArg(io, 1);
     auto functional = [&] {
@@ -206,16 +206,17 @@ void RegisterEmbeddingAndPooling() {
       shape.push_back(weight.size(1));
       out.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
     });
-  });
+  }));
   RegisterAdaptiveAvgPool(
-      "aten::adaptive_avg_pool2d", 2,
+      registry, "aten::adaptive_avg_pool2d", 2,
       [](const at::Tensor& self, at::IntArrayRef size) {
         return at::adaptive_avg_pool2d(self, size);
       },
       [](at::Tensor& out, const at::Tensor& self, at::IntArrayRef size) {
         at::cpu::adaptive_avg_pool2d_out(out, self, size);
       });
-  RegisterAdaptiveAvgPool(  // video classifiers' global pool
+  RegisterAdaptiveAvgPool(
+      registry,  // video classifiers' global pool
       "aten::adaptive_avg_pool3d", 3,
       [](const at::Tensor& self, at::IntArrayRef size) {
         return at::adaptive_avg_pool3d(self, size);
@@ -225,13 +226,13 @@ void RegisterEmbeddingAndPooling() {
       });
 }
 
-const bool kRegistered = [] {
-  RegisterSoftmax();
-  RegisterNormalization();
-  RegisterEmbeddingAndPooling();
-  RegisterUnfoldAndFold();
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutNnKernels(KernelRegistry& registry) {
+  RegisterSoftmax(registry);
+  RegisterNormalization(registry);
+  RegisterEmbeddingAndPooling(registry);
+  RegisterUnfoldAndFold(registry);
+}
+
 }  // namespace static_runtime

@@ -36,9 +36,11 @@ struct VecArguments {
   c10::optional<double> scale_w;
 };
 
-const bool kRegistered = [] {
+}  // namespace
+
+void RegisterUpsampleKernels(KernelRegistry& registry) {
   // upsample_nearest2d.vec(input, output_size?, scale_factors?)
-  RegisterOut("aten::upsample_nearest2d", "vec", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::upsample_nearest2d", "vec", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const VecArguments args(input, io.Input(1), io.Input(2));
     WriteOutput(
@@ -47,9 +49,9 @@ const bool kRegistered = [] {
         [&](at::Tensor& out) {
           at::cpu::upsample_nearest2d_out(out, input, args.output_size, args.scale_h, args.scale_w);
         });
-  });
+  }));
   // upsample_bilinear2d.vec(input, output_size?, align_corners, scale_factors?)
-  RegisterOut("aten::upsample_bilinear2d", "vec", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::upsample_bilinear2d", "vec", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const bool align_corners = io.Input(2).toBool();
     const VecArguments args(input, io.Input(1), io.Input(3));
@@ -60,9 +62,9 @@ const bool kRegistered = [] {
           at::cpu::upsample_bilinear2d_out(out, input, args.output_size, align_corners,
                                            args.scale_h, args.scale_w);
         });
-  });
+  }));
   // upsample_nearest2d(input, output_size, scales_h?, scales_w?)
-  RegisterOut("aten::upsample_nearest2d", "", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::upsample_nearest2d", "", [](NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
     const std::vector<int64_t> size = io.Input(1).toIntVector();
     const auto scale_h = io.Input(2).toOptional<double>();
@@ -73,9 +75,7 @@ const bool kRegistered = [] {
         [&](at::Tensor& out) {
           at::cpu::upsample_nearest2d_out(out, input, size, scale_h, scale_w);
         });
-  });
-  return true;
-}();
+  }));
+}
 
-}  // namespace
 }  // namespace static_runtime

@@ -108,12 +108,11 @@ void ForkedTask::RunOnce() {
 
 void Wait(NodeIO& io) { io.Output(0) = WaitForked(io.Input(0).toFuture()); }
 
-const bool kRegistered = [] {
-  RegisterNativeOverload("aten::wait", "", Wait);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterNativeAsyncKernels(KernelRegistry& registry) {
+  registry.Add(Native("aten::wait", "", Wait));
+}
 
 ScopedTaskLauncher::ScopedTaskLauncher(TaskLauncher launcher)
     : launcher_(std::move(launcher)), previous_(current_launcher) {

@@ -186,54 +186,53 @@ KernelOffer EmptyDict(const Node* node) {
   };
 }
 
-const bool kRegistered = [] {
-  RegisterNativeOverload("aten::slice", "t", ListSlice);
-  RegisterNativeOverload("aten::mul", "left_t", [](NodeIO& io) {
-    ListRepeat(io.Input(0).toList(), io.Input(1).toInt(), io.Output(0));
-  });
-  RegisterNativeOverload("aten::mul", "right_", [](NodeIO& io) {
-    ListRepeat(io.Input(1).toList(), io.Input(0).toInt(), io.Output(0));
-  });
-  RegisterNativeNodeKind("aten::dict", EmptyDict);
-  RegisterNativeNodeKind("prim::ListConstruct", ListConstruct);
-  RegisterNativeNodeKind("prim::TupleConstruct", TupleConstruct);
-  RegisterNativeNodeKind("prim::DictConstruct", DictConstruct);
-  RegisterNativeNodeKind("prim::ListUnpack", ForAnyNode(ListUnpack));
-  RegisterNativeNodeKind("prim::TupleUnpack", ForAnyNode(TupleUnpack));
-  RegisterNativeNodeKind("prim::TupleIndex", ForAnyNode(TupleIndex));
-  RegisterNativeOverload("aten::__getitem__", "t", ListGetItem);
-  for (const char* key : {"str", "int", "bool", "float", "Tensor"}) {
-    RegisterNativeOverload("aten::__getitem__", absl::StrCat("Dict_", key), DictGetItem);
-    RegisterNativeOverload("aten::len", absl::StrCat("Dict_", key), DictLen);
-    RegisterNativeOverload("aten::_set_item", key, DictSetItem);
-    RegisterNativeOverload("aten::__contains__", key, [](NodeIO& io) {
-      io.Output(0) = io.Input(0).toGenericDict().contains(io.Input(1));
-    });
-    RegisterNativeOverload("aten::keys", key,
-                           DictListKernel([](const auto& dict) { return dict.keyType(); },
-                                          [](const auto& entry) { return entry.key(); }));
-    RegisterNativeOverload("aten::values", key,
-                           DictListKernel([](const auto& dict) { return dict.valueType(); },
-                                          [](const auto& entry) { return entry.value(); }));
-    RegisterNativeOverload(
-        "aten::items", key,
-        DictListKernel(
-            [](const auto& dict) {
-              return c10::TupleType::create({dict.keyType(), dict.valueType()});
-            },
-            [](const auto& entry) {
-              return c10::IValue(c10::ivalue::Tuple::create(entry.key(), entry.value()));
-            }));
-  }
-  RegisterNativeOverload("aten::append", "t", ListAppend);
-  RegisterNativeOverload("aten::_set_item", "t", ListSetItem);
-  RegisterNativeOverload("aten::len", "t", ListLen);
-  // A static type refinement (Optional[T] -> T): the value itself.
-  RegisterNativeOverload("prim::unchecked_cast", "",
-                         [](NodeIO& io) { io.Output(0) = io.Input(0); });
-  RegisterNativeOverload("aten::len", "any", ListLen);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterNativeContainersKernels(KernelRegistry& registry) {
+  registry.Add(Native("aten::slice", "t", ListSlice));
+  registry.Add(Native("aten::mul", "left_t", [](NodeIO& io) {
+    ListRepeat(io.Input(0).toList(), io.Input(1).toInt(), io.Output(0));
+  }));
+  registry.Add(Native("aten::mul", "right_", [](NodeIO& io) {
+    ListRepeat(io.Input(1).toList(), io.Input(0).toInt(), io.Output(0));
+  }));
+  registry.Add(NativeNodeKind("aten::dict", EmptyDict));
+  registry.Add(NativeNodeKind("prim::ListConstruct", ListConstruct));
+  registry.Add(NativeNodeKind("prim::TupleConstruct", TupleConstruct));
+  registry.Add(NativeNodeKind("prim::DictConstruct", DictConstruct));
+  registry.Add(NativeNodeKind("prim::ListUnpack", ForAnyNode(ListUnpack)));
+  registry.Add(NativeNodeKind("prim::TupleUnpack", ForAnyNode(TupleUnpack)));
+  registry.Add(NativeNodeKind("prim::TupleIndex", ForAnyNode(TupleIndex)));
+  registry.Add(Native("aten::__getitem__", "t", ListGetItem));
+  for (const char* key : {"str", "int", "bool", "float", "Tensor"}) {
+    registry.Add(Native("aten::__getitem__", absl::StrCat("Dict_", key), DictGetItem));
+    registry.Add(Native("aten::len", absl::StrCat("Dict_", key), DictLen));
+    registry.Add(Native("aten::_set_item", key, DictSetItem));
+    registry.Add(Native("aten::__contains__", key, [](NodeIO& io) {
+      io.Output(0) = io.Input(0).toGenericDict().contains(io.Input(1));
+    }));
+    registry.Add(Native("aten::keys", key,
+                        DictListKernel([](const auto& dict) { return dict.keyType(); },
+                                       [](const auto& entry) { return entry.key(); })));
+    registry.Add(Native("aten::values", key,
+                        DictListKernel([](const auto& dict) { return dict.valueType(); },
+                                       [](const auto& entry) { return entry.value(); })));
+    registry.Add(Native("aten::items", key,
+                        DictListKernel(
+                            [](const auto& dict) {
+                              return c10::TupleType::create({dict.keyType(), dict.valueType()});
+                            },
+                            [](const auto& entry) {
+                              return c10::IValue(
+                                  c10::ivalue::Tuple::create(entry.key(), entry.value()));
+                            })));
+  }
+  registry.Add(Native("aten::append", "t", ListAppend));
+  registry.Add(Native("aten::_set_item", "t", ListSetItem));
+  registry.Add(Native("aten::len", "t", ListLen));
+  // A static type refinement (Optional[T] -> T): the value itself.
+  registry.Add(Native("prim::unchecked_cast", "", [](NodeIO& io) { io.Output(0) = io.Input(0); }));
+  registry.Add(Native("aten::len", "any", ListLen));
+}
+
 }  // namespace static_runtime

@@ -119,10 +119,12 @@ KernelOffer Warn(const torch::jit::Node* node) {
   };
 }
 
-const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload("aten::warn", "", NodeKind::kNative, Warn);
-  RegisterNativeOverload("aten::format", "", Format);
-  RegisterNativeOverload("aten::str", "", [](NodeIO& io) {
+}  // namespace
+
+void RegisterNativeMiscKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("aten::warn", ""), NodeKind::kNative, Warn});
+  registry.Add(Native("aten::format", "", Format));
+  registry.Add(Native("aten::str", "", [](NodeIO& io) {
     // An int (a loop index naming a dict key) and a device (the `"cpu" in
     // str(x.device)` checks of nn.MultiheadAttention's fast path) as the
     // stream prints them, without the stream.
@@ -137,22 +139,22 @@ const bool kRegistered = [] {
     std::stringstream text;
     text << io.Input(0);
     io.Output(0) = text.str();
-  });
-  RegisterNativeOverload("aten::find", "", Find);
-  RegisterNativeOverload("aten::eq", "str", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::find", "", Find));
+  registry.Add(Native("aten::eq", "str", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toStringRef() == io.Input(1).toStringRef();
-  });
-  RegisterNativeOverload("aten::ne", "str", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::ne", "str", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toStringRef() != io.Input(1).toStringRef();
-  });
-  RegisterNativeOverload("prim::type", "", [](NodeIO& io) {
+  }));
+  registry.Add(Native("prim::type", "", [](NodeIO& io) {
     io.Output(0) = c10::DeviceTypeName(io.Input(0).toDevice().type(), /*lower_case=*/true);
-  });
-  RegisterNativeOverload("aten::item", "",
-                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item(); });
+  }));
+  registry.Add(
+      Native("aten::item", "", [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().item(); }));
   // The JIT's as_tensor of a tensor: itself, or converted to another dtype or
   // device.
-  RegisterNativeOverload("aten::as_tensor", "", [](NodeIO& io) {
+  registry.Add(Native("aten::as_tensor", "", [](NodeIO& io) {
     const at::Tensor& data = io.Input(0).toTensor();
     const at::ScalarType dtype =
         io.Input(1).isNone() ? data.scalar_type() : io.Input(1).toScalarType();
@@ -160,13 +162,13 @@ const bool kRegistered = [] {
     io.Output(0) = dtype == data.scalar_type() && device == data.device()
                        ? data
                        : data.to(device, dtype, /*non_blocking=*/false, /*copy=*/false);
-  });
+  }));
   // aten::to with a device (nn.utils.rnn's `sorted_indices.to(input.device)`),
   // as the JIT's prim_Device overload dispatches: itself when nothing is
   // asked, else ATen's to with what is given. (A copy asked for with neither
   // a device nor a dtype is a copy in its own dtype here; the JIT reads the
   // absent dtype there, which is undefined.)
-  RegisterNativeOverload("aten::to", "prim_Device", [](NodeIO& io) {
+  registry.Add(Native("aten::to", "prim_Device", [](NodeIO& io) {
     const at::Tensor& self = io.Input(0).toTensor();
     const auto device = io.Input(1).toOptional<c10::Device>();
     const auto dtype = io.Input(2).toOptional<at::ScalarType>();
@@ -180,111 +182,107 @@ const bool kRegistered = [] {
     } else {
       io.Output(0) = self.to(*device, *dtype, non_blocking, copy);
     }
-  });
-  RegisterNativeOverload("aten::to", "device", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::to", "device", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toTensor().to(io.Input(1).toDevice(), io.Input(2).toScalarType(),
                                              io.Input(3).toBool(), io.Input(4).toBool(),
                                              io.Input(5).toOptional<c10::MemoryFormat>());
-  });
+  }));
   // einsum(equation, tensors, path?): ATen's contraction (attention written
   // as "bhqd,bhkd->bhqk"), without the fallback's boxing.
-  RegisterNativeOverload("aten::einsum", "", [](NodeIO& io) {
+  registry.Add(Native("aten::einsum", "", [](NodeIO& io) {
     const auto path = io.Input(2).toOptional<std::vector<int64_t>>();
     io.Output(0) = at::einsum(io.Input(0).toStringView(), io.Input(1).toTensorVector(),
                               path ? at::OptionalIntArrayRef(*path) : c10::nullopt);
-  });
+  }));
   // where(condition): the indices of the nonzero elements, one tensor per
   // dimension (a detection model's box filters).
-  RegisterNativeOverload("aten::where", "",
-                         [](NodeIO& io) { io.Output(0) = at::where(io.Input(0).toTensor()); });
-  RegisterNativeOverload("aten::scatter", "src", [](NodeIO& io) {
+  registry.Add(Native("aten::where", "",
+                      [](NodeIO& io) { io.Output(0) = at::where(io.Input(0).toTensor()); }));
+  registry.Add(Native("aten::scatter", "src", [](NodeIO& io) {
     io.Output(0) = at::scatter(io.Input(0).toTensor(), io.Input(1).toInt(), io.Input(2).toTensor(),
                                io.Input(3).toTensor());
-  });
+  }));
   for (const char* name : {"aten::list", "aten::copy"}) {  // list(l), l.copy()
-    RegisterNativeOverload(name, "t",
-                           [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); });
+    registry.Add(Native(name, "t", [](NodeIO& io) { io.Output(0) = io.Input(0).toList().copy(); }));
   }
   for (const char* overload : {"int_list", "bool_list", "str_list"}) {
-    RegisterNativeOverload("aten::eq", overload,
-                           [](NodeIO& io) { io.Output(0) = ListsEqual(io.Input(0), io.Input(1)); });
-    RegisterNativeOverload("aten::ne", overload, [](NodeIO& io) {
-      io.Output(0) = !ListsEqual(io.Input(0), io.Input(1));
-    });
+    registry.Add(Native("aten::eq", overload,
+                        [](NodeIO& io) { io.Output(0) = ListsEqual(io.Input(0), io.Input(1)); }));
+    registry.Add(Native("aten::ne", overload,
+                        [](NodeIO& io) { io.Output(0) = !ListsEqual(io.Input(0), io.Input(1)); }));
   }
   for (const char* overload : {"int_list", "str_list", "float_list"}) {
-    RegisterNativeOverload("aten::__contains__", overload, [](NodeIO& io) {
+    registry.Add(Native("aten::__contains__", overload, [](NodeIO& io) {
       bool found = false;
       for (const c10::IValue& element : io.Input(0).toListRef()) {
         found = found || element == io.Input(1);
       }
       io.Output(0) = found;
-    });
+    }));
   }
-  RegisterNativeOverload("aten::any", "bool", AnyOrAll<true>);
-  RegisterNativeOverload("aten::any", "int", AnyOrAll<true>);
-  RegisterNativeOverload("aten::all", "bool", AnyOrAll<false>);
-  RegisterNativeOverload("aten::all", "int", AnyOrAll<false>);
-  RegisterNativeOverload("aten::sum", "int", [](NodeIO& io) {
+  registry.Add(Native("aten::any", "bool", AnyOrAll<true>));
+  registry.Add(Native("aten::any", "int", AnyOrAll<true>));
+  registry.Add(Native("aten::all", "bool", AnyOrAll<false>));
+  registry.Add(Native("aten::all", "int", AnyOrAll<false>));
+  registry.Add(Native("aten::sum", "int", [](NodeIO& io) {
     int64_t sum = 0;
     for (const c10::IValue& element : io.Input(0).toListRef()) sum += element.toInt();
     io.Output(0) = sum;
-  });
-  RegisterNativeOverload("prim::is_cuda", "",
-                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); });
-  RegisterNativeOverload("prim::is_quantized", "",
-                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_quantized(); });
-  RegisterNativeOverload("prim::is_nested", "",
-                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_nested(); });
-  RegisterNativeOverload("prim::requires_grad", "",
-                         [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().requires_grad(); });
-  RegisterNativeOverload("aten::is_floating_point", "", [](NodeIO& io) {
+  }));
+  registry.Add(Native("prim::is_cuda", "",
+                      [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_cuda(); }));
+  registry.Add(Native("prim::is_quantized", "",
+                      [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_quantized(); }));
+  registry.Add(Native("prim::is_nested", "",
+                      [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().is_nested(); }));
+  registry.Add(Native("prim::requires_grad", "",
+                      [](NodeIO& io) { io.Output(0) = io.Input(0).toTensor().requires_grad(); }));
+  registry.Add(Native("aten::is_floating_point", "", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toTensor().is_floating_point();
-  });
-  RegisterNativeOverload("aten::is_grad_enabled", "",
-                         [](NodeIO& io) { io.Output(0) = at::GradMode::is_enabled(); });
-  RegisterNativeOverload("aten::len", "str", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::is_grad_enabled", "",
+                      [](NodeIO& io) { io.Output(0) = at::GradMode::is_enabled(); }));
+  registry.Add(Native("aten::len", "str", [](NodeIO& io) {
     io.Output(0) = static_cast<int64_t>(io.Input(0).toStringRef().size());
-  });
-  RegisterNativeOverload("aten::add", "str", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::add", "str", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toStringRef() + io.Input(1).toStringRef();
-  });
-  RegisterNativeOverload("aten::add", "t", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::add", "t", [](NodeIO& io) {
     c10::impl::GenericList list = io.Input(0).toList().copy();
     for (const c10::IValue& element : io.Input(1).toListRef()) list.push_back(element);
     io.Output(0) = std::move(list);
-  });
+  }));
   // Ops that return their input when it already has the layout or dtype
   // asked for (the out variants in out_copies.cc decline in graphs with
   // in-place writes, where a copy and the input could be told apart).
-  RegisterNativeOverload("aten::contiguous", "", [](NodeIO& io) {
+  registry.Add(Native("aten::contiguous", "", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toTensor().contiguous(io.Input(1).toMemoryFormat());
-  });
-  RegisterNativeOverload("aten::type_as", "", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::type_as", "", [](NodeIO& io) {
     io.Output(0) = io.Input(0).toTensor().type_as(io.Input(1).toTensor());
-  });
+  }));
   // nn.TransformerEncoderLayer's fast path in inference.
-  RegisterNativeOverload("aten::_transformer_encoder_layer_fwd", "", [](NodeIO& io) {
+  registry.Add(Native("aten::_transformer_encoder_layer_fwd", "", [](NodeIO& io) {
     auto tensor = [&](size_t i) -> const at::Tensor& { return io.Input(i).toTensor(); };
     io.Output(0) = at::_transformer_encoder_layer_fwd(
         tensor(0), io.Input(1).toInt(), io.Input(2).toInt(), tensor(3), tensor(4), tensor(5),
         tensor(6), io.Input(7).toBool(), io.Input(8).toBool(), io.Input(9).toDouble(), tensor(10),
         tensor(11), tensor(12), tensor(13), tensor(14), tensor(15), tensor(16), tensor(17),
         io.Input(18).toOptional<at::Tensor>(), io.Input(19).toOptional<int64_t>());
-  });
-  RegisterNativeOverload("aten::is_autocast_enabled", "",
-                         [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); });
-  RegisterNativeOverload("aten::is_autocast_cpu_enabled", "",
-                         [](NodeIO& io) { io.Output(0) = at::autocast::is_cpu_enabled(); });
-  RegisterNativeOverload("aten::tensor", "float", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::is_autocast_enabled", "",
+                      [](NodeIO& io) { io.Output(0) = at::autocast::is_enabled(); }));
+  registry.Add(Native("aten::is_autocast_cpu_enabled", "",
+                      [](NodeIO& io) { io.Output(0) = at::autocast::is_cpu_enabled(); }));
+  registry.Add(Native("aten::tensor", "float", [](NodeIO& io) {
     ScalarTensor(io, io.Input(0).toDouble(), c10::typeMetaToScalarType(c10::get_default_dtype()));
-  });
-  RegisterNativeOverload("aten::tensor", "int",
-                         [](NodeIO& io) { ScalarTensor(io, io.Input(0).toInt(), at::kLong); });
-  RegisterNativeOverload("aten::tensor", "bool",
-                         [](NodeIO& io) { ScalarTensor(io, io.Input(0).toBool(), at::kBool); });
-  return true;
-}();
+  }));
+  registry.Add(Native("aten::tensor", "int",
+                      [](NodeIO& io) { ScalarTensor(io, io.Input(0).toInt(), at::kLong); }));
+  registry.Add(Native("aten::tensor", "bool",
+                      [](NodeIO& io) { ScalarTensor(io, io.Input(0).toBool(), at::kBool); }));
+}
 
-}  // namespace
 }  // namespace static_runtime

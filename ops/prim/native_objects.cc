@@ -128,16 +128,16 @@ KernelOffer Exit(const Node* node) {
   };
 }
 
-const bool kRegistered = [] {
-  RegisterNativeNodeKind("prim::GetAttr", GetAttr);
-  RegisterNativeNodeKind("prim::SetAttr", SetAttr);
-  RegisterNativeNodeKind("prim::CreateObject", CreateObject);
-  RegisterNativeNodeKind("prim::TypeCheck", TypeCheck);
-  RegisterNativeNodeKind("prim::isinstance", IsInstance);
-  RegisterNativeNodeKind("prim::Enter", Enter);
-  RegisterNativeNodeKind("prim::Exit", Exit);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterNativeObjectsKernels(KernelRegistry& registry) {
+  registry.Add(NativeNodeKind("prim::GetAttr", GetAttr));
+  registry.Add(NativeNodeKind("prim::SetAttr", SetAttr));
+  registry.Add(NativeNodeKind("prim::CreateObject", CreateObject));
+  registry.Add(NativeNodeKind("prim::TypeCheck", TypeCheck));
+  registry.Add(NativeNodeKind("prim::isinstance", IsInstance));
+  registry.Add(NativeNodeKind("prim::Enter", Enter));
+  registry.Add(NativeNodeKind("prim::Exit", Exit));
+}
+
 }  // namespace static_runtime

@@ -46,15 +46,13 @@ KernelOffer MakeKernel(const torch::jit::Node* node, bool relu) {
   };
 }
 
-const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload(
-      "quantized::linear_dynamic", "", NodeKind::kOutVariant,
-      [](const torch::jit::Node* node) { return MakeKernel(node, /*relu=*/false); });
-  KernelRegistry::Global().RegisterOverload(
-      "quantized::linear_relu_dynamic", "", NodeKind::kOutVariant,
-      [](const torch::jit::Node* node) { return MakeKernel(node, /*relu=*/true); });
-  return true;
-}();
-
 }  // namespace
+
+void RegisterDynamicLinearKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("quantized::linear_dynamic", ""), NodeKind::kOutVariant,
+                [](const torch::jit::Node* node) { return MakeKernel(node, /*relu=*/false); }});
+  registry.Add({KernelOp::Overload("quantized::linear_relu_dynamic", ""), NodeKind::kOutVariant,
+                [](const torch::jit::Node* node) { return MakeKernel(node, /*relu=*/true); }});
+}
+
 }  // namespace static_runtime

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -50,7 +51,7 @@ Bound Bind(const char* op, const c10::IValue& params, bool reduce_range) {
   node->output()->setType(c10::TensorType::get());
   bound.graph->registerOutput(node->output());
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(node, /*allow_out_variants=*/true);
   if (selected && selected->kind == NodeKind::kOutVariant) bound.kernel = selected->kernel;
   return bound;
 }

@@ -131,16 +131,16 @@ std::optional<quantized::RowwiseTable> TableOf(const at::Tensor& packed, int bit
 }
 
 // quantized::embedding_bag_{byte,4bit}_rowwise_offsets: the table is input 0.
-void RegisterRowwiseOffsets(const char* name, int bits) {
+void RegisterRowwiseOffsets(KernelRegistry& registry, const char* name, int bits) {
   const c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
-  RegisterOut(name, "", [op, bits](NodeIO& io) {
+  registry.Add(OutVariant(name, "", [op, bits](NodeIO& io) {
     const std::optional<quantized::RowwiseTable> table = TableOf(TensorArg(io, 0), bits);
     if (table.has_value() && PoolInto(io, *table, ReadBagArguments(io))) return;
     torch::jit::Stack stack;
     for (size_t i = 0; i < io.num_inputs(); ++i) stack.push_back(io.Input(i));
     op.callBoxed(&stack);
     io.Output(0) = std::move(stack[0]);
-  });
+  }));
 }
 
 // The packed table of a torch.ao.nn.quantized.EmbeddingBag's parameters, if
@@ -157,37 +157,38 @@ std::optional<at::Tensor> PackedTable(const c10::IValue& params, int bits) {
 
 // quantized::embedding_bag_{byte,4bit}: the parameters are input 0, a
 // constant of the frozen model whose table is read once; else read per call.
-void RegisterPackedParams(const char* name, int bits) {
-  KernelRegistry::Global().RegisterOverload(
-      name, "", NodeKind::kOutVariant, [bits](const torch::jit::Node* node) -> KernelOffer {
-        std::optional<at::Tensor> constant_table;
-        if (c10::optional<c10::IValue> params = torch::jit::toIValue(node->input(0))) {
-          constant_table = PackedTable(*params, bits);
-        }
-        return [bits, constant_table](NodeIO& io) {
-          const std::optional<at::Tensor> table =
-              constant_table.has_value() ? constant_table : PackedTable(io.Input(0), bits);
-          const BagArguments a = ReadBagArguments(io);
-          if (table.has_value() && PoolInto(io, *TableOf(*table, bits), a)) return;
-          auto params = io.Input(0).toCustomClass<EmbeddingPackedParamsBase>();
-          io.Output(0) =
-              bits == 8 ? params->embeddingbag_byte(a.indices, a.offsets, a.pruned_weights,
-                                                    a.per_sample_weights, OptionalTensorArg(io, 7),
-                                                    a.include_last_offset, false)
-                        : params->embeddingbag_4bit(a.indices, a.offsets, a.pruned_weights,
-                                                    a.per_sample_weights, OptionalTensorArg(io, 7),
-                                                    a.include_last_offset, false);
-        };
-      });
+void RegisterPackedParams(KernelRegistry& registry, const char* name, int bits) {
+  registry.Add(
+      {KernelOp::Overload(name, ""), NodeKind::kOutVariant,
+       [bits](const torch::jit::Node* node) -> KernelOffer {
+         std::optional<at::Tensor> constant_table;
+         if (c10::optional<c10::IValue> params = torch::jit::toIValue(node->input(0))) {
+           constant_table = PackedTable(*params, bits);
+         }
+         return [bits, constant_table](NodeIO& io) {
+           const std::optional<at::Tensor> table =
+               constant_table.has_value() ? constant_table : PackedTable(io.Input(0), bits);
+           const BagArguments a = ReadBagArguments(io);
+           if (table.has_value() && PoolInto(io, *TableOf(*table, bits), a)) return;
+           auto params = io.Input(0).toCustomClass<EmbeddingPackedParamsBase>();
+           io.Output(0) =
+               bits == 8 ? params->embeddingbag_byte(a.indices, a.offsets, a.pruned_weights,
+                                                     a.per_sample_weights, OptionalTensorArg(io, 7),
+                                                     a.include_last_offset, false)
+                         : params->embeddingbag_4bit(a.indices, a.offsets, a.pruned_weights,
+                                                     a.per_sample_weights, OptionalTensorArg(io, 7),
+                                                     a.include_last_offset, false);
+         };
+       }});
 }
 
-const bool kRegistered = [] {
-  RegisterRowwiseOffsets("quantized::embedding_bag_byte_rowwise_offsets", 8);
-  RegisterRowwiseOffsets("quantized::embedding_bag_4bit_rowwise_offsets", 4);
-  RegisterPackedParams("quantized::embedding_bag_byte", 8);
-  RegisterPackedParams("quantized::embedding_bag_4bit", 4);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterEmbeddingBagKernels(KernelRegistry& registry) {
+  RegisterRowwiseOffsets(registry, "quantized::embedding_bag_byte_rowwise_offsets", 8);
+  RegisterRowwiseOffsets(registry, "quantized::embedding_bag_4bit_rowwise_offsets", 4);
+  RegisterPackedParams(registry, "quantized::embedding_bag_byte", 8);
+  RegisterPackedParams(registry, "quantized::embedding_bag_4bit", 4);
+}
+
 }  // namespace static_runtime

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
@@ -36,7 +37,7 @@ std::string RunKernel(const std::string& name, const std::vector<c10::IValue>& i
                       testing::Slots& slots) {
   testing::SingleNode single = testing::MakeNode(name, "", inputs, 1);
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(single.node, /*allow_out_variants=*/true);
   if (!selected || selected->kind != NodeKind::kOutVariant) return "no out variant for " + name;
   return slots.Run(selected->kernel, inputs);
 }

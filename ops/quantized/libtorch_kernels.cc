@@ -71,32 +71,29 @@ void QuantizedAdd(NodeIO& io) {
                          io.Input(3).toInt());
 }
 
-const bool kRegistered = [] {
-  KernelRegistry& registry = KernelRegistry::Global();
-  registry.RegisterOverload("quantized::conv2d", "new", NodeKind::kNative,
-                            PackedKernel<Conv2dParams, ApplyPacked<Conv2dParams, false>>);
-  registry.RegisterOverload("quantized::conv2d_relu", "new", NodeKind::kNative,
-                            PackedKernel<Conv2dParams, ApplyPacked<Conv2dParams, true>>);
-  registry.RegisterOverload(
-      "quantized::linear", "", NodeKind::kNative,
-      PackedKernel<LinearPackedParamsBase, ApplyPacked<LinearPackedParamsBase, false>>);
-  registry.RegisterOverload(
-      "quantized::linear_relu", "", NodeKind::kNative,
-      PackedKernel<LinearPackedParamsBase, ApplyPacked<LinearPackedParamsBase, true>>);
-  registry.RegisterOverload("quantized::linear_dynamic", "", NodeKind::kNative,
-                            PackedKernel<LinearPackedParamsBase, ApplyDynamic<false>>);
-  registry.RegisterOverload("quantized::linear_relu_dynamic", "", NodeKind::kNative,
-                            PackedKernel<LinearPackedParamsBase, ApplyDynamic<true>>);
-  RegisterNativeOverload("quantized::add", "", QuantizedAdd<false>);
-  RegisterNativeOverload("quantized::add_relu", "", QuantizedAdd<true>);
-  RegisterNativeOverload("aten::quantize_per_tensor", "", [](NodeIO& io) {
+}  // namespace
+
+void RegisterLibtorchKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("quantized::conv2d", "new"), NodeKind::kNative,
+                PackedKernel<Conv2dParams, ApplyPacked<Conv2dParams, false>>});
+  registry.Add({KernelOp::Overload("quantized::conv2d_relu", "new"), NodeKind::kNative,
+                PackedKernel<Conv2dParams, ApplyPacked<Conv2dParams, true>>});
+  registry.Add({KernelOp::Overload("quantized::linear", ""), NodeKind::kNative,
+                PackedKernel<LinearPackedParamsBase, ApplyPacked<LinearPackedParamsBase, false>>});
+  registry.Add({KernelOp::Overload("quantized::linear_relu", ""), NodeKind::kNative,
+                PackedKernel<LinearPackedParamsBase, ApplyPacked<LinearPackedParamsBase, true>>});
+  registry.Add({KernelOp::Overload("quantized::linear_dynamic", ""), NodeKind::kNative,
+                PackedKernel<LinearPackedParamsBase, ApplyDynamic<false>>});
+  registry.Add({KernelOp::Overload("quantized::linear_relu_dynamic", ""), NodeKind::kNative,
+                PackedKernel<LinearPackedParamsBase, ApplyDynamic<true>>});
+  registry.Add(Native("quantized::add", "", QuantizedAdd<false>));
+  registry.Add(Native("quantized::add_relu", "", QuantizedAdd<true>));
+  registry.Add(Native("aten::quantize_per_tensor", "", [](NodeIO& io) {
     io.Output(0) = at::quantize_per_tensor(io.Input(0).toTensor(), io.Input(1).toDouble(),
                                            io.Input(2).toInt(), io.Input(3).toScalarType());
-  });
-  RegisterNativeOverload("aten::dequantize", "self",
-                         [](NodeIO& io) { io.Output(0) = at::dequantize(io.Input(0).toTensor()); });
-  return true;
-}();
+  }));
+  registry.Add(Native("aten::dequantize", "self",
+                      [](NodeIO& io) { io.Output(0) = at::dequantize(io.Input(0).toTensor()); }));
+}
 
-}  // namespace
 }  // namespace static_runtime

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
@@ -38,7 +39,7 @@ std::string RunNative(const std::string& name, const std::string& overload,
                       const std::vector<c10::IValue>& inputs, testing::Slots& slots) {
   testing::SingleNode single = testing::MakeNode(name, overload, inputs, 1);
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/false);
+      GlobalKernels().Find(single.node, /*allow_out_variants=*/false);
   if (!selected || selected->kind != NodeKind::kNative) return "no native kernel for " + name;
   return slots.Run(selected->kernel, inputs);
 }

@@ -47,15 +47,15 @@ void MeanOut(at::Tensor& out, const at::Tensor& self, at::OptionalIntArrayRef di
   });
 }
 
-void RegisterSums() {
-  RegisterOut("aten::sum", "", [](NodeIO& io) {
+void RegisterSums(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::sum", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto dtype = DtypeArg(io.Input(1));
     WriteOutput(
         io, 0, SumResult(self.scalar_type(), io.Input(1)), [&] { return at::sum(self, dtype); },
         [&](at::Tensor& out) { at::cpu::sum_out(out, self, at::IntArrayRef{}, false, dtype); });
-  });
-  RegisterOut("aten::sum", "dim_IntList", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::sum", "dim_IntList", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     std::vector<int64_t> dims;
     const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
@@ -65,8 +65,8 @@ void RegisterSums() {
         io, 0, SumResult(self.scalar_type(), io.Input(3)),
         [&] { return at::sum(self, dim, keepdim, dtype); },
         [&](at::Tensor& out) { at::cpu::sum_out(out, self, dim, keepdim, dtype); });
-  });
-  RegisterOut("aten::mean", "dim", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::mean", "dim", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     std::vector<int64_t> dims;
     const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
@@ -76,15 +76,15 @@ void RegisterSums() {
         io, 0, dtype.value_or(self.scalar_type()),
         [&] { return at::mean(self, dim, keepdim, dtype); },
         [&](at::Tensor& out) { MeanOut(out, self, dim, keepdim, dtype); });
-  });
-  RegisterOut("aten::mean", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::mean", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto dtype = DtypeArg(io.Input(1));
     WriteOutput(
         io, 0, dtype.value_or(self.scalar_type()), [&] { return at::mean(self, dtype); },
         [&](at::Tensor& out) { MeanOut(out, self, at::IntArrayRef{}, false, dtype); });
-  });
-  RegisterOut("aten::prod", "dim_int", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::prod", "dim_int", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();
     const bool keepdim = io.Input(2).toBool();
@@ -93,19 +93,19 @@ void RegisterSums() {
         io, 0, SumResult(self.scalar_type(), io.Input(3)),
         [&] { return at::prod(self, dim, keepdim, dtype); },
         [&](at::Tensor& out) { at::cpu::prod_out(out, self, dim, keepdim, dtype); });
-  });
+  }));
   using ScanFn = at::Tensor (*)(const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
   using ScanOutFn =
       at::Tensor& (*)(at::Tensor&, const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
-  auto scan = [](const char* name, ScanFn fn, ScanOutFn out_fn) {
-    RegisterOut(name, "", [fn, out_fn](NodeIO& io) {
+  auto scan = [&registry](const char* name, ScanFn fn, ScanOutFn out_fn) {
+    registry.Add(OutVariant(name, "", [fn, out_fn](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t dim = io.Input(1).toInt();
       const auto dtype = DtypeArg(io.Input(2));
       WriteOutput(
           io, 0, SumResult(self.scalar_type(), io.Input(2)), [&] { return fn(self, dim, dtype); },
           [&](at::Tensor& out) { out_fn(out, self, dim, dtype); });
-    });
+    }));
   };
   scan(
       "aten::cumsum",
@@ -123,11 +123,11 @@ void RegisterSums() {
           -> at::Tensor& { return at::cpu::cumprod_out(o, s, d, t); });
 }
 
-void RegisterExtremes() {
+void RegisterExtremes(KernelRegistry& registry) {
   using DimsFn = at::Tensor (*)(const at::Tensor&, at::IntArrayRef, bool);
   using DimsOutFn = at::Tensor& (*)(at::Tensor&, const at::Tensor&, at::IntArrayRef, bool);
-  auto over_dims = [](const char* name, bool float_result, DimsFn fn, DimsOutFn out_fn) {
-    RegisterOut(name, "", [float_result, fn, out_fn](NodeIO& io) {
+  auto over_dims = [&registry](const char* name, bool float_result, DimsFn fn, DimsOutFn out_fn) {
+    registry.Add(OutVariant(name, "", [float_result, fn, out_fn](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const std::vector<int64_t> dims = io.Input(1).toIntVector();
       const bool keepdim = io.Input(2).toBool();
@@ -136,7 +136,7 @@ void RegisterExtremes() {
       WriteOutput(
           io, 0, dtype, [&] { return fn(self, dims, keepdim); },
           [&](at::Tensor& out) { out_fn(out, self, dims, keepdim); });
-    });
+    }));
   };
   over_dims(
       "aten::amax", false,
@@ -159,7 +159,7 @@ void RegisterExtremes() {
 
   // max / min of all elements: amax / amin over every dim compute the same.
   for (const bool is_max : {true, false}) {
-    RegisterOut(is_max ? "aten::max" : "aten::min", "", [is_max](NodeIO& io) {
+    registry.Add(OutVariant(is_max ? "aten::max" : "aten::min", "", [is_max](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       WriteOutput(
           io, 0, self.scalar_type(), [&] { return is_max ? at::max(self) : at::min(self); },
@@ -167,11 +167,11 @@ void RegisterExtremes() {
             is_max ? at::cpu::amax_out(out, self, at::IntArrayRef{}, false)
                    : at::cpu::amin_out(out, self, at::IntArrayRef{}, false);
           });
-    });
+    }));
   }
   // max.dim / min.dim: values and indices.
   for (const bool is_max : {true, false}) {
-    RegisterOut(is_max ? "aten::max" : "aten::min", "dim", [is_max](NodeIO& io) {
+    registry.Add(OutVariant(is_max ? "aten::max" : "aten::min", "dim", [is_max](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t dim = io.Input(1).toInt();
       const bool keepdim = io.Input(2).toBool();
@@ -181,10 +181,10 @@ void RegisterExtremes() {
       at::AutoDispatchBelowADInplaceOrView below_autograd;
       is_max ? at::cpu::max_out(values, indices, self, dim, keepdim)
              : at::cpu::min_out(values, indices, self, dim, keepdim);
-    });
+    }));
   }
   for (const bool is_max : {true, false}) {
-    RegisterOut(is_max ? "aten::argmax" : "aten::argmin", "", [is_max](NodeIO& io) {
+    registry.Add(OutVariant(is_max ? "aten::argmax" : "aten::argmin", "", [is_max](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const auto dim = io.Input(1).toOptional<int64_t>();
       const bool keepdim = io.Input(2).toBool();
@@ -195,12 +195,12 @@ void RegisterExtremes() {
             is_max ? at::cpu::argmax_out(out, self, dim, keepdim)
                    : at::cpu::argmin_out(out, self, dim, keepdim);
           });
-    });
+    }));
   }
 }
 
-void RegisterStatistics() {
-  RegisterOut("aten::norm", "ScalarOpt_dim", [](NodeIO& io) {
+void RegisterStatistics(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::norm", "ScalarOpt_dim", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto p = io.Input(1).toOptional<at::Scalar>();
     const std::vector<int64_t> dims = io.Input(2).toIntVector();
@@ -208,9 +208,9 @@ void RegisterStatistics() {
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::norm(self, p, dims, keepdim); },
         [&](at::Tensor& out) { at::cpu::norm_out(out, self, p, dims, keepdim); });
-  });
+  }));
   for (const bool is_var : {true, false}) {
-    RegisterOut(is_var ? "aten::var" : "aten::std", "dim", [is_var](NodeIO& io) {
+    registry.Add(OutVariant(is_var ? "aten::var" : "aten::std", "dim", [is_var](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       std::vector<int64_t> dims;
       const at::OptionalIntArrayRef dim = DimsArg(io.Input(1), dims);
@@ -226,12 +226,12 @@ void RegisterStatistics() {
             is_var ? at::cpu::var_out(out, self, dim, unbiased, keepdim)
                    : at::cpu::std_out(out, self, dim, unbiased, keepdim);
           });
-    });
+    }));
   }
   // any/all keep uint8 as uint8 and give bool otherwise.
   for (const bool is_any : {true, false}) {
     const char* name = is_any ? "aten::any" : "aten::all";
-    RegisterOut(name, "dim", [is_any](NodeIO& io) {
+    registry.Add(OutVariant(name, "dim", [is_any](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const int64_t dim = io.Input(1).toInt();
       const bool keepdim = io.Input(2).toBool();
@@ -243,8 +243,8 @@ void RegisterStatistics() {
             is_any ? at::cpu::any_out(out, self, dim, keepdim)
                    : at::cpu::all_out(out, self, dim, keepdim);
           });
-    });
-    RegisterOut(name, "", [is_any](NodeIO& io) {
+    }));
+    registry.Add(OutVariant(name, "", [is_any](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       const at::ScalarType dtype = self.scalar_type() == at::kByte ? at::kByte : at::kBool;
       WriteOutput(
@@ -252,16 +252,16 @@ void RegisterStatistics() {
           [&](at::Tensor& out) {
             is_any ? at::cpu::any_out(out, self) : at::cpu::all_out(out, self);
           });
-    });
+    }));
   }
 }
 
-const bool kRegistered = [] {
-  RegisterSums();
-  RegisterExtremes();
-  RegisterStatistics();
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutReductionKernels(KernelRegistry& registry) {
+  RegisterSums(registry);
+  RegisterExtremes(registry);
+  RegisterStatistics(registry);
+}
+
 }  // namespace static_runtime

@@ -132,27 +132,24 @@ KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell 
   };
 }
 
-const bool kRegistered = [] {
-  KernelRegistry& registry = KernelRegistry::Global();
+}  // namespace
+
+void RegisterLstmKernels(KernelRegistry& registry) {
   for (const bool packed : {false, true}) {
     const char* overload = packed ? "data" : "input";
-    registry.RegisterOverload(
-        "aten::lstm", overload, NodeKind::kNative,
-        [packed](const torch::jit::Node* node) { return MakeLstmKernel(node, packed); });
+    registry.Add({KernelOp::Overload("aten::lstm", overload), NodeKind::kNative,
+                  [packed](const torch::jit::Node* node) { return MakeLstmKernel(node, packed); }});
     for (const auto& [name, cell] : {std::pair{"aten::gru", FrozenRnn::Cell::kGru},
                                      std::pair{"aten::rnn_tanh", FrozenRnn::Cell::kRnnTanh},
                                      std::pair{"aten::rnn_relu", FrozenRnn::Cell::kRnnRelu}}) {
       const FrozenRnn::Cell kind = cell;
-      registry.RegisterOverload(name, overload, NodeKind::kNative,
-                                [kind, packed](const torch::jit::Node* node) {
-                                  return MakeSingleStateKernel(node, kind, packed);
-                                });
+      registry.Add({KernelOp::Overload(name, overload), NodeKind::kNative,
+                    [kind, packed](const torch::jit::Node* node) {
+                      return MakeSingleStateKernel(node, kind, packed);
+                    }});
     }
   }
-  return true;
-}();
-
-}  // namespace
+}
 
 std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell cell, bool packed) {
   const RnnSteps& steps = RnnStepsForThisCpu();

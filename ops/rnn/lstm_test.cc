@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -134,7 +135,7 @@ RC_GTEST_PROP(FrozenLstm, EqualsAtenBitForBit, ()) {
   // The registered kernel takes the same path and leaves the inputs alone.
   const at::Tensor input_before = c.input.clone(), h0_before = c.h0.clone();
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(g.node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(g.node, /*allow_out_variants=*/true);
   RC_ASSERT(selected.has_value());
   testing::Slots slots(3);
   RC_ASSERT(slots.Run(selected->kernel, KernelInputs(c)) == "");
@@ -189,7 +190,7 @@ void CheckSingleState(ops::FrozenRnn::Cell cell, int64_t gates, const char* op,
 
   const at::Tensor input_before = c.input.clone(), h0_before = c.h0.clone();
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(g.node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(g.node, /*allow_out_variants=*/true);
   RC_ASSERT(selected.has_value());
   testing::Slots slots(2);
   RC_ASSERT(slots.Run(selected->kernel,
@@ -246,7 +247,7 @@ void CheckPacked(ops::FrozenRnn::Cell cell, int64_t gates, const char* op) {
   graph->registerOutput(result);
   RC_ASSERT(node->schema().overload_name() == "data");
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(node, /*allow_out_variants=*/true);
   RC_ASSERT(selected.has_value());
   RC_ASSERT(ops::FrozenRnn::FromNode(node, cell, /*packed=*/true).has_value());
   std::vector<c10::IValue> inputs = {data, batch_sizes};
@@ -345,7 +346,7 @@ TEST(FrozenLstm, KernelGivesAtensErrorsForBadInputs) {
   LstmCase c = SmallCase();
   const LstmGraph g = MakeGraph(c, /*frozen=*/true);
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(g.node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(g.node, /*allow_out_variants=*/true);
   ASSERT_TRUE(selected.has_value());
   c.input = at::randn({3, 2, 6});  // 6 features, the weights take 5
   std::string aten_error;

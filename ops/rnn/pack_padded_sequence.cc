@@ -70,10 +70,10 @@ void PackPaddedSequence(NodeIO& io) {
   io.Output(1) = std::move(batch_sizes);
 }
 
-const bool kRegistered = [] {
-  RegisterNativeOverload("aten::_pack_padded_sequence", "", PackPaddedSequence);
-  return true;
-}();
-
 }  // namespace
+
+void RegisterPackPaddedSequenceKernels(KernelRegistry& registry) {
+  registry.Add(Native("aten::_pack_padded_sequence", "", PackPaddedSequence));
+}
+
 }  // namespace static_runtime

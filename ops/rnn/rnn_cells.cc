@@ -156,18 +156,20 @@ void GruCell(NodeIO& io, const std::optional<ConstantWeights>& constant) {
   io.Output(0) = std::move(hy);
 }
 
-const bool kRegistered = [] {
-  KernelRegistry::Global().RegisterOverload(
-      "aten::lstm_cell", "", NodeKind::kNative, [](const torch::jit::Node* node) {
-        return [constant = ConstantWeightsOf(node)](NodeIO& io) { LstmCell(io, constant); };
-      });
-  KernelRegistry::Global().RegisterOverload(
-      "aten::gru_cell", "", NodeKind::kNative, [](const torch::jit::Node* node) {
-        return [constant = ConstantWeightsOf(node)](NodeIO& io) { GruCell(io, constant); };
-      });
-  return true;
-}();
-
 }  // namespace
+
+void RegisterRnnCellsKernels(KernelRegistry& registry) {
+  registry.Add({KernelOp::Overload("aten::lstm_cell", ""), NodeKind::kNative,
+                [](const torch::jit::Node* node) {
+                  return
+                      [constant = ConstantWeightsOf(node)](NodeIO& io) { LstmCell(io, constant); };
+                }});
+  registry.Add({KernelOp::Overload("aten::gru_cell", ""), NodeKind::kNative,
+                [](const torch::jit::Node* node) {
+                  return
+                      [constant = ConstantWeightsOf(node)](NodeIO& io) { GruCell(io, constant); };
+                }});
+}
+
 }  // namespace ops
 }  // namespace static_runtime

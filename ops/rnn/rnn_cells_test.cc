@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
+#include "ops/kernels.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -76,7 +77,7 @@ std::string RunKernel(const std::string& op, const std::vector<c10::IValue>& inp
     }
   }
   const std::optional<KernelRegistry::Selected> selected =
-      KernelRegistry::Global().Find(single.node, /*allow_out_variants=*/true);
+      GlobalKernels().Find(single.node, /*allow_out_variants=*/true);
   if (!selected || selected->kind != NodeKind::kNative) return "no native kernel for " + op;
   return slots.Run(selected->kernel, inputs);
 }

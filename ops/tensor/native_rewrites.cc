@@ -90,40 +90,40 @@ KernelOffer CopyVariant(const Node* node) {
   };
 }
 
-const bool kRegistered = [] {
+}  // namespace
+
+void RegisterNativeRewritesKernels(KernelRegistry& registry) {
   // Names, not the ops:: symbols: those are globals of another translation
   // unit and may not be initialized yet during static initialization.
-  RegisterNativeNodeKind("static_runtime::variadic_cat", ForAnyNode(VariadicCat));
-  RegisterNativeNodeKind("static_runtime::variadic_stack", ForAnyNode(VariadicStack));
+  registry.Add(NativeNodeKind("static_runtime::variadic_cat", ForAnyNode(VariadicCat)));
+  registry.Add(NativeNodeKind("static_runtime::variadic_stack", ForAnyNode(VariadicStack)));
   // Each part of a split into its own output, a contiguous copy.
   for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
-    RegisterNativeNodeKind(split.op, ForAnyNode([split](NodeIO& io) {
-                             const std::vector<at::Tensor> parts = ApplySplit(split, io);
-                             for (size_t i = 0; i < parts.size(); ++i) {
-                               io.Output(i) = parts[i].clone(at::MemoryFormat::Contiguous);
-                             }
-                           }));
+    registry.Add(NativeNodeKind(split.op, ForAnyNode([split](NodeIO& io) {
+                                  const std::vector<at::Tensor> parts = ApplySplit(split, io);
+                                  for (size_t i = 0; i < parts.size(); ++i) {
+                                    io.Output(i) = parts[i].clone(at::MemoryFormat::Contiguous);
+                                  }
+                                })));
   }
-  RegisterNativeNodeKind("static_runtime::unpack_dict", ForAnyNode(UnpackDict));
-  RegisterNativeNodeKind(
-      "static_runtime::var_tuple_unpack", ForAnyNode([](NodeIO& io) {
-        size_t output = 0;
-        for (size_t i = 0; i < io.num_inputs(); ++i) {
-          for (const c10::IValue& element : io.Input(i).toTupleRef().elements()) {
-            io.Output(output++) = element;
-          }
-        }
-      }));
-  RegisterNativeNodeKind("static_runtime::owned_ref",
-                         ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); }));
-  RegisterNativeNodeKind("static_runtime::maybe_copy_to", MaybeCopyTo);
+  registry.Add(NativeNodeKind("static_runtime::unpack_dict", ForAnyNode(UnpackDict)));
+  registry.Add(NativeNodeKind("static_runtime::var_tuple_unpack", ForAnyNode([](NodeIO& io) {
+                                size_t output = 0;
+                                for (size_t i = 0; i < io.num_inputs(); ++i) {
+                                  for (const c10::IValue& element :
+                                       io.Input(i).toTupleRef().elements()) {
+                                    io.Output(output++) = element;
+                                  }
+                                }
+                              })));
+  registry.Add(NativeNodeKind("static_runtime::owned_ref",
+                              ForAnyNode([](NodeIO& io) { io.Output(0) = io.Input(0); })));
+  registry.Add(NativeNodeKind("static_runtime::maybe_copy_to", MaybeCopyTo));
   absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
-    RegisterNativeNodeKind(variant.copy_op, CopyVariant);
+    registry.Add(NativeNodeKind(variant.copy_op, CopyVariant));
   }
-  return true;
-}();
+}
 
-}  // namespace
 }  // namespace static_runtime

@@ -36,22 +36,22 @@ using AtenView = at::Tensor (*)(const at::Tensor& self, const NodeIO& io);
 // `name`.`overload`: `fast`'s view when StridedViewOk allows it (the run only
 // reading the node's output is known when the model is loaded), else
 // `aten`'s.
-void RegisterView(absl::string_view name, absl::string_view overload, FastView fast,
-                  AtenView aten) {
-  KernelRegistry::Global().RegisterOverload(
-      name, overload, NodeKind::kNative, [fast, aten](const torch::jit::Node* node) -> KernelOffer {
-        const bool only_read = OnlyReadWithinRun(node->output());
-        return [fast, aten, only_read](NodeIO& io) {
-          const at::Tensor& self = Self(io);
-          if (StridedViewOk(self, only_read)) {
-            if (std::optional<at::Tensor> view = fast(self, io)) {
-              io.Output(0) = *std::move(view);
-              return;
-            }
-          }
-          io.Output(0) = aten(self, io);
-        };
-      });
+void RegisterView(KernelRegistry& registry, absl::string_view name, absl::string_view overload,
+                  FastView fast, AtenView aten) {
+  registry.Add({KernelOp::Overload(name, overload), NodeKind::kNative,
+                [fast, aten](const torch::jit::Node* node) -> KernelOffer {
+                  const bool only_read = OnlyReadWithinRun(node->output());
+                  return [fast, aten, only_read](NodeIO& io) {
+                    const at::Tensor& self = Self(io);
+                    if (StridedViewOk(self, only_read)) {
+                      if (std::optional<at::Tensor> view = fast(self, io)) {
+                        io.Output(0) = *std::move(view);
+                        return;
+                      }
+                    }
+                    io.Output(0) = aten(self, io);
+                  };
+                }});
 }
 
 // A list of views as the List[Tensor] the graph expects.
@@ -118,9 +118,11 @@ c10::optional<c10::List<at::Tensor>> FastSplitWithSizes(const at::Tensor& self,
   return ConsecutiveViews(self, *wrapped, lengths);
 }
 
-const bool kRegistered = [] {
+}  // namespace
+
+void RegisterNativeViewsKernels(KernelRegistry& registry) {
   RegisterView(
-      "aten::slice", "Tensor",
+      registry, "aten::slice", "Tensor",
       [](const at::Tensor& self, const NodeIO& io) {
         return SliceView(self, Int(io, 1), OptionalInt(io, 2), OptionalInt(io, 3), Int(io, 4));
       },
@@ -129,7 +131,7 @@ const bool kRegistered = [] {
                                      OptionalInt(io, 3), Int(io, 4));
       });
   RegisterView(
-      "aten::select", "int",
+      registry, "aten::select", "int",
       [](const at::Tensor& self, const NodeIO& io) {
         return SelectView(self, Int(io, 1), Int(io, 2));
       },
@@ -137,7 +139,7 @@ const bool kRegistered = [] {
         return SR_DIRECT_OR_DISPATCH(self, select, Int(io, 1), Int(io, 2));
       });
   RegisterView(
-      "aten::narrow", "",
+      registry, "aten::narrow", "",
       [](const at::Tensor& self, const NodeIO& io) {
         return NarrowView(self, Int(io, 1), Int(io, 2), Int(io, 3));
       },
@@ -145,25 +147,25 @@ const bool kRegistered = [] {
         return SR_DIRECT_OR_DISPATCH(self, narrow, Int(io, 1), Int(io, 2), Int(io, 3));
       });
   RegisterView(
-      "aten::squeeze", "",
+      registry, "aten::squeeze", "",
       [](const at::Tensor& self, const NodeIO& io) { return SqueezeView(self); },
       [](const at::Tensor& self, const NodeIO& io) {
         return SR_DIRECT_OR_DISPATCH(self, squeeze);
       });
   RegisterView(
-      "aten::squeeze", "dim",
+      registry, "aten::squeeze", "dim",
       [](const at::Tensor& self, const NodeIO& io) { return SqueezeDimView(self, Int(io, 1)); },
       [](const at::Tensor& self, const NodeIO& io) {
         return SR_DIRECT_OR_DISPATCH(self, squeeze, Int(io, 1));
       });
   RegisterView(
-      "aten::unsqueeze", "",
+      registry, "aten::unsqueeze", "",
       [](const at::Tensor& self, const NodeIO& io) { return UnsqueezeView(self, Int(io, 1)); },
       [](const at::Tensor& self, const NodeIO& io) {
         return SR_DIRECT_OR_DISPATCH(self, unsqueeze, Int(io, 1));
       });
   RegisterView(
-      "aten::transpose", "int",
+      registry, "aten::transpose", "int",
       [](const at::Tensor& self, const NodeIO& io) {
         return TransposeView(self, Int(io, 1), Int(io, 2));
       },
@@ -171,14 +173,14 @@ const bool kRegistered = [] {
         return SR_DIRECT_OR_DISPATCH(self, transpose, Int(io, 1), Int(io, 2));
       });
   RegisterView(
-      "aten::t", "", [](const at::Tensor& self, const NodeIO& io) { return TView(self); },
+      registry, "aten::t", "", [](const at::Tensor& self, const NodeIO& io) { return TView(self); },
       [](const at::Tensor& self, const NodeIO& io) { return SR_DIRECT_OR_DISPATCH(self, t); });
-  RegisterNativeOverload("aten::numpy_T", "", [](NodeIO& io) {
+  registry.Add(Native("aten::numpy_T", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, numpy_T);
-  });
+  }));
   RegisterView(
-      "aten::permute", "",
+      registry, "aten::permute", "",
       [](const at::Tensor& self, const NodeIO& io) {
         return PermuteView(self, io.Input(1).toDimVector());
       },
@@ -186,12 +188,12 @@ const bool kRegistered = [] {
         const at::DimVector dims = io.Input(1).toDimVector();
         return SR_DIRECT_OR_DISPATCH(self, permute, dims);
       });
-  RegisterNativeOverload("aten::movedim", "int", [](NodeIO& io) {
+  registry.Add(Native("aten::movedim", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, movedim, Int(io, 1), Int(io, 2));
-  });
+  }));
   RegisterView(
-      "aten::expand", "",
+      registry, "aten::expand", "",
       [](const at::Tensor& self, const NodeIO& io) {
         return ExpandView(self, io.Input(1).toDimVector());
       },
@@ -199,12 +201,12 @@ const bool kRegistered = [] {
         const at::DimVector size = io.Input(1).toDimVector();
         return SR_DIRECT_OR_DISPATCH(self, expand, size, io.Input(2).toBool());
       });
-  RegisterNativeOverload("aten::expand_as", "", [](NodeIO& io) {
+  registry.Add(Native("aten::expand_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, expand_as, io.Input(1).toTensor());
-  });
+  }));
   RegisterView(
-      "aten::view", "",
+      registry, "aten::view", "",
       [](const at::Tensor& self, const NodeIO& io) {
         return ReshapeView(self, io.Input(1).toDimVector());
       },
@@ -212,13 +214,13 @@ const bool kRegistered = [] {
         const at::DimVector size = io.Input(1).toDimVector();
         return SR_DIRECT_OR_DISPATCH(self, view, size);
       });
-  RegisterNativeOverload("aten::view_as", "", [](NodeIO& io) {
+  registry.Add(Native("aten::view_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, view_as, io.Input(1).toTensor());
-  });
+  }));
   // reshape and flatten are views when the strides allow, copies otherwise.
   RegisterView(
-      "aten::reshape", "",
+      registry, "aten::reshape", "",
       [](const at::Tensor& self, const NodeIO& io) {
         return ReshapeView(self, io.Input(1).toDimVector());
       },
@@ -228,37 +230,37 @@ const bool kRegistered = [] {
                    ? at::native::reshape_symint(self, c10::fromIntArrayRefUnchecked(shape))
                    : self.reshape(shape);
       });
-  RegisterNativeOverload("aten::reshape_as", "", [](NodeIO& io) {
+  registry.Add(Native("aten::reshape_as", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, reshape_as, io.Input(1).toTensor());
-  });
+  }));
   RegisterView(
-      "aten::flatten", "using_ints",
+      registry, "aten::flatten", "using_ints",
       [](const at::Tensor& self, const NodeIO& io) {
         return FlattenView(self, Int(io, 1), Int(io, 2));
       },
       [](const at::Tensor& self, const NodeIO& io) {
         return SR_DIRECT_OR_DISPATCH(self, flatten, Int(io, 1), Int(io, 2));
       });
-  RegisterNativeOverload("aten::unflatten", "int", [](NodeIO& io) {
+  registry.Add(Native("aten::unflatten", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(2).toDimVector();
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, unflatten, Int(io, 1), sizes);
-  });
-  RegisterNativeOverload("aten::diagonal", "", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::diagonal", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, diagonal, Int(io, 1), Int(io, 2), Int(io, 3));
-  });
-  RegisterNativeOverload("aten::detach", "", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::detach", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = SR_DIRECT_OR_DISPATCH(self, detach);
-  });
-  RegisterNativeOverload("aten::alias", "", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::alias", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = DirectCallOk(self) ? at::native::alias(self) : at::alias(self);
-  });
+  }));
   // chunk(n) is split(ceil(size / n)) for a non-empty dimension.
-  RegisterNativeOverload("aten::chunk", "", [](NodeIO& io) {
+  registry.Add(Native("aten::chunk", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const int64_t chunks = Int(io, 1), dim = Int(io, 2);
     const c10::optional<int64_t> wrapped = WrappedDim(self, dim);
@@ -270,16 +272,16 @@ const bool kRegistered = [] {
       }
     }
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, chunk, chunks, dim));
-  });
-  RegisterNativeOverload("aten::split", "Tensor", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::split", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     if (auto parts = FastSplit(self, Int(io, 1), Int(io, 2))) {
       io.Output(0) = *std::move(parts);
       return;
     }
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split, Int(io, 1), Int(io, 2)));
-  });
-  RegisterNativeOverload("aten::split", "sizes", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::split", "sizes", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(1).toDimVector();
     if (auto parts = FastSplitWithSizes(self, sizes, Int(io, 2))) {
@@ -287,8 +289,8 @@ const bool kRegistered = [] {
       return;
     }
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split, sizes, Int(io, 2)));
-  });
-  RegisterNativeOverload("aten::split_with_sizes", "", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::split_with_sizes", "", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     const at::DimVector sizes = io.Input(1).toDimVector();
     if (auto parts = FastSplitWithSizes(self, sizes, Int(io, 2))) {
@@ -296,13 +298,11 @@ const bool kRegistered = [] {
       return;
     }
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, split_with_sizes, sizes, Int(io, 2)));
-  });
-  RegisterNativeOverload("aten::unbind", "int", [](NodeIO& io) {
+  }));
+  registry.Add(Native("aten::unbind", "int", [](NodeIO& io) {
     const at::Tensor& self = Self(io);
     io.Output(0) = ToList(SR_DIRECT_OR_DISPATCH(self, unbind, Int(io, 1)));
-  });
-  return true;
-}();
+  }));
+}
 
-}  // namespace
 }  // namespace static_runtime

@@ -87,17 +87,16 @@ void ResizeLike(at::Tensor& out, const at::Tensor& self, c10::optional<at::Memor
 // An out variant of an op that may return its input: only where nothing in
 // the graph writes in place (so a copy and the input itself cannot be told
 // apart).
-void RegisterMaybeAliasing(const char* name, Kernel kernel) {
-  KernelRegistry::Global().RegisterOverload(
-      name, "", NodeKind::kOutVariant, [kernel](const Node* node) {
-        return GraphHasWriters(node) ? Decline() : KernelOffer(kernel);
-      });
+void RegisterMaybeAliasing(KernelRegistry& registry, const char* name, Kernel kernel) {
+  registry.Add({KernelOp::Overload(name, ""), NodeKind::kOutVariant, [kernel](const Node* node) {
+                  return GraphHasWriters(node) ? Decline() : KernelOffer(kernel);
+                }});
 }
 
 // contiguous(self, memory_format) returns `self` when it already has that
 // layout, else a copy laid out in it.
-void RegisterContiguous() {
-  RegisterMaybeAliasing("aten::contiguous", [](NodeIO& io) {
+void RegisterContiguous(KernelRegistry& registry) {
+  RegisterMaybeAliasing(registry, "aten::contiguous", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::MemoryFormat format = io.Input(1).toMemoryFormat();
     if (format == at::MemoryFormat::Preserve) {
@@ -119,8 +118,8 @@ void RegisterContiguous() {
 
 // type_as(self, other) returns `self` when the dtypes agree, else a copy in
 // other's dtype laid out as `self` (to() preserves the layout).
-void RegisterTypeAs() {
-  RegisterMaybeAliasing("aten::type_as", [](NodeIO& io) {
+void RegisterTypeAs(KernelRegistry& registry) {
+  RegisterMaybeAliasing(registry, "aten::type_as", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const at::ScalarType target = TensorArg(io, 1).scalar_type();
     if (target == self.scalar_type()) {
@@ -136,10 +135,10 @@ void RegisterTypeAs() {
   });
 }
 
-void RegisterCopies() {
+void RegisterCopies(KernelRegistry& registry) {
   // clone laid out as ATen lays it out (clone.out would copy through a
   // temporary).
-  RegisterOut("aten::clone", "", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::clone", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const auto format = io.Input(1).toOptional<at::MemoryFormat>();
     if (format && *format != at::MemoryFormat::Contiguous &&
@@ -153,9 +152,9 @@ void RegisterCopies() {
           ResizeLike(out, self, format);
           out.copy_(self);
         });
-  });
-  RegisterContiguous();
-  RegisterTypeAs();
+  }));
+  RegisterContiguous(registry);
+  RegisterTypeAs(registry);
 
   // empty_like / zeros_like / ones_like / full_like on the CPU, strided
   // (empty_like's result is left as the planned memory holds it).
@@ -168,32 +167,33 @@ void RegisterCopies() {
                {"aten::ones_like", false, 1.0},
                {"aten::full_like", true, 0.0}};
   for (const auto& like : kLike) {
-    RegisterOut(like.name, "", [has_value = like.has_fill_value, fill = like.fill](NodeIO& io) {
-      const at::Tensor& self = TensorArg(io, 0);
-      const size_t first_option = has_value ? 2 : 1;
-      const std::optional<at::Scalar> value =
-          has_value ? std::optional<at::Scalar>(io.Input(1).toScalar())
-                    : (fill ? std::optional<at::Scalar>(*fill) : std::nullopt);
-      const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
-      const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
-      const auto device = io.Input(first_option + 2).toOptional<at::Device>();
-      const auto pin = io.Input(first_option + 3).toOptional<bool>();
-      const auto format = io.Input(first_option + 4).toOptional<at::MemoryFormat>();
-      auto functional = [&] {
-        return value ? at::full_like(self, *value, dtype, layout, device, pin, format)
-                     : at::empty_like(self, dtype, layout, device, pin, format);
-      };
-      if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) ||
-          (format && *format != at::MemoryFormat::Contiguous &&
-           *format != at::MemoryFormat::Preserve)) {
-        io.Output(0) = functional();
-        return;
-      }
-      WriteOutput(io, 0, dtype.value_or(self.scalar_type()), functional, [&](at::Tensor& out) {
-        ResizeLike(out, self, format);
-        if (value) out.fill_(*value);
-      });
-    });
+    registry.Add(
+        OutVariant(like.name, "", [has_value = like.has_fill_value, fill = like.fill](NodeIO& io) {
+          const at::Tensor& self = TensorArg(io, 0);
+          const size_t first_option = has_value ? 2 : 1;
+          const std::optional<at::Scalar> value =
+              has_value ? std::optional<at::Scalar>(io.Input(1).toScalar())
+                        : (fill ? std::optional<at::Scalar>(*fill) : std::nullopt);
+          const auto dtype = io.Input(first_option).toOptional<at::ScalarType>();
+          const auto layout = io.Input(first_option + 1).toOptional<at::Layout>();
+          const auto device = io.Input(first_option + 2).toOptional<at::Device>();
+          const auto pin = io.Input(first_option + 3).toOptional<bool>();
+          const auto format = io.Input(first_option + 4).toOptional<at::MemoryFormat>();
+          auto functional = [&] {
+            return value ? at::full_like(self, *value, dtype, layout, device, pin, format)
+                         : at::empty_like(self, dtype, layout, device, pin, format);
+          };
+          if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) ||
+              (format && *format != at::MemoryFormat::Contiguous &&
+               *format != at::MemoryFormat::Preserve)) {
+            io.Output(0) = functional();
+            return;
+          }
+          WriteOutput(io, 0, dtype.value_or(self.scalar_type()), functional, [&](at::Tensor& out) {
+            ResizeLike(out, self, format);
+            if (value) out.fill_(*value);
+          });
+        }));
   }
 }
 
@@ -202,9 +202,9 @@ void RegisterCopies() {
 // contiguous result (their out forms copy through a temporary). A channels-
 // last image runs ATen's op, whose result keeps that layout; so do the
 // arguments ATen refuses.
-void RegisterPixelShuffles() {
+void RegisterPixelShuffles(KernelRegistry& registry) {
   for (const bool shuffle : {true, false}) {
-    RegisterOut(
+    registry.Add(OutVariant(
         shuffle ? "aten::pixel_shuffle" : "aten::pixel_unshuffle", "", [shuffle](NodeIO& io) {
           const at::Tensor& self = TensorArg(io, 0);
           const int64_t r = io.Input(1).toInt();
@@ -244,71 +244,71 @@ void RegisterPixelShuffles() {
             out.resize_(sizes);
             out.view(result_view).copy_(self.view(source_view).permute(order));
           });
-        });
+        }));
   }
 }
 
-void RegisterRewriteOperators() {
+void RegisterRewriteOperators(KernelRegistry& registry) {
   absl::flat_hash_set<std::string> copy_ops;
   for (const ops::CopyVariant& variant : ops::CopyVariants()) {
     if (!copy_ops.insert(variant.copy_op).second) continue;  // squeeze has two overloads
-    KernelRegistry::Global().RegisterNodeKind(
-        variant.copy_op, NodeKind::kOutVariant, [](const Node* node) -> KernelOffer {
-          const ops::CopyVariant::View view = CopyVariantView(node);
-          if (view == nullptr) return Decline();
-          return [view](NodeIO& io) { CopyToOutput(io, 0, ApplyView(view, io)); };
-        });
+    registry.Add({KernelOp::AnyNodeOf(variant.copy_op), NodeKind::kOutVariant,
+                  [](const Node* node) -> KernelOffer {
+                    const ops::CopyVariant::View view = CopyVariantView(node);
+                    if (view == nullptr) return Decline();
+                    return [view](NodeIO& io) { CopyToOutput(io, 0, ApplyView(view, io)); };
+                  }});
   }
   // maybe_copy_to: the input itself when no conversion happens (the pass
   // only rewrites `to` where nobody can tell), else a copy into the slot.
-  KernelRegistry::Global().RegisterNodeKind(
-      "static_runtime::maybe_copy_to", NodeKind::kOutVariant, [](const Node* node) -> KernelOffer {
-        const std::string overload = OverloadOf(node);
-        if (overload != "dtype" && overload != "other") return Decline();
-        const bool other = overload == "other";
-        return [other](NodeIO& io) {
-          const at::Tensor& self = TensorArg(io, 0);
-          const at::ScalarType target =
-              other ? TensorArg(io, 1).scalar_type() : io.Input(1).toScalarType();
-          const bool copy = io.Input(3).toBool();
-          const auto format = io.Input(4).toOptional<at::MemoryFormat>();
-          if ((other && !TensorArg(io, 1).is_cpu()) ||
-              (format && *format != at::MemoryFormat::Preserve)) {
-            io.Output(0) = other ? self.to(TensorArg(io, 1), false, copy, format)
-                                 : self.to(target, false, copy, format);
-            return;
-          }
-          if (target == self.scalar_type() && !copy) {
-            io.Output(0) = self;
-            return;
-          }
-          WriteOutput(
-              io, 0, target, [&] { return self.to(target, false, true); },
-              [&](at::Tensor& out) {
-                ResizeLike(out, self, at::MemoryFormat::Preserve);
-                out.copy_(self);
-              });
-        };
-      });
+  registry.Add({KernelOp::AnyNodeOf("static_runtime::maybe_copy_to"), NodeKind::kOutVariant,
+                [](const Node* node) -> KernelOffer {
+                  const std::string overload = OverloadOf(node);
+                  if (overload != "dtype" && overload != "other") return Decline();
+                  const bool other = overload == "other";
+                  return [other](NodeIO& io) {
+                    const at::Tensor& self = TensorArg(io, 0);
+                    const at::ScalarType target =
+                        other ? TensorArg(io, 1).scalar_type() : io.Input(1).toScalarType();
+                    const bool copy = io.Input(3).toBool();
+                    const auto format = io.Input(4).toOptional<at::MemoryFormat>();
+                    if ((other && !TensorArg(io, 1).is_cpu()) ||
+                        (format && *format != at::MemoryFormat::Preserve)) {
+                      io.Output(0) = other ? self.to(TensorArg(io, 1), false, copy, format)
+                                           : self.to(target, false, copy, format);
+                      return;
+                    }
+                    if (target == self.scalar_type() && !copy) {
+                      io.Output(0) = self;
+                      return;
+                    }
+                    WriteOutput(
+                        io, 0, target, [&] { return self.to(target, false, true); },
+                        [&](at::Tensor& out) {
+                          ResizeLike(out, self, at::MemoryFormat::Preserve);
+                          out.copy_(self);
+                        });
+                  };
+                }});
 
   // split / chunk / unbind with one output per part.
   for (const ops::UnpackedSplit& split : ops::UnpackedSplits()) {
-    KernelRegistry::Global().RegisterNodeKind(
-        split.op, NodeKind::kOutVariant, [split](const Node*) -> KernelOffer {
-          return [split](NodeIO& io) {
-            const std::vector<at::Tensor> parts = ApplySplit(split, io);
-            for (size_t i = 0; i < parts.size(); ++i) CopyToOutput(io, i, parts[i]);
-          };
-        });
+    registry.Add(
+        {KernelOp::AnyNodeOf(split.op), NodeKind::kOutVariant, [split](const Node*) -> KernelOffer {
+           return [split](NodeIO& io) {
+             const std::vector<at::Tensor> parts = ApplySplit(split, io);
+             for (size_t i = 0; i < parts.size(); ++i) CopyToOutput(io, i, parts[i]);
+           };
+         }});
   }
 }
 
-const bool kRegistered = [] {
-  RegisterCopies();
-  RegisterPixelShuffles();
-  RegisterRewriteOperators();
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutCopiesKernels(KernelRegistry& registry) {
+  RegisterCopies(registry);
+  RegisterPixelShuffles(registry);
+  RegisterRewriteOperators(registry);
+}
+
 }  // namespace static_runtime

@@ -46,43 +46,43 @@ void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim
       });
 }
 
-void RegisterConcatenation() {
+void RegisterConcatenation(KernelRegistry& registry) {
   for (const bool stack : {false, true}) {
-    RegisterOut(stack ? "aten::stack" : "aten::cat", "", [stack](NodeIO& io) {
+    registry.Add(OutVariant(stack ? "aten::stack" : "aten::cat", "", [stack](NodeIO& io) {
       Concatenate(io, io.Input(0).toTensorVector(), io.Input(1).toInt(), stack);
-    });
-    KernelRegistry::Global().RegisterNodeKind(
-        stack ? "static_runtime::variadic_stack" : "static_runtime::variadic_cat",
-        NodeKind::kOutVariant, [stack](const Node*) -> KernelOffer {
-          return [stack](NodeIO& io) {
-            std::vector<at::Tensor> tensors;
-            tensors.reserve(io.num_inputs() - 1);
-            for (size_t i = 0; i + 1 < io.num_inputs(); ++i) {
-              tensors.push_back(TensorArg(io, i));
-            }
-            Concatenate(io, tensors, io.Input(io.num_inputs() - 1).toInt(), stack);
-          };
-        });
+    }));
+    registry.Add({KernelOp::AnyNodeOf(stack ? "static_runtime::variadic_stack"
+                                            : "static_runtime::variadic_cat"),
+                  NodeKind::kOutVariant, [stack](const Node*) -> KernelOffer {
+                    return [stack](NodeIO& io) {
+                      std::vector<at::Tensor> tensors;
+                      tensors.reserve(io.num_inputs() - 1);
+                      for (size_t i = 0; i + 1 < io.num_inputs(); ++i) {
+                        tensors.push_back(TensorArg(io, i));
+                      }
+                      Concatenate(io, tensors, io.Input(io.num_inputs() - 1).toInt(), stack);
+                    };
+                  }});
   }
 }
 
-void RegisterIndexing() {
-  RegisterOut("aten::index_select", "", [](NodeIO& io) {
+void RegisterIndexing(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::index_select", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();
     const at::Tensor& index = TensorArg(io, 2);
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::index_select(self, dim, index); },
         [&](at::Tensor& out) { at::cpu::index_select_out(out, self, dim, index); });
-  });
-  RegisterOut("aten::index", "Tensor", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::index", "Tensor", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const c10::List<c10::optional<at::Tensor>> indices = OptionalTensorListArg(io, 1);
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::index(self, indices); },
         [&](at::Tensor& out) { at::cpu::index_out(out, self, indices); });
-  });
-  RegisterOut("aten::gather", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::gather", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const int64_t dim = io.Input(1).toInt();
     const at::Tensor& index = TensorArg(io, 2);
@@ -90,10 +90,10 @@ void RegisterIndexing() {
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return at::gather(self, dim, index, sparse_grad); },
         [&](at::Tensor& out) { at::cpu::gather_out(out, self, dim, index, sparse_grad); });
-  });
+  }));
   // repeat as ATen computes it, into the output: view the output as
   // (repeat, size) blocks per dim and copy the broadcast input into them.
-  RegisterOut("aten::repeat", "", [](NodeIO& io) {
+  registry.Add(OutVariant("aten::repeat", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> repeats = io.Input(1).toIntVector();
     if (repeats.size() < static_cast<size_t>(self.dim())) {
@@ -119,9 +119,9 @@ void RegisterIndexing() {
           }
           blocks.copy_(self.expand(padded).expand_as(blocks));
         });
-  });
+  }));
   for (const bool is_topk : {true, false}) {
-    RegisterOut(is_topk ? "aten::topk" : "aten::sort", "", [is_topk](NodeIO& io) {
+    registry.Add(OutVariant(is_topk ? "aten::topk" : "aten::sort", "", [is_topk](NodeIO& io) {
       const at::Tensor& self = TensorArg(io, 0);
       at::Tensor* values = ReusableOutput(io.Output(0), self.scalar_type());
       at::Tensor* indices = values ? ReusableOutput(io.Output(1), at::kLong) : nullptr;
@@ -140,7 +140,7 @@ void RegisterIndexing() {
                   : at::sort(self, io.Input(1).toInt(), io.Input(2).toBool());
       io.Output(0) = std::move(new_values);
       io.Output(1) = std::move(new_indices);
-    });
+    }));
   }
 }
 
@@ -173,8 +173,8 @@ bool ChannelsLastLike(const at::Tensor& tensor) {
 
 // roll(self, shifts, dims) of a tensor not laid out channels-last; with no dims, of the
 // flattened tensor, as ATen does. Anything else (and ATen's errors): at::roll.
-void RegisterRoll() {
-  RegisterOut("aten::roll", "", [](NodeIO& io) {
+void RegisterRoll(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::roll", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> shifts = io.Input(1).toIntVector();
     const std::vector<int64_t> dims = io.Input(2).toIntVector();
@@ -197,7 +197,7 @@ void RegisterRoll() {
       at::native::resize_(out, self.sizes(), c10::nullopt);
       CopyRolled(flat ? self.reshape({-1}) : self, flat ? out.view({-1}) : out, shift, 0);
     });
-  });
+  }));
 }
 
 // constant_pad_nd(self, pad, value) and pad(self, pad, "constant", value) of
@@ -253,14 +253,14 @@ void ConstantPad(NodeIO& io, const at::Tensor& self, const std::vector<int64_t>&
   });
 }
 
-void RegisterPadding() {
-  RegisterOut("aten::constant_pad_nd", "", [](NodeIO& io) {
+void RegisterPadding(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::constant_pad_nd", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> pad = io.Input(1).toIntVector();
     const at::Scalar value = io.Input(2).toScalar();
     ConstantPad(io, self, pad, value, [&] { return at::constant_pad_nd(self, pad, value); });
-  });
-  RegisterOut("aten::pad", "", [](NodeIO& io) {
+  }));
+  registry.Add(OutVariant("aten::pad", "", [](NodeIO& io) {
     const at::Tensor& self = TensorArg(io, 0);
     const std::vector<int64_t> pad = io.Input(1).toIntVector();
     const std::string mode = io.Input(2).toStringRef();
@@ -271,15 +271,16 @@ void RegisterPadding() {
       return;
     }
     ConstantPad(io, self, pad, value.value_or(0.0), functional);
-  });
+  }));
 }
 
 // zeros/ones/full(size, *, dtype, layout, device, pin_memory) on the CPU,
 // strided: `fill` is the value of zeros and ones; without it (full) the
 // value is the input after the size. With `like_self`, new_zeros/new_ones/new_full:
 // a tensor comes first, and gives the dtype, layout and device not named.
-void RegisterSizedFactory(const char* name, std::optional<double> fill, bool like_self) {
-  RegisterOut(name, "", [fill, like_self](NodeIO& io) {
+void RegisterSizedFactory(KernelRegistry& registry, const char* name, std::optional<double> fill,
+                          bool like_self) {
+  registry.Add(OutVariant(name, "", [fill, like_self](NodeIO& io) {
     const size_t first = like_self ? 1 : 0;
     const at::DimVector size = io.Input(first).toDimVector();
     const at::Scalar value = fill ? at::Scalar(*fill) : io.Input(first + 1).toScalar();
@@ -313,13 +314,13 @@ void RegisterSizedFactory(const char* name, std::optional<double> fill, bool lik
       at::native::resize_(out, size, c10::nullopt);
       out.fill_(value);
     });
-  });
+  }));
 }
 
 // empty(size, *, dtype, layout, device, pin_memory, memory_format) on the
 // CPU, strided and contiguous: its values are what the planned memory holds.
-void RegisterEmpty() {
-  RegisterOut("aten::empty", "memory_format", [](NodeIO& io) {
+void RegisterEmpty(KernelRegistry& registry) {
+  registry.Add(OutVariant("aten::empty", "memory_format", [](NodeIO& io) {
     const at::DimVector size = io.Input(0).toDimVector();
     const auto dtype = io.Input(1).toOptional<at::ScalarType>();
     const auto layout = io.Input(2).toOptional<at::Layout>();
@@ -334,13 +335,13 @@ void RegisterEmpty() {
     }
     WriteOutput(io, 0, dtype.value_or(DefaultFloat()), functional,
                 [&](at::Tensor& out) { at::native::resize_(out, size, c10::nullopt); });
-  });
+  }));
 }
 
 // eye(n) and eye(n, m) on the CPU, strided.
-void RegisterEye() {
+void RegisterEye(KernelRegistry& registry) {
   for (const bool with_m : {false, true}) {
-    RegisterOut("aten::eye", with_m ? "m" : "", [with_m](NodeIO& io) {
+    registry.Add(OutVariant("aten::eye", with_m ? "m" : "", [with_m](NodeIO& io) {
       const int64_t n = io.Input(0).toInt();
       const int64_t m = with_m ? io.Input(1).toInt() : n;
       const size_t first_option = with_m ? 2 : 1;
@@ -358,53 +359,59 @@ void RegisterEye() {
       }
       WriteOutput(io, 0, dtype.value_or(DefaultFloat()), functional,
                   [&](at::Tensor& out) { with_m ? at::eye_out(out, n, m) : at::eye_out(out, n); });
-    });
+    }));
   }
 }
 
 // arange(end), arange(start, end), arange(start, end, step) on the CPU.
-void RegisterFactories() {
+void RegisterFactories(KernelRegistry& registry) {
   for (const bool like_self : {false, true}) {
-    RegisterSizedFactory(like_self ? "aten::new_zeros" : "aten::zeros", 0.0, like_self);
-    RegisterSizedFactory(like_self ? "aten::new_ones" : "aten::ones", 1.0, like_self);
-    RegisterSizedFactory(like_self ? "aten::new_full" : "aten::full", std::nullopt, like_self);
+    RegisterSizedFactory(registry, like_self ? "aten::new_zeros" : "aten::zeros", 0.0, like_self);
+    RegisterSizedFactory(registry, like_self ? "aten::new_ones" : "aten::ones", 1.0, like_self);
+    RegisterSizedFactory(registry, like_self ? "aten::new_full" : "aten::full", std::nullopt,
+                         like_self);
   }
-  RegisterEmpty();
-  RegisterEye();
+  RegisterEmpty(registry);
+  RegisterEye(registry);
 
   const struct {
     const char* overload;
     size_t scalars;  // end | start, end | start, end, step
   } kArange[] = {{"", 1}, {"start", 2}, {"start_step", 3}};
   for (const auto& arange : kArange) {
-    RegisterOut("aten::arange", arange.overload, [scalars = arange.scalars](NodeIO& io) {
-      const at::Scalar start = scalars == 1 ? at::Scalar(0) : io.Input(0).toScalar();
-      const at::Scalar end = io.Input(scalars == 1 ? 0 : 1).toScalar();
-      const at::Scalar step = scalars == 3 ? io.Input(2).toScalar() : at::Scalar(1);
-      const auto dtype = io.Input(scalars).toOptional<at::ScalarType>();
-      const auto layout = io.Input(scalars + 1).toOptional<at::Layout>();
-      const auto device = io.Input(scalars + 2).toOptional<at::Device>();
-      const auto pin = io.Input(scalars + 3).toOptional<bool>();
-      auto functional = [&] { return at::arange(start, end, step, dtype, layout, device, pin); };
-      if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) || (pin && *pin)) {
-        io.Output(0) = functional();
-        return;
-      }
-      const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
-      WriteOutput(io, 0, dtype.value_or(integral ? at::kLong : DefaultFloat()), functional,
-                  [&](at::Tensor& out) { at::arange_out(out, start, end, step); });
-    });
+    registry.Add(
+        OutVariant("aten::arange", arange.overload, [scalars = arange.scalars](NodeIO& io) {
+          const at::Scalar start = scalars == 1 ? at::Scalar(0) : io.Input(0).toScalar();
+          const at::Scalar end = io.Input(scalars == 1 ? 0 : 1).toScalar();
+          const at::Scalar step = scalars == 3 ? io.Input(2).toScalar() : at::Scalar(1);
+          const auto dtype = io.Input(scalars).toOptional<at::ScalarType>();
+          const auto layout = io.Input(scalars + 1).toOptional<at::Layout>();
+          const auto device = io.Input(scalars + 2).toOptional<at::Device>();
+          const auto pin = io.Input(scalars + 3).toOptional<bool>();
+          auto functional = [&] {
+            return at::arange(start, end, step, dtype, layout, device, pin);
+          };
+          if ((layout && *layout != at::kStrided) || (device && !device->is_cpu()) ||
+              (pin && *pin)) {
+            io.Output(0) = functional();
+            return;
+          }
+          const bool integral =
+              start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
+          WriteOutput(io, 0, dtype.value_or(integral ? at::kLong : DefaultFloat()), functional,
+                      [&](at::Tensor& out) { at::arange_out(out, start, end, step); });
+        }));
   }
 }
 
-const bool kRegistered = [] {
-  RegisterConcatenation();
-  RegisterIndexing();
-  RegisterFactories();
-  RegisterRoll();
-  RegisterPadding();
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutDataKernels(KernelRegistry& registry) {
+  RegisterConcatenation(registry);
+  RegisterIndexing(registry);
+  RegisterFactories(registry);
+  RegisterRoll(registry);
+  RegisterPadding(registry);
+}
+
 }  // namespace static_runtime

@@ -236,13 +236,13 @@ KernelOffer ForPooledOutputOnly(const torch::jit::Node* node) {
   return EmbeddingBag;
 }
 
-const bool kRegistered = [] {
-  for (const char* overload : {"", "padding_idx"}) {
-    KernelRegistry::Global().RegisterOverload("aten::embedding_bag", overload,
-                                              NodeKind::kOutVariant, ForPooledOutputOnly);
-  }
-  return true;
-}();
-
 }  // namespace
+
+void RegisterOutEmbeddingBagKernels(KernelRegistry& registry) {
+  for (const char* overload : {"", "padding_idx"}) {
+    registry.Add({KernelOp::Overload("aten::embedding_bag", overload), NodeKind::kOutVariant,
+                  ForPooledOutputOnly});
+  }
+}
+
 }  // namespace static_runtime

@@ -1,0 +1,14 @@
+// The elementwise family's kernels (elementwise operators, in place and fused), added to a registry
+// from one function: ops/kernels.cc's table of families calls it.
+#ifndef STATIC_RUNTIME_OPS_ELEMENTWISE_KERNELS_H_
+#define STATIC_RUNTIME_OPS_ELEMENTWISE_KERNELS_H_
+
+#include "ops/core/registry.h"
+
+namespace static_runtime {
+
+void RegisterElementwiseKernels(KernelRegistry& registry);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_ELEMENTWISE_KERNELS_H_

@@ -1,0 +1,14 @@
+// The tensor family's kernels (copies, views, data movement and embedding bags), added to a
+// registry from one function: ops/kernels.cc's table of families calls it.
+#ifndef STATIC_RUNTIME_OPS_TENSOR_KERNELS_H_
+#define STATIC_RUNTIME_OPS_TENSOR_KERNELS_H_
+
+#include "ops/core/registry.h"
+
+namespace static_runtime {
+
+void RegisterTensorKernels(KernelRegistry& registry);
+
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_TENSOR_KERNELS_H_
