@@ -44,9 +44,11 @@ void AppendMap(const std::vector<std::string>& source_files, std::string& text) 
     by_file[kernel.file][kernel.kind].push_back(
         absl::StrCat("`", OperatorName(kernel.op), "`", kernel.bounded ? " (bounded)" : ""));
   }
+  std::map<std::string, std::vector<std::string>> tests_beside;
   int without_test = 0;
   for (const auto& [file, kernels] : by_file) {
-    if (TestsBeside(file, source_files).empty()) ++without_test;
+    tests_beside[file] = TestsBeside(file, source_files);
+    if (tests_beside[file].empty()) ++without_test;
   }
   absl::StrAppend(&text, "\n## Where the kernels are\n\n", by_file.size(),
                   " files register kernels; ", without_test,
@@ -55,7 +57,7 @@ void AppendMap(const std::vector<std::string>& source_files, std::string& text) 
                   "variants, `//ops:registry_test` and the differential tests). (bounded): the\n"
                   "kernel declares an error bound (see docs/verification.md).\n");
   for (const auto& [file, kernels] : by_file) {
-    const std::vector<std::string> tests = TestsBeside(file, source_files);
+    const std::vector<std::string>& tests = tests_beside[file];
     absl::StrAppend(
         &text, "\n### `", file, "`\n\n- test: ",
         tests.empty() ? "none beside it" : absl::StrCat("`", absl::StrJoin(tests, "`, `"), "`"),

@@ -134,10 +134,8 @@ std::vector<std::string> KernelRegistry::Registered(NodeKind kind) const {
 }
 
 std::vector<std::string> KernelRegistry::SourceFiles() const {
-  absl::ReaderMutexLock lock(&mutex_);
   std::vector<std::string> files;
-  for (const Entry& entry : entries_) files.push_back(entry.file);
-  std::sort(files.begin(), files.end());
+  for (const RegisteredKernel& kernel : Kernels()) files.push_back(kernel.file);  // by file
   files.erase(std::unique(files.begin(), files.end()), files.end());
   return files;
 }
