@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "ATen/ATen.h"
-#include "memory/heap_release.h"
 #include "memory/unallocated_tensor.h"
 #include "sanitizer/asan_interface.h"
 
@@ -127,7 +126,10 @@ void MemoryPlanner::Allocate(absl::Span<c10::IValue> values) {
   const size_t capacity = arena_.capacity();
   arena_.Reserve(plan_.arena_bytes);
   stats_.arena_bytes = arena_.capacity();
-  if (release_when_growing_ && arena_.capacity() != capacity) ReleaseFreedHeap();
+  if (release_freed_heap_ && arena_.capacity() != capacity &&
+      arena_.capacity() >= kReleaseFromArenaBytes) {
+    release_freed_heap_();
+  }
   if (poison_) {
     Poison(arena_.data(), arena_.capacity());
     live_.assign(lifetimes_.size(), false);

@@ -30,7 +30,9 @@
 #define STATIC_RUNTIME_MEMORY_PLANNER_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "ATen/core/ivalue.h"
@@ -66,10 +68,18 @@ class MemoryPlanner {
 
   // Turns poisoning on (before the first run).
   void EnablePoisoning() { poison_ = true; }
-  // After the arena grows, gives the heap pages freed meanwhile back to the
-  // system (memory/heap_release.h): the old arena's, and the tensors that
-  // outgrew it in the run before (Options::release_freed_memory).
-  void ReleaseFreedHeapWhenGrowing() { release_when_growing_ = true; }
+  // After the arena grows to kReleaseFromArenaBytes or more, calls
+  // `release_freed_heap`, which gives the heap pages freed meanwhile back to
+  // the system (memory/heap_release.h's ReleaseFreedHeap, or the caller's
+  // way of running it: the runtime's does it in the background): the old
+  // arena's, and the tensors that outgrew it in the run before
+  // (Options::release_freed_memory). Below that size the freed chunks are
+  // left to malloc, which reuses them: a release walks the whole heap and
+  // costs 0.3-0.5 ms (a ~200 MiB process), more than a small model's call.
+  static constexpr size_t kReleaseFromArenaBytes = size_t{1} << 20;
+  void ReleaseFreedHeapWhenGrowing(std::function<void()> release_freed_heap) {
+    release_freed_heap_ = std::move(release_freed_heap);
+  }
   bool poisoning() const { return poison_; }
   // With poisoning: before the node numbered `number` (lifetimes' numbers,
   // memory/lifetimes.h) runs, poisons the tensors whose last use is before
@@ -100,8 +110,8 @@ class MemoryPlanner {
   Arena arena_;
   ArenaStats stats_;
   bool poison_ = false;
-  bool release_when_growing_ = false;
-  std::vector<bool> live_;  // with poisoning: by lifetime, its bytes unpoisoned
+  std::function<void()> release_freed_heap_;  // empty: none
+  std::vector<bool> live_;                    // with poisoning: by lifetime, its bytes unpoisoned
 };
 
 }  // namespace memory

@@ -124,13 +124,14 @@ TEST(PlannerTest, ATensorWhoseStorageSomethingElseHoldsIsDroppedNotRecycled) {
 }
 
 // With ReleaseFreedHeapWhenGrowing, the freed heap goes back to the system
-// each time the arena grows (after a run whose tensor outgrew it), and only
-// then; without, never.
+// each time the arena grows (after a run whose tensor outgrew it) to
+// kReleaseFromArenaBytes or more, and only then; without, never.
 TEST(PlannerTest, FreedHeapIsReleasedWhenTheArenaGrows) {
+  constexpr int64_t kLarge = MemoryPlanner::kReleaseFromArenaBytes / sizeof(float);
   for (const bool release : {false, true}) {
     SCOPED_TRACE(release);
     MemoryPlanner planner({0}, {{0, 1, 0}}, {{4 * sizeof(float), at::kFloat}});
-    if (release) planner.ReleaseFreedHeapWhenGrowing();
+    if (release) planner.ReleaseFreedHeapWhenGrowing(ReleaseFreedHeap);
     std::vector<c10::IValue> values(1);
     const auto run = [&](int64_t floats) {
       planner.Allocate(absl::MakeSpan(values));
@@ -140,14 +141,20 @@ TEST(PlannerTest, FreedHeapIsReleasedWhenTheArenaGrows) {
     const uint64_t before = FreedHeapReleases();
     run(4);
     run(4);
-    EXPECT_EQ(FreedHeapReleases(), before + (release ? 1 : 0)) << "the first arena";
-    run(1 << 16);  // outgrows it: ordinary memory, freed after the run
+    EXPECT_EQ(FreedHeapReleases(), before) << "a small arena: its freed chunks left to malloc";
+    run(kLarge / 2);  // outgrows it: ordinary memory, freed after the run
+    run(kLarge / 2);
+    EXPECT_EQ(FreedHeapReleases(), before) << "an arena below kReleaseFromArenaBytes";
+    run(kLarge);
+    EXPECT_EQ(FreedHeapReleases(), before);
+    run(kLarge);  // the large arena
     EXPECT_EQ(FreedHeapReleases(), before + (release ? 1 : 0));
-    run(1 << 16);  // the larger arena
-    EXPECT_EQ(FreedHeapReleases(), before + (release ? 2 : 0));
     run(4);
-    run(1 << 16);
-    EXPECT_EQ(FreedHeapReleases(), before + (release ? 2 : 0)) << "no growth, no release";
+    run(kLarge);
+    EXPECT_EQ(FreedHeapReleases(), before + (release ? 1 : 0)) << "no growth, no release";
+    run(2 * kLarge);
+    run(2 * kLarge);
+    EXPECT_EQ(FreedHeapReleases(), before + (release ? 2 : 0)) << "a larger arena";
   }
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/static_runtime.h"
 
+#include <atomic>
 #include <chrono>
 #include <type_traits>
 #include <utility>
@@ -9,6 +10,8 @@
 #include "c10/core/InferenceMode.h"
 #include "errors/status_from_exception.h"
 #include "errors/status_macros.h"
+#include "execution/background_work.h"
+#include "memory/heap_release.h"
 #include "ops/prim/native_async.h"
 #include "ops/prim/recycled_containers.h"
 #include "runtime/arguments.h"
@@ -19,6 +22,22 @@
 namespace static_runtime {
 
 static_assert(std::is_same_v<TaskLauncher, ops::TaskLauncher>);
+
+namespace {
+
+// memory::ReleaseFreedHeap on the background thread, so that the call whose
+// arena grew does not wait for the walk over the heap; a release already
+// waiting there covers the growths since it was posted.
+void ReleaseFreedHeapInBackground() {
+  static std::atomic<bool> posted{false};
+  if (posted.exchange(true)) return;
+  PostBackgroundWork([] {
+    posted.store(false);
+    memory::ReleaseFreedHeap();
+  });
+}
+
+}  // namespace
 
 RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
     : module(std::move(module_ptr)),
@@ -33,7 +52,8 @@ RuntimeState::RuntimeState(std::shared_ptr<const StaticModule> module_ptr)
         std::vector<uint32_t>(module_state.managed_slots.begin(), module_state.managed_slots.end()),
         module_state.managed_lifetimes, module_state.initial_records);
     if (module_state.options.poison_recycled_memory) planner->EnablePoisoning();
-    if (module_state.options.release_freed_memory) planner->ReleaseFreedHeapWhenGrowing();
+    if (module_state.options.release_freed_memory)
+      planner->ReleaseFreedHeapWhenGrowing(ReleaseFreedHeapInBackground);
   }
   if (!module_state.output_slots.empty()) {
     output_buffer.emplace(

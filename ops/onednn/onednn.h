@@ -146,13 +146,17 @@ class PlanCache {
   PlanCache(const PlanCache&) = delete;
   PlanCache& operator=(const PlanCache&) = delete;
 
+  // The plan of `key` if this cache holds one, else null.
+  std::shared_ptr<const Value> Find(const Key& key) {
+    absl::ReaderMutexLock lock(&mutex_);
+    auto found = plans_.find(key);
+    return found == plans_.end() ? nullptr : Use(found->second);
+  }
+
+  // The plan of `key`, made by `make_plan` if this cache holds none.
   template <typename MakePlan>
   std::shared_ptr<const Value> Get(const Key& key, MakePlan&& make_plan) {
-    {
-      absl::ReaderMutexLock lock(&mutex_);
-      auto found = plans_.find(key);
-      if (found != plans_.end()) return Use(found->second);
-    }
+    if (std::shared_ptr<const Value> found = Find(key)) return found;
     std::shared_ptr<const Value> plan = make_plan();
     CountPlanMade();
     absl::MutexLock lock(&mutex_);

@@ -254,7 +254,10 @@ class StaticModule:
         """The memory the runtimes serving this module's calls hold between
         calls (after one more call on these arguments, when given): the
         keys of docs/memory.md's table, for the runtime with the largest
-        arena, with how many runtimes there are and their arenas' total."""
+        arena, with how many runtimes there are and their arenas' total;
+        once the work the calls left to the background thread is done (plans
+        for input shapes just met, heap released after an arena grew)."""
+        _static_runtime._wait_for_background_work()
         return self._module.memory_stats(*args, **kwargs)
 
     def kernel_counts(self):
