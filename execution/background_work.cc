@@ -9,13 +9,15 @@
 #include "ATen/Parallel.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 
 namespace static_runtime {
 namespace {
 
 class BackgroundThread {
  public:
-  // The process's one, started at the first task (and never destroyed: the
+  // The process's one, started at the first task or by
+  // StartBackgroundThread (and never destroyed: the
   // exit handler stops it).
   static BackgroundThread& Get() {
     static BackgroundThread* const thread = [] {
@@ -44,17 +46,25 @@ class BackgroundThread {
   }
 
  private:
+  // The thread's OpenMP thread count is set as ATen sets every thread's (the
+  // process's intra-op count): oneDNN shapes a primitive's work for the
+  // count of the thread that makes it, so a primitive made there with the
+  // default (every core) ran 1.5x slower on a one-thread caller. Returns
+  // once it is set: that initialization racing what the starting thread
+  // does next with ATen and OpenMP (a model's load starts the thread)
+  // corrupted the heap in 3 of 4 runs of //tools/sr:sr_cli_test.
   BackgroundThread() {
-    std::thread([this] { Work(); }).detach();
+    absl::Notification initialized;
+    std::thread([this, &initialized] {
+      at::internal::lazy_init_num_threads();
+      initialized.Notify();
+      Work();
+    }).detach();
+    initialized.WaitForNotification();
     started_.store(true, std::memory_order_release);
   }
 
   void Work() {
-    // This thread's OpenMP thread count set as ATen sets every thread's (the
-    // process's intra-op count): oneDNN shapes a primitive's work for the
-    // count of the thread that makes it, so a primitive made here with the
-    // default (every core) ran 1.5x slower on a one-thread caller.
-    at::internal::lazy_init_num_threads();
     while (true) {
       std::function<void()> task;
       {
@@ -99,6 +109,8 @@ std::atomic<bool> BackgroundThread::started_{false};
 void PostBackgroundWork(std::function<void()> task) {
   BackgroundThread::Get().Post(std::move(task));
 }
+
+void StartBackgroundThread() { BackgroundThread::Get(); }
 
 void WaitForBackgroundWork() {
   if (BackgroundThread::Started()) BackgroundThread::Get().WaitUntilIdle();

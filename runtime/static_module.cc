@@ -222,6 +222,7 @@ absl::StatusOr<StaticModule::Ptr> ModuleFromPrepared(PreparedGraph prepared, con
     // What the runs left to the background (weight layouts) is done first.
     WaitForBackgroundWork();
   }
+  StartBackgroundThread();
   return StaticModule::Ptr(std::move(bound));
 }
 
