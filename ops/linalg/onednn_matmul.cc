@@ -62,8 +62,8 @@ struct PackedLinear::State {
       block_plan = MakePlan(pd);
       // Run once now: the first run of a primitive pays for touching its
       // code and this thread's scratchpad (40-120 us measured).
-      std::vector<float> zeros(kBlockRows * std::max(k(), n()));
-      block_plan->Execute({{DNNL_ARG_SRC, zeros.data()}, {DNNL_ARG_DST, zeros.data()}});
+      std::vector<float> zeros(kBlockRows * k()), result(kBlockRows * n());
+      block_plan->Execute({{DNNL_ARG_SRC, zeros.data()}, {DNNL_ARG_DST, result.data()}});
     } else {
       packed.Get(pd.weights_desc());
     }
