@@ -13,7 +13,8 @@
 #                                 [--sr PATH] [--iters N]
 #                                 [-- extra sr flags]
 #   tools/bench_models/compare.sh --against=onnxruntime [--broad=NAME,...]
-#                                 [--rounds N] [--threads N] [--sr PATH] [--iters N]
+#                                 [--rounds N] [--threads N] [--turn N] [--sr PATH]
+#                                 [--iters N]
 #
 # --against=onnxruntime: the broad corpus (or its models NAME,...) also
 # exported to ONNX (export_onnx.py: the same modules, weights and inputs) and
@@ -23,7 +24,10 @@
 # (default 3) of one `sr bench --against=pytorch-sr` process (ours, the JIT
 # and PyTorch SR interleaved call by call) then one ORT process, A B A B;
 # each side's time is the median of its rounds' medians. --threads N gives
-# both N intra-op threads (default 1). Prints model, ours, ORT, PyTorch SR,
+# both N intra-op threads (default 1). Within sr bench the sides take turns
+# of --turn calls (default 50, `sr bench --turn`): each runs on caches it
+# warmed, as ORT does in its process (call by call, the JIT's and PyTorch
+# SR's calls between ours cost a small CNN 20-40%). Prints model, ours, ORT, PyTorch SR,
 # the JIT (us), ours/ORT and ORT's max |ort - eager|, the geometric mean of
 # ours/ORT, and the models ORT could not be given (not exported) with why.
 #
@@ -43,6 +47,7 @@ quantized=
 ort=false
 rounds=3
 threads=1
+turn=50
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,7 +63,8 @@ while [ $# -gt 0 ]; do
     --against=*) echo "compare.sh: --against takes onnxruntime" >&2; exit 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    --turn) turn=$2; shift 2 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -110,7 +116,7 @@ if $ort; then
   for model in "${models[@]}"; do
     for round in $(seq "$rounds"); do
       run "$model.r$round" "$dir/models/$model.pt" --inputs="$dir/models/${model}_inputs.pt" \
-        --intra-op-threads="$threads"
+        --intra-op-threads="$threads" --turn="$turn"
       if [ -f "$dir/models/$model.onnx" ]; then
         node tools/bench_models/ort_bench.js "$dir/models/$model.onnx" --iters="$iters" \
           --threads="$threads" >"$dir/$model.r$round.ort" 2>"$dir/$model.ort.err" || {

@@ -26,7 +26,7 @@ def geomean(values):
 
 def main(directory):
     ours, jit, psr, ort, diff = (collections.defaultdict(list) for _ in range(5))
-    cores = set()
+    cores, turns = set(), set()
     for path in glob.glob(os.path.join(directory, "*.r*.json")):
         model = re.sub(r"\.r\d+\.json$", "", os.path.basename(path))
         with open(path) as f:
@@ -35,6 +35,7 @@ def main(directory):
         jit[model].append(report["jit"]["median_us"])
         if report.get("pytorch_sr"):
             psr[model].append(report["pytorch_sr"]["median_us"])
+        turns.add(report.get("turn", 1))
         cores.add((report["openblas_core"], report["best_openblas_core"], report["onednn_isa"]))
     for path in glob.glob(os.path.join(directory, "*.r*.ort")):
         model = re.sub(r"\.r\d+\.ort$", "", os.path.basename(path))
@@ -65,7 +66,8 @@ def main(directory):
     print(f"geomean ours/ORT: {geomean(ratios):.3f} over {len(ratios)} models; "
           f"PyTorch SR/ORT: {geomean(psr_ratios):.3f} over {len(psr_ratios)}")
     rounds = max((len(v) for v in ours.values()), default=0)
-    print(f"{rounds} rounds of each side per model, alternated (ours then ORT)")
+    print(f"{rounds} rounds of each side per model, alternated (ours then ORT); in sr bench "
+          f"the sides took turns of {', '.join(map(str, sorted(turns)))} calls")
     for core, best, isa in sorted(cores):
         print(f"OpenBLAS core {core} (this CPU runs up to {best}), oneDNN {isa}")
     notes = os.path.join(directory, "notes")

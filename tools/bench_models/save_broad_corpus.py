@@ -418,6 +418,10 @@ MODELS = {
     "googlenet": vision(torchvision.models.googlenet, aux_logits=False, init_weights=True),
     "resnext50_32x4d": vision(torchvision.models.resnext50_32x4d, size=64),
     "alexnet": vision(torchvision.models.alexnet, size=96),
+    "shufflenet_v2_x1_0": vision(torchvision.models.shufflenet_v2_x1_0),
+    "densenet121": vision(torchvision.models.densenet121, size=64),
+    "squeezenet1_1": vision(torchvision.models.squeezenet1_1),
+    "mobilenet_v3_large": vision(torchvision.models.mobilenet_v3_large),
     "resnet18_traced": traced(torchvision.models.resnet18),
     "deeplabv3_mobilenet": segmentation(
         torchvision.models.segmentation.deeplabv3_mobilenet_v3_large),

@@ -49,14 +49,16 @@ struct StaticSide {
 absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
                                      const std::vector<c10::IValue>& inputs,
                                      const BenchConfig& config) {
-  if (config.iters < 1 || config.warmup < 0 || config.threads < 1 || config.intra_op_threads < 1) {
+  if (config.iters < 1 || config.warmup < 0 || config.threads < 1 || config.intra_op_threads < 1 ||
+      config.turn < 1) {
     return absl::InvalidArgumentError(
-        "--iters, --threads and --intra-op-threads must be >= 1, --warmup >= 0");
+        "--iters, --threads, --turn and --intra-op-threads must be >= 1, --warmup >= 0");
   }
   SetIntraOpThreads(config.intra_op_threads);
   BenchReport report;
   report.iters = config.iters;
   report.threads = config.threads;
+  report.turn = config.turn;
   report.machine = reports::DescribeMachineKernels();
 
   const auto setup_start = Clock::now();
@@ -164,34 +166,41 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
   const int total = threads * config.iters;
   auto worker = [&]() {
     std::vector<std::vector<double>> mine(contestants.size());
-    for (int i = 0; i < config.warmup + config.iters && !failed; ++i) {
+    // Call i of every side, in turns of config.turn calls per side.
+    const int calls = config.warmup + config.iters;
+    for (int first = 0; first < calls && !failed; first += config.turn) {
+      const int end_of_turn = std::min(calls, first + config.turn);
       for (size_t c = 0; c < contestants.size(); ++c) {
-        const size_t count_before = allocator.count();
-        const size_t bytes_before = allocator.bytes();
-        const auto start = Clock::now();
-        absl::Status status;
-        try {
-          status = contestants[c]();
-        } catch (const std::exception& e) {
-          status = StatusFromException(e, "", absl::StatusCode::kInternal);
-        }
-        const auto end = Clock::now();
-        if (!status.ok()) {
-          absl::MutexLock lock(&mutex);
-          failed = true;
-          failure = std::string(status.message());
-          return;
-        }
-        if (i < config.warmup) continue;
-        mine[c].push_back(Micros(end - start));
-        if (threads == 1) {
-          allocations[c] += allocator.count() - count_before;
-          allocated_bytes[c] += allocator.bytes() - bytes_before;
+        for (int i = first; i < end_of_turn; ++i) {
+          const size_t count_before = allocator.count();
+          const size_t bytes_before = allocator.bytes();
+          const auto start = Clock::now();
+          absl::Status status;
+          try {
+            status = contestants[c]();
+          } catch (const std::exception& e) {
+            status = StatusFromException(e, "", absl::StatusCode::kInternal);
+          }
+          const auto end = Clock::now();
+          if (!status.ok()) {
+            absl::MutexLock lock(&mutex);
+            failed = true;
+            failure = std::string(status.message());
+            return;
+          }
+          if (i < config.warmup) continue;
+          mine[c].push_back(Micros(end - start));
+          if (threads == 1) {
+            allocations[c] += allocator.count() - count_before;
+            allocated_bytes[c] += allocator.bytes() - bytes_before;
+          }
         }
       }
-      if (i < config.warmup) continue;
-      const int finished = ++done;
-      if (config.progress && finished % std::max(1, total / 100) == 0) {
+      const int timed = end_of_turn - std::max(first, config.warmup);
+      if (timed <= 0) continue;
+      const int finished = done += timed;
+      if (config.progress &&
+          (finished - timed) / std::max(1, total / 100) != finished / std::max(1, total / 100)) {
         config.progress(static_cast<double>(finished) / total);
       }
     }
@@ -306,8 +315,8 @@ std::string FormatReport(const BenchReport& r) {
   }
   absl::StrAppendFormat(&text, "nodes: %d out variant, %d native, %d fallback\n",
                         r.kernels.out_variant, r.kernels.native, r.kernels.fallback);
-  absl::StrAppendFormat(&text, "setup: %.1f ms; %d iterations x %d threads\n", r.setup_ms, r.iters,
-                        r.threads);
+  absl::StrAppendFormat(&text, "setup: %.1f ms; %d iterations x %d threads, in turns of %d calls\n",
+                        r.setup_ms, r.iters, r.threads, r.turn);
   return text;
 }
 
@@ -347,7 +356,8 @@ std::string ReportJson(const BenchReport& r, const std::string& model) {
   const ArenaStats& m = r.memory.intermediates;
   return absl::StrCat(
       "{\n  \"model\": ", JsonString(model), ",\n  \"iters\": ", r.iters,
-      ",\n  \"threads\": ", r.threads, ",\n  \"static_runtime\": ", LatencyJson(r.static_runtime),
+      ",\n  \"threads\": ", r.threads, ",\n  \"turn\": ", r.turn,
+      ",\n  \"static_runtime\": ", LatencyJson(r.static_runtime),
       r.jit ? absl::StrCat(",\n  \"jit\": ", LatencyJson(*r.jit),
                            ",\n  \"ratio\": ", absl::StrFormat("%.4f", r.ratio))
             : std::string(),

@@ -1,9 +1,9 @@
 // `sr bench`: the static runtime and the TorchScript JIT (the frozen module's
 // forward, warmed up; it also gives the expected outputs) on the same inputs, interleaved call by
-// call, with latency percentiles, throughput, the output check, memory and kernel statistics.
-// Several caller threads share one RuntimePool (static runtime) and one frozen module (JIT).
-// Optionally also PyTorch's Static Runtime and the static runtime with other options (say, serial
-// forks), interleaved.
+// call (or in turns of several calls), with latency percentiles, throughput, the output check,
+// memory and kernel statistics. Several caller threads share one RuntimePool (static runtime) and
+// one frozen module (JIT). Optionally also PyTorch's Static Runtime and the static runtime with
+// other options (say, serial forks), interleaved.
 #ifndef STATIC_RUNTIME_TOOLS_SR_BENCH_H_
 #define STATIC_RUNTIME_TOOLS_SR_BENCH_H_
 
@@ -28,6 +28,11 @@ struct BenchConfig {
   int iters = 200;  // timed calls per side and thread
   int warmup = 20;  // untimed calls per side and thread first
   int threads = 1;  // concurrent callers
+  // Calls each side makes in a row before the next side's turn: 1
+  // interleaves call by call (each call finds the caches the other sides
+  // left); more gives each side warm caches, as a process of its own has
+  // (how ONNX Runtime is timed, compare.sh --against=onnxruntime).
+  int turn = 1;
   int intra_op_threads = 1;
   Options options;
   bool is_frozen = false;
@@ -68,6 +73,7 @@ struct BenchReport {
   double setup_ms = 0;  // preparing the StaticModule
   int iters = 0;
   int threads = 0;
+  int turn = 1;
   reports::MachineKernels machine;  // the BLAS core and oneDNN ISA of the run
 };
 

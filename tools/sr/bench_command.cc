@@ -59,6 +59,7 @@ int BenchMain(const Args& args) {
   config.iters = args.Int("iters");
   config.warmup = args.Int("warmup");
   config.threads = args.Int("threads");
+  config.turn = args.Int("turn");
   config.intra_op_threads = args.Int("intra_op_threads");
   config.is_frozen = args.Bool("frozen");
   config.time_jit = args.Bool("time_jit");
@@ -108,6 +109,9 @@ Command BenchCommand() {
               {"warmup", FlagKind::kInt, "20", "untimed calls per side and thread first"},
               {"threads", FlagKind::kInt, "1",
                "concurrent callers (the static runtime through a pool)"},
+              {"turn", FlagKind::kInt, "1",
+               "calls each side makes in a row before the next side's (1: call by call; more: "
+               "each side runs on caches it warmed, as a process of its own does)"},
               {"json", FlagKind::kString, "", "also write the report as JSON to this file"},
               {"time_jit", FlagKind::kBool, "true",
                "time the JIT too (false: it only checks the outputs, and the other sides run "

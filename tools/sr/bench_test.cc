@@ -45,6 +45,33 @@ TEST(BenchTest, DefaultModelReportIsConsistent) {
   EXPECT_THAT(FormatReport(*report), HasSubstr("ratio (static / jit, median)"));
 }
 
+// With --turn=N every side makes N calls in a row: the timed calls finish
+// a turn at a time (the first turn holds the warm-up calls too).
+TEST(BenchTest, SidesTakeTurnsOfTheGivenCalls) {
+  absl::StatusOr<torch::jit::Module> module = DefaultModel();
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<c10::IValue>> inputs = ParseInputSpec(kDefaultInputSpec, 0);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  BenchConfig config;
+  config.iters = 10;
+  config.warmup = 2;
+  config.turn = 4;
+  std::vector<double> progress;
+  config.progress = [&](double fraction) { progress.push_back(fraction); };
+  absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(progress, testing::ElementsAre(0.2, 0.6, 1.0, 1.0));
+  ASSERT_TRUE(report->jit.has_value());
+  EXPECT_GT(report->jit->median_us, 0);
+  EXPECT_THAT(ReportJson(*report, "m"), HasSubstr("\"turn\": 4"));
+  EXPECT_THAT(FormatReport(*report), HasSubstr("in turns of 4 calls"));
+
+  config.turn = 0;
+  report = RunBench(*module, *inputs, config);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("--turn"));
+}
+
 TEST(BenchTest, TimesTheRuntimeWithOtherOptionsBesideIt) {
   absl::StatusOr<torch::jit::Module> module = DefaultModel();
   ASSERT_TRUE(module.ok()) << module.status();
