@@ -1,6 +1,7 @@
 // y = x W^T + b (then relu, optionally) for small float32 matrices, where
 // a oneDNN matmul's fixed cost per call (about 1 us) is most of its time:
-// register-blocked AVX2/FMA loops over a copy of W^T packed once. Each
+// register-blocked AVX2/FMA loops over a copy of W^T packed once (below 4
+// rows, 64 columns at a time: eight independent chains of FMAs per row). Each
 // result is (((x_0 w_0 + x_1 w_1) + ...) + x_{k-1} w_{k-1}) + b, one fused
 // multiply-add per product in the order of k, then the bias: the order of a
 // GEMM micro-kernel's accumulator over one block of k (BLAS's and oneDNN's

@@ -1,7 +1,8 @@
 // ops::SmallLinear against the order it documents, bit for bit: for each
 // result, fused multiply-adds over k in order starting from zero, then the
 // bias, then relu (NaN kept: row 0 is NaN), over shapes whose rows and columns
-// leave every tail of the 4-row, 16- and 8-column blocks.
+// leave every tail of the 4-row, 16- and 8-column blocks (and, below 4 rows,
+// the 64-column ones).
 #include "ops/linalg/small_linear.h"
 
 #include <cmath>
@@ -29,7 +30,7 @@ TEST(SmallLinearTest, SumsInTheDocumentedOrder) {
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
   for (const int64_t rows : {1, 3, 4, 5, 9}) {
-    for (const int64_t n : {1, 7, 8, 9, 16, 17, 24, 33}) {
+    for (const int64_t n : {1, 7, 8, 9, 16, 17, 24, 33, 60, 64, 65, 130}) {
       for (const int64_t k : {1, 5, 64}) {
         for (const bool with_bias : {false, true}) {
           for (const bool relu : {false, true}) {
