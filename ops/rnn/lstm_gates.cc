@@ -44,13 +44,15 @@ const RnnSteps& RnnStepsForThisCpu() {
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("fma")) {
       candidates.push_back(LstmKernelsAvx512());
+      candidates.push_back(LstmKernelsAvx512InAvx2Loops());
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
       candidates.push_back(LstmKernelsAvx2());
     }
     for (const LstmIsaKernels& kernels : candidates) {
       if (MatchesAten(kernels)) {
-        return RnnSteps{kernels.step, kernels.gru_step, kernels.tanh_step, kernels.relu_step};
+        return RnnSteps{kernels.step, kernels.gru_step, kernels.tanh_step, kernels.relu_step,
+                        kernels.name};
       }
     }
     return RnnSteps{};

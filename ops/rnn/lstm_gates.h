@@ -59,11 +59,18 @@ using RnnStepFn = void (*)(const RnnStep& step);
 // The step kernels of the ISA whose sigmoid and tanh match ATen's own on
 // this CPU, or nullptr when none does (ATen runs its scalar DEFAULT
 // kernels, or the probe failed).
+// Candidates, first match taken: ATen's AVX512 loops; ATen's AVX2 loops
+// (the sigmoid in steps of 16 elements) on AVX512 vectors, which is what
+// Debian's LibTorch (AVX2 kernels) gets on an AVX512 CPU: Sleef's 16-lane
+// tanh and exp equal its 8-lane ones on every float (checked exhaustively,
+// and the probe checks again), and tanh dominates the step; then ATen's
+// AVX2 loops on AVX2 vectors.
 struct RnnSteps {
   RnnStepFn lstm = nullptr;
   RnnStepFn gru = nullptr;
   RnnStepFn rnn_tanh = nullptr;
   RnnStepFn rnn_relu = nullptr;
+  const char* name = "none";  // "avx512", "avx512 in avx2 loops", "avx2" or "none"
 };
 const RnnSteps& RnnStepsForThisCpu();
 inline RnnStepFn LstmStepForThisCpu() { return RnnStepsForThisCpu().lstm; }

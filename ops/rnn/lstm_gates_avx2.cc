@@ -3,7 +3,7 @@
 namespace static_runtime {
 namespace ops {
 
-LstmIsaKernels LstmKernelsAvx2() { return CPU_CAPABILITY::Kernels(); }
+LstmIsaKernels LstmKernelsAvx2() { return CPU_CAPABILITY::Kernels<16>("avx2"); }
 
 }  // namespace ops
 }  // namespace static_runtime

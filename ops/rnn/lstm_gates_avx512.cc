@@ -3,7 +3,10 @@
 namespace static_runtime {
 namespace ops {
 
-LstmIsaKernels LstmKernelsAvx512() { return CPU_CAPABILITY::Kernels(); }
+LstmIsaKernels LstmKernelsAvx512() { return CPU_CAPABILITY::Kernels<32>("avx512"); }
+LstmIsaKernels LstmKernelsAvx512InAvx2Loops() {
+  return CPU_CAPABILITY::Kernels<16>("avx512 in avx2 loops");
+}
 
 }  // namespace ops
 }  // namespace static_runtime

@@ -22,26 +22,33 @@ struct LstmIsaKernels {
   RnnStepFn relu_step;
   void (*sigmoid_row)(float* data, int64_t n);
   void (*tanh_row)(const float* in, float* out, int64_t n);
+  const char* name;
 };
-// Defined in lstm_gates_avx2.cc and lstm_gates_avx512.cc.
+// Defined in lstm_gates_avx2.cc and lstm_gates_avx512.cc (the candidates
+// of RnnSteps in lstm_gates.h).
 LstmIsaKernels LstmKernelsAvx2();
 LstmIsaKernels LstmKernelsAvx512();
+LstmIsaKernels LstmKernelsAvx512InAvx2Loops();
 
 namespace CPU_CAPABILITY {
 
 using Vec = at::vec::Vectorized<float>;
 
-// ATen's sigmoid kernel on one contiguous row of n elements, in place.
+// ATen's sigmoid kernel on one contiguous row of n elements, in place:
+// steps of kChunk elements (two vectors of the ISA ATen runs) by the vector
+// functions, the rest by the scalar formula.
+template <int64_t kChunk>
 inline void SigmoidRow(float* data, int64_t n) {
+  static_assert(kChunk % Vec::size() == 0, "a step is whole vectors");
   int64_t i = 0;
-  for (; i <= n - 2 * Vec::size(); i += 2 * Vec::size()) {
-    for (int64_t half = 0; half < 2; ++half) {
-      Vec a = Vec::loadu(data + i + half * Vec::size());
+  for (; i <= n - kChunk; i += kChunk) {
+    for (int64_t part = 0; part < kChunk / Vec::size(); ++part) {
+      Vec a = Vec::loadu(data + i + part * Vec::size());
       a = Vec(0.f) - a;
       a = a.exp();
       a = a + Vec(1.f);
       a = a.reciprocal();
-      a.store(data + i + half * Vec::size());
+      a.store(data + i + part * Vec::size());
     }
   }
   for (; i < n; ++i) data[i] = 1.f / (1.f + std::exp(-data[i]));
@@ -57,6 +64,7 @@ inline void TanhRow(const float* in, float* out, int64_t n) {
   if (n - i > 0) Vec::loadu(in + i, n - i).tanh().store(out + i, n - i);
 }
 
+template <int64_t kChunk>
 inline void LstmStepImpl(const RnnStep& step) {
   const int64_t h = step.hidden;
   for (int64_t row = 0; row < step.rows; ++row) {
@@ -67,10 +75,10 @@ inline void LstmStepImpl(const RnnStep& step) {
     float* forget_gate = gates + h;
     float* cell_gate = gates + 2 * h;
     float* out_gate = gates + 3 * h;
-    SigmoidRow(in_gate, h);
-    SigmoidRow(forget_gate, h);
+    SigmoidRow<kChunk>(in_gate, h);
+    SigmoidRow<kChunk>(forget_gate, h);
     TanhRow(cell_gate, cell_gate, h);
-    SigmoidRow(out_gate, h);
+    SigmoidRow<kChunk>(out_gate, h);
     const float* c_prev = step.state_prev + row * step.state_prev_row_stride;
     float* c_next = step.c_next + row * h;
     float* h_next = step.h_next + row * h;
@@ -84,6 +92,7 @@ inline void LstmStepImpl(const RnnStep& step) {
   }
 }
 
+template <int64_t kChunk>
 inline void GruStepImpl(const RnnStep& step) {
   const int64_t h = step.hidden;
   for (int64_t row = 0; row < step.rows; ++row) {
@@ -92,8 +101,8 @@ inline void GruStepImpl(const RnnStep& step) {
     float* fresh = reset + 2 * h;  // hg_n, then n
     const float* input_w = step.input_w + row * step.input_w_row_stride;
     for (int64_t j = 0; j < 2 * h; ++j) reset[j] = reset[j] + input_w[j];
-    SigmoidRow(reset, h);
-    SigmoidRow(update, h);
+    SigmoidRow<kChunk>(reset, h);
+    SigmoidRow<kChunk>(update, h);
     for (int64_t j = 0; j < h; ++j) {
       const float scaled = fresh[j] * reset[j];
       fresh[j] = input_w[2 * h + j] + scaled;
@@ -138,8 +147,16 @@ inline void ReluStepImpl(const RnnStep& step) {
   }
 }
 
-inline LstmIsaKernels Kernels() {
-  return {LstmStepImpl, GruStepImpl, TanhStepImpl, ReluStepImpl, SigmoidRow, TanhRow};
+// The kernels whose sigmoid steps by kChunk elements.
+template <int64_t kChunk>
+inline LstmIsaKernels Kernels(const char* name) {
+  return {LstmStepImpl<kChunk>,
+          GruStepImpl<kChunk>,
+          TanhStepImpl,
+          ReluStepImpl,
+          SigmoidRow<kChunk>,
+          TanhRow,
+          name};
 }
 
 }  // namespace CPU_CAPABILITY

@@ -309,6 +309,16 @@ LstmCase SmallCase() {
 
 TEST(FrozenLstm, StepKernelMatchesAtenOnThisCpu) { EXPECT_NE(ops::LstmStepForThisCpu(), nullptr); }
 
+// On a CPU with AVX512 the steps compute on AVX512 vectors, in ATen's AVX512
+// loops or (Debian's LibTorch runs its AVX2 kernels) in its AVX2 loops.
+TEST(FrozenLstm, StepsUseAvx512VectorsWhereTheCpuHasThem) {
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  if (!avx512) GTEST_SKIP() << "no AVX512 on this CPU";
+  EXPECT_EQ(std::string(ops::RnnStepsForThisCpu().name).rfind("avx512", 0), 0)
+      << ops::RnnStepsForThisCpu().name;
+}
+
 TEST(FrozenLstm, DeclinesWhatItDoesNotTake) {
   const LstmCase c = SmallCase();
   // Parameters that are not constants.
