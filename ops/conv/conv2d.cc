@@ -24,9 +24,10 @@
 // ops/conv/few_channel.h.
 // The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
-// what aten::add and the activation give on the convolution's result; silu
-// and gelu run as ops/activations/epilogue_activations.h's (within the
-// declared bound).
+// what aten::add and the activation give on the convolution's result (relu
+// and hardtanh by ops/activations/clamp_in_place.h, ATen's values without
+// its dispatch); silu and gelu run as ops/activations/epilogue_activations.h's
+// (within the declared bound).
 // (oneDNN's "sum" post-op is not used: on this oneDNN it skips the sum on
 // output rows that see only padding, found by //ops/conv:conv2d_test.)
 //

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ir/operators/operators.h"
+#include "ops/activations/clamp_in_place.h"
 #include "ops/activations/epilogue_activations.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -161,15 +162,25 @@ std::optional<std::vector<int64_t>> ConstantIntList(const torch::jit::Value* val
 }
 
 void ApplyActivation(const FrozenParams& params, at::Tensor& out) {
-  const bool silu = params.activation == "silu", gelu = params.activation == "gelu";
-  if ((silu || gelu) && out.scalar_type() == at::kFloat && out.is_non_overlapping_and_dense()) {
+  if (out.scalar_type() == at::kFloat && out.is_non_overlapping_and_dense()) {
     float* data = out.data_ptr<float>();
-    if (silu) {
-      ops::SiluInPlace(data, out.numel());
-    } else {
-      ops::GeluInPlace(data, out.numel());
+    if (params.activation == "relu") {
+      ops::ReluInPlace(data, out.numel());
+      return;
     }
-    return;
+    if (params.activation == "hardtanh") {
+      ops::ClampInPlace(data, out.numel(), static_cast<float>(params.min_value),
+                        static_cast<float>(params.max_value));
+      return;
+    }
+    if (params.activation == "silu") {
+      ops::SiluInPlace(data, out.numel());
+      return;
+    }
+    if (params.activation == "gelu") {
+      ops::GeluInPlace(data, out.numel());
+      return;
+    }
   }
   ops::ActivationInPlace(out, params.activation, params.min_value, params.max_value);
 }

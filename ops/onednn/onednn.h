@@ -240,7 +240,9 @@ std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64
 std::optional<std::vector<int64_t>> ConstantIntList(const torch::jit::Value* value, size_t size);
 
 // Applies `params`' activation to `out` in place as ATen does
-// (ops::ActivationInPlace), but silu and gelu of a dense float tensor with
+// (ops::ActivationInPlace), but on a dense float tensor relu and hardtanh
+// with ops/activations/clamp_in_place.h (ATen's values, bit for bit,
+// without its dispatch), and silu and gelu with
 // ops/activations/epilogue_activations.h: within the bound the fused
 // kernels declare (ops/core/error_bounds.h), 1.5x faster than ATen's.
 void ApplyActivation(const FrozenParams& params, at::Tensor& out);

@@ -1,0 +1,24 @@
+// relu and hardtanh (relu6) in place on float32 buffers, as ATen's clamp
+// kernels compute them, bit for bit, without ATen's dispatch and iterator
+// (about 1 us a call, on tensors a convolution or a linear has just
+// written): relu is clamp_min(x, 0), hardtanh is clamp(x, lo, hi), each
+// bound taken where x is below (above) it and x kept otherwise, so NaN
+// stays NaN and -0 stays -0 (relu of a negative x is +0), as ATen's vector
+// (max/min instructions with x second) and scalar (std::max/std::min) loops
+// give. For the epilogues of conv2d_fused and linear_fused.
+#ifndef STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
+#define STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
+
+#include <cstdint>
+
+namespace static_runtime {
+namespace ops {
+
+void ReluInPlace(float* data, int64_t count);
+// hardtanh(x, lo, hi): ATen's float bounds (its Scalar arguments as float).
+void ClampInPlace(float* data, int64_t count, float lo, float hi);
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
