@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "ATen/Parallel.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "c10/core/InferenceMode.h"
@@ -192,6 +193,12 @@ template <typename RunPlan>
 absl::StatusOr<c10::IValue> RunWith(RuntimeState& state, const std::vector<c10::IValue>& args,
                                     const KwargMap& kwargs, RunPlan run_plan,
                                     NodeObserver* observer) {
+  // This thread's OpenMP thread count set to the process's intra-op count
+  // (at::set_num_threads), as ATen's parallel ops set it on first use: the
+  // oneDNN kernels read it, and on a thread that has not yet run one of
+  // those ops they ran on every core (a caller's new thread; a model whose
+  // only ATen op had been replaced by a kernel of ours).
+  at::internal::lazy_init_num_threads();
   TakeNodeException();  // one left by a caller's own RunBlock on this thread
   absl::StatusOr<c10::IValue> result = RunOnce(state, args, kwargs, run_plan, observer);
   state.last_status = result.status();

@@ -5,9 +5,11 @@
 #include "runtime/static_runtime.h"
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ATen/Parallel.h"
 #include "absl/container/flat_hash_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,6 +19,10 @@
 #include "torch/script.h"
 #include "verify/corpus.h"
 #include "verify/reference.h"
+
+// OpenMP's (libgomp, which LibTorch runs on).
+extern "C" int omp_get_max_threads();
+extern "C" int omp_get_num_procs();
 
 namespace static_runtime {
 namespace {
@@ -124,6 +130,26 @@ TEST(StaticRuntimeTest, KwargsAndDefaults) {
     EXPECT_TRUE(reference::Compare(expected, *actual).ok())
         << reference::Compare(expected, *actual);
   }
+}
+
+// A run on a thread of the caller's sets that thread's OpenMP thread count
+// (which oneDNN's kernels read) to the process's intra-op count, as ATen's
+// parallel ops do on first use, even where the model runs none of them.
+TEST(StaticRuntimeTest, RunsOnACallersThreadTakeTheIntraOpThreadCount) {
+  absl::StatusOr<CorpusModule> prepared = PrepareCorpusModel(corpus::ModelNamed("kwargs_defaults"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const int before = at::get_num_threads();
+  // A count no thread starts with (OpenMP's default is the core count).
+  const int count = omp_get_num_procs() + 1;
+  at::set_num_threads(count);
+  int on_thread = 0;
+  std::thread([&] {
+    StaticRuntime runtime(prepared->static_module);
+    EXPECT_TRUE(runtime.Run({at::randn({2, 3})}).ok());
+    on_thread = omp_get_max_threads();
+  }).join();
+  at::set_num_threads(before);
+  EXPECT_EQ(on_thread, count);
 }
 
 TEST(StaticRuntimeTest, ReturnedInputIsTheCallersTensorAndRepeatsAreConsistent) {
