@@ -14,6 +14,7 @@
 #include "ATen/NativeFunctions.h"
 #include "ATen/TensorUtils.h"
 #include "ops/core/out_variant.h"
+#include "ops/tensor/channels_last_concat.h"
 #include "ops/tensor/concat_copy.h"
 
 namespace static_runtime {
@@ -29,12 +30,20 @@ at::ScalarType PromoteAll(const std::vector<at::Tensor>& tensors) {
 }
 
 // Tensors followed by dim, as a list input or as separate inputs. Small
-// tensors are copied directly (ops/tensor/concat_copy.h) when nothing needs
-// autograd.
+// tensors (ops/tensor/concat_copy.h) and channels-last images along
+// channels (ops/tensor/channels_last_concat.h) are copied directly when
+// nothing needs autograd.
 void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim, bool stack) {
-  if (CpuKernelsServe()) {  // ConcatSizes checks each input
+  if (CpuKernelsServe()) {  // ConcatSizes and ChannelsLastConcatSizes check each input
     if (const std::optional<at::DimVector> sizes = ConcatSizes(tensors, dim, stack)) {
       ConcatInto(tensors, dim, stack, ContiguousOutput(io, 0, tensors[0].scalar_type(), *sizes));
+      return;
+    }
+    if (const std::optional<at::DimVector> sizes =
+            stack ? std::nullopt : ChannelsLastConcatSizes(tensors, dim)) {
+      at::Tensor& out = ContiguousOutput(io, 0, tensors[0].scalar_type(), *sizes);
+      out.resize_(*sizes, at::MemoryFormat::ChannelsLast);
+      ChannelsLastConcatInto(tensors, out);
       return;
     }
   }
