@@ -1,6 +1,7 @@
 #include "ops/core/channels_last.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -53,23 +54,56 @@ bool FollowsInputLayout(const torch::jit::Node* node) {
 
 using Memo = absl::flat_hash_map<const torch::jit::Value*, bool>;
 
-bool MayBeChannelsLast(const torch::jit::Value* value, Memo& memo) {
-  auto found = memo.find(value);
-  if (found != memo.end()) return found->second;
-  bool result = true;
-  for (const torch::jit::Use& use : value->uses()) {
-    const torch::jit::Node* user = use.user;
-    if (IgnoresInputLayout(user)) continue;
-    // A list input (aten::cat) is a ListConstruct, which is not listed: cat
-    // only passes in the variadic form.
-    if (!FollowsInputLayout(user) || user->outputs().size() != 1 ||
-        !MayBeChannelsLast(user->output(), memo)) {
-      result = false;
-      break;
+bool IsTensorList(const torch::jit::Value* value) {
+  return value->type()->isSubtypeOf(*c10::ListType::ofTensors());
+}
+
+// Whether a use of the tensor list `list` lets its tensors be channels-last:
+// an append to it (whose result, the list again, is unused), its length, or
+// aten::cat, whose result is then reached. Anything else (an element read
+// out, the list returned or carried by a loop) may see their layout.
+bool ListUseFollowsLayout(const torch::jit::Use& use, std::vector<const torch::jit::Value*>& next) {
+  const torch::jit::Node* user = use.user;
+  if (user->kind() == c10::aten::append && use.offset == 0) return !user->output()->hasUses();
+  if (user->kind() == c10::aten::len) return true;
+  if (user->kind() == c10::aten::cat && use.offset == 0) {
+    next.push_back(user->output());
+    return true;
+  }
+  return false;
+}
+
+// Whether no value `start` reaches through layout-following ops (and the
+// tensor lists it is put in) is used where its layout can be seen.
+bool MayBeChannelsLastFrom(const torch::jit::Value* start) {
+  std::vector<const torch::jit::Value*> todo = {start};
+  absl::flat_hash_set<const torch::jit::Value*> seen = {start};
+  std::vector<const torch::jit::Value*> next;
+  while (!todo.empty()) {
+    const torch::jit::Value* value = todo.back();
+    todo.pop_back();
+    next.clear();
+    for (const torch::jit::Use& use : value->uses()) {
+      const torch::jit::Node* user = use.user;
+      if (IsTensorList(value)) {
+        if (!ListUseFollowsLayout(use, next)) return false;
+      } else if (IgnoresInputLayout(user)) {
+        continue;
+      } else if (user->kind() == c10::prim::ListConstruct && IsTensorList(user->output())) {
+        next.push_back(user->output());
+      } else if (user->kind() == c10::aten::append && use.offset == 1) {
+        next.push_back(user->input(0));
+      } else if (FollowsInputLayout(user) && user->outputs().size() == 1) {
+        next.push_back(user->output());
+      } else {
+        return false;
+      }
+    }
+    for (const torch::jit::Value* reached : next) {
+      if (seen.insert(reached).second) todo.push_back(reached);
     }
   }
-  memo[value] = result;
-  return result;
+  return true;
 }
 
 bool ChannelsLastByChoice(const torch::jit::Value* value, Memo& memo) {
@@ -101,10 +135,7 @@ bool ChannelsLastByChoice(const torch::jit::Value* value, Memo& memo) {
 
 }  // namespace
 
-bool MayBeChannelsLast(const torch::jit::Value* value) {
-  Memo memo;
-  return MayBeChannelsLast(value, memo);
-}
+bool MayBeChannelsLast(const torch::jit::Value* value) { return MayBeChannelsLastFrom(value); }
 
 bool ChannelsLastByChoice(const torch::jit::Value* value) {
   Memo memo;

@@ -10,6 +10,9 @@
 //   - is an elementwise op, pooling, batch_norm, cat or mean, whose result
 //     then follows the input's layout and must itself be allowed to be
 //     channels-last.
+// A tensor put in a list (prim::ListConstruct, aten::append: DenseNet's
+// features) follows the same rule through the list: the list may only be
+// appended to, measured and concatenated (aten::cat, whose result follows).
 // Graph outputs, views and any other op (in this block or a sub-block) keep
 // the contiguous layout.
 #ifndef STATIC_RUNTIME_OPS_CORE_CHANNELS_LAST_H_

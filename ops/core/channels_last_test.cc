@@ -73,6 +73,51 @@ graph(%x : Tensor, %w : Tensor, %shape : int[]):
 )IR"));
 }
 
+// DenseNet's features: a list that is only appended to and concatenated
+// passes the layout on to the concatenation; a list whose element is read
+// out, or that is returned, does not.
+TEST(ChannelsLast, TensorListsPassTheLayoutToTheirConcatenation) {
+  EXPECT_TRUE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor, %y : Tensor):
+  %dim : int = prim::Constant[value=1]()
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %list : Tensor[] = prim::ListConstruct(%y)
+  %ignored : Tensor[] = aten::append(%list, %c)
+  %n : int = aten::len(%list)
+  %cat : Tensor = aten::cat(%list, %dim)
+  %r : Tensor = aten::relu(%cat)
+  %d : Tensor = static_runtime::conv2d_fused(%r, %w)
+  %next : Tensor[] = aten::append(%list, %d)
+  %cat2 : Tensor = aten::cat(%list, %dim)
+  %e : Tensor = static_runtime::conv2d_fused(%cat2, %w)
+  return (%e)
+)IR"));
+  EXPECT_FALSE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %dim : int = prim::Constant[value=1]()
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %list : Tensor[] = prim::ListConstruct(%c)
+  %cat : Tensor = aten::cat(%list, %dim)
+  return (%cat)
+)IR"));
+  EXPECT_FALSE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %list : Tensor[] = prim::ListConstruct(%x)
+  %ignored : Tensor[] = aten::append(%list, %c)
+  %first : Tensor = aten::__getitem__(%list, %zero)
+  %d : Tensor = static_runtime::conv2d_fused(%first, %w)
+  return (%d)
+)IR"));
+  EXPECT_FALSE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %list : Tensor[] = prim::ListConstruct(%c)
+  return (%list)
+)IR"));
+}
+
 // Whether %v of `ir` is channels-last only by the runtime's choice.
 bool ByChoice(const std::string& ir) {
   Parsed parsed = Parse(ir);
