@@ -5,7 +5,8 @@
 // bound taken where x is below (above) it and x kept otherwise, so NaN
 // stays NaN and -0 stays -0 (relu of a negative x is +0), as ATen's vector
 // (max/min instructions with x second) and scalar (std::max/std::min) loops
-// give. For the epilogues of conv2d_fused and linear_fused.
+// give. For the epilogues of conv2d_fused, linear_fused and
+// transformer_encoder_layer.
 #ifndef STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
 #define STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
 

@@ -63,9 +63,5 @@ STATIC_RUNTIME_PER_ISA void AddInPlace(float* out, const float* addend, int64_t 
   for (int64_t i = 0; i < count; ++i) out[i] = out[i] + addend[i];
 }
 
-STATIC_RUNTIME_PER_ISA void ReluInPlace(float* x, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
-}
-
 }  // namespace ops
 }  // namespace static_runtime

@@ -25,9 +25,6 @@ void MergeHeads(const float* context, int64_t batch, int64_t tokens, int64_t wid
 // out[i] = out[i] + addend[i] (`out` may be `addend`).
 void AddInPlace(float* out, const float* addend, int64_t count);
 
-// x[i] = relu(x[i]) as at::relu_ computes it: NaN and -0.0 stay.
-void ReluInPlace(float* x, int64_t count);
-
 }  // namespace ops
 }  // namespace static_runtime
 

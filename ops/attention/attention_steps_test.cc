@@ -65,16 +65,13 @@ RC_GTEST_PROP(AttentionStepsProperty, MergeHeadsIsTheTransposedCopy, ()) {
   RC_ASSERT(SameBits(merged, context.transpose(1, 2).reshape({batch, tokens, -1})));
 }
 
-RC_GTEST_PROP(AttentionStepsProperty, AddAndReluAreAtens, ()) {
+RC_GTEST_PROP(AttentionStepsProperty, AddIsAtens, ()) {
   const int64_t count = *rc::gen::inRange<int64_t>(1, 100);
   const at::Tensor a = Values({count});
   const at::Tensor b = Values({count});
   at::Tensor sum = a.clone();
   ops::AddInPlace(sum.data_ptr<float>(), b.data_ptr<float>(), count);
   RC_ASSERT(SameBits(sum, a + b));
-  at::Tensor relu = a.clone();
-  ops::ReluInPlace(relu.data_ptr<float>(), count);
-  RC_ASSERT(SameBits(relu, at::relu(a)));
 }
 
 RC_GTEST_PROP(AttentionStepsProperty, SoftmaxLastDimIsAtens, ()) {

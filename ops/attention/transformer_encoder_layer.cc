@@ -40,6 +40,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "ir/operators/operators.h"
+#include "ops/activations/clamp_in_place.h"
 #include "ops/activations/epilogue_activations.h"
 #include "ops/attention/attention_error_bounds.h"
 #include "ops/attention/attention_steps.h"
