@@ -22,16 +22,6 @@ __attribute__((always_inline)) inline float Clamp(float x, float lo, float hi) {
 
 }  // namespace
 
-STATIC_RUNTIME_PER_ISA void ReluInPlace(float* data, int64_t count) {
-  const V zero = Splat32(0.f);
-  int64_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    const V x = Load32(data + i);
-    Store32(data + i, x < zero ? zero : x);
-  }
-  for (; i < count; ++i) data[i] = data[i] < 0.f ? 0.f : data[i];
-}
-
 STATIC_RUNTIME_PER_ISA void ClampInPlace(float* data, int64_t count, float lo, float hi) {
   const V low = Splat32(lo), high = Splat32(hi);
   int64_t i = 0;

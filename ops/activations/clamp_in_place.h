@@ -11,13 +11,18 @@
 #define STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
 
 #include <cstdint>
+#include <limits>
 
 namespace static_runtime {
 namespace ops {
 
-void ReluInPlace(float* data, int64_t count);
 // hardtanh(x, lo, hi): ATen's float bounds (its Scalar arguments as float).
 void ClampInPlace(float* data, int64_t count, float lo, float hi);
+
+// relu: clamp_min(x, 0) (no x is above +inf).
+inline void ReluInPlace(float* data, int64_t count) {
+  ClampInPlace(data, count, 0.f, std::numeric_limits<float>::infinity());
+}
 
 }  // namespace ops
 }  // namespace static_runtime

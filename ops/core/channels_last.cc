@@ -73,39 +73,6 @@ bool ListUseFollowsLayout(const torch::jit::Use& use, std::vector<const torch::j
   return false;
 }
 
-// Whether no value `start` reaches through layout-following ops (and the
-// tensor lists it is put in) is used where its layout can be seen.
-bool MayBeChannelsLastFrom(const torch::jit::Value* start) {
-  std::vector<const torch::jit::Value*> todo = {start};
-  absl::flat_hash_set<const torch::jit::Value*> seen = {start};
-  std::vector<const torch::jit::Value*> next;
-  while (!todo.empty()) {
-    const torch::jit::Value* value = todo.back();
-    todo.pop_back();
-    next.clear();
-    for (const torch::jit::Use& use : value->uses()) {
-      const torch::jit::Node* user = use.user;
-      if (IsTensorList(value)) {
-        if (!ListUseFollowsLayout(use, next)) return false;
-      } else if (IgnoresInputLayout(user)) {
-        continue;
-      } else if (user->kind() == c10::prim::ListConstruct && IsTensorList(user->output())) {
-        next.push_back(user->output());
-      } else if (user->kind() == c10::aten::append && use.offset == 1) {
-        next.push_back(user->input(0));
-      } else if (FollowsInputLayout(user) && user->outputs().size() == 1) {
-        next.push_back(user->output());
-      } else {
-        return false;
-      }
-    }
-    for (const torch::jit::Value* reached : next) {
-      if (seen.insert(reached).second) todo.push_back(reached);
-    }
-  }
-  return true;
-}
-
 bool ChannelsLastByChoice(const torch::jit::Value* value, Memo& memo) {
   auto found = memo.find(value);
   if (found != memo.end()) return found->second;
@@ -135,7 +102,38 @@ bool ChannelsLastByChoice(const torch::jit::Value* value, Memo& memo) {
 
 }  // namespace
 
-bool MayBeChannelsLast(const torch::jit::Value* value) { return MayBeChannelsLastFrom(value); }
+// A search from `start` through layout-following ops (and the tensor lists
+// it is put in) for a use where the layout can be seen.
+bool MayBeChannelsLast(const torch::jit::Value* start) {
+  std::vector<const torch::jit::Value*> todo = {start};
+  absl::flat_hash_set<const torch::jit::Value*> seen = {start};
+  std::vector<const torch::jit::Value*> next;
+  while (!todo.empty()) {
+    const torch::jit::Value* value = todo.back();
+    todo.pop_back();
+    next.clear();
+    for (const torch::jit::Use& use : value->uses()) {
+      const torch::jit::Node* user = use.user;
+      if (IsTensorList(value)) {
+        if (!ListUseFollowsLayout(use, next)) return false;
+      } else if (IgnoresInputLayout(user)) {
+        continue;
+      } else if (user->kind() == c10::prim::ListConstruct && IsTensorList(user->output())) {
+        next.push_back(user->output());
+      } else if (user->kind() == c10::aten::append && use.offset == 1) {
+        next.push_back(user->input(0));
+      } else if (FollowsInputLayout(user) && user->outputs().size() == 1) {
+        next.push_back(user->output());
+      } else {
+        return false;
+      }
+    }
+    for (const torch::jit::Value* reached : next) {
+      if (seen.insert(reached).second) todo.push_back(reached);
+    }
+  }
+  return true;
+}
 
 bool ChannelsLastByChoice(const torch::jit::Value* value) {
   Memo memo;

@@ -108,7 +108,7 @@ __attribute__((always_inline)) inline void MaxPoolChannelsLastImpl(const T* in, 
         int64_t c = 0;
         // Four vectors of channels at once: each tap's compare-and-blend
         // waits on the one before it in the same lanes, so one vector alone
-        // runs at the latency of that chain (three times slower, measured).
+        // runs at the latency of that chain (twice as slow, measured).
         // (Four named variables: GCC keeps an array of them in memory.)
         for (; c + 4 * kLanes <= channels; c += 4 * kLanes) {
           typename Vec32<T>::Type max0 = Splat32(-std::numeric_limits<T>::infinity());
