@@ -210,9 +210,19 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     }
   };
   const auto wall_start = Clock::now();
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) workers.emplace_back(worker);
-  for (std::thread& w : workers) w.join();
+  // One caller runs on this thread, which set up and checked the sides: a
+  // process whose OpenMP work comes from two threads has two libgomp pools,
+  // and libgomp then counts more threads than CPUs and spins only briefly
+  // before sleeping, so on 2 cores with 2 intra-op threads every parallel
+  // region waited for its worker to wake (convnext_tiny 7.1-8.8 ms against
+  // 5.5 ms from one thread; docs/benchmarks.md "Two threads").
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) workers.emplace_back(worker);
+    for (std::thread& w : workers) w.join();
+  }
   const double wall_us = Micros(Clock::now() - wall_start);
   if (failed) return absl::InternalError(failure);
   if (config.progress) config.progress(1.0);

@@ -1,5 +1,8 @@
 #include "tools/sr/bench.h"
 
+#include <mutex>
+#include <thread>
+
 #include "ATen/ATen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -70,6 +73,34 @@ TEST(BenchTest, SidesTakeTurnsOfTheGivenCalls) {
   report = RunBench(*module, *inputs, config);
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("--turn"));
+}
+
+// With one caller the sides run on the calling thread (one OpenMP pool in
+// the process); progress is reported from the thread that runs them.
+TEST(BenchTest, OneCallerRunsOnTheCallingThread) {
+  absl::StatusOr<torch::jit::Module> module = DefaultModel();
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<c10::IValue>> inputs = ParseInputSpec(kDefaultInputSpec, 0);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  BenchConfig config;
+  config.iters = 4;
+  config.warmup = 1;
+  std::mutex mutex;  // two callers report progress concurrently
+  std::vector<std::thread::id> reporters;
+  config.progress = [&](double) {
+    std::lock_guard<std::mutex> lock(mutex);
+    reporters.push_back(std::this_thread::get_id());
+  };
+  absl::StatusOr<BenchReport> report = RunBench(*module, *inputs, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_FALSE(reporters.empty());
+  EXPECT_THAT(reporters, testing::Each(std::this_thread::get_id()));
+
+  config.threads = 2;
+  reporters.clear();
+  report = RunBench(*module, *inputs, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(reporters, testing::Contains(testing::Ne(std::this_thread::get_id())));
 }
 
 TEST(BenchTest, TimesTheRuntimeWithOtherOptionsBesideIt) {
