@@ -1,9 +1,12 @@
 #include "execution/background_work.h"
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
+#include "ATen/ATen.h"
+#include "ATen/Parallel.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
@@ -42,6 +45,37 @@ TEST(BackgroundWork, ATaskRunsOnAnotherThread) {
   PostBackgroundWork([&] { ran_on = std::this_thread::get_id(); });
   WaitForBackgroundWork();
   EXPECT_NE(ran_on, std::this_thread::get_id());
+}
+
+int ThreadsOfThisProcess() {
+  int threads = 0;
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    ++threads;
+  }
+  return threads;
+}
+
+// A task's parallel region starts OpenMP workers on the background thread;
+// they end when the thread falls idle, so that they do not count against
+// the CPUs for the callers' pools (libgomp then lets pools spin only
+// briefly). Fails if they stay.
+TEST(BackgroundWork, OpenMpWorkersATaskStartedEndWhenTheThreadIsIdle) {
+  PostBackgroundWork([] {});
+  WaitForBackgroundWork();
+  const int before = ThreadsOfThisProcess();
+  int during = 0;
+  PostBackgroundWork([&] {
+    const int previous = at::get_num_threads();
+    at::set_num_threads(2);
+    // An elementwise op of 1M values: ATen splits it over its OpenMP team.
+    at::Tensor product = at::ones({1 << 20}) * 3;
+    during = ThreadsOfThisProcess();
+    at::set_num_threads(previous);
+  });
+  WaitForBackgroundWork();
+  ASSERT_GT(during, before) << "the task's op started no OpenMP worker";
+  EXPECT_EQ(ThreadsOfThisProcess(), before);
 }
 
 }  // namespace
