@@ -5,13 +5,16 @@
 // inputs, which take the unfused path; int32, int64 and bool inputs) give,
 // fused, exactly the JIT's outputs, in and out of inference mode.
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <iterator>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
@@ -214,6 +217,49 @@ def forward(self, x, y):
     EXPECT_TRUE(reference::Compare(expected, *actual, reference::Tolerance::kBitwise).ok())
         << "n=" << n;
   }
+}
+
+int ThreadsOfThisProcess() {
+  int threads = 0;
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    ++threads;
+  }
+  return threads;
+}
+
+// A group over more values than ATen's grain splits them over the intra-op
+// threads: on a fresh thread with two intra-op threads, its run starts the
+// thread's OpenMP worker (at::parallel_for is serial in code built without
+// OpenMP, which the fused kernel's package must be built with).
+TEST(Fusion, ALargeGroupRunsOnTheIntraOpThreads) {
+#ifndef _OPENMP
+  GTEST_SKIP() << "built without OpenMP (clang or ThreadSanitizer): parallel loops are serial";
+#endif
+  absl::StatusOr<torch::jit::Module> module = ModuleFromSource(R"(
+def forward(self, x):
+    return torch.relu(x * 2.0 + 1.0)
+)");
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<StaticModule::Ptr> fused = StaticModule::FromModule(*module, false);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  ASSERT_TRUE(HasFusedNode(*(*fused)->graph()));
+  const std::vector<c10::IValue> inputs = {at::randn({1 << 20})};
+  const c10::IValue expected = module->forward(reference::DeepCopy(inputs));
+  const int previous = at::get_num_threads();
+  at::set_num_threads(2);
+  StaticRuntime runtime(*fused);
+  int before = 0, after = 0;
+  absl::StatusOr<c10::IValue> actual;
+  std::thread([&] {
+    before = ThreadsOfThisProcess();
+    actual = runtime.Run(inputs);
+    after = ThreadsOfThisProcess();
+  }).join();
+  at::set_num_threads(previous);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_TRUE(reference::Compare(expected, *actual, reference::Tolerance::kBitwise).ok());
+  EXPECT_EQ(after, before + 1) << "the group ran on the calling thread alone";
 }
 
 // Counts the runs of fused groups that took the fused form: their values
