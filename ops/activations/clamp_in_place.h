@@ -5,8 +5,11 @@
 // bound taken where x is below (above) it and x kept otherwise, so NaN
 // stays NaN and -0 stays -0 (relu of a negative x is +0), as ATen's vector
 // (max/min instructions with x second) and scalar (std::max/std::min) loops
-// give. For the epilogues of conv2d_fused, linear_fused and
-// transformer_encoder_layer.
+// give. hardsigmoid is clamp(x + 3, 0, 6) / 6 and hardswish
+// x * clamp(x + 3, 0, 6) / 6, in that order of roundings, as ATen's kernels
+// (a NaN x gives a NaN, but x's own where ATen's vector loops give the
+// all-ones NaN). For the epilogues of conv2d_fused,
+// linear_fused and transformer_encoder_layer.
 #ifndef STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
 #define STATIC_RUNTIME_OPS_ACTIVATIONS_CLAMP_IN_PLACE_H_
 
@@ -23,6 +26,9 @@ void ClampInPlace(float* data, int64_t count, float lo, float hi);
 inline void ReluInPlace(float* data, int64_t count) {
   ClampInPlace(data, count, 0.f, std::numeric_limits<float>::infinity());
 }
+
+void HardsigmoidInPlace(float* data, int64_t count);
+void HardswishInPlace(float* data, int64_t count);
 
 }  // namespace ops
 }  // namespace static_runtime

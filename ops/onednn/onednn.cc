@@ -173,6 +173,14 @@ void ApplyActivation(const FrozenParams& params, at::Tensor& out) {
                         static_cast<float>(params.max_value));
       return;
     }
+    if (params.activation == "hardswish") {
+      ops::HardswishInPlace(data, out.numel());
+      return;
+    }
+    if (params.activation == "hardsigmoid") {
+      ops::HardsigmoidInPlace(data, out.numel());
+      return;
+    }
     if (params.activation == "silu") {
       ops::SiluInPlace(data, out.numel());
       return;
