@@ -2,7 +2,10 @@
 // packing a weight into the layout its next calls will use, a linear making
 // the plan of a row count it met, a runtime giving freed heap back), run on one
 // background thread of the process, in the order posted, with the
-// process's intra-op thread count (as ATen sets a thread's).
+// process's intra-op thread count (as ATen sets a thread's). The OpenMP
+// workers a task's parallel regions start end when the thread falls idle
+// (with libgomp), so that they do not count against the CPUs for the
+// callers' own teams.
 //
 // Contract: a task keeps alive what it uses (captures shared_ptrs), must
 // not throw, and publishes its result so that calls running meanwhile see
