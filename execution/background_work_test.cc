@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -47,13 +48,9 @@ TEST(BackgroundWork, ATaskRunsOnAnotherThread) {
   EXPECT_NE(ran_on, std::this_thread::get_id());
 }
 
-int ThreadsOfThisProcess() {
-  int threads = 0;
-  for ([[maybe_unused]] const auto& entry :
-       std::filesystem::directory_iterator("/proc/self/task")) {
-    ++threads;
-  }
-  return threads;
+int64_t ThreadsOfThisProcess() {
+  return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                       std::filesystem::directory_iterator());
 }
 
 // A task's parallel region starts OpenMP workers on the background thread;
@@ -63,8 +60,8 @@ int ThreadsOfThisProcess() {
 TEST(BackgroundWork, OpenMpWorkersATaskStartedEndWhenTheThreadIsIdle) {
   PostBackgroundWork([] {});
   WaitForBackgroundWork();
-  const int before = ThreadsOfThisProcess();
-  int during = 0;
+  const int64_t before = ThreadsOfThisProcess();
+  int64_t during = 0;
   PostBackgroundWork([&] {
     const int previous = at::get_num_threads();
     at::set_num_threads(2);

@@ -219,13 +219,9 @@ def forward(self, x, y):
   }
 }
 
-int ThreadsOfThisProcess() {
-  int threads = 0;
-  for ([[maybe_unused]] const auto& entry :
-       std::filesystem::directory_iterator("/proc/self/task")) {
-    ++threads;
-  }
-  return threads;
+int64_t ThreadsOfThisProcess() {
+  return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                       std::filesystem::directory_iterator());
 }
 
 // A group over more values than ATen's grain splits them over the intra-op
@@ -249,7 +245,7 @@ def forward(self, x):
   const int previous = at::get_num_threads();
   at::set_num_threads(2);
   StaticRuntime runtime(*fused);
-  int before = 0, after = 0;
+  int64_t before = 0, after = 0;
   absl::StatusOr<c10::IValue> actual;
   std::thread([&] {
     before = ThreadsOfThisProcess();
