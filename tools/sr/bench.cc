@@ -210,12 +210,9 @@ absl::StatusOr<BenchReport> RunBench(const torch::jit::Module& module,
     }
   };
   const auto wall_start = Clock::now();
-  // One caller runs on this thread, which set up and checked the sides: a
-  // process whose OpenMP work comes from two threads has two libgomp pools,
-  // and libgomp then counts more threads than CPUs and spins only briefly
-  // before sleeping, so on 2 cores with 2 intra-op threads every parallel
-  // region waited for its worker to wake (convnext_tiny 7.1-8.8 ms against
-  // 5.5 ms from one thread; docs/benchmarks.md "Two threads").
+  // One caller runs on this thread, which set up the sides: OpenMP teams
+  // on two threads made libgomp sleep between parallel regions
+  // (docs/running.md, "Intra-op threads"; convnext_tiny 7.1-8.8 -> 5.5 ms).
   if (threads == 1) {
     worker();
   } else {
