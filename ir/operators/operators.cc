@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ATen/ATen.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "c10/util/Exception.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -66,34 +67,57 @@ at::Tensor KeepSequenceRow(const at::Tensor& layer, int64_t row) {
   return at::_nested_tensor_from_tensor_list(sequences);
 }
 
-void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
-                       double max_value) {
-  if (activation == "relu") {
-    tensor.relu_();
-  } else if (activation == "hardtanh") {
-    at::hardtanh_(tensor, min_value, max_value);
-  } else if (activation == "hardswish") {
-    at::hardswish_(tensor);
-  } else if (activation == "hardsigmoid") {
-    at::hardsigmoid_(tensor);
-  } else if (activation == "sigmoid") {
-    tensor.sigmoid_();
-  } else if (activation == "silu") {
-    at::silu_(tensor);
-  } else if (activation == "gelu") {
-    at::gelu_(tensor);
-  } else {
-    TORCH_CHECK(activation == "none", "static_runtime: unknown fused activation '", activation,
-                "'");
+FusedActivation FusedActivation::Parse(const std::string& name, double min_value,
+                                       double max_value) {
+  static const auto* const kKinds = new absl::flat_hash_map<std::string, Kind>({
+      {"none", Kind::kNone},
+      {"relu", Kind::kRelu},
+      {"hardtanh", Kind::kHardtanh},
+      {"hardswish", Kind::kHardswish},
+      {"hardsigmoid", Kind::kHardsigmoid},
+      {"sigmoid", Kind::kSigmoid},
+      {"silu", Kind::kSilu},
+      {"gelu", Kind::kGelu},
+  });
+  const auto kind = kKinds->find(name);
+  TORCH_CHECK(kind != kKinds->end(), "static_runtime: unknown fused activation '", name, "'");
+  return FusedActivation{kind->second, min_value, max_value};
+}
+
+void ActivationInPlace(at::Tensor& tensor, const FusedActivation& activation) {
+  switch (activation.kind) {
+    case FusedActivation::Kind::kNone:
+      return;
+    case FusedActivation::Kind::kRelu:
+      tensor.relu_();
+      return;
+    case FusedActivation::Kind::kHardtanh:
+      at::hardtanh_(tensor, activation.min_value, activation.max_value);
+      return;
+    case FusedActivation::Kind::kHardswish:
+      at::hardswish_(tensor);
+      return;
+    case FusedActivation::Kind::kHardsigmoid:
+      at::hardsigmoid_(tensor);
+      return;
+    case FusedActivation::Kind::kSigmoid:
+      tensor.sigmoid_();
+      return;
+    case FusedActivation::Kind::kSilu:
+      at::silu_(tensor);
+      return;
+    case FusedActivation::Kind::kGelu:
+      at::gelu_(tensor);
+      return;
   }
 }
 
 at::Tensor Conv2dEpilogue(at::Tensor conv, const c10::optional<at::Tensor>& residual,
-                          const std::string& activation, double min_value, double max_value) {
+                          const FusedActivation& activation) {
   // A broadcasting or promoting residual may change the result's shape or
   // dtype: the out-of-place add gives exactly what aten::add gives.
   at::Tensor result = residual && residual->defined() ? at::add(conv, *residual) : conv;
-  ActivationInPlace(result, activation, min_value, max_value);
+  ActivationInPlace(result, activation);
   return result;
 }
 
@@ -101,16 +125,16 @@ at::Tensor Conv2dFusedReference(const at::Tensor& input, const at::Tensor& weigh
                                 const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
                                 at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups,
                                 const c10::optional<at::Tensor>& residual,
-                                const std::string& activation, double min_value, double max_value) {
+                                const FusedActivation& activation) {
   return Conv2dEpilogue(at::conv2d(input, weight, bias, stride, padding, dilation, groups),
-                        residual, activation, min_value, max_value);
+                        residual, activation);
 }
 
 at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weight,
                                 const c10::optional<at::Tensor>& bias,
-                                const std::string& activation, double min_value, double max_value) {
+                                const FusedActivation& activation) {
   at::Tensor result = at::linear(input, weight, bias);
-  ActivationInPlace(result, activation, min_value, max_value);
+  ActivationInPlace(result, activation);
   return result;
 }
 
@@ -311,7 +335,8 @@ void RegisterAll() {
       Operation([](Stack& stack) {
         const double max_value = torch::jit::pop(stack).toDouble();
         const double min_value = torch::jit::pop(stack).toDouble();
-        const std::string activation = torch::jit::pop(stack).toStringRef();
+        const FusedActivation activation =
+            FusedActivation::Parse(torch::jit::pop(stack).toStringRef(), min_value, max_value);
         const c10::optional<at::Tensor> residual = torch::jit::pop(stack).toOptional<at::Tensor>();
         const int64_t groups = torch::jit::pop(stack).toInt();
         const std::vector<int64_t> dilation = torch::jit::pop(stack).toIntVector();
@@ -320,9 +345,8 @@ void RegisterAll() {
         const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
         const at::Tensor weight = torch::jit::pop(stack).toTensor();
         const at::Tensor input = torch::jit::pop(stack).toTensor();
-        torch::jit::push(
-            stack, Conv2dFusedReference(input, weight, bias, stride, padding, dilation, groups,
-                                        residual, activation, min_value, max_value));
+        torch::jit::push(stack, Conv2dFusedReference(input, weight, bias, stride, padding, dilation,
+                                                     groups, residual, activation));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 
@@ -332,12 +356,12 @@ void RegisterAll() {
       Operation([](Stack& stack) {
         const double max_value = torch::jit::pop(stack).toDouble();
         const double min_value = torch::jit::pop(stack).toDouble();
-        const std::string activation = torch::jit::pop(stack).toStringRef();
+        const FusedActivation activation =
+            FusedActivation::Parse(torch::jit::pop(stack).toStringRef(), min_value, max_value);
         const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
         const at::Tensor weight = torch::jit::pop(stack).toTensor();
         const at::Tensor input = torch::jit::pop(stack).toTensor();
-        torch::jit::push(
-            stack, LinearFusedReference(input, weight, bias, activation, min_value, max_value));
+        torch::jit::push(stack, LinearFusedReference(input, weight, bias, activation));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 

@@ -47,19 +47,28 @@ extern const c10::Symbol kMaybeCopyTo;
 // [min_value, max_value]), "hardswish", "hardsigmoid", "sigmoid", "silu" or
 // "gelu" (approximate 'none').
 extern const c10::Symbol kConv2dFused;
+// conv2d_fused's and linear_fused's activation, its name parsed once, with
+// the bounds hardtanh clamps to.
+struct FusedActivation {
+  enum class Kind { kNone, kRelu, kHardtanh, kHardswish, kHardsigmoid, kSigmoid, kSilu, kGelu };
+  Kind kind = Kind::kNone;
+  double min_value = 0;
+  double max_value = 0;
+  // Throws, naming it, for a name not listed above.
+  static FusedActivation Parse(const std::string& name, double min_value, double max_value);
+};
 // conv2d_fused's epilogue as ATen computes it: `conv` + residual (when
 // given), then the activation; the result may be `conv` itself, modified.
 at::Tensor Conv2dEpilogue(at::Tensor conv, const c10::optional<at::Tensor>& residual,
-                          const std::string& activation, double min_value, double max_value);
+                          const FusedActivation& activation);
 // conv2d_fused as the JIT computes it: ATen's conv2d, then Conv2dEpilogue.
 at::Tensor Conv2dFusedReference(const at::Tensor& input, const at::Tensor& weight,
                                 const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
                                 at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups,
                                 const c10::optional<at::Tensor>& residual,
-                                const std::string& activation, double min_value, double max_value);
+                                const FusedActivation& activation);
 // Applies conv2d_fused's `activation` to `tensor` in place.
-void ActivationInPlace(at::Tensor& tensor, const std::string& activation, double min_value,
-                       double max_value);
+void ActivationInPlace(at::Tensor& tensor, const FusedActivation& activation);
 
 // linear_fused(Tensor input, Tensor weight, Tensor? bias, str activation,
 //              float min_value, float max_value) -> Tensor
@@ -69,7 +78,7 @@ extern const c10::Symbol kLinearFused;
 // linear_fused as the JIT computes it: ATen's linear, then the activation.
 at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weight,
                                 const c10::optional<at::Tensor>& bias,
-                                const std::string& activation, double min_value, double max_value);
+                                const FusedActivation& activation);
 
 // transformer_encoder_layer(<aten::_transformer_encoder_layer_fwd's
 // arguments>) -> Tensor: that op (the fast path of nn.TransformerEncoderLayer

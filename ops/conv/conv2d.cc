@@ -219,8 +219,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       // A broadcasting or promoting residual: ATen's add after our convolution.
       at::Tensor conv = at::empty({0}, at::kFloat);
       Compute(input, c10::nullopt, out_sizes, conv);
-      io.Output(0) = ops::Conv2dEpilogue(conv, residual, params_.activation, params_.min_value,
-                                         params_.max_value);
+      io.Output(0) = ops::Conv2dEpilogue(conv, residual, params_.activation);
       return;
     }
     at::Tensor& out = ReusableOrNewOutput(io, 0, at::kFloat);
@@ -813,7 +812,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       ConvParams params = params_;
       params.weight = WeightTaps(window);
       params.padding = {0, 0};
-      params.activation = "none";
+      params.activation = ops::FusedActivation{};
       params.channels_last_output = true;
       slot = std::make_shared<Conv2dKernel>(std::move(params));
     }
@@ -851,7 +850,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   at::Tensor Reference(const at::Tensor& input, const c10::optional<at::Tensor>& residual) const {
     return ops::Conv2dFusedReference(input, params_.weight, params_.bias, params_.stride,
                                      params_.padding, params_.dilation, params_.groups, residual,
-                                     params_.activation, params_.min_value, params_.max_value);
+                                     params_.activation);
   }
 
   // What this node's caches report to (execution/kernel_caches.h), also for

@@ -111,7 +111,7 @@ at::Tensor Exact(const ConvCase& c, const at::Tensor& x,
   c10::optional<at::Tensor> residual_double =
       residual ? c10::optional<at::Tensor>(dbl(*residual)) : c10::nullopt;
   return ops::Conv2dEpilogue(Convolve(c, dbl(x), dbl(c.weight), bias), residual_double,
-                             c.activation, c.min_value, c.max_value);
+                             ops::FusedActivation::Parse(c.activation, c.min_value, c.max_value));
 }
 
 // Runs `conv` (made from `c`) on `x` and `residual` in `slots`; returns the
@@ -364,7 +364,8 @@ void CheckWithinTheStatedBound(Shapes shapes) {
                        channels_last_output, " call ", call));
     }
     const at::Tensor aten_fused =
-        ops::Conv2dEpilogue(*aten_result, residual, c.activation, c.min_value, c.max_value);
+        ops::Conv2dEpilogue(*aten_result, residual,
+                            ops::FusedActivation::Parse(c.activation, c.min_value, c.max_value));
     const std::string atens =
         testing::OutsideBound(ops::Conv2dFusedErrorBound, inputs, exact, aten_fused);
     if (!atens.empty()) RC_FAIL("ATen's convolution: " + atens);

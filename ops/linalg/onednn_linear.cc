@@ -76,7 +76,7 @@ class LinearKernel {
   explicit LinearKernel(LinearParams params)
       : params_(std::move(params)),
         linear_(params_.weight, params_.bias),
-        fused_relu_(params_.activation == "relu"),
+        fused_relu_(params_.activation.kind == ops::FusedActivation::Kind::kRelu),
         finite_weight_(params_.weight.isfinite().all().item<bool>()) {
     if (ops::SmallLinear::Available() && params_.weight.numel() <= kSmallLinearMaxMultiplyAdds) {
       small_.emplace(params_.weight.data_ptr<float>(),
@@ -150,7 +150,7 @@ class LinearKernel {
     return ops::LinearFusedReference(
         input, params_.weight,
         params_.bias.defined() ? c10::optional<at::Tensor>(params_.bias) : c10::nullopt,
-        params_.activation, params_.min_value, params_.max_value);
+        params_.activation);
   }
 
   const LinearParams params_;

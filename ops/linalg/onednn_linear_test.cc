@@ -58,9 +58,9 @@ SingleNode MakeLinearGraph(const LinearCase& c) {
 
 at::Tensor Exact(const LinearCase& c, const at::Tensor& x) {
   const auto dbl = [](const at::Tensor& t) { return t.to(at::kDouble); };
-  return ops::LinearFusedReference(dbl(x), dbl(c.weight),
-                                   c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt,
-                                   c.activation, c.min_value, c.max_value);
+  return ops::LinearFusedReference(
+      dbl(x), dbl(c.weight), c.bias ? c10::optional<at::Tensor>(dbl(*c.bias)) : c10::nullopt,
+      ops::FusedActivation::Parse(c.activation, c.min_value, c.max_value));
 }
 
 RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) {
@@ -96,8 +96,8 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
       RC_FAIL(c10::str("oneDNN kernel: ", ours, " weight ", c.weight.sizes(), " ", c.activation,
                        " input ", x.sizes(), " strides ", x.strides(), " call ", call));
     }
-    const at::Tensor aten =
-        ops::LinearFusedReference(x, c.weight, c.bias, c.activation, c.min_value, c.max_value);
+    const at::Tensor aten = ops::LinearFusedReference(
+        x, c.weight, c.bias, ops::FusedActivation::Parse(c.activation, c.min_value, c.max_value));
     const std::string atens =
         testing::OutsideBound(ops::LinearFusedErrorBound, inputs, exact, aten);
     if (!atens.empty()) RC_FAIL("ATen's linear: " + atens);

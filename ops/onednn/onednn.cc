@@ -146,9 +146,8 @@ std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64
   }
   FrozenParams params;
   static_cast<FrozenWeight&>(params) = *std::move(frozen);
-  params.activation = activation->toStringRef();
-  params.min_value = min_value->toDouble();
-  params.max_value = max_value->toDouble();
+  params.activation = ops::FusedActivation::Parse(activation->toStringRef(), min_value->toDouble(),
+                                                  max_value->toDouble());
   return params;
 }
 
@@ -162,35 +161,41 @@ std::optional<std::vector<int64_t>> ConstantIntList(const torch::jit::Value* val
 }
 
 void ApplyActivation(const FrozenParams& params, at::Tensor& out) {
-  if (out.scalar_type() == at::kFloat && out.is_non_overlapping_and_dense()) {
-    float* data = out.data_ptr<float>();
-    if (params.activation == "relu") {
-      ops::ReluInPlace(data, out.numel());
-      return;
-    }
-    if (params.activation == "hardtanh") {
-      ops::ClampInPlace(data, out.numel(), static_cast<float>(params.min_value),
-                        static_cast<float>(params.max_value));
-      return;
-    }
-    if (params.activation == "hardswish") {
-      ops::HardswishInPlace(data, out.numel());
-      return;
-    }
-    if (params.activation == "hardsigmoid") {
-      ops::HardsigmoidInPlace(data, out.numel());
-      return;
-    }
-    if (params.activation == "silu") {
-      ops::SiluInPlace(data, out.numel());
-      return;
-    }
-    if (params.activation == "gelu") {
-      ops::GeluInPlace(data, out.numel());
-      return;
-    }
+  using Kind = ops::FusedActivation::Kind;
+  const ops::FusedActivation& activation = params.activation;
+  if (activation.kind == Kind::kNone) return;
+  if (out.scalar_type() != at::kFloat || !out.is_non_overlapping_and_dense()) {
+    ops::ActivationInPlace(out, activation);
+    return;
   }
-  ops::ActivationInPlace(out, params.activation, params.min_value, params.max_value);
+  float* data = out.data_ptr<float>();
+  const int64_t count = out.numel();
+  switch (activation.kind) {
+    case Kind::kRelu:
+      ops::ReluInPlace(data, count);
+      return;
+    case Kind::kHardtanh:
+      ops::ClampInPlace(data, count, static_cast<float>(activation.min_value),
+                        static_cast<float>(activation.max_value));
+      return;
+    case Kind::kHardswish:
+      ops::HardswishInPlace(data, count);
+      return;
+    case Kind::kHardsigmoid:
+      ops::HardsigmoidInPlace(data, count);
+      return;
+    case Kind::kSilu:
+      ops::SiluInPlace(data, count);
+      return;
+    case Kind::kGelu:
+      ops::GeluInPlace(data, count);
+      return;
+    case Kind::kNone:
+      return;
+    case Kind::kSigmoid:
+      ops::ActivationInPlace(out, activation);
+      return;
+  }
 }
 
 namespace {

@@ -30,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "dnnl.hpp"
 #include "execution/kernel_caches.h"
+#include "ir/operators/operators.h"
 #include "torch/csrc/jit/ir/ir.h"
 
 namespace static_runtime {
@@ -229,9 +230,7 @@ std::optional<FrozenWeight> ReadFrozenWeight(const torch::jit::Node* node, int64
 // channel, the weight's first dimension) and its activation (the last three
 // inputs: name, min, max).
 struct FrozenParams : FrozenWeight {
-  std::string activation;
-  double min_value = 0;
-  double max_value = 0;
+  ops::FusedActivation activation;
 };
 std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64_t weight_dim);
 
@@ -240,9 +239,9 @@ std::optional<FrozenParams> ReadFrozenParams(const torch::jit::Node* node, int64
 std::optional<std::vector<int64_t>> ConstantIntList(const torch::jit::Value* value, size_t size);
 
 // Applies `params`' activation to `out` in place as ATen does
-// (ops::ActivationInPlace), but on a dense float tensor relu and hardtanh
-// with ops/activations/clamp_in_place.h (ATen's values, bit for bit,
-// without its dispatch), and silu and gelu with
+// (ops::ActivationInPlace), but on a dense float tensor relu, hardtanh,
+// hardswish and hardsigmoid with ops/activations/clamp_in_place.h (ATen's
+// values, bit for bit, without its dispatch), and silu and gelu with
 // ops/activations/epilogue_activations.h: within the bound the fused
 // kernels declare (ops/core/error_bounds.h), 1.5x faster than ATen's.
 void ApplyActivation(const FrozenParams& params, at::Tensor& out);
