@@ -7,8 +7,8 @@
 #include "c10/core/InferenceMode.h"
 #include "execution/product_clock.h"
 #include "ops/attention/attention_steps.h"
-#include "ops/core/cpu_kernels.h"
 #include "ops/linalg/batched_gemm.h"
+#include "ops/nn/softmax_rows.h"
 
 namespace static_runtime {
 namespace ops {
@@ -59,10 +59,10 @@ void BatchedProduct(const std::optional<BmmPlan>& plan, at::Tensor& out, const a
 
 // Softmax of one sequence's `scores` [heads, queries, keys] in place over
 // the keys: ATen's masked softmax with row `sequence` of the key padding
-// mask `padding` when there is one, else ATen's softmax.
+// mask `padding` when there is one, else ATen's softmax (FastSoftmaxLastDimInto).
 void ScoresSoftmax(const at::Tensor& padding, int64_t sequence, at::Tensor& scores) {
   if (!padding.defined()) {
-    SoftmaxLastDimInto(scores, scores);
+    FastSoftmaxLastDimInto(scores, scores);
     return;
   }
   const int64_t keys = scores.size(2);

@@ -14,6 +14,7 @@
 #include "c10/util/accumulate.h"
 #include "ops/core/cpu_kernels.h"
 #include "ops/core/out_variant.h"
+#include "ops/nn/softmax_rows.h"
 
 namespace static_runtime {
 namespace {
@@ -37,7 +38,11 @@ void RegisterSoftmax(KernelRegistry& registry) {
                 !self.is_conj()) {
               if (!out.sizes().equals(self.sizes())) out.resize_(self.sizes());
               if (out.is_contiguous()) {
-                SoftmaxLastDimInto(self, out, log);
+                if (log) {
+                  SoftmaxLastDimInto(self, out, /*log=*/true);
+                } else {
+                  ops::FastSoftmaxLastDimInto(self, out);
+                }
                 return;
               }
             }
