@@ -1,5 +1,6 @@
 #include "ops/nn/softmax_rows.h"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -63,7 +64,11 @@ bool MatchesAten(SoftmaxRowsFn kernel) {
 
 SoftmaxRowsFn SoftmaxRowsForThisCpu() {
   static const SoftmaxRowsFn kKernel = []() -> SoftmaxRowsFn {
-    if (!__builtin_cpu_supports("avx512f")) return nullptr;
+    // The instructions softmax_rows_avx512 is compiled for.
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+        !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl")) {
+      return nullptr;
+    }
     return MatchesAten(SoftmaxRowsAvx512) ? SoftmaxRowsAvx512 : nullptr;
   }();
   return kKernel;

@@ -10,7 +10,7 @@ namespace static_runtime {
 namespace ops {
 
 // ATen's AVX2 softmax (8-lane sum order) on rows [first, last), the exps on
-// 16 lanes. Call only on CPUs with AVX-512F.
+// 16 lanes. Call only on CPUs with AVX-512 F, DQ, BW and VL.
 void SoftmaxRowsAvx512InAvx2Order(const float* in, float* out, int64_t first, int64_t last,
                                   int64_t n);
 

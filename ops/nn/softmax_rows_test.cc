@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -80,17 +81,14 @@ TEST(SoftmaxRowsTest, ManyRowsOnTwoThreadsMatchAten) {
 }
 
 // The kernel is chosen where it can gain: on AVX-512 CPUs whose ATen runs
-// its AVX2 kernels (Debian's LibTorch does, unless ATEN_CPU_CAPABILITY
-// caps it lower).
+// its AVX2 kernels (Debian's LibTorch does, unless ATEN_CPU_CAPABILITY caps
+// it lower), as ATen's configuration says.
 TEST(SoftmaxRowsTest, IsChosenWhereAtenRunsAvx2OnAnAvx512Cpu) {
-  const char* capability = std::getenv("ATEN_CPU_CAPABILITY");
-  const bool aten_avx2 = capability == nullptr || std::string(capability) == "avx2" ||
-                         std::string(capability) == "avx512";
-  if (!__builtin_cpu_supports("avx512f") || !aten_avx2) {
-    EXPECT_EQ(KernelOrSkip(), nullptr);
-    return;
-  }
-  EXPECT_NE(KernelOrSkip(), nullptr);
+  const bool aten_avx2 =
+      at::show_config().find("CPU capability usage: AVX2\n") != std::string::npos;
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  EXPECT_EQ(KernelOrSkip() != nullptr, avx512 && aten_avx2) << at::show_config();
 }
 
 }  // namespace
