@@ -1,11 +1,15 @@
 #include "ops/blas_replica/replicated_linear.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "ops/blas_replica/sgemm_orders.h"
 
 namespace static_runtime {
@@ -58,6 +62,28 @@ bool Reproduces(const ReplicatedLinear::Replica& replica, int64_t rows, int64_t 
   return true;
 }
 
+// The OpenBLAS core this process's BLAS runs (openblas_get_corename(), lower
+// case), or "" when BLAS is not OpenBLAS.
+std::string OpenBlasCore() {
+  using Getter = const char* (*)();
+  const auto getter = reinterpret_cast<Getter>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = getter != nullptr ? getter() : nullptr;
+  return name != nullptr ? absl::AsciiStrToLower(absl::StripAsciiWhitespace(name)) : "";
+}
+
+// Whether BLAS runs OpenBLAS kernels whose order sgemm_orders.h documents:
+// the Chain those of its Haswell, Zen, SkylakeX and Cooperlake cores, the
+// LaneTree those of its AVX-512 ones. Under other kernels (Prescott's, which
+// OpenBLAS 0.3.21 picks on CPUs it does not know, such as an Emerald Rapids)
+// an order can agree with BLAS's on every sample and still differ in a few
+// results of other operands (a few terms summed in another association):
+// ATen's call computes those products.
+bool DocumentedCore(bool lane_tree) {
+  static const std::string kCore = OpenBlasCore();
+  const bool avx512 = kCore == "skylakex" || kCore == "cooperlake";
+  return lane_tree ? avx512 : avx512 || kCore == "haswell" || kCore == "zen";
+}
+
 // The order that reproduces ATen's products of this shape, if any: the
 // Chain with the blocks of k of each GEMM_Q OpenBLAS's cores use (and a few
 // more), cut by either driver, unpaired, then with the rows of full 4-row
@@ -70,7 +96,7 @@ ReplicatedLinear::Replica Prove(int64_t rows, int64_t n, int64_t k, bool has_bia
   // proved (RC_PARAMS="seed=15144602292830740714" //ops/rnn:lstm_test). ATen's
   // call computes it.
   if (n == 1) return {};
-  if (!blas_replica::ChainAvailable()) return {};
+  if (!blas_replica::ChainAvailable() || !DocumentedCore(/*lane_tree=*/false)) return {};
   std::vector<int64_t> pairings = {0};
   if (rows >= 4) pairings.push_back(rows / 4 * 4);
   for (const int64_t paired_rows : pairings) {
@@ -86,7 +112,8 @@ ReplicatedLinear::Replica Prove(int64_t rows, int64_t n, int64_t k, bool has_bia
     }
   }
   const ReplicatedLinear::Replica lane_tree{Order::kLaneTree, {}};
-  if (blas_replica::LaneTreeAvailable() && Reproduces(lane_tree, rows, n, k, has_bias)) {
+  if (blas_replica::LaneTreeAvailable() && DocumentedCore(/*lane_tree=*/true) &&
+      Reproduces(lane_tree, rows, n, k, has_bias)) {
     return lane_tree;
   }
   return {};
