@@ -1,20 +1,18 @@
 // aten::group_norm as an out variant: ATen's CPU group-norm kernel (the
-// dispatch stub native_group_norm calls) writes straight into the output,
-// so the results are ATen's bit for bit, without native_group_norm's fresh
-// output and its mean and rstd allocations (those go to per-thread scratch
-// tensors). Taken for contiguous float and double inputs of at least two
-// dimensions with a whole number of channels per group, weight and bias
-// absent or contiguous C-element tensors of the input's dtype; anything else
-// (channels-last layouts, mixed dtypes, bad arguments) runs ATen's op, with
-// its result or its error. Compiled with the CPU-capability definitions
-// LibTorch was built with, so the stub has the layout it has inside
-// libtorch_cpu.so.
-#include "ATen/native/group_norm.h"
-
+// dispatch stub native_group_norm calls), or ops/nn/group_norm_rows.h's
+// equal of it, writes straight into the output, so the results are ATen's
+// bit for bit, without native_group_norm's fresh output and its mean and
+// rstd allocations (those go to per-thread scratch tensors). Taken for
+// contiguous float and double inputs of at least two dimensions with a
+// whole number of channels per group, weight and bias absent or contiguous
+// C-element tensors of the input's dtype; anything else (channels-last
+// layouts, mixed dtypes, bad arguments) runs ATen's op, with its result or
+// its error.
 #include "ATen/ATen.h"
 #include "c10/util/accumulate.h"
 #include "ops/core/out_variant.h"
 #include "ops/nn/affine_parameter.h"
+#include "ops/nn/group_norm_rows.h"
 
 namespace static_runtime {
 
@@ -47,8 +45,8 @@ void RegisterGroupNormKernels(KernelRegistry& registry) {
       rstd.resize_({batch, groups});
       const at::Tensor gamma = weight && weight->defined() ? *weight : at::Tensor();
       const at::Tensor beta = bias && bias->defined() ? *bias : at::Tensor();
-      at::native::GroupNormKernel(at::kCPU, input, gamma, beta, batch, channels, spatial, groups,
-                                  eps, out, mean, rstd);
+      ops::FastGroupNormInto(input, gamma, beta, batch, channels, spatial, groups, eps, out, mean,
+                             rstd);
     });
   }));
 }

@@ -14,6 +14,7 @@
 #include "c10/util/accumulate.h"
 #include "ops/core/cpu_kernels.h"
 #include "ops/core/out_variant.h"
+#include "ops/nn/layer_norm_rows.h"
 #include "ops/nn/softmax_rows.h"
 
 namespace static_runtime {
@@ -86,7 +87,7 @@ void RegisterNormalization(KernelRegistry& registry) {
       mean.resize_({m});
       rstd.resize_({m});
       if (m > 0) {
-        LayerNormInto(x, gamma, beta, m, n, eps, out, mean, rstd);
+        ops::FastLayerNormInto(x, gamma, beta, m, n, eps, out, mean, rstd);
       }
     });
   }));

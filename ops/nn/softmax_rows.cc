@@ -7,6 +7,7 @@
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
 #include "ops/core/cpu_kernels.h"
+#include "ops/nn/aten_order_kernels.h"
 #include "ops/nn/softmax_rows_avx512.h"
 
 namespace static_runtime {
@@ -65,10 +66,7 @@ bool MatchesAten(SoftmaxRowsFn kernel) {
 SoftmaxRowsFn SoftmaxRowsForThisCpu() {
   static const SoftmaxRowsFn kKernel = []() -> SoftmaxRowsFn {
     // The instructions softmax_rows_avx512 is compiled for.
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-        !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl")) {
-      return nullptr;
-    }
+    if (!CpuRunsAvx512()) return nullptr;
     return MatchesAten(SoftmaxRowsAvx512) ? SoftmaxRowsAvx512 : nullptr;
   }();
   return kKernel;

@@ -4,8 +4,6 @@
 // two threads.
 #include "ops/nn/softmax_rows.h"
 
-#include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,23 +11,13 @@
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
 #include "gtest/gtest.h"
+#include "ops/nn/aten_order_test_support.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
 namespace static_runtime {
 namespace ops {
 namespace {
-
-// The same bits, or NaN in both.
-bool SameBitsOrBothNan(const at::Tensor& ours, const at::Tensor& aten) {
-  const float* a = ours.data_ptr<float>();
-  const float* b = aten.data_ptr<float>();
-  for (int64_t i = 0; i < ours.numel(); ++i) {
-    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
-  }
-  return true;
-}
 
 // `rows` rows of `n` values: most spread over [-scale, scale], some special.
 at::Tensor Rows(int64_t rows, int64_t n, float scale) {
@@ -86,9 +74,7 @@ TEST(SoftmaxRowsTest, ManyRowsOnTwoThreadsMatchAten) {
 TEST(SoftmaxRowsTest, IsChosenWhereAtenRunsAvx2OnAnAvx512Cpu) {
   const bool aten_avx2 =
       at::show_config().find("CPU capability usage: AVX2\n") != std::string::npos;
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-  EXPECT_EQ(KernelOrSkip() != nullptr, avx512 && aten_avx2) << at::show_config();
+  EXPECT_EQ(KernelOrSkip() != nullptr, CpuRunsAvx512() && aten_avx2) << at::show_config();
 }
 
 }  // namespace

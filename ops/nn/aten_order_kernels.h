@@ -1,0 +1,57 @@
+// Kernels that compute what one of ATen's CPU kernels computes, bit for bit,
+// in ATen's order of operations, compiled once per ISA (ops/core/per_isa.bzl)
+// and chosen at first use: a probe compares each candidate the CPU runs with
+// ATen's kernel and the first that matches is used (ATen's order depends on
+// the vector width of the kernel ATen dispatches to, which is not public).
+// Used by ops/nn/layer_norm_rows.h and ops/nn/group_norm_rows.h.
+#ifndef STATIC_RUNTIME_OPS_NN_ATEN_ORDER_KERNELS_H_
+#define STATIC_RUNTIME_OPS_NN_ATEN_ORDER_KERNELS_H_
+
+#include <vector>
+
+namespace static_runtime {
+namespace ops {
+
+// A candidate: `run` (nullptr for none) and its name.
+template <typename Fn>
+struct AtenOrderKernel {
+  Fn run = nullptr;
+  const char* name = "none";
+};
+
+// Whether this CPU runs the code compiled for ATen's AVX512 flags (AVX-512
+// F, BW, VL and DQ, with FMA), and for its AVX2 flags (AVX2 with FMA).
+inline bool CpuRunsAvx512() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("fma");
+}
+inline bool CpuRunsAvx2() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+// Of a kernel in ATen's AVX2 order on AVX-512 registers and on AVX2 ones, the
+// candidates this CPU runs, in that order.
+template <typename Fn>
+std::vector<AtenOrderKernel<Fn>> Avx2OrderCandidates(AtenOrderKernel<Fn> on_avx512,
+                                                     AtenOrderKernel<Fn> on_avx2) {
+  std::vector<AtenOrderKernel<Fn>> candidates;
+  if (CpuRunsAvx512()) candidates.push_back(on_avx512);
+  if (CpuRunsAvx2()) candidates.push_back(on_avx2);
+  return candidates;
+}
+
+// The first of `candidates` whose run `matches_aten`, or none.
+template <typename Fn, typename MatchesAten>
+AtenOrderKernel<Fn> FirstMatching(const std::vector<AtenOrderKernel<Fn>>& candidates,
+                                  MatchesAten matches_aten) {
+  for (const AtenOrderKernel<Fn>& kernel : candidates) {
+    if (matches_aten(kernel.run)) return kernel;
+  }
+  return AtenOrderKernel<Fn>{};
+}
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_NN_ATEN_ORDER_KERNELS_H_
