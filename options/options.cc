@@ -22,7 +22,7 @@ const std::vector<BoolOption>& BoolOptions() {
       {"parallel_forks", &Options::parallel_forks,
        "forked calls run in parallel on task workers (false: inlined, in program order)"},
       {"enable_fusion", &Options::enable_fusion,
-       "runs of float elementwise ops -> one fused kernel"},
+       "runs of float elementwise ops -> one fused kernel; batch_norm + relu -> one kernel"},
       {"inference_mode", &Options::inference_mode, "run under c10::InferenceMode"},
       {"prepack_weights", &Options::prepack_weights,
        "oneDNN convolutions, linears and transformer layers, pre-packed weights (false: ATen's "

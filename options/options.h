@@ -63,7 +63,9 @@ struct Options {
 
   // Runs of float elementwise ops -> one static_runtime::fused_pointwise
   // node evaluated in one pass, bit for bit as ATen computes each op (see
-  // passes/fuse_pointwise.h and ops/elementwise/pointwise_program.h).
+  // passes/fuse_pointwise.h and ops/elementwise/pointwise_program.h); an
+  // inference batch_norm read only by a relu -> one
+  // static_runtime::batch_norm_relu node (passes/fuse_batch_norm_relu.h).
   bool enable_fusion = true;
 
   // Convolutions (conv1d, conv2d) and linears with constant weights (those of

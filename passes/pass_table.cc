@@ -12,6 +12,7 @@
 #include "passes/fold_none_checks.h"
 #include "passes/fold_string_checks.h"
 #include "passes/force_non_empty_outputs.h"
+#include "passes/fuse_batch_norm_relu.h"
 #include "passes/fuse_list_unpack.h"
 #include "passes/fuse_pointwise.h"
 #include "passes/hoist_dict_lookups.h"
@@ -44,6 +45,7 @@ const std::vector<RewritePass>& RewritePasses() {
       {"prepack_transformer_layers", PassStage::kRewrite, &Options::prepack_weights,
        PrepackTransformerLayers},
       {"prune_encoder_rows", PassStage::kRewrite, &Options::prepack_weights, PruneEncoderRows},
+      {"fuse_batch_norm_relu", PassStage::kRewrite, &Options::enable_fusion, FuseBatchNormRelu},
       {"variadic_ops", PassStage::kRewrite, &Options::use_variadic_ops, UseVariadicOps},
       {"fuse_list_unpack", PassStage::kRewrite, &Options::fuse_list_unpack, FuseListUnpack},
       {"copy_variants", PassStage::kRewrite, &Options::use_copy_variants, UseCopyVariants},

@@ -37,6 +37,7 @@ const c10::Symbol kConv2dFused = c10::Symbol::fromQualString("static_runtime::co
 const c10::Symbol kFusedPointwise = c10::Symbol::fromQualString("static_runtime::fused_pointwise");
 const c10::Symbol kUsedOutputs = c10::Symbol::attr("used_outputs");
 const c10::Symbol kLinearFused = c10::Symbol::fromQualString("static_runtime::linear_fused");
+const c10::Symbol kBatchNormRelu = c10::Symbol::fromQualString("static_runtime::batch_norm_relu");
 const c10::Symbol kTransformerEncoderLayer =
     c10::Symbol::fromQualString("static_runtime::transformer_encoder_layer");
 const c10::Symbol kTransformerEncoderLayerRow =
@@ -128,6 +129,16 @@ at::Tensor Conv2dFusedReference(const at::Tensor& input, const at::Tensor& weigh
                                 const FusedActivation& activation) {
   return Conv2dEpilogue(at::conv2d(input, weight, bias, stride, padding, dilation, groups),
                         residual, activation);
+}
+
+at::Tensor BatchNormReluReference(const at::Tensor& input, const c10::optional<at::Tensor>& weight,
+                                  const c10::optional<at::Tensor>& bias,
+                                  const c10::optional<at::Tensor>& running_mean,
+                                  const c10::optional<at::Tensor>& running_var, bool training,
+                                  double momentum, double eps, bool cudnn_enabled) {
+  return at::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                        cudnn_enabled)
+      .relu_();
 }
 
 at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weight,
@@ -362,6 +373,28 @@ void RegisterAll() {
         const at::Tensor weight = torch::jit::pop(stack).toTensor();
         const at::Tensor input = torch::jit::pop(stack).toTensor();
         torch::jit::push(stack, LinearFusedReference(input, weight, bias, activation));
+      }),
+      AliasAnalysisKind::FROM_SCHEMA);
+
+  operators.emplace_back(
+      "static_runtime::batch_norm_relu(Tensor input, Tensor? weight, Tensor? bias, "
+      "Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, "
+      "bool cudnn_enabled) -> Tensor",
+      Operation([](Stack& stack) {
+        const bool cudnn_enabled = torch::jit::pop(stack).toBool();
+        const double eps = torch::jit::pop(stack).toDouble();
+        const double momentum = torch::jit::pop(stack).toDouble();
+        const bool training = torch::jit::pop(stack).toBool();
+        const c10::optional<at::Tensor> running_var =
+            torch::jit::pop(stack).toOptional<at::Tensor>();
+        const c10::optional<at::Tensor> running_mean =
+            torch::jit::pop(stack).toOptional<at::Tensor>();
+        const c10::optional<at::Tensor> bias = torch::jit::pop(stack).toOptional<at::Tensor>();
+        const c10::optional<at::Tensor> weight = torch::jit::pop(stack).toOptional<at::Tensor>();
+        const at::Tensor input = torch::jit::pop(stack).toTensor();
+        torch::jit::push(
+            stack, BatchNormReluReference(input, weight, bias, running_mean, running_var, training,
+                                          momentum, eps, cudnn_enabled));
       }),
       AliasAnalysisKind::FROM_SCHEMA);
 

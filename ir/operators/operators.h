@@ -70,6 +70,16 @@ at::Tensor Conv2dFusedReference(const at::Tensor& input, const at::Tensor& weigh
 // Applies conv2d_fused's `activation` to `tensor` in place.
 void ActivationInPlace(at::Tensor& tensor, const FusedActivation& activation);
 
+// batch_norm_relu(<aten::batch_norm's arguments>) -> Tensor
+// = relu(batch_norm(...)), see FuseBatchNormRelu.
+extern const c10::Symbol kBatchNormRelu;
+// batch_norm_relu as the JIT computes it: ATen's batch_norm, then relu.
+at::Tensor BatchNormReluReference(const at::Tensor& input, const c10::optional<at::Tensor>& weight,
+                                  const c10::optional<at::Tensor>& bias,
+                                  const c10::optional<at::Tensor>& running_mean,
+                                  const c10::optional<at::Tensor>& running_var, bool training,
+                                  double momentum, double eps, bool cudnn_enabled);
+
 // linear_fused(Tensor input, Tensor weight, Tensor? bias, str activation,
 //              float min_value, float max_value) -> Tensor
 // = activation(linear(input, weight, bias)), see FuseLinears; the

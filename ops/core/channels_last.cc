@@ -42,6 +42,7 @@ bool FollowsInputLayout(const torch::jit::Node* node) {
                                            "aten::div",
                                            "aten::dropout",
                                            "aten::batch_norm",
+                                           "static_runtime::batch_norm_relu",
                                            "aten::max_pool2d",
                                            "aten::avg_pool2d",
                                            "aten::adaptive_avg_pool2d",

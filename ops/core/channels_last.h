@@ -7,9 +7,9 @@
 //   - ignores its input's layout for its own result's strides (a
 //     convolution, flatten/reshape, size, and the runtime's copy variants),
 //     or
-//   - is an elementwise op, pooling, batch_norm, cat or mean, whose result
-//     then follows the input's layout and must itself be allowed to be
-//     channels-last.
+//   - is an elementwise op, pooling, batch_norm (and batch_norm_relu), cat
+//     or mean, whose result then follows the input's layout and must itself
+//     be allowed to be channels-last.
 // A tensor put in a list (prim::ListConstruct, aten::append: DenseNet's
 // features) follows the same rule through the list: the list may only be
 // appended to, measured and concatenated (aten::cat, whose result follows).

@@ -118,6 +118,28 @@ graph(%x : Tensor, %w : Tensor):
 )IR"));
 }
 
+// DenseNet's layer once its batch norm and relu are one node
+// (passes/fuse_batch_norm_relu.h): the concatenation of convolutions'
+// results, then batch_norm_relu, into a convolution.
+TEST(ChannelsLast, BatchNormReluFollowsItsInputsLayout) {
+  EXPECT_TRUE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor, %y : Tensor, %g : Tensor):
+  %dim : int = prim::Constant[value=1]()
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %list : Tensor[] = prim::ListConstruct(%y, %c)
+  %cat : Tensor = aten::cat(%list, %dim)
+  %r : Tensor = static_runtime::batch_norm_relu(%cat, %g)
+  %d : Tensor = static_runtime::conv2d_fused(%r, %w)
+  return (%d)
+)IR"));
+  EXPECT_FALSE(ConvResultMayBeChannelsLast(R"IR(
+graph(%x : Tensor, %w : Tensor, %g : Tensor):
+  %c : Tensor = static_runtime::conv2d_fused(%x, %w)
+  %r : Tensor = static_runtime::batch_norm_relu(%c, %g)
+  return (%r)
+)IR"));
+}
+
 // Whether %v of `ir` is channels-last only by the runtime's choice.
 bool ByChoice(const std::string& ir) {
   Parsed parsed = Parse(ir);

@@ -1,7 +1,9 @@
-// Out-variant kernel for aten::batch_norm in inference (training false),
+// Out-variant kernels for aten::batch_norm in inference (training false),
 // the batch norms freezing cannot fold into a convolution (those after a
 // concatenation, a pooling or an activation: DenseNet's, pre-activation
-// ResNets', BatchNorm1d after non-linear layers).
+// ResNets', BatchNorm1d after non-linear layers), and for
+// static_runtime::batch_norm_relu (passes/fuse_batch_norm_relu.h), which
+// applies ATen's relu to each value as it writes it.
 //
 // ATen's CPU kernel computes, per channel c, in float32:
 //   invstd = 1 / sqrt(var + eps), alpha = invstd * weight,
@@ -68,8 +70,9 @@ bool Takes(const BatchNormArgs& a, bool training) {
          x.numel() > 0 && !x.is_neg() && !x.is_conj() && FmaLayout(a).has_value();
 }
 
-// y = batch_norm(x) into `out`, resized to x's sizes and layout.
-void Compute(const BatchNormArgs& a, at::Tensor& out) {
+// y = batch_norm(x), then with `relu` relu(y), into `out`, resized to x's
+// sizes and layout.
+void Compute(const BatchNormArgs& a, bool relu, at::Tensor& out) {
   const at::Tensor& x = a.input;
   const int64_t channels = x.size(1);
   thread_local std::vector<float> alpha, beta;
@@ -96,14 +99,14 @@ void Compute(const BatchNormArgs& a, at::Tensor& out) {
     at::parallel_for(0, pixels, std::max<int64_t>(1, at::internal::GRAIN_SIZE / channels),
                      [&](int64_t begin, int64_t end) {
                        ops::ScaleShiftChannelsLast(in, result, alpha.data(), beta.data(), begin,
-                                                   end, channels);
+                                                   end, channels, relu);
                      });
   } else {
     at::parallel_for(0, x.size(0) * channels,
                      std::max<int64_t>(1, at::internal::GRAIN_SIZE / inner),
                      [&](int64_t begin, int64_t end) {
                        ops::ScaleShiftChannelsFirst(in, result, alpha.data(), beta.data(), begin,
-                                                    end, channels, inner);
+                                                    end, channels, inner, relu);
                      });
   }
 }
@@ -112,52 +115,72 @@ at::Tensor Aten(const BatchNormArgs& a, bool training, double momentum, bool cud
   return at::batch_norm(a.input, a.weight, a.bias, a.mean, a.var, training, momentum, a.eps, cudnn);
 }
 
-// Whether Compute gives ATen's bits on this build and CPU: on values spread
-// over channels, in both layouts, with and without weight and bias.
-bool MatchesAten() {
-  static const bool kMatches = [] {
-    if (!ops::ScaleShiftAvailable()) return false;
-    const auto values = [](int64_t n, double phase) {
-      return at::sin(at::arange(n, at::kFloat) * 0.7548776662 + phase);
-    };
-    for (const bool affine : {true, false}) {
-      BatchNormArgs a;
-      a.mean = values(37, 1) * 0.5;
-      a.var = values(37, 2).abs() + 0.25;
-      if (affine) {
-        a.weight = values(37, 3) * 2;
-        a.bias = values(37, 4);
-      }
-      a.eps = 1e-5;
-      const at::Tensor x = values(2 * 37 * 5 * 3, 5).view({2, 37, 5, 3}) * 8;
-      for (const at::Tensor& input :
-           {x, x.contiguous(at::MemoryFormat::ChannelsLast), x.view({30, 37})}) {
-        a.input = input;
-        at::Tensor ours = at::empty({0});
-        Compute(a, ours);
-        if (!at::equal(ours, Aten(a, false, 0.1, false))) return false;
-      }
+// Whether Compute gives ATen's bits (with `relu`, of batch_norm then relu)
+// on this build and CPU: on values spread over channels (some NaN and infinite, and
+// zeros of both signs where the batch norm keeps them: channel 0's mean,
+// bias and inputs are -0), in both layouts, with and without weight and
+// bias.
+bool Probe(bool relu) {
+  if (!ops::ScaleShiftAvailable()) return false;
+  const auto values = [](int64_t n, double phase) {
+    return at::sin(at::arange(n, at::kFloat) * 0.7548776662 + phase);
+  };
+  for (const bool affine : {true, false}) {
+    BatchNormArgs a;
+    a.mean = values(37, 1) * 0.5;
+    a.var = values(37, 2).abs() + 0.25;
+    if (affine) {
+      a.weight = values(37, 3) * 2;
+      a.bias = values(37, 4);
     }
-    return true;
-  }();
-  return kMatches;
+    a.eps = 1e-5;
+    a.mean->index_put_({0}, -0.f);
+    if (affine) a.bias->index_put_({0}, -0.f);
+    at::Tensor x = values(2 * 37 * 5 * 3, 5).view({2, 37, 5, 3}) * 8;
+    x.select(1, 0).fill_(-0.f);
+    x.view(-1).index_put_({7}, NAN);
+    x.view(-1).index_put_({100}, INFINITY);
+    x.view(-1).index_put_({200}, -INFINITY);
+    for (const at::Tensor& input :
+         {x, x.contiguous(at::MemoryFormat::ChannelsLast), x.view({30, 37})}) {
+      a.input = input;
+      at::Tensor expected = Aten(a, false, 0.1, false);
+      if (relu) expected = expected.relu();
+      at::Tensor ours = at::empty({0});
+      Compute(a, relu, ours);
+      // The same bits, NaN where ATen has NaN.
+      const at::Tensor same =
+          (ours.view(at::kInt) == expected.view(at::kInt)) | (ours.isnan() & expected.isnan());
+      if (!same.all().item<bool>()) return false;
+    }
+  }
+  return true;
 }
 
-void BatchNorm(NodeIO& io) {
+bool MatchesAten(bool relu) {
+  static const bool kMatches[2] = {Probe(false), Probe(true)};
+  return kMatches[relu ? 1 : 0];
+}
+
+// batch_norm, then with `relu` relu, of the node's inputs (batch_norm's).
+void BatchNorm(NodeIO& io, bool relu) {
   BatchNormArgs a{TensorArg(io, 0),         OptionalTensorArg(io, 1), OptionalTensorArg(io, 2),
                   OptionalTensorArg(io, 3), OptionalTensorArg(io, 4), io.Input(7).toDouble()};
   const bool training = io.Input(5).toBool();
-  if (!Takes(a, training) || !MatchesAten()) {
-    io.Output(0) = Aten(a, training, io.Input(6).toDouble(), io.Input(8).toBool());
+  if (!Takes(a, training) || !MatchesAten(relu)) {
+    at::Tensor result = Aten(a, training, io.Input(6).toDouble(), io.Input(8).toBool());
+    io.Output(0) = relu ? result.relu_() : result;
     return;
   }
-  Compute(a, ReusableOrNewOutput(io, 0, at::kFloat));
+  Compute(a, relu, ReusableOrNewOutput(io, 0, at::kFloat));
 }
 
 }  // namespace
 
 void RegisterOutBatchNormKernels(KernelRegistry& registry) {
-  registry.Add(OutVariant("aten::batch_norm", "", BatchNorm));
+  registry.Add(OutVariant("aten::batch_norm", "", [](NodeIO& io) { BatchNorm(io, false); }));
+  registry.Add(
+      OutVariant("static_runtime::batch_norm_relu", "", [](NodeIO& io) { BatchNorm(io, true); }));
 }
 
 }  // namespace static_runtime

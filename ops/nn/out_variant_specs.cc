@@ -189,6 +189,9 @@ std::map<std::string, Spec> NnOutVariantSpecs() {
            (layout == at::MemoryFormat::Contiguous || layout == at::MemoryFormat::ChannelsLast) &&
            x.is_contiguous(layout) && contiguous(inputs[1]) && contiguous(inputs[2]);
   };
+  // batch_norm then relu (passes/fuse_batch_norm_relu.h): batch_norm's
+  // inputs, where it runs the same loops.
+  specs["static_runtime::batch_norm_relu."] = specs["aten::batch_norm."];
   // Sometimes int32 indices, or one out of range (ATen's error).
   specs["aten::embedding."] = {[](const Call& c) -> Inputs {
     const int64_t rows = c.draw.Int(1, 6);
