@@ -43,7 +43,7 @@ namespace ops {
 // The operands of one step over `rows` rows of H units, with G gates (4 for
 // an LSTM, 3 for a GRU, 1 for an RNN).
 struct RnnStep {
-  float* hidden_gates;   // [rows, G*H], contiguous: h W_hh^T + b_hh; clobbered
+  float* hidden_gates;   // [rows, G*H], contiguous: h W_hh^T + b_hh
   const float* input_w;  // [rows, G*H], last dimension contiguous: x W_ih^T + b_ih
   int64_t input_w_row_stride;
   const float* state_prev;  // [rows, H], last dimension contiguous: c (LSTM), h (GRU)

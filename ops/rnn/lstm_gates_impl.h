@@ -4,6 +4,7 @@
 #ifndef STATIC_RUNTIME_OPS_RNN_LSTM_GATES_IMPL_H_
 #define STATIC_RUNTIME_OPS_RNN_LSTM_GATES_IMPL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -34,23 +35,32 @@ namespace CPU_CAPABILITY {
 
 using Vec = at::vec::Vectorized<float>;
 
+// ATen's vector sigmoid: 1 / (1 + exp(-x)), each step one rounding.
+inline Vec SigmoidVec(Vec a) {
+  a = Vec(0.f) - a;
+  a = a.exp();
+  a = a + Vec(1.f);
+  return a.reciprocal();
+}
+
+// ATen's scalar sigmoid (the end of a row its vector loop leaves), on each
+// of the first `count` lanes.
+inline Vec SigmoidScalar(const Vec& x, int64_t count) {
+  alignas(64) float lane[Vec::size()];
+  x.store(lane);
+  for (int64_t l = 0; l < count; ++l) lane[l] = 1.f / (1.f + std::exp(-lane[l]));
+  return Vec::loadu(lane);
+}
+
 // ATen's sigmoid kernel on one contiguous row of n elements, in place:
 // steps of kChunk elements (two vectors of the ISA ATen runs) by the vector
 // functions, the rest by the scalar formula.
 template <int64_t kChunk>
 inline void SigmoidRow(float* data, int64_t n) {
   static_assert(kChunk % Vec::size() == 0, "a step is whole vectors");
+  const int64_t vector_end = n - n % kChunk;
   int64_t i = 0;
-  for (; i <= n - kChunk; i += kChunk) {
-    for (int64_t part = 0; part < kChunk / Vec::size(); ++part) {
-      Vec a = Vec::loadu(data + i + part * Vec::size());
-      a = Vec(0.f) - a;
-      a = a.exp();
-      a = a + Vec(1.f);
-      a = a.reciprocal();
-      a.store(data + i + part * Vec::size());
-    }
-  }
+  for (; i < vector_end; i += Vec::size()) SigmoidVec(Vec::loadu(data + i)).store(data + i);
   for (; i < n; ++i) data[i] = 1.f / (1.f + std::exp(-data[i]));
 }
 
@@ -64,66 +74,80 @@ inline void TanhRow(const float* in, float* out, int64_t n) {
   if (n - i > 0) Vec::loadu(in + i, n - i).tanh().store(out + i, n - i);
 }
 
+// One step, one pass over each row: Vec::size() units at a time, each
+// gate's sigmoid by the vector function on the first `vector_end` units of
+// the row (whole steps of kChunk, as ATen's loop goes) and by the scalar
+// formula on the rest.
 template <int64_t kChunk>
 inline void LstmStepImpl(const RnnStep& step) {
+  constexpr int64_t kLanes = Vec::size();
   const int64_t h = step.hidden;
+  const int64_t vector_end = h - h % kChunk;
   for (int64_t row = 0; row < step.rows; ++row) {
-    float* gates = step.hidden_gates + row * 4 * h;
+    const float* gates = step.hidden_gates + row * 4 * h;
     const float* input_w = step.input_w + row * step.input_w_row_stride;
-    for (int64_t j = 0; j < 4 * h; ++j) gates[j] = gates[j] + input_w[j];
-    float* in_gate = gates;
-    float* forget_gate = gates + h;
-    float* cell_gate = gates + 2 * h;
-    float* out_gate = gates + 3 * h;
-    SigmoidRow<kChunk>(in_gate, h);
-    SigmoidRow<kChunk>(forget_gate, h);
-    TanhRow(cell_gate, cell_gate, h);
-    SigmoidRow<kChunk>(out_gate, h);
     const float* c_prev = step.state_prev + row * step.state_prev_row_stride;
     float* c_next = step.c_next + row * h;
     float* h_next = step.h_next + row * h;
-    for (int64_t j = 0; j < h; ++j) {
-      const float kept = forget_gate[j] * c_prev[j];
-      const float added = in_gate[j] * cell_gate[j];
-      c_next[j] = kept + added;
+    for (int64_t j = 0; j < h; j += kLanes) {
+      const int64_t count = std::min(kLanes, h - j);
+      const auto gate = [&](int64_t g) {
+        return Vec::loadu(gates + g * h + j, count) + Vec::loadu(input_w + g * h + j, count);
+      };
+      const bool vector = j < vector_end;
+      const Vec in_gate = vector ? SigmoidVec(gate(0)) : SigmoidScalar(gate(0), count);
+      const Vec forget_gate = vector ? SigmoidVec(gate(1)) : SigmoidScalar(gate(1), count);
+      const Vec cell_gate = gate(2).tanh();
+      const Vec out_gate = vector ? SigmoidVec(gate(3)) : SigmoidScalar(gate(3), count);
+      const Vec kept = forget_gate * Vec::loadu(c_prev + j, count);
+      const Vec added = in_gate * cell_gate;
+      const Vec c = kept + added;
+      c.store(c_next + j, count);
+      (out_gate * c.tanh()).store(h_next + j, count);
     }
-    TanhRow(c_next, h_next, h);
-    for (int64_t j = 0; j < h; ++j) h_next[j] = out_gate[j] * h_next[j];
   }
 }
 
+// One step, one pass over each row, the sigmoids split as the LSTM's.
 template <int64_t kChunk>
 inline void GruStepImpl(const RnnStep& step) {
+  constexpr int64_t kLanes = Vec::size();
   const int64_t h = step.hidden;
+  const int64_t vector_end = h - h % kChunk;
   for (int64_t row = 0; row < step.rows; ++row) {
-    float* reset = step.hidden_gates + row * 3 * h;
-    float* update = reset + h;
-    float* fresh = reset + 2 * h;  // hg_n, then n
+    const float* gates = step.hidden_gates + row * 3 * h;
     const float* input_w = step.input_w + row * step.input_w_row_stride;
-    for (int64_t j = 0; j < 2 * h; ++j) reset[j] = reset[j] + input_w[j];
-    SigmoidRow<kChunk>(reset, h);
-    SigmoidRow<kChunk>(update, h);
-    for (int64_t j = 0; j < h; ++j) {
-      const float scaled = fresh[j] * reset[j];
-      fresh[j] = input_w[2 * h + j] + scaled;
-    }
-    TanhRow(fresh, fresh, h);
     const float* h_prev = step.state_prev + row * step.state_prev_row_stride;
     float* h_next = step.h_next + row * h;
-    for (int64_t j = 0; j < h; ++j) {
-      const float kept = (h_prev[j] - fresh[j]) * update[j];
-      h_next[j] = kept + fresh[j];
+    for (int64_t j = 0; j < h; j += kLanes) {
+      const int64_t count = std::min(kLanes, h - j);
+      const auto gate = [&](int64_t g) {
+        return Vec::loadu(gates + g * h + j, count) + Vec::loadu(input_w + g * h + j, count);
+      };
+      const bool vector = j < vector_end;
+      const Vec reset = vector ? SigmoidVec(gate(0)) : SigmoidScalar(gate(0), count);
+      const Vec update = vector ? SigmoidVec(gate(1)) : SigmoidScalar(gate(1), count);
+      const Vec scaled = Vec::loadu(gates + 2 * h + j, count) * reset;
+      const Vec fresh = (Vec::loadu(input_w + 2 * h + j, count) + scaled).tanh();
+      const Vec kept = (Vec::loadu(h_prev + j, count) - fresh) * update;
+      (kept + fresh).store(h_next + j, count);
     }
   }
 }
 
 inline void TanhStepImpl(const RnnStep& step) {
+  constexpr int64_t kLanes = Vec::size();
   const int64_t h = step.hidden;
   for (int64_t row = 0; row < step.rows; ++row) {
-    float* gates = step.hidden_gates + row * h;
+    const float* gates = step.hidden_gates + row * h;
     const float* input_w = step.input_w + row * step.input_w_row_stride;
-    for (int64_t j = 0; j < h; ++j) gates[j] = gates[j] + input_w[j];
-    TanhRow(gates, step.h_next + row * h, h);
+    float* h_next = step.h_next + row * h;
+    for (int64_t j = 0; j < h; j += kLanes) {
+      const int64_t count = std::min(kLanes, h - j);
+      (Vec::loadu(gates + j, count) + Vec::loadu(input_w + j, count))
+          .tanh()
+          .store(h_next + j, count);
+    }
   }
 }
 
