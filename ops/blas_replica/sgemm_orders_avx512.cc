@@ -69,20 +69,32 @@ void ChainTile(const float* panels, const float* bias, const float* x, int64_t x
   }
 }
 
+// The last `count` (< P) panels of R rows, `first` the first of them.
+template <int R, int P>
+void ChainRest(const float* panels, const float* bias, const float* x, int64_t x_row_stride,
+               int64_t n, int64_t k, const std::vector<int64_t>& block_ends, int64_t first,
+               int64_t count, float* y) {
+  if constexpr (P > 1) {
+    if (count == P - 1) {
+      ChainTile<R, P - 1>(panels, bias, x, x_row_stride, n, k, block_ends, first, y);
+    } else {
+      ChainRest<R, P - 1>(panels, bias, x, x_row_stride, n, k, block_ends, first, count, y);
+    }
+  }
+}
+
 // R rows of y: P panels at a time (enough independent chains to hide the
-// fused multiply-add's latency), then one at a time.
+// fused multiply-add's latency), then the rest in one tile.
 template <int R>
 void ChainRows(const float* panels, const float* bias, const float* x, int64_t x_row_stride,
                int64_t n, int64_t k, const std::vector<int64_t>& block_ends, float* y) {
-  constexpr int P = R == 1 ? 8 : R == 2 ? 4 : 2;
+  constexpr int P = R == 1 ? 8 : 6;
   const int64_t panel_count = (n + kLanes - 1) / kLanes;
   int64_t p = 0;
   for (; p + P <= panel_count; p += P) {
     ChainTile<R, P>(panels, bias, x, x_row_stride, n, k, block_ends, p, y);
   }
-  for (; p < panel_count; ++p) {
-    ChainTile<R, 1>(panels, bias, x, x_row_stride, n, k, block_ends, p, y);
-  }
+  ChainRest<R, P>(panels, bias, x, x_row_stride, n, k, block_ends, p, panel_count - p, y);
 }
 
 // The sixteen lane sums of output row `w` by input row `x` (k values each).

@@ -2,9 +2,9 @@
 // loops, which AVX-512 CPUs take for paired rows only, on their own) and
 // LaneTreeProduct give, bit for bit, the sums their header describes, written out here one scalar
 // operation at a time (std::fma, float additions): random shapes across the k blocks (of several
-// sizes, the rests halved either way), the lane groups (16) and the trees' groups of four outputs
-// and rows, with and without a bias, rows further apart than k; values of mixed magnitudes and
-// signs, and rows of zeros of either sign.
+// sizes, the rests halved either way), the lane groups (16), the tiles of panels and the trees'
+// groups of four outputs and rows, with and without a bias, rows further apart than k; values of
+// mixed magnitudes and signs, and rows of zeros of either sign.
 #include "ops/blas_replica/sgemm_orders.h"
 
 #include <cmath>
@@ -47,7 +47,9 @@ std::vector<float> Values(int64_t count) {
 Case DrawCase() {
   Case c;
   c.rows = *rc::gen::inRange<int64_t>(1, 11);
-  c.n = *rc::gen::inRange<int64_t>(1, 70);
+  // Up to 13 panels of 16 outputs: a row's full tiles of panels and the rest.
+  c.n = *rc::gen::weightedOneOf<int64_t>(
+      {{2, rc::gen::inRange<int64_t>(1, 70)}, {1, rc::gen::inRange<int64_t>(70, 210)}});
   c.k = *rc::gen::weightedOneOf<int64_t>({{3, rc::gen::inRange<int64_t>(1, 80)},
                                           {1, rc::gen::inRange<int64_t>(300, 700)},
                                           {1, rc::gen::inRange<int64_t>(630, 1000)}});

@@ -1,0 +1,60 @@
+// ReplicatedLinear (the recurrent step's h W^T + b in BLAS's order) against
+// ATen's addmm on one thread, at the shapes of LSTM and GRU steps: `rows`
+// (the batch) by k = hidden inputs into n = 4 (or 3) x hidden gates.
+//   bazel run -c opt //ops/blas_replica:replicated_linear_benchmark
+// Which order the product runs in (Chain, LaneTree or ATen's call) depends
+// on the OpenBLAS core (OPENBLAS_CORETYPE), as replicated_linear.h says.
+#include <cstdint>
+
+#include "ATen/ATen.h"
+#include "benchmark/benchmark.h"
+#include "ops/blas_replica/replicated_linear.h"
+
+namespace static_runtime {
+namespace {
+
+struct Shape {
+  at::Tensor weight, bias, x, y;
+};
+
+Shape MakeShape(const benchmark::State& state) {
+  const int64_t rows = state.range(0), n = state.range(1), k = state.range(2);
+  return {at::randn({n, k}), at::randn({n}), at::randn({rows, k}), at::empty({rows, n})};
+}
+
+void SetFlops(benchmark::State& state) {
+  state.counters["GFLOPs"] =
+      benchmark::Counter(2e-9 * state.range(0) * state.range(1) * state.range(2),
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Replicated(benchmark::State& state) {
+  Shape shape = MakeShape(state);
+  const ops::ReplicatedLinear linear(shape.weight, shape.bias);
+  for (auto _ : state) {
+    linear.Run(shape.x, shape.y);
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state);
+}
+
+void BM_AtenAddmm(benchmark::State& state) {
+  Shape shape = MakeShape(state);
+  const at::Tensor weight_t = shape.weight.t();
+  for (auto _ : state) {
+    at::addmm_out(shape.y, shape.bias, shape.x, weight_t);
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state);
+}
+
+void StepShapes(benchmark::internal::Benchmark* benchmark) {
+  for (const int64_t rows : {1, 2, 3, 4, 8, 16}) benchmark->Args({rows, 512, 128});
+  benchmark->Args({4, 384, 128})->Args({4, 1024, 256});
+}
+
+BENCHMARK(BM_Replicated)->Apply(StepShapes);
+BENCHMARK(BM_AtenAddmm)->Apply(StepShapes);
+
+}  // namespace
+}  // namespace static_runtime
