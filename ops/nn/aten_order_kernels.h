@@ -3,11 +3,16 @@
 // and chosen at first use: a probe compares each candidate the CPU runs with
 // ATen's kernel and the first that matches is used (ATen's order depends on
 // the vector width of the kernel ATen dispatches to, which is not public).
-// Used by ops/nn/layer_norm_rows.h and ops/nn/group_norm_rows.h.
+// Used by ops/nn/layer_norm_rows.h, group_norm_rows.h, global_avg_pool.h and
+// softmax_rows.h; SameBitsOrBothNan by the batch-norm probe too.
 #ifndef STATIC_RUNTIME_OPS_NN_ATEN_ORDER_KERNELS_H_
 #define STATIC_RUNTIME_OPS_NN_ATEN_ORDER_KERNELS_H_
 
+#include <cmath>
+#include <cstring>
 #include <vector>
+
+#include "ATen/core/Tensor.h"
 
 namespace static_runtime {
 namespace ops {
@@ -49,6 +54,21 @@ AtenOrderKernel<Fn> FirstMatching(const std::vector<AtenOrderKernel<Fn>>& candid
     if (matches_aten(kernel.run)) return kernel;
   }
   return AtenOrderKernel<Fn>{};
+}
+
+// Whether float tensors `ours` and `aten` (the same shape) hold the same
+// bits, NaN where either has NaN: how a probe and a test compare a
+// candidate's result with ATen's.
+inline bool SameBitsOrBothNan(const at::Tensor& ours, const at::Tensor& aten) {
+  const at::Tensor a_values = ours.contiguous();
+  const at::Tensor b_values = aten.contiguous();
+  const float* a = a_values.data_ptr<float>();
+  const float* b = b_values.data_ptr<float>();
+  for (int64_t i = 0; i < a_values.numel(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace ops

@@ -33,11 +33,6 @@ void RunKernel(GroupNormRowsFn kernel, const at::Tensor& x, const at::Tensor& ga
                    [&](int64_t first, int64_t last) { kernel(rows, first, last); });
 }
 
-// Equal values, NaN where ATen has NaN.
-bool Same(const at::Tensor& ours, const at::Tensor& aten) {
-  return at::allclose(ours, aten, 0, 0, /*equal_nan=*/true);
-}
-
 // Whether `kernel` gives ATen's output, mean and rstd bit for bit: rows of
 // lengths whose vector, chunk and cascade splits differ, one group and
 // several, with and without gamma and beta, then special values.
@@ -65,8 +60,9 @@ bool MatchesAten(GroupNormRowsFn kernel) {
         at::Tensor rstd = at::empty({2, groups});
         RunKernel(kernel, x, g, b, 2, 6, x.size(2), groups, eps, y, mean, rstd);
         const auto aten = at::native_group_norm(x, g, b, 2, 6, x.size(2), groups, eps);
-        if (!Same(y, std::get<0>(aten)) || !Same(mean, std::get<1>(aten)) ||
-            !Same(rstd, std::get<2>(aten))) {
+        if (!SameBitsOrBothNan(y, std::get<0>(aten)) ||
+            !SameBitsOrBothNan(mean, std::get<1>(aten)) ||
+            !SameBitsOrBothNan(rstd, std::get<2>(aten))) {
           return false;
         }
       }

@@ -62,11 +62,6 @@ void RunKernel(LayerNormRowsFn kernel, const at::Tensor& x, const at::Tensor& ga
   at::parallel_for(0, m, grain, [&](int64_t first, int64_t last) { kernel(rows, first, last); });
 }
 
-// Equal values, NaN where ATen has NaN.
-bool Same(const at::Tensor& ours, const at::Tensor& aten) {
-  return at::allclose(ours, aten, 0, 0, /*equal_nan=*/true);
-}
-
 // Whether `kernel` gives ATen's output, mean and rstd bit for bit on the
 // probe's rows, with and without gamma and beta, at two epsilons.
 bool MatchesAten(LayerNormRowsFn kernel) {
@@ -84,8 +79,9 @@ bool MatchesAten(LayerNormRowsFn kernel) {
       at::Tensor rstd = at::empty({x.size(0)});
       RunKernel(kernel, x, g, b, x.size(0), n, eps, y, mean, rstd);
       const auto aten = at::native_layer_norm(x, {n}, g, b, eps);
-      if (!Same(y, std::get<0>(aten)) || !Same(mean, std::get<1>(aten).view({-1})) ||
-          !Same(rstd, std::get<2>(aten).view({-1}))) {
+      if (!SameBitsOrBothNan(y, std::get<0>(aten)) ||
+          !SameBitsOrBothNan(mean, std::get<1>(aten).view({-1})) ||
+          !SameBitsOrBothNan(rstd, std::get<2>(aten).view({-1}))) {
         return false;
       }
     }

@@ -25,6 +25,7 @@
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
 #include "ops/core/out_variant.h"
+#include "ops/nn/aten_order_kernels.h"
 #include "ops/nn/scale_shift.h"
 
 namespace static_runtime {
@@ -148,10 +149,7 @@ bool Probe(bool relu) {
       if (relu) expected = expected.relu();
       at::Tensor ours = at::empty({0});
       Compute(a, relu, ours);
-      // The same bits, NaN where ATen has NaN.
-      const at::Tensor same =
-          (ours.view(at::kInt) == expected.view(at::kInt)) | (ours.isnan() & expected.isnan());
-      if (!same.all().item<bool>()) return false;
+      if (!ops::SameBitsOrBothNan(ours, expected)) return false;
     }
   }
   return true;

@@ -14,6 +14,7 @@
 #include "c10/util/accumulate.h"
 #include "ops/core/cpu_kernels.h"
 #include "ops/core/out_variant.h"
+#include "ops/nn/global_avg_pool.h"
 #include "ops/nn/layer_norm_rows.h"
 #include "ops/nn/softmax_rows.h"
 
@@ -154,7 +155,10 @@ void RegisterAdaptiveAvgPool(KernelRegistry& registry, const char* name, size_t 
         io, 0, self.scalar_type(), [&] { return functional(self, size); },
         [&](at::Tensor& out) {
           if (global) {
-            at::mean_out(out, self, pooled_dims, /*keepdim=*/true);
+            // A channels-last image's mean by our kernel, ATen's bits.
+            if (dims != 2 || !ops::GlobalAvgPoolInto(self, out)) {
+              at::mean_out(out, self, pooled_dims, /*keepdim=*/true);
+            }
           } else {
             pool_out(out, self, size);
           }
