@@ -79,6 +79,12 @@ constexpr int64_t kFirstLayerChannels = 16;
 
 // The Winograd layouts a weight is packed in at most (see MakePlan).
 constexpr size_t kMaxWinogradLayouts = 1;
+// oneDNN's Winograd kernel loses to its direct one on results of fewer
+// positions than this per image: it reads a weight 16/9 the size and has a
+// larger fixed cost (one thread, AVX-512: 128 -> 32 channels at 2x2 30 us
+// against 16, at 4x4 31 against 23; 512 -> 512 at 3x3 1.61 against 1.40 ms;
+// at 6x6, 256 -> 256, Winograd wins, 0.49 against 0.57 ms).
+constexpr int64_t kMinWinogradOutputs = 5 * 5;
 // A Winograd copy of at least this many bytes is packed by the background
 // work; a smaller one at once (oneDNN's reorder: 7-15 ms for 64 x 64
 // channels, 0.6 MB, up to 0.2 s for 512 x 512, 38 MB).
@@ -438,7 +444,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   // and swaps the shape's plan for Winograd's.
   std::unique_ptr<ShapePlan> MakePlan(at::IntArrayRef in, const std::vector<int64_t>& out,
                                       bool nchw_input, bool nchw_output) {
-    if (winograd_shape_ && AllTapsLive(in, out)) {
+    if (winograd_shape_ && out[2] * out[3] >= kMinWinogradOutputs && AllTapsLive(in, out)) {
       size_t copy_bytes = 0;
       if (auto plan =
               WinogradPlan(in, out, nchw_input, nchw_output, /*may_pack=*/false, &copy_bytes)) {
