@@ -230,9 +230,10 @@ void ChainProductAvx512(const std::vector<int64_t>& block_ends, const float* pan
 
 void LaneTreeProductAvx512(const float* weight, const float* bias, const float* x,
                            int64_t x_row_stride, int64_t rows, int64_t n, int64_t k, float* y) {
-  // Sixteen chains at a time (four outputs by four rows), then eight (four
-  // outputs by two rows, or eight outputs of a last row); outputs past the
-  // last group of four one at a time.
+  // Sixteen chains at a time (four outputs by four rows, eight outputs by
+  // two rows, or eight outputs of a last row), then eight (four outputs by
+  // two rows or of a last row); outputs past the last group of four one at
+  // a time.
   const int64_t grouped_outputs = n / 4 * 4;
   int64_t r = 0;
   for (; r + 4 <= rows; r += 4) {
@@ -241,7 +242,11 @@ void LaneTreeProductAvx512(const float* weight, const float* bias, const float* 
     }
   }
   for (; r + 2 <= rows; r += 2) {
-    for (int64_t j = 0; j < grouped_outputs; j += 4) {
+    int64_t j = 0;
+    for (; j + 8 <= grouped_outputs; j += 8) {
+      GroupedLaneTreeTile<8, 2>(weight, bias, x, x_row_stride, n, k, j, r, y);
+    }
+    for (; j < grouped_outputs; j += 4) {
       GroupedLaneTreeTile<4, 2>(weight, bias, x, x_row_stride, n, k, j, r, y);
     }
   }
