@@ -17,9 +17,9 @@ bool DefaultSizeOneStrides(const at::Tensor& a) {
 }
 
 bool SmallPlainFloat(const at::Tensor& a) {
-  return a.scalar_type() == at::kFloat && a.numel() <= 32768 && a.layout() == at::kStrided &&
-         a.is_cpu() && a.is_contiguous() && DefaultSizeOneStrides(a) && !a.is_neg() &&
-         !a.is_conj() && !a.has_names();
+  return a.scalar_type() == at::kFloat && a.numel() > 0 && a.numel() <= 32768 &&
+         a.layout() == at::kStrided && a.is_cpu() && a.is_contiguous() &&
+         DefaultSizeOneStrides(a) && !a.is_neg() && !a.is_conj() && !a.has_names();
 }
 
 std::optional<float> FloatNumber(const c10::IValue& number) {

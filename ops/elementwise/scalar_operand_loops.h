@@ -25,8 +25,10 @@ bool DefaultSizeOneStrides(const at::Tensor& a);
 
 // Whether `a` is the tensor these loops take: float32, contiguous (with
 // DefaultSizeOneStrides), on the CPU, plain (no names, negative or
-// conjugate view), of at most 32768 elements (larger ones ATen splits
-// across intra-op threads).
+// conjugate view), of 1 to 32768 elements (larger ones ATen splits across
+// intra-op threads; an empty one's result has the strides ATen's iterator
+// gives it, not a contiguous tensor's: x[1:] * 2.0 of an x of [1, 1] has
+// strides (1, 0)).
 bool SmallPlainFloat(const at::Tensor& a);
 
 // A real Python number (int or float) as ATen applies it to a float32
