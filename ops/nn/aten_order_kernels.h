@@ -35,13 +35,18 @@ inline bool CpuRunsAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-// Of a kernel in ATen's AVX2 order on AVX-512 registers and on AVX2 ones, the
-// candidates this CPU runs, in that order.
+// Of a kernel in ATen's AVX2 order on AVX-512 registers and on AVX2 ones
+// (and, for a kernel whose order depends on the vector width, in ATen's
+// AVX-512 order), the candidates this CPU runs, in that order.
 template <typename Fn>
-std::vector<AtenOrderKernel<Fn>> Avx2OrderCandidates(AtenOrderKernel<Fn> on_avx512,
-                                                     AtenOrderKernel<Fn> on_avx2) {
+std::vector<AtenOrderKernel<Fn>> Avx2OrderCandidates(
+    AtenOrderKernel<Fn> on_avx512, AtenOrderKernel<Fn> on_avx2,
+    AtenOrderKernel<Fn> in_avx512_order = AtenOrderKernel<Fn>{}) {
   std::vector<AtenOrderKernel<Fn>> candidates;
-  if (CpuRunsAvx512()) candidates.push_back(on_avx512);
+  if (CpuRunsAvx512()) {
+    candidates.push_back(on_avx512);
+    if (in_avx512_order.run != nullptr) candidates.push_back(in_avx512_order);
+  }
   if (CpuRunsAvx2()) candidates.push_back(on_avx2);
   return candidates;
 }

@@ -1,5 +1,6 @@
 #include "ops/nn/global_avg_pool.h"
 
+#include <array>
 #include <limits>
 #include <vector>
 
@@ -68,13 +69,8 @@ bool MatchesAten(GlobalAvgPoolFn kernel) {
 }  // namespace
 
 std::vector<GlobalAvgPoolKernel> GlobalAvgPoolCandidates() {
-  std::vector<GlobalAvgPoolKernel> candidates;
-  if (CpuRunsAvx512()) {
-    candidates.push_back(GlobalAvgPoolAvx2OrderOnAvx512());
-    candidates.push_back(GlobalAvgPoolAvx512());
-  }
-  if (CpuRunsAvx2()) candidates.push_back(GlobalAvgPoolAvx2());
-  return candidates;
+  return Avx2OrderCandidates(GlobalAvgPoolAvx2OrderOnAvx512(), GlobalAvgPoolAvx2(),
+                             /*in_avx512_order=*/GlobalAvgPoolAvx512());
 }
 
 const GlobalAvgPoolKernel& GlobalAvgPoolForThisCpu() {
@@ -91,7 +87,7 @@ bool GlobalAvgPoolInto(const at::Tensor& self, at::Tensor& out) {
   if (!self.is_contiguous(at::MemoryFormat::ChannelsLast) || !AtenSumsSerially(self)) return false;
   const GlobalAvgPoolFn kernel = GlobalAvgPoolForThisCpu().run;
   if (kernel == nullptr || out.scalar_type() != at::kFloat) return false;
-  const std::vector<int64_t> sizes = {batch, channels, 1, 1};
+  const std::array<int64_t, 4> sizes = {batch, channels, 1, 1};
   // Resized as ATen's mean_out resizes (contiguous); kept if already sized.
   if (out.sizes() != at::IntArrayRef(sizes)) {
     if (out.numel() != 0) return false;

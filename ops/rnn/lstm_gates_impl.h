@@ -74,6 +74,19 @@ inline void TanhRow(const float* in, float* out, int64_t n) {
   if (n - i > 0) Vec::loadu(in + i, n - i).tanh().store(out + i, n - i);
 }
 
+// Gate g of a row's units j..j+count: its hidden product plus its input
+// projection (a partial vector at the row's end).
+inline Vec GateSum(const float* hidden_gates, const float* input_w, int64_t h, int64_t g, int64_t j,
+                   int64_t count) {
+  return Vec::loadu(hidden_gates + g * h + j, count) + Vec::loadu(input_w + g * h + j, count);
+}
+
+// A gate's sigmoid as ATen's loop takes it: the vector function on whole
+// chunks of the row, the scalar formula on the rest.
+inline Vec GateSigmoid(const Vec& x, bool vector, int64_t count) {
+  return vector ? SigmoidVec(x) : SigmoidScalar(x, count);
+}
+
 // One step, one pass over each row: Vec::size() units at a time, each
 // gate's sigmoid by the vector function on the first `vector_end` units of
 // the row (whole steps of kChunk, as ATen's loop goes) and by the scalar
@@ -91,14 +104,12 @@ inline void LstmStepImpl(const RnnStep& step) {
     float* h_next = step.h_next + row * h;
     for (int64_t j = 0; j < h; j += kLanes) {
       const int64_t count = std::min(kLanes, h - j);
-      const auto gate = [&](int64_t g) {
-        return Vec::loadu(gates + g * h + j, count) + Vec::loadu(input_w + g * h + j, count);
-      };
+      const auto gate = [&](int64_t g) { return GateSum(gates, input_w, h, g, j, count); };
       const bool vector = j < vector_end;
-      const Vec in_gate = vector ? SigmoidVec(gate(0)) : SigmoidScalar(gate(0), count);
-      const Vec forget_gate = vector ? SigmoidVec(gate(1)) : SigmoidScalar(gate(1), count);
+      const Vec in_gate = GateSigmoid(gate(0), vector, count);
+      const Vec forget_gate = GateSigmoid(gate(1), vector, count);
       const Vec cell_gate = gate(2).tanh();
-      const Vec out_gate = vector ? SigmoidVec(gate(3)) : SigmoidScalar(gate(3), count);
+      const Vec out_gate = GateSigmoid(gate(3), vector, count);
       const Vec kept = forget_gate * Vec::loadu(c_prev + j, count);
       const Vec added = in_gate * cell_gate;
       const Vec c = kept + added;
@@ -121,12 +132,9 @@ inline void GruStepImpl(const RnnStep& step) {
     float* h_next = step.h_next + row * h;
     for (int64_t j = 0; j < h; j += kLanes) {
       const int64_t count = std::min(kLanes, h - j);
-      const auto gate = [&](int64_t g) {
-        return Vec::loadu(gates + g * h + j, count) + Vec::loadu(input_w + g * h + j, count);
-      };
       const bool vector = j < vector_end;
-      const Vec reset = vector ? SigmoidVec(gate(0)) : SigmoidScalar(gate(0), count);
-      const Vec update = vector ? SigmoidVec(gate(1)) : SigmoidScalar(gate(1), count);
+      const Vec reset = GateSigmoid(GateSum(gates, input_w, h, 0, j, count), vector, count);
+      const Vec update = GateSigmoid(GateSum(gates, input_w, h, 1, j, count), vector, count);
       const Vec scaled = Vec::loadu(gates + 2 * h + j, count) * reset;
       const Vec fresh = (Vec::loadu(input_w + 2 * h + j, count) + scaled).tanh();
       const Vec kept = (Vec::loadu(h_prev + j, count) - fresh) * update;
