@@ -21,13 +21,13 @@ std::optional<float> SmallFloatTensorAndNumber(const at::Tensor& a, const c10::I
   return ops::FloatNumber(b);
 }
 
-// a (+, -, *) b into output 0, for a small plain float32 tensor `a`.
+// a (+, -, *, /) b into output 0, for a small plain float32 tensor `a`.
 void WriteArithmeticWithNumber(NodeIO& io, ops::ScalarArithmetic op, const at::Tensor& a, float b) {
   at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, a.sizes());
   ops::ArithmeticWithScalar(op, a.data_ptr<float>(), b, a.numel(), out.data_ptr<float>());
 }
 
-// a (+, -, *) b for SmallFloatTensorAndNumber's case into output 0; false
+// a (+, -, *, /) b for SmallFloatTensorAndNumber's case into output 0; false
 // otherwise.
 bool ArithmeticWithNumber(NodeIO& io, ops::ScalarArithmetic op) {
   const at::Tensor& a = TensorArg(io, 0);
@@ -37,7 +37,7 @@ bool ArithmeticWithNumber(NodeIO& io, ops::ScalarArithmetic op) {
   return true;
 }
 
-// a (+, -, *) b for two small plain float32 tensors of one size, or b a
+// a (+, -, *, /) b for two small plain float32 tensors of one size, or b a
 // 0-dim float32 tensor (which ATen reads as a number), into output 0; false
 // otherwise.
 bool ArithmeticOfSmallFloats(NodeIO& io, ops::ScalarArithmetic op) {
@@ -205,8 +205,12 @@ void RegisterArithmetic(KernelRegistry& registry) {
   TensorTensor(registry, "aten::mul", "Tensor", Promoted, SR_TT(mul), ops::ScalarArithmetic::kMul);
   TensorWrappedScalar(registry, "aten::mul", "Scalar", Promoted, SR_TT(mul),
                       ops::ScalarArithmetic::kMul);
-  TensorTensor(registry, "aten::div", "Tensor", PromotedFloat, SR_TT(div));
-  TensorWrappedScalar(registry, "aten::div", "Scalar", PromotedFloat, SR_TT(div));
+  // True division of floats: ATen's float kernel divides (vector and scalar
+  // alike, correctly rounded), a number rounded to float first.
+  TensorTensor(registry, "aten::div", "Tensor", PromotedFloat, SR_TT(div),
+               ops::ScalarArithmetic::kDiv);
+  TensorWrappedScalar(registry, "aten::div", "Scalar", PromotedFloat, SR_TT(div),
+                      ops::ScalarArithmetic::kDiv);
   TensorTensor(registry, "aten::pow", "Tensor_Tensor", Promoted, SR_TT(pow));
   TensorScalar(registry, "aten::pow", "Tensor_Scalar", Promoted, SR_TS(pow));
   TensorTensor(registry, "aten::maximum", "", Promoted, SR_TT(maximum));

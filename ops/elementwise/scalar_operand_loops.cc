@@ -53,6 +53,8 @@ STATIC_RUNTIME_PER_ISA void ArithmeticWithScalar(ScalarArithmetic op, const floa
       return Map(a, n, out, [b](float x) { return x - b; });
     case ScalarArithmetic::kMul:
       return Map(a, n, out, [b](float x) { return x * b; });
+    case ScalarArithmetic::kDiv:
+      return Map(a, n, out, [b](float x) { return x / b; });
   }
 }
 
@@ -65,6 +67,8 @@ STATIC_RUNTIME_PER_ISA void ArithmeticElementwise(ScalarArithmetic op, const flo
       return Zip(a, b, n, out, [](float x, float y) { return x - y; });
     case ScalarArithmetic::kMul:
       return Zip(a, b, n, out, [](float x, float y) { return x * y; });
+    case ScalarArithmetic::kDiv:
+      return Zip(a, b, n, out, [](float x, float y) { return x / y; });
   }
 }
 

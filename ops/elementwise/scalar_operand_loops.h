@@ -1,4 +1,4 @@
-// Elementwise loops of a float32 tensor with scalar operands (x * 0.5,
+// Elementwise loops of a float32 tensor with scalar operands (x * 0.5, q / 8.0,
 // y.mean() < 10.0, x.clamp(-1.0, 1.0)) on small contiguous tensors, where ATen's TensorIterator
 // setup costs ten times the loop: `out[i] = a[i] op b` with ATen 1.13's
 // arithmetic for a float tensor and a wrapped Python number (the number
@@ -35,7 +35,7 @@ bool SmallPlainFloat(const at::Tensor& a);
 // tensor: rounded to float once; nullopt for other values.
 std::optional<float> FloatNumber(const c10::IValue& number);
 
-enum class ScalarArithmetic { kAdd, kSub, kMul };
+enum class ScalarArithmetic { kAdd, kSub, kMul, kDiv };
 void ArithmeticWithScalar(ScalarArithmetic op, const float* a, float b, int64_t n, float* out);
 // The same with a tensor of a's size: out[i] = a[i] op b[i] (`out` may be
 // `a` or `b`).

@@ -107,6 +107,10 @@ void RegisterContiguous(KernelRegistry& registry) {
       io.Output(0) = self;
       return;
     }
+    if (format == at::MemoryFormat::Contiguous) {
+      CopyToOutput(io, 0, self);
+      return;
+    }
     WriteOutput(
         io, 0, self.scalar_type(), [&] { return self.contiguous(format); },
         [&](at::Tensor& out) {
