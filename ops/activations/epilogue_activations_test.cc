@@ -1,7 +1,8 @@
-// SiluInPlace and GeluInPlace against float64 within the contract of
+// Every ISA's silu and gelu loops this CPU runs (and so the ones
+// SiluInPlace and GeluInPlace use) against float64 within the contract of
 // ops/activations/epilogue_activations.h, 4 eps32 (|exact| + |x|), on
-// random lengths (vector bodies and scalar tails), wide ranges and the
-// special values; ATen's silu and gelu must meet the same bound (so it is
+// random lengths (whole packs of vectors and partial ones), wide ranges and
+// the special values; ATen's silu and gelu must meet the same bound (so it is
 // not looser than ATen's own error by construction).
 #include "ops/activations/epilogue_activations.h"
 
@@ -61,45 +62,63 @@ at::Tensor DrawInput(int64_t count, double scale) {
 
 RC_GTEST_PROP(EpilogueActivationsProperty, WithinTheContractAsAtenIs, ()) {
   at::manual_seed(*rc::gen::inRange(0, 1 << 20));
-  const int64_t count = *rc::gen::inRange(0, 100);
+  const int64_t count = *rc::gen::inRange(0, 200);
   const double scale = *rc::gen::element(0.01, 1.0, 4.0, 30.0);
   const at::Tensor x = DrawInput(count, scale);
-  at::Tensor silu = x.clone(), gelu = x.clone();
-  SiluInPlace(silu.data_ptr<float>(), count);
-  GeluInPlace(gelu.data_ptr<float>(), count);
-  const std::string silu_error = OutsideContract(x, ExactSilu(x), silu);
-  RC_ASSERT(silu_error == "");
-  const std::string gelu_error = OutsideContract(x, ExactGelu(x), gelu);
-  RC_ASSERT(gelu_error == "");
+  for (const EpilogueActivationLoops& loops : EpilogueActivationCandidates()) {
+    at::Tensor silu = x.clone(), gelu = x.clone();
+    loops.silu(silu.data_ptr<float>(), count);
+    loops.gelu(gelu.data_ptr<float>(), count);
+    RC_LOG() << loops.name << "\n";
+    const std::string silu_error = OutsideContract(x, ExactSilu(x), silu);
+    RC_ASSERT(silu_error == "");
+    const std::string gelu_error = OutsideContract(x, ExactGelu(x), gelu);
+    RC_ASSERT(gelu_error == "");
+  }
   RC_ASSERT(OutsideContract(x, ExactSilu(x), at::silu(x)) == "");
   RC_ASSERT(OutsideContract(x, ExactGelu(x), at::gelu(x)) == "");
 }
 
+TEST(EpilogueActivationsTest, TheWidestLoopsServe) {
+  const at::Tensor x = at::randn({1000}) * 4;
+  at::Tensor silu = x.clone(), gelu = x.clone(), silu_first = x.clone(), gelu_first = x.clone();
+  SiluInPlace(silu.data_ptr<float>(), x.numel());
+  GeluInPlace(gelu.data_ptr<float>(), x.numel());
+  const EpilogueActivationLoops first = EpilogueActivationCandidates().front();
+  first.silu(silu_first.data_ptr<float>(), x.numel());
+  first.gelu(gelu_first.data_ptr<float>(), x.numel());
+  EXPECT_TRUE(at::equal(silu, silu_first)) << first.name;
+  EXPECT_TRUE(at::equal(gelu, gelu_first)) << first.name;
+}
+
 TEST(EpilogueActivationsTest, SpecialValuesAsAtenGivesThem) {
-  // 16 values: the first eight run in the vector body, the rest in it too;
-  // then each alone (the scalar tail).
+  // 16 values, all at once (a partial pack of vectors), then each alone.
   const at::Tensor x = at::tensor({kNaN, kInf, -kInf, 0.0f, -0.0f, -87.5f, -88.5f, -100.0f, 87.5f,
                                    88.5f, 100.0f, -13.0f, -14.0f, 1e-30f, -1e-30f, 3e38f});
-  for (const bool one_at_a_time : {false, true}) {
-    at::Tensor silu = x.clone(), gelu = x.clone();
-    if (one_at_a_time) {
-      for (int64_t i = 0; i < x.numel(); ++i) {
-        SiluInPlace(silu.data_ptr<float>() + i, 1);
-        GeluInPlace(gelu.data_ptr<float>() + i, 1);
+  for (const EpilogueActivationLoops& loops : EpilogueActivationCandidates()) {
+    for (const bool one_at_a_time : {false, true}) {
+      at::Tensor silu = x.clone(), gelu = x.clone();
+      if (one_at_a_time) {
+        for (int64_t i = 0; i < x.numel(); ++i) {
+          loops.silu(silu.data_ptr<float>() + i, 1);
+          loops.gelu(gelu.data_ptr<float>() + i, 1);
+        }
+      } else {
+        loops.silu(silu.data_ptr<float>(), x.numel());
+        loops.gelu(gelu.data_ptr<float>(), x.numel());
       }
-    } else {
-      SiluInPlace(silu.data_ptr<float>(), x.numel());
-      GeluInPlace(gelu.data_ptr<float>(), x.numel());
-    }
-    EXPECT_EQ(OutsideContract(x, ExactSilu(x), silu), "") << one_at_a_time;
-    EXPECT_EQ(OutsideContract(x, ExactGelu(x), gelu), "") << one_at_a_time;
-    // NaN and the infinities as ATen gives them.
-    for (int64_t i : {0, 1, 2}) {
-      const float aten_silu = at::silu(x[i]).item<float>();
-      const float aten_gelu = at::gelu(x[i]).item<float>();
-      const float ours_silu = silu[i].item<float>(), ours_gelu = gelu[i].item<float>();
-      EXPECT_TRUE(std::isnan(aten_silu) ? std::isnan(ours_silu) : ours_silu == aten_silu) << i;
-      EXPECT_TRUE(std::isnan(aten_gelu) ? std::isnan(ours_gelu) : ours_gelu == aten_gelu) << i;
+      EXPECT_EQ(OutsideContract(x, ExactSilu(x), silu), "") << loops.name << one_at_a_time;
+      EXPECT_EQ(OutsideContract(x, ExactGelu(x), gelu), "") << loops.name << one_at_a_time;
+      // NaN and the infinities as ATen gives them.
+      for (int64_t i : {0, 1, 2}) {
+        const float aten_silu = at::silu(x[i]).item<float>();
+        const float aten_gelu = at::gelu(x[i]).item<float>();
+        const float ours_silu = silu[i].item<float>(), ours_gelu = gelu[i].item<float>();
+        EXPECT_TRUE(std::isnan(aten_silu) ? std::isnan(ours_silu) : ours_silu == aten_silu)
+            << loops.name << " " << i;
+        EXPECT_TRUE(std::isnan(aten_gelu) ? std::isnan(ours_gelu) : ours_gelu == aten_gelu)
+            << loops.name << " " << i;
+      }
     }
   }
 }
