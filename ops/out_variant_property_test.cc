@@ -234,10 +234,10 @@ INSTANTIATE_TEST_SUITE_P(Registry, OutVariantProperty, ::testing::ValuesIn(OutVa
 // (1, 1) (found by //fuzz:random_graph_test).
 TEST(OutVariantRegistry, EmptyResultsOfArithmeticKeepAtensStrides) {
   const at::Tensor empty = at::randn({1, 1}).slice(0, 1);
-  for (const char* op : {"aten::mul", "aten::add", "aten::sub"}) {
-    const std::vector<c10::IValue> inputs = std::string(op) == "aten::mul"
-                                                ? std::vector<c10::IValue>{empty, 2.0}
-                                                : std::vector<c10::IValue>{empty, 2.0, 1};
+  for (const char* op : {"aten::mul", "aten::div", "aten::add", "aten::sub"}) {
+    const bool takes_alpha = std::string(op) == "aten::add" || std::string(op) == "aten::sub";
+    const std::vector<c10::IValue> inputs = takes_alpha ? std::vector<c10::IValue>{empty, 2.0, 1}
+                                                        : std::vector<c10::IValue>{empty, 2.0};
     const testing::SingleNode single = testing::MakeNode(op, "Scalar", inputs, 1);
     auto selected = GlobalKernels().Find(single.node, /*allow_out_variants=*/true);
     ASSERT_TRUE(selected.has_value()) << op;
@@ -245,6 +245,7 @@ TEST(OutVariantRegistry, EmptyResultsOfArithmeticKeepAtensStrides) {
     for (int run = 0; run < 2; ++run) {
       ASSERT_EQ(slots.Run(selected->kernel, inputs), "") << op;
       const at::Tensor expected = std::string(op) == "aten::mul"   ? empty * 2.0
+                                  : std::string(op) == "aten::div" ? empty / 2.0
                                   : std::string(op) == "aten::add" ? empty + 2.0
                                                                    : empty - 2.0;
       EXPECT_EQ(slots.Output(0).toTensor().strides(), expected.strides()) << op << " run " << run;

@@ -14,7 +14,9 @@
 namespace static_runtime {
 namespace {
 
-void BM_InPlace(benchmark::State& state, void (*activate)(at::Tensor&)) {
+// Times `activate` on a restored buffer of state.range(0) floats.
+template <typename Activate>
+void TimeInPlace(benchmark::State& state, const Activate& activate) {
   const at::Tensor source = at::randn({state.range(0)}) * 4;
   at::Tensor x = source.clone();
   for (auto _ : state) {
@@ -23,6 +25,10 @@ void BM_InPlace(benchmark::State& state, void (*activate)(at::Tensor&)) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * x.numel());
+}
+
+void BM_InPlace(benchmark::State& state, void (*activate)(at::Tensor&)) {
+  TimeInPlace(state, activate);
 }
 
 void Restore(at::Tensor&) {}
@@ -42,14 +48,8 @@ BENCHMARK_CAPTURE(BM_InPlace, gelu_aten, GeluAten)->Arg(1 << 15)->Arg(1 << 20);
 void BM_Loops(benchmark::State& state, const char* isa, bool gelu) {
   for (const ops::EpilogueActivationLoops& loops : ops::EpilogueActivationCandidates()) {
     if (std::string(loops.name) != isa) continue;
-    const at::Tensor source = at::randn({state.range(0)}) * 4;
-    at::Tensor x = source.clone();
-    for (auto _ : state) {
-      x.copy_(source);
-      (gelu ? loops.gelu : loops.silu)(x.data_ptr<float>(), x.numel());
-      benchmark::ClobberMemory();
-    }
-    state.SetItemsProcessed(state.iterations() * x.numel());
+    const auto loop = gelu ? loops.gelu : loops.silu;
+    TimeInPlace(state, [loop](at::Tensor& x) { loop(x.data_ptr<float>(), x.numel()); });
     return;
   }
   state.SkipWithError("this CPU does not run these loops");

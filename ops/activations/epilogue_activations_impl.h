@@ -14,7 +14,6 @@
 #ifndef STATIC_RUNTIME_OPS_ACTIVATIONS_EPILOGUE_ACTIVATIONS_IMPL_H_
 #define STATIC_RUNTIME_OPS_ACTIVATIONS_EPILOGUE_ACTIVATIONS_IMPL_H_
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
