@@ -10,7 +10,10 @@
 // them at most (MakePlan). An NCHW input (a model's image, a concatenation's result) is
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
 // takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
-// excitation blocks) runs as a matrix-vector product (ops/linalg/small_linear.h).
+// excitation blocks) runs as a matrix-vector product (ops/linalg/small_linear.h);
+// one of a large weight on a few pixels (the last stages of a CNN at batch
+// 1: 1024 -> 2048 channels on 2 x 2 pixels), whose time is reading the
+// weight, as ops/linalg/streamed_linear.h's product, the weight streamed once.
 // Taps that read only padding for every output (a dilation larger than the
 // image: DeepLab's atrous pyramid) are left out, on a weight cut to the
 // live taps, packed once per input shape that needs it. Where outputs near
@@ -56,6 +59,7 @@
 #include "ATen/ATen.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "c10/util/SmallVector.h"
 #include "execution/background_work.h"
 #include "execution/kernel_caches.h"
 #include "glog/logging.h"
@@ -67,6 +71,7 @@
 #include "ops/core/channels_last.h"
 #include "ops/core/out_variant.h"
 #include "ops/linalg/small_linear.h"
+#include "ops/linalg/streamed_linear.h"
 #include "ops/onednn/onednn.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -268,6 +273,19 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
+    // An NCHW image (a model's input, a concatenation's result) is reordered
+    // by oneDNN into a per-thread buffer, much faster than ATen's copy.
+    const bool nchw =
+        batched.is_contiguous() && !batched.is_contiguous(at::MemoryFormat::ChannelsLast);
+    // An unbatched result has no channels-last layout. A contiguous (NCHW)
+    // result is written by oneDNN's reorder from the convolution's layout,
+    // much faster than ATen's copy.
+    const bool nchw_output = !params_.channels_last_output || unbatched;
+    if (Streamed(batched_out, nchw_output)) {
+      ComputeStreamed(batched, batched_out, out_sizes, nchw_output, out);
+      if (residual && residual->defined()) out.add_(*residual);
+      return;
+    }
     if (OnePixel(batched) && ops::SmallLinear::Available()) {
       // A matrix-vector product per image: oneDNN's convolution would spend
       // most of its time outside the products.
@@ -283,14 +301,6 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
-    // An NCHW image (a model's input, a concatenation's result) is reordered
-    // by oneDNN into a per-thread buffer, much faster than ATen's copy.
-    const bool nchw =
-        batched.is_contiguous() && !batched.is_contiguous(at::MemoryFormat::ChannelsLast);
-    // An unbatched result has no channels-last layout. A contiguous (NCHW)
-    // result is written by oneDNN's reorder from the convolution's layout,
-    // much faster than ATen's copy.
-    const bool nchw_output = !params_.channels_last_output || unbatched;
     if (batched.is_contiguous() && nchw_output &&
         OneDimensionalLoop(batched, out_sizes, batched_out[3], out)) {
       // Between NCW signals (a one-channel signal is also channels-last):
@@ -344,6 +354,59 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
                ? ops::Winograd3x3::PreferredTile(params_.weight.size(1), params_.weight.size(0),
                                                  batched_out[2], batched_out[3])
                : 0;
+  }
+
+  // Whether the convolution giving `batched_out` sizes runs as one
+  // ops::StreamedLinear product: a 1 x 1 kernel without padding or groups
+  // whose pixels (over the batch) are few enough for the weight's size,
+  // into a result whose pixels are rows (channels-last, or one pixel an
+  // image).
+  bool Streamed(const std::vector<int64_t>& batched_out, bool nchw_output) const {
+    const at::Tensor& w = params_.weight;
+    const int64_t image_pixels = batched_out[2] * batched_out[3];
+    return w.size(2) == 1 && w.size(3) == 1 && params_.groups == 1 && params_.padding[0] == 0 &&
+           params_.padding[1] == 0 && (!nchw_output || image_pixels == 1) &&
+           ops::StreamedLinear::Pays(batched_out[0] * image_pixels, w.numel()) &&
+           ops::StreamedLinear::Available();
+  }
+
+  // The Streamed convolution of `batched` into `out`: each output pixel's
+  // input pixel is a row of the product, read in place where its channels
+  // are adjacent, else gathered into this thread's buffer.
+  void ComputeStreamed(const at::Tensor& batched, const std::vector<int64_t>& batched_out,
+                       const std::vector<int64_t>& out_sizes, bool nchw_output, at::Tensor& out) {
+    std::call_once(streamed_once_, [&] {
+      const at::Tensor w = params_.weight.contiguous();
+      streamed_.emplace(w.data_ptr<float>(),
+                        params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
+                        w.size(0), w.size(1));
+    });
+    const int64_t channels = batched.size(1);
+    const int64_t pixels = batched_out[0] * batched_out[2] * batched_out[3];
+    float* gathered =
+        batched.stride(1) == 1
+            ? nullptr
+            : static_cast<float*>(onednn::ThreadScratchpad(pixels * channels * sizeof(float), 1));
+    c10::SmallVector<const float*, 16> rows;
+    const float* data = batched.data_ptr<float>();
+    for (int64_t n = 0; n < batched_out[0]; ++n) {
+      for (int64_t i = 0; i < batched_out[2]; ++i) {
+        for (int64_t j = 0; j < batched_out[3]; ++j) {
+          const float* pixel = data + n * batched.stride(0) +
+                               i * params_.stride[0] * batched.stride(2) +
+                               j * params_.stride[1] * batched.stride(3);
+          if (gathered != nullptr) {
+            float* row = gathered + static_cast<int64_t>(rows.size()) * channels;
+            for (int64_t c = 0; c < channels; ++c) row[c] = pixel[c * batched.stride(1)];
+            pixel = row;
+          }
+          rows.push_back(pixel);
+        }
+      }
+    }
+    out.resize_(out_sizes,
+                nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
+    streamed_->Run(rows.data(), pixels, out.data_ptr<float>(), params_.weight.size(0));
   }
 
   // Whether the convolution of `batched` is one matrix-vector product per
@@ -874,7 +937,9 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   onednn::PlanCache<Regions> regions_by_shape_;  // RegionsOf each input shape
   std::once_flag pixel_once_;
   std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
-  const bool winograd_shape_;              // 3 x 3, stride 1, dilation 1, one group
+  std::once_flag streamed_once_;
+  std::optional<ops::StreamedLinear> streamed_;  // for Streamed shapes, made at their first call
+  const bool winograd_shape_;                    // 3 x 3, stride 1, dilation 1, one group
   // The shapes waiting for the background work's Winograd plans (see
   // MakePlan): whether it started, and whether it is done.
   absl::Mutex winograd_mutex_;

@@ -241,6 +241,37 @@ at::Tensor DrawOnePixelInput(Draw& d, const ConvCase& c) {
   }
 }
 
+// A 1 x 1 convolution with a weight of 1 MiB or more (256K floats: a CNN's
+// last stages), which on a few pixels runs as ops/linalg/streamed_linear.h's
+// product, the weight streamed once.
+ConvCase DrawStreamedCase(Draw& d) {
+  ConvCase c = DrawCase(d);
+  const int64_t channels = d.Int(256, 1100);
+  c.weight = at::randn({(256 * 1024 + channels - 1) / channels + d.Int(0, 40), channels, 1, 1});
+  c.bias = d.Bool() ? c10::optional<at::Tensor>(at::randn({c.weight.size(0)})) : c10::nullopt;
+  c.groups = 1;
+  c.padding = {0, 0};
+  return c;
+}
+
+// A few pixels (up to 5 x 5, so that some shapes have more pixels than the
+// streamed product takes), batched NCHW or channels-last (pixels read in
+// place), strided channels (gathered) or unbatched.
+at::Tensor DrawStreamedInput(Draw& d, const ConvCase& c) {
+  const int64_t channels = c.weight.size(1);
+  const int64_t batch = d.Int(1, 2), height = d.Int(1, 5), width = d.Int(1, 5);
+  switch (d.Int(0, 3)) {
+    case 0:
+      return at::randn({batch, channels, height, width});
+    case 1:
+      return at::randn({batch, channels, height, width}).contiguous(at::MemoryFormat::ChannelsLast);
+    case 2:
+      return at::randn({channels, height, width});
+    default:
+      return at::randn({batch, 2 * channels, height, width}).slice(1, 1, c10::nullopt, 2);
+  }
+}
+
 // A 1D convolution as conv1d lowers it (height 1): pointwise, depthwise
 // (dilated) or dense with a longer kernel, a stride and a dilation (from
 // fewer than 16 channels: ops/conv/few_channel.h), on a long signal,
@@ -303,6 +334,7 @@ enum class Shapes {
   kAny,
   kWinograd,
   kOnePixel,
+  kStreamed,
   kOneDimensional,
   kDilatedPastTheImage,
   kDilatedRegions
@@ -313,6 +345,7 @@ void CheckWithinTheStatedBound(Shapes shapes) {
   Draw d;
   const ConvCase c = shapes == Shapes::kWinograd              ? DrawWinogradCase(d)
                      : shapes == Shapes::kOnePixel            ? DrawOnePixelCase(d)
+                     : shapes == Shapes::kStreamed            ? DrawStreamedCase(d)
                      : shapes == Shapes::kOneDimensional      ? DrawOneDimensionalCase(d)
                      : shapes == Shapes::kDilatedPastTheImage ? DrawDilatedPastTheImageCase(d)
                      : shapes == Shapes::kDilatedRegions      ? DrawDilatedRegionsCase(d)
@@ -324,6 +357,7 @@ void CheckWithinTheStatedBound(Shapes shapes) {
   for (int call = 0; call < 3; ++call) {
     const at::Tensor x = shapes == Shapes::kWinograd         ? DrawHeavyTailedInput(d, c)
                          : shapes == Shapes::kOnePixel       ? DrawOnePixelInput(d, c)
+                         : shapes == Shapes::kStreamed       ? DrawStreamedInput(d, c)
                          : shapes == Shapes::kOneDimensional ? DrawOneDimensionalInput(d, c)
                          : shapes == Shapes::kDilatedRegions ? DrawInput(d, c, 12, 24)
                                                              : DrawInput(d, c);
@@ -382,6 +416,10 @@ RC_GTEST_PROP(OneDnnConvProperty, WinogradShapesWithinTheirStatedBound, ()) {
 
 RC_GTEST_PROP(OneDnnConvProperty, OnePixelImagesWithinTheStatedBound, ()) {
   CheckWithinTheStatedBound(Shapes::kOnePixel);
+}
+
+RC_GTEST_PROP(OneDnnConvProperty, StreamedWeightsWithinTheStatedBound, ()) {
+  CheckWithinTheStatedBound(Shapes::kStreamed);
 }
 
 RC_GTEST_PROP(OneDnnConvProperty, OneDimensionalSignalsWithinTheStatedBound, ()) {

@@ -127,6 +127,30 @@ TEST(OneDnnLinearTest, ManyRowsIntoManyOutputsWithinTheDeclaredBound) {
   }
 }
 
+// Weights of 1 MiB or more on few rows (ops::StreamedLinear's products: up
+// to 16 rows on CPUs with AVX-512, 8 on the others), leading dimensions
+// included, and on one row more than it takes: within the bound.
+TEST(OneDnnLinearTest, LargeWeightsOnFewRowsWithinTheDeclaredBound) {
+  for (const auto& [k, n] : {std::pair<int64_t, int64_t>{1024, 256}, {300, 1000}, {2048, 130}}) {
+    LinearCase c;
+    c.weight = at::randn({n, k});
+    if (n != 1000) c.bias = at::randn({n});
+    c.activation = n == 130 ? "gelu" : "relu";
+    SingleNode linear = MakeLinearGraph(c);
+    Slots slots(1);
+    for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
+             {1, k}, {3, k}, {8, k}, {9, k}, {2, 5, k}, {16, k}, {17, k}, {k}}) {
+      const at::Tensor x = at::randn(shape);
+      const std::vector<c10::IValue> inputs = testing::InputsAfterConstants(linear.node, x);
+      ASSERT_EQ(slots.Run(linear.kernel, inputs), "");
+      EXPECT_EQ(testing::OutsideBound(ops::LinearFusedErrorBound, inputs, Exact(c, x),
+                                      slots.Output(0).toTensor()),
+                "")
+          << x.sizes() << " -> " << n;
+    }
+  }
+}
+
 // An input of `rows` rows of `k` values in which each row is zero with
 // probability `zero_share`, half of those -0.
 at::Tensor RowsWithZeros(Draw& d, int64_t rows, int64_t k, double zero_share) {
