@@ -4,9 +4,10 @@
 // where the product's time is reading the weight from memory. The weight is
 // packed once into panels of 16 outputs, each panel k rows of 16 floats, one
 // after another: the whole weight is one sequential stream, read once a call
-// for up to 16 rows (AVX-512 loops) or 8 (AVX2); more rows read each panel
-// again, from L2. oneDNN's kernels read such weights at 5.6-7.8 GB/s here,
-// where one core's sequential reading reaches 9.5-10.
+// for up to 16 rows (AVX-512 loops) or 8 (AVX2); more rows take more passes,
+// each reading the whole weight again (Pays keeps to one pass). oneDNN's
+// kernels read such weights at 5.6-7.8 GB/s here, where one core's
+// sequential reading reaches 9.5-10.
 // Each result is (((x_0 w_0 + x_1 w_1) + ...) + x_{k-1} w_{k-1}) + b: one
 // fused multiply-add per product in the order of k, then the bias; the same
 // for any number of rows. Another order than ATen's: within the bound
