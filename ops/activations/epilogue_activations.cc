@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ops/activations/epilogue_activations_impl.h"
+#include "ops/core/cpu_isa.h"
 
 namespace static_runtime {
 namespace ops {
@@ -65,12 +66,8 @@ const EpilogueActivationLoops& LoopsForThisCpu() {
 
 std::vector<EpilogueActivationLoops> EpilogueActivationCandidates() {
   std::vector<EpilogueActivationLoops> candidates;
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
-    candidates.push_back(EpilogueActivationsAvx512());
-  }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    candidates.push_back(EpilogueActivationsAvx2());
-  }
+  if (CpuRunsAvx512()) candidates.push_back(EpilogueActivationsAvx512());
+  if (CpuRunsAvx2()) candidates.push_back(EpilogueActivationsAvx2());
   candidates.push_back({ScalarLoop<Silu>, ScalarLoop<Gelu>, "scalar"});
   return candidates;
 }

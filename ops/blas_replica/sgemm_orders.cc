@@ -2,6 +2,7 @@
 
 #include "ops/blas_replica/chain_avx2.h"
 #include "ops/blas_replica/sgemm_orders_avx512.h"
+#include "ops/core/cpu_isa.h"
 
 namespace static_runtime {
 namespace ops {
@@ -12,15 +13,9 @@ constexpr int64_t kLanes = 16;  // a panel's outputs
 
 }  // namespace
 
-bool ChainAvailable() {
-  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return available;
-}
+bool ChainAvailable() { return CpuRunsAvx2(); }
 
-bool LaneTreeAvailable() {
-  static const bool available = __builtin_cpu_supports("avx512f");
-  return available;
-}
+bool LaneTreeAvailable() { return CpuRunsAvx512(); }
 
 std::vector<float> PackPanels(const float* weight, int64_t n, int64_t k) {
   const int64_t panel_count = (n + kLanes - 1) / kLanes;

@@ -5,6 +5,7 @@
 
 #include "glog/logging.h"
 #include "ops/conv/few_channel_panel.h"
+#include "ops/core/cpu_isa.h"
 
 namespace static_runtime {
 namespace ops {
@@ -12,10 +13,7 @@ namespace {
 
 // The widest loop this CPU runs.
 PanelRowFunction PanelRow() {
-  static const PanelRowFunction kPanelRow = __builtin_cpu_supports("avx512f") ? PanelRowAvx512
-                                            : __builtin_cpu_supports("avx2")  ? PanelRowAvx2
-                                                                              : PanelRowBaseline;
-  return kPanelRow;
+  return CpuRunsAvx512() ? PanelRowAvx512 : CpuRunsAvx2() ? PanelRowAvx2 : PanelRowBaseline;
 }
 
 }  // namespace

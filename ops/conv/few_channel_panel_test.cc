@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ops/core/cpu_isa.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 
@@ -23,8 +24,8 @@ using ops::PanelRowFunction;
 std::vector<std::pair<std::string, PanelRowFunction>> AvailableLoops() {
   std::vector<std::pair<std::string, PanelRowFunction>> loops = {
       {"baseline", ops::PanelRowBaseline}};
-  if (__builtin_cpu_supports("avx2")) loops.emplace_back("avx2", ops::PanelRowAvx2);
-  if (__builtin_cpu_supports("avx512f")) loops.emplace_back("avx512", ops::PanelRowAvx512);
+  if (ops::CpuRunsAvx2()) loops.emplace_back("avx2", ops::PanelRowAvx2);
+  if (ops::CpuRunsAvx512()) loops.emplace_back("avx512", ops::PanelRowAvx512);
   return loops;
 }
 

@@ -4,6 +4,7 @@
 
 #include "glog/logging.h"
 #include "ops/conv/winograd_3x3_avx2.h"
+#include "ops/core/cpu_isa.h"
 
 namespace static_runtime {
 namespace ops {
@@ -25,14 +26,11 @@ constexpr double kG4[6][3] = {{0.25, 0, 0},
 
 }  // namespace
 
-bool Winograd3x3::Available() {
-  static const bool kAvailable = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return kAvailable;
-}
+bool Winograd3x3::Available() { return CpuRunsAvx2(); }
 
 bool Winograd3x3::Preferred(int64_t in_channels, int64_t out_channels) {
-  static const bool kPreferredOnThisCpu = Available() && !__builtin_cpu_supports("avx512f");
-  return kPreferredOnThisCpu && in_channels >= kMinChannels && out_channels >= kMinChannels;
+  return Available() && !CpuRunsAvx512() && in_channels >= kMinChannels &&
+         out_channels >= kMinChannels;
 }
 
 int Winograd3x3::PreferredTile(int64_t in_channels, int64_t out_channels, int64_t out_height,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/elementwise/pointwise_eval_impl.h"
 
 namespace static_runtime {
@@ -179,14 +180,8 @@ bool Matches(PointwiseRangeFn range, PointwiseOp op, bool vector_tail,
 // The evaluator of the ISA that matches ATen on the most ops.
 PointwiseEvaluator Probe() {
   std::vector<std::pair<const char*, PointwiseRangeFn>> candidates;
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("fma")) {
-    candidates.emplace_back("avx512", PointwiseRangeAvx512());
-  }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    candidates.emplace_back("avx2", PointwiseRangeAvx2());
-  }
+  if (CpuRunsAvx512()) candidates.emplace_back("avx512", PointwiseRangeAvx512());
+  if (CpuRunsAvx2()) candidates.emplace_back("avx2", PointwiseRangeAvx2());
   std::vector<std::vector<ProbeCase>> cases;
   for (int i = 0; i < kNumPointwiseOps; ++i) {
     const auto op = static_cast<PointwiseOp>(i);

@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "ops/core/cpu_isa.h"
+
 namespace static_runtime {
 namespace ops {
 
-bool FmaChainMatmulAvailable() {
-  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return available;
-}
+bool FmaChainMatmulAvailable() { return CpuRunsAvx2(); }
 
 void FmaChainMatmul(StridedMatrix a, StridedMatrix b, int64_t rows, int64_t inner, int64_t cols,
                     float* c) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "ops/core/cpu_isa.h"
+
 namespace static_runtime {
 namespace ops {
 namespace {
@@ -77,9 +79,7 @@ void Columns(const float* x, int64_t rows, int64_t k, const float* packed, int64
 
 }  // namespace
 
-bool SmallLinear::Available() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
+bool SmallLinear::Available() { return CpuRunsAvx2(); }
 
 SmallLinear::SmallLinear(const float* weight, const float* bias, int64_t n, int64_t k)
     : n_(n),

@@ -2,24 +2,18 @@
 
 #include <algorithm>
 
+#include "ops/core/cpu_isa.h"
 #include "ops/linalg/streamed_linear_loops.h"
 
 namespace static_runtime {
 namespace ops {
 namespace {
 
-bool CpuRunsAvx512() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512;
-}
-
 int64_t Padded(int64_t n) { return (n + kStreamedPanel - 1) / kStreamedPanel * kStreamedPanel; }
 
 }  // namespace
 
-bool StreamedLinear::Available() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
+bool StreamedLinear::Available() { return CpuRunsAvx2(); }
 
 bool StreamedLinear::Pays(int64_t rows, int64_t weights) {
   // Up to the rows of one pass: more passes read the weight again, and the

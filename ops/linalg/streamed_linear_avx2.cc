@@ -22,18 +22,11 @@ struct Avx2 {
   static void Store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 };
 
-using Loops = StreamedLoops<Avx2>;
-using RowsFn = void (*)(const float*, const float*, int64_t, int64_t, const float* const*, float*,
-                        int64_t);
-constexpr RowsFn kRows[kStreamedAvx2Rows + 1] = {nullptr,        Loops::Rows<1>, Loops::Rows<2>,
-                                                 Loops::Rows<3>, Loops::Rows<4>, Loops::Rows<5>,
-                                                 Loops::Rows<6>, Loops::Rows<7>, Loops::Rows<8>};
-
 }  // namespace
 
 void StreamedRowsAvx2(const float* panels, const float* bias, int64_t n, int64_t k,
                       const float* const* x, int64_t rows, float* y, int64_t y_row_stride) {
-  kRows[rows](panels, bias, n, k, x, y, y_row_stride);
+  StreamedLoops<Avx2>::AnyRows<kStreamedAvx2Rows>(panels, bias, n, k, x, rows, y, y_row_stride);
 }
 
 }  // namespace ops

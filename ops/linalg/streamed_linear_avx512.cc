@@ -24,20 +24,11 @@ struct Avx512 {
   static void Store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 };
 
-using Loops = StreamedLoops<Avx512>;
-using RowsFn = void (*)(const float*, const float*, int64_t, int64_t, const float* const*, float*,
-                        int64_t);
-constexpr RowsFn kRows[kStreamedAvx512Rows + 1] = {
-    nullptr,         Loops::Rows<1>,  Loops::Rows<2>,  Loops::Rows<3>,  Loops::Rows<4>,
-    Loops::Rows<5>,  Loops::Rows<6>,  Loops::Rows<7>,  Loops::Rows<8>,  Loops::Rows<9>,
-    Loops::Rows<10>, Loops::Rows<11>, Loops::Rows<12>, Loops::Rows<13>, Loops::Rows<14>,
-    Loops::Rows<15>, Loops::Rows<16>};
-
 }  // namespace
 
 void StreamedRowsAvx512(const float* panels, const float* bias, int64_t n, int64_t k,
                         const float* const* x, int64_t rows, float* y, int64_t y_row_stride) {
-  kRows[rows](panels, bias, n, k, x, y, y_row_stride);
+  StreamedLoops<Avx512>::AnyRows<kStreamedAvx512Rows>(panels, bias, n, k, x, rows, y, y_row_stride);
 }
 
 }  // namespace ops

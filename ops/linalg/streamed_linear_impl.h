@@ -7,7 +7,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <utility>
 
 #include "ops/linalg/streamed_linear_loops.h"
 
@@ -98,6 +100,23 @@ struct StreamedLoops {
       PanelRows<1, R>(panels + p * kStreamedPanel * k, bias + p * kStreamedPanel, x, k, valid,
                       y + p * kStreamedPanel, y_row_stride);
     }
+  }
+
+  // 1 to kMaxRows rows: Rows<rows>, one table of them a row count.
+  template <int kMaxRows>
+  static void AnyRows(const float* panels, const float* bias, int64_t n, int64_t k,
+                      const float* const* x, int64_t rows, float* y, int64_t y_row_stride) {
+    static constexpr auto kTable = RowsTable(std::make_integer_sequence<int, kMaxRows>());
+    kTable[rows - 1](panels, bias, n, k, x, y, y_row_stride);
+  }
+
+ private:
+  using RowsFn = void (*)(const float*, const float*, int64_t, int64_t, const float* const*, float*,
+                          int64_t);
+  template <int... kRowsLess1>
+  static constexpr std::array<RowsFn, sizeof...(kRowsLess1)> RowsTable(
+      std::integer_sequence<int, kRowsLess1...>) {
+    return {Rows<kRowsLess1 + 1>...};
   }
 };
 

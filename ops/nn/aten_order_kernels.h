@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ATen/core/Tensor.h"
+#include "ops/core/cpu_isa.h"
 
 namespace static_runtime {
 namespace ops {
@@ -23,17 +24,6 @@ struct AtenOrderKernel {
   Fn run = nullptr;
   const char* name = "none";
 };
-
-// Whether this CPU runs the code compiled for ATen's AVX512 flags (AVX-512
-// F, BW, VL and DQ, with FMA), and for its AVX2 flags (AVX2 with FMA).
-inline bool CpuRunsAvx512() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("fma");
-}
-inline bool CpuRunsAvx2() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 
 // Of a kernel in ATen's AVX2 order on AVX-512 registers and on AVX2 ones
 // (and, for a kernel whose order depends on the vector width, in ATen's

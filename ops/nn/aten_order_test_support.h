@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ATen/ATen.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/nn/aten_order_kernels.h"
 
 namespace static_runtime {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "ops/core/cpu_isa.h"
+
 namespace static_runtime {
 namespace ops {
 namespace {
@@ -62,9 +64,7 @@ void ChannelsLast(const float* x, float* y, const float* alpha, const float* bet
 
 }  // namespace
 
-bool ScaleShiftAvailable() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
+bool ScaleShiftAvailable() { return CpuRunsAvx2(); }
 
 void ScaleShiftChannelsFirst(const float* x, float* y, const float* alpha, const float* beta,
                              int64_t begin, int64_t end, int64_t channels, int64_t inner,

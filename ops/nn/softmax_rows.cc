@@ -6,6 +6,7 @@
 
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/core/cpu_kernels.h"
 #include "ops/nn/aten_order_kernels.h"
 #include "ops/nn/softmax_rows_avx512.h"

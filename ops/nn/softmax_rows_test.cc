@@ -11,6 +11,7 @@
 #include "ATen/ATen.h"
 #include "ATen/Parallel.h"
 #include "gtest/gtest.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/nn/aten_order_test_support.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"

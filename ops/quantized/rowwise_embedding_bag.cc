@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "c10/util/Half.h"
+#include "ops/core/cpu_isa.h"
 
 namespace static_runtime {
 namespace quantized {
@@ -46,7 +47,7 @@ __attribute__((target("avx512f"))) void AccumulateRowAvx512(const uint8_t* q, in
 using AccumulateRow = void (*)(const uint8_t*, int64_t, float, float, float*);
 
 AccumulateRow ChooseAccumulateRow() {
-  return __builtin_cpu_supports("avx512f") ? AccumulateRowAvx512 : AccumulateRowScalar;
+  return ops::CpuRunsAvx512() ? AccumulateRowAvx512 : AccumulateRowScalar;
 }
 
 float LoadFloat(const uint8_t* bytes) {

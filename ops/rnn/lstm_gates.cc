@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "ATen/ATen.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/rnn/lstm_gates_impl.h"
 
 namespace static_runtime {
@@ -40,15 +41,11 @@ bool MatchesAten(const LstmIsaKernels& kernels) {
 const RnnSteps& RnnStepsForThisCpu() {
   static const RnnSteps kSteps = [] {
     std::vector<LstmIsaKernels> candidates;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("fma")) {
+    if (CpuRunsAvx512()) {
       candidates.push_back(LstmKernelsAvx512());
       candidates.push_back(LstmKernelsAvx512InAvx2Loops());
     }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      candidates.push_back(LstmKernelsAvx2());
-    }
+    if (CpuRunsAvx2()) candidates.push_back(LstmKernelsAvx2());
     for (const LstmIsaKernels& kernels : candidates) {
       if (MatchesAten(kernels)) {
         return RnnSteps{kernels.step, kernels.gru_step, kernels.tanh_step, kernels.relu_step,

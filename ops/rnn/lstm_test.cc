@@ -11,6 +11,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "gtest/gtest.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
 #include "ops/kernels.h"
@@ -312,8 +313,7 @@ TEST(FrozenLstm, StepKernelMatchesAtenOnThisCpu) { EXPECT_NE(ops::LstmStepForThi
 // On a CPU with AVX512 the steps compute on AVX512 vectors, in ATen's AVX512
 // loops or (Debian's LibTorch runs its AVX2 kernels) in its AVX2 loops.
 TEST(FrozenLstm, StepsUseAvx512VectorsWhereTheCpuHasThem) {
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  const bool avx512 = ops::CpuRunsAvx512();
   if (!avx512) GTEST_SKIP() << "no AVX512 on this CPU";
   EXPECT_EQ(std::string(ops::RnnStepsForThisCpu().name).rfind("avx512", 0), 0)
       << ops::RnnStepsForThisCpu().name;

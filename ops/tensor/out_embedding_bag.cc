@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "ATen/ATen.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/core/out_variant.h"
 
 namespace static_runtime {
@@ -207,8 +208,7 @@ void EmbeddingBag(NodeIO& io) {
       io, 0, a.weight.scalar_type(), [&] { return std::get<0>(Functional(io, a)); },
       [&](at::Tensor& out) {
         out.resize_({bags, a.weight.size(1)});
-        static const bool kAvx2 = __builtin_cpu_supports("avx2");
-        if (kAvx2 && a.weight.scalar_type() == at::kFloat) {
+        if (ops::CpuRunsAvx2() && a.weight.scalar_type() == at::kFloat) {
           if (a.indices.scalar_type() == at::kLong) {
             PoolFloatAvx2<int64_t>(a, bags, out);
           } else {
