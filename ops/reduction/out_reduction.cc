@@ -5,6 +5,7 @@
 #include "ATen/CPUFunctions.h"
 #include "ATen/Dispatch.h"
 #include "ops/core/out_variant.h"
+#include "ops/reduction/arg_extremum.h"
 
 namespace static_runtime {
 namespace {
@@ -192,8 +193,12 @@ void RegisterExtremes(KernelRegistry& registry) {
           io, 0, at::kLong,
           [&] { return is_max ? at::argmax(self, dim, keepdim) : at::argmin(self, dim, keepdim); },
           [&](at::Tensor& out) {
-            is_max ? at::cpu::argmax_out(out, self, dim, keepdim)
-                   : at::cpu::argmin_out(out, self, dim, keepdim);
+            if (ops::ArgExtremumServes(self, dim)) {
+              ops::ArgExtremumOut(self, dim, keepdim, is_max, out);
+            } else {
+              is_max ? at::cpu::argmax_out(out, self, dim, keepdim)
+                     : at::cpu::argmin_out(out, self, dim, keepdim);
+            }
           });
     }));
   }
