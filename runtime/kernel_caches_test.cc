@@ -69,7 +69,7 @@ TEST(KernelCachesTest, LinearWeightsArePackedAtLoadTime) {
   EXPECT_GT(loaded.prepared_weight_bytes, 0u);
   StaticRuntime runtime(prepared->static_module);
   corpus::InputRng rng(5);
-  // 400 and 800 rows: more than ops::SmallLinear takes, so oneDNN's plans.
+  // 400 and 800 rows: more than ops::StreamedLinear takes, so oneDNN's plans.
   for (const int64_t size : {100, 200}) {
     absl::StatusOr<c10::IValue> result = runtime.Run(model.inputs(rng, size));
     ASSERT_TRUE(result.ok()) << result.status();

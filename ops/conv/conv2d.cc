@@ -10,20 +10,16 @@
 // them at most (MakePlan). An NCHW input (a model's image, a concatenation's result) is
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
 // takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
-// excitation blocks) runs as a matrix-vector product (ops/linalg/small_linear.h);
-// one of a large weight on a few pixels (the last stages of a CNN at batch
-// 1: 1024 -> 2048 channels on 2 x 2 pixels), whose time is reading the
-// weight, as ops/linalg/streamed_linear.h's product, the weight streamed once.
-// Taps that read only padding for every output (a dilation larger than the
-// image: DeepLab's atrous pyramid) are left out, on a weight cut to the
-// live taps, packed once per input shape that needs it. Where outputs near
-// the edges read fewer taps than those inside and that leaves out a
-// quarter of the work or more (the pyramid on a larger map), the output is
-// computed region by region, each region a convolution without padding
-// through its own taps.
-// A 1D convolution (height 1) between NCW signals runs without reorders:
-// a pointwise one as oneDNN's matrix product on NCW, a depthwise one by
-// ops/conv/depthwise.h, one from a few input channels (a waveform) by
+// excitation blocks) runs as a matrix-vector product, and one of a large weight on a few pixels
+// (the last stages of a CNN at batch 1: 1024 -> 2048 channels on 2 x 2 pixels), whose time is
+// reading the weight, as ops/linalg/streamed_linear.h's product, the weight streamed once. Taps
+// that read only padding for every output (a dilation larger than the image: DeepLab's atrous
+// pyramid) are left out, on a weight cut to the live taps, packed once per input shape that needs
+// it. Where outputs near the edges read fewer taps than those inside and that leaves out a quarter
+// of the work or more (the pyramid on a larger map), the output is computed region by region, each
+// region a convolution without padding through its own taps. A 1D convolution (height 1) between
+// NCW signals runs without reorders: a pointwise one as oneDNN's matrix product on NCW, a depthwise
+// one by ops/conv/depthwise.h, one from a few input channels (a waveform) by
 // ops/conv/few_channel.h.
 // The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
@@ -70,7 +66,6 @@
 #include "ops/conv/winograd_3x3.h"
 #include "ops/core/channels_last.h"
 #include "ops/core/out_variant.h"
-#include "ops/linalg/small_linear.h"
 #include "ops/linalg/streamed_linear.h"
 #include "ops/onednn/onednn.h"
 #include "torch/csrc/jit/ir/constants.h"
@@ -286,18 +281,11 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
-    if (OnePixel(batched) && ops::SmallLinear::Available()) {
+    if (OnePixel(batched) && ops::StreamedLinear::Available()) {
       // A matrix-vector product per image: oneDNN's convolution would spend
       // most of its time outside the products.
-      std::call_once(pixel_once_, [&] {
-        const at::Tensor w = params_.weight.contiguous();
-        pixel_.emplace(w.data_ptr<float>(),
-                       params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr, w.size(0),
-                       w.size(1));
-      });
       out.resize_(out_sizes);
-      pixel_->Run(batched.data_ptr<float>(), batched.size(0), out.data_ptr<float>(),
-                  /*relu=*/false);
+      StreamedProduct().Run(batched.data_ptr<float>(), batched.size(0), out.data_ptr<float>());
       if (residual && residual->defined()) out.add_(*residual);
       return;
     }
@@ -375,12 +363,6 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   // are adjacent, else gathered into this thread's buffer.
   void ComputeStreamed(const at::Tensor& batched, const std::vector<int64_t>& batched_out,
                        const std::vector<int64_t>& out_sizes, bool nchw_output, at::Tensor& out) {
-    std::call_once(streamed_once_, [&] {
-      const at::Tensor w = params_.weight.contiguous();
-      streamed_.emplace(w.data_ptr<float>(),
-                        params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
-                        w.size(0), w.size(1));
-    });
     const int64_t channels = batched.size(1);
     const int64_t pixels = batched_out[0] * batched_out[2] * batched_out[3];
     float* gathered =
@@ -406,7 +388,19 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
     }
     out.resize_(out_sizes,
                 nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
-    streamed_->Run(rows.data(), pixels, out.data_ptr<float>(), params_.weight.size(0));
+    StreamedProduct().Run(rows.data(), pixels, out.data_ptr<float>(), params_.weight.size(0));
+  }
+
+  // The weight packed for ops::StreamedLinear (a 1 x 1 convolution's), at
+  // the first product that takes it.
+  const ops::StreamedLinear& StreamedProduct() {
+    std::call_once(streamed_once_, [&] {
+      const at::Tensor w = params_.weight.contiguous();
+      streamed_.emplace(w.data_ptr<float>(),
+                        params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
+                        w.size(0), w.size(1));
+    });
+    return *streamed_;
   }
 
   // Whether the convolution of `batched` is one matrix-vector product per
@@ -935,10 +929,8 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       ABSL_GUARDED_BY(windows_mutex_);
   onednn::PlanCache<ShapePlan> plans_[2][2];     // [NCHW input][NCHW result]
   onednn::PlanCache<Regions> regions_by_shape_;  // RegionsOf each input shape
-  std::once_flag pixel_once_;
-  std::optional<ops::SmallLinear> pixel_;  // for OnePixel inputs, made at the first
   std::once_flag streamed_once_;
-  std::optional<ops::StreamedLinear> streamed_;  // for Streamed shapes, made at their first call
+  std::optional<ops::StreamedLinear> streamed_;  // StreamedProduct: Streamed and OnePixel shapes
   const bool winograd_shape_;                    // 3 x 3, stride 1, dilation 1, one group
   // The shapes waiting for the background work's Winograd plans (see
   // MakePlan): whether it started, and whether it is done.

@@ -1,10 +1,9 @@
 // The out-variant kernel of static_runtime::linear_fused (passes/prepack_weights.h):
 // a oneDNN matmul with the frozen weight pre-packed (ops/linalg/onednn_matmul.h);
 // the activation runs in place on the result (onednn::ApplyActivation). Products of at
-// most 128K multiply-adds run ops::SmallLinear instead (a relu fused in);
-// products of at most 16 rows by a weight of 1 MiB or more (a classifier on
-// a batch of one), whose time is reading the weight from memory, run
-// ops::StreamedLinear.
+// most 128K multiply-adds, and those of at most 16 rows by a weight of 1 MiB
+// or more (a classifier on a batch of one), whose time is reading the weight
+// from memory, run ops::StreamedLinear instead.
 //
 // Measured against ATen's linear (BLAS) for one thread, per call: 8x512->512
 // 39 us against 119 us, 1x1024->4096 1.40 ms against 3.79 ms, 16x768->3072
@@ -39,7 +38,6 @@
 #include "ops/core/out_variant.h"
 #include "ops/linalg/linear_error_bound.h"
 #include "ops/linalg/onednn_matmul.h"
-#include "ops/linalg/small_linear.h"
 #include "ops/linalg/streamed_linear.h"
 #include "ops/onednn/onednn.h"
 
@@ -49,11 +47,17 @@ namespace {
 // The weight is [N, K], the bias [N] or undefined.
 using LinearParams = onednn::FrozenParams;
 
-// Products of at most this many multiply-adds run ops::SmallLinear, where
-// oneDNN's fixed cost per call (about 1 us) dominates: one thread, 16x64 by
-// 64x32 0.83 us against oneDNN's 1.72, 16x24 by 24x48 0.57 against 1.47; at
-// 64x64 by 64x64 (256K) both take 5.3-5.9 us.
-constexpr int64_t kSmallLinearMaxMultiplyAdds = 128 * 1024;
+// Products of at most this many multiply-adds run ops::StreamedLinear,
+// where a oneDNN matmul's fixed cost per call (0.6-1 us) is most of its
+// time. //ops/linalg:few_rows_linear_benchmark, one thread, weights in the
+// caches, on an AVX-512 core: 1x128->300 2.1 us against oneDNN's 2.8,
+// 16x64->32 0.52 against 1.02, 64x24->48 1.28 against 1.55, 4x128->300
+// (150K) 2.6 against 2.9, but 2x256->256 (128K) 5.2 against 3.3; with AVX2
+// alone (oneDNN capped likewise) the two are level from 64K to 128K. Inside
+// a model, where other layers' weights evict this one between calls, the
+// streamed loops' prefetching counts: seq2seq's 2x128->300 output layer
+// 9.2 -> 6.9 us a call against oneDNN's (per-node minima).
+constexpr int64_t kStreamedMaxMultiplyAdds = 128 * 1024;
 
 // The rows that are not all zeros (+0 or -0) among `rows` rows of `k` values,
 // into `live`; false as soon as there are more than `max_live` of them. A
@@ -81,14 +85,7 @@ class LinearKernel {
   explicit LinearKernel(LinearParams params)
       : params_(std::move(params)),
         linear_(params_.weight, params_.bias),
-        fused_relu_(params_.activation.kind == ops::FusedActivation::Kind::kRelu),
-        finite_weight_(params_.weight.isfinite().all().item<bool>()) {
-    if (ops::SmallLinear::Available() && params_.weight.numel() <= kSmallLinearMaxMultiplyAdds) {
-      small_.emplace(params_.weight.data_ptr<float>(),
-                     params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
-                     linear_.out_features(), linear_.in_features());
-    }
-  }
+        finite_weight_(params_.weight.isfinite().all().item<bool>()) {}
 
   void operator()(NodeIO& io) {
     const at::Tensor& input = TensorArg(io, 0);
@@ -103,19 +100,15 @@ class LinearKernel {
     out_sizes.push_back(linear_.out_features());
     at::Tensor& out = ContiguousOutput(io, 0, at::kFloat, out_sizes);
     const int64_t rows = src.numel() / k;
-    if (small_ && rows * params_.weight.numel() <= kSmallLinearMaxMultiplyAdds) {
-      small_->Run(src.data_ptr<float>(), rows, out.data_ptr<float>(), fused_relu_);
-      if (fused_relu_) return;
-    } else if (ops::StreamedLinear::Pays(rows, params_.weight.numel()) &&
-               ops::StreamedLinear::Available()) {
+    const int64_t weights = params_.weight.numel();
+    if ((rows * weights <= kStreamedMaxMultiplyAdds || ops::StreamedLinear::Pays(rows, weights)) &&
+        ops::StreamedLinear::Available()) {
       std::call_once(streamed_once_, [&] {
         streamed_.emplace(params_.weight.data_ptr<float>(),
                           params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr,
                           linear_.out_features(), k);
       });
-      c10::SmallVector<const float*, 16> x_rows;
-      for (int64_t r = 0; r < rows; ++r) x_rows.push_back(src.data_ptr<float>() + r * k);
-      streamed_->Run(x_rows.data(), rows, out.data_ptr<float>(), linear_.out_features());
+      streamed_->Run(src.data_ptr<float>(), rows, out.data_ptr<float>());
     } else if (!RunWithoutZeroRows(src.data_ptr<float>(), rows, out.data_ptr<float>())) {
       linear_.Run(src.data_ptr<float>(), rows, out.data_ptr<float>());
     }
@@ -170,9 +163,7 @@ class LinearKernel {
 
   const LinearParams params_;
   onednn::PackedLinear linear_;
-  const bool fused_relu_;                  // SmallLinear applies a relu itself
-  const bool finite_weight_;               // zero rows give the bias alone
-  std::optional<ops::SmallLinear> small_;  // for small weights, on CPUs with AVX2 and FMA
+  const bool finite_weight_;  // zero rows give the bias alone
   std::once_flag streamed_once_;
   std::optional<ops::StreamedLinear> streamed_;  // made at the first product it takes
 };

@@ -104,7 +104,7 @@ RC_GTEST_PROP(OneDnnLinearProperty, WithinTheDeclaredBoundOfTheExactResult, ()) 
   }
 }
 
-// Products large enough to leave SmallLinear, among them many rows into 1024
+// Products too large for the streamed product, among them many rows into 1024
 // or more outputs, or 512 (where oneDNN's gemm-based matmul takes the weight
 // as stored): within the bound, for row counts on both sides of that choice.
 TEST(OneDnnLinearTest, ManyRowsIntoManyOutputsWithinTheDeclaredBound) {

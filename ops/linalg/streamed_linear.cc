@@ -49,5 +49,15 @@ void StreamedLinear::Run(const float* const* x_rows, int64_t rows, float* y,
   }
 }
 
+void StreamedLinear::Run(const float* x, int64_t rows, float* y) const {
+  const float* pass_rows[kStreamedAvx512Rows];
+  const int64_t pass = avx512_ ? kStreamedAvx512Rows : kStreamedAvx2Rows;
+  for (int64_t r = 0; r < rows; r += pass) {
+    const int64_t tile = std::min(pass, rows - r);
+    for (int64_t i = 0; i < tile; ++i) pass_rows[i] = x + (r + i) * k_;
+    Run(pass_rows, tile, y + r * n_, n_);
+  }
+}
+
 }  // namespace ops
 }  // namespace static_runtime

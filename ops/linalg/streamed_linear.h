@@ -47,6 +47,8 @@ class StreamedLinear {
 
   // y[r] = x_rows[r] W^T + b for r < rows.
   void Run(const float* const* x_rows, int64_t rows, float* y, int64_t y_row_stride) const;
+  // The same for rows of x one after another ([rows, k]) into y [rows, n].
+  void Run(const float* x, int64_t rows, float* y) const;
 
   int64_t outputs() const { return n_; }
   int64_t inputs() const { return k_; }

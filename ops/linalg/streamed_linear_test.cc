@@ -3,7 +3,7 @@
 // order from zero, then the bias (+0 without one); over random shapes (every
 // tail of the 16-output panels and of the 8- and 16-row passes), rows at uneven places (as a
 // strided convolution's pixels) and results in rows wider than n, whose extra columns must stay
-// untouched.
+// untouched; and the same results for rows one after another.
 #include "ops/linalg/streamed_linear.h"
 
 #include <cmath>
@@ -63,6 +63,15 @@ RC_GTEST_PROP(StreamedLinearTest, SumsInTheDocumentedOrder, ()) {
       }
       RC_ASSERT(SameFloat(y[r * y_row_stride + j], expected));
     }
+  }
+  // The rows one after another: the same results.
+  std::vector<float> packed_x;
+  for (const float* row : x_rows) packed_x.insert(packed_x.end(), row, row + k);
+  std::vector<float> packed_y(rows * n, kUntouched);
+  linear.Run(packed_x.data(), rows, packed_y.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < n; ++j)
+      RC_ASSERT(SameFloat(packed_y[r * n + j], y[r * y_row_stride + j]));
   }
 }
 
