@@ -9,43 +9,29 @@
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "ops/blas_replica/replicated_linear.h"
+#include "tools/linear_benchmark_shape.h"
 
 namespace static_runtime {
 namespace {
 
-struct Shape {
-  at::Tensor weight, bias, x, y;
-};
-
-Shape MakeShape(const benchmark::State& state) {
-  const int64_t rows = state.range(0), n = state.range(1), k = state.range(2);
-  return {at::randn({n, k}), at::randn({n}), at::randn({rows, k}), at::empty({rows, n})};
-}
-
-void SetFlops(benchmark::State& state) {
-  state.counters["GFLOPs"] =
-      benchmark::Counter(2e-9 * state.range(0) * state.range(1) * state.range(2),
-                         benchmark::Counter::kIsIterationInvariantRate);
-}
-
 void BM_Replicated(benchmark::State& state) {
-  Shape shape = MakeShape(state);
+  LinearBenchmarkShape shape = MakeLinearBenchmarkShape(state);
   const ops::ReplicatedLinear linear(shape.weight, shape.bias);
   for (auto _ : state) {
     linear.Run(shape.x, shape.y);
     benchmark::ClobberMemory();
   }
-  SetFlops(state);
+  SetLinearBenchmarkFlops(state);
 }
 
 void BM_AtenAddmm(benchmark::State& state) {
-  Shape shape = MakeShape(state);
+  LinearBenchmarkShape shape = MakeLinearBenchmarkShape(state);
   const at::Tensor weight_t = shape.weight.t();
   for (auto _ : state) {
     at::addmm_out(shape.y, shape.bias, shape.x, weight_t);
     benchmark::ClobberMemory();
   }
-  SetFlops(state);
+  SetLinearBenchmarkFlops(state);
 }
 
 void StepShapes(benchmark::internal::Benchmark* benchmark) {

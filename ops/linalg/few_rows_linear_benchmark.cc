@@ -13,36 +13,20 @@
 #include "benchmark/benchmark.h"
 #include "ops/linalg/onednn_matmul.h"
 #include "ops/linalg/streamed_linear.h"
+#include "tools/linear_benchmark_shape.h"
 
 namespace static_runtime {
 namespace {
 
-struct Shape {
-  at::Tensor weight, bias, x, y;
-};
-
-Shape MakeShape(const benchmark::State& state) {
-  const int64_t rows = state.range(0), n = state.range(1), k = state.range(2);
-  return {at::randn({n, k}), at::randn({n}), at::randn({rows, k}), at::empty({rows, n})};
-}
-
-void SetFlops(benchmark::State& state) {
-  state.counters["GFLOPs"] =
-      benchmark::Counter(2e-9 * state.range(0) * state.range(1) * state.range(2),
-                         benchmark::Counter::kIsIterationInvariantRate);
-}
-
 void Streamed(benchmark::State& state, ops::StreamedLinear::Loops loops) {
-  Shape s = MakeShape(state);
+  LinearBenchmarkShape s = MakeLinearBenchmarkShape(state);
   const ops::StreamedLinear linear(s.weight.data_ptr<float>(), s.bias.data_ptr<float>(),
                                    s.weight.size(0), s.weight.size(1), loops);
-  std::vector<const float*> rows;
-  for (int64_t r = 0; r < s.x.size(0); ++r) rows.push_back(s.x[r].data_ptr<float>());
   for (auto _ : state) {
-    linear.Run(rows.data(), s.x.size(0), s.y.data_ptr<float>(), s.y.size(1));
+    linear.Run(s.x.data_ptr<float>(), s.x.size(0), s.y.data_ptr<float>());
     benchmark::ClobberMemory();
   }
-  SetFlops(state);
+  SetLinearBenchmarkFlops(state);
 }
 
 void BM_Streamed(benchmark::State& state) { Streamed(state, ops::StreamedLinear::Loops::kWidest); }
@@ -51,13 +35,13 @@ void BM_StreamedAvx2(benchmark::State& state) {
 }
 
 void BM_OneDnn(benchmark::State& state) {
-  Shape s = MakeShape(state);
+  LinearBenchmarkShape s = MakeLinearBenchmarkShape(state);
   onednn::PackedLinear linear(s.weight, s.bias);
   for (auto _ : state) {
     linear.Run(s.x.data_ptr<float>(), s.x.size(0), s.y.data_ptr<float>());
     benchmark::ClobberMemory();
   }
-  SetFlops(state);
+  SetLinearBenchmarkFlops(state);
 }
 
 void Shapes(benchmark::internal::Benchmark* benchmark) {
