@@ -62,14 +62,26 @@ OpRule WithScalar(std::string name, std::string format, bool float_result = fals
 
 // A reduction-like op along one dim: `format` gets x, the dim and keepdim.
 enum class DimResult { kSame, kRemoved, kKeepdim };
+// Whether a reduction may meet its dim empty. Those that raise there (amax,
+// argmax) reduce only along dims that are never empty: a program whose dead
+// code raises would fail in the JIT's interpreter and run here, where
+// preparation removes dead code (docs/compatibility.md, "Errors").
+enum class EmptyDim { kAllowed, kRaises };
+bool NeverEmpty(const Dim& d) { return d.per_batch >= 0 && d.per_batch + d.fixed >= 1; }
 OpRule AlongDim(std::string name, std::string format, Accept accept, DimResult result,
-                std::function<at::ScalarType(at::ScalarType)> result_dtype) {
+                std::function<at::ScalarType(at::ScalarType)> result_dtype,
+                EmptyDim empty = EmptyDim::kAllowed) {
   return {name, [=](Builder& b, const Gene& g) {
-            const int x =
-                b.Pick(g.a, [&](const Value& v) { return accept(v) && !v.shape.empty(); });
+            auto eligible = [&](const Dim& d) {
+              return empty == EmptyDim::kAllowed || NeverEmpty(d);
+            };
+            const int x = b.Pick(g.a, [&](const Value& v) {
+              return accept(v) && !DimsWhere(v.shape, eligible).empty();
+            });
             if (x < 0) return false;
             const int64_t rank = static_cast<int64_t>(b[x].shape.size());
-            const int64_t dim = g.b % rank;
+            const std::vector<int64_t> dims = DimsWhere(b[x].shape, eligible);
+            const int64_t dim = dims[g.b % dims.size()];
             const bool keepdim = result == DimResult::kKeepdim && g.c % 2 == 0;
             Shape shape = b[x].shape;
             if (result != DimResult::kSame) {
@@ -730,8 +742,10 @@ const std::vector<OpRule>& Rules() {
       {"sum_all", SumAllRule},
       AlongDim("sum", "$0.sum($1, $2)", IsTensor, DimResult::kKeepdim, SumDtype),
       AlongDim("mean", "$0.mean($1, $2)", IsFloat, DimResult::kKeepdim, FloatDtype),
-      AlongDim("amax", "$0.amax($1, $2)", IsNumeric, DimResult::kKeepdim, SameDtype),
-      AlongDim("argmax", "torch.argmax($0, $1, $2)", IsFloat, DimResult::kKeepdim, LongDtype),
+      AlongDim("amax", "$0.amax($1, $2)", IsNumeric, DimResult::kKeepdim, SameDtype,
+               EmptyDim::kRaises),
+      AlongDim("argmax", "torch.argmax($0, $1, $2)", IsFloat, DimResult::kKeepdim, LongDtype,
+               EmptyDim::kRaises),
       AlongDim("softmax", "torch.softmax($0, $1)", IsFloat, DimResult::kSame, FloatDtype),
       AlongDim("log_softmax", "torch.log_softmax($0, $1)", IsFloat, DimResult::kSame, FloatDtype),
       AlongDim("cumsum", "torch.cumsum($0, $1)", IsNumeric, DimResult::kSame, SameDtype),

@@ -10,16 +10,20 @@
 // them at most (MakePlan). An NCHW input (a model's image, a concatenation's result) is
 // reordered to channels-last by oneDNN in a per-thread buffer (ATen's copy
 // takes 5-20x longer). A 1 x 1 convolution of a 1 x 1 image (squeeze-and-
-// excitation blocks) runs as a matrix-vector product, and one of a large weight on a few pixels
-// (the last stages of a CNN at batch 1: 1024 -> 2048 channels on 2 x 2 pixels), whose time is
-// reading the weight, as ops/linalg/streamed_linear.h's product, the weight streamed once. Taps
-// that read only padding for every output (a dilation larger than the image: DeepLab's atrous
-// pyramid) are left out, on a weight cut to the live taps, packed once per input shape that needs
-// it. Where outputs near the edges read fewer taps than those inside and that leaves out a quarter
-// of the work or more (the pyramid on a larger map), the output is computed region by region, each
-// region a convolution without padding through its own taps. A 1D convolution (height 1) between
-// NCW signals runs without reorders: a pointwise one as oneDNN's matrix product on NCW, a depthwise
-// one by ops/conv/depthwise.h, one from a few input channels (a waveform) by
+// excitation blocks) runs as a matrix-vector product, and one of a large
+// weight on a few pixels (the last stages of a CNN at batch 1: 1024 -> 2048
+// channels on 2 x 2 pixels), whose time is reading the weight, likewise:
+// both as ops/linalg/streamed_linear.h's product, the weight streamed once.
+// Taps that read only padding for every output (a dilation larger than the
+// image: DeepLab's atrous pyramid) are left out, on a weight cut to the
+// live taps, packed once per input shape that needs it. Where outputs near
+// the edges read fewer taps than those inside and that leaves out a
+// quarter of the work or more (the pyramid on a larger map), the output is
+// computed region by region, each region a convolution without padding
+// through its own taps.
+// A 1D convolution (height 1) between NCW signals runs without reorders:
+// a pointwise one as oneDNN's matrix product on NCW, a depthwise one by
+// ops/conv/depthwise.h, one from a few input channels (a waveform) by
 // ops/conv/few_channel.h.
 // The residual add and the activation run as ATen's
 // in-place ops on the result, so their values (NaN included) are exactly
