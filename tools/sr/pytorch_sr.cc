@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ATen/Parallel.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "errors/exception_message.h"
@@ -92,6 +93,9 @@ absl::Status PyTorchStaticRuntime::SurvivesACall(const std::vector<c10::IValue>&
     // What LibTorch prints as it aborts is the parent's error to tell.
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDERR_FILENO);
+    // The parent's OpenMP workers do not exist in the child, and libgomp
+    // would wait for them at its first parallel region: one thread here.
+    at::set_num_threads(1);
     try {
       (*this)(args);
     } catch (...) {  // the parent sees the exception when it calls

@@ -37,7 +37,8 @@ class PyTorchStaticRuntime {
   // exception unwinds, and std::terminate ends the process (LibTorch 1.13
   // on nn.Transformer). OK if the child's call returns or throws; an error
   // naming the signal if the child dies, or if it takes longer than
-  // `limit_seconds` (it is then killed).
+  // `limit_seconds` (it is then killed). The child calls on one intra-op
+  // thread (a forked child has none of the parent's OpenMP workers).
   absl::Status SurvivesACall(const std::vector<c10::IValue>& args, int limit_seconds);
 
   // PyTorch's StaticModule has no exported destructor, so its memory is
