@@ -179,6 +179,26 @@ TEST(BenchTest, AForkedModelAgainstPyTorchSr) {
   EXPECT_TRUE(report->pytorch_sr.has_value());
 }
 
+// At two intra-op threads the parent has started OpenMP's workers before
+// PyTorch SR's first call in a forked child, which has none of them: that
+// call must not wait for them (after 300 s, an error).
+TEST(BenchTest, TwoIntraOpThreadsAgainstPyTorchSr) {
+  torch::jit::Module module("m");
+  module.define(R"(
+    def forward(self, x):
+        return x * 2.0 + 1.0
+  )");
+  BenchConfig config;
+  config.iters = 3;
+  config.warmup = 1;
+  config.intra_op_threads = 2;
+  config.against_pytorch_sr = true;
+  // Large enough for ATen's elementwise kernels to split over the threads.
+  absl::StatusOr<BenchReport> report = RunBench(module, {at::randn({1 << 20})}, config);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->pytorch_sr.has_value());
+}
+
 TEST(BenchTest, BadConfigAndBadInputs) {
   absl::StatusOr<torch::jit::Module> module = DefaultModel();
   ASSERT_TRUE(module.ok());
