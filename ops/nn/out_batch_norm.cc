@@ -93,21 +93,25 @@ void Compute(const BatchNormArgs& a, bool relu, at::Tensor& out) {
   out.resize_(x.sizes(), layout);
   const float* in = x.data_ptr<float>();
   float* result = out.data_ptr<float>();
+  // The thread-local vectors are this thread's: parallel_for's workers
+  // read them through these pointers.
+  const float* alpha_data = alpha.data();
+  const float* beta_data = beta.data();
   const int64_t inner = x.numel() / (x.size(0) * channels);
   // A contiguous [N, C] (or [N, C, 1, ...]) is laid out as channels-last.
   if (layout == at::MemoryFormat::ChannelsLast || inner == 1) {
     const int64_t pixels = x.numel() / channels;
     at::parallel_for(0, pixels, std::max<int64_t>(1, at::internal::GRAIN_SIZE / channels),
                      [&](int64_t begin, int64_t end) {
-                       ops::ScaleShiftChannelsLast(in, result, alpha.data(), beta.data(), begin,
-                                                   end, channels, relu);
+                       ops::ScaleShiftChannelsLast(in, result, alpha_data, beta_data, begin, end,
+                                                   channels, relu);
                      });
   } else {
     at::parallel_for(0, x.size(0) * channels,
                      std::max<int64_t>(1, at::internal::GRAIN_SIZE / inner),
                      [&](int64_t begin, int64_t end) {
-                       ops::ScaleShiftChannelsFirst(in, result, alpha.data(), beta.data(), begin,
-                                                    end, channels, inner, relu);
+                       ops::ScaleShiftChannelsFirst(in, result, alpha_data, beta_data, begin, end,
+                                                    channels, inner, relu);
                      });
   }
 }
