@@ -35,6 +35,12 @@ def main():
         "mobilenet_v3_small_frozen": (
             torch.jit.freeze(torch.jit.script(torchvision.models.mobilenet_v3_small().eval())),
             (torch.randn(1, 3, 48, 48),)),
+        # Batch norms after concatenations, on images large enough for
+        # two intra-op threads to split them.
+        "densenet_frozen": (
+            torch.jit.freeze(torch.jit.script(torchvision.models.DenseNet(
+                growth_rate=8, block_config=(2, 2), num_init_features=16).eval())),
+            (torch.randn(1, 3, 256, 256),)),
     }
     for name, (model, inputs) in models.items():
         with torch.no_grad():
