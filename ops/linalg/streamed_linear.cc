@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ATen/Parallel.h"
 #include "ops/core/cpu_isa.h"
 #include "ops/linalg/streamed_linear_loops.h"
 
@@ -41,12 +42,26 @@ StreamedLinear::StreamedLinear(const float* weight, const float* bias, int64_t n
 void StreamedLinear::Run(const float* const* x_rows, int64_t rows, float* y,
                          int64_t y_row_stride) const {
   const int64_t pass = avx512_ ? kStreamedAvx512Rows : kStreamedAvx2Rows;
-  for (int64_t r = 0; r < rows; r += pass) {
-    const int64_t tile = std::min(pass, rows - r);
-    (avx512_ ? StreamedRowsAvx512 : StreamedRowsAvx2)(panels_.data(), padded_bias_.data(), n_, k_,
-                                                      x_rows + r, tile, y + r * y_row_stride,
-                                                      y_row_stride);
+  // Panels [first, last) for every row: each output's sum is the same
+  // whichever thread computes it.
+  const auto panels = [&](int64_t first, int64_t last) {
+    const int64_t column = first * kStreamedPanel;
+    const int64_t outputs = std::min(n_, last * kStreamedPanel) - column;
+    for (int64_t r = 0; r < rows; r += pass) {
+      const int64_t tile = std::min(pass, rows - r);
+      (avx512_ ? StreamedRowsAvx512 : StreamedRowsAvx2)(
+          panels_.data() + column * k_, padded_bias_.data() + column, outputs, k_, x_rows + r, tile,
+          y + r * y_row_stride + column, y_row_stride);
+    }
+  };
+  const int64_t count = Padded(n_) / kStreamedPanel;
+  if (static_cast<int64_t>(panels_.size()) < kSplitWeights || at::get_num_threads() == 1) {
+    panels(0, count);
+    return;
   }
+  // Each thread's share of the weight at least half the smallest split.
+  const int64_t grain = (kSplitWeights / 2 + kStreamedPanel * k_ - 1) / (kStreamedPanel * k_);
+  at::parallel_for(0, count, grain, panels);
 }
 
 void StreamedLinear::Run(const float* x, int64_t rows, float* y) const {

@@ -12,6 +12,8 @@
 // fused multiply-add per product in the order of k, then the bias; the same
 // for any number of rows. Another order than ATen's: within the bound
 // linear_fused and conv2d_fused declare (a sum of k products).
+// Large weights are split by panels across ATen's intra-op threads
+// (kSplitWeights), each output summed as above by one thread.
 // Contract: CPUs with AVX2 and FMA (Available); each row of x is k floats
 // (given by a pointer each: a convolution's pixels need not be evenly
 // spaced); y is [rows, n] with rows `y_row_stride` apart and overlaps
@@ -40,6 +42,12 @@ class StreamedLinear {
   // The loops Run takes: the widest this CPU runs, or the AVX2 ones (for
   // tests; the sums are the same).
   enum class Loops { kWidest, kAvx2 };
+
+  // From this many weights (floats, padded to whole panels) on, Run splits
+  // the panels across ATen's intra-op threads, each at least half of this:
+  // reading a weight of 1 MiB takes about 100 us on one core, twice the
+  // VM's cross-core wake-up.
+  static constexpr int64_t kSplitWeights = 256 * 1024;
 
   // `weight`: [n, k] row-major; `bias`: n values or nullptr.
   StreamedLinear(const float* weight, const float* bias, int64_t n, int64_t k,

@@ -3,7 +3,8 @@
 // order from zero, then the bias (+0 without one); over random shapes (every
 // tail of the 16-output panels and of the 8- and 16-row passes), rows at uneven places (as a
 // strided convolution's pixels) and results in rows wider than n, whose extra columns must stay
-// untouched; and the same results for rows one after another.
+// untouched; and the same results for rows one after another, and for
+// weights split across two intra-op threads.
 #include "ops/linalg/streamed_linear.h"
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "ATen/Parallel.h"
 #include "gtest/gtest.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
@@ -73,6 +75,35 @@ RC_GTEST_PROP(StreamedLinearTest, SumsInTheDocumentedOrder, ()) {
     for (int64_t j = 0; j < n; ++j)
       RC_ASSERT(SameFloat(packed_y[r * n + j], y[r * y_row_stride + j]));
   }
+}
+
+// Weights large enough to split across two threads (every tail of the last
+// panel, one or more passes of rows): each output as one thread sums it
+// alone.
+RC_GTEST_PROP(StreamedLinearTest, TwoThreadsGiveTheSameBits, ()) {
+  if (!StreamedLinear::Available()) return;
+  const auto loops =
+      *rc::gen::element(StreamedLinear::Loops::kWidest, StreamedLinear::Loops::kAvx2);
+  const int64_t k = *rc::gen::inRange<int64_t>(256, 1100);
+  const int64_t n = StreamedLinear::kSplitWeights / k + *rc::gen::inRange<int64_t>(0, 200);
+  const int64_t rows = *rc::gen::inRange<int64_t>(1, 20);
+  const auto value = rc::gen::map(rc::gen::inRange(-1000, 1001), [](int v) { return v / 97.f; });
+  const std::vector<float> w = *rc::gen::container<std::vector<float>>(n * k, value);
+  const std::vector<float> bias = *rc::gen::container<std::vector<float>>(n, value);
+  const std::vector<float> x = *rc::gen::container<std::vector<float>>(rows * k, value);
+  const StreamedLinear linear(w.data(), bias.data(), n, k, loops);
+  std::vector<float> one(rows * n), two(rows * n);
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  linear.Run(x.data(), rows, one.data());
+  at::set_num_threads(2);
+  linear.Run(x.data(), rows, two.data());
+  at::set_num_threads(threads);
+  for (int64_t i = 0; i < rows * n; ++i) RC_ASSERT(SameFloat(one[i], two[i]));
+  // The first result in the documented order.
+  float acc = 0.f;
+  for (int64_t i = 0; i < k; ++i) acc = std::fma(x[i], w[i], acc);
+  RC_ASSERT(SameFloat(two[0], acc + bias[0]));
 }
 
 }  // namespace
