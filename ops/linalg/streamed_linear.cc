@@ -39,19 +39,21 @@ StreamedLinear::StreamedLinear(const float* weight, const float* bias, int64_t n
   }
 }
 
-void StreamedLinear::Run(const float* const* x_rows, int64_t rows, float* y,
-                         int64_t y_row_stride) const {
+template <typename PassRows>
+void StreamedLinear::RunRows(int64_t rows, const PassRows& pass_rows, float* y,
+                             int64_t y_row_stride) const {
   const int64_t pass = avx512_ ? kStreamedAvx512Rows : kStreamedAvx2Rows;
   // Panels [first, last) for every row: each output's sum is the same
   // whichever thread computes it.
   const auto panels = [&](int64_t first, int64_t last) {
     const int64_t column = first * kStreamedPanel;
     const int64_t outputs = std::min(n_, last * kStreamedPanel) - column;
+    const float* buffer[kStreamedAvx512Rows];
     for (int64_t r = 0; r < rows; r += pass) {
       const int64_t tile = std::min(pass, rows - r);
       (avx512_ ? StreamedRowsAvx512 : StreamedRowsAvx2)(
-          panels_.data() + column * k_, padded_bias_.data() + column, outputs, k_, x_rows + r, tile,
-          y + r * y_row_stride + column, y_row_stride);
+          panels_.data() + column * k_, padded_bias_.data() + column, outputs, k_,
+          pass_rows(r, tile, buffer), tile, y + r * y_row_stride + column, y_row_stride);
     }
   };
   const int64_t count = Padded(n_) / kStreamedPanel;
@@ -64,14 +66,25 @@ void StreamedLinear::Run(const float* const* x_rows, int64_t rows, float* y,
   at::parallel_for(0, count, grain, panels);
 }
 
+void StreamedLinear::Run(const float* const* x_rows, int64_t rows, float* y,
+                         int64_t y_row_stride) const {
+  RunRows(
+      rows,
+      [x_rows](int64_t first, int64_t /*tile*/, const float** /*buffer*/) {
+        return x_rows + first;
+      },
+      y, y_row_stride);
+}
+
 void StreamedLinear::Run(const float* x, int64_t rows, float* y) const {
-  const float* pass_rows[kStreamedAvx512Rows];
-  const int64_t pass = avx512_ ? kStreamedAvx512Rows : kStreamedAvx2Rows;
-  for (int64_t r = 0; r < rows; r += pass) {
-    const int64_t tile = std::min(pass, rows - r);
-    for (int64_t i = 0; i < tile; ++i) pass_rows[i] = x + (r + i) * k_;
-    Run(pass_rows, tile, y + r * n_, n_);
-  }
+  // One split for all the rows (a parallel region, not one a pass).
+  RunRows(
+      rows,
+      [this, x](int64_t first, int64_t tile, const float** buffer) {
+        for (int64_t i = 0; i < tile; ++i) buffer[i] = x + (first + i) * k_;
+        return static_cast<const float* const*>(buffer);
+      },
+      y, n_);
 }
 
 }  // namespace ops

@@ -62,6 +62,12 @@ class StreamedLinear {
   int64_t inputs() const { return k_; }
 
  private:
+  // y = x W^T + b for `rows` rows, the pointers to the rows of a pass from
+  // pass_rows(first row, rows, a buffer of a pass's pointers it may fill),
+  // the panels split across threads as above.
+  template <typename PassRows>
+  void RunRows(int64_t rows, const PassRows& pass_rows, float* y, int64_t y_row_stride) const;
+
   int64_t n_, k_;
   bool avx512_;                     // Run takes the AVX-512 loops
   std::vector<float> panels_;       // [ceil(n / 16), k, 16], zero padded
