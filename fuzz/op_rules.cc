@@ -67,21 +67,15 @@ enum class DimResult { kSame, kRemoved, kKeepdim };
 // code raises would fail in the JIT's interpreter and run here, where
 // preparation removes dead code (docs/compatibility.md, "Errors").
 enum class EmptyDim { kAllowed, kRaises };
-bool NeverEmpty(const Dim& d) { return d.per_batch >= 0 && d.per_batch + d.fixed >= 1; }
 OpRule AlongDim(std::string name, std::string format, Accept accept, DimResult result,
                 std::function<at::ScalarType(at::ScalarType)> result_dtype,
                 EmptyDim empty = EmptyDim::kAllowed) {
   return {name, [=](Builder& b, const Gene& g) {
-            auto eligible = [&](const Dim& d) {
-              return empty == EmptyDim::kAllowed || NeverEmpty(d);
-            };
-            const int x = b.Pick(g.a, [&](const Value& v) {
-              return accept(v) && !DimsWhere(v.shape, eligible).empty();
+            const auto [x, dim] = b.PickWithDim(g.a, g.b, accept, [&](const Dim& d) {
+              return empty == EmptyDim::kAllowed || d.NeverEmpty();
             });
             if (x < 0) return false;
             const int64_t rank = static_cast<int64_t>(b[x].shape.size());
-            const std::vector<int64_t> dims = DimsWhere(b[x].shape, eligible);
-            const int64_t dim = dims[g.b % dims.size()];
             const bool keepdim = result == DimResult::kKeepdim && g.c % 2 == 0;
             Shape shape = b[x].shape;
             if (result != DimResult::kSame) {
@@ -111,12 +105,9 @@ OpRule ViewAlongDim(
     std::string name, std::function<bool(const Dim&)> accept_dim,
     std::function<std::pair<std::string, Shape>(const Value&, int64_t dim, const Gene&)> make) {
   return {name, [=](Builder& b, const Gene& g) {
-            const int x = b.Pick(g.a, [&](const Value& v) {
-              return IsTensor(v) && !DimsWhere(v.shape, accept_dim).empty();
-            });
+            const auto [x, dim] = b.PickWithDim(g.a, g.b, IsTensor, accept_dim);
             if (x < 0) return false;
-            const std::vector<int64_t> dims = DimsWhere(b[x].shape, accept_dim);
-            auto [expr, shape] = make(b[x], dims[g.b % dims.size()], g);
+            auto [expr, shape] = make(b[x], dim, g);
             b.Assign(expr, ViewOf(b[x], std::move(shape)));
             return true;
           }};
@@ -251,12 +242,8 @@ OpRule Flatten(std::string name, std::string format, size_t first_dim) {
 }
 
 bool ExpandRule(Builder& b, const Gene& g) {
-  const int x = b.Pick(g.a, [](const Value& v) {
-    return IsTensor(v) && !DimsWhere(v.shape, [](const Dim& d) { return d.IsOne(); }).empty();
-  });
+  const auto [x, dim] = b.PickWithDim(g.a, g.b, IsTensor, [](const Dim& d) { return d.IsOne(); });
   if (x < 0) return false;
-  const std::vector<int64_t> ones = DimsWhere(b[x].shape, [](const Dim& d) { return d.IsOne(); });
-  const int64_t dim = ones[g.b % ones.size()];
   const int64_t to = 2 + g.c % 2;
   std::vector<std::string> sizes(b[x].shape.size(), "-1");
   sizes[dim] = absl::StrCat(to);
@@ -316,11 +303,8 @@ bool IsFixedPositive(const Dim& d) { return d.IsFixed() && d.fixed >= 1; }
 
 bool ChunkUnpackRule(Builder& b, const Gene& g) {
   auto even = [](const Dim& d) { return d.IsFixed() && d.fixed >= 2 && d.fixed % 2 == 0; };
-  const int x =
-      b.Pick(g.a, [&](const Value& v) { return IsTensor(v) && !DimsWhere(v.shape, even).empty(); });
+  const auto [x, dim] = b.PickWithDim(g.a, g.b, IsTensor, even);
   if (x < 0) return false;
-  const std::vector<int64_t> dims = DimsWhere(b[x].shape, even);
-  const int64_t dim = dims[g.b % dims.size()];
   Shape shape = b[x].shape;
   shape[dim].fixed /= 2;
   const std::string first = b.NextName();
@@ -335,12 +319,8 @@ bool ChunkUnpackRule(Builder& b, const Gene& g) {
 // split(x, 1, dim) or unbind(x, dim) along a fixed dim: a list of views.
 OpRule SplitToList(std::string name, bool unbind) {
   return {name, [=](Builder& b, const Gene& g) {
-            const int x = b.Pick(g.a, [](const Value& v) {
-              return IsTensor(v) && !DimsWhere(v.shape, IsFixedPositive).empty();
-            });
+            const auto [x, dim] = b.PickWithDim(g.a, g.b, IsTensor, IsFixedPositive);
             if (x < 0) return false;
-            const std::vector<int64_t> dims = DimsWhere(b[x].shape, IsFixedPositive);
-            const int64_t dim = dims[g.b % dims.size()];
             Value list = ViewOf(b[x], b[x].shape);
             list.kind = Kind::kList;
             list.element_roots.assign(b[x].shape[dim].fixed, b[x].root);
@@ -447,14 +427,9 @@ bool MatmulTransposedRule(Builder& b, const Gene& g) {
 // A condition for If: data-dependent, or dependent on the batch size.
 std::string Condition(Builder& b, uint32_t choice) {
   if (choice % 2 == 0) {
-    const int x = b.Pick(choice / 2, [](const Value& v) {
-      return IsTensor(v) && !DimsWhere(v.shape, [](const Dim& d) { return !d.IsFixed(); }).empty();
-    });
-    if (x >= 0) {
-      const std::vector<int64_t> dims =
-          DimsWhere(b[x].shape, [](const Dim& d) { return !d.IsFixed(); });
-      return absl::StrCat(b[x].name, ".size(", dims[0], ") > 2");
-    }
+    const auto [x, dim] =
+        b.PickWithDim(choice / 2, 0, IsTensor, [](const Dim& d) { return !d.IsFixed(); });
+    if (x >= 0) return absl::StrCat(b[x].name, ".size(", dim, ") > 2");
   }
   const int x = b.Pick(choice / 2, IsNumeric);
   return absl::StrCat("bool(", b[x].name, ".sum() > 0)");

@@ -37,12 +37,26 @@ std::string DimArg(int64_t dim, int64_t rank, uint32_t choice) {
   return absl::StrCat(choice % 2 == 0 ? dim : dim - rank);
 }
 
-std::vector<int64_t> DimsWhere(const Shape& shape, const std::function<bool(const Dim&)>& accept) {
+namespace {
+
+// Indices of the dims of `shape` that `accept` takes.
+std::vector<int64_t> DimsWhere(const Shape& shape, const AcceptDim& accept) {
   std::vector<int64_t> dims;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (accept(shape[i])) dims.push_back(static_cast<int64_t>(i));
   }
   return dims;
+}
+
+}  // namespace
+
+ValueDim Builder::PickWithDim(uint32_t choice, uint32_t dim_choice, const Accept& accept,
+                              const AcceptDim& accept_dim) {
+  const int x = Pick(
+      choice, [&](const Value& v) { return accept(v) && !DimsWhere(v.shape, accept_dim).empty(); });
+  if (x < 0) return {};
+  const std::vector<int64_t> dims = DimsWhere(values_[x].shape, accept_dim);
+  return {x, dims[dim_choice % dims.size()]};
 }
 
 std::string SlicePrefix(int64_t dim) {

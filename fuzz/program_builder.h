@@ -56,6 +56,13 @@ inline constexpr const char* kIntLiterals[] = {"2", "-1", "3", "1"};
 std::string Literal(at::ScalarType dtype, uint32_t choice);
 
 using Accept = std::function<bool(const Value&)>;
+using AcceptDim = std::function<bool(const Dim&)>;
+
+// A value Builder::PickWithDim chose (-1: none) and one of its dims.
+struct ValueDim {
+  int value = -1;
+  int64_t dim = -1;
+};
 
 class Builder {
  public:
@@ -77,6 +84,12 @@ class Builder {
     used_[picked] = true;
     return picked;
   }
+
+  // The `choice`-th (modulo) value `accept` takes among those with a dim
+  // `accept_dim` takes, and the `dim_choice`-th (modulo) such dim. The value
+  // counts as used.
+  ValueDim PickWithDim(uint32_t choice, uint32_t dim_choice, const Accept& accept,
+                       const AcceptDim& accept_dim);
 
   // Values the program computed that nothing uses.
   std::vector<int> Unused() const {
@@ -201,9 +214,6 @@ Value IntValue(std::optional<Dim> size);
 
 // Dimension `choice` of a rank-`rank` tensor, written positive or negative.
 std::string DimArg(int64_t dim, int64_t rank, uint32_t choice);
-
-// Indices of the dims of `shape` that `accept` takes.
-std::vector<int64_t> DimsWhere(const Shape& shape, const std::function<bool(const Dim&)>& accept);
 
 // ":, " for each dim before `dim` in an indexing expression.
 std::string SlicePrefix(int64_t dim);

@@ -24,6 +24,8 @@ struct Dim {
   bool operator!=(const Dim& other) const { return !(*this == other); }
   bool IsFixed() const { return per_batch == 0; }
   bool IsOne() const { return per_batch == 0 && fixed == 1; }
+  // At least 1 at every batch size (B >= 1).
+  bool NeverEmpty() const { return per_batch >= 0 && per_batch + fixed >= 1; }
 };
 using Shape = std::vector<Dim>;
 
