@@ -19,6 +19,7 @@
 #include "ATen/ATen.h"
 #include "benchmark/benchmark.h"
 #include "ir/operators/operators.h"
+#include "ops/core/cpu_isa.h"
 #include "ops/core/registry.h"
 #include "ops/kernels.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -93,8 +94,8 @@ __attribute__((target("avx2,fma"))) double PeakGflopsAvx2() {
 
 // 0 on CPUs with neither.
 double MeasuredPeakGflops() {
-  if (__builtin_cpu_supports("avx512f")) return PeakGflopsAvx512();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return PeakGflopsAvx2();
+  if (ops::CpuRunsAvx512()) return PeakGflopsAvx512();
+  if (ops::CpuRunsAvx2()) return PeakGflopsAvx2();
   return 0;
 }
 
