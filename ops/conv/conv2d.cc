@@ -288,7 +288,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
     if (OnePixel(batched) && ops::StreamedLinear::Available()) {
       // A matrix-vector product per image: oneDNN's convolution would spend
       // most of its time outside the products.
-      out.resize_(out_sizes);
+      at::native::resize_(out, out_sizes);
       StreamedProduct().Run(batched.data_ptr<float>(), batched.size(0), out.data_ptr<float>());
       if (residual && residual->defined()) out.add_(*residual);
       return;
@@ -304,7 +304,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       // (An NCHW input is copied channels-last: a small part of the time
       // Winograd saves from 64 channels on.)
       const at::Tensor src = batched.contiguous(at::MemoryFormat::ChannelsLast);
-      out.resize_(out_sizes, at::MemoryFormat::ChannelsLast);
+      at::native::resize_(out, out_sizes, at::MemoryFormat::ChannelsLast);
       winograd_.ForTile(tile).Run(
           {batched.size(0), batched.size(2), batched.size(3), params_.padding[0],
            params_.padding[1], batched_out[2], batched_out[3]},
@@ -313,8 +313,9 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       return;
     }
     const at::Tensor src = nchw ? batched : batched.contiguous(at::MemoryFormat::ChannelsLast);
-    out.resize_(out_sizes,
-                nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
+    at::native::resize_(
+        out, out_sizes,
+        nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
     // (`cached` is held while it runs: the cache may drop it meanwhile.)
     const std::shared_ptr<const ShapePlan> cached = plans_[nchw][nchw_output].Get(
         {batched.size(0), batched.size(1), batched.size(2), batched.size(3)},
@@ -390,8 +391,9 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
         }
       }
     }
-    out.resize_(out_sizes,
-                nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
+    at::native::resize_(
+        out, out_sizes,
+        nchw_output ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
     StreamedProduct().Run(rows.data(), pixels, out.data_ptr<float>(), params_.weight.size(0));
   }
 
@@ -446,7 +448,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
     const at::Tensor& w = params_.weight;
     const float* bias = params_.bias.defined() ? params_.bias.data_ptr<float>() : nullptr;
     if (DepthwiseOneDimensional(batched)) {
-      out.resize_(out_sizes);
+      at::native::resize_(out, out_sizes);
       const ops::DepthwiseConv1dShape shape = {
           batched.size(0),   batched.size(1),     batched.size(3),    w.size(3),
           params_.stride[1], params_.dilation[1], params_.padding[1], out_width};
@@ -455,7 +457,7 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
       return true;
     }
     if (FewChannelOneDimensional(batched)) {
-      out.resize_(out_sizes);
+      at::native::resize_(out, out_sizes);
       const ops::FewChannelConv1dShape shape = {
           batched.size(0),   batched.size(1),     batched.size(3),    w.size(0), w.size(3),
           params_.stride[1], params_.dilation[1], params_.padding[1], out_width};
@@ -777,7 +779,8 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
   bool ComputeByRegions(const at::Tensor& batched, const std::vector<int64_t>& batched_out,
                         bool unbatched, at::Tensor& out) {
     const double multiply_adds = static_cast<double>(batched_out[0]) * batched_out[1] *
-                                 batched_out[2] * batched_out[3] * params_.weight[0].numel();
+                                 batched_out[2] * batched_out[3] *
+                                 (params_.weight.numel() / params_.weight.size(0));
     if (params_.stride[0] != 1 || params_.stride[1] != 1 ||
         multiply_adds < kMinDeadMultiplyAddsToSplit) {
       return false;
@@ -789,10 +792,11 @@ class Conv2dKernel : public std::enable_shared_from_this<Conv2dKernel> {
     const Regions& regions = *held;
     if (regions.rows.empty()) return false;
     if (unbatched) {
-      out.resize_({batched_out[1], batched_out[2], batched_out[3]});
+      at::native::resize_(out, {batched_out[1], batched_out[2], batched_out[3]});
     } else {
-      out.resize_(batched_out, params_.channels_last_output ? at::MemoryFormat::ChannelsLast
-                                                            : at::MemoryFormat::Contiguous);
+      at::native::resize_(out, batched_out,
+                          params_.channels_last_output ? at::MemoryFormat::ChannelsLast
+                                                       : at::MemoryFormat::Contiguous);
     }
     const at::Tensor out4 = unbatched ? out.unsqueeze(0) : out;
     at::Tensor result = at::empty({0}, at::kFloat);
