@@ -18,6 +18,7 @@
 #include "ir/operators/operators.h"
 #include "ops/core/out_variant.h"
 #include "ops/tensor/concat_copy.h"
+#include "ops/tensor/row_copy.h"
 #include "ops/tensor/views.h"
 
 namespace static_runtime {
@@ -26,18 +27,21 @@ namespace {
 using torch::jit::Node;
 // Copies `source` into output `i` (contiguous), reusing the slot's tensor
 // when it can. Where nothing needs autograd, a contiguous source is one
-// memcpy and a small strided one a direct copy (ops/tensor/concat_copy.h), without
-// ATen's resize_ and copy_ dispatches and TensorIterator.
+// memcpy, one whose innermost elements are adjacent a memcpy a row
+// (ops/tensor/row_copy.h) and a small strided one a direct copy
+// (ops/tensor/concat_copy.h), without ATen's resize_ and copy_ dispatches
+// and TensorIterator.
 void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
   if (CpuKernelsServe(source) && !source.has_names()) {
-    const bool contiguous = source.is_contiguous();
-    if (contiguous || ConcatSizes({source}, 0, /*stack=*/false)) {
+    if (source.is_contiguous()) {
       at::Tensor& target = ContiguousOutput(io, i, source.scalar_type(), source.sizes());
-      if (contiguous) {
-        if (source.numel() > 0) std::memcpy(target.data_ptr(), source.data_ptr(), source.nbytes());
-      } else {
-        ConcatInto({source}, 0, /*stack=*/false, target);
-      }
+      if (source.numel() > 0) std::memcpy(target.data_ptr(), source.data_ptr(), source.nbytes());
+      return;
+    }
+    at::Tensor& target = ContiguousOutput(io, i, source.scalar_type(), source.sizes());
+    if (CopyRows(source, target)) return;
+    if (ConcatSizes({source}, 0, /*stack=*/false)) {
+      ConcatInto({source}, 0, /*stack=*/false, target);
       return;
     }
   }
