@@ -86,7 +86,8 @@ bool UsuallyContiguous(const torch::jit::Value* value) {
 // reduction that adds in memory order (sum, mean, norm, group_norm, ...)
 // reads it, or reads what ops that keep their input's strides (pointwise
 // math, views, lists, tuples) computed from it, before an op that lays its
-// result out afresh (a matrix product, a convolution, softmax, contiguous)
+// result out afresh (a matrix product, a convolution, softmax, contiguous;
+// conv2d_fused and linear_fused, which the passes before this one make)
 // ends the chain. A copy variant's result is contiguous where the view op's
 // is strided, so such a reduction would add in another order (found by
 // //fuzz:random_graph_test: float(x.div(0.5).permute([1, 2, 0]).sum())).
@@ -120,7 +121,7 @@ bool MemoryOrderIsObserved(const torch::jit::Value* value) {
       c10::aten::contiguous,  c10::aten::matmul,     c10::aten::mm,           c10::aten::bmm,
       c10::aten::addmm,       c10::aten::baddbmm,    c10::aten::linear,       c10::aten::conv1d,
       c10::aten::conv2d,      c10::aten::conv3d,     c10::aten::_convolution, c10::aten::softmax,
-      c10::aten::log_softmax, c10::aten::layer_norm,
+      c10::aten::log_softmax, c10::aten::layer_norm, ops::kConv2dFused,       ops::kLinearFused,
   };
   absl::flat_hash_set<const torch::jit::Value*> seen = {value};
   std::vector<const torch::jit::Value*> pending = {value};
@@ -143,6 +144,13 @@ bool MemoryOrderIsObserved(const torch::jit::Value* value) {
   return false;
 }
 
+// Whether `contiguous` asks for the contiguous format (a constant): the
+// layout its copy variant makes.
+bool InContiguousFormat(const torch::jit::Node* contiguous) {
+  const c10::optional<c10::IValue> format = torch::jit::toIValue(contiguous->input(1));
+  return format && format->isInt() && format->toMemoryFormat() == at::MemoryFormat::Contiguous;
+}
+
 }  // namespace
 
 bool UseCopyVariants(const std::shared_ptr<torch::jit::Graph>& graph) {
@@ -155,6 +163,7 @@ bool UseCopyVariants(const std::shared_ptr<torch::jit::Graph>& graph) {
     if (variant == nullptr) continue;
     torch::jit::Value* view = node->output();
     if (ReturnsViewOrCopyByStrides(node->kind()) && UsuallyContiguous(node->input(0))) continue;
+    if (node->kind() == c10::aten::contiguous && !InContiguousFormat(node)) continue;
     if (alias_db.hasWriters(node->input(0)) || alias_db.hasWriters(view) ||
         alias_db.mayContainAlias(view, graph->outputs()) || MemoryOrderIsObserved(view)) {
       continue;

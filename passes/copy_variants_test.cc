@@ -74,5 +74,38 @@ TEST(CopyVariantsTest, AViewWrittenInPlaceStaysAView) {
   EXPECT_EQ(Count(graph, "aten::permute"), 1u) << graph->toString();
 }
 
+// contiguous() of `input`, read by softmax.
+std::shared_ptr<Graph> ContiguousOf(const std::string& input, const std::string& format) {
+  return Parse(R"IR(
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %one : int = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %format : int = prim::Constant[value=)IR" +
+               format + R"IR(]()
+  %t : Tensor = aten::transpose(%x, %zero, %one)
+  %c : Tensor = aten::contiguous()IR" +
+               input + R"IR(, %format)
+  %y : Tensor = aten::softmax(%c, %one, %none)
+  return (%y))IR");
+}
+
+TEST(CopyVariantsTest, ContiguousOfAStridedViewBecomesACopy) {
+  std::shared_ptr<Graph> graph = ContiguousOf("%t", "0");
+  EXPECT_TRUE(UseCopyVariants(graph));
+  EXPECT_EQ(Count(graph, "static_runtime::copy_contiguous"), 1u) << graph->toString();
+}
+
+TEST(CopyVariantsTest, ContiguousStaysWhereItsInputIsUsuallyContiguousOrTheFormatIsOther) {
+  // The caller's tensor: contiguous() returns it.
+  std::shared_ptr<Graph> graph = ContiguousOf("%x", "0");
+  EXPECT_FALSE(UseCopyVariants(graph));
+  EXPECT_EQ(Count(graph, "aten::contiguous"), 1u) << graph->toString();
+  // channels_last (2): the copy variant makes contiguous tensors only.
+  graph = ContiguousOf("%t", "2");
+  EXPECT_FALSE(UseCopyVariants(graph));
+  EXPECT_EQ(Count(graph, "aten::contiguous"), 1u) << graph->toString();
+}
+
 }  // namespace
 }  // namespace static_runtime

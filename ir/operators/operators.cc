@@ -149,10 +149,11 @@ at::Tensor LinearFusedReference(const at::Tensor& input, const at::Tensor& weigh
   return result;
 }
 
-// Only the views whose copy pays off: reshape, flatten and reshape_as, which
-// copy anyway when the strides do not allow a view (the copy then lands in
-// planned memory), and permute, whose contiguous result later kernels read
-// faster. Cheap views (select, transpose, squeeze, expand, ...) stay views: a
+// Only the views whose copy pays off: reshape, flatten, reshape_as and
+// contiguous (in the contiguous format; passes/copy_variants.h rewrites no
+// other), which copy anyway when the strides do not allow a view (the copy
+// then lands in planned memory), and permute, whose contiguous result later
+// kernels read faster. Cheap views (select, transpose, squeeze, expand, ...) stay views: a
 // view costs about 0.1 us where a copy is a kernel call (2 us for a
 // 48-element select in a DLRM-style model, measured with `sr profile`).
 const std::vector<CopyVariant>& CopyVariants() {
@@ -172,6 +173,14 @@ const std::vector<CopyVariant>& CopyVariants() {
       {"aten::reshape_as", "", "static_runtime::copy_reshape_as",
        [](const at::Tensor& self, const c10::IValue& other, const c10::IValue&) {
          return self.reshape_as(other.toTensor());
+       }},
+      // (The copy of `self` is its contiguous form: the view is `self`.)
+      {"aten::contiguous", "", "static_runtime::copy_contiguous",
+       [](const at::Tensor& self, const c10::IValue& format, const c10::IValue&) {
+         TORCH_CHECK(format.toMemoryFormat() == at::MemoryFormat::Contiguous,
+                     "static_runtime::copy_contiguous makes contiguous tensors, not ",
+                     format.toMemoryFormat());
+         return self;
        }},
   };
   return *kVariants;

@@ -14,6 +14,7 @@ namespace {
 bool IgnoresInputLayout(const torch::jit::Node* node) {
   static const auto* const kOps =
       new absl::flat_hash_set<std::string>{"static_runtime::conv2d_fused",
+                                           "static_runtime::copy_contiguous",
                                            "static_runtime::copy_flatten",
                                            "static_runtime::copy_permute",
                                            "static_runtime::copy_reshape",

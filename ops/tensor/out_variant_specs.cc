@@ -292,6 +292,9 @@ std::map<std::string, Spec> TensorOutVariantSpecs() {
     for (int64_t i = 0; i < rank; ++i) dims[i] = (i + c.structure) % rank;
     return {c.Tensor(c.Shape(rank), kAll), c10::List<int64_t>(dims)};
   });
+  specs["static_runtime::copy_contiguous"] = copy([](const Call& c) -> Inputs {
+    return {c.Tensor(c.Shape(c.Rank(1, 4)), kAll), c10::IValue(at::MemoryFormat::Contiguous)};
+  });
   specs["static_runtime::copy_reshape_as"] = copy([](const Call& c) -> Inputs {
     const std::vector<int64_t> shape = c.Shape(c.Rank(1, 3));
     return {c.Tensor(shape, kAll),
