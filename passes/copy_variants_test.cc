@@ -96,6 +96,26 @@ TEST(CopyVariantsTest, ContiguousOfAStridedViewBecomesACopy) {
   EXPECT_EQ(Count(graph, "static_runtime::copy_contiguous"), 1u) << graph->toString();
 }
 
+TEST(CopyVariantsTest, AReductionPastALinearFusedDoesNotObserveTheCopysMemoryOrder) {
+  // linear_fused lays its result out afresh: the mean after it adds in an
+  // order the copy cannot change.
+  std::shared_ptr<Graph> graph = Parse(R"IR(
+graph(%x : Tensor, %w : Tensor):
+  %none : NoneType = prim::Constant()
+  %one : int = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %format : int = prim::Constant[value=0]()
+  %act : str = prim::Constant[value="none"]()
+  %lo : float = prim::Constant[value=0.]()
+  %t : Tensor = aten::transpose(%x, %zero, %one)
+  %c : Tensor = aten::contiguous(%t, %format)
+  %y : Tensor = static_runtime::linear_fused(%c, %w, %none, %act, %lo, %lo)
+  %m : Tensor = aten::mean(%y, %none)
+  return (%m))IR");
+  EXPECT_TRUE(UseCopyVariants(graph));
+  EXPECT_EQ(Count(graph, "static_runtime::copy_contiguous"), 1u) << graph->toString();
+}
+
 TEST(CopyVariantsTest, ContiguousStaysWhereItsInputIsUsuallyContiguousOrTheFormatIsOther) {
   // The caller's tensor: contiguous() returns it.
   std::shared_ptr<Graph> graph = ContiguousOf("%x", "0");
