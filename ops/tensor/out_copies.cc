@@ -33,12 +33,11 @@ using torch::jit::Node;
 // and TensorIterator.
 void CopyToOutput(NodeIO& io, size_t i, const at::Tensor& source) {
   if (CpuKernelsServe(source) && !source.has_names()) {
+    at::Tensor& target = ContiguousOutput(io, i, source.scalar_type(), source.sizes());
     if (source.is_contiguous()) {
-      at::Tensor& target = ContiguousOutput(io, i, source.scalar_type(), source.sizes());
       if (source.numel() > 0) std::memcpy(target.data_ptr(), source.data_ptr(), source.nbytes());
       return;
     }
-    at::Tensor& target = ContiguousOutput(io, i, source.scalar_type(), source.sizes());
     if (CopyRows(source, target)) return;
     if (ConcatSizes({source}, 0, /*stack=*/false)) {
       ConcatInto({source}, 0, /*stack=*/false, target);
