@@ -90,7 +90,7 @@ void Compute(const BatchNormArgs& a, bool relu, at::Tensor& out) {
     beta[c] = std::fma(-mean[c], alpha[c], bias != nullptr ? bias[c] : 0.f);
   }
   const at::MemoryFormat layout = *FmaLayout(a);
-  out.resize_(x.sizes(), layout);
+  at::native::resize_(out, x.sizes(), layout);
   const float* in = x.data_ptr<float>();
   float* result = out.data_ptr<float>();
   // The thread-local vectors are this thread's: parallel_for's workers

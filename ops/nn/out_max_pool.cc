@@ -249,7 +249,7 @@ void MaxPool2d(NodeIO& io) {
     const at::Tensor input = self.contiguous(format);
     std::vector<int64_t> sizes = {geometry->out_height, geometry->out_width};
     sizes.insert(sizes.begin(), self.sizes().begin(), self.sizes().end() - 2);
-    out.resize_(sizes, format);
+    at::native::resize_(out, sizes, format);
     AT_DISPATCH_FLOATING_TYPES(self.scalar_type(), "max_pool2d", [&] {
       if (format == at::MemoryFormat::ChannelsLast) {
         MaxPoolChannelsLast(input.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), *geometry);

@@ -42,7 +42,7 @@ void Concatenate(NodeIO& io, const std::vector<at::Tensor>& tensors, int64_t dim
     if (const std::optional<at::DimVector> sizes =
             stack ? std::nullopt : ChannelsLastConcatSizes(tensors, dim)) {
       at::Tensor& out = ContiguousOutput(io, 0, tensors[0].scalar_type(), *sizes);
-      out.resize_(*sizes, at::MemoryFormat::ChannelsLast);
+      at::native::resize_(out, *sizes, at::MemoryFormat::ChannelsLast);
       ChannelsLastConcatInto(tensors, out);
       return;
     }
