@@ -25,8 +25,8 @@ const std::vector<BoolOption>& BoolOptions() {
        "runs of float elementwise ops -> one fused kernel; batch_norm + relu -> one kernel"},
       {"inference_mode", &Options::inference_mode, "run under c10::InferenceMode"},
       {"prepack_weights", &Options::prepack_weights,
-       "oneDNN convolutions, linears and transformer layers, pre-packed weights (false: ATen's "
-       "exact kernels)"},
+       "oneDNN convolutions, linears and transformer layers, pre-packed weights; fast RNN gates "
+       "(false: ATen's exact kernels)"},
       {"poison_recycled_memory", &Options::poison_recycled_memory,
        "for tests: recycled memory holds a NaN pattern (ASan: poisoned) until reused"},
       {"release_freed_memory", &Options::release_freed_memory,

@@ -73,7 +73,9 @@ struct Options {
   // model, fused with a following activation (and, for conv2d, a residual
   // add); chains of convolutions keep their activations channels-last.
   // Transformer encoder layers (nn.TransformerEncoderLayer's eval op) run
-  // their four matrix products on such kernels too. Results may differ from ATen's in the last bits
+  // their four matrix products on such kernels too, and frozen LSTMs, GRUs
+  // and tanh RNNs compute their gates' sigmoid and tanh by faster functions
+  // than ATen's (passes/prepack_weights.h). Results may differ from ATen's in the last bits
   // (another summation order, within each kernel's declared bound: see the README's tolerance
   // table). Freezing also folds batch norms and constant add/mul into
   // convolutions and linears (as torch.jit.freeze does; PyTorch's Static

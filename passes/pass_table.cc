@@ -45,6 +45,7 @@ const std::vector<RewritePass>& RewritePasses() {
       {"prepack_transformer_layers", PassStage::kRewrite, &Options::prepack_weights,
        PrepackTransformerLayers},
       {"prune_encoder_rows", PassStage::kRewrite, &Options::prepack_weights, PruneEncoderRows},
+      {"fast_rnn_gates", PassStage::kRewrite, &Options::prepack_weights, UseFastRnnGates},
       {"fuse_batch_norm_relu", PassStage::kRewrite, &Options::enable_fusion, FuseBatchNormRelu},
       {"variadic_ops", PassStage::kRewrite, &Options::use_variadic_ops, UseVariadicOps},
       {"fuse_list_unpack", PassStage::kRewrite, &Options::fuse_list_unpack, FuseListUnpack},

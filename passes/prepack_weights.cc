@@ -355,6 +355,28 @@ bool IsPrepackableAttention(const Node* node) {
          need_weights->isBool() && !need_weights->toBool();
 }
 
+// The fast-gates op of a recurrent network whose parameters and every
+// argument after them are constants (a frozen network's, as the kernels take
+// them); nullopt for any other node.
+c10::optional<c10::Symbol> FastRnnKind(const Node* node) {
+  const std::pair<const char*, c10::Symbol> kRenamed[] = {
+      {"aten::lstm", ops::kLstmFastGates},
+      {"aten::gru", ops::kGruFastGates},
+      {"aten::rnn_tanh", ops::kRnnTanhFastGates}};
+  for (const auto& [name, fast] : kRenamed) {
+    for (const auto& [overload, params] : {std::pair{"input", 2}, std::pair{"data", 3}}) {
+      if (!IsOverload(node, name, overload)) continue;
+      for (size_t i = params; i < node->inputs().size(); ++i) {
+        if (!IsConstant(node->input(i))) return c10::nullopt;
+      }
+      return fast;
+    }
+  }
+  return c10::nullopt;
+}
+
+bool HasFastRnnKind(const Node* node) { return FastRnnKind(node).has_value(); }
+
 }  // namespace
 
 bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph) {
@@ -370,6 +392,16 @@ bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph) {
     attention->destroy();
   }
   return !layers.empty() || !attentions.empty();
+}
+
+bool UseFastRnnGates(const std::shared_ptr<torch::jit::Graph>& graph) {
+  ops::EnsureOperatorsRegistered();
+  const std::vector<Node*> networks = NodesWhere(graph, HasFastRnnKind);
+  for (Node* network : networks) {
+    network->replaceWithNewSymbol(*FastRnnKind(network));
+    network->destroy();
+  }
+  return !networks.empty();
 }
 
 bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph) {

@@ -50,6 +50,15 @@ bool FuseLinears(const std::shared_ptr<torch::jit::Graph>& graph);
 // projections on pre-packed weights. Returns true if the graph changed.
 bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph);
 
+// UseFastRnnGates: every aten::lstm, aten::gru and aten::rnn_tanh (the
+// .input and .data overloads) whose parameters and later arguments are
+// constants (a frozen nn.LSTM, nn.GRU, nn.RNN with tanh) becomes
+// static_runtime::lstm_fast_gates, gru_fast_gates, rnn_tanh_fast_gates (same
+// arguments), whose kernels compute the gates' sigmoid and tanh by faster
+// functions than ATen's, within their declared bound (ops/rnn/lstm.h).
+// Returns true if the graph changed.
+bool UseFastRnnGates(const std::shared_ptr<torch::jit::Graph>& graph);
+
 }  // namespace static_runtime
 
 #endif  // STATIC_RUNTIME_PASSES_PREPACK_WEIGHTS_H_

@@ -129,6 +129,42 @@ def forward(self, x):
   }
 }
 
+// A frozen network's LSTM becomes static_runtime::lstm_fast_gates with
+// prepack_weights (which the JIT runs as ATen's op: same results), and stays
+// aten::lstm without.
+TEST(PrepareTest, FrozenRecurrentNetworksGetFastGatesOnlyWithPrepackedWeights) {
+  auto module = ModuleFromSource(R"(
+def forward(self, x, h, c):
+    return torch.lstm(x, [h, c], [self.w_ih, self.w_hh, self.b_ih, self.b_hh], True, 1, 0.0,
+                      False, False, False)
+)",
+                                 {{"w_ih", at::randn({16, 3})},
+                                  {"w_hh", at::randn({16, 4})},
+                                  {"b_ih", at::randn({16})},
+                                  {"b_hh", at::randn({16})}});
+  ASSERT_TRUE(module.ok()) << module.status();
+  for (const bool prepack : {false, true}) {
+    Options options;
+    options.prepack_weights = prepack;
+    absl::StatusOr<PreparedGraph> prepared = PrepareModule(*module, /*is_frozen=*/false, options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    const std::string ir = prepared->graph->toString();
+    EXPECT_THAT(ir, HasSubstr(prepack ? "static_runtime::lstm_fast_gates" : "aten::lstm")) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr(prepack ? "aten::lstm" : "fast_gates"))) << ir;
+    const std::vector<c10::IValue> inputs = {at::randn({5, 2, 3}), at::randn({1, 2, 4}),
+                                             at::randn({1, 2, 4})};
+    const auto expected = module->forward(inputs).toTupleRef().elements();
+    torch::jit::Stack stack(inputs.begin(), inputs.end());
+    torch::jit::GraphFunction function("forward", prepared->graph, nullptr);
+    function.run(stack);
+    const auto actual = stack.back().toTupleRef().elements();
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t i = 0; i < actual.size(); ++i) {
+      EXPECT_TRUE(at::equal(actual[i].toTensor(), expected[i].toTensor()));
+    }
+  }
+}
+
 // A module claimed frozen that is not keeps its attribute reads, and
 // attributes forward assigns stay attributes when frozen: both keep `self`,
 // bound to a copy of the module (PreparedGraph::self), as PyTorch's Static

@@ -123,6 +123,13 @@ absl::Status CheckRunAgainstJit(torch::jit::Module& module, StaticRuntime& runti
 namespace {
 
 c10::IValue ToDouble(const c10::IValue& value) {
+  if (value.isTensorList()) {  // a recurrent network's parameters, its states
+    c10::List<at::Tensor> converted;
+    for (const at::Tensor& tensor : value.toTensorVector()) {
+      converted.push_back(ToDouble(tensor).toTensor());
+    }
+    return converted;
+  }
   if (!value.isTensor() || !at::isFloatingType(value.toTensor().scalar_type())) return value;
   return reference::ToDouble(value.toTensor());
 }
@@ -171,7 +178,7 @@ class NodeChecker : public NodeObserver {
       if (bounded && i == 0) ++counts_.bounded;
       absl::Status same =
           ValuesUnspecified(node.node->kind()) ? SameDtypeAndSizes(expected[i], actual)
-          : bounded                            ? WithinBound(node, error_bound, actual, expected[i])
+          : bounded ? WithinBound(node, error_bound, i, actual, expected[i])
                     : reference::Compare(expected[i], actual, reference::Tolerance::kBitwise);
       if (!same.ok()) {
         status_ = absl::InternalError(absl::StrCat(
@@ -286,12 +293,14 @@ class NodeChecker : public NodeObserver {
   }
 
   // The float64 result of the operator is the exact one; the kernel's output
-  // must be within its declared bound of it.
+  // `output` must be within its declared bound of it.
   absl::Status WithinBound(const NodeDescription& node, const ErrorBound& error_bound,
-                           const c10::IValue& actual_value, const c10::IValue& reference) {
+                           size_t output, const c10::IValue& actual_value,
+                           const c10::IValue& reference) {
     torch::jit::Stack exact_inputs;
     for (const c10::IValue& input : inputs_) exact_inputs.push_back(ToDouble(input));
-    const at::Tensor nested_exact = RunAlone(node.node, std::move(exact_inputs)).at(0).toTensor();
+    const at::Tensor nested_exact =
+        RunAlone(node.node, std::move(exact_inputs)).at(output).toTensor();
     // A nested result is compared in its padded form, once its sizes match.
     if (actual_value.toTensor().is_nested() || reference.toTensor().is_nested()) {
       RETURN_IF_ERROR(

@@ -1,6 +1,7 @@
 #include "ir/operators/operators.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <mutex>
 #include <utility>
 
@@ -44,6 +45,10 @@ const c10::Symbol kTransformerEncoderLayerRow =
     c10::Symbol::fromQualString("static_runtime::transformer_encoder_layer_row");
 const c10::Symbol kMultiHeadAttention =
     c10::Symbol::fromQualString("static_runtime::multi_head_attention");
+const c10::Symbol kLstmFastGates = c10::Symbol::fromQualString("static_runtime::lstm_fast_gates");
+const c10::Symbol kGruFastGates = c10::Symbol::fromQualString("static_runtime::gru_fast_gates");
+const c10::Symbol kRnnTanhFastGates =
+    c10::Symbol::fromQualString("static_runtime::rnn_tanh_fast_gates");
 
 int64_t SequenceToken(int64_t row, int64_t longest) { return row < 0 ? row + longest : row; }
 
@@ -408,13 +413,25 @@ void RegisterAll() {
       AliasAnalysisKind::FROM_SCHEMA);
 
   // ATen's ops under our names (literals, as for maybe_copy_to below).
-  for (const auto& [ours, atens] :
-       {std::pair<const char*, const char*>{"static_runtime::transformer_encoder_layer",
-                                            "aten::_transformer_encoder_layer_fwd"},
-        {"static_runtime::multi_head_attention", "aten::_native_multi_head_attention"}}) {
-    std::shared_ptr<Operator> op = FindJitOperator(atens, "");
-    operators.emplace_back(ours, "", op->schema().arguments(), op->schema().returns(),
-                           op->getOperation(), AliasAnalysisKind::FROM_SCHEMA);
+  struct Renamed {
+    const char* ours;
+    const char* atens;
+    const char* overload;
+  };
+  for (const Renamed& renamed : std::initializer_list<Renamed>{
+           {"static_runtime::transformer_encoder_layer", "aten::_transformer_encoder_layer_fwd",
+            ""},
+           {"static_runtime::multi_head_attention", "aten::_native_multi_head_attention", ""},
+           {"static_runtime::lstm_fast_gates", "aten::lstm", "input"},
+           {"static_runtime::lstm_fast_gates", "aten::lstm", "data"},
+           {"static_runtime::gru_fast_gates", "aten::gru", "input"},
+           {"static_runtime::gru_fast_gates", "aten::gru", "data"},
+           {"static_runtime::rnn_tanh_fast_gates", "aten::rnn_tanh", "input"},
+           {"static_runtime::rnn_tanh_fast_gates", "aten::rnn_tanh", "data"}}) {
+    std::shared_ptr<Operator> op = FindJitOperator(renamed.atens, renamed.overload);
+    operators.emplace_back(renamed.ours, renamed.overload, op->schema().arguments(),
+                           op->schema().returns(), op->getOperation(),
+                           AliasAnalysisKind::FROM_SCHEMA);
   }
 
   {

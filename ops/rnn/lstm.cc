@@ -9,6 +9,7 @@
 
 #include "ATen/Parallel.h"
 #include "ops/core/registry.h"
+#include "ops/rnn/rnn_error_bound.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -85,9 +86,10 @@ void AtenPackedSingleState(NodeIO& io, FrozenRnn::Cell cell) {
   io.Output(1) = std::move(h_n);
 }
 
-KernelOffer MakeLstmKernel(const torch::jit::Node* node, bool packed) {
+KernelOffer MakeLstmKernel(const torch::jit::Node* node, bool packed, bool fast_gates) {
   void (*const aten)(NodeIO&) = packed ? AtenPackedLstm : AtenLstm;
-  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, FrozenRnn::Cell::kLstm, packed);
+  std::optional<FrozenRnn> frozen =
+      FrozenRnn::FromNode(node, FrozenRnn::Cell::kLstm, packed, fast_gates);
   if (!frozen) return aten;
   auto lstm = std::make_shared<const FrozenRnn>(*std::move(frozen));
   return [lstm, aten, packed](NodeIO& io) {
@@ -108,7 +110,8 @@ KernelOffer MakeLstmKernel(const torch::jit::Node* node, bool packed) {
 }
 
 // A GRU or an RNN: one hidden state in, (output, h_n) out.
-KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell cell, bool packed) {
+KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell cell, bool packed,
+                                  bool fast_gates) {
   const auto aten = [cell, packed](NodeIO& io) {
     if (packed) {
       AtenPackedSingleState(io, cell);
@@ -116,7 +119,7 @@ KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell 
       cell == FrozenRnn::Cell::kGru ? AtenGru(io) : AtenRnn(io, cell);
     }
   };
-  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, cell, packed);
+  std::optional<FrozenRnn> frozen = FrozenRnn::FromNode(node, cell, packed, fast_gates);
   if (!frozen) return aten;
   auto rnn = std::make_shared<const FrozenRnn>(*std::move(frozen));
   return [rnn, aten, packed](NodeIO& io) {
@@ -135,24 +138,41 @@ KernelOffer MakeSingleStateKernel(const torch::jit::Node* node, FrozenRnn::Cell 
 }  // namespace
 
 void RegisterLstmKernels(KernelRegistry& registry) {
+  using Cell = FrozenRnn::Cell;
+  struct Op {
+    const char* aten;
+    const char* fast;  // its fast-gates form; nullptr for none
+    Cell cell;
+  };
   for (const bool packed : {false, true}) {
     const char* overload = packed ? "data" : "input";
-    registry.Add({KernelOp::Overload("aten::lstm", overload), NodeKind::kNative,
-                  [packed](const torch::jit::Node* node) { return MakeLstmKernel(node, packed); }});
-    for (const auto& [name, cell] : {std::pair{"aten::gru", FrozenRnn::Cell::kGru},
-                                     std::pair{"aten::rnn_tanh", FrozenRnn::Cell::kRnnTanh},
-                                     std::pair{"aten::rnn_relu", FrozenRnn::Cell::kRnnRelu}}) {
-      const FrozenRnn::Cell kind = cell;
-      registry.Add({KernelOp::Overload(name, overload), NodeKind::kNative,
-                    [kind, packed](const torch::jit::Node* node) {
-                      return MakeSingleStateKernel(node, kind, packed);
-                    }});
+    for (const Op& op :
+         {Op{"aten::lstm", "static_runtime::lstm_fast_gates", Cell::kLstm},
+          Op{"aten::gru", "static_runtime::gru_fast_gates", Cell::kGru},
+          Op{"aten::rnn_tanh", "static_runtime::rnn_tanh_fast_gates", Cell::kRnnTanh},
+          Op{"aten::rnn_relu", nullptr, Cell::kRnnRelu}}) {
+      const Cell cell = op.cell;
+      const auto factory = [cell, packed](bool fast_gates) -> KernelFactory {
+        return [cell, packed, fast_gates](const torch::jit::Node* node) {
+          return cell == Cell::kLstm ? MakeLstmKernel(node, packed, fast_gates)
+                                     : MakeSingleStateKernel(node, cell, packed, fast_gates);
+        };
+      };
+      registry.Add({KernelOp::Overload(op.aten, overload), NodeKind::kNative, factory(false)});
+      if (op.fast == nullptr) continue;
+      registry.Add(
+          {KernelOp::Overload(op.fast, overload), NodeKind::kNative, factory(true),
+           [cell, packed](const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
+             return FastGatesErrorBound(cell, packed, inputs, exact);
+           }});
     }
   }
 }
 
-std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell cell, bool packed) {
-  const RnnSteps& steps = RnnStepsForThisCpu();
+std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell cell, bool packed,
+                                             bool fast_gates) {
+  const RnnSteps& fast = FastRnnStepsForThisCpu().steps;
+  const RnnSteps& steps = fast_gates && fast.lstm != nullptr ? fast : RnnStepsForThisCpu();
   const bool fused_steps = cell == Cell::kLstm || cell == Cell::kGru;
   if ((fused_steps && (steps.lstm == nullptr || steps.gru == nullptr)) ||
       node->inputs().size() != 9) {

@@ -17,6 +17,10 @@
 // float32 CPU tensors of the shapes ATen accepts, batch sizes that are not a non-increasing run of
 // positive counts adding up to the data's rows, empty sequences or batches, CPUs on which ATen runs
 // its scalar kernels, and rows of gates large enough for ATen to split its sigmoid across threads.
+// static_runtime::lstm_fast_gates, gru_fast_gates and rnn_tanh_fast_gates
+// (passes/prepack_weights.h: the same networks, frozen) run the same way with our own sigmoid and
+// tanh in the steps (FastRnnSteps in ops/rnn/lstm_gates.h), within the error bound of
+// ops/rnn/rnn_error_bound.h.
 #ifndef STATIC_RUNTIME_OPS_RNN_LSTM_H_
 #define STATIC_RUNTIME_OPS_RNN_LSTM_H_
 
@@ -45,7 +49,11 @@ class FrozenRnn {
   // constants, or describe a network this kernel does not take. `packed`:
   // the node is a .data overload (data, batch_sizes, hx, params, ...), else
   // an .input one (input, hx, params, ..., batch_first).
-  static std::optional<FrozenRnn> FromNode(const torch::jit::Node* node, Cell cell, bool packed);
+  // `fast_gates`: the steps' sigmoid and tanh are our faster functions
+  // (FastRnnSteps in ops/rnn/lstm_gates.h) where the CPU has them, within
+  // the bound of ops/rnn/rnn_error_bound.h, not ATen's bits.
+  static std::optional<FrozenRnn> FromNode(const torch::jit::Node* node, Cell cell, bool packed,
+                                           bool fast_gates = false);
 
   // The network of these weights on `input` and hx = (h0, c0) (an LSTM) or
   // h0 (a GRU or RNN; c0 undefined), as (output, h_n, c_n) (c_n undefined

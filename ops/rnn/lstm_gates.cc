@@ -57,5 +57,21 @@ const RnnSteps& RnnStepsForThisCpu() {
   return kSteps;
 }
 
+const std::vector<FastRnnSteps>& FastRnnStepsThisCpuRuns() {
+  static const std::vector<FastRnnSteps> kSteps = [] {
+    std::vector<FastRnnSteps> steps;
+    if (CpuRunsAvx512()) steps.push_back(FastRnnStepsAvx512());
+    if (CpuRunsAvx2()) steps.push_back(FastRnnStepsAvx2());
+    return steps;
+  }();
+  return kSteps;
+}
+
+const FastRnnSteps& FastRnnStepsForThisCpu() {
+  static const FastRnnSteps kNone;
+  const std::vector<FastRnnSteps>& steps = FastRnnStepsThisCpuRuns();
+  return steps.empty() ? kNone : steps.front();
+}
+
 }  // namespace ops
 }  // namespace static_runtime

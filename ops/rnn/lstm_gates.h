@@ -24,6 +24,7 @@
 #define STATIC_RUNTIME_OPS_RNN_LSTM_GATES_H_
 
 #include <cstdint>
+#include <vector>
 
 namespace static_runtime {
 namespace ops {
@@ -74,6 +75,26 @@ struct RnnSteps {
 };
 const RnnSteps& RnnStepsForThisCpu();
 inline RnnStepFn LstmStepForThisCpu() { return RnnStepsForThisCpu().lstm; }
+
+// The same steps with our own sigmoid and tanh (ops/rnn/fast_gate_math.h:
+// within kFastSigmoidError and kFastTanhError eps32 of the exact functions,
+// several times faster than ATen's) on every element, for the fast-gates
+// kernels (static_runtime::lstm_fast_gates and the like, ops/rnn/lstm.h); the
+// adds and products as above. Not ATen's bits.
+// Their bounds, in units of eps32 = 2^-23 (ops/rnn/fast_gate_math.h).
+constexpr double kFastTanhError = 4;
+constexpr double kFastSigmoidError = 4;
+struct FastRnnSteps {
+  RnnSteps steps;
+  // The two functions alone on n contiguous elements (for tests).
+  void (*tanh_row)(const float* in, float* out, int64_t n) = nullptr;
+  void (*sigmoid_row)(const float* in, float* out, int64_t n) = nullptr;
+};
+// Those of every ISA this CPU runs, AVX512 vectors before AVX2 ones; none on
+// a CPU without AVX2.
+const std::vector<FastRnnSteps>& FastRnnStepsThisCpuRuns();
+// The first of them; steps all null (and name "none") when there are none.
+const FastRnnSteps& FastRnnStepsForThisCpu();
 
 }  // namespace ops
 }  // namespace static_runtime

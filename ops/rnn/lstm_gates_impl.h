@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "ATen/cpu/vec/vec.h"
+#include "ops/rnn/fast_gate_math.h"
 #include "ops/rnn/lstm_gates.h"
 
 namespace static_runtime {
@@ -30,6 +31,9 @@ struct LstmIsaKernels {
 LstmIsaKernels LstmKernelsAvx2();
 LstmIsaKernels LstmKernelsAvx512();
 LstmIsaKernels LstmKernelsAvx512InAvx2Loops();
+// The fast-gates steps of each ISA (FastRnnSteps in lstm_gates.h).
+FastRnnSteps FastRnnStepsAvx2();
+FastRnnSteps FastRnnStepsAvx512();
 
 namespace CPU_CAPABILITY {
 
@@ -189,6 +193,84 @@ inline LstmIsaKernels Kernels(const char* name) {
           SigmoidRow<kChunk>,
           TanhRow,
           name};
+}
+
+// The fast-gates steps (fast_gate_math.h's functions). Each row in two
+// passes: first every gate's activation, then the state update. A pass
+// evaluates one function on vector after vector, independent of each other,
+// so that the CPU overlaps their long chains of dependent instructions (in
+// one pass per vector as above, five chains follow one another). The same
+// operations on each element as the steps above.
+
+// out[j] = kFunction(gates[j] + input_w[j]) for j < n (out may be gates).
+template <Vec (*kFunction)(const Vec&)>
+inline void ActivatedSum(const float* gates, const float* input_w, int64_t n, float* out) {
+  for (int64_t j = 0; j < n; j += Vec::size()) {
+    const int64_t count = std::min<int64_t>(Vec::size(), n - j);
+    kFunction(Vec::loadu(gates + j, count) + Vec::loadu(input_w + j, count)).store(out + j, count);
+  }
+}
+
+inline void FastLstmStep(const RnnStep& step) {
+  const int64_t h = step.hidden;
+  for (int64_t row = 0; row < step.rows; ++row) {
+    float* gates = step.hidden_gates + row * 4 * h;
+    const float* input_w = step.input_w + row * step.input_w_row_stride;
+    const float* c_prev = step.state_prev + row * step.state_prev_row_stride;
+    float* c_next = step.c_next + row * h;
+    float* h_next = step.h_next + row * h;
+    ActivatedSum<FastSigmoid>(gates, input_w, 2 * h, gates);  // input and forget gates
+    ActivatedSum<FastTanh>(gates + 2 * h, input_w + 2 * h, h, gates + 2 * h);
+    ActivatedSum<FastSigmoid>(gates + 3 * h, input_w + 3 * h, h, gates + 3 * h);
+    for (int64_t j = 0; j < h; j += Vec::size()) {
+      const int64_t count = std::min<int64_t>(Vec::size(), h - j);
+      const Vec kept = Vec::loadu(gates + h + j, count) * Vec::loadu(c_prev + j, count);
+      const Vec added = Vec::loadu(gates + j, count) * Vec::loadu(gates + 2 * h + j, count);
+      const Vec c = kept + added;
+      c.store(c_next + j, count);
+      (Vec::loadu(gates + 3 * h + j, count) * FastTanh(c)).store(h_next + j, count);
+    }
+  }
+}
+
+inline void FastGruStep(const RnnStep& step) {
+  const int64_t h = step.hidden;
+  for (int64_t row = 0; row < step.rows; ++row) {
+    float* gates = step.hidden_gates + row * 3 * h;
+    const float* input_w = step.input_w + row * step.input_w_row_stride;
+    const float* h_prev = step.state_prev + row * step.state_prev_row_stride;
+    float* h_next = step.h_next + row * h;
+    ActivatedSum<FastSigmoid>(gates, input_w, 2 * h, gates);  // reset and update gates
+    for (int64_t j = 0; j < h; j += Vec::size()) {
+      const int64_t count = std::min<int64_t>(Vec::size(), h - j);
+      const Vec scaled = Vec::loadu(gates + 2 * h + j, count) * Vec::loadu(gates + j, count);
+      const Vec fresh = FastTanh(Vec::loadu(input_w + 2 * h + j, count) + scaled);
+      const Vec kept = (Vec::loadu(h_prev + j, count) - fresh) * Vec::loadu(gates + h + j, count);
+      (kept + fresh).store(h_next + j, count);
+    }
+  }
+}
+
+inline void FastTanhStep(const RnnStep& step) {
+  for (int64_t row = 0; row < step.rows; ++row) {
+    ActivatedSum<FastTanh>(step.hidden_gates + row * step.hidden,
+                           step.input_w + row * step.input_w_row_stride, step.hidden,
+                           step.h_next + row * step.hidden);
+  }
+}
+
+// A row of n elements through one of the fast functions.
+template <Vec (*kFunction)(const Vec&)>
+inline void FastRow(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; i += Vec::size()) {
+    const int64_t count = std::min<int64_t>(Vec::size(), n - i);
+    kFunction(Vec::loadu(in + i, count)).store(out + i, count);
+  }
+}
+
+inline FastRnnSteps FastKernels(const char* name) {
+  return {RnnSteps{FastLstmStep, FastGruStep, FastTanhStep, ReluStepImpl, name}, FastRow<FastTanh>,
+          FastRow<FastSigmoid>};
 }
 
 }  // namespace CPU_CAPABILITY

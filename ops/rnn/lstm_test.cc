@@ -11,6 +11,7 @@
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "gtest/gtest.h"
+#include "ir/operators/operators.h"
 #include "ops/core/cpu_isa.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
@@ -18,6 +19,7 @@
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
+#include "torch/csrc/jit/runtime/interpreter.h"
 
 namespace static_runtime {
 namespace {
@@ -297,6 +299,160 @@ RC_GTEST_PROP(FrozenGru, PackedSequencesEqualAtenBitForBit, ()) {
 RC_GTEST_PROP(FrozenRnnTanhAndRelu, PackedSequencesEqualAtenBitForBit, ()) {
   CheckPacked(ops::FrozenRnn::Cell::kRnnTanh, 1, "aten::rnn_tanh");
   CheckPacked(ops::FrozenRnn::Cell::kRnnRelu, 1, "aten::rnn_relu");
+}
+
+// A graph of one `op` node whose first `graph_inputs` arguments are graph
+// inputs and the others constants (a frozen network's parameters and flags).
+LstmGraph MakeNodeGraph(const std::string& op, const std::vector<c10::IValue>& args,
+                        size_t graph_inputs) {
+  LstmGraph g;
+  std::vector<torch::jit::NamedValue> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i < graph_inputs) {
+      const c10::TypePtr type = args[i].isTensor() ? c10::TypePtr(c10::TensorType::get())
+                                                   : c10::TypePtr(c10::ListType::ofTensors());
+      values.emplace_back(g.graph->addInput()->setType(type));
+    } else {
+      values.emplace_back(g.graph->insertConstant(args[i]));
+    }
+  }
+  torch::jit::Value* result = g.graph->insert(c10::Symbol::fromQualString(op), values);
+  g.node = result->node()->input(0)->node();
+  g.graph->registerOutput(result);
+  return g;
+}
+
+// The JIT's outputs of the graph on `inputs`.
+std::vector<at::Tensor> RunOnJit(const LstmGraph& g, std::vector<c10::IValue> inputs) {
+  torch::jit::Code code(g.graph, "rnn");
+  torch::jit::InterpreterState(code).run(inputs);
+  std::vector<at::Tensor> outputs;
+  for (const c10::IValue& output : inputs.back().toTupleRef().elements()) {
+    outputs.push_back(output.toTensor());
+  }
+  return outputs;
+}
+
+c10::IValue ToDouble(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const at::Tensor& tensor = value.toTensor();
+    return tensor.is_floating_point() ? tensor.to(at::kDouble) : tensor;
+  }
+  if (!value.isTensorList()) return value;
+  std::vector<at::Tensor> tensors = value.toTensorVector();
+  for (at::Tensor& tensor : tensors) tensor = tensor.to(at::kDouble);
+  return c10::List<at::Tensor>(tensors);
+}
+
+// A random network of `cell` (its aten op `op`) on a padded batch or on
+// packed sequences, made the fast-gates op `fast` as UseFastRnnGates makes
+// it: its kernel declares a bound, and both its results and ATen's are within
+// it of the exact (float64) network's.
+void CheckFastGates(ops::FrozenRnn::Cell cell, const std::string& op, const std::string& fast) {
+  Draw d;
+  const bool lstm = cell == kLstm;
+  const LstmCase c = DrawCase(d, lstm ? 4 : cell == kGru ? 3 : 1);
+  const bool packed = d.Bool();
+  const c10::IValue hx = lstm ? c10::IValue(c10::List<at::Tensor>({c.h0, c.c0})) : c.h0;
+  const std::vector<c10::IValue> flags = {
+      c10::List<at::Tensor>(c.params), c.has_biases, c.num_layers, 0.0, false, c.bidirectional};
+  std::vector<c10::IValue> args;
+  if (packed) {
+    const int64_t steps = c.input.size(c.batch_first ? 1 : 0);
+    std::vector<int64_t> lengths;
+    for (int64_t b = 0; b < c.input.size(c.batch_first ? 0 : 1); ++b) {
+      lengths.push_back(d.Int(1, steps));
+    }
+    std::sort(lengths.rbegin(), lengths.rend());
+    const auto [data, batch_sizes] =
+        at::_pack_padded_sequence(c.input, at::tensor(lengths), c.batch_first);
+    args = {data, batch_sizes, hx};
+  } else {
+    args = {c.input, hx};
+  }
+  args.insert(args.end(), flags.begin(), flags.end());
+  if (!packed) args.emplace_back(c.batch_first);
+  const size_t graph_inputs = packed ? 3 : 2;
+  const LstmGraph aten_graph = MakeNodeGraph(op, args, graph_inputs);
+  LstmGraph g = MakeNodeGraph(op, args, graph_inputs);
+  ops::EnsureOperatorsRegistered();
+  torch::jit::Node* node = g.node->replaceWithNewSymbol(c10::Symbol::fromQualString(fast));
+  g.node->destroy();
+  g.node = node;
+  const std::optional<KernelRegistry::Selected> selected =
+      GlobalKernels().Find(node, /*allow_out_variants=*/true);
+  RC_ASSERT(selected.has_value());
+  RC_ASSERT(static_cast<bool>(selected->error_bound));
+  RC_ASSERT(ops::FrozenRnn::FromNode(node, cell, packed, /*fast_gates=*/true).has_value());
+
+  const std::vector<c10::IValue> graph_args(args.begin(), args.begin() + graph_inputs);
+  const std::vector<at::Tensor> aten = RunOnJit(aten_graph, graph_args);
+  std::vector<c10::IValue> exact_args;
+  for (const c10::IValue& arg : args) exact_args.push_back(ToDouble(arg));
+  const std::vector<at::Tensor> exact =
+      RunOnJit(MakeNodeGraph(op, exact_args, graph_inputs),
+               std::vector<c10::IValue>(exact_args.begin(), exact_args.begin() + graph_inputs));
+  testing::Slots slots(aten.size());
+  RC_ASSERT(slots.Run(selected->kernel, args) == "");
+  RC_LOG() << fast << (packed ? " packed" : " padded") << " layers " << c.num_layers
+           << " bidirectional " << c.bidirectional << " input " << c.input.sizes() << " h0 "
+           << c.h0.sizes() << "\n";
+  for (size_t i = 0; i < aten.size(); ++i) {
+    const at::Tensor ours = slots.Output(i).toTensor();
+    RC_ASSERT(ours.sizes() == aten[i].sizes());
+    RC_ASSERT(ours.strides() == aten[i].strides());
+    const at::Tensor bound = selected->error_bound(args, exact[i]);
+    const double ours_error = (ours.to(at::kDouble) - exact[i]).abs().max().item<double>();
+    const double aten_error = (aten[i].to(at::kDouble) - exact[i]).abs().max().item<double>();
+    RC_LOG() << "output " << i << ": bound " << bound.max().item<double>() << ", ours "
+             << ours_error << ", ATen's " << aten_error << "\n";
+    RC_ASSERT(((ours.to(at::kDouble) - exact[i]).abs() <= bound).all().item<bool>());
+    RC_ASSERT(((aten[i].to(at::kDouble) - exact[i]).abs() <= bound).all().item<bool>());
+  }
+}
+
+RC_GTEST_PROP(FastGates, LstmWithinItsBound, ()) {
+  CheckFastGates(kLstm, "aten::lstm", "static_runtime::lstm_fast_gates");
+}
+
+RC_GTEST_PROP(FastGates, GruWithinItsBound, ()) {
+  CheckFastGates(kGru, "aten::gru", "static_runtime::gru_fast_gates");
+}
+
+RC_GTEST_PROP(FastGates, RnnTanhWithinItsBound, ()) {
+  CheckFastGates(ops::FrozenRnn::Cell::kRnnTanh, "aten::rnn_tanh",
+                 "static_runtime::rnn_tanh_fast_gates");
+}
+
+// The fast-gates kernel runs our functions, not ATen's, where the CPU has
+// them: its results differ from ATen's in the last bits somewhere.
+TEST(FastGates, RunTheirOwnFunctions) {
+  if (ops::FastRnnStepsForThisCpu().steps.lstm == nullptr) GTEST_SKIP() << "no AVX2";
+  const at::Tensor input = at::randn({20, 2, 16}), h0 = at::randn({1, 2, 64});
+  const at::Tensor c0 = at::randn({1, 2, 64});
+  const std::vector<at::Tensor> params = {at::randn({256, 16}), at::randn({256, 64}) * 0.1,
+                                          at::randn({256}), at::randn({256})};
+  const std::vector<c10::IValue> args = {input,
+                                         c10::List<at::Tensor>({h0, c0}),
+                                         c10::List<at::Tensor>(params),
+                                         true,
+                                         1,
+                                         0.0,
+                                         false,
+                                         false,
+                                         false};
+  LstmGraph g = MakeNodeGraph("aten::lstm", args, 2);
+  ops::EnsureOperatorsRegistered();
+  torch::jit::Node* fast = g.node->replaceWithNewSymbol(ops::kLstmFastGates);
+  g.node->destroy();
+  const std::optional<ops::FrozenRnn> lstm =
+      ops::FrozenRnn::FromNode(fast, kLstm, /*packed=*/false, /*fast_gates=*/true);
+  ASSERT_TRUE(lstm.has_value());
+  const auto ours = lstm->Run(input, h0, c0);
+  ASSERT_TRUE(ours.has_value());
+  const auto aten = at::lstm(input, {h0, c0}, params, true, 1, 0.0, false, false, false);
+  EXPECT_FALSE(at::equal(std::get<0>(*ours), std::get<0>(aten)));
+  EXPECT_TRUE(at::allclose(std::get<0>(*ours), std::get<0>(aten), 0, 1e-5));
 }
 
 LstmCase SmallCase() {

@@ -1,0 +1,36 @@
+// The declared error bound (ErrorBound in ops/core/registry.h) of the
+// fast-gates recurrent kernels (static_runtime::lstm_fast_gates,
+// gru_fast_gates, rnn_tanh_fast_gates: ops/rnn/lstm.h), for the differential
+// harness and the tests: every element of every output within
+//   4 E + 8 eps32 X,
+// E the largest distance of ATen's own float32 network (the JIT's result)
+// from the exact (float64) one over all its outputs, X the largest magnitude
+// of the exact outputs, eps32 = 2^-23. That is, the fast gates cost at most
+// a few times the rounding error the JIT's network already has. Not a proven
+// bound: a rigorous one grows by the recurrent weights' magnitude at every
+// step and says nothing after a few steps; the fast functions' own errors
+// are bounded and checked exhaustively (ops/rnn/lstm_gates.h), and
+// //ops/rnn:lstm_test checks this one on random networks (ours used at most
+// ~1.5 E there).
+#ifndef STATIC_RUNTIME_OPS_RNN_RNN_ERROR_BOUND_H_
+#define STATIC_RUNTIME_OPS_RNN_RNN_ERROR_BOUND_H_
+
+#include <vector>
+
+#include "ATen/ATen.h"
+#include "ATen/core/ivalue.h"
+#include "ops/rnn/lstm.h"
+
+namespace static_runtime {
+namespace ops {
+
+// `inputs`: the node's (those of aten::lstm, gru or rnn_tanh's .input
+// overload, or of the .data overload when `packed`); the result has the
+// sizes of `exact` (float64).
+at::Tensor FastGatesErrorBound(FrozenRnn::Cell cell, bool packed,
+                               const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
+
+}  // namespace ops
+}  // namespace static_runtime
+
+#endif  // STATIC_RUNTIME_OPS_RNN_RNN_ERROR_BOUND_H_
