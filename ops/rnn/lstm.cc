@@ -9,6 +9,7 @@
 
 #include "ATen/Parallel.h"
 #include "ops/core/registry.h"
+#include "ops/linalg/onednn_matmul.h"
 #include "ops/rnn/rnn_error_bound.h"
 #include "torch/csrc/jit/ir/constants.h"
 
@@ -241,6 +242,12 @@ std::optional<FrozenRnn> FrozenRnn::FromNode(const torch::jit::Node* node, Cell 
         Weights{w_ih, b_ih, std::make_shared<const ReplicatedLinear>(w_hh, b_hh),
                 projected ? std::make_shared<const ReplicatedLinear>(w_hr, at::Tensor()) : nullptr,
                 hidden, state});
+    if (fast_gates && w_ih.numel() > 0) {
+      Weights& added = weights.back();
+      added.w_ih = added.w_ih.contiguous();
+      if (added.b_ih.defined()) added.b_ih = added.b_ih.contiguous();
+      added.ih_packed = std::make_shared<onednn::PackedLinear>(added.w_ih, added.b_ih);
+    }
   }
   return FrozenRnn(cell, std::move(weights), num_layers, bidirectional, batch_first, steps);
 }
@@ -332,10 +339,21 @@ std::pair<at::Tensor, at::Tensor> FrozenRnn::RunDirection(
   const bool packed = schedule.batch_sizes != nullptr;
   const int64_t steps = schedule.steps, batch = schedule.batch;
   const int64_t hidden = weights.hidden, state = weights.state;
-  // ATen's projection of every step's input at once, by the same call.
-  at::Tensor input_w =
-      at::linear(input, weights.w_ih,
-                 weights.b_ih.defined() ? c10::optional<at::Tensor>(weights.b_ih) : c10::nullopt);
+  // The projection of every step's input at once: ATen's, by the same call,
+  // or on the weight packed for oneDNN.
+  at::Tensor input_w;
+  if (weights.ih_packed != nullptr) {
+    const at::Tensor src = input.contiguous();
+    std::vector<int64_t> sizes = src.sizes().vec();
+    sizes.back() = weights.ih_packed->out_features();
+    input_w = at::empty(sizes, src.options());
+    weights.ih_packed->Run(src.data_ptr<float>(), src.numel() / src.size(-1),
+                           input_w.data_ptr<float>());
+  } else {
+    input_w =
+        at::linear(input, weights.w_ih,
+                   weights.b_ih.defined() ? c10::optional<at::Tensor>(weights.b_ih) : c10::nullopt);
+  }
   if (input_w.stride(-1) != 1) input_w = input_w.contiguous();
   // A step's first input row, and the distance between its rows.
   const int64_t step_stride = input_w.stride(0);

@@ -31,6 +31,7 @@
 
 #include "ATen/ATen.h"
 #include "ops/blas_replica/replicated_linear.h"
+#include "ops/linalg/onednn_matmul.h"
 #include "ops/rnn/lstm_gates.h"
 #include "torch/csrc/jit/ir/ir.h"
 
@@ -78,6 +79,9 @@ class FrozenRnn {
     std::shared_ptr<const ReplicatedLinear> hr;
     int64_t hidden;
     int64_t state;  // h's size: the projection's, else hidden
+    // With fast gates, w_ih and b_ih packed for oneDNN's matmul, which
+    // projects the inputs instead of ATen's linear (null otherwise).
+    std::shared_ptr<onednn::PackedLinear> ih_packed;
   };
   FrozenRnn(Cell cell, std::vector<Weights> weights, int64_t num_layers, bool bidirectional,
             bool batch_first, RnnSteps steps)
