@@ -32,7 +32,7 @@ at::Tensor Operand(int64_t batch, int64_t rows, int64_t cols, at::ScalarType dty
 }
 
 // A random product: dtype, batch count and matrix sizes, half the products
-// near the chain's limit of 31.
+// near the chain's limit of 31, a quarter more than 24 columns wide.
 struct Shape {
   at::ScalarType dtype;
   int64_t batch, rows, inner, cols;
@@ -45,7 +45,9 @@ Shape DrawShape() {
   shape.rows = *rc::gen::inRange<int64_t>(1, 24);
   shape.inner = *rc::gen::weightedOneOf<int64_t>(
       {{1, rc::gen::inRange<int64_t>(1, 40)}, {1, rc::gen::inRange<int64_t>(28, 36)}});
-  shape.cols = *rc::gen::inRange<int64_t>(1, 24);
+  // Some wide enough for the chain's blocks of 32 and 64 columns.
+  shape.cols = *rc::gen::weightedOneOf<int64_t>(
+      {{3, rc::gen::inRange<int64_t>(1, 24)}, {1, rc::gen::inRange<int64_t>(24, 140)}});
   return shape;
 }
 

@@ -30,7 +30,11 @@ void FmaChainMatmul(StridedMatrix a, StridedMatrix b, int64_t rows, int64_t inne
     for (int64_t p = 0; p < inner; ++p) {
       const float* b_row = b.data + p * b.row_stride + j0 * b.col_stride;
       float* packed_row = packed + p * padded;
-      for (int64_t j = 0; j < width; ++j) packed_row[j] = b_row[j * b.col_stride];
+      if (b.col_stride == 1) {
+        std::copy(b_row, b_row + width, packed_row);
+      } else {
+        for (int64_t j = 0; j < width; ++j) packed_row[j] = b_row[j * b.col_stride];
+      }
       for (int64_t j = width; j < padded; ++j) packed_row[j] = 0.0f;
     }
     // Four rows at a time (four independent chains hide the latency of
@@ -69,7 +73,24 @@ void FmaChainMatmul(StridedMatrix a, StridedMatrix b, int64_t rows, int64_t inne
     }
     for (; i < rows; ++i) {
       const float* a_row = a.data + i * a.row_stride;
-      for (int64_t j = 0; j < padded; j += 8) {
+      int64_t j = 0;
+      // Four vectors of columns at a time (four independent chains), then one.
+      for (; j + 32 <= padded; j += 32) {
+        __m256 sum0 = _mm256_setzero_ps(), sum1 = sum0, sum2 = sum0, sum3 = sum0;
+        for (int64_t p = 0; p < inner; ++p) {
+          const float* b_values = packed + p * padded + j;
+          const __m256 a_value = _mm256_set1_ps(a_row[p * a.col_stride]);
+          sum0 = _mm256_fmadd_ps(a_value, _mm256_loadu_ps(b_values), sum0);
+          sum1 = _mm256_fmadd_ps(a_value, _mm256_loadu_ps(b_values + 8), sum1);
+          sum2 = _mm256_fmadd_ps(a_value, _mm256_loadu_ps(b_values + 16), sum2);
+          sum3 = _mm256_fmadd_ps(a_value, _mm256_loadu_ps(b_values + 24), sum3);
+        }
+        store(i, j, sum0);
+        store(i, j + 8, sum1);
+        store(i, j + 16, sum2);
+        store(i, j + 24, sum3);
+      }
+      for (; j < padded; j += 8) {
         __m256 sum = _mm256_setzero_ps();
         for (int64_t p = 0; p < inner; ++p) {
           sum = _mm256_fmadd_ps(_mm256_set1_ps(a_row[p * a.col_stride]),
