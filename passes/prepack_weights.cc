@@ -357,8 +357,17 @@ bool IsPrepackableAttention(const Node* node) {
 
 // The fast-gates op of a recurrent network whose parameters and every
 // argument after them are constants (a frozen network's, as the kernels take
-// them); nullopt for any other node.
+// them), or of a cell whose weights and biases are; nullopt for any other
+// node.
 c10::optional<c10::Symbol> FastRnnKind(const Node* node) {
+  for (const auto& [name, fast] : {std::pair{"aten::lstm_cell", ops::kLstmCellFastGates},
+                                   std::pair{"aten::gru_cell", ops::kGruCellFastGates}}) {
+    if (!IsOverload(node, name, "")) continue;
+    for (size_t i = 2; i < 6; ++i) {
+      if (!IsConstant(node->input(i))) return c10::nullopt;
+    }
+    return fast;
+  }
   const std::pair<const char*, c10::Symbol> kRenamed[] = {
       {"aten::lstm", ops::kLstmFastGates},
       {"aten::gru", ops::kGruFastGates},

@@ -54,8 +54,12 @@ bool PrepackTransformerLayers(const std::shared_ptr<torch::jit::Graph>& graph);
 // .input and .data overloads) whose parameters and later arguments are
 // constants (a frozen nn.LSTM, nn.GRU, nn.RNN with tanh) becomes
 // static_runtime::lstm_fast_gates, gru_fast_gates, rnn_tanh_fast_gates (same
-// arguments), whose kernels compute the gates' sigmoid and tanh by faster
-// functions than ATen's, within their declared bound (ops/rnn/lstm.h).
+// arguments), and every aten::lstm_cell and aten::gru_cell whose weights and
+// biases are constants (a frozen nn.LSTMCell, nn.GRUCell) becomes
+// static_runtime::lstm_cell_fast_gates, gru_cell_fast_gates, whose kernels
+// compute the gates' sigmoid and tanh by faster functions than ATen's,
+// within their declared bound
+// (ops/rnn/lstm.h, ops/rnn/rnn_cells.cc).
 // Returns true if the graph changed.
 bool UseFastRnnGates(const std::shared_ptr<torch::jit::Graph>& graph);
 

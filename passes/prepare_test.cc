@@ -165,6 +165,48 @@ def forward(self, x, h, c):
   }
 }
 
+// Frozen cells become static_runtime::lstm_cell_fast_gates and
+// gru_cell_fast_gates with prepack_weights (the JIT runs them as ATen's
+// ops: same results); a cell whose weight is an input stays ATen's.
+TEST(PrepareTest, FrozenCellsGetFastGatesOnlyWithPrepackedWeights) {
+  auto module = ModuleFromSource(R"(
+def forward(self, x, h, c, w_hh):
+    hy, cy = torch.lstm_cell(x, [h, c], self.w_ih4, self.w_hh4, self.b4, self.b4)
+    g = torch.gru_cell(x, h, self.w_ih3, self.w_hh3, self.b3, self.b3)
+    free = torch.gru_cell(x, h, self.w_ih3, w_hh, None, None)
+    return hy, cy, g, free
+)",
+                                 {{"w_ih4", at::randn({16, 3})},
+                                  {"w_hh4", at::randn({16, 4})},
+                                  {"b4", at::randn({16})},
+                                  {"w_ih3", at::randn({12, 3})},
+                                  {"w_hh3", at::randn({12, 4})},
+                                  {"b3", at::randn({12})}});
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<c10::IValue> inputs = {at::randn({2, 3}), at::randn({2, 4}), at::randn({2, 4}),
+                                           at::randn({12, 4})};
+  const auto expected = module->forward(inputs).toTupleRef().elements();
+  for (const bool prepack : {false, true}) {
+    Options options;
+    options.prepack_weights = prepack;
+    absl::StatusOr<PreparedGraph> prepared = PrepareModule(*module, /*is_frozen=*/false, options);
+    ASSERT_TRUE(prepared.ok()) << prepared.status();
+    const std::string ir = prepared->graph->toString();
+    EXPECT_EQ(ir.find("static_runtime::lstm_cell_fast_gates") != std::string::npos, prepack) << ir;
+    EXPECT_EQ(ir.find("static_runtime::gru_cell_fast_gates") != std::string::npos, prepack) << ir;
+    EXPECT_EQ(ir.find("aten::lstm_cell") != std::string::npos, !prepack) << ir;
+    EXPECT_THAT(ir, HasSubstr("aten::gru_cell")) << ir;  // the one of an input weight
+    torch::jit::Stack stack(inputs.begin(), inputs.end());
+    torch::jit::GraphFunction function("forward", prepared->graph, nullptr);
+    function.run(stack);
+    const auto actual = stack.back().toTupleRef().elements();
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t i = 0; i < actual.size(); ++i) {
+      EXPECT_TRUE(at::equal(actual[i].toTensor(), expected[i].toTensor()));
+    }
+  }
+}
+
 // A module claimed frozen that is not keeps its attribute reads, and
 // attributes forward assigns stay attributes when frozen: both keep `self`,
 // bound to a copy of the module (PreparedGraph::self), as PyTorch's Static

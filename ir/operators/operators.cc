@@ -49,6 +49,10 @@ const c10::Symbol kLstmFastGates = c10::Symbol::fromQualString("static_runtime::
 const c10::Symbol kGruFastGates = c10::Symbol::fromQualString("static_runtime::gru_fast_gates");
 const c10::Symbol kRnnTanhFastGates =
     c10::Symbol::fromQualString("static_runtime::rnn_tanh_fast_gates");
+const c10::Symbol kLstmCellFastGates =
+    c10::Symbol::fromQualString("static_runtime::lstm_cell_fast_gates");
+const c10::Symbol kGruCellFastGates =
+    c10::Symbol::fromQualString("static_runtime::gru_cell_fast_gates");
 
 int64_t SequenceToken(int64_t row, int64_t longest) { return row < 0 ? row + longest : row; }
 
@@ -427,7 +431,9 @@ void RegisterAll() {
            {"static_runtime::gru_fast_gates", "aten::gru", "input"},
            {"static_runtime::gru_fast_gates", "aten::gru", "data"},
            {"static_runtime::rnn_tanh_fast_gates", "aten::rnn_tanh", "input"},
-           {"static_runtime::rnn_tanh_fast_gates", "aten::rnn_tanh", "data"}}) {
+           {"static_runtime::rnn_tanh_fast_gates", "aten::rnn_tanh", "data"},
+           {"static_runtime::lstm_cell_fast_gates", "aten::lstm_cell", ""},
+           {"static_runtime::gru_cell_fast_gates", "aten::gru_cell", ""}}) {
     std::shared_ptr<Operator> op = FindJitOperator(renamed.atens, renamed.overload);
     operators.emplace_back(renamed.ours, renamed.overload, op->schema().arguments(),
                            op->schema().returns(), op->getOperation(),

@@ -118,13 +118,16 @@ int64_t SequenceToken(int64_t row, int64_t longest);
 extern const c10::Symbol kMultiHeadAttention;
 
 // lstm_fast_gates.input, .data(<aten::lstm's arguments of that overload>),
-// gru_fast_gates and rnn_tanh_fast_gates (aten::gru's, aten::rnn_tanh's):
-// those networks with frozen weights, whose kernels compute the gates'
-// sigmoid and tanh by faster functions within a declared bound (see
-// UseFastRnnGates); the JIT runs ATen's op.
+// gru_fast_gates and rnn_tanh_fast_gates (aten::gru's, aten::rnn_tanh's),
+// lstm_cell_fast_gates and gru_cell_fast_gates (aten::lstm_cell's,
+// aten::gru_cell's): those networks and cells with frozen weights, whose
+// kernels compute the gates' sigmoid and tanh by faster functions within a
+// declared bound (see UseFastRnnGates); the JIT runs ATen's op.
 extern const c10::Symbol kLstmFastGates;
 extern const c10::Symbol kGruFastGates;
 extern const c10::Symbol kRnnTanhFastGates;
+extern const c10::Symbol kLstmCellFastGates;
+extern const c10::Symbol kGruCellFastGates;
 
 // fused_pointwise(...) -> ...: a run of elementwise nodes (its Subgraph
 // attribute) as one node, see FusePointwise; the JIT runs the subgraph. Its

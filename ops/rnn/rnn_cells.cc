@@ -8,8 +8,14 @@
 // CPU tensors of matching shapes, a CPU without matching step kernels, or
 // gate rows large enough for ATen to split its elementwise loops across
 // threads.
+// static_runtime::lstm_cell_fast_gates and gru_cell_fast_gates (the same
+// cells with constant weights, passes/prepack_weights.h) run the same
+// products and the step with our own sigmoid and tanh (FastRnnSteps), within
+// the bound of ops/rnn/rnn_error_bound.h; on a CPU without the fast steps
+// they run as the exact kernels.
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "ATen/ATen.h"
@@ -18,6 +24,7 @@
 #include "ops/core/registry.h"
 #include "ops/rnn/lstm.h"
 #include "ops/rnn/lstm_gates.h"
+#include "ops/rnn/rnn_error_bound.h"
 #include "torch/csrc/jit/ir/constants.h"
 
 namespace static_runtime {
@@ -106,14 +113,15 @@ at::Tensor RowsContiguous(const at::Tensor& state) {
   return state.stride(1) == 1 ? state : state.contiguous();
 }
 
-void LstmCell(NodeIO& io, const std::optional<ConstantWeights>& constant) {
+// `steps`: the exact step kernels (RnnStepsForThisCpu) or the fast ones.
+void LstmCell(NodeIO& io, const std::optional<ConstantWeights>& constant, const RnnSteps& steps) {
   const at::Tensor& input = io.Input(0).toTensor();
   const c10::List<at::Tensor> hx = io.Input(1).toTensorList();
   const at::Tensor& w_ih = io.Input(2).toTensor();
   const at::Tensor& w_hh = io.Input(3).toTensor();
   const c10::optional<at::Tensor> b_ih = OptionalTensor(io.Input(4));
   const c10::optional<at::Tensor> b_hh = OptionalTensor(io.Input(5));
-  const RnnStepFn step = RnnStepsForThisCpu().lstm;
+  const RnnStepFn step = steps.lstm;
   if (step == nullptr || hx.size() != 2 ||
       !StepTakes(input, {hx.get(0), hx.get(1)}, w_ih, w_hh, b_ih, b_hh, 4)) {
     auto [hy, cy] = at::lstm_cell(input, hx.vec(), w_ih, w_hh, b_ih, b_hh);
@@ -134,14 +142,14 @@ void LstmCell(NodeIO& io, const std::optional<ConstantWeights>& constant) {
   io.Output(1) = std::move(cy);
 }
 
-void GruCell(NodeIO& io, const std::optional<ConstantWeights>& constant) {
+void GruCell(NodeIO& io, const std::optional<ConstantWeights>& constant, const RnnSteps& steps) {
   const at::Tensor& input = io.Input(0).toTensor();
   const at::Tensor& hx = io.Input(1).toTensor();
   const at::Tensor& w_ih = io.Input(2).toTensor();
   const at::Tensor& w_hh = io.Input(3).toTensor();
   const c10::optional<at::Tensor> b_ih = OptionalTensor(io.Input(4));
   const c10::optional<at::Tensor> b_hh = OptionalTensor(io.Input(5));
-  const RnnStepFn step = RnnStepsForThisCpu().gru;
+  const RnnStepFn step = steps.gru;
   if (step == nullptr || !StepTakes(input, {hx}, w_ih, w_hh, b_ih, b_hh, 3)) {
     io.Output(0) = at::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
     return;
@@ -159,16 +167,32 @@ void GruCell(NodeIO& io, const std::optional<ConstantWeights>& constant) {
 }  // namespace
 
 void RegisterRnnCellsKernels(KernelRegistry& registry) {
-  registry.Add({KernelOp::Overload("aten::lstm_cell", ""), NodeKind::kNative,
-                [](const torch::jit::Node* node) {
-                  return
-                      [constant = ConstantWeightsOf(node)](NodeIO& io) { LstmCell(io, constant); };
-                }});
-  registry.Add({KernelOp::Overload("aten::gru_cell", ""), NodeKind::kNative,
-                [](const torch::jit::Node* node) {
-                  return
-                      [constant = ConstantWeightsOf(node)](NodeIO& io) { GruCell(io, constant); };
-                }});
+  using Cell = FrozenRnn::Cell;
+  for (const auto& [aten, fast, cell] :
+       {std::tuple{"aten::lstm_cell", "static_runtime::lstm_cell_fast_gates", Cell::kLstm},
+        std::tuple{"aten::gru_cell", "static_runtime::gru_cell_fast_gates", Cell::kGru}}) {
+    const auto factory = [cell = cell](bool fast) -> KernelFactory {
+      return [cell, fast](const torch::jit::Node* node) -> KernelOffer {
+        // The fast steps where this CPU has them; else the exact ones.
+        const RnnSteps& fast_steps = FastRnnStepsForThisCpu().steps;
+        const RnnSteps& steps =
+            fast && fast_steps.lstm != nullptr ? fast_steps : RnnStepsForThisCpu();
+        if (cell == Cell::kLstm) {
+          return [constant = ConstantWeightsOf(node), &steps](NodeIO& io) {
+            LstmCell(io, constant, steps);
+          };
+        }
+        return [constant = ConstantWeightsOf(node), &steps](NodeIO& io) {
+          GruCell(io, constant, steps);
+        };
+      };
+    };
+    registry.Add({KernelOp::Overload(aten, ""), NodeKind::kNative, factory(false)});
+    registry.Add({KernelOp::Overload(fast, ""), NodeKind::kNative, factory(true),
+                  [cell = cell](const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
+                    return FastCellErrorBound(cell, inputs, exact);
+                  }});
+  }
 }
 
 }  // namespace ops

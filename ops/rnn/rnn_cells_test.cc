@@ -3,16 +3,22 @@
 // vector widths and of OpenBLAS's small-matrix limit), layouts, biases and
 // weights given as inputs or as constants (a frozen model's, whose products
 // ops/blas_replica computes), leave their inputs alone, and give ATen's
-// errors for inputs they do not take.
+// errors for inputs they do not take. Their fast-gates forms
+// (static_runtime::lstm_cell_fast_gates, gru_cell_fast_gates) are within their
+// declared bound of the exact (float64) cell, as ATen's results are, and run
+// their own functions.
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "ATen/ATen.h"
 #include "c10/core/InferenceMode.h"
 #include "gtest/gtest.h"
+#include "ir/operators/operators.h"
 #include "ops/core/out_variant_test_support.h"
 #include "ops/core/registry.h"
 #include "ops/kernels.h"
+#include "ops/rnn/lstm_gates.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
 #include "torch/csrc/jit/ir/ir.h"
@@ -112,6 +118,112 @@ RC_GTEST_PROP(RnnCells, GruCellEqualsAtenBitForBit, ()) {
   RC_ASSERT(RunKernel("aten::gru_cell", GruInputs(c), slots, d.Bool()) == "");
   RC_ASSERT(Difference(hy, slots.Output(0)) == "");
   RC_ASSERT(at::equal(h_before, c.h));
+}
+
+std::vector<c10::IValue> ToDouble(const std::vector<c10::IValue>& inputs) {
+  std::vector<c10::IValue> doubles;
+  for (const c10::IValue& value : inputs) {
+    if (value.isTensor()) {
+      doubles.emplace_back(value.toTensor().to(at::kDouble));
+    } else if (value.isTensorList()) {
+      std::vector<at::Tensor> tensors = value.toTensorVector();
+      for (at::Tensor& tensor : tensors) tensor = tensor.to(at::kDouble);
+      doubles.emplace_back(c10::List<at::Tensor>(tensors));
+    } else {
+      doubles.push_back(value);
+    }
+  }
+  return doubles;
+}
+
+// ATen's cell `op` on `inputs`: its outputs.
+std::vector<at::Tensor> AtenCell(const std::string& op, const std::vector<c10::IValue>& inputs) {
+  if (op == "aten::lstm_cell") {
+    const auto [hy, cy] =
+        at::lstm_cell(inputs[0].toTensor(), inputs[1].toTensorVector(), inputs[2].toTensor(),
+                      inputs[3].toTensor(), Optional(inputs[4]), Optional(inputs[5]));
+    return {hy, cy};
+  }
+  return {at::gru_cell(inputs[0].toTensor(), inputs[1].toTensor(), inputs[2].toTensor(),
+                       inputs[3].toTensor(), Optional(inputs[4]), Optional(inputs[5]))};
+}
+
+// The kernel of the fast-gates op `fast` on a node of `inputs` whose
+// weights and biases are constants, as UseFastRnnGates makes it.
+std::optional<KernelRegistry::Selected> FastCellKernel(const std::string& fast,
+                                                       const std::vector<c10::IValue>& inputs,
+                                                       size_t outputs) {
+  ops::EnsureOperatorsRegistered();
+  testing::SingleNode single = testing::MakeNode(fast, "", inputs, outputs);
+  torch::jit::WithInsertPoint guard(single.node);
+  for (size_t i = 2; i < 6; ++i) {
+    single.node->replaceInput(i, single.graph->insertConstant(inputs[i]));
+  }
+  return GlobalKernels().Find(single.node, /*allow_out_variants=*/true);
+}
+
+// The fast-gates form `fast` of cell `op` with constant weights (of
+// nn.LSTMCell's initialization scale, 1 / sqrt(hidden)): its kernel declares
+// a bound, and its results and ATen's are within it of the exact cell's;
+// the inputs stay as they were.
+void CheckFastCell(const std::string& op, const std::string& fast, int64_t gates) {
+  Draw d;
+  CellCase c = DrawCell(d, gates);
+  const double scale = 0.5 / std::sqrt(static_cast<double>(c.w_hh.size(1)));
+  c.w_ih = c.w_ih * scale;
+  c.w_hh = c.w_hh * scale;
+  if (!c.b_ih.isNone()) {
+    c.b_ih = c.b_ih.toTensor() * scale;
+    c.b_hh = c.b_hh.toTensor() * scale;
+  }
+  const std::vector<c10::IValue> inputs = gates == 4 ? LstmInputs(c) : GruInputs(c);
+  const std::vector<at::Tensor> aten = AtenCell(op, inputs);
+  const std::vector<at::Tensor> exact = AtenCell(op, ToDouble(inputs));
+  const at::Tensor input_before = c.input.clone(), h_before = c.h.clone();
+  const std::optional<KernelRegistry::Selected> selected =
+      FastCellKernel(fast, inputs, aten.size());
+  RC_ASSERT(selected.has_value());
+  RC_ASSERT(static_cast<bool>(selected->error_bound));
+  testing::Slots slots(aten.size());
+  RC_ASSERT(slots.Run(selected->kernel, inputs) == "");
+  RC_LOG() << fast << " input " << c.input.sizes() << " hidden " << c.w_hh.size(1) << "\n";
+  for (size_t i = 0; i < aten.size(); ++i) {
+    const at::Tensor ours = slots.Output(i).toTensor().to(at::kDouble);
+    const at::Tensor bound = selected->error_bound(inputs, exact[i]);
+    RC_LOG() << "output " << i << ": bound " << bound.max().item<double>() << ", ours "
+             << (ours - exact[i]).abs().max().item<double>() << ", ATen's "
+             << (aten[i].to(at::kDouble) - exact[i]).abs().max().item<double>() << "\n";
+    RC_ASSERT(((ours - exact[i]).abs() <= bound).all().item<bool>());
+    RC_ASSERT(((aten[i].to(at::kDouble) - exact[i]).abs() <= bound).all().item<bool>());
+  }
+  RC_ASSERT(at::equal(input_before, c.input) && at::equal(h_before, c.h));
+}
+
+RC_GTEST_PROP(RnnCells, FastLstmCellWithinItsBound, ()) {
+  CheckFastCell("aten::lstm_cell", "static_runtime::lstm_cell_fast_gates", 4);
+}
+
+RC_GTEST_PROP(RnnCells, FastGruCellWithinItsBound, ()) {
+  CheckFastCell("aten::gru_cell", "static_runtime::gru_cell_fast_gates", 3);
+}
+
+// Where the CPU has the fast steps, a fast cell runs them, not ATen's
+// sigmoid and tanh: its results differ from ATen's in the last bits.
+TEST(RnnCells, FastCellsRunTheirOwnFunctions) {
+  if (ops::FastRnnStepsForThisCpu().steps.gru == nullptr) GTEST_SKIP() << "no AVX2";
+  CellCase c = FixedCell(3, 4, 40, 64);
+  c.w_ih = c.w_ih * 0.1;
+  c.w_hh = c.w_hh * 0.1;
+  const std::vector<c10::IValue> inputs = GruInputs(c);
+  const at::Tensor aten = AtenCell("aten::gru_cell", inputs)[0];
+  const std::optional<KernelRegistry::Selected> selected =
+      FastCellKernel("static_runtime::gru_cell_fast_gates", inputs, 1);
+  ASSERT_TRUE(selected.has_value());
+  testing::Slots slots(1);
+  ASSERT_EQ(slots.Run(selected->kernel, inputs), "");
+  const at::Tensor ours = slots.Output(0).toTensor();
+  EXPECT_FALSE(at::equal(ours, aten));
+  EXPECT_TRUE(at::allclose(ours, aten, 0, 1e-5));
 }
 
 // Inputs the fused step does not take go to ATen: its results (doubles) and

@@ -113,12 +113,27 @@ double LargestProductRounding(FrozenRnn::Cell cell, bool packed,
   return largest;
 }
 
-}  // namespace
+// ATen's cell on `inputs` (aten::lstm_cell's or aten::gru_cell's), its
+// float tensors in `dtype`: its outputs.
+std::vector<at::Tensor> AtenCell(FrozenRnn::Cell cell, const std::vector<c10::IValue>& inputs,
+                                 at::ScalarType dtype) {
+  const auto in = [dtype](const c10::IValue& value) {
+    return value.isNone() ? c10::optional<at::Tensor>() : value.toTensor().to(dtype);
+  };
+  const at::Tensor x = *in(inputs[0]), w_ih = *in(inputs[2]), w_hh = *in(inputs[3]);
+  if (cell == FrozenRnn::Cell::kLstm) {
+    std::vector<at::Tensor> hc = inputs[1].toTensorVector();
+    for (at::Tensor& state : hc) state = state.to(dtype);
+    const auto [hy, cy] = at::lstm_cell(x, hc, w_ih, w_hh, in(inputs[4]), in(inputs[5]));
+    return {hy, cy};
+  }
+  return {at::gru_cell(x, *in(inputs[1]), w_ih, w_hh, in(inputs[4]), in(inputs[5]))};
+}
 
-at::Tensor FastGatesErrorBound(FrozenRnn::Cell cell, bool packed,
-                               const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
-  const std::vector<at::Tensor> floats = AtenNetwork(cell, packed, inputs, at::kFloat);
-  const std::vector<at::Tensor> exacts = AtenNetwork(cell, packed, inputs, at::kDouble);
+// The bound's form, 4 E + 8 eps32 X + 4 P, for ATen's outputs `floats`,
+// the exact ones `exacts` and P.
+at::Tensor BoundOf(const std::vector<at::Tensor>& floats, const std::vector<at::Tensor>& exacts,
+                   double product_rounding, const at::Tensor& exact) {
   double aten_error = 0, magnitude = 0;
   for (size_t i = 0; i < floats.size(); ++i) {
     if (exacts[i].numel() == 0) continue;
@@ -126,9 +141,35 @@ at::Tensor FastGatesErrorBound(FrozenRnn::Cell cell, bool packed,
         std::max(aten_error, (floats[i].to(at::kDouble) - exacts[i]).abs().max().item<double>());
     magnitude = std::max(magnitude, exacts[i].abs().max().item<double>());
   }
-  const double product_rounding = LargestProductRounding(cell, packed, inputs);
   return at::full_like(exact, 4 * aten_error + 8 * kEps32 * magnitude + 4 * product_rounding,
                        exact.options().dtype(at::kDouble));
+}
+
+}  // namespace
+
+at::Tensor FastCellErrorBound(FrozenRnn::Cell cell, const std::vector<c10::IValue>& inputs,
+                              const at::Tensor& exact) {
+  const auto as_double = [](const c10::IValue& value) {
+    return value.isNone() ? at::Tensor() : value.toTensor().to(at::kDouble);
+  };
+  const at::Tensor x = as_double(inputs[0]), w_ih = as_double(inputs[2]),
+                   w_hh = as_double(inputs[3]);
+  const at::Tensor h = cell == FrozenRnn::Cell::kLstm
+                           ? inputs[1].toTensorVector()[0].to(at::kDouble)
+                           : as_double(inputs[1]);
+  const double product_rounding =
+      2 * kEps32 *
+      ((w_ih.size(1) + 2) * LargestMagnitude(x, w_ih, as_double(inputs[4])) +
+       (w_hh.size(1) + 2) * LargestMagnitude(h, w_hh, as_double(inputs[5])));
+  return BoundOf(AtenCell(cell, inputs, at::kFloat), AtenCell(cell, inputs, at::kDouble),
+                 product_rounding, exact);
+}
+
+at::Tensor FastGatesErrorBound(FrozenRnn::Cell cell, bool packed,
+                               const std::vector<c10::IValue>& inputs, const at::Tensor& exact) {
+  return BoundOf(AtenNetwork(cell, packed, inputs, at::kFloat),
+                 AtenNetwork(cell, packed, inputs, at::kDouble),
+                 LargestProductRounding(cell, packed, inputs), exact);
 }
 
 }  // namespace ops

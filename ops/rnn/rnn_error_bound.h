@@ -1,6 +1,6 @@
 // The declared error bound (ErrorBound in ops/core/registry.h) of the
 // fast-gates recurrent kernels (static_runtime::lstm_fast_gates,
-// gru_fast_gates, rnn_tanh_fast_gates: ops/rnn/lstm.h), for the differential
+// gru_fast_gates, rnn_tanh_fast_gates: ops/rnn/lstm.h; and the cells'), for the differential
 // harness and the tests: every element of every output within
 //   4 E + 8 eps32 X + 4 P,
 // E the largest distance of ATen's own float32 network (the JIT's result)
@@ -37,6 +37,12 @@ namespace ops {
 // sizes of `exact` (float64).
 at::Tensor FastGatesErrorBound(FrozenRnn::Cell cell, bool packed,
                                const std::vector<c10::IValue>& inputs, const at::Tensor& exact);
+
+// The same for one step of a fast-gates cell (static_runtime::lstm_cell_fast_gates,
+// gru_cell_fast_gates; `cell` kLstm or kGru; `inputs` those of aten::lstm_cell or
+// aten::gru_cell): E ATen's cell's, P its two products'.
+at::Tensor FastCellErrorBound(FrozenRnn::Cell cell, const std::vector<c10::IValue>& inputs,
+                              const at::Tensor& exact);
 
 }  // namespace ops
 }  // namespace static_runtime
