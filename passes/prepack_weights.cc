@@ -363,8 +363,8 @@ c10::optional<c10::Symbol> FastRnnKind(const Node* node) {
   for (const auto& [name, fast] : {std::pair{"aten::lstm_cell", ops::kLstmCellFastGates},
                                    std::pair{"aten::gru_cell", ops::kGruCellFastGates}}) {
     if (!IsOverload(node, name, "")) continue;
-    for (size_t i = 2; i < 6; ++i) {
-      if (!IsConstant(node->input(i))) return c10::nullopt;
+    for (size_t weight = 2; weight < 6; ++weight) {
+      if (!IsConstant(node->input(weight))) return c10::nullopt;
     }
     return fast;
   }
