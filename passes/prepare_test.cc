@@ -129,6 +129,23 @@ def forward(self, x):
   }
 }
 
+// The prepared `graph` on the JIT, on `inputs`: the tensors of its tuple.
+std::vector<c10::IValue> RunOnJit(const std::shared_ptr<torch::jit::Graph>& graph,
+                                  const std::vector<c10::IValue>& inputs) {
+  torch::jit::Stack stack(inputs.begin(), inputs.end());
+  torch::jit::GraphFunction function("forward", graph, nullptr);
+  function.run(stack);
+  return stack.back().toTupleRef().elements().vec();
+}
+
+void ExpectSameTensors(const std::vector<c10::IValue>& actual,
+                       c10::ArrayRef<c10::IValue> expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_TRUE(at::equal(actual[i].toTensor(), expected[i].toTensor()));
+  }
+}
+
 // A frozen network's LSTM becomes static_runtime::lstm_fast_gates with
 // prepack_weights (which the JIT runs as ATen's op: same results), and stays
 // aten::lstm without.
@@ -154,14 +171,7 @@ def forward(self, x, h, c):
     const std::vector<c10::IValue> inputs = {at::randn({5, 2, 3}), at::randn({1, 2, 4}),
                                              at::randn({1, 2, 4})};
     const auto expected = module->forward(inputs).toTupleRef().elements();
-    torch::jit::Stack stack(inputs.begin(), inputs.end());
-    torch::jit::GraphFunction function("forward", prepared->graph, nullptr);
-    function.run(stack);
-    const auto actual = stack.back().toTupleRef().elements();
-    ASSERT_EQ(actual.size(), expected.size());
-    for (size_t i = 0; i < actual.size(); ++i) {
-      EXPECT_TRUE(at::equal(actual[i].toTensor(), expected[i].toTensor()));
-    }
+    ExpectSameTensors(RunOnJit(prepared->graph, inputs), expected);
   }
 }
 
@@ -196,14 +206,7 @@ def forward(self, x, h, c, w_hh):
     EXPECT_EQ(ir.find("static_runtime::gru_cell_fast_gates") != std::string::npos, prepack) << ir;
     EXPECT_EQ(ir.find("aten::lstm_cell") != std::string::npos, !prepack) << ir;
     EXPECT_THAT(ir, HasSubstr("aten::gru_cell")) << ir;  // the one of an input weight
-    torch::jit::Stack stack(inputs.begin(), inputs.end());
-    torch::jit::GraphFunction function("forward", prepared->graph, nullptr);
-    function.run(stack);
-    const auto actual = stack.back().toTupleRef().elements();
-    ASSERT_EQ(actual.size(), expected.size());
-    for (size_t i = 0; i < actual.size(); ++i) {
-      EXPECT_TRUE(at::equal(actual[i].toTensor(), expected[i].toTensor()));
-    }
+    ExpectSameTensors(RunOnJit(prepared->graph, inputs), expected);
   }
 }
 
